@@ -1,0 +1,32 @@
+#ifndef ONNX_CONVERT_TESTS_CORPUS_H_
+#define ONNX_CONVERT_TESTS_CORPUS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace onnxconvert::testing {
+
+// One case of the ONNX backend test corpus.
+struct CorpusCase {
+  std::string name;        // e.g. "node/test_abs"
+  std::string dir;         // absolute directory of the case
+  std::string model_path;  // dir + "/model.onnx"
+};
+
+// The root of the ONNX backend test corpus: $ONNX_BACKEND_TESTS if set,
+// otherwise ../shared/onnx-backend-tests beside the workspace. Fails with a
+// message naming the path when the folder is missing.
+absl::StatusOr<std::string> CorpusRoot();
+
+// Every case under CorpusRoot() (node, simple, pytorch-operator), sorted by
+// name. Fails when the corpus is missing or holds no model.
+absl::StatusOr<std::vector<CorpusCase>> ListCorpusCases();
+
+// The workspace's source directory, resolved through the test's runfiles.
+absl::StatusOr<std::string> WorkspaceRoot();
+
+}  // namespace onnxconvert::testing
+
+#endif  // ONNX_CONVERT_TESTS_CORPUS_H_

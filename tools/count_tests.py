@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Counts passed and failed test cases from Bazel's test.xml files.
+
+Usage: count_tests.py TESTLOGS_DIR "TARGET TARGET ..."
+Prints "N passed, N failed" and exits 1 if anything failed. A test target
+without a test.xml (it did not build, or it crashed before writing one)
+counts as one failed case.
+"""
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+
+def count_target(testlogs, target):
+    package, name = target.lstrip("/").split(":")
+    xml_path = os.path.join(testlogs, package, name, "test.xml")
+    if not os.path.exists(xml_path):
+        print(f"FAILED {target}: no test.xml (did not build or run)")
+        return 0, 1
+    try:
+        root = ET.parse(xml_path).getroot()
+    except ET.ParseError as e:
+        print(f"FAILED {target}: unreadable test.xml ({e})")
+        return 0, 1
+    passed = failed = 0
+    cases = list(root.iter("testcase"))
+    for case in cases:
+        if case.find("failure") is not None or case.find("error") is not None:
+            failed += 1
+            print(f"FAILED {target}: {case.get('classname')}.{case.get('name')}")
+        elif case.get("status", "run") == "run":
+            passed += 1
+    if not cases:
+        # Bazel's own XML for a target that exited non-zero without gtest output.
+        errors = sum(int(s.get("failures", 0)) + int(s.get("errors", 0))
+                     for s in root.iter("testsuite"))
+        if errors:
+            print(f"FAILED {target}: test binary failed")
+            return 0, 1
+        return 1, 0
+    return passed, failed
+
+
+def main():
+    testlogs = sys.argv[1]
+    targets = sys.argv[2].split()
+    passed = failed = 0
+    for target in targets:
+        p, f = count_target(testlogs, target)
+        passed += p
+        failed += f
+    if not targets:
+        failed = 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Installs, from Debian 12 packages, whatever the build and tests need and is
+# not yet on this machine. Safe to run again; does nothing when all is there.
+set -eu
+
+PACKAGES="bazel-bootstrap bazel-platforms g++ pkg-config python3 \
+  libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc \
+  libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev"
+
+missing=""
+for pkg in $PACKAGES; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed"; then
+    missing="$missing $pkg"
+  fi
+done
+
+if [ -n "$missing" ]; then
+  echo "installing:$missing" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
