@@ -1,0 +1,168 @@
+#include "cli/cli.h"
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include "absl/strings/string_view.h"
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "cli/args.h"
+#include "ir/model_io.h"
+#include "ir/model_summary.h"
+#include "ir/text_parser.h"
+#include "ir/text_printer.h"
+
+namespace onnxconvert::cli {
+namespace {
+
+// What a command handler sees.
+struct Context {
+  const ParsedArgs& args;
+  std::ostream& out;
+  std::ostream& err;
+};
+
+// One subcommand: its name, usage, flags and handler.
+struct Command {
+  absl::string_view name;
+  absl::string_view usage;
+  absl::string_view summary;
+  std::vector<FlagSpec> flags;
+  size_t positional_count;
+  std::function<int(Context&)> run;
+};
+
+// Reports a failure as one line on stderr that starts with `file`, unless the
+// message already does, and returns `code`.
+int Fail(Context& ctx, absl::string_view file, const absl::Status& status, int code) {
+  absl::string_view message = status.message();
+  if (message.substr(0, file.size()) == file && !file.empty()) {
+    ctx.err << message << "\n";
+  } else {
+    ctx.err << file << ": " << message << "\n";
+  }
+  return code;
+}
+
+// Loads a model, mapping an unreadable file to kExitUsageOrIo and an invalid
+// model (bad bytes, bad external data) to kExitInvalidModel.
+absl::StatusOr<LoadedModel> LoadForCommand(Context& ctx, const std::string& path,
+                                           int& exit_code) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    exit_code = Fail(ctx, path, absl::NotFoundError("no such file"), kExitUsageOrIo);
+    return absl::NotFoundError(path);
+  }
+  std::ifstream probe(path, std::ios::binary);
+  if (!probe) {
+    exit_code = Fail(ctx, path, absl::PermissionDeniedError("cannot read the file"),
+                     kExitUsageOrIo);
+    return absl::PermissionDeniedError(path);
+  }
+  absl::StatusOr<LoadedModel> loaded = LoadModel(path);
+  if (!loaded.ok()) exit_code = Fail(ctx, path, loaded.status(), kExitInvalidModel);
+  return loaded;
+}
+
+int RunInspect(Context& ctx) {
+  const std::string& path = ctx.args.positional[0];
+  int exit_code = kExitOk;
+  absl::StatusOr<LoadedModel> loaded = LoadForCommand(ctx, path, exit_code);
+  if (!loaded.ok()) return exit_code;
+  ModelSummary summary = SummarizeModel(loaded->model);
+  ctx.out << (ctx.args.Has("json") ? SummaryToJson(summary) : SummaryToText(summary));
+  return kExitOk;
+}
+
+int RunPrint(Context& ctx) {
+  const std::string& path = ctx.args.positional[0];
+  int exit_code = kExitOk;
+  absl::StatusOr<LoadedModel> loaded = LoadForCommand(ctx, path, exit_code);
+  if (!loaded.ok()) return exit_code;
+  ctx.out << PrintModelText(loaded->model);
+  return kExitOk;
+}
+
+int RunParse(Context& ctx) {
+  const std::string& path = ctx.args.positional[0];
+  std::optional<std::string> output = ctx.args.Get("output");
+  if (!output) {
+    return Fail(ctx, "onnx-convert parse",
+                absl::InvalidArgumentError("missing -o MODEL"), kExitUsageOrIo);
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return Fail(ctx, path, absl::NotFoundError("cannot read the file"), kExitUsageOrIo);
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(text.str());
+  if (!model.ok()) return Fail(ctx, path, model.status(), kExitInvalidModel);
+  absl::Status saved = SaveModel(*model, *output);
+  if (!saved.ok()) return Fail(ctx, *output, saved, kExitUsageOrIo);
+  return kExitOk;
+}
+
+const std::vector<Command>& Commands() {
+  static const auto* commands = new std::vector<Command>{
+      {"inspect", "inspect MODEL [--json]",
+       "IR version, producer, opsets, ops, initializers, functions, inputs and outputs",
+       {{"json"}}, 1, RunInspect},
+      {"print", "print MODEL", "the model in ONNX text syntax, to stdout", {}, 1,
+       RunPrint},
+      {"parse", "parse TEXT -o MODEL", "a model from ONNX text syntax",
+       {{"output", true, "o"}}, 1, RunParse},
+  };
+  return *commands;
+}
+
+std::string Usage() {
+  std::string usage = "usage: onnx-convert COMMAND [ARGS]\n\ncommands:\n";
+  for (const Command& command : Commands()) {
+    absl::StrAppend(&usage, "  ", command.usage, "\n      ", command.summary, "\n");
+  }
+  absl::StrAppend(&usage,
+                  "\nexit codes: 0 ok, 1 invalid or unconvertible model, "
+                  "2 usage or I/O error\n");
+  return usage;
+}
+
+const Command* FindCommand(absl::string_view name) {
+  for (const Command& command : Commands()) {
+    if (command.name == name) return &command;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    (args.empty() ? err : out) << Usage();
+    return args.empty() ? kExitUsageOrIo : kExitOk;
+  }
+  const Command* command = FindCommand(args[0]);
+  if (command == nullptr) {
+    err << "onnx-convert: unknown command '" << args[0] << "' (try --help)\n";
+    return kExitUsageOrIo;
+  }
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(rest, command->flags);
+  if (parsed.ok() && parsed->positional.size() != command->positional_count) {
+    parsed = absl::InvalidArgumentError(
+        absl::StrCat("expected ", command->positional_count, " argument(s), got ",
+                     parsed->positional.size()));
+  }
+  if (!parsed.ok()) {
+    err << "onnx-convert " << command->name << ": " << parsed.status().message()
+        << " (usage: onnx-convert " << command->usage << ")\n";
+    return kExitUsageOrIo;
+  }
+  Context ctx{*parsed, out, err};
+  return command->run(ctx);
+}
+
+}  // namespace onnxconvert::cli

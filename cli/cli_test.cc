@@ -1,0 +1,210 @@
+#include "cli/cli.h"
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "proto/onnx.pb.h"
+#include "tests/corpus.h"
+
+namespace onnxconvert::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+Result RunCli(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int code = Run(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+fs::path TempDir(const std::string& name) {
+  const char* base = std::getenv("TEST_TMPDIR");
+  fs::path dir = fs::path(base ? base : "/tmp") / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void WriteFile(const fs::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// A one-node model: Y = Relu(X) at opset 13, optionally with an initializer.
+onnx::ModelProto ReluModel() {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.set_producer_name("cli_test");
+  auto* opset = model.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(13);
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->set_name("g");
+  onnx::NodeProto* node = graph->add_node();
+  node->set_op_type("Relu");
+  node->add_input("X");
+  node->add_output("Y");
+  for (auto [list, name] : {std::pair{graph->mutable_input(), "X"},
+                            std::pair{graph->mutable_output(), "Y"}}) {
+    onnx::ValueInfoProto* value = list->Add();
+    value->set_name(name);
+    auto* tensor = value->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(onnx::TensorProto::FLOAT);
+    tensor->mutable_shape()->add_dim()->set_dim_param("N");
+    tensor->mutable_shape()->add_dim()->set_dim_value(4);
+  }
+  return model;
+}
+
+// A model whose one initializer lives in external data at `location`.
+onnx::ModelProto ExternalModel(const std::string& location) {
+  onnx::ModelProto model = ReluModel();
+  onnx::TensorProto* weight = model.mutable_graph()->add_initializer();
+  weight->set_name("W");
+  weight->set_data_type(onnx::TensorProto::FLOAT);
+  weight->add_dims(4);
+  weight->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* entry = weight->add_external_data();
+  entry->set_key("location");
+  entry->set_value(location);
+  entry = weight->add_external_data();
+  entry->set_key("length");
+  entry->set_value("16");
+  return model;
+}
+
+void ExpectOneLineError(const Result& result, const std::string& file) {
+  EXPECT_TRUE(absl::StartsWith(result.err, file)) << result.err;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+}
+
+TEST(CliTest, InspectReportsModelFacts) {
+  fs::path dir = TempDir("inspect");
+  fs::path model = dir / "relu.onnx";
+  WriteFile(model, ReluModel().SerializeAsString());
+  Result text = RunCli({"inspect", model.string()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(absl::StrContains(text.out, "ai.onnx 13")) << text.out;
+  EXPECT_TRUE(absl::StrContains(text.out, "ai.onnx.Relu: 1")) << text.out;
+  EXPECT_TRUE(absl::StrContains(text.out, "X: float[N,4]")) << text.out;
+  Result json = RunCli({"inspect", model.string(), "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_TRUE(absl::StrContains(json.out, "\"op_type\": \"Relu\"")) << json.out;
+  EXPECT_TRUE(absl::StrContains(json.out, "\"type\": \"float[N,4]\"")) << json.out;
+}
+
+TEST(CliTest, PrintThenParseGivesTheSameModel) {
+  fs::path dir = TempDir("print_parse");
+  fs::path model = dir / "relu.onnx";
+  onnx::ModelProto original = ReluModel();
+  WriteFile(model, original.SerializeAsString());
+  Result printed = RunCli({"print", model.string()});
+  ASSERT_EQ(printed.exit_code, 0) << printed.err;
+  EXPECT_TRUE(absl::StrContains(printed.out, "Relu")) << printed.out;
+  WriteFile(dir / "relu.txt", printed.out);
+  Result parsed = RunCli({"parse", (dir / "relu.txt").string(), "-o",
+                          (dir / "back.onnx").string()});
+  ASSERT_EQ(parsed.exit_code, 0) << parsed.err;
+  std::ifstream in(dir / "back.onnx", std::ios::binary);
+  onnx::ModelProto back;
+  ASSERT_TRUE(back.ParseFromIstream(&in));
+  EXPECT_EQ(back.SerializeAsString(), original.SerializeAsString());
+}
+
+TEST(CliTest, ParseErrorNamesFileLineAndColumn) {
+  fs::path dir = TempDir("parse_error");
+  WriteFile(dir / "bad.txt", "<ir_version: 8, opset_import: [\"\" : 13]>\ng (float X) => (float Y) {\n  Y = Relu(X\n}\n");
+  Result result = RunCli({"parse", (dir / "bad.txt").string(), "-o",
+                          (dir / "out.onnx").string()});
+  EXPECT_EQ(result.exit_code, 1);
+  ExpectOneLineError(result, (dir / "bad.txt").string());
+  EXPECT_TRUE(absl::StrContains(result.err, "line 4, column 1: expected ')'")) << result.err;
+  EXPECT_FALSE(fs::exists(dir / "out.onnx"));
+}
+
+struct BadModelCase {
+  std::string name;
+  std::string bytes;  // the model file's content
+};
+
+std::vector<BadModelCase> BadModels() {
+  std::string good = ExternalModel("weights.bin").SerializeAsString();
+  std::vector<BadModelCase> cases;
+  cases.push_back({"truncated", good.substr(0, good.size() / 2)});
+  std::mt19937 rng(7);
+  for (int seed = 0; seed < 4; ++seed) {
+    std::string random(64 + 97 * seed, '\0');
+    for (char& c : random) c = static_cast<char>(rng());
+    cases.push_back({"random" + std::to_string(seed), random});
+  }
+  // Field 7 (graph) with wire type 0 (varint) instead of 2 (length-delimited).
+  cases.push_back({"wrong_wire_type", std::string("\x08\x08\x38\x05", 4)});
+  cases.push_back({"absolute_external", ExternalModel("/etc/passwd").SerializeAsString()});
+  cases.push_back({"dotdot_external", ExternalModel("../outside.bin").SerializeAsString()});
+  cases.push_back({"missing_external", ExternalModel("absent.bin").SerializeAsString()});
+  cases.push_back({"symlink_external", ExternalModel("link.bin").SerializeAsString()});
+  return cases;
+}
+
+TEST(CliTest, BadInputIsExitOneWithOneLineError) {
+  for (const BadModelCase& c : BadModels()) {
+    fs::path dir = TempDir("bad_" + c.name);
+    WriteFile(dir / "weights.bin", std::string(16, '\0'));
+    WriteFile(dir.parent_path() / "outside.bin", std::string(16, '\0'));
+    fs::create_symlink(dir.parent_path() / "outside.bin", dir / "link.bin");
+    fs::path model = dir / "model.onnx";
+    WriteFile(model, c.bytes);
+    for (const char* command : {"inspect", "print"}) {
+      Result result = RunCli({command, model.string()});
+      EXPECT_EQ(result.exit_code, 1) << c.name << " " << command << ": " << result.err;
+      ExpectOneLineError(result, model.string());
+    }
+  }
+}
+
+TEST(CliTest, UsageAndIoErrorsAreExitTwo) {
+  fs::path dir = TempDir("usage");
+  const std::vector<std::vector<std::string>> cases = {
+      {},
+      {"frobnicate"},
+      {"inspect"},
+      {"inspect", (dir / "absent.onnx").string()},
+      {"inspect", "a.onnx", "--bogus"},
+      {"parse", (dir / "absent.txt").string(), "-o", (dir / "x.onnx").string()},
+      {"parse", "only.txt"},
+  };
+  for (const auto& args : cases) {
+    Result result = RunCli(args);
+    EXPECT_EQ(result.exit_code, 2) << absl::StrJoin(args, " ") << ": " << result.err;
+    EXPECT_FALSE(result.err.empty());
+  }
+}
+
+TEST(CliTest, InspectAndPrintWorkOnTheWholeCorpus) {
+  absl::StatusOr<std::vector<testing::CorpusCase>> cases = testing::ListCorpusCases();
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  int failures = 0;
+  for (const testing::CorpusCase& c : *cases) {
+    for (const char* command : {"inspect", "print"}) {
+      Result result = RunCli({command, c.model_path});
+      if (result.exit_code != 0 || result.out.empty()) {
+        ADD_FAILURE() << c.name << " " << command << ": " << result.err;
+        if (++failures > 20) return;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace onnxconvert::cli
