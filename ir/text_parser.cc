@@ -126,16 +126,23 @@ class Parser {
     }
     OC_RETURN_IF_ERROR(Expect("="));
     OC_RETURN_IF_ERROR(OpName(node));
-    if (Accept("<")) {
-      do {
-        OC_ASSIGN_OR_RETURN(Annotations attr_notes, ParseAnnotations());
-        OC_RETURN_IF_ERROR(Attribute(attr_notes, *node.add_attribute()));
-      } while (Accept(","));
-      OC_RETURN_IF_ERROR(Expect(">"));
-    }
+    // Attributes may come before or, as in the spec's function bodies,
+    // after the inputs.
+    bool attributes_first = IsPunct("<");
+    if (attributes_first) OC_RETURN_IF_ERROR(NodeAttributes(node));
     OC_RETURN_IF_ERROR(Expect("("));
     OC_RETURN_IF_ERROR(NameList(")", *node.mutable_input()));
+    if (!attributes_first && IsPunct("<")) OC_RETURN_IF_ERROR(NodeAttributes(node));
     return Apply(notes, node);
+  }
+
+  absl::Status NodeAttributes(onnx::NodeProto& node) {
+    OC_RETURN_IF_ERROR(Expect("<"));
+    do {
+      OC_ASSIGN_OR_RETURN(Annotations attr_notes, ParseAnnotations());
+      OC_RETURN_IF_ERROR(Attribute(attr_notes, *node.add_attribute()));
+    } while (Accept(","));
+    return Expect(">");
   }
 
   absl::Status Type(onnx::TypeProto& type) {
@@ -445,7 +452,8 @@ class Parser {
     onnx::TypeProto type;
     OC_ASSIGN_OR_RETURN(int32_t elem, ElemType());
     type.mutable_tensor_type()->set_elem_type(elem);
-    OC_RETURN_IF_ERROR(Shape(*type.mutable_tensor_type()->mutable_shape()));
+    // `float {1.0}` is a scalar: no dims.
+    if (IsPunct("[")) OC_RETURN_IF_ERROR(Shape(*type.mutable_tensor_type()->mutable_shape()));
     OC_RETURN_IF_ERROR(TensorFromType(type, true, tensor));
     if ((Peek().kind == TokenKind::kIdentifier && !IsIdent("raw") && !IsIdent("external")) ||
         Peek().kind == TokenKind::kString) {
