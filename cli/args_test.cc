@@ -5,7 +5,7 @@
 namespace onnxconvert::cli {
 namespace {
 
-const FlagSpec kSpecs[] = {{"json"}, {"output", true, "o"}, {"to", true}};
+const FlagSpec kSpecs[] = {{"json", false, ""}, {"output", true, "o"}, {"to", true, ""}};
 
 TEST(ArgsTest, SplitsPositionalAndFlags) {
   std::vector<std::string> args = {"in.onnx", "--json", "-o", "out.onnx", "--to=13"};

@@ -110,7 +110,7 @@ const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {"inspect", "inspect MODEL [--json]",
        "IR version, producer, opsets, ops, initializers, functions, inputs and outputs",
-       {{"json"}}, 1, RunInspect},
+       {{"json", false, ""}}, 1, RunInspect},
       {"print", "print MODEL", "the model in ONNX text syntax, to stdout", {}, 1,
        RunPrint},
       {"parse", "parse TEXT -o MODEL", "a model from ONNX text syntax",

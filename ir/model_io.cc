@@ -242,8 +242,8 @@ absl::StatusOr<LoadedModel> LoadModel(const std::string& path, const LoadOptions
   }
   LoadedModel loaded;
   loaded.path = path;
-  loaded.base_dir = fs::path(path).parent_path().string();
-  if (loaded.base_dir.empty()) loaded.base_dir = ".";
+  fs::path parent = fs::path(path).parent_path();
+  loaded.base_dir = (parent.empty() ? fs::path(".") : parent).string();
   OC_ASSIGN_OR_RETURN(loaded.model, ParseModel(bytes, path, options));
   bytes = std::string();
   if (options.load_external_data) {
