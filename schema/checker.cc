@@ -1,0 +1,500 @@
+#include "schema/checker.h"
+
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "schema/registry.h"
+#include "schema/type_strings.h"
+
+namespace onnxconvert::schema {
+namespace {
+
+constexpr int kMaxDepth = 64;
+constexpr int64_t kNewestIrVersion = 13;
+
+// The IR version that introduced each element type (by TensorProto.DataType).
+int64_t IrVersionForElemType(int32_t elem_type) {
+  switch (elem_type) {
+    case onnx::TensorProto::BFLOAT16: return 4;
+    case onnx::TensorProto::FLOAT8E4M3FN:
+    case onnx::TensorProto::FLOAT8E4M3FNUZ:
+    case onnx::TensorProto::FLOAT8E5M2:
+    case onnx::TensorProto::FLOAT8E5M2FNUZ: return 9;
+    case onnx::TensorProto::UINT4:
+    case onnx::TensorProto::INT4: return 10;
+    case onnx::TensorProto::FLOAT4E2M1: return 11;
+    case onnx::TensorProto::FLOAT8E8M0: return 12;
+    case onnx::TensorProto::UINT2:
+    case onnx::TensorProto::INT2: return 13;
+    default: return 1;
+  }
+}
+
+// The attribute type of an AttributeProto, deduced from its fields when the
+// `type` field is absent (IR version 1).
+onnx::AttributeProto::AttributeType ActualType(const onnx::AttributeProto& a) {
+  if (a.has_type()) return a.type();
+  if (a.has_f()) return onnx::AttributeProto::FLOAT;
+  if (a.has_i()) return onnx::AttributeProto::INT;
+  if (a.has_s()) return onnx::AttributeProto::STRING;
+  if (a.has_t()) return onnx::AttributeProto::TENSOR;
+  if (a.has_g()) return onnx::AttributeProto::GRAPH;
+  if (a.floats_size() > 0) return onnx::AttributeProto::FLOATS;
+  if (a.ints_size() > 0) return onnx::AttributeProto::INTS;
+  if (a.strings_size() > 0) return onnx::AttributeProto::STRINGS;
+  if (a.tensors_size() > 0) return onnx::AttributeProto::TENSORS;
+  if (a.graphs_size() > 0) return onnx::AttributeProto::GRAPHS;
+  return onnx::AttributeProto::UNDEFINED;
+}
+
+// Names defined so far in a graph and its enclosing graphs, with the
+// declared types of those that have one.
+class Scope {
+ public:
+  explicit Scope(const Scope* parent) : parent_(parent) {}
+
+  void Define(const std::string& name) {
+    if (!name.empty()) defined_.insert(name);
+  }
+  bool IsDefined(const std::string& name) const {
+    for (const Scope* s = this; s != nullptr; s = s->parent_) {
+      if (s->defined_.contains(name)) return true;
+    }
+    return false;
+  }
+  void Declare(const std::string& name, const onnx::TypeProto& type) {
+    if (!name.empty() && type.value_case() != onnx::TypeProto::VALUE_NOT_SET) {
+      types_.try_emplace(name, &type);
+    }
+  }
+  void DeclareTensor(const std::string& name, int32_t elem_type) {
+    onnx::TypeProto& type = owned_types_[name];
+    type.mutable_tensor_type()->set_elem_type(elem_type);
+    types_.try_emplace(name, &type);
+  }
+  const onnx::TypeProto* TypeOf(const std::string& name) const {
+    for (const Scope* s = this; s != nullptr; s = s->parent_) {
+      if (auto it = s->types_.find(name); it != s->types_.end()) return it->second;
+    }
+    return nullptr;
+  }
+
+ private:
+  const Scope* parent_;
+  absl::flat_hash_set<std::string> defined_;
+  absl::flat_hash_map<std::string, const onnx::TypeProto*> types_;
+  absl::flat_hash_map<std::string, onnx::TypeProto> owned_types_;
+};
+
+using OpsetMap = absl::flat_hash_map<std::string, int64_t>;
+
+class Checker {
+ public:
+  Checker(const onnx::ModelProto& model, CheckReport& report)
+      : model_(model), report_(report) {
+    for (const onnx::FunctionProto& f : model.functions()) {
+      local_functions_[absl::StrCat(f.domain(), "\x1f", f.name())] = &f;
+    }
+  }
+
+  void Run() {
+    CheckIrVersion();
+    OpsetMap opsets = ImportOpsets(model_.opset_import(), "model");
+    if (!model_.has_graph()) {
+      Report(CheckCode::kEmptyGraph, "main", "", "the model has no graph");
+    } else {
+      CheckGraph(model_.graph(), "main", nullptr, opsets, 0);
+    }
+    for (const onnx::FunctionProto& function : model_.functions()) {
+      CheckFunction(function, opsets);
+    }
+    for (int i = 0; i < model_.training_info_size(); ++i) {
+      const auto& info = model_.training_info(i);
+      if (info.has_initialization()) {
+        CheckGraph(info.initialization(), absl::StrCat("training[", i, "]/initialization"),
+                   nullptr, opsets, 0);
+      }
+      if (info.has_algorithm()) {
+        CheckGraph(info.algorithm(), absl::StrCat("training[", i, "]/algorithm"), nullptr,
+                   opsets, 0);
+      }
+    }
+  }
+
+ private:
+  void Report(CheckCode code, const std::string& path, const std::string& node,
+              std::string message, bool warning = false) {
+    report_.issues.push_back({code, warning, path, node, std::move(message)});
+  }
+
+  void CheckIrVersion() {
+    int64_t ir = model_.ir_version();
+    if (!model_.has_ir_version() || ir < 1) {
+      Report(CheckCode::kIrVersion, "model", "", "ir_version is missing");
+    } else if (ir > kNewestIrVersion) {
+      Report(CheckCode::kIrVersion, "model", "",
+             absl::StrCat("ir_version ", ir, " is newer than the newest known (",
+                          kNewestIrVersion, ")"));
+    }
+    if (ir >= 3 && model_.opset_import_size() == 0) {
+      Report(CheckCode::kOpsetImport, "model", "",
+             "a model of IR version 3 or later must import an opset");
+    }
+    if (model_.functions_size() > 0 && ir > 0 && ir < 8) {
+      Report(CheckCode::kIrVersion, "model", "",
+             absl::StrCat("model-local functions need IR version 8, the model has ", ir));
+    }
+  }
+
+  OpsetMap ImportOpsets(
+      const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
+      const std::string& where) {
+    OpsetMap opsets;
+    const Registry& registry = Registry::Get();
+    for (const onnx::OperatorSetIdProto& opset : imports) {
+      std::string domain(Registry::CanonicalDomain(opset.domain()));
+      if (!opsets.try_emplace(domain, opset.version()).second) {
+        Report(CheckCode::kOpsetImport, where, "",
+               absl::StrCat("domain '", opset.domain(), "' is imported twice"));
+      }
+      int64_t newest = registry.MaxOpset(domain);
+      if (newest > 0 && (opset.version() < 1 || opset.version() > newest)) {
+        Report(CheckCode::kOpsetImport, where, "",
+               absl::StrCat("opset ", opset.version(), " of domain '",
+                            domain.empty() ? "ai.onnx" : domain,
+                            "' does not exist (known: 1 to ", newest, ")"));
+      }
+    }
+    return opsets;
+  }
+
+  void CheckElemTypeIr(const onnx::TypeProto& type, const std::string& path,
+                       const std::string& value) {
+    if (!type.has_tensor_type()) return;
+    int64_t needed = IrVersionForElemType(type.tensor_type().elem_type());
+    if (model_.ir_version() > 0 && needed > model_.ir_version()) {
+      Report(CheckCode::kIrVersion, path, "",
+             absl::StrCat("value '", value, "' has type ", TypeString(type),
+                          ", which needs IR version ", needed, "; the model has ",
+                          model_.ir_version()));
+    }
+  }
+
+  void CheckFunction(const onnx::FunctionProto& function, const OpsetMap& model_opsets) {
+    ++report_.functions_checked;
+    std::string path = absl::StrCat("function '", function.domain(), ".", function.name(), "'");
+    OpsetMap opsets = ImportOpsets(function.opset_import(), path);
+    for (const auto& [domain, version] : model_opsets) opsets.try_emplace(domain, version);
+    Scope scope(nullptr);
+    for (const std::string& input : function.input()) scope.Define(input);
+    CheckNodes(function.node(), path, scope, opsets, 0, /*in_function=*/true);
+    for (const std::string& output : function.output()) {
+      if (!scope.IsDefined(output)) {
+        Report(CheckCode::kUndefinedInput, path, "",
+               absl::StrCat("function output '", output, "' is not defined"));
+      }
+    }
+  }
+
+  void CheckGraph(const onnx::GraphProto& graph, const std::string& path, const Scope* parent,
+                  const OpsetMap& opsets, int depth) {
+    ++report_.graphs_checked;
+    Scope scope(parent);
+    for (const auto& input : graph.input()) {
+      scope.Define(input.name());
+      scope.Declare(input.name(), input.type());
+      CheckElemTypeIr(input.type(), path, input.name());
+    }
+    for (const auto& tensor : graph.initializer()) {
+      scope.Define(tensor.name());
+      scope.DeclareTensor(tensor.name(), tensor.data_type());
+    }
+    for (const auto& sparse : graph.sparse_initializer()) scope.Define(sparse.values().name());
+    for (const auto& value : graph.value_info()) scope.Declare(value.name(), value.type());
+    for (const auto& output : graph.output()) {
+      scope.Declare(output.name(), output.type());
+      CheckElemTypeIr(output.type(), path, output.name());
+    }
+    CheckNodes(graph.node(), path, scope, opsets, depth, /*in_function=*/false);
+    for (const auto& output : graph.output()) {
+      if (!scope.IsDefined(output.name())) {
+        Report(CheckCode::kUndefinedInput, path, "",
+               absl::StrCat("graph output '", output.name(), "' is not defined"));
+      }
+    }
+  }
+
+  void CheckNodes(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
+                  const std::string& path, Scope& scope, const OpsetMap& opsets, int depth,
+                  bool in_function) {
+    absl::flat_hash_map<std::string, int> later_outputs;
+    for (int i = 0; i < nodes.size(); ++i) {
+      for (const std::string& output : nodes[i].output()) later_outputs.try_emplace(output, i);
+    }
+    absl::flat_hash_set<std::string> produced;
+    for (int i = 0; i < nodes.size(); ++i) {
+      const onnx::NodeProto& node = nodes[i];
+      ++report_.nodes_checked;
+      const OpSchema* schema = ResolveSchema(node, path, opsets);
+      std::string label = NodeLabel(node, i, schema);
+      CheckInputsDefined(node, i, path, label, scope, later_outputs);
+      if (schema != nullptr) CheckAgainstSchema(node, *schema, path, label, scope, in_function);
+      for (const onnx::AttributeProto& attribute : node.attribute()) {
+        CheckSubgraphs(attribute, node, path, scope, opsets, depth);
+      }
+      for (const std::string& output : node.output()) {
+        if (output.empty()) continue;
+        if (!produced.insert(output).second || scope.IsDefined(output)) {
+          Report(CheckCode::kDuplicateValue, path, label,
+                 absl::StrCat("value '", output, "' is defined more than once"));
+        }
+        scope.Define(output);
+      }
+    }
+  }
+
+  std::string NodeLabel(const onnx::NodeProto& node, int index, const OpSchema* schema) {
+    std::string op = schema != nullptr ? schema->Label() : node.op_type();
+    if (schema == nullptr && !node.domain().empty()) op = absl::StrCat(node.domain(), ".", op);
+    return node.name().empty() ? absl::StrCat("node #", index, " (", op, ")")
+                               : absl::StrCat("node '", node.name(), "' (", op, ")");
+  }
+
+  void CheckInputsDefined(const onnx::NodeProto& node, int index, const std::string& path,
+                          const std::string& label, const Scope& scope,
+                          const absl::flat_hash_map<std::string, int>& later_outputs) {
+    for (const std::string& input : node.input()) {
+      if (input.empty() || scope.IsDefined(input)) continue;
+      auto later = later_outputs.find(input);
+      if (later != later_outputs.end() && later->second == index) {
+        Report(CheckCode::kCycle, path, label,
+               absl::StrCat("input '", input, "' is the node's own output"));
+      } else if (later != later_outputs.end()) {
+        Report(CheckCode::kNotTopological, path, label,
+               absl::StrCat("input '", input, "' is defined only by a later node (#",
+                            later->second, "): the nodes are not in topological order"));
+      } else {
+        Report(CheckCode::kUndefinedInput, path, label,
+               absl::StrCat("input '", input, "' is not defined"));
+      }
+    }
+  }
+
+  const OpSchema* ResolveSchema(const onnx::NodeProto& node, const std::string& path,
+                                const OpsetMap& opsets) {
+    std::string domain(Registry::CanonicalDomain(node.domain()));
+    std::string label = absl::StrCat("node '", node.name(), "' (", node.op_type(), ")");
+    auto opset = opsets.find(domain);
+    if (opset == opsets.end()) {
+      Report(CheckCode::kOpsetImport, path, label,
+             absl::StrCat("domain '", domain.empty() ? "ai.onnx" : domain,
+                          "' is used but not imported"));
+      return nullptr;
+    }
+    if (local_functions_.contains(absl::StrCat(node.domain(), "\x1f", node.op_type()))) {
+      return nullptr;  // a call of a model-local function
+    }
+    const Registry& registry = Registry::Get();
+    if (!registry.KnowsDomain(domain)) return nullptr;  // a vendor domain
+    const OpSchema* schema = registry.Lookup(domain, node.op_type(), opset->second);
+    if (schema == nullptr) {
+      absl::Span<const int> versions = registry.VersionsOf(domain, node.op_type());
+      Report(CheckCode::kUnknownOperator, path, label,
+             versions.empty()
+                 ? absl::StrCat("no operator '", node.op_type(), "' in domain '",
+                                domain.empty() ? "ai.onnx" : domain, "'")
+                 : absl::StrCat("'", node.op_type(), "' does not exist at opset ", opset->second,
+                                " (it was introduced at opset ", versions.front(), ")"));
+      return nullptr;
+    }
+    if (schema->deprecated) {
+      Report(CheckCode::kDeprecatedOperator, path, label,
+             absl::StrCat(schema->Label(), " is deprecated"), /*warning=*/true);
+    }
+    return schema;
+  }
+
+  void CheckAgainstSchema(const onnx::NodeProto& node, const OpSchema& schema,
+                          const std::string& path, const std::string& label, const Scope& scope,
+                          bool in_function) {
+    CheckArity(node, schema, path, label);
+    CheckAttributes(node, schema, path, label, in_function);
+    CheckTypes(node, schema, path, label, scope);
+  }
+
+  void CheckArity(const onnx::NodeProto& node, const OpSchema& schema, const std::string& path,
+                  const std::string& label) {
+    int inputs = node.input_size();
+    if (inputs < schema.min_input || inputs > schema.max_input) {
+      Report(CheckCode::kArity, path, label,
+             absl::StrCat("has ", inputs, " inputs; ", schema.Label(), " takes ",
+                          schema.min_input, schema.max_input == schema.min_input
+                                                ? std::string()
+                                                : absl::StrCat(" to ", schema.max_input)));
+    }
+    for (int i = 0; i < inputs && i < static_cast<int>(schema.inputs.size()); ++i) {
+      if (schema.inputs[i].option == ParamOption::kSingle && node.input(i).empty()) {
+        Report(CheckCode::kArity, path, label,
+               absl::StrCat("required input '", schema.inputs[i].name, "' (#", i,
+                            ") is missing"));
+      }
+    }
+    int outputs = node.output_size();
+    if (outputs < schema.min_output || outputs > schema.max_output) {
+      Report(CheckCode::kArity, path, label,
+             absl::StrCat("has ", outputs, " outputs; ", schema.Label(), " gives ",
+                          schema.min_output, schema.max_output == schema.min_output
+                                                 ? std::string()
+                                                 : absl::StrCat(" to ", schema.max_output)));
+    }
+  }
+
+  void CheckAttributes(const onnx::NodeProto& node, const OpSchema& schema,
+                       const std::string& path, const std::string& label, bool in_function) {
+    absl::flat_hash_set<absl::string_view> given;
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      given.insert(attribute.name());
+      const AttrSpec* spec = schema.FindAttr(attribute.name());
+      if (spec == nullptr) {
+        Report(CheckCode::kUnknownAttribute, path, label,
+               absl::StrCat(schema.Label(), " has no attribute '", attribute.name(), "'"));
+        continue;
+      }
+      if (attribute.has_ref_attr_name() && !in_function) {
+        Report(CheckCode::kAttributeType, path, label,
+               absl::StrCat("attribute '", attribute.name(),
+                            "' refers to a function attribute outside a function"));
+        continue;
+      }
+      onnx::AttributeProto::AttributeType actual = ActualType(attribute);
+      if (actual != spec->type && !attribute.has_ref_attr_name()) {
+        Report(CheckCode::kAttributeType, path, label,
+               absl::StrCat("attribute '", attribute.name(), "' is ",
+                            onnx::AttributeProto::AttributeType_Name(actual), "; ",
+                            schema.Label(), " wants ",
+                            onnx::AttributeProto::AttributeType_Name(spec->type)));
+      }
+    }
+    for (const AttrSpec& spec : schema.attributes) {
+      if (spec.required && !given.contains(spec.name)) {
+        Report(CheckCode::kMissingAttribute, path, label,
+               absl::StrCat("required attribute '", spec.name, "' is missing"));
+      }
+    }
+  }
+
+  // The formal parameter that actual slot `slot` binds to.
+  static const FormalParam* FormalFor(absl::Span<const FormalParam> formals, int slot) {
+    if (formals.empty()) return nullptr;
+    if (slot < static_cast<int>(formals.size())) return &formals[slot];
+    return formals.back().option == ParamOption::kVariadic ? &formals.back() : nullptr;
+  }
+
+  void CheckTypes(const onnx::NodeProto& node, const OpSchema& schema, const std::string& path,
+                  const std::string& label, const Scope& scope) {
+    absl::flat_hash_map<absl::string_view, std::string> bound;  // param -> type string
+    auto check = [&](const std::string& value, const FormalParam* formal, const char* role) {
+      if (value.empty() || formal == nullptr) return;
+      const onnx::TypeProto* type = scope.TypeOf(value);
+      if (type == nullptr) return;
+      std::string actual = TypeString(*type);
+      if (actual.empty()) return;
+      const TypeConstraint* constraint = schema.FindConstraint(formal->type_str);
+      if (constraint == nullptr) {
+        if (actual != formal->type_str) {
+          Report(CheckCode::kTypeConstraint, path, label,
+                 absl::StrCat(role, " '", value, "' (", formal->name, ") is ", actual,
+                              "; ", schema.Label(), " wants ", formal->type_str));
+        }
+        return;
+      }
+      bool allowed = false;
+      for (absl::string_view t : constraint->allowed_types) allowed |= t == actual;
+      if (!allowed) {
+        Report(CheckCode::kTypeConstraint, path, label,
+               absl::StrCat(role, " '", value, "' (", formal->name, ") is ", actual,
+                            ", not allowed for ", formal->type_str, " by ", schema.Label(),
+                            " (allowed: ", absl::StrJoin(constraint->allowed_types, ", "), ")"));
+        return;
+      }
+      if (!formal->is_homogeneous) return;
+      auto [it, inserted] = bound.try_emplace(formal->type_str, actual);
+      if (!inserted && it->second != actual) {
+        Report(CheckCode::kTypeConstraint, path, label,
+               absl::StrCat(role, " '", value, "' (", formal->name, ") is ", actual, ", but ",
+                            formal->type_str, " is already bound to ", it->second));
+      }
+    };
+    for (int i = 0; i < node.input_size(); ++i) {
+      check(node.input(i), FormalFor(schema.inputs, i), "input");
+    }
+    for (int i = 0; i < node.output_size(); ++i) {
+      check(node.output(i), FormalFor(schema.outputs, i), "output");
+    }
+  }
+
+  void CheckSubgraphs(const onnx::AttributeProto& attribute, const onnx::NodeProto& node,
+                      const std::string& path, const Scope& scope, const OpsetMap& opsets,
+                      int depth) {
+    if (!attribute.has_g() && attribute.graphs_size() == 0) return;
+    std::string owner = absl::StrCat(" of '", node.name(), "' (", node.op_type(), ")");
+    if (depth >= kMaxDepth) {
+      Report(CheckCode::kEmptyGraph, path, "", "subgraphs nested too deeply");
+      return;
+    }
+    if (attribute.has_g()) {
+      CheckGraph(attribute.g(), absl::StrCat(path, "/", attribute.name(), owner), &scope,
+                 opsets, depth + 1);
+    }
+    for (int i = 0; i < attribute.graphs_size(); ++i) {
+      CheckGraph(attribute.graphs(i), absl::StrCat(path, "/", attribute.name(), "[", i, "]", owner),
+                 &scope, opsets, depth + 1);
+    }
+  }
+
+  const onnx::ModelProto& model_;
+  CheckReport& report_;
+  absl::flat_hash_map<std::string, const onnx::FunctionProto*> local_functions_;
+};
+
+}  // namespace
+
+const char* CheckCodeName(CheckCode code) {
+  static constexpr const char* kNames[] = {
+      "ir-version",          "opset-import",      "duplicate-value",  "undefined-input",
+      "not-topological",     "cycle",             "unknown-operator", "deprecated-operator",
+      "arity",               "unknown-attribute", "attribute-type",   "missing-attribute",
+      "type-constraint",     "empty-graph",
+  };
+  return kNames[static_cast<int>(code)];
+}
+
+std::string CheckIssue::ToString() const {
+  std::string where = node.empty() ? path : absl::StrCat(path, " \xE2\x80\xBA ", node);
+  return absl::StrCat(where, ": ", is_warning ? "warning: " : "", CheckCodeName(code), ": ",
+                      message);
+}
+
+int CheckReport::error_count() const {
+  int errors = 0;
+  for (const CheckIssue& issue : issues) errors += !issue.is_warning;
+  return errors;
+}
+
+absl::Status CheckReport::status() const {
+  for (const CheckIssue& issue : issues) {
+    if (!issue.is_warning) return absl::InvalidArgumentError(issue.ToString());
+  }
+  return absl::OkStatus();
+}
+
+CheckReport CheckModel(const onnx::ModelProto& model) {
+  CheckReport report;
+  Checker(model, report).Run();
+  return report;
+}
+
+}  // namespace onnxconvert::schema

@@ -1,0 +1,68 @@
+#ifndef ONNX_CONVERT_SCHEMA_CHECKER_H_
+#define ONNX_CONVERT_SCHEMA_CHECKER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "proto/onnx.pb.h"
+
+namespace onnxconvert::schema {
+
+// Stable codes of the checker's findings.
+enum class CheckCode {
+  kIrVersion,           // ir_version missing, unknown, or too old for a feature
+  kOpsetImport,         // missing, duplicated or unknown opset imports
+  kDuplicateValue,      // a value defined twice (SSA)
+  kUndefinedInput,      // an input nothing defines
+  kNotTopological,      // an input defined only by a later node
+  kCycle,               // nodes that depend on each other
+  kUnknownOperator,     // no such op in its domain at the imported opset
+  kDeprecatedOperator,  // the op version is deprecated (a warning)
+  kArity,               // too few or too many inputs or outputs
+  kUnknownAttribute,    // an attribute the op version does not define
+  kAttributeType,       // an attribute of the wrong type
+  kMissingAttribute,    // a required attribute is absent
+  kTypeConstraint,      // a value's type is not allowed by the op's constraint
+  kEmptyGraph,          // the model has no graph
+};
+
+// The stable name of a code, e.g. "unknown-operator".
+const char* CheckCodeName(CheckCode code);
+
+// One finding, with where it is: graph path and node.
+struct CheckIssue {
+  CheckCode code;
+  bool is_warning = false;
+  std::string path;  // e.g. "main/body of 'loop_1' (Loop)" or "function 'local.F'"
+  std::string node;  // e.g. "node 'Add_3' (Add-14)"; "" for graph-level issues
+  std::string message;
+
+  // "main › node 'Add_3' (Add-14): unknown-attribute: ..."
+  std::string ToString() const;
+};
+
+// What the checker found.
+struct CheckReport {
+  std::vector<CheckIssue> issues;
+  int nodes_checked = 0;
+  int graphs_checked = 0;
+  int functions_checked = 0;
+
+  // Number of issues that are errors (not warnings).
+  int error_count() const;
+  // OK when there is no error; otherwise an InvalidArgument status whose
+  // message is the first error.
+  absl::Status status() const;
+};
+
+// Checks a model against the ONNX 1.22 IR and operator rules: IR version,
+// opset imports, SSA and topological order (outer scopes for subgraphs),
+// each op known at its opset, arity, attributes and their types, declared
+// types against type constraints; subgraphs and model-local functions
+// recursively. Collects every issue instead of stopping at the first.
+CheckReport CheckModel(const onnx::ModelProto& model);
+
+}  // namespace onnxconvert::schema
+
+#endif  // ONNX_CONVERT_SCHEMA_CHECKER_H_

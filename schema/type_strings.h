@@ -1,0 +1,22 @@
+#ifndef ONNX_CONVERT_SCHEMA_TYPE_STRINGS_H_
+#define ONNX_CONVERT_SCHEMA_TYPE_STRINGS_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "proto/onnx.pb.h"
+
+namespace onnxconvert::schema {
+
+// The spec's type string of `type`, ignoring shapes: "tensor(float)",
+// "seq(tensor(int64))", "optional(tensor(bool))", "map(int64, tensor(float))",
+// "sparse_tensor(float)". "" when the type is incomplete (no element type).
+std::string TypeString(const onnx::TypeProto& type);
+
+// Parses a spec type string into a TypeProto without shapes.
+absl::StatusOr<onnx::TypeProto> ParseTypeString(absl::string_view text);
+
+}  // namespace onnxconvert::schema
+
+#endif  // ONNX_CONVERT_SCHEMA_TYPE_STRINGS_H_
