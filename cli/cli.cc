@@ -13,7 +13,9 @@
 #include "ir/model_io.h"
 #include "ir/model_summary.h"
 #include "ir/text_parser.h"
+#include "ir/json_writer.h"
 #include "ir/text_printer.h"
+#include "schema/checker.h"
 
 namespace onnxconvert::cli {
 namespace {
@@ -106,11 +108,60 @@ int RunParse(Context& ctx) {
   return kExitOk;
 }
 
+std::string CheckReportToJson(const std::string& path, const schema::CheckReport& report) {
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("model").String(path);
+  json.Key("valid").Bool(report.error_count() == 0);
+  json.Key("errors").Int(report.error_count());
+  json.Key("warnings").Int(static_cast<int64_t>(report.issues.size()) - report.error_count());
+  json.Key("nodes_checked").Int(report.nodes_checked);
+  json.Key("graphs_checked").Int(report.graphs_checked);
+  json.Key("functions_checked").Int(report.functions_checked);
+  json.Key("issues").BeginArray();
+  for (const schema::CheckIssue& issue : report.issues) {
+    json.BeginObject()
+        .Key("code").String(schema::CheckCodeName(issue.code))
+        .Key("severity").String(issue.is_warning ? "warning" : "error")
+        .Key("path").String(issue.path)
+        .Key("node").String(issue.node)
+        .Key("message").String(issue.message)
+        .EndObject();
+  }
+  json.EndArray().EndObject();
+  return json.Finish();
+}
+
+int RunCheck(Context& ctx) {
+  const std::string& path = ctx.args.positional[0];
+  int exit_code = kExitOk;
+  absl::StatusOr<LoadedModel> loaded = LoadForCommand(ctx, path, exit_code);
+  if (!loaded.ok()) return exit_code;
+  schema::CheckReport report = schema::CheckModel(loaded->model);
+  bool valid = report.error_count() == 0;
+  if (ctx.args.Has("json")) {
+    ctx.out << CheckReportToJson(path, report);
+  } else {
+    for (const schema::CheckIssue& issue : report.issues) {
+      ctx.out << path << ": " << issue.ToString() << "\n";
+    }
+    ctx.out << path << ": " << (valid ? "valid" : "invalid") << " (" << report.error_count()
+            << " errors, " << report.issues.size() - report.error_count() << " warnings; "
+            << report.nodes_checked << " nodes in " << report.graphs_checked << " graphs and "
+            << report.functions_checked << " functions)\n";
+  }
+  if (!valid) ctx.err << path << ": " << report.status().message() << "\n";
+  return valid ? kExitOk : kExitInvalidModel;
+}
+
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {"inspect", "inspect MODEL [--json]",
        "IR version, producer, opsets, ops, initializers, functions, inputs and outputs",
        {{"json", false, ""}}, 1, RunInspect},
+      {"check", "check MODEL [--json]",
+       "checks the model against the ONNX 1.22 IR and operator rules",
+       {{"json", false, ""}}, 1, RunCheck},
       {"print", "print MODEL", "the model in ONNX text syntax, to stdout", {}, 1,
        RunPrint},
       {"parse", "parse TEXT -o MODEL", "a model from ONNX text syntax",

@@ -173,6 +173,29 @@ TEST(CliTest, BadInputIsExitOneWithOneLineError) {
   }
 }
 
+TEST(CliTest, CheckReportsValidAndInvalidModels) {
+  fs::path dir = TempDir("check");
+  fs::path good = dir / "good.onnx";
+  WriteFile(good, ReluModel().SerializeAsString());
+  Result ok = RunCli({"check", good.string()});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_TRUE(absl::StrContains(ok.out, "valid (0 errors")) << ok.out;
+
+  onnx::ModelProto broken = ReluModel();
+  broken.mutable_graph()->mutable_node(0)->set_name("relu_1");
+  broken.mutable_graph()->mutable_node(0)->set_input(0, "missing");
+  fs::path bad = dir / "bad.onnx";
+  WriteFile(bad, broken.SerializeAsString());
+  Result text = RunCli({"check", bad.string()});
+  EXPECT_EQ(text.exit_code, 1);
+  ExpectOneLineError(text, bad.string());
+  EXPECT_TRUE(absl::StrContains(text.err, "node 'relu_1' (Relu-13): undefined-input")) << text.err;
+  Result json = RunCli({"check", bad.string(), "--json"});
+  EXPECT_EQ(json.exit_code, 1);
+  EXPECT_TRUE(absl::StrContains(json.out, "\"code\": \"undefined-input\"")) << json.out;
+  EXPECT_TRUE(absl::StrContains(json.out, "\"valid\": false")) << json.out;
+}
+
 TEST(CliTest, UsageAndIoErrorsAreExitTwo) {
   fs::path dir = TempDir("usage");
   const std::vector<std::vector<std::string>> cases = {
@@ -196,7 +219,7 @@ TEST(CliTest, InspectAndPrintWorkOnTheWholeCorpus) {
   ASSERT_TRUE(cases.ok()) << cases.status();
   int failures = 0;
   for (const testing::CorpusCase& c : *cases) {
-    for (const char* command : {"inspect", "print"}) {
+    for (const char* command : {"inspect", "print", "check"}) {
       Result result = RunCli({command, c.model_path});
       if (result.exit_code != 0 || result.out.empty()) {
         ADD_FAILURE() << c.name << " " << command << ": " << result.err;
