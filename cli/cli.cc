@@ -16,6 +16,7 @@
 #include "ir/json_writer.h"
 #include "ir/text_printer.h"
 #include "schema/checker.h"
+#include "schema/inference.h"
 
 namespace onnxconvert::cli {
 namespace {
@@ -154,6 +155,33 @@ int RunCheck(Context& ctx) {
   return valid ? kExitOk : kExitInvalidModel;
 }
 
+int RunInfer(Context& ctx) {
+  const std::string& path = ctx.args.positional[0];
+  std::optional<std::string> output = ctx.args.Get("output");
+  if (!output) {
+    return Fail(ctx, "onnx-convert infer", absl::InvalidArgumentError("missing -o OUT"),
+                kExitUsageOrIo);
+  }
+  int exit_code = kExitOk;
+  absl::StatusOr<LoadedModel> loaded = LoadForCommand(ctx, path, exit_code);
+  if (!loaded.ok()) return exit_code;
+  schema::InferenceOptions options;
+  options.strict = ctx.args.Has("strict");
+  absl::StatusOr<schema::InferenceResult> result = schema::InferModel(loaded->model, options);
+  if (!result.ok()) return Fail(ctx, path, result.status(), kExitInvalidModel);
+  schema::ApplyInferredTypes(*result, loaded->model);
+  SaveOptions save;
+  save.source_base_dir = loaded->base_dir;
+  absl::Status saved = SaveModel(std::move(loaded->model), *output, save);
+  if (!saved.ok()) return Fail(ctx, *output, saved, kExitUsageOrIo);
+  for (const std::string& note : result->notes) ctx.out << path << ": note: " << note << "\n";
+  for (const auto& [op, count] : result->ops_without_rules) {
+    ctx.out << path << ": no shape rule for " << op << " (" << count
+            << " nodes): element types from its type constraints only\n";
+  }
+  return kExitOk;
+}
+
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {"inspect", "inspect MODEL [--json]",
@@ -162,6 +190,9 @@ const std::vector<Command>& Commands() {
       {"check", "check MODEL [--json]",
        "checks the model against the ONNX 1.22 IR and operator rules",
        {{"json", false, ""}}, 1, RunCheck},
+      {"infer", "infer MODEL -o OUT [--strict]",
+       "writes the model with inferred types in value_info and graph outputs",
+       {{"output", true, "o"}, {"strict", false, ""}}, 1, RunInfer},
       {"print", "print MODEL", "the model in ONNX text syntax, to stdout", {}, 1,
        RunPrint},
       {"parse", "parse TEXT -o MODEL", "a model from ONNX text syntax",

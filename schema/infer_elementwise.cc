@@ -1,0 +1,194 @@
+// Inference for elementwise operators: unary ops that keep their input's
+// shape, broadcasting ops, and casts.
+
+#include <functional>
+
+#include "schema/inference_rules.h"
+#include "schema/shape_util.h"
+
+namespace onnxconvert::schema {
+namespace {
+
+constexpr int kAll = 1000;
+
+// Output 0 has input 0's shape (and element type if not set by constraints).
+absl::Status SameShape(InferenceContext& ctx) {
+  PropagateShape(ctx, 0, 0);
+  if (ElemType(ctx.MutableOutputType(0)) == 0) PropagateElemType(ctx, 0, 0);
+  return absl::OkStatus();
+}
+
+// Every output has input 0's shape (Dropout's mask, ...).
+absl::Status AllOutputsSameShape(InferenceContext& ctx) {
+  for (size_t out = 0; out < ctx.num_outputs(); ++out) {
+    if (ctx.HasOutput(out)) PropagateShape(ctx, 0, out);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Identity(InferenceContext& ctx) {
+  PropagateType(ctx, 0, 0);
+  if (const onnx::TensorShapeProto* data = ctx.InputShapeData(0)) {
+    ctx.SetOutputShapeData(0, *data);
+  }
+  if (const onnx::TensorProto* constant = ctx.InputConstant(0)) {
+    ctx.SetOutputConstant(0, *constant);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Cast(InferenceContext& ctx) {
+  SetElemType(ctx.MutableOutputType(0), static_cast<int32_t>(ctx.AttrInt("to", 0)));
+  PropagateShape(ctx, 0, 0);
+  if (const onnx::TensorShapeProto* data = ctx.InputShapeData(0)) {
+    ctx.SetOutputShapeData(0, *data);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CastLike(InferenceContext& ctx) {
+  PropagateElemType(ctx, 1, 0);
+  PropagateShape(ctx, 0, 0);
+  return absl::OkStatus();
+}
+
+absl::Status BitCast(InferenceContext& ctx) {
+  SetElemType(ctx.MutableOutputType(0), static_cast<int32_t>(ctx.AttrInt("to", 0)));
+  PropagateShape(ctx, 0, 0);
+  return absl::OkStatus();
+}
+
+// Folds integer arithmetic on small known values (shape computations).
+absl::Status FoldIntegers(InferenceContext& ctx, const std::function<int64_t(int64_t, int64_t)>& op) {
+  std::optional<std::vector<int64_t>> a = KnownInts(ctx, 0);
+  std::optional<std::vector<int64_t>> b = KnownInts(ctx, 1);
+  if (!a || !b || a->empty() || b->empty()) return absl::OkStatus();
+  if (a->size() != b->size() && a->size() != 1 && b->size() != 1) return absl::OkStatus();
+  size_t n = std::max(a->size(), b->size());
+  onnx::TensorShapeProto data;
+  for (size_t i = 0; i < n; ++i) {
+    int64_t x = (*a)[a->size() == 1 ? 0 : i];
+    int64_t y = (*b)[b->size() == 1 ? 0 : i];
+    AddDim(&data, op(x, y));
+  }
+  ctx.SetOutputShapeData(0, std::move(data));
+  return absl::OkStatus();
+}
+
+absl::Status Broadcast(InferenceContext& ctx) { return InferBroadcastShape(ctx); }
+
+template <int64_t (*Op)(int64_t, int64_t)>
+absl::Status BroadcastAndFold(InferenceContext& ctx) {
+  absl::Status status = InferBroadcastShape(ctx);
+  if (!status.ok()) return status;
+  return FoldIntegers(ctx, Op);
+}
+
+int64_t AddInts(int64_t a, int64_t b) { return a + b; }
+int64_t SubInts(int64_t a, int64_t b) { return a - b; }
+int64_t MulInts(int64_t a, int64_t b) { return a * b; }
+int64_t DivInts(int64_t a, int64_t b) { return b == 0 ? 0 : a / b; }
+
+absl::Status QuantizeLinear(InferenceContext& ctx) {
+  PropagateShape(ctx, 0, 0);
+  if (ElemType(ctx.MutableOutputType(0)) != 0) return absl::OkStatus();
+  int64_t output_dtype = ctx.AttrInt("output_dtype", 0);
+  if (output_dtype != 0) {
+    SetElemType(ctx.MutableOutputType(0), static_cast<int32_t>(output_dtype));
+  } else if (ctx.HasInput(2)) {
+    PropagateElemType(ctx, 2, 0);
+  } else {
+    SetElemType(ctx.MutableOutputType(0), onnx::TensorProto::UINT8);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DequantizeLinear(InferenceContext& ctx) {
+  PropagateShape(ctx, 0, 0);
+  int64_t output_dtype = ctx.AttrInt("output_dtype", 0);
+  if (output_dtype != 0) {
+    SetElemType(ctx.MutableOutputType(0), static_cast<int32_t>(output_dtype));
+  } else if (ElemType(ctx.MutableOutputType(0)) == 0) {
+    if (ctx.op().since_version >= 19) {
+      PropagateElemType(ctx, 1, 0);
+    } else {
+      SetElemType(ctx.MutableOutputType(0), onnx::TensorProto::FLOAT);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// LayerNormalization / RMSNormalization: Y like X; Mean and InvStdDev keep
+// the axes before `axis` and are 1 after.
+absl::Status Normalization(InferenceContext& ctx) {
+  PropagateShape(ctx, 0, 0);
+  absl::Status typed = LayerNormalizationStashType(ctx);
+  if (!typed.ok()) return typed;
+  const onnx::TensorShapeProto* shape = ShapeOf(ctx.InputType(0));
+  if (shape == nullptr) return absl::OkStatus();
+  absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.AttrInt("axis", -1), shape->dim_size(), "axis");
+  if (!axis.ok()) return axis.status();
+  for (size_t out = 1; out < ctx.num_outputs(); ++out) {
+    if (!ctx.HasOutput(out)) continue;
+    onnx::TensorShapeProto* reduced = MutableShape(ctx.MutableOutputType(out));
+    for (int i = 0; i < shape->dim_size(); ++i) {
+      if (i < *axis) {
+        *reduced->add_dim() = shape->dim(i);
+      } else {
+        AddDim(reduced, 1);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+constexpr const char* kSameShapeOps[] = {
+    "Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Cos", "Cosh", "Elu",
+    "Erf", "Exp", "Floor", "HardSigmoid", "HardSwish", "IsInf", "IsNaN", "LeakyRelu", "Log",
+    "Mish", "Neg", "Not", "Reciprocal", "Relu", "Round", "Selu", "Shrink", "Sigmoid", "Sign",
+    "Sin", "Sinh", "Softplus", "Softsign", "Sqrt", "Tan", "Tanh", "ThresholdedRelu", "Celu",
+    "Gelu", "Swish", "BitwiseNot", "Softmax", "LogSoftmax", "Hardmax", "LpNormalization",
+    "MeanVarianceNormalization", "Clip", "CumSum", "CumProd", "Trilu", "LRN",
+    "InstanceNormalization", "GroupNormalization", "PRelu", "ReverseSequence", "ScatterElements", "ScatterND",
+    "Scatter", "DynamicQuantizeLinear", "RegexFullMatch",
+    "BatchNormalization", "TensorScatter",
+};
+
+// ai.onnx.ml operators whose output has the input's shape.
+constexpr const char* kSameShapeMlOps[] = {"Binarizer", "Scaler", "Normalizer", "Imputer"};
+
+constexpr const char* kBroadcastOps[] = {
+    "And", "Or", "Xor", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Pow",
+    "Mod", "Sum", "Max", "Min", "Mean", "Where", "BitShift", "BitwiseAnd", "BitwiseOr",
+    "BitwiseXor", "StringConcat",
+};
+
+std::vector<InferenceRule> BuildRules() {
+  std::vector<InferenceRule> rules;
+  for (const char* op : kSameShapeOps) rules.push_back({"", op, 1, kAll, SameShape});
+  for (const char* op : kSameShapeMlOps) rules.push_back({"ai.onnx.ml", op, 1, kAll, SameShape});
+  for (const char* op : kBroadcastOps) rules.push_back({"", op, 1, kAll, Broadcast});
+  rules.push_back({"", "Dropout", 1, kAll, AllOutputsSameShape});
+  rules.push_back({"", "Add", 1, kAll, BroadcastAndFold<AddInts>});
+  rules.push_back({"", "Sub", 1, kAll, BroadcastAndFold<SubInts>});
+  rules.push_back({"", "Mul", 1, kAll, BroadcastAndFold<MulInts>});
+  rules.push_back({"", "Div", 1, kAll, BroadcastAndFold<DivInts>});
+  rules.push_back({"", "Identity", 1, kAll, Identity});
+  rules.push_back({"", "Cast", 1, kAll, Cast});
+  rules.push_back({"", "CastLike", 1, kAll, CastLike});
+  rules.push_back({"", "BitCast", 1, kAll, BitCast});
+  rules.push_back({"", "QuantizeLinear", 1, kAll, QuantizeLinear});
+  rules.push_back({"", "DequantizeLinear", 1, kAll, DequantizeLinear});
+  rules.push_back({"", "LayerNormalization", 1, kAll, Normalization});
+  rules.push_back({"", "RMSNormalization", 1, kAll, Normalization});
+  return rules;
+}
+
+}  // namespace
+
+absl::Span<const InferenceRule> ElementwiseRules() {
+  static const auto* rules = new std::vector<InferenceRule>(BuildRules());
+  return *rules;
+}
+
+}  // namespace onnxconvert::schema

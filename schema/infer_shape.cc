@@ -1,0 +1,925 @@
+// Inference for operators that compute shapes or move data around: Shape,
+// Reshape, Concat, Gather, Slice, Squeeze, Unsqueeze, Transpose, reductions,
+// MatMul and the like. Small integer values (shapes) are propagated as
+// symbolic dims so that Shape -> Gather -> Concat -> Reshape chains resolve.
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "schema/inference_rules.h"
+#include "schema/shape_util.h"
+
+namespace onnxconvert::schema {
+namespace {
+
+constexpr int kAll = 1000;
+using Dim = onnx::TensorShapeProto::Dimension;
+
+const onnx::TensorShapeProto* InputShape(InferenceContext& ctx, size_t i) {
+  return ShapeOf(ctx.InputType(i));
+}
+
+onnx::TensorShapeProto* OutputShape(InferenceContext& ctx, size_t i = 0) {
+  onnx::TensorShapeProto* shape = MutableShape(ctx.MutableOutputType(i));
+  shape->clear_dim();
+  return shape;
+}
+
+// The value of input `i` as dims (known values or symbols), from a constant
+// or from propagated shape data.
+std::optional<onnx::TensorShapeProto> DimsValue(InferenceContext& ctx, size_t i) {
+  if (const onnx::TensorShapeProto* data = ctx.InputShapeData(i)) return *data;
+  if (std::optional<std::vector<int64_t>> ints = KnownInts(ctx, i)) {
+    onnx::TensorShapeProto dims;
+    for (int64_t v : *ints) AddDim(&dims, v);
+    return dims;
+  }
+  return std::nullopt;
+}
+
+// Axes from the `axes` attribute or, from `axes_input_version` on, input 1.
+std::optional<std::vector<int64_t>> Axes(InferenceContext& ctx, int axes_input_version,
+                                        size_t input = 1) {
+  if (ctx.op().since_version >= axes_input_version) {
+    if (!ctx.HasInput(input)) return std::vector<int64_t>();
+    return KnownInts(ctx, input);
+  }
+  std::optional<std::vector<int64_t>> axes = ctx.AttrInts("axes");
+  return axes ? axes : std::vector<int64_t>();
+}
+
+absl::Status Shape(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (shape == nullptr) return absl::OkStatus();
+  int64_t rank = shape->dim_size();
+  int64_t start = ctx.AttrInt("start", 0);
+  int64_t end = ctx.AttrInt("end", rank);
+  auto clamp = [rank](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
+  start = clamp(start);
+  end = clamp(end);
+  onnx::TensorShapeProto data;
+  for (int64_t i = start; i < end; ++i) *data.add_dim() = shape->dim(i);
+  AddDim(OutputShape(ctx), std::max<int64_t>(0, end - start));
+  ctx.SetOutputShapeData(0, std::move(data));
+  return absl::OkStatus();
+}
+
+absl::Status Size(InferenceContext& ctx) {
+  OutputShape(ctx);  // a scalar
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (shape == nullptr) return absl::OkStatus();
+  int64_t size = 1;
+  for (const Dim& dim : shape->dim()) {
+    if (!dim.has_dim_value()) return absl::OkStatus();
+    size *= dim.dim_value();
+  }
+  onnx::TensorShapeProto data;
+  AddDim(&data, size);
+  ctx.SetOutputShapeData(0, std::move(data));
+  return absl::OkStatus();
+}
+
+absl::Status Reshape(InferenceContext& ctx) {
+  std::optional<onnx::TensorShapeProto> target;
+  if (ctx.op().since_version < 5) {
+    std::optional<std::vector<int64_t>> shape = ctx.AttrInts("shape");
+    if (!shape) return absl::OkStatus();
+    target.emplace();
+    for (int64_t v : *shape) AddDim(&*target, v);
+  } else {
+    target = DimsValue(ctx, 1);
+  }
+  if (!target) {
+    const onnx::TensorShapeProto* shape_shape = InputShape(ctx, 1);
+    if (shape_shape != nullptr && shape_shape->dim_size() == 1 &&
+        shape_shape->dim(0).has_dim_value()) {
+      onnx::TensorShapeProto* out = OutputShape(ctx);
+      for (int64_t i = 0; i < shape_shape->dim(0).dim_value(); ++i) AddUnknownDim(out);
+    }
+    return absl::OkStatus();
+  }
+  const onnx::TensorShapeProto* input = InputShape(ctx, 0);
+  bool allow_zero = ctx.AttrInt("allowzero", 0) != 0;
+  onnx::TensorShapeProto out;
+  int inferred_axis = -1;
+  for (int i = 0; i < target->dim_size(); ++i) {
+    const Dim& dim = target->dim(i);
+    Dim* result = out.add_dim();
+    if (dim.has_dim_value() && dim.dim_value() == 0 && !allow_zero) {
+      if (input == nullptr || i >= input->dim_size()) return absl::OkStatus();
+      *result = input->dim(i);
+    } else if (dim.has_dim_value() && dim.dim_value() == -1) {
+      if (inferred_axis >= 0) return absl::InvalidArgumentError("shape has two -1 entries");
+      inferred_axis = i;
+      continue;
+    } else {
+      *result = dim;
+    }
+  }
+  if (inferred_axis >= 0 && input != nullptr) {
+    // -1 is the input's size over the others'; equal symbols cancel.
+    std::multiset<std::string> symbols;
+    int64_t total = 1;
+    bool total_known = true;
+    for (const Dim& dim : input->dim()) {
+      if (dim.has_dim_value()) total *= dim.dim_value();
+      else if (dim.has_dim_param()) symbols.insert(dim.dim_param());
+      else total_known = false;
+    }
+    int64_t others = 1;
+    for (int i = 0; i < out.dim_size() && total_known; ++i) {
+      if (i == inferred_axis) continue;
+      const Dim& dim = out.dim(i);
+      auto symbol = dim.has_dim_param() ? symbols.find(dim.dim_param()) : symbols.end();
+      if (dim.has_dim_value()) others *= dim.dim_value();
+      else if (symbol != symbols.end()) symbols.erase(symbol);
+      else total_known = false;
+    }
+    if (total_known && symbols.empty() && others > 0) {
+      out.mutable_dim(inferred_axis)->set_dim_value(total / others);
+    }
+  }
+  *OutputShape(ctx) = std::move(out);
+  return absl::OkStatus();
+}
+
+absl::Status Flatten(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (shape == nullptr) return absl::OkStatus();
+  int64_t rank = shape->dim_size();
+  int64_t axis = ctx.AttrInt("axis", 1);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis > rank) return absl::InvalidArgumentError("axis out of range");
+  auto product = [&](int begin, int end) -> std::optional<int64_t> {
+    int64_t p = 1;
+    for (int i = begin; i < end; ++i) {
+      if (!shape->dim(i).has_dim_value()) return std::nullopt;
+      p *= shape->dim(i).dim_value();
+    }
+    return p;
+  };
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  for (auto [begin, end] : {std::pair<int, int>{0, static_cast<int>(axis)},
+                            {static_cast<int>(axis), static_cast<int>(rank)}}) {
+    std::optional<int64_t> p = product(begin, end);
+    if (p) AddDim(out, *p);
+    else if (end - begin == 1) *out->add_dim() = shape->dim(begin);
+    else AddUnknownDim(out);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Squeeze(InferenceContext& ctx) {
+  std::optional<std::vector<int64_t>> axes = Axes(ctx, 13);
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (const onnx::TensorShapeProto* data = ctx.InputShapeData(0); data != nullptr) {
+    ctx.SetOutputShapeData(0, *data);
+  }
+  if (!axes || shape == nullptr) return absl::OkStatus();
+  int64_t rank = shape->dim_size();
+  std::vector<bool> drop(rank, false);
+  if (axes->empty()) {
+    for (int i = 0; i < rank; ++i) {
+      if (!shape->dim(i).has_dim_value()) return absl::OkStatus();  // unknown which
+      drop[i] = shape->dim(i).dim_value() == 1;
+    }
+  }
+  for (int64_t axis : *axes) {
+    absl::StatusOr<int64_t> a = NormalizeAxis(axis, rank, "axis");
+    if (!a.ok()) return a.status();
+    if (shape->dim(*a).has_dim_value() && shape->dim(*a).dim_value() != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot squeeze axis ", axis, " of size ", shape->dim(*a).dim_value()));
+    }
+    drop[*a] = true;
+  }
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  for (int i = 0; i < rank; ++i) {
+    if (!drop[i]) *out->add_dim() = shape->dim(i);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Unsqueeze(InferenceContext& ctx) {
+  std::optional<std::vector<int64_t>> axes = Axes(ctx, 13);
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (const onnx::TensorShapeProto* data = ctx.InputShapeData(0); data != nullptr) {
+    ctx.SetOutputShapeData(0, *data);
+  }
+  if (!axes || shape == nullptr) return absl::OkStatus();
+  int64_t rank = shape->dim_size() + static_cast<int64_t>(axes->size());
+  std::vector<bool> inserted(rank, false);
+  for (int64_t axis : *axes) {
+    absl::StatusOr<int64_t> a = NormalizeAxis(axis, rank, "axis");
+    if (!a.ok()) return a.status();
+    inserted[*a] = true;
+  }
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  int next = 0;
+  for (int i = 0; i < rank; ++i) {
+    if (inserted[i]) {
+      AddDim(out, 1);
+    } else if (next < shape->dim_size()) {
+      *out->add_dim() = shape->dim(next++);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Transpose(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (shape == nullptr) return absl::OkStatus();
+  int rank = shape->dim_size();
+  std::vector<int64_t> perm(rank);
+  std::iota(perm.rbegin(), perm.rend(), 0);
+  if (std::optional<std::vector<int64_t>> given = ctx.AttrInts("perm")) perm = *given;
+  if (static_cast<int>(perm.size()) != rank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("perm has ", perm.size(), " entries for rank ", rank));
+  }
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank) return absl::InvalidArgumentError("perm entry out of range");
+    *out->add_dim() = shape->dim(p);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Concat(InferenceContext& ctx) {
+  // Shape data: concatenation of 1-D integer values.
+  onnx::TensorShapeProto data;
+  bool data_known = true;
+  for (size_t i = 0; i < ctx.num_inputs() && data_known; ++i) {
+    std::optional<onnx::TensorShapeProto> value = DimsValue(ctx, i);
+    if (!value) data_known = false;
+    else for (const Dim& d : value->dim()) *data.add_dim() = d;
+  }
+  if (data_known) ctx.SetOutputShapeData(0, data);
+  std::vector<const onnx::TensorShapeProto*> shapes;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    const onnx::TensorShapeProto* shape = InputShape(ctx, i);
+    if (shape == nullptr) return absl::OkStatus();
+    shapes.push_back(shape);
+  }
+  if (shapes.empty()) return absl::OkStatus();
+  int rank = shapes[0]->dim_size();
+  absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.AttrInt("axis", 0), rank, "axis");
+  if (!axis.ok()) return axis.status();
+  onnx::TensorShapeProto out = *shapes[0];
+  int64_t total = 0;
+  bool total_known = true;
+  for (const onnx::TensorShapeProto* shape : shapes) {
+    if (shape->dim_size() != rank) {
+      return absl::InvalidArgumentError("inputs of Concat have different ranks");
+    }
+    const Dim& dim = shape->dim(*axis);
+    if (dim.has_dim_value()) total += dim.dim_value();
+    else total_known = false;
+    for (int i = 0; i < rank; ++i) {
+      if (i == *axis) continue;
+      if (!out.dim(i).has_dim_value() && shape->dim(i).has_dim_value()) {
+        *out.mutable_dim(i) = shape->dim(i);
+      }
+    }
+  }
+  if (total_known) out.mutable_dim(*axis)->set_dim_value(total);
+  else out.mutable_dim(*axis)->Clear();
+  *OutputShape(ctx) = std::move(out);
+  return absl::OkStatus();
+}
+
+absl::Status Gather(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* data_shape = InputShape(ctx, 0);
+  const onnx::TensorShapeProto* indices_shape = InputShape(ctx, 1);
+  if (const onnx::TensorShapeProto* values = ctx.InputShapeData(0)) {
+    std::optional<std::vector<int64_t>> indices = KnownInts(ctx, 1);
+    if (indices && ctx.AttrInt("axis", 0) == 0) {
+      onnx::TensorShapeProto picked;
+      int64_t n = values->dim_size();
+      bool ok = true;
+      for (int64_t index : *indices) {
+        if (index < -n || index >= n) { ok = false; break; }
+        *picked.add_dim() = values->dim(index < 0 ? index + n : index);
+      }
+      if (ok) ctx.SetOutputShapeData(0, std::move(picked));
+    }
+  }
+  if (data_shape == nullptr || indices_shape == nullptr) return absl::OkStatus();
+  int rank = data_shape->dim_size();
+  absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.AttrInt("axis", 0), rank, "axis");
+  if (!axis.ok()) return axis.status();
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  for (int i = 0; i < *axis; ++i) *out->add_dim() = data_shape->dim(i);
+  for (const Dim& dim : indices_shape->dim()) *out->add_dim() = dim;
+  for (int i = *axis + 1; i < rank; ++i) *out->add_dim() = data_shape->dim(i);
+  return absl::OkStatus();
+}
+
+absl::Status GatherElements(InferenceContext& ctx) {
+  PropagateShape(ctx, 1, 0);
+  return absl::OkStatus();
+}
+
+absl::Status Slice(InferenceContext& ctx) {
+  std::optional<std::vector<int64_t>> starts, ends, axes, steps;
+  if (ctx.op().since_version < 10) {
+    starts = ctx.AttrInts("starts");
+    ends = ctx.AttrInts("ends");
+    axes = ctx.AttrInts("axes");
+  } else {
+    starts = KnownInts(ctx, 1);
+    ends = KnownInts(ctx, 2);
+    if (ctx.HasInput(3)) axes = KnownInts(ctx, 3);
+    if (ctx.HasInput(4)) steps = KnownInts(ctx, 4);
+    if ((ctx.HasInput(3) && !axes) || (ctx.HasInput(4) && !steps)) return absl::OkStatus();
+  }
+  if (!starts || !ends || starts->size() != ends->size()) return absl::OkStatus();
+  if (!axes) {
+    axes.emplace(starts->size());
+    std::iota(axes->begin(), axes->end(), 0);
+  }
+  if (!steps) steps = std::vector<int64_t>(starts->size(), 1);
+  auto slice_length = [](int64_t dim, int64_t start, int64_t end, int64_t step) -> int64_t {
+    if (step == 0) return -1;
+    if (start < 0) start += dim;
+    if (end < 0) end += dim;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+      return std::max<int64_t>(0, (end - start + step - 1) / step);
+    }
+    start = std::clamp<int64_t>(start, 0, dim - 1);
+    end = std::clamp<int64_t>(end, -1, dim - 1);
+    return std::max<int64_t>(0, (start - end - step - 1) / -step);
+  };
+  // Shape data: slicing a 1-D value.
+  if (const onnx::TensorShapeProto* values = ctx.InputShapeData(0);
+      values != nullptr && axes->size() == 1 && ((*axes)[0] == 0 || (*axes)[0] == -1)) {
+    int64_t n = values->dim_size();
+    int64_t start = (*starts)[0], end = (*ends)[0], step = (*steps)[0];
+    if (step > 0) {
+      if (start < 0) start += n;
+      if (end < 0) end += n;
+      start = std::clamp<int64_t>(start, 0, n);
+      end = std::clamp<int64_t>(end, 0, n);
+      onnx::TensorShapeProto picked;
+      for (int64_t i = start; i < end; i += step) *picked.add_dim() = values->dim(i);
+      ctx.SetOutputShapeData(0, std::move(picked));
+    }
+  }
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (shape == nullptr) return absl::OkStatus();
+  onnx::TensorShapeProto out = *shape;
+  int rank = shape->dim_size();
+  for (size_t i = 0; i < axes->size(); ++i) {
+    absl::StatusOr<int64_t> axis = NormalizeAxis((*axes)[i], rank, "axis");
+    if (!axis.ok()) return axis.status();
+    const Dim& dim = shape->dim(*axis);
+    Dim* result = out.mutable_dim(*axis);
+    if (!dim.has_dim_value()) {
+      result->Clear();
+      continue;
+    }
+    int64_t length = slice_length(dim.dim_value(), (*starts)[i], (*ends)[i], (*steps)[i]);
+    if (length < 0) return absl::InvalidArgumentError("a step of Slice is 0");
+    result->set_dim_value(length);
+  }
+  *OutputShape(ctx) = std::move(out);
+  return absl::OkStatus();
+}
+
+absl::Status Expand(InferenceContext& ctx) {
+  std::optional<onnx::TensorShapeProto> target = DimsValue(ctx, 1);
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (!target || shape == nullptr) return absl::OkStatus();
+  absl::StatusOr<onnx::TensorShapeProto> result = BroadcastShapes({shape, &*target});
+  if (!result.ok()) return result.status();
+  *OutputShape(ctx) = *std::move(result);
+  return absl::OkStatus();
+}
+
+absl::Status Tile(InferenceContext& ctx) {
+  std::optional<std::vector<int64_t>> repeats = KnownInts(ctx, 1);
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (!repeats || shape == nullptr || static_cast<int>(repeats->size()) != shape->dim_size()) {
+    return absl::OkStatus();
+  }
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  for (int i = 0; i < shape->dim_size(); ++i) {
+    if (shape->dim(i).has_dim_value()) AddDim(out, shape->dim(i).dim_value() * (*repeats)[i]);
+    else if ((*repeats)[i] == 1) *out->add_dim() = shape->dim(i);
+    else AddUnknownDim(out);
+  }
+  return absl::OkStatus();
+}
+
+// A small integer ConstantOfShape result, as shape data (e.g. the ones of a
+// reduced shape).
+void FillShapeData(InferenceContext& ctx, const onnx::TensorShapeProto& dims,
+                   const onnx::AttributeProto* value) {
+  if (dims.dim_size() != 1 || !dims.dim(0).has_dim_value() || dims.dim(0).dim_value() > 64) {
+    return;
+  }
+  int64_t fill = 0;
+  if (value != nullptr && value->has_t()) {
+    absl::StatusOr<std::vector<int64_t>> ints = IntValues(value->t());
+    if (!ints.ok() || ints->size() != 1) return;
+    fill = (*ints)[0];
+  } else if (value != nullptr) {
+    return;
+  }
+  onnx::TensorShapeProto data;
+  for (int64_t i = 0; i < dims.dim(0).dim_value(); ++i) AddDim(&data, fill);
+  ctx.SetOutputShapeData(0, std::move(data));
+}
+
+absl::Status ConstantOfShape(InferenceContext& ctx) {
+  const onnx::AttributeProto* value = ctx.Attr("value");
+  SetElemType(ctx.MutableOutputType(0),
+              value != nullptr && value->has_t() ? value->t().data_type()
+                                                 : onnx::TensorProto::FLOAT);
+  if (std::optional<onnx::TensorShapeProto> dims = DimsValue(ctx, 0)) {
+    FillShapeData(ctx, *dims, value);
+    *OutputShape(ctx) = *std::move(dims);
+  } else if (const onnx::TensorShapeProto* shape_shape = InputShape(ctx, 0);
+             shape_shape != nullptr && shape_shape->dim_size() == 1 &&
+             shape_shape->dim(0).has_dim_value()) {
+    onnx::TensorShapeProto* out = OutputShape(ctx);
+    for (int64_t i = 0; i < shape_shape->dim(0).dim_value(); ++i) AddUnknownDim(out);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Constant(InferenceContext& ctx) {
+  onnx::TensorProto tensor;
+  for (const onnx::AttributeProto& a : ctx.node().attribute()) {
+    const std::string& name = a.name();
+    if (name == "value" && a.has_t()) {
+      tensor = a.t();
+    } else if (name == "value_int") {
+      tensor.set_data_type(onnx::TensorProto::INT64);
+      tensor.add_int64_data(a.i());
+    } else if (name == "value_ints") {
+      tensor.set_data_type(onnx::TensorProto::INT64);
+      tensor.add_dims(a.ints_size());
+      for (int64_t v : a.ints()) tensor.add_int64_data(v);
+    } else if (name == "value_float") {
+      tensor.set_data_type(onnx::TensorProto::FLOAT);
+      tensor.add_float_data(a.f());
+    } else if (name == "value_floats") {
+      tensor.set_data_type(onnx::TensorProto::FLOAT);
+      tensor.add_dims(a.floats_size());
+      for (float v : a.floats()) tensor.add_float_data(v);
+    } else if (name == "value_string") {
+      tensor.set_data_type(onnx::TensorProto::STRING);
+      tensor.add_string_data(a.s());
+    } else if (name == "value_strings") {
+      tensor.set_data_type(onnx::TensorProto::STRING);
+      tensor.add_dims(a.strings_size());
+      for (const std::string& v : a.strings()) tensor.add_string_data(v);
+    } else if (name == "sparse_value" && a.has_sparse_tensor()) {
+      SetElemType(ctx.MutableOutputType(0), a.sparse_tensor().values().data_type());
+      onnx::TensorShapeProto* out = OutputShape(ctx);
+      for (int64_t d : a.sparse_tensor().dims()) AddDim(out, d);
+      return absl::OkStatus();
+    } else {
+      continue;
+    }
+    break;
+  }
+  if (tensor.data_type() == 0) return absl::OkStatus();
+  SetElemType(ctx.MutableOutputType(0), tensor.data_type());
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  for (int64_t d : tensor.dims()) AddDim(out, d);
+  ctx.SetOutputConstant(0, std::move(tensor));
+  return absl::OkStatus();
+}
+
+absl::Status Range(InferenceContext& ctx) {
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  const onnx::TensorProto* start = ctx.InputConstant(0);
+  const onnx::TensorProto* limit = ctx.InputConstant(1);
+  const onnx::TensorProto* delta = ctx.InputConstant(2);
+  if (start == nullptr || limit == nullptr || delta == nullptr) {
+    AddUnknownDim(out);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<double>> s = FloatValues(*start), l = FloatValues(*limit),
+                                      d = FloatValues(*delta);
+  if (!s.ok() || !l.ok() || !d.ok() || s->empty() || l->empty() || d->empty() ||
+      (*d)[0] == 0) {
+    AddUnknownDim(out);
+    return absl::OkStatus();
+  }
+  AddDim(out, std::max<int64_t>(0, static_cast<int64_t>(std::ceil(((*l)[0] - (*s)[0]) / (*d)[0]))));
+  return absl::OkStatus();
+}
+
+// Reductions: axes from the attribute (or input 1 from `axes_input_version`).
+template <int kAxesInputVersion>
+absl::Status Reduce(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  std::optional<std::vector<int64_t>> axes = Axes(ctx, kAxesInputVersion);
+  if (shape == nullptr || !axes) return absl::OkStatus();
+  bool keep = ctx.AttrInt("keepdims", 1) != 0;
+  bool noop_when_empty = ctx.AttrInt("noop_with_empty_axes", 0) != 0;
+  int rank = shape->dim_size();
+  std::vector<bool> reduced(rank, axes->empty() && !noop_when_empty);
+  for (int64_t axis : *axes) {
+    absl::StatusOr<int64_t> a = NormalizeAxis(axis, rank, "axis");
+    if (!a.ok()) return a.status();
+    reduced[*a] = true;
+  }
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  for (int i = 0; i < rank; ++i) {
+    if (!reduced[i]) *out->add_dim() = shape->dim(i);
+    else if (keep) AddDim(out, 1);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ArgReduce(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (shape == nullptr) return absl::OkStatus();
+  int rank = shape->dim_size();
+  absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.AttrInt("axis", 0), rank, "axis");
+  if (!axis.ok()) return axis.status();
+  bool keep = ctx.AttrInt("keepdims", 1) != 0;
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  for (int i = 0; i < rank; ++i) {
+    if (i != *axis) *out->add_dim() = shape->dim(i);
+    else if (keep) AddDim(out, 1);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MatMul(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* a = InputShape(ctx, 0);
+  const onnx::TensorShapeProto* b = InputShape(ctx, 1);
+  if (a == nullptr || b == nullptr || a->dim_size() == 0 || b->dim_size() == 0) {
+    return absl::OkStatus();
+  }
+  onnx::TensorShapeProto left = *a, right = *b;
+  bool left_vector = left.dim_size() == 1, right_vector = right.dim_size() == 1;
+  if (left_vector) {
+    onnx::TensorShapeProto m;
+    AddDim(&m, 1);
+    *m.add_dim() = left.dim(0);
+    left = m;
+  }
+  if (right_vector) AddDim(&right, 1);
+  const Dim& k1 = left.dim(left.dim_size() - 1);
+  const Dim& k2 = right.dim(right.dim_size() - 2);
+  if (k1.has_dim_value() && k2.has_dim_value() && k1.dim_value() != k2.dim_value()) {
+    return absl::InvalidArgumentError(absl::StrCat("MatMul inner dimensions differ: ",
+                                                   k1.dim_value(), " and ", k2.dim_value()));
+  }
+  onnx::TensorShapeProto batch_a, batch_b;
+  for (int i = 0; i < left.dim_size() - 2; ++i) *batch_a.add_dim() = left.dim(i);
+  for (int i = 0; i < right.dim_size() - 2; ++i) *batch_b.add_dim() = right.dim(i);
+  absl::StatusOr<onnx::TensorShapeProto> batch = BroadcastShapes({&batch_a, &batch_b});
+  if (!batch.ok()) return batch.status();
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  *out = *batch;
+  if (!left_vector) *out->add_dim() = left.dim(left.dim_size() - 2);
+  if (!right_vector) *out->add_dim() = right.dim(right.dim_size() - 1);
+  return absl::OkStatus();
+}
+
+// QLinearMatMul multiplies inputs 0 and 3.
+absl::Status QLinearMatMul(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* a = InputShape(ctx, 0);
+  const onnx::TensorShapeProto* b = InputShape(ctx, 3);
+  if (a == nullptr || b == nullptr || a->dim_size() < 2 || b->dim_size() < 2) {
+    return absl::OkStatus();
+  }
+  onnx::TensorShapeProto batch_a, batch_b;
+  for (int i = 0; i < a->dim_size() - 2; ++i) *batch_a.add_dim() = a->dim(i);
+  for (int i = 0; i < b->dim_size() - 2; ++i) *batch_b.add_dim() = b->dim(i);
+  absl::StatusOr<onnx::TensorShapeProto> batch = BroadcastShapes({&batch_a, &batch_b});
+  if (!batch.ok()) return batch.status();
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  *out = *batch;
+  *out->add_dim() = a->dim(a->dim_size() - 2);
+  *out->add_dim() = b->dim(b->dim_size() - 1);
+  return absl::OkStatus();
+}
+
+absl::Status Gemm(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* a = InputShape(ctx, 0);
+  const onnx::TensorShapeProto* b = InputShape(ctx, 1);
+  if (a == nullptr || b == nullptr || a->dim_size() != 2 || b->dim_size() != 2) {
+    return absl::OkStatus();
+  }
+  bool trans_a = ctx.AttrInt("transA", 0) != 0, trans_b = ctx.AttrInt("transB", 0) != 0;
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  *out->add_dim() = a->dim(trans_a ? 1 : 0);
+  *out->add_dim() = b->dim(trans_b ? 0 : 1);
+  return absl::OkStatus();
+}
+
+absl::Status Split(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (shape == nullptr) return absl::OkStatus();
+  int rank = shape->dim_size();
+  absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.AttrInt("axis", 0), rank, "axis");
+  if (!axis.ok()) return axis.status();
+  std::optional<std::vector<int64_t>> split;
+  if (ctx.op().since_version >= 13) {
+    if (ctx.HasInput(1)) split = KnownInts(ctx, 1);
+  } else {
+    split = ctx.AttrInts("split");
+  }
+  size_t outputs = ctx.num_outputs();
+  const Dim& dim = shape->dim(*axis);
+  if (!split && dim.has_dim_value() && outputs > 0 && !ctx.HasInput(1)) {
+    int64_t total = dim.dim_value();
+    int64_t chunk = (total + static_cast<int64_t>(outputs) - 1) / static_cast<int64_t>(outputs);
+    split.emplace();
+    for (size_t i = 0; i < outputs; ++i) {
+      split->push_back(std::max<int64_t>(0, std::min(chunk, total - chunk * static_cast<int64_t>(i))));
+    }
+  }
+  for (size_t i = 0; i < outputs; ++i) {
+    if (!ctx.HasOutput(i)) continue;
+    onnx::TensorShapeProto* out = OutputShape(ctx, i);
+    *out = *shape;
+    if (split && i < split->size()) out->mutable_dim(*axis)->set_dim_value((*split)[i]);
+    else out->mutable_dim(*axis)->Clear();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Pad(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (shape == nullptr) return absl::OkStatus();
+  int rank = shape->dim_size();
+  std::optional<std::vector<int64_t>> pads =
+      ctx.op().since_version >= 11 ? KnownInts(ctx, 1) : ctx.AttrInts(ctx.op().since_version >= 2 ? "pads" : "paddings");
+  if (!pads) return absl::OkStatus();
+  std::vector<int64_t> axes(rank);
+  std::iota(axes.begin(), axes.end(), 0);
+  if (ctx.op().since_version >= 18 && ctx.HasInput(3)) {
+    std::optional<std::vector<int64_t>> given = KnownInts(ctx, 3);
+    if (!given) return absl::OkStatus();
+    axes = *given;
+  }
+  if (pads->size() != 2 * axes.size()) return absl::OkStatus();
+  onnx::TensorShapeProto out = *shape;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    absl::StatusOr<int64_t> axis = NormalizeAxis(axes[i], rank, "axis");
+    if (!axis.ok()) return axis.status();
+    Dim* dim = out.mutable_dim(*axis);
+    if (dim->has_dim_value()) {
+      dim->set_dim_value(dim->dim_value() + (*pads)[i] + (*pads)[i + axes.size()]);
+    } else if ((*pads)[i] != 0 || (*pads)[i + axes.size()] != 0) {
+      dim->Clear();
+    }
+  }
+  *OutputShape(ctx) = std::move(out);
+  return absl::OkStatus();
+}
+
+absl::Status TopK(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (shape == nullptr) return absl::OkStatus();
+  int rank = shape->dim_size();
+  absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.AttrInt("axis", -1), rank, "axis");
+  if (!axis.ok()) return axis.status();
+  std::optional<int64_t> k;
+  if (ctx.op().since_version < 10) {
+    k = ctx.AttrInt("k", 0);
+  } else if (std::optional<std::vector<int64_t>> ks = KnownInts(ctx, 1); ks && ks->size() == 1) {
+    k = (*ks)[0];
+  }
+  for (size_t i = 0; i < ctx.num_outputs(); ++i) {
+    if (!ctx.HasOutput(i)) continue;
+    onnx::TensorShapeProto* out = OutputShape(ctx, i);
+    *out = *shape;
+    if (k) out->mutable_dim(*axis)->set_dim_value(*k);
+    else out->mutable_dim(*axis)->Clear();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EyeLike(InferenceContext& ctx) {
+  PropagateShape(ctx, 0, 0);
+  int64_t dtype = ctx.AttrInt("dtype", 0);
+  if (dtype != 0) SetElemType(ctx.MutableOutputType(0), static_cast<int32_t>(dtype));
+  else PropagateElemType(ctx, 0, 0);
+  return absl::OkStatus();
+}
+
+// Random generators with `dtype` and `shape` attributes.
+absl::Status RandomWithShape(InferenceContext& ctx) {
+  SetElemType(ctx.MutableOutputType(0),
+              static_cast<int32_t>(ctx.AttrInt("dtype", onnx::TensorProto::FLOAT)));
+  if (std::optional<std::vector<int64_t>> shape = ctx.AttrInts("shape")) {
+    onnx::TensorShapeProto* out = OutputShape(ctx);
+    for (int64_t d : *shape) AddDim(out, d);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RandomLike(InferenceContext& ctx) {
+  PropagateShape(ctx, 0, 0);
+  int64_t dtype = ctx.AttrInt("dtype", 0);
+  if (dtype != 0) SetElemType(ctx.MutableOutputType(0), static_cast<int32_t>(dtype));
+  else PropagateElemType(ctx, 0, 0);
+  return absl::OkStatus();
+}
+
+absl::Status SpaceDepth(InferenceContext& ctx, bool to_depth) {
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (shape == nullptr || shape->dim_size() != 4) return absl::OkStatus();
+  int64_t b = ctx.AttrInt("blocksize", 0);
+  if (b <= 0) return absl::OkStatus();
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  *out->add_dim() = shape->dim(0);
+  auto scaled = [&](int i, bool multiply) {
+    const Dim& d = shape->dim(i);
+    if (!d.has_dim_value()) AddUnknownDim(out);
+    else AddDim(out, multiply ? d.dim_value() * b * (i == 1 ? b : 1) : d.dim_value() / (i == 1 ? b * b : b));
+  };
+  scaled(1, to_depth);
+  scaled(2, !to_depth);
+  scaled(3, !to_depth);
+  return absl::OkStatus();
+}
+
+absl::Status DepthToSpace(InferenceContext& ctx) { return SpaceDepth(ctx, false); }
+absl::Status SpaceToDepth(InferenceContext& ctx) { return SpaceDepth(ctx, true); }
+
+absl::Status OneHot(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (shape == nullptr) return absl::OkStatus();
+  int rank = shape->dim_size() + 1;
+  absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.AttrInt("axis", -1), rank, "axis");
+  if (!axis.ok()) return axis.status();
+  std::optional<std::vector<int64_t>> depth = KnownInts(ctx, 1);
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  int next = 0;
+  for (int i = 0; i < rank; ++i) {
+    if (i == *axis) {
+      if (depth && depth->size() == 1) AddDim(out, (*depth)[0]);
+      else AddUnknownDim(out);
+    } else {
+      *out->add_dim() = shape->dim(next++);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status NonZero(InferenceContext& ctx) {
+  std::optional<int> rank = RankOf(ctx.InputType(0));
+  if (!rank) return absl::OkStatus();
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  AddDim(out, *rank);
+  AddUnknownDim(out);
+  return absl::OkStatus();
+}
+
+absl::Status Compress(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (shape == nullptr) return absl::OkStatus();
+  const onnx::AttributeProto* axis = ctx.Attr("axis");
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  if (axis == nullptr) {
+    AddUnknownDim(out);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<int64_t> a = NormalizeAxis(axis->i(), shape->dim_size(), "axis");
+  if (!a.ok()) return a.status();
+  *out = *shape;
+  out->mutable_dim(*a)->Clear();
+  return absl::OkStatus();
+}
+
+absl::Status Resize(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (shape == nullptr) return absl::OkStatus();
+  int rank = shape->dim_size();
+  bool upsample = ctx.node().op_type() == "Upsample";
+  size_t scales_input = upsample ? 1 : (ctx.op().since_version >= 11 ? 2 : 1);
+  std::optional<std::vector<int64_t>> sizes;
+  if (!upsample && ctx.op().since_version >= 11 && ctx.HasInput(3)) sizes = KnownInts(ctx, 3);
+  std::vector<int64_t> axes(rank);
+  std::iota(axes.begin(), axes.end(), 0);
+  if (std::optional<std::vector<int64_t>> given = ctx.AttrInts("axes")) axes = *given;
+  onnx::TensorShapeProto out = *shape;
+  if (sizes && sizes->size() == axes.size()) {
+    for (size_t i = 0; i < axes.size(); ++i) {
+      int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+      if (axis < 0 || axis >= rank) return absl::InvalidArgumentError("axis out of range");
+      out.mutable_dim(axis)->set_dim_value((*sizes)[i]);
+    }
+    if (ctx.AttrString("keep_aspect_ratio_policy", "stretch") != "stretch") {
+      for (int64_t axis : axes) out.mutable_dim(axis < 0 ? axis + rank : axis)->Clear();
+    }
+    *OutputShape(ctx) = std::move(out);
+    return absl::OkStatus();
+  }
+  std::optional<std::vector<double>> scales;
+  if (ctx.op().since_version < 9 && upsample) {
+    const onnx::AttributeProto* attr = ctx.Attr("scales");
+    if (attr != nullptr) scales = std::vector<double>(attr->floats().begin(), attr->floats().end());
+  } else if (ctx.HasInput(scales_input)) {
+    if (const onnx::TensorProto* constant = ctx.InputConstant(scales_input)) {
+      absl::StatusOr<std::vector<double>> values = FloatValues(*constant);
+      if (values.ok() && !values->empty()) scales = *values;
+    }
+  }
+  if (!scales || scales->size() != axes.size()) {
+    for (int64_t axis : axes) out.mutable_dim(axis < 0 ? axis + rank : axis)->Clear();
+    *OutputShape(ctx) = std::move(out);
+    return absl::OkStatus();
+  }
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+    if (axis < 0 || axis >= rank) return absl::InvalidArgumentError("axis out of range");
+    Dim* dim = out.mutable_dim(axis);
+    if (dim->has_dim_value()) {
+      dim->set_dim_value(static_cast<int64_t>(std::floor(dim->dim_value() * (*scales)[i] + 1e-9)));
+    } else if ((*scales)[i] != 1.0) {
+      dim->Clear();
+    }
+  }
+  *OutputShape(ctx) = std::move(out);
+  return absl::OkStatus();
+}
+
+absl::Status GatherND(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* data = InputShape(ctx, 0);
+  const onnx::TensorShapeProto* indices = InputShape(ctx, 1);
+  if (data == nullptr || indices == nullptr || indices->dim_size() == 0) return absl::OkStatus();
+  const Dim& last = indices->dim(indices->dim_size() - 1);
+  if (!last.has_dim_value()) return absl::OkStatus();
+  int64_t batch = ctx.AttrInt("batch_dims", 0);
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  for (int i = 0; i < indices->dim_size() - 1; ++i) *out->add_dim() = indices->dim(i);
+  for (int64_t i = batch + last.dim_value(); i < data->dim_size(); ++i) {
+    *out->add_dim() = data->dim(static_cast<int>(i));
+  }
+  return absl::OkStatus();
+}
+
+constexpr const char* kReduceOps[] = {"ReduceMax", "ReduceMin", "ReduceMean", "ReduceProd",
+                                      "ReduceL1",  "ReduceL2",  "ReduceLogSum",
+                                      "ReduceLogSumExp", "ReduceSumSquare"};
+
+std::vector<InferenceRule> BuildRules() {
+  std::vector<InferenceRule> rules = {
+      {"", "Shape", 1, kAll, Shape},
+      {"", "Size", 1, kAll, Size},
+      {"", "Reshape", 1, kAll, Reshape},
+      {"", "Flatten", 1, kAll, Flatten},
+      {"", "Squeeze", 1, kAll, Squeeze},
+      {"", "Unsqueeze", 1, kAll, Unsqueeze},
+      {"", "Transpose", 1, kAll, Transpose},
+      {"", "Concat", 1, kAll, Concat},
+      {"", "Gather", 1, kAll, Gather},
+      {"", "GatherElements", 1, kAll, GatherElements},
+      {"", "GatherND", 1, kAll, GatherND},
+      {"", "Slice", 1, kAll, Slice},
+      {"", "Expand", 1, kAll, Expand},
+      {"", "Tile", 1, kAll, Tile},
+      {"", "ConstantOfShape", 1, kAll, ConstantOfShape},
+      {"", "Constant", 1, kAll, Constant},
+      {"", "Range", 1, kAll, Range},
+      {"", "ReduceSum", 1, kAll, Reduce<13>},
+      {"", "ArgMax", 1, kAll, ArgReduce},
+      {"", "ArgMin", 1, kAll, ArgReduce},
+      {"", "MatMul", 1, kAll, MatMul},
+      {"", "MatMulInteger", 1, kAll, MatMul},
+      {"", "Gemm", 1, kAll, Gemm},
+      {"", "QLinearMatMul", 1, kAll, QLinearMatMul},
+      {"", "Split", 1, kAll, Split},
+      {"", "Pad", 1, kAll, Pad},
+      {"", "TopK", 1, kAll, TopK},
+      {"", "EyeLike", 1, kAll, EyeLike},
+      {"", "RandomNormal", 1, kAll, RandomWithShape},
+      {"", "RandomUniform", 1, kAll, RandomWithShape},
+      {"", "RandomNormalLike", 1, kAll, RandomLike},
+      {"", "RandomUniformLike", 1, kAll, RandomLike},
+      {"", "DepthToSpace", 1, kAll, DepthToSpace},
+      {"", "SpaceToDepth", 1, kAll, SpaceToDepth},
+      {"", "OneHot", 1, kAll, OneHot},
+      {"", "NonZero", 1, kAll, NonZero},
+      {"", "Compress", 1, kAll, Compress},
+      {"", "Resize", 1, kAll, Resize},
+      {"", "Upsample", 1, kAll, Resize},
+  };
+  for (const char* op : kReduceOps) rules.push_back({"", op, 1, kAll, Reduce<18>});
+  return rules;
+}
+
+}  // namespace
+
+absl::Span<const InferenceRule> ShapeRules() {
+  static const auto* rules = new std::vector<InferenceRule>(BuildRules());
+  return *rules;
+}
+
+}  // namespace onnxconvert::schema

@@ -1,0 +1,58 @@
+#ifndef ONNX_CONVERT_SCHEMA_INFERENCE_H_
+#define ONNX_CONVERT_SCHEMA_INFERENCE_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "proto/onnx.pb.h"
+
+namespace onnxconvert::schema {
+
+// Choices for type and shape inference.
+struct InferenceOptions {
+  // Any inconsistency (declared against inferred types, shapes that cannot
+  // broadcast, ranks an op forbids) is an error naming the node; otherwise
+  // it is noted and inference goes on.
+  bool strict = false;
+};
+
+// Types inferred for the values of one graph.
+struct GraphTypes {
+  std::string path;  // e.g. "main" or "main/body of 'loop' (Loop)"
+  // Inferred (and merged with declared) types of every value with a known
+  // type, by name.
+  absl::flat_hash_map<std::string, onnx::TypeProto> types;
+};
+
+// What inference found for a model.
+struct InferenceResult {
+  // One entry per graph: the main graph, then subgraphs, keyed by the graph.
+  absl::flat_hash_map<const onnx::GraphProto*, GraphTypes> graphs;
+  // Ops inference has no rule for, with how often they occur, e.g.
+  // "ai.onnx.TfIdfVectorizer-9": their outputs get element types from the
+  // type constraints only.
+  std::map<std::string, int> ops_without_rules;
+  // Inconsistencies noted outside strict mode.
+  std::vector<std::string> notes;
+  int nodes_inferred = 0;
+};
+
+// Infers the types and shapes of every value of `model` from its graph
+// inputs, initializers and constants, through subgraphs, without changing
+// the model.
+absl::StatusOr<InferenceResult> InferModel(const onnx::ModelProto& model,
+                                           const InferenceOptions& options = {});
+
+// Writes `result` into `model` (the same model it was inferred from):
+// value_info for every intermediate value with an inferred type, and types
+// for graph outputs that lack them. Declared types are refined, never
+// replaced.
+void ApplyInferredTypes(const InferenceResult& result, onnx::ModelProto& model);
+
+}  // namespace onnxconvert::schema
+
+#endif  // ONNX_CONVERT_SCHEMA_INFERENCE_H_

@@ -1,0 +1,154 @@
+#include "schema/inference.h"
+
+#include <map>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "ir/text_parser.h"
+#include "ir/text_printer.h"
+#include "schema/inference_rules.h"
+#include "schema/registry.h"
+
+namespace onnxconvert::schema {
+namespace {
+
+onnx::ModelProto Model(absl::string_view text) {
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(text);
+  EXPECT_TRUE(model.ok()) << model.status();
+  return model.ok() ? *model : onnx::ModelProto();
+}
+
+struct InferCase {
+  std::string name;
+  std::string graph;   // the graph of an opset-18 model
+  std::string value;   // the value to look at
+  std::string expected_type;  // in ONNX text syntax
+};
+
+class InferenceTest : public ::testing::TestWithParam<InferCase> {};
+
+TEST_P(InferenceTest, InfersTheType) {
+  const InferCase& c = GetParam();
+  onnx::ModelProto model =
+      Model(absl::StrCat("<ir_version: 8, opset_import: [\"\" : 18]>\n", c.graph));
+  absl::StatusOr<InferenceResult> result = InferModel(model);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const GraphTypes& types = result->graphs.at(&model.graph());
+  auto it = types.types.find(c.value);
+  ASSERT_NE(it, types.types.end()) << c.value;
+  EXPECT_EQ(PrintTypeText(it->second), c.expected_type);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, InferenceTest,
+    ::testing::Values(
+        InferCase{"broadcast", "g (float[N,1,4] A, float[3,1] B) => (Y) { Y = Add(A, B) }", "Y",
+                  "float[N,3,4]"},
+        InferCase{"comparison_is_bool", "g (float[2] A, float[2] B) => (Y) { Y = Less(A, B) }",
+                  "Y", "bool[2]"},
+        InferCase{"shape_chain_keeps_symbols",
+                  "g (float[N,3,4] X) => (Y) <int64[1] zero = {0}, int64[1] minus_one = {-1}> {\n"
+                  "  s = Shape(X)\n  n = Gather(s, zero)\n  target = Concat <axis = 0> (n, minus_one)\n"
+                  "  Y = Reshape(X, target)\n}",
+                  "Y", "float[N,12]"},
+        InferCase{"conv_with_pads",
+                  "g (float[1,3,32,32] X, float[8,3,3,3] W) => (Y) {\n"
+                  "  Y = Conv <pads = [1, 1, 1, 1], strides = [2, 2]> (X, W)\n}",
+                  "Y", "float[1,8,16,16]"},
+        InferCase{"cast_sets_type", "g (float[N] X) => (Y) { Y = Cast <to = 7> (X) }", "Y",
+                  "int64[N]"},
+        InferCase{"reduce_with_axes_input",
+                  "g (float[2,3,4] X) => (Y) <int64[1] axes = {1}> {\n"
+                  "  Y = ReduceMean <keepdims = 0> (X, axes)\n}",
+                  "Y", "float[2,4]"},
+        InferCase{"matmul_batched", "g (float[5,2,3] A, float[3,7] B) => (Y) { Y = MatMul(A, B) }",
+                  "Y", "float[5,2,7]"},
+        InferCase{"transpose_default", "g (float[2,3,4] X) => (Y) { Y = Transpose(X) }", "Y",
+                  "float[4,3,2]"},
+        InferCase{"split_even",
+                  "g (float[6,2] X) => (A, B) { A, B = Split <num_outputs = 2> (X) }", "B",
+                  "float[3,2]"},
+        InferCase{"if_branches_agree",
+                  "g (bool C, float[2] X) => (Y) {\n"
+                  "  Y = If <then_branch = t () => (float[2] A) { A = Relu(X) },\n"
+                  "          else_branch = e () => (float[2] B) { B = Neg(X) }> (C)\n}",
+                  "Y", "float[2]"},
+        InferCase{"constant_of_shape",
+                  "g (float[N,5] X) => (Y) { s = Shape(X) \n Y = ConstantOfShape <value = int64[1] {0}> (s) }",
+                  "Y", "int64[N,5]"},
+        InferCase{"slice_of_constant_bounds",
+                  "g (float[10,4] X) => (Y) <int64[1] b = {2}, int64[1] e = {-1}> {\n"
+                  "  Y = Slice(X, b, e)\n}",
+                  "Y", "float[7,4]"}),
+    [](const ::testing::TestParamInfo<InferCase>& info) { return info.param.name; });
+
+struct StrictCase {
+  std::string name;
+  std::string graph;
+  std::string expected;
+};
+
+TEST(InferenceStrictTest, InconsistenciesNameTheNode) {
+  const StrictCase cases[] = {
+      {"rank_mismatch", "g (float[2,3] X) => (float[2,3,1] Y) { [relu] Y = Relu(X) }",
+       "main \xE2\x80\xBA node 'relu' (Relu-14): output 'Y': rank 2 inferred, but rank 3 declared"},
+      {"dim_mismatch", "g (float[2,3] X) => (float[2,4] Y) { [relu] Y = Relu(X) }",
+       "output 'Y': dimension 1 is 3 inferred, but 4 declared"},
+      {"broadcast", "g (float[2,3] X, float[4] Z) => (Y) { [add] Y = Add(X, Z) }",
+       "node 'add' (Add-14): cannot broadcast dimension 3 with 4"},
+      {"element_type", "g (float[2] X) => (int64[2] Y) { [r] Y = Relu(X) }",
+       "output 'Y': type tensor(float) inferred, but tensor(int64) declared"},
+  };
+  for (const StrictCase& c : cases) {
+    onnx::ModelProto model =
+        Model(absl::StrCat("<ir_version: 8, opset_import: [\"\" : 18]>\n", c.graph));
+    InferenceOptions strict;
+    strict.strict = true;
+    absl::StatusOr<InferenceResult> result = InferModel(model, strict);
+    ASSERT_FALSE(result.ok()) << c.name;
+    EXPECT_TRUE(absl::StrContains(result.status().message(), c.expected))
+        << c.name << ": " << result.status();
+    absl::StatusOr<InferenceResult> lenient = InferModel(model);
+    ASSERT_TRUE(lenient.ok()) << c.name;
+    ASSERT_EQ(lenient->notes.size(), 1u) << c.name;
+  }
+}
+
+TEST(InferenceTest, ApplyWritesValueInfoAndOutputTypes) {
+  onnx::ModelProto model = Model(R"(<ir_version: 8, opset_import: ["" : 18]>
+g (float[N,4] X) => (Y) {
+  T = Relu(X)
+  Y = Neg(T)
+})");
+  absl::StatusOr<InferenceResult> result = InferModel(model);
+  ASSERT_TRUE(result.ok());
+  ApplyInferredTypes(*result, model);
+  EXPECT_EQ(PrintTypeText(model.graph().output(0).type()), "float[N,4]");
+  ASSERT_EQ(model.graph().value_info_size(), 1);
+  EXPECT_EQ(model.graph().value_info(0).name(), "T");
+}
+
+TEST(InferenceRulesTest, RulesCoverRealOpsWithoutOverlap) {
+  int rules = 0;
+  for (auto family : {ElementwiseRules(), ShapeRules(), NnRules(), MiscRules()}) {
+    for (const InferenceRule& rule : family) {
+      ++rules;
+      EXPECT_FALSE(Registry::Get().VersionsOf(rule.domain, rule.op).empty())
+          << "'" << rule.domain << "'"
+          << rule.domain << "." << rule.op << " is not an operator";
+    }
+  }
+  // A rule registered twice would shadow the other silently.
+  std::map<std::string, int> seen;
+  for (auto family : {ElementwiseRules(), ShapeRules(), NnRules(), MiscRules()}) {
+    for (const InferenceRule& rule : family) {
+      EXPECT_EQ(++seen[absl::StrCat(rule.domain, ".", rule.op)], 1)
+          << rule.domain << "." << rule.op << " has two rules";
+    }
+  }
+  EXPECT_GT(rules, 150);
+}
+
+}  // namespace
+}  // namespace onnxconvert::schema

@@ -1,0 +1,271 @@
+#include "schema/shape_util.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "ir/tensor_util.h"
+
+namespace onnxconvert::schema {
+
+int32_t ElemType(const onnx::TypeProto* type) {
+  if (type == nullptr) return 0;
+  if (type->has_tensor_type()) return type->tensor_type().elem_type();
+  if (type->has_sparse_tensor_type()) return type->sparse_tensor_type().elem_type();
+  return 0;
+}
+
+const onnx::TensorShapeProto* ShapeOf(const onnx::TypeProto* type) {
+  if (type == nullptr) return nullptr;
+  if (type->has_tensor_type() && type->tensor_type().has_shape()) {
+    return &type->tensor_type().shape();
+  }
+  if (type->has_sparse_tensor_type() && type->sparse_tensor_type().has_shape()) {
+    return &type->sparse_tensor_type().shape();
+  }
+  return nullptr;
+}
+
+std::optional<int> RankOf(const onnx::TypeProto* type) {
+  const onnx::TensorShapeProto* shape = ShapeOf(type);
+  if (shape == nullptr) return std::nullopt;
+  return shape->dim_size();
+}
+
+void SetElemType(onnx::TypeProto* type, int32_t elem_type) {
+  type->mutable_tensor_type()->set_elem_type(elem_type);
+}
+
+onnx::TensorShapeProto* MutableShape(onnx::TypeProto* type) {
+  return type->mutable_tensor_type()->mutable_shape();
+}
+
+void AddDim(onnx::TensorShapeProto* shape, int64_t value) {
+  shape->add_dim()->set_dim_value(value);
+}
+
+void AddSymbolicDim(onnx::TensorShapeProto* shape, absl::string_view symbol) {
+  shape->add_dim()->set_dim_param(std::string(symbol));
+}
+
+void AddUnknownDim(onnx::TensorShapeProto* shape) { shape->add_dim(); }
+
+void PropagateElemType(InferenceContext& ctx, size_t in, size_t out) {
+  int32_t elem = ElemType(ctx.InputType(in));
+  if (elem != 0 && ctx.HasOutput(out)) SetElemType(ctx.MutableOutputType(out), elem);
+}
+
+void PropagateShape(InferenceContext& ctx, size_t in, size_t out) {
+  const onnx::TensorShapeProto* shape = ShapeOf(ctx.InputType(in));
+  if (shape != nullptr && ctx.HasOutput(out)) *MutableShape(ctx.MutableOutputType(out)) = *shape;
+}
+
+void PropagateType(InferenceContext& ctx, size_t in, size_t out) {
+  const onnx::TypeProto* type = ctx.InputType(in);
+  if (type != nullptr && ctx.HasOutput(out)) *ctx.MutableOutputType(out) = *type;
+}
+
+absl::StatusOr<onnx::TensorShapeProto> BroadcastShapes(
+    absl::Span<const onnx::TensorShapeProto* const> shapes) {
+  int rank = 0;
+  for (const auto* shape : shapes) rank = std::max(rank, shape->dim_size());
+  onnx::TensorShapeProto result;
+  for (int axis = 0; axis < rank; ++axis) {
+    // The candidate dim: a known value > 1 wins; equal symbols stay.
+    std::optional<int64_t> value;
+    std::optional<std::string> symbol;
+    bool unknown = false;
+    bool all_one = true;
+    for (const auto* shape : shapes) {
+      int offset = rank - shape->dim_size();
+      if (axis < offset) continue;
+      const auto& dim = shape->dim(axis - offset);
+      if (dim.has_dim_value()) {
+        if (dim.dim_value() == 1) continue;
+        all_one = false;
+        if (value && *value != dim.dim_value()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "cannot broadcast dimension ", *value, " with ", dim.dim_value(), " (axis ",
+              axis, " of the result)"));
+        }
+        value = dim.dim_value();
+      } else {
+        all_one = false;
+        if (dim.has_dim_param()) {
+          if (symbol && *symbol != dim.dim_param()) unknown = true;
+          symbol = dim.dim_param();
+        } else {
+          unknown = true;
+        }
+      }
+    }
+    auto* dim = result.add_dim();
+    if (value) {
+      dim->set_dim_value(*value);
+    } else if (all_one) {
+      dim->set_dim_value(1);
+    } else if (symbol && !unknown) {
+      dim->set_dim_param(*symbol);
+    }
+  }
+  return result;
+}
+
+absl::Status InferBroadcastShape(InferenceContext& ctx) {
+  std::vector<const onnx::TensorShapeProto*> shapes;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.HasInput(i)) continue;
+    const onnx::TensorShapeProto* shape = ShapeOf(ctx.InputType(i));
+    if (shape == nullptr) return absl::OkStatus();
+    shapes.push_back(shape);
+  }
+  if (shapes.empty() || !ctx.HasOutput(0)) return absl::OkStatus();
+  absl::StatusOr<onnx::TensorShapeProto> result = BroadcastShapes(shapes);
+  if (!result.ok()) return ctx.Error(result.status().message());
+  *MutableShape(ctx.MutableOutputType(0)) = *std::move(result);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank, absl::string_view what) {
+  if (axis < -rank || axis >= rank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " ", axis, " is out of range for rank ", rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+namespace {
+
+template <typename T>
+std::vector<int64_t> RawInts(const std::string& raw) {
+  std::vector<int64_t> values(raw.size() / sizeof(T));
+  for (size_t i = 0; i < values.size(); ++i) {
+    T value;
+    std::memcpy(&value, raw.data() + i * sizeof(T), sizeof(T));
+    values[i] = static_cast<int64_t>(value);
+  }
+  return values;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor) {
+  if (IsExternal(tensor)) return absl::FailedPreconditionError("tensor data is external");
+  std::optional<int64_t> count = ElementCount(tensor);
+  if (!count || *count > (int64_t{1} << 24)) {
+    return absl::FailedPreconditionError("tensor too large to read as constant");
+  }
+  std::vector<int64_t> values;
+  bool raw = tensor.has_raw_data();
+  switch (tensor.data_type()) {
+    case onnx::TensorProto::INT64:
+      values = raw ? RawInts<int64_t>(tensor.raw_data())
+                   : std::vector<int64_t>(tensor.int64_data().begin(), tensor.int64_data().end());
+      break;
+    case onnx::TensorProto::INT32:
+      values = raw ? RawInts<int32_t>(tensor.raw_data())
+                   : std::vector<int64_t>(tensor.int32_data().begin(), tensor.int32_data().end());
+      break;
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT16:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::BOOL:
+      if (raw) {
+        values = tensor.data_type() == onnx::TensorProto::INT16    ? RawInts<int16_t>(tensor.raw_data())
+                 : tensor.data_type() == onnx::TensorProto::INT8   ? RawInts<int8_t>(tensor.raw_data())
+                 : tensor.data_type() == onnx::TensorProto::UINT16 ? RawInts<uint16_t>(tensor.raw_data())
+                                                                    : RawInts<uint8_t>(tensor.raw_data());
+      } else {
+        values.assign(tensor.int32_data().begin(), tensor.int32_data().end());
+      }
+      break;
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64:
+      values = raw ? (tensor.data_type() == onnx::TensorProto::UINT32
+                          ? RawInts<uint32_t>(tensor.raw_data())
+                          : RawInts<uint64_t>(tensor.raw_data()))
+                   : std::vector<int64_t>(tensor.uint64_data().begin(), tensor.uint64_data().end());
+      break;
+    default:
+      return absl::InvalidArgumentError("not an integer tensor");
+  }
+  if (static_cast<int64_t>(values.size()) != *count) {
+    return absl::InvalidArgumentError("tensor data does not match its dims");
+  }
+  return values;
+}
+
+absl::StatusOr<std::vector<double>> FloatValues(const onnx::TensorProto& tensor) {
+  if (IsExternal(tensor)) return absl::FailedPreconditionError("tensor data is external");
+  std::vector<double> values;
+  bool raw = tensor.has_raw_data();
+  if (tensor.data_type() == onnx::TensorProto::FLOAT) {
+    if (raw) {
+      for (size_t i = 0; i + 4 <= tensor.raw_data().size(); i += 4) {
+        float v;
+        std::memcpy(&v, tensor.raw_data().data() + i, 4);
+        values.push_back(v);
+      }
+    } else {
+      values.assign(tensor.float_data().begin(), tensor.float_data().end());
+    }
+  } else if (tensor.data_type() == onnx::TensorProto::DOUBLE) {
+    if (raw) {
+      for (size_t i = 0; i + 8 <= tensor.raw_data().size(); i += 8) {
+        double v;
+        std::memcpy(&v, tensor.raw_data().data() + i, 8);
+        values.push_back(v);
+      }
+    } else {
+      values.assign(tensor.double_data().begin(), tensor.double_data().end());
+    }
+  } else {
+    absl::StatusOr<std::vector<int64_t>> ints = IntValues(tensor);
+    if (!ints.ok()) return ints.status();
+    values.assign(ints->begin(), ints->end());
+  }
+  return values;
+}
+
+std::optional<std::vector<int64_t>> KnownInts(InferenceContext& ctx, size_t i) {
+  if (!ctx.HasInput(i)) return std::nullopt;
+  if (const onnx::TensorProto* constant = ctx.InputConstant(i)) {
+    absl::StatusOr<std::vector<int64_t>> values = IntValues(*constant);
+    if (values.ok()) return *std::move(values);
+  }
+  if (const onnx::TensorShapeProto* data = ctx.InputShapeData(i)) {
+    std::vector<int64_t> values;
+    for (const auto& dim : data->dim()) {
+      if (!dim.has_dim_value()) return std::nullopt;
+      values.push_back(dim.dim_value());
+    }
+    return values;
+  }
+  return std::nullopt;
+}
+
+absl::Status MergeShape(const onnx::TensorShapeProto& inferred,
+                        onnx::TensorShapeProto* existing) {
+  if (inferred.dim_size() != existing->dim_size()) {
+    return absl::InvalidArgumentError(absl::StrCat("rank ", inferred.dim_size(),
+                                                   " inferred, but rank ",
+                                                   existing->dim_size(), " declared"));
+  }
+  for (int i = 0; i < inferred.dim_size(); ++i) {
+    const auto& from = inferred.dim(i);
+    auto* to = existing->mutable_dim(i);
+    if (from.has_dim_value()) {
+      if (to->has_dim_value() && to->dim_value() != from.dim_value()) {
+        return absl::InvalidArgumentError(absl::StrCat("dimension ", i, " is ", from.dim_value(),
+                                                       " inferred, but ", to->dim_value(),
+                                                       " declared"));
+      }
+      if (!to->has_dim_value()) to->set_dim_value(from.dim_value());
+    } else if (from.has_dim_param() && !to->has_dim_value() && !to->has_dim_param()) {
+      to->set_dim_param(from.dim_param());
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace onnxconvert::schema

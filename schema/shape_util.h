@@ -1,0 +1,82 @@
+#ifndef ONNX_CONVERT_SCHEMA_SHAPE_UTIL_H_
+#define ONNX_CONVERT_SCHEMA_SHAPE_UTIL_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "proto/onnx.pb.h"
+#include "schema/inference_context.h"
+
+namespace onnxconvert::schema {
+
+// The element type of a tensor or sparse tensor type; 0 (UNDEFINED) when
+// `type` is null, not a tensor, or has none.
+int32_t ElemType(const onnx::TypeProto* type);
+
+// The shape of a tensor or sparse tensor type, or nullptr when unknown
+// (no type, not a tensor, or no shape field: unknown rank).
+const onnx::TensorShapeProto* ShapeOf(const onnx::TypeProto* type);
+
+// The rank of `type` if its shape is known.
+std::optional<int> RankOf(const onnx::TypeProto* type);
+
+// Sets `type` to a tensor of `elem_type` (keeps an existing shape).
+void SetElemType(onnx::TypeProto* type, int32_t elem_type);
+
+// The shape of tensor `type`, created (rank 0) when missing.
+onnx::TensorShapeProto* MutableShape(onnx::TypeProto* type);
+
+// Appends a dimension with a known value / a symbol / unknown.
+void AddDim(onnx::TensorShapeProto* shape, int64_t value);
+void AddSymbolicDim(onnx::TensorShapeProto* shape, absl::string_view symbol);
+void AddUnknownDim(onnx::TensorShapeProto* shape);
+
+// True when the dimension has a known value.
+inline bool IsKnown(const onnx::TensorShapeProto::Dimension& dim) {
+  return dim.has_dim_value();
+}
+
+// Copies input `in`'s element type to output `out` (no-op when unknown).
+void PropagateElemType(InferenceContext& ctx, size_t in, size_t out);
+// Copies input `in`'s shape to output `out` (no-op when unknown).
+void PropagateShape(InferenceContext& ctx, size_t in, size_t out);
+// Copies input `in`'s whole type (tensor, sequence, optional, map) to `out`.
+void PropagateType(InferenceContext& ctx, size_t in, size_t out);
+
+// The multidirectional (numpy) broadcast of `shapes`; an error naming the
+// axis and both dims when two known dims differ and neither is 1. Unknown
+// dims broadcast to unknown unless the other is a known dim > 1.
+absl::StatusOr<onnx::TensorShapeProto> BroadcastShapes(
+    absl::Span<const onnx::TensorShapeProto* const> shapes);
+
+// Output 0 = broadcast of every present input's shape when all are known.
+absl::Status InferBroadcastShape(InferenceContext& ctx);
+
+// `axis` in [-rank, rank) made non-negative; an error naming the attribute
+// otherwise.
+absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank,
+                                      absl::string_view what);
+
+// The values of an integer tensor (int32, int64, int8, ..., raw or typed
+// data); an error if not integral or not stored inline.
+absl::StatusOr<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor);
+// The values of a floating-point tensor (float, double, float16, bfloat16).
+absl::StatusOr<std::vector<double>> FloatValues(const onnx::TensorProto& tensor);
+
+// Input `i`'s values as integers when constant, or as a shape-data vector
+// of known dims; nullopt when not known.
+std::optional<std::vector<int64_t>> KnownInts(InferenceContext& ctx, size_t i);
+
+// Merges `inferred` into `existing` for strict checking: known dims must
+// agree, a known dim refines a symbol or unknown. Returns an error naming
+// the dimension index on conflict.
+absl::Status MergeShape(const onnx::TensorShapeProto& inferred,
+                        onnx::TensorShapeProto* existing);
+
+}  // namespace onnxconvert::schema
+
+#endif  // ONNX_CONVERT_SCHEMA_SHAPE_UTIL_H_
