@@ -1,9 +1,11 @@
 #include "schema/checker.h"
 
+#include <functional>
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "schema/registry.h"
@@ -56,40 +58,62 @@ class Scope {
  public:
   explicit Scope(const Scope* parent) : parent_(parent) {}
 
-  void Define(const std::string& name) {
+  // Names are views of the model's strings, which outlive the scope.
+  void Define(absl::string_view name) {
     if (!name.empty()) defined_.insert(name);
   }
-  bool IsDefined(const std::string& name) const {
+  bool IsDefined(absl::string_view name) const {
     for (const Scope* s = this; s != nullptr; s = s->parent_) {
       if (s->defined_.contains(name)) return true;
     }
     return false;
   }
-  void Declare(const std::string& name, const onnx::TypeProto& type) {
+  void Declare(absl::string_view name, const onnx::TypeProto& type) {
     if (!name.empty() && type.value_case() != onnx::TypeProto::VALUE_NOT_SET) {
       types_.try_emplace(name, &type);
     }
   }
-  void DeclareTensor(const std::string& name, int32_t elem_type) {
+  void DeclareTensor(absl::string_view name, int32_t elem_type) {
     onnx::TypeProto& type = owned_types_[name];
     type.mutable_tensor_type()->set_elem_type(elem_type);
     types_.try_emplace(name, &type);
   }
-  const onnx::TypeProto* TypeOf(const std::string& name) const {
+  const onnx::TypeProto* TypeOf(absl::string_view name) const {
     for (const Scope* s = this; s != nullptr; s = s->parent_) {
       if (auto it = s->types_.find(name); it != s->types_.end()) return it->second;
     }
     return nullptr;
   }
+  void Reserve(size_t names) { defined_.reserve(names); }
 
  private:
   const Scope* parent_;
-  absl::flat_hash_set<std::string> defined_;
-  absl::flat_hash_map<std::string, const onnx::TypeProto*> types_;
-  absl::flat_hash_map<std::string, onnx::TypeProto> owned_types_;
+  absl::flat_hash_set<absl::string_view> defined_;
+  absl::flat_hash_map<absl::string_view, const onnx::TypeProto*> types_;
+  absl::node_hash_map<absl::string_view, onnx::TypeProto> owned_types_;
 };
 
 using OpsetMap = absl::flat_hash_map<std::string, int64_t>;
+
+// A node's label ("node 'Add_3' (Add-14)"), built only when reported.
+class NodeLabel {
+ public:
+  NodeLabel(const onnx::NodeProto& node, int index, const OpSchema* schema)
+      : node_(node), index_(index), schema_(schema) {}
+  std::string str() const {
+    std::string op = schema_ != nullptr ? schema_->Label() : node_.op_type();
+    if (schema_ == nullptr && !node_.domain().empty()) {
+      op = absl::StrCat(node_.domain(), ".", op);
+    }
+    return node_.name().empty() ? absl::StrCat("node #", index_, " (", op, ")")
+                                : absl::StrCat("node '", node_.name(), "' (", op, ")");
+  }
+
+ private:
+  const onnx::NodeProto& node_;
+  int index_;
+  const OpSchema* schema_;
+};
 
 class Checker {
  public:
@@ -203,6 +227,7 @@ class Checker {
                   const OpsetMap& opsets, int depth) {
     ++report_.graphs_checked;
     Scope scope(parent);
+    scope.Reserve(graph.input_size() + graph.initializer_size() + 2 * graph.node_size());
     for (const auto& input : graph.input()) {
       scope.Define(input.name());
       scope.Declare(input.name(), input.type());
@@ -230,17 +255,25 @@ class Checker {
   void CheckNodes(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
                   const std::string& path, Scope& scope, const OpsetMap& opsets, int depth,
                   bool in_function) {
+    // Where each output is produced, built only once an input is missing.
     absl::flat_hash_map<std::string, int> later_outputs;
-    for (int i = 0; i < nodes.size(); ++i) {
-      for (const std::string& output : nodes[i].output()) later_outputs.try_emplace(output, i);
-    }
-    absl::flat_hash_set<std::string> produced;
+    bool later_outputs_built = false;
+    auto outputs_index = [&]() -> const absl::flat_hash_map<std::string, int>& {
+      if (!later_outputs_built) {
+        for (int i = 0; i < nodes.size(); ++i) {
+          for (const std::string& output : nodes[i].output()) later_outputs.try_emplace(output, i);
+        }
+        later_outputs_built = true;
+      }
+      return later_outputs;
+    };
+    absl::flat_hash_set<absl::string_view> produced;
     for (int i = 0; i < nodes.size(); ++i) {
       const onnx::NodeProto& node = nodes[i];
       ++report_.nodes_checked;
-      const OpSchema* schema = ResolveSchema(node, path, opsets);
-      std::string label = NodeLabel(node, i, schema);
-      CheckInputsDefined(node, i, path, label, scope, later_outputs);
+      const OpSchema* schema = ResolveSchema(node, i, path, opsets);
+      NodeLabel label(node, i, schema);
+      CheckInputsDefined(node, i, path, label, scope, outputs_index);
       if (schema != nullptr) CheckAgainstSchema(node, *schema, path, label, scope, in_function);
       for (const onnx::AttributeProto& attribute : node.attribute()) {
         CheckSubgraphs(attribute, node, path, scope, opsets, depth);
@@ -248,7 +281,7 @@ class Checker {
       for (const std::string& output : node.output()) {
         if (output.empty()) continue;
         if (!produced.insert(output).second || scope.IsDefined(output)) {
-          Report(CheckCode::kDuplicateValue, path, label,
+          Report(CheckCode::kDuplicateValue, path, label.str(),
                  absl::StrCat("value '", output, "' is defined more than once"));
         }
         scope.Define(output);
@@ -256,45 +289,41 @@ class Checker {
     }
   }
 
-  std::string NodeLabel(const onnx::NodeProto& node, int index, const OpSchema* schema) {
-    std::string op = schema != nullptr ? schema->Label() : node.op_type();
-    if (schema == nullptr && !node.domain().empty()) op = absl::StrCat(node.domain(), ".", op);
-    return node.name().empty() ? absl::StrCat("node #", index, " (", op, ")")
-                               : absl::StrCat("node '", node.name(), "' (", op, ")");
-  }
-
   void CheckInputsDefined(const onnx::NodeProto& node, int index, const std::string& path,
-                          const std::string& label, const Scope& scope,
-                          const absl::flat_hash_map<std::string, int>& later_outputs) {
+                          const NodeLabel& label, const Scope& scope,
+                          const std::function<const absl::flat_hash_map<std::string, int>&()>&
+                              outputs_index) {
     for (const std::string& input : node.input()) {
       if (input.empty() || scope.IsDefined(input)) continue;
+      const absl::flat_hash_map<std::string, int>& later_outputs = outputs_index();
       auto later = later_outputs.find(input);
       if (later != later_outputs.end() && later->second == index) {
-        Report(CheckCode::kCycle, path, label,
+        Report(CheckCode::kCycle, path, label.str(),
                absl::StrCat("input '", input, "' is the node's own output"));
       } else if (later != later_outputs.end()) {
-        Report(CheckCode::kNotTopological, path, label,
+        Report(CheckCode::kNotTopological, path, label.str(),
                absl::StrCat("input '", input, "' is defined only by a later node (#",
                             later->second, "): the nodes are not in topological order"));
       } else {
-        Report(CheckCode::kUndefinedInput, path, label,
+        Report(CheckCode::kUndefinedInput, path, label.str(),
                absl::StrCat("input '", input, "' is not defined"));
       }
     }
   }
 
-  const OpSchema* ResolveSchema(const onnx::NodeProto& node, const std::string& path,
+  const OpSchema* ResolveSchema(const onnx::NodeProto& node, int index, const std::string& path,
                                 const OpsetMap& opsets) {
-    std::string domain(Registry::CanonicalDomain(node.domain()));
-    std::string label = absl::StrCat("node '", node.name(), "' (", node.op_type(), ")");
+    absl::string_view domain = Registry::CanonicalDomain(node.domain());
+    NodeLabel label(node, index, nullptr);
     auto opset = opsets.find(domain);
     if (opset == opsets.end()) {
-      Report(CheckCode::kOpsetImport, path, label,
+      Report(CheckCode::kOpsetImport, path, label.str(),
              absl::StrCat("domain '", domain.empty() ? "ai.onnx" : domain,
                           "' is used but not imported"));
       return nullptr;
     }
-    if (local_functions_.contains(absl::StrCat(node.domain(), "\x1f", node.op_type()))) {
+    if (!local_functions_.empty() &&
+        local_functions_.contains(absl::StrCat(node.domain(), "\x1f", node.op_type()))) {
       return nullptr;  // a call of a model-local function
     }
     const Registry& registry = Registry::Get();
@@ -302,7 +331,7 @@ class Checker {
     const OpSchema* schema = registry.Lookup(domain, node.op_type(), opset->second);
     if (schema == nullptr) {
       absl::Span<const int> versions = registry.VersionsOf(domain, node.op_type());
-      Report(CheckCode::kUnknownOperator, path, label,
+      Report(CheckCode::kUnknownOperator, path, label.str(),
              versions.empty()
                  ? absl::StrCat("no operator '", node.op_type(), "' in domain '",
                                 domain.empty() ? "ai.onnx" : domain, "'")
@@ -311,14 +340,14 @@ class Checker {
       return nullptr;
     }
     if (schema->deprecated) {
-      Report(CheckCode::kDeprecatedOperator, path, label,
+      Report(CheckCode::kDeprecatedOperator, path, label.str(),
              absl::StrCat(schema->Label(), " is deprecated"), /*warning=*/true);
     }
     return schema;
   }
 
   void CheckAgainstSchema(const onnx::NodeProto& node, const OpSchema& schema,
-                          const std::string& path, const std::string& label, const Scope& scope,
+                          const std::string& path, const NodeLabel& label, const Scope& scope,
                           bool in_function) {
     CheckArity(node, schema, path, label);
     CheckAttributes(node, schema, path, label, in_function);
@@ -326,10 +355,10 @@ class Checker {
   }
 
   void CheckArity(const onnx::NodeProto& node, const OpSchema& schema, const std::string& path,
-                  const std::string& label) {
+                  const NodeLabel& label) {
     int inputs = node.input_size();
     if (inputs < schema.min_input || inputs > schema.max_input) {
-      Report(CheckCode::kArity, path, label,
+      Report(CheckCode::kArity, path, label.str(),
              absl::StrCat("has ", inputs, " inputs; ", schema.Label(), " takes ",
                           schema.min_input, schema.max_input == schema.min_input
                                                 ? std::string()
@@ -337,14 +366,14 @@ class Checker {
     }
     for (int i = 0; i < inputs && i < static_cast<int>(schema.inputs.size()); ++i) {
       if (schema.inputs[i].option == ParamOption::kSingle && node.input(i).empty()) {
-        Report(CheckCode::kArity, path, label,
+        Report(CheckCode::kArity, path, label.str(),
                absl::StrCat("required input '", schema.inputs[i].name, "' (#", i,
                             ") is missing"));
       }
     }
     int outputs = node.output_size();
     if (outputs < schema.min_output || outputs > schema.max_output) {
-      Report(CheckCode::kArity, path, label,
+      Report(CheckCode::kArity, path, label.str(),
              absl::StrCat("has ", outputs, " outputs; ", schema.Label(), " gives ",
                           schema.min_output, schema.max_output == schema.min_output
                                                  ? std::string()
@@ -353,25 +382,25 @@ class Checker {
   }
 
   void CheckAttributes(const onnx::NodeProto& node, const OpSchema& schema,
-                       const std::string& path, const std::string& label, bool in_function) {
+                       const std::string& path, const NodeLabel& label, bool in_function) {
     absl::flat_hash_set<absl::string_view> given;
     for (const onnx::AttributeProto& attribute : node.attribute()) {
       given.insert(attribute.name());
       const AttrSpec* spec = schema.FindAttr(attribute.name());
       if (spec == nullptr) {
-        Report(CheckCode::kUnknownAttribute, path, label,
+        Report(CheckCode::kUnknownAttribute, path, label.str(),
                absl::StrCat(schema.Label(), " has no attribute '", attribute.name(), "'"));
         continue;
       }
       if (attribute.has_ref_attr_name() && !in_function) {
-        Report(CheckCode::kAttributeType, path, label,
+        Report(CheckCode::kAttributeType, path, label.str(),
                absl::StrCat("attribute '", attribute.name(),
                             "' refers to a function attribute outside a function"));
         continue;
       }
       onnx::AttributeProto::AttributeType actual = ActualType(attribute);
       if (actual != spec->type && !attribute.has_ref_attr_name()) {
-        Report(CheckCode::kAttributeType, path, label,
+        Report(CheckCode::kAttributeType, path, label.str(),
                absl::StrCat("attribute '", attribute.name(), "' is ",
                             onnx::AttributeProto::AttributeType_Name(actual), "; ",
                             schema.Label(), " wants ",
@@ -380,7 +409,7 @@ class Checker {
     }
     for (const AttrSpec& spec : schema.attributes) {
       if (spec.required && !given.contains(spec.name)) {
-        Report(CheckCode::kMissingAttribute, path, label,
+        Report(CheckCode::kMissingAttribute, path, label.str(),
                absl::StrCat("required attribute '", spec.name, "' is missing"));
       }
     }
@@ -393,40 +422,71 @@ class Checker {
     return formals.back().option == ParamOption::kVariadic ? &formals.back() : nullptr;
   }
 
+  // Bit i set if tensor element type i is allowed by `types` (the allowed
+  // type strings of a constraint, or one concrete type string). Cached.
+  uint64_t TensorMask(absl::Span<const absl::string_view> types) {
+    auto [it, inserted] = tensor_masks_.try_emplace(types.data(), 0);
+    if (inserted) {
+      for (absl::string_view t : types) {
+        absl::StatusOr<onnx::TypeProto> parsed = ParseTypeString(t);
+        if (parsed.ok() && parsed->has_tensor_type()) {
+          it->second |= uint64_t{1} << parsed->tensor_type().elem_type();
+        }
+      }
+    }
+    return it->second;
+  }
+
   void CheckTypes(const onnx::NodeProto& node, const OpSchema& schema, const std::string& path,
-                  const std::string& label, const Scope& scope) {
-    absl::flat_hash_map<absl::string_view, std::string> bound;  // param -> type string
+                  const NodeLabel& label, const Scope& scope) {
+    // Type parameters bound so far, to check homogeneity.
+    std::vector<std::pair<absl::string_view, std::string>> bound;
     auto check = [&](const std::string& value, const FormalParam* formal, const char* role) {
       if (value.empty() || formal == nullptr) return;
       const onnx::TypeProto* type = scope.TypeOf(value);
       if (type == nullptr) return;
-      std::string actual = TypeString(*type);
-      if (actual.empty()) return;
+      bool is_tensor = type->has_tensor_type();
+      int32_t elem = is_tensor ? type->tensor_type().elem_type() : 0;
+      if (is_tensor && (elem <= 0 || elem >= 64)) return;
       const TypeConstraint* constraint = schema.FindConstraint(formal->type_str);
-      if (constraint == nullptr) {
-        if (actual != formal->type_str) {
-          Report(CheckCode::kTypeConstraint, path, label,
-                 absl::StrCat(role, " '", value, "' (", formal->name, ") is ", actual,
-                              "; ", schema.Label(), " wants ", formal->type_str));
+      absl::Span<const absl::string_view> allowed =
+          constraint != nullptr ? constraint->allowed_types
+                                : absl::Span<const absl::string_view>(&formal->type_str, 1);
+      bool ok;
+      if (is_tensor) {
+        ok = (TensorMask(allowed) >> elem) & 1;
+      } else {
+        std::string actual = TypeString(*type);
+        if (actual.empty()) return;
+        ok = false;
+        for (absl::string_view t : allowed) ok |= t == actual;
+      }
+      if (!ok) {
+        Report(CheckCode::kTypeConstraint, path, label.str(),
+               constraint == nullptr
+                   ? absl::StrCat(role, " '", value, "' (", formal->name, ") is ",
+                                  TypeString(*type), "; ", schema.Label(), " wants ",
+                                  formal->type_str)
+                   : absl::StrCat(role, " '", value, "' (", formal->name, ") is ",
+                                  TypeString(*type), ", not allowed for ", formal->type_str,
+                                  " by ", schema.Label(), " (allowed: ",
+                                  absl::StrJoin(constraint->allowed_types, ", "), ")"));
+        return;
+      }
+      if (constraint == nullptr || !formal->is_homogeneous) return;
+      std::string actual = is_tensor ? std::string() : TypeString(*type);
+      std::string key = is_tensor ? absl::StrCat("#", elem) : actual;
+      for (const auto& [param, bound_key] : bound) {
+        if (param != formal->type_str) continue;
+        if (bound_key != key) {
+          Report(CheckCode::kTypeConstraint, path, label.str(),
+                 absl::StrCat(role, " '", value, "' (", formal->name, ") is ", TypeString(*type),
+                              ", but ", formal->type_str, " is already bound to ",
+                              BoundTypeName(bound_key)));
         }
         return;
       }
-      bool allowed = false;
-      for (absl::string_view t : constraint->allowed_types) allowed |= t == actual;
-      if (!allowed) {
-        Report(CheckCode::kTypeConstraint, path, label,
-               absl::StrCat(role, " '", value, "' (", formal->name, ") is ", actual,
-                            ", not allowed for ", formal->type_str, " by ", schema.Label(),
-                            " (allowed: ", absl::StrJoin(constraint->allowed_types, ", "), ")"));
-        return;
-      }
-      if (!formal->is_homogeneous) return;
-      auto [it, inserted] = bound.try_emplace(formal->type_str, actual);
-      if (!inserted && it->second != actual) {
-        Report(CheckCode::kTypeConstraint, path, label,
-               absl::StrCat(role, " '", value, "' (", formal->name, ") is ", actual, ", but ",
-                            formal->type_str, " is already bound to ", it->second));
-      }
+      bound.emplace_back(formal->type_str, std::move(key));
     };
     for (int i = 0; i < node.input_size(); ++i) {
       check(node.input(i), FormalFor(schema.inputs, i), "input");
@@ -434,6 +494,14 @@ class Checker {
     for (int i = 0; i < node.output_size(); ++i) {
       check(node.output(i), FormalFor(schema.outputs, i), "output");
     }
+  }
+
+  // The type string of a binding key ("#1" for tensor(float)).
+  static std::string BoundTypeName(const std::string& key) {
+    if (key.empty() || key[0] != '#') return key;
+    onnx::TypeProto type;
+    type.mutable_tensor_type()->set_elem_type(std::stoi(key.substr(1)));
+    return TypeString(type);
   }
 
   void CheckSubgraphs(const onnx::AttributeProto& attribute, const onnx::NodeProto& node,
@@ -458,6 +526,7 @@ class Checker {
   const onnx::ModelProto& model_;
   CheckReport& report_;
   absl::flat_hash_map<std::string, const onnx::FunctionProto*> local_functions_;
+  absl::flat_hash_map<const absl::string_view*, uint64_t> tensor_masks_;
 };
 
 }  // namespace

@@ -76,14 +76,17 @@ class GraphInferencer {
   // infers every node.
   absl::Status Run(absl::Span<const onnx::TypeProto* const> input_types);
 
-  const ValueState* Find(const std::string& name) const {
+  const ValueState* Find(absl::string_view name) const {
     for (const GraphInferencer* g = this; g != nullptr; g = g->parent_) {
       if (auto it = g->values_.find(name); it != g->values_.end()) return &it->second;
     }
     return nullptr;
   }
 
-  // The types of the graph outputs after Run.
+  // The types of the graph outputs, once Run has finished.
+  const std::vector<onnx::TypeProto>& FinalOutputTypes() const { return output_types_; }
+
+  // The types of the graph outputs as inferred so far.
   std::vector<onnx::TypeProto> OutputTypes() const {
     std::vector<onnx::TypeProto> types;
     for (const auto& output : graph_.output()) {
@@ -96,8 +99,8 @@ class GraphInferencer {
   const std::string& path() const { return path_; }
   int depth() const { return depth_; }
   Engine& engine() { return engine_; }
-  absl::flat_hash_map<std::string, ValueState>& values() { return values_; }
-  const onnx::TypeProto* Declared(const std::string& name) const {
+  
+  const onnx::TypeProto* Declared(absl::string_view name) const {
     auto it = declared_.find(name);
     return it == declared_.end() ? nullptr : it->second;
   }
@@ -110,8 +113,9 @@ class GraphInferencer {
   std::string path_;
   Engine& engine_;
   int depth_;
-  absl::flat_hash_map<std::string, ValueState> values_;
-  absl::flat_hash_map<std::string, const onnx::TypeProto*> declared_;
+  absl::flat_hash_map<absl::string_view, ValueState> values_;  // keys view the model
+  absl::flat_hash_map<absl::string_view, const onnx::TypeProto*> declared_;
+  std::vector<onnx::TypeProto> output_types_;
 };
 
 class Engine {
@@ -214,7 +218,29 @@ absl::StatusOr<std::vector<onnx::TypeProto>> NodeContext::InferSubgraph(
                       graph_.engine(), graph_.depth() + 1);
   absl::Status status = sub.Run(input_types);
   if (!status.ok()) return status;
-  return sub.OutputTypes();
+  return sub.FinalOutputTypes();
+}
+
+// The parsed form of a spec type string such as "tensor(int64)", parsed
+// once per process; null if it does not parse.
+const onnx::TypeProto* ConcreteType(absl::string_view type_str) {
+  static const auto* parsed = [] {
+    auto* map = new absl::flat_hash_map<absl::string_view, onnx::TypeProto>();
+    for (const OpSchema& schema : Registry::Get().All()) {
+      auto add = [map](absl::string_view text) {
+        if (map->contains(text)) return;
+        absl::StatusOr<onnx::TypeProto> type = ParseTypeString(text);
+        if (type.ok()) (*map)[text] = *std::move(type);
+      };
+      for (const FormalParam& p : schema.outputs) add(p.type_str);
+      for (const TypeConstraint& c : schema.type_constraints) {
+        for (absl::string_view t : c.allowed_types) add(t);
+      }
+    }
+    return map;
+  }();
+  auto it = parsed->find(type_str);
+  return it == parsed->end() ? nullptr : &it->second;
 }
 
 // Element types that follow from the op's type constraints: concrete output
@@ -227,8 +253,9 @@ void InferFromConstraints(NodeContext& ctx) {
     if (formal == nullptr) continue;
     const TypeConstraint* constraint = schema.FindConstraint(formal->type_str);
     if (constraint == nullptr) {
-      absl::StatusOr<onnx::TypeProto> type = ParseTypeString(formal->type_str);
-      if (type.ok()) *ctx.MutableOutputType(out) = *std::move(type);
+      if (const onnx::TypeProto* type = ConcreteType(formal->type_str)) {
+        *ctx.MutableOutputType(out) = *type;
+      }
       continue;
     }
     for (size_t in = 0; in < ctx.num_inputs(); ++in) {
@@ -241,8 +268,9 @@ void InferFromConstraints(NodeContext& ctx) {
       break;
     }
     if (!HasType(*ctx.MutableOutputType(out)) && constraint->allowed_types.size() == 1) {
-      absl::StatusOr<onnx::TypeProto> type = ParseTypeString(constraint->allowed_types[0]);
-      if (type.ok()) *ctx.MutableOutputType(out) = *std::move(type);
+      if (const onnx::TypeProto* type = ConcreteType(constraint->allowed_types[0])) {
+        *ctx.MutableOutputType(out) = *type;
+      }
     }
   }
 }
@@ -281,9 +309,10 @@ absl::StatusOr<onnx::TypeProto> MergeWithDeclared(const onnx::TypeProto& inferre
 }
 
 absl::Status GraphInferencer::Run(absl::Span<const onnx::TypeProto* const> input_types) {
+  values_.reserve(graph_.input_size() + graph_.initializer_size() + 2 * graph_.node_size());
   for (const auto& value : graph_.value_info()) declared_[value.name()] = &value.type();
   for (const auto& value : graph_.output()) declared_[value.name()] = &value.type();
-  absl::flat_hash_set<std::string> inputs;
+  absl::flat_hash_set<absl::string_view> inputs;
   for (int i = 0; i < graph_.input_size(); ++i) {
     const auto& input = graph_.input(i);
     inputs.insert(input.name());
@@ -306,11 +335,14 @@ absl::Status GraphInferencer::Run(absl::Span<const onnx::TypeProto* const> input
     absl::Status status = InferNode(graph_.node(i), i);
     if (!status.ok()) return status;
   }
+  output_types_ = OutputTypes();
   GraphTypes& types = engine_.result().graphs[&graph_];
   types.path = path_;
+  types.types.reserve(values_.size());
   for (auto& [name, state] : values_) {
-    if (HasType(state.type)) types.types[name] = state.type;
+    if (HasType(state.type)) types.types.emplace(name, std::move(state.type));
   }
+  values_.clear();
   return absl::OkStatus();
 }
 
@@ -324,9 +356,10 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
   int64_t opset = engine_.OpsetOf(node.domain());
   const OpSchema* schema =
       opset > 0 ? Registry::Get().Lookup(node.domain(), node.op_type(), opset) : nullptr;
-  std::string label = NodeLabel(node, index, schema);
+  // The label is built only when something is reported.
   auto fail = [&](absl::string_view message) -> absl::Status {
-    std::string text = absl::StrCat(path_, " \xE2\x80\xBA ", label, ": ", message);
+    std::string text = absl::StrCat(path_, " \xE2\x80\xBA ", NodeLabel(node, index, schema),
+                                    ": ", message);
     if (engine_.options().strict) return absl::InvalidArgumentError(text);
     engine_.result().notes.push_back(std::move(text));
     return absl::OkStatus();
@@ -356,11 +389,11 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
     const std::string& name = node.output(i);
     if (name.empty()) continue;
     ValueState& state = values_[name];
-    state.type = outputs[i];
+    state.type = std::move(outputs[i]);
     state.shape_data = std::move(data[i]);
     state.constant = constants[i];
     if (const onnx::TypeProto* declared = Declared(name)) {
-      absl::StatusOr<onnx::TypeProto> merged = MergeWithDeclared(outputs[i], *declared);
+      absl::StatusOr<onnx::TypeProto> merged = MergeWithDeclared(state.type, *declared);
       if (!merged.ok()) {
         absl::Status status = fail(absl::StrCat("output '", name, "': ", merged.status().message()));
         if (!status.ok()) return status;

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "proto/onnx.pb.h"
 
 namespace onnxconvert::schema {
@@ -24,8 +25,8 @@ struct InferenceOptions {
 struct GraphTypes {
   std::string path;  // e.g. "main" or "main/body of 'loop' (Loop)"
   // Inferred (and merged with declared) types of every value with a known
-  // type, by name.
-  absl::flat_hash_map<std::string, onnx::TypeProto> types;
+  // type, by name (the names view the model's strings).
+  absl::flat_hash_map<absl::string_view, onnx::TypeProto> types;
 };
 
 // What inference found for a model.

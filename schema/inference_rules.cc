@@ -8,31 +8,37 @@
 namespace onnxconvert::schema {
 namespace {
 
-// (domain, op) -> rules over version ranges, from every family's table.
+// The rule of every operator version, resolved once from every family's
+// table (a rule covers the versions in its range).
 class RuleTable {
  public:
   RuleTable() {
+    absl::flat_hash_map<std::string, std::vector<const InferenceRule*>> by_op;
     for (auto family : {ElementwiseRules(), ShapeRules(), NnRules(), MiscRules()}) {
       for (const InferenceRule& rule : family) {
-        rules_[absl::StrCat(rule.domain, "\x1f", rule.op)].push_back(&rule);
+        by_op[absl::StrCat(rule.domain, "\x1f", rule.op)].push_back(&rule);
+      }
+    }
+    for (const OpSchema& schema : Registry::Get().All()) {
+      auto it = by_op.find(absl::StrCat(schema.domain, "\x1f", schema.name));
+      if (it == by_op.end()) continue;
+      for (const InferenceRule* rule : it->second) {
+        if (schema.since_version >= rule->first_version &&
+            schema.since_version <= rule->last_version) {
+          rules_[&schema] = rule->fn;
+          break;
+        }
       }
     }
   }
 
   InferenceFn Find(const OpSchema& schema) const {
-    auto it = rules_.find(absl::StrCat(schema.domain, "\x1f", schema.name));
-    if (it == rules_.end()) return nullptr;
-    for (const InferenceRule* rule : it->second) {
-      if (schema.since_version >= rule->first_version &&
-          schema.since_version <= rule->last_version) {
-        return rule->fn;
-      }
-    }
-    return nullptr;
+    auto it = rules_.find(&schema);
+    return it == rules_.end() ? nullptr : it->second;
   }
 
  private:
-  absl::flat_hash_map<std::string, std::vector<const InferenceRule*>> rules_;
+  absl::flat_hash_map<const OpSchema*, InferenceFn> rules_;
 };
 
 }  // namespace

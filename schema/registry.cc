@@ -37,24 +37,20 @@ absl::string_view Registry::CanonicalDomain(absl::string_view domain) {
   return domain == "ai.onnx" ? absl::string_view() : domain;
 }
 
-std::string Registry::Key(absl::string_view domain, absl::string_view op) {
-  return absl::StrCat(CanonicalDomain(domain), "\x1f", op);
-}
-
 Registry::Registry() : schemas_(GeneratedSchemas()) {
   for (const OpSchema& schema : schemas_) {
-    std::string key = Key(schema.domain, schema.name);
-    by_op_[key].push_back(&schema);
-    versions_[key].push_back(schema.since_version);
-    changed_at_[absl::StrCat(schema.domain, "\x1f", schema.since_version)].push_back(&schema);
-    int64_t& max_opset = max_opset_[std::string(schema.domain)];
-    max_opset = std::max<int64_t>(max_opset, schema.since_version);
+    DomainEntry& domain = domains_[std::string(schema.domain)];
+    OpEntry& op = domain.ops[std::string(schema.name)];
+    op.schemas.push_back(&schema);
+    op.versions.push_back(schema.since_version);
+    domain.changed_at[schema.since_version].push_back(&schema);
+    domain.max_opset = std::max<int64_t>(domain.max_opset, schema.since_version);
   }
   // The newest opset of each domain is the spec's, even where no op changed.
   for (auto [domain, opset] : {std::pair<const char*, int64_t>{"", 27}, {"ai.onnx.ml", 5},
                                {"ai.onnx.preview.training", 1}, {"ai.onnx.preview", 1}}) {
-    int64_t& max_opset = max_opset_[domain];
-    max_opset = std::max(max_opset, opset);
+    DomainEntry& entry = domains_[domain];
+    entry.max_opset = std::max(entry.max_opset, opset);
   }
 }
 
@@ -63,12 +59,20 @@ const Registry& Registry::Get() {
   return *registry;
 }
 
+const Registry::OpEntry* Registry::FindOp(absl::string_view domain,
+                                          absl::string_view op) const {
+  auto d = domains_.find(CanonicalDomain(domain));
+  if (d == domains_.end()) return nullptr;
+  auto o = d->second.ops.find(op);
+  return o == d->second.ops.end() ? nullptr : &o->second;
+}
+
 const OpSchema* Registry::Lookup(absl::string_view domain, absl::string_view op,
                                  int64_t opset) const {
-  auto it = by_op_.find(Key(domain, op));
-  if (it == by_op_.end()) return nullptr;
+  const OpEntry* entry = FindOp(domain, op);
+  if (entry == nullptr) return nullptr;
   const OpSchema* found = nullptr;
-  for (const OpSchema* schema : it->second) {
+  for (const OpSchema* schema : entry->schemas) {
     if (schema->since_version > opset) break;
     found = schema;
   }
@@ -77,9 +81,9 @@ const OpSchema* Registry::Lookup(absl::string_view domain, absl::string_view op,
 
 const OpSchema* Registry::Exact(absl::string_view domain, absl::string_view op,
                                 int since_version) const {
-  auto it = by_op_.find(Key(domain, op));
-  if (it == by_op_.end()) return nullptr;
-  for (const OpSchema* schema : it->second) {
+  const OpEntry* entry = FindOp(domain, op);
+  if (entry == nullptr) return nullptr;
+  for (const OpSchema* schema : entry->schemas) {
     if (schema->since_version == since_version) return schema;
   }
   return nullptr;
@@ -87,21 +91,23 @@ const OpSchema* Registry::Exact(absl::string_view domain, absl::string_view op,
 
 absl::Span<const int> Registry::VersionsOf(absl::string_view domain,
                                            absl::string_view op) const {
-  auto it = versions_.find(Key(domain, op));
-  if (it == versions_.end()) return {};
-  return it->second;
+  const OpEntry* entry = FindOp(domain, op);
+  if (entry == nullptr) return {};
+  return entry->versions;
 }
 
 absl::Span<const OpSchema* const> Registry::ChangedAt(absl::string_view domain,
                                                       int64_t opset) const {
-  auto it = changed_at_.find(absl::StrCat(CanonicalDomain(domain), "\x1f", opset));
-  if (it == changed_at_.end()) return {};
+  auto d = domains_.find(CanonicalDomain(domain));
+  if (d == domains_.end()) return {};
+  auto it = d->second.changed_at.find(opset);
+  if (it == d->second.changed_at.end()) return {};
   return it->second;
 }
 
 int64_t Registry::MaxOpset(absl::string_view domain) const {
-  auto it = max_opset_.find(CanonicalDomain(domain));
-  return it == max_opset_.end() ? 0 : it->second;
+  auto d = domains_.find(CanonicalDomain(domain));
+  return d == domains_.end() ? 0 : d->second.max_opset;
 }
 
 }  // namespace onnxconvert::schema

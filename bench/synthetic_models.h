@@ -1,0 +1,17 @@
+#ifndef ONNX_CONVERT_BENCH_SYNTHETIC_MODELS_H_
+#define ONNX_CONVERT_BENCH_SYNTHETIC_MODELS_H_
+
+#include <cstdint>
+
+#include "proto/onnx.pb.h"
+
+namespace onnxconvert::bench {
+
+// A chain of MatMul -> Add -> Relu -> Unsqueeze -> Squeeze blocks at opset 12
+// (axes as attributes) with about `nodes` nodes, on float[N,16] values with
+// one shared 16x16 weight and bias.
+onnx::ModelProto MakeChainModel(int64_t nodes);
+
+}  // namespace onnxconvert::bench
+
+#endif  // ONNX_CONVERT_BENCH_SYNTHETIC_MODELS_H_
