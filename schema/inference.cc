@@ -54,7 +54,7 @@ using OpsetMap = absl::flat_hash_map<std::string, int64_t>;
 
 // What inference knows of one value.
 struct ValueState {
-  onnx::TypeProto type;
+  onnx::TypeProto* type = nullptr;  // in the result's arena; never null once set
   const onnx::TensorProto* constant = nullptr;
   std::optional<onnx::TensorShapeProto> shape_data;
 };
@@ -62,6 +62,8 @@ struct ValueState {
 bool HasType(const onnx::TypeProto& type) {
   return type.value_case() != onnx::TypeProto::VALUE_NOT_SET;
 }
+
+bool HasType(const onnx::TypeProto* type) { return type != nullptr && HasType(*type); }
 
 class Engine;
 
@@ -91,7 +93,7 @@ class GraphInferencer {
     std::vector<onnx::TypeProto> types;
     for (const auto& output : graph_.output()) {
       const ValueState* state = Find(output.name());
-      types.push_back(state != nullptr ? state->type : output.type());
+      types.push_back(state != nullptr && state->type != nullptr ? *state->type : output.type());
     }
     return types;
   }
@@ -133,6 +135,9 @@ class Engine {
     auto it = opsets_.find(Registry::CanonicalDomain(domain));
     return it == opsets_.end() ? 0 : it->second;
   }
+  onnx::TypeProto* NewType() {
+    return google::protobuf::Arena::CreateMessage<onnx::TypeProto>(result_.arena.get());
+  }
   const onnx::TensorProto* Own(onnx::TensorProto tensor) {
     owned_.push_back(std::move(tensor));
     return &owned_.back();
@@ -158,7 +163,9 @@ class NodeContext : public InferenceContext {
  public:
   NodeContext(const onnx::NodeProto& node, const OpSchema& schema, GraphInferencer& graph)
       : node_(node), schema_(schema), graph_(graph), outputs_(node.output_size()),
-        output_data_(node.output_size()), output_constants_(node.output_size()) {}
+        output_data_(node.output_size()), output_constants_(node.output_size()) {
+    for (onnx::TypeProto*& type : outputs_) type = graph.engine().NewType();
+  }
 
   const onnx::NodeProto& node() const override { return node_; }
   const OpSchema& op() const override { return schema_; }
@@ -166,7 +173,7 @@ class NodeContext : public InferenceContext {
 
   const onnx::TypeProto* InputType(size_t i) const override {
     const ValueState* state = Input(i);
-    return state != nullptr && HasType(state->type) ? &state->type : nullptr;
+    return state != nullptr && HasType(state->type) ? state->type : nullptr;
   }
   const onnx::TensorProto* InputConstant(size_t i) const override {
     const ValueState* state = Input(i);
@@ -176,7 +183,7 @@ class NodeContext : public InferenceContext {
     const ValueState* state = Input(i);
     return state != nullptr && state->shape_data ? &*state->shape_data : nullptr;
   }
-  onnx::TypeProto* MutableOutputType(size_t i) override { return &outputs_[i]; }
+  onnx::TypeProto* MutableOutputType(size_t i) override { return outputs_[i]; }
   void SetOutputShapeData(size_t i, onnx::TensorShapeProto data) override {
     output_data_[i] = std::move(data);
   }
@@ -187,7 +194,7 @@ class NodeContext : public InferenceContext {
       absl::string_view attr_name, absl::Span<const onnx::TypeProto* const> input_types) override;
   std::string FreshSymbol() override { return graph_.engine().FreshSymbol(); }
 
-  std::vector<onnx::TypeProto>& outputs() { return outputs_; }
+  std::vector<onnx::TypeProto*>& outputs() { return outputs_; }
   std::vector<std::optional<onnx::TensorShapeProto>>& output_data() { return output_data_; }
   std::vector<const onnx::TensorProto*>& output_constants() { return output_constants_; }
 
@@ -200,7 +207,7 @@ class NodeContext : public InferenceContext {
   const onnx::NodeProto& node_;
   const OpSchema& schema_;
   GraphInferencer& graph_;
-  std::vector<onnx::TypeProto> outputs_;
+  std::vector<onnx::TypeProto*> outputs_;  // in the result's arena
   std::vector<std::optional<onnx::TensorShapeProto>> output_data_;
   std::vector<const onnx::TensorProto*> output_constants_;
 };
@@ -317,18 +324,20 @@ absl::Status GraphInferencer::Run(absl::Span<const onnx::TypeProto* const> input
     const auto& input = graph_.input(i);
     inputs.insert(input.name());
     ValueState& state = values_[input.name()];
-    state.type = input.type();
+    state.type = engine_.NewType();
+    *state.type = input.type();
     if (i < static_cast<int>(input_types.size()) && input_types[i] != nullptr) {
       absl::StatusOr<onnx::TypeProto> merged = MergeWithDeclared(*input_types[i], input.type());
-      if (merged.ok()) state.type = *std::move(merged);
+      if (merged.ok()) *state.type = *std::move(merged);
     }
   }
   for (const auto& tensor : graph_.initializer()) {
-    ValueState& state = values_[tensor.name()];
     if (inputs.contains(tensor.name())) continue;  // may be overridden at run time
+    ValueState& state = values_[tensor.name()];
     state.constant = &tensor;
-    SetElemType(&state.type, tensor.data_type());
-    auto* shape = MutableShape(&state.type);
+    state.type = engine_.NewType();
+    SetElemType(state.type, tensor.data_type());
+    auto* shape = MutableShape(state.type);
     for (int64_t dim : tensor.dims()) AddDim(shape, dim);
   }
   for (int i = 0; i < graph_.node_size(); ++i) {
@@ -340,7 +349,7 @@ absl::Status GraphInferencer::Run(absl::Span<const onnx::TypeProto* const> input
   types.path = path_;
   types.types.reserve(values_.size());
   for (auto& [name, state] : values_) {
-    if (HasType(state.type)) types.types.emplace(name, std::move(state.type));
+    if (HasType(state.type)) types.types.emplace(name, state.type);
   }
   values_.clear();
   return absl::OkStatus();
@@ -364,7 +373,7 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
     engine_.result().notes.push_back(std::move(text));
     return absl::OkStatus();
   };
-  std::vector<onnx::TypeProto> outputs(node.output_size());
+  std::vector<onnx::TypeProto*> outputs(node.output_size(), nullptr);
   std::vector<std::optional<onnx::TensorShapeProto>> data(node.output_size());
   std::vector<const onnx::TensorProto*> constants(node.output_size());
   if (schema != nullptr) {
@@ -389,17 +398,17 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
     const std::string& name = node.output(i);
     if (name.empty()) continue;
     ValueState& state = values_[name];
-    state.type = std::move(outputs[i]);
+    state.type = outputs[i] != nullptr ? outputs[i] : engine_.NewType();
     state.shape_data = std::move(data[i]);
     state.constant = constants[i];
     if (const onnx::TypeProto* declared = Declared(name)) {
-      absl::StatusOr<onnx::TypeProto> merged = MergeWithDeclared(state.type, *declared);
+      absl::StatusOr<onnx::TypeProto> merged = MergeWithDeclared(*state.type, *declared);
       if (!merged.ok()) {
         absl::Status status = fail(absl::StrCat("output '", name, "': ", merged.status().message()));
         if (!status.ok()) return status;
-        state.type = *declared;
+        *state.type = *declared;
       } else {
-        state.type = *std::move(merged);
+        *state.type = *std::move(merged);
       }
     }
   }
@@ -432,7 +441,7 @@ void ApplyToGraph(const InferenceResult& result, onnx::GraphProto& graph, int de
       listed.insert(value.name());
       auto found = types.find(value.name());
       if (found == types.end()) return;
-      absl::StatusOr<onnx::TypeProto> merged = MergeWithDeclared(found->second, value.type());
+      absl::StatusOr<onnx::TypeProto> merged = MergeWithDeclared(*found->second, value.type());
       if (merged.ok() && merged->SerializeAsString() != value.type().SerializeAsString()) {
         *value.mutable_type() = *std::move(merged);
       }
@@ -446,7 +455,7 @@ void ApplyToGraph(const InferenceResult& result, onnx::GraphProto& graph, int de
         if (found == types.end()) continue;
         onnx::ValueInfoProto* value = graph.add_value_info();
         value->set_name(output);
-        *value->mutable_type() = found->second;
+        *value->mutable_type() = *found->second;
         listed.insert(output);
       }
     }

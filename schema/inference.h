@@ -2,6 +2,7 @@
 #define ONNX_CONVERT_SCHEMA_INFERENCE_H_
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "google/protobuf/arena.h"
 #include "proto/onnx.pb.h"
 
 namespace onnxconvert::schema {
@@ -25,12 +27,15 @@ struct InferenceOptions {
 struct GraphTypes {
   std::string path;  // e.g. "main" or "main/body of 'loop' (Loop)"
   // Inferred (and merged with declared) types of every value with a known
-  // type, by name (the names view the model's strings).
-  absl::flat_hash_map<absl::string_view, onnx::TypeProto> types;
+  // type, by name. Names view the model's strings; types live in the
+  // result's arena.
+  absl::flat_hash_map<absl::string_view, const onnx::TypeProto*> types;
 };
 
 // What inference found for a model.
 struct InferenceResult {
+  // Owns every inferred TypeProto (one arena: cheap to build and to free).
+  std::shared_ptr<google::protobuf::Arena> arena = std::make_shared<google::protobuf::Arena>();
   // One entry per graph: the main graph, then subgraphs, keyed by the graph.
   absl::flat_hash_map<const onnx::GraphProto*, GraphTypes> graphs;
   // Ops inference has no rule for, with how often they occur, e.g.

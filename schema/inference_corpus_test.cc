@@ -53,7 +53,7 @@ TEST(InferenceCorpusTest, NodeTestsFromGraphInputsAlone) {
     for (const auto& declared : loaded->model.graph().output()) {
       ++outputs;
       auto it = types.types.find(declared.name());
-      const onnx::TypeProto* inferred = it == types.types.end() ? nullptr : &it->second;
+      const onnx::TypeProto* inferred = it == types.types.end() ? nullptr : it->second;
       std::string op = ProducerOp(loaded->model.graph(), declared.name());
       bool is_tensor = declared.type().has_tensor_type();
       bool elem_match =

@@ -37,7 +37,7 @@ TEST_P(InferenceTest, InfersTheType) {
   const GraphTypes& types = result->graphs.at(&model.graph());
   auto it = types.types.find(c.value);
   ASSERT_NE(it, types.types.end()) << c.value;
-  EXPECT_EQ(PrintTypeText(it->second), c.expected_type);
+  EXPECT_EQ(PrintTypeText(*it->second), c.expected_type);
 }
 
 INSTANTIATE_TEST_SUITE_P(
