@@ -1,13 +1,20 @@
 #include "ir/external_data.h"
 
-#include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <system_error>
+#include <fcntl.h>
+#include <unistd.h>
 
-#include "absl/strings/numbers.h"
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
+#include "absl/strings/str_join.h"
 #include "ir/status_macros.h"
 #include "ir/tensor_util.h"
 
@@ -15,226 +22,438 @@ namespace onnxconvert {
 namespace fs = std::filesystem;
 namespace {
 
-// Nesting deeper than this is not descended into.
-constexpr int kMaxGraphDepth = 64;
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::Reflection;
 
-std::string TensorLabel(const onnx::TensorProto& tensor) {
-  return absl::StrCat("tensor '", tensor.name(), "'");
+constexpr int64_t kReadChunkBytes = int64_t{1} << 20;
+
+absl::string_view View(std::string_view s) { return {s.data(), s.size()}; }
+
+absl::Status Prefixed(std::string_view prefix, const absl::Status& status) {
+  return absl::Status(status.code(),
+                      absl::StrCat(View(prefix), ": ", status.message()));
 }
 
-absl::Status ParseOffset(const onnx::TensorProto& tensor, absl::string_view key,
-                         absl::string_view value, int64_t& out) {
-  if (!absl::SimpleAtoi(value, &out) || out < 0) {
+std::string TensorName(const onnx::TensorProto& tensor) {
+  return tensor.name().empty() ? std::string("unnamed tensor")
+                               : absl::StrCat("tensor '", tensor.name(), "'");
+}
+
+// A non-negative decimal integer, digits only.
+std::optional<int64_t> ParseNonNegative(std::string_view text) {
+  if (text.empty() || text.size() > 19) return std::nullopt;
+  int64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  if (text.size() == 19 && text > "9223372036854775807") return std::nullopt;
+  return value;
+}
+
+absl::Status SetOnce(std::string_view key, bool& seen) {
+  if (seen) {
     return absl::InvalidArgumentError(
-        absl::StrCat(TensorLabel(tensor), ": external data ", key, " '", value,
-                     "' is not a non-negative integer"));
+        absl::StrCat("external data key '", View(key), "' appears twice"));
+  }
+  seen = true;
+  return absl::OkStatus();
+}
+
+absl::Status ParseSize(std::string_view key, std::string_view value,
+                       int64_t& out) {
+  std::optional<int64_t> parsed = ParseNonNegative(value);
+  if (!parsed) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("external data ", View(key), " '", View(value),
+                     "' is not a non-negative decimal integer"));
+  }
+  out = *parsed;
+  return absl::OkStatus();
+}
+
+// ParseExternalDataInfo without the tensor's name in errors.
+absl::StatusOr<ExternalDataInfo> ParseInfo(const onnx::TensorProto& tensor) {
+  ExternalDataInfo info;
+  bool seen_location = false, seen_offset = false, seen_length = false,
+       seen_checksum = false;
+  for (const onnx::StringStringEntryProto& entry : tensor.external_data()) {
+    const std::string& key = entry.key();
+    if (key == "location") {
+      OC_RETURN_IF_ERROR(SetOnce(key, seen_location));
+      info.location = entry.value();
+    } else if (key == "offset") {
+      OC_RETURN_IF_ERROR(SetOnce(key, seen_offset));
+      OC_RETURN_IF_ERROR(ParseSize(key, entry.value(), info.offset));
+    } else if (key == "length") {
+      OC_RETURN_IF_ERROR(SetOnce(key, seen_length));
+      int64_t length = 0;
+      OC_RETURN_IF_ERROR(ParseSize(key, entry.value(), length));
+      info.length = length;
+    } else if (key == "checksum") {
+      OC_RETURN_IF_ERROR(SetOnce(key, seen_checksum));
+      info.checksum = entry.value();
+    }
+  }
+  if (info.location.empty()) {
+    return absl::InvalidArgumentError("external data has no location");
+  }
+  return info;
+}
+
+// True when `path` lies strictly below `dir`; both canonical.
+bool IsStrictlyInside(const fs::path& path, const fs::path& dir) {
+  auto [dir_it, path_it] =
+      std::mismatch(dir.begin(), dir.end(), path.begin(), path.end());
+  return dir_it == dir.end() && path_it != path.end();
+}
+
+absl::Status LocationError(std::string_view location, std::string_view why) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "external data location '", View(location), "' ", View(why)));
+}
+
+// LocateExternalData without the tensor's name in errors.
+absl::StatusOr<FileRange> Locate(const onnx::TensorProto& tensor,
+                                 std::string_view base_dir) {
+  OC_ASSIGN_OR_RETURN(ExternalDataInfo info, ParseInfo(tensor));
+  FileRange range;
+  OC_ASSIGN_OR_RETURN(range.path,
+                      ResolveExternalLocation(base_dir, info.location));
+  std::error_code ec;
+  uintmax_t file_size = fs::file_size(range.path, ec);
+  if (ec) {
+    return absl::UnavailableError(absl::StrCat(
+        "external data file '", info.location, "': ", ec.message()));
+  }
+  int64_t size = static_cast<int64_t>(file_size);
+  range.offset = info.offset;
+  range.length = info.length.value_or(size - std::min(size, info.offset));
+  if (range.offset > size || range.length > size - range.offset) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "external data '", info.location, "': offset ", range.offset,
+        " + length ", range.length, " is past the end of the file (", size,
+        " bytes)"));
+  }
+  return range;
+}
+
+absl::Status CheckBudget(int64_t length, int64_t& total, int64_t max_total) {
+  if (length > max_total - total) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "external data adds up to more than the limit of ", max_total,
+        " bytes"));
+  }
+  total += length;
+  return absl::OkStatus();
+}
+
+// Message types reachable from ModelProto that are or contain a TensorProto.
+absl::flat_hash_set<const Descriptor*> ComputeTensorHolders() {
+  std::vector<const Descriptor*> reachable = {onnx::ModelProto::descriptor()};
+  absl::flat_hash_set<const Descriptor*> seen(reachable.begin(),
+                                              reachable.end());
+  for (size_t i = 0; i < reachable.size(); ++i) {
+    for (int f = 0; f < reachable[i]->field_count(); ++f) {
+      const Descriptor* type = reachable[i]->field(f)->message_type();
+      if (type != nullptr && seen.insert(type).second) {
+        reachable.push_back(type);
+      }
+    }
+  }
+  absl::flat_hash_set<const Descriptor*> holders = {
+      onnx::TensorProto::descriptor()};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const Descriptor* type : reachable) {
+      if (holders.contains(type)) continue;
+      for (int f = 0; f < type->field_count(); ++f) {
+        const Descriptor* field_type = type->field(f)->message_type();
+        if (field_type != nullptr && holders.contains(field_type)) {
+          holders.insert(type);
+          grew = true;
+          break;
+        }
+      }
+    }
+  }
+  return holders;
+}
+
+// Element `index` (-1: the singular value) of a message field.
+const Message& Element(const Reflection& reflection, const Message& message,
+                       const FieldDescriptor* field, int index) {
+  return index < 0 ? reflection.GetMessage(message, field)
+                   : reflection.GetRepeatedMessage(message, field, index);
+}
+Message& Element(const Reflection& reflection, Message& message,
+                 const FieldDescriptor* field, int index) {
+  return index < 0 ? *reflection.MutableMessage(&message, field)
+                   : *reflection.MutableRepeatedMessage(&message, field, index);
+}
+
+// Walks the tensor-holding fields of `message` (const or not) and calls `fn`
+// with each TensorProto.
+template <typename MessageT, typename Fn>
+absl::Status WalkTensors(MessageT& message, TensorPath& path, int max_depth,
+                         Fn& fn) {
+  using Tensor = std::conditional_t<std::is_const_v<MessageT>,
+                                    const onnx::TensorProto, onnx::TensorProto>;
+  if (message.GetDescriptor() == onnx::TensorProto::descriptor()) {
+    return fn(static_cast<Tensor&>(message), path);
+  }
+  const Reflection& reflection = *message.GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  reflection.ListFields(message, &fields);
+  for (const FieldDescriptor* field : fields) {
+    if (field->message_type() == nullptr ||
+        !CanHoldTensors(*field->message_type())) {
+      continue;
+    }
+    if (path.depth() >= max_depth) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("messages nested deeper than ", max_depth,
+                       " fields at ", path.ToString()));
+    }
+    int count = field->is_repeated() ? reflection.FieldSize(message, field) : 1;
+    for (int i = 0; i < count; ++i) {
+      int index = field->is_repeated() ? i : -1;
+      path.Push(field, index);
+      absl::Status status = WalkTensors(
+          Element(reflection, message, field, index), path, max_depth, fn);
+      path.Pop();
+      OC_RETURN_IF_ERROR(status);
+    }
   }
   return absl::OkStatus();
 }
 
-bool IsInside(const fs::path& path, const fs::path& dir) {
-  auto [dir_end, path_it] = std::mismatch(dir.begin(), dir.end(), path.begin(), path.end());
-  return dir_end == dir.end() && path_it != path.end();
-}
-
-using TensorFn = std::function<void(onnx::TensorProto&, const std::string&)>;
-
-void VisitGraph(onnx::GraphProto& graph, const std::string& where, int depth,
-                const TensorFn& fn);
-
-void VisitAttribute(onnx::AttributeProto& attribute, const std::string& where,
-                    int depth, const TensorFn& fn) {
-  std::string here = absl::StrCat(where, " attribute '", attribute.name(), "'");
-  if (attribute.has_t()) fn(*attribute.mutable_t(), here);
-  for (onnx::TensorProto& tensor : *attribute.mutable_tensors()) fn(tensor, here);
-  if (attribute.has_sparse_tensor()) {
-    fn(*attribute.mutable_sparse_tensor()->mutable_values(), here);
-    fn(*attribute.mutable_sparse_tensor()->mutable_indices(), here);
-  }
-  if (depth >= kMaxGraphDepth) return;
-  if (attribute.has_g()) VisitGraph(*attribute.mutable_g(), here, depth + 1, fn);
-  for (onnx::GraphProto& graph : *attribute.mutable_graphs()) {
-    VisitGraph(graph, here, depth + 1, fn);
-  }
-}
-
-void VisitNodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
-                const std::string& where, int depth, const TensorFn& fn) {
-  for (onnx::NodeProto& node : nodes) {
-    std::string here = absl::StrCat(where, " node '", node.name(), "' (", node.op_type(), ")");
-    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
-      VisitAttribute(attribute, here, depth, fn);
-    }
-  }
-}
-
-void VisitGraph(onnx::GraphProto& graph, const std::string& where, int depth,
-                const TensorFn& fn) {
-  std::string here = absl::StrCat(where, " graph '", graph.name(), "'");
-  for (onnx::TensorProto& tensor : *graph.mutable_initializer()) {
-    fn(tensor, absl::StrCat(here, " initializer '", tensor.name(), "'"));
-  }
-  for (onnx::SparseTensorProto& sparse : *graph.mutable_sparse_initializer()) {
-    fn(*sparse.mutable_values(), absl::StrCat(here, " sparse initializer"));
-    fn(*sparse.mutable_indices(), absl::StrCat(here, " sparse initializer"));
-  }
-  VisitNodes(*graph.mutable_node(), here, depth, fn);
-}
-
 }  // namespace
 
-absl::StatusOr<ExternalDataRef> ParseExternalDataRef(const onnx::TensorProto& tensor) {
-  ExternalDataRef ref;
-  bool has_location = false;
-  for (const onnx::StringStringEntryProto& entry : tensor.external_data()) {
-    if (entry.key() == "location") {
-      ref.location = entry.value();
-      has_location = true;
-    } else if (entry.key() == "offset") {
-      OC_RETURN_IF_ERROR(ParseOffset(tensor, "offset", entry.value(), ref.offset));
-    } else if (entry.key() == "length") {
-      int64_t length = 0;
-      OC_RETURN_IF_ERROR(ParseOffset(tensor, "length", entry.value(), length));
-      ref.length = length;
-    } else if (entry.key() == "checksum") {
-      ref.checksum = entry.value();
-    }
-  }
-  if (!has_location || ref.location.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(TensorLabel(tensor), ": external data has no location"));
-  }
-  return ref;
+absl::StatusOr<ExternalDataInfo> ParseExternalDataInfo(
+    const onnx::TensorProto& tensor) {
+  absl::StatusOr<ExternalDataInfo> info = ParseInfo(tensor);
+  if (!info.ok()) return Prefixed(TensorName(tensor), info.status());
+  return info;
 }
 
-absl::StatusOr<std::string> ResolveExternalLocation(absl::string_view base_dir,
-                                                    absl::string_view location) {
-  fs::path relative{std::string(location)};
-  if (relative.is_absolute() || location.find('\\') != absl::string_view::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "external data location '", location, "' must be a relative path"));
+void SetExternalDataInfo(const ExternalDataInfo& info,
+                         onnx::TensorProto& tensor) {
+  tensor.clear_external_data();
+  auto add = [&tensor](const char* key, std::string value) {
+    onnx::StringStringEntryProto* entry = tensor.add_external_data();
+    entry->set_key(key);
+    entry->set_value(std::move(value));
+  };
+  add("location", info.location);
+  add("offset", absl::StrCat(info.offset));
+  if (info.length) add("length", absl::StrCat(*info.length));
+  if (!info.checksum.empty()) add("checksum", info.checksum);
+  tensor.set_data_location(onnx::TensorProto::EXTERNAL);
+}
+
+absl::Status CheckRelativeLocation(std::string_view location) {
+  if (location.empty()) return LocationError(location, "is empty");
+  if (location.find('\0') != std::string_view::npos) {
+    return LocationError(location, "contains a NUL character");
   }
-  for (const fs::path& part : relative) {
-    if (part == "..") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "external data location '", location, "' must not contain '..'"));
+  if (location.find('\\') != std::string_view::npos) {
+    return LocationError(location,
+                         "contains a backslash; use '/' between components");
+  }
+  if (location.front() == '/') {
+    return LocationError(
+        location, "is absolute; it must be relative to the model's directory");
+  }
+  for (std::string_view rest = location; !rest.empty();) {
+    size_t slash = rest.find('/');
+    if (rest.substr(0, slash) == "..") {
+      return LocationError(location, "has a '..' component");
     }
+    rest = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ConfineLocation(std::string_view base_dir,
+                                            std::string_view location) {
+  OC_RETURN_IF_ERROR(CheckRelativeLocation(location));
   std::error_code ec;
-  fs::path base = fs::canonical(base_dir.empty() ? fs::path(".") : fs::path(std::string(base_dir)), ec);
+  fs::path base = fs::canonical(
+      base_dir.empty() ? fs::path(".") : fs::path(base_dir), ec);
   if (ec) {
-    return absl::NotFoundError(
-        absl::StrCat("model directory '", base_dir, "': ", ec.message()));
+    return absl::NotFoundError(absl::StrCat(
+        "model directory '", View(base_dir), "': ", ec.message()));
   }
-  fs::path resolved = fs::canonical(base / relative, ec);
+  fs::path resolved = fs::weakly_canonical(base / fs::path(location), ec);
   if (ec) {
-    return absl::NotFoundError(absl::StrCat("external data file '", location,
-                                            "' not found in ", base.string()));
+    return absl::UnavailableError(absl::StrCat(
+        "external data location '", View(location), "': ", ec.message()));
   }
-  if (!IsInside(resolved, base)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "external data location '", location, "' resolves outside the model's directory (to ",
-        resolved.string(), ")"));
-  }
-  if (!fs::is_regular_file(resolved, ec)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("external data location '", location, "' is not a regular file"));
+  if (!IsStrictlyInside(resolved, base)) {
+    return LocationError(location,
+                         absl::StrCat("resolves outside the model's directory ",
+                                      base.string(), " (to ",
+                                      resolved.string(), ")"));
   }
   return resolved.string();
 }
 
+absl::StatusOr<std::string> ResolveExternalLocation(std::string_view base_dir,
+                                                    std::string_view location) {
+  OC_ASSIGN_OR_RETURN(std::string resolved,
+                      ConfineLocation(base_dir, location));
+  std::error_code ec;
+  fs::file_status status = fs::status(resolved, ec);
+  if (!fs::exists(status)) {
+    return absl::NotFoundError(
+        absl::StrCat("external data file '", View(location),
+                     "' does not exist in the model's directory"));
+  }
+  if (!fs::is_regular_file(status)) {
+    return LocationError(location, "is not a regular file");
+  }
+  return resolved;
+}
+
+absl::StatusOr<FileRange> LocateExternalData(const onnx::TensorProto& tensor,
+                                             std::string_view base_dir,
+                                             const TensorPath* path) {
+  absl::StatusOr<FileRange> range = Locate(tensor, base_dir);
+  if (range.ok()) return range;
+  return Prefixed(path ? DescribeTensor(tensor, *path) : TensorName(tensor),
+                  range.status());
+}
+
+absl::Status CheckExternalReference(const onnx::TensorProto& tensor,
+                                    std::string_view base_dir) {
+  return LocateExternalData(tensor, base_dir).status();
+}
+
+absl::Status StreamFileRange(
+    const FileRange& range,
+    absl::FunctionRef<absl::Status(std::string_view chunk)> sink) {
+  int fd = open(range.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    return absl::UnavailableError(
+        absl::StrCat(range.path, ": cannot open: ", std::strerror(errno)));
+  }
+  std::string buffer(
+      static_cast<size_t>(std::min(range.length, kReadChunkBytes)), '\0');
+  absl::Status status;
+  for (int64_t done = 0; status.ok() && done < range.length;) {
+    size_t want = static_cast<size_t>(
+        std::min<int64_t>(range.length - done, buffer.size()));
+    ssize_t got = pread(fd, buffer.data(), want, range.offset + done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      status = absl::DataLossError(absl::StrCat(
+          range.path, ": read failed at byte ", range.offset + done, ": ",
+          got < 0 ? std::strerror(errno) : "the file ended early"));
+      break;
+    }
+    status = sink(std::string_view(buffer.data(), static_cast<size_t>(got)));
+    done += got;
+  }
+  close(fd);
+  return status;
+}
+
 namespace {
 
-struct ResolvedRef {
-  std::string path;
-  int64_t offset;
-  int64_t length;
-};
-
-absl::StatusOr<ResolvedRef> Resolve(const onnx::TensorProto& tensor,
-                                    absl::string_view base_dir) {
-  OC_ASSIGN_OR_RETURN(ExternalDataRef ref, ParseExternalDataRef(tensor));
-  absl::StatusOr<std::string> path = ResolveExternalLocation(base_dir, ref.location);
-  if (!path.ok()) {
-    return absl::Status(absl::StatusCode::kInvalidArgument,
-                        absl::StrCat(TensorLabel(tensor), ": ", path.status().message()));
-  }
-  std::error_code ec;
-  int64_t size = static_cast<int64_t>(fs::file_size(*path, ec));
-  if (ec) {
-    return absl::InvalidArgumentError(absl::StrCat(TensorLabel(tensor), ": cannot stat '",
-                                                   ref.location, "': ", ec.message()));
-  }
-  int64_t length = ref.length.value_or(size - std::min(size, ref.offset));
-  if (ref.offset > size || length > size - ref.offset) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        TensorLabel(tensor), ": external data '", ref.location, "' offset ", ref.offset,
-        " + length ", length, " exceeds the file's ", size, " bytes"));
-  }
-  return ResolvedRef{*path, ref.offset, length};
+// The bytes of `range`, read in one buffer of exactly its length.
+absl::StatusOr<std::string> ReadRange(const FileRange& range) {
+  std::string bytes;
+  bytes.reserve(static_cast<size_t>(range.length));
+  OC_RETURN_IF_ERROR(StreamFileRange(range, [&](std::string_view chunk) {
+    bytes.append(chunk);
+    return absl::OkStatus();
+  }));
+  return bytes;
 }
 
 }  // namespace
 
-absl::Status CheckExternalReference(const onnx::TensorProto& tensor,
-                                    absl::string_view base_dir) {
-  return Resolve(tensor, base_dir).status();
-}
-
 absl::StatusOr<std::string> ReadExternalData(const onnx::TensorProto& tensor,
-                                             absl::string_view base_dir) {
-  OC_ASSIGN_OR_RETURN(ResolvedRef ref, Resolve(tensor, base_dir));
-  std::ifstream in(ref.path, std::ios::binary);
-  std::string bytes(static_cast<size_t>(ref.length), '\0');
-  in.seekg(ref.offset);
-  in.read(bytes.data(), ref.length);
-  if (!in) {
-    return absl::DataLossError(absl::StrCat(TensorLabel(tensor), ": failed reading ",
-                                            ref.length, " bytes from ", ref.path));
-  }
+                                             std::string_view base_dir) {
+  OC_ASSIGN_OR_RETURN(FileRange range, LocateExternalData(tensor, base_dir));
+  absl::StatusOr<std::string> bytes = ReadRange(range);
+  if (!bytes.ok()) return Prefixed(TensorName(tensor), bytes.status());
   return bytes;
 }
 
-void ForEachTensor(onnx::ModelProto& model, const TensorFn& fn) {
-  VisitGraph(*model.mutable_graph(), "main", 0, fn);
-  for (onnx::FunctionProto& function : *model.mutable_functions()) {
-    VisitNodes(*function.mutable_node(),
-               absl::StrCat("function '", function.name(), "'"), 0, fn);
-  }
-  for (onnx::TrainingInfoProto& info : *model.mutable_training_info()) {
-    if (info.has_initialization()) {
-      VisitGraph(*info.mutable_initialization(), "training initialization", 0, fn);
-    }
-    if (info.has_algorithm()) {
-      VisitGraph(*info.mutable_algorithm(), "training algorithm", 0, fn);
-    }
-  }
+bool CanHoldTensors(const Descriptor& type) {
+  static const auto* const kHolders =
+      new absl::flat_hash_set<const Descriptor*>(ComputeTensorHolders());
+  return kHolders->contains(&type);
 }
 
-absl::Status LoadExternalData(onnx::ModelProto& model, absl::string_view base_dir,
-                              int64_t max_total_bytes) {
-  absl::Status status;
+std::string TensorPath::ToString() const {
+  return absl::StrJoin(steps_, ".", [](std::string* out, const Step& step) {
+    absl::StrAppend(out, step.field->name());
+    if (step.index >= 0) absl::StrAppend(out, "[", step.index, "]");
+  });
+}
+
+absl::Status ForEachTensor(
+    const onnx::ModelProto& model,
+    absl::FunctionRef<absl::Status(const onnx::TensorProto&, const TensorPath&)>
+        fn,
+    int max_depth) {
+  TensorPath path;
+  return WalkTensors(static_cast<const Message&>(model), path, max_depth, fn);
+}
+
+absl::Status ForEachMutableTensor(
+    onnx::ModelProto& model,
+    absl::FunctionRef<absl::Status(onnx::TensorProto&, const TensorPath&)> fn,
+    int max_depth) {
+  TensorPath path;
+  return WalkTensors(static_cast<Message&>(model), path, max_depth, fn);
+}
+
+std::string DescribeTensor(const onnx::TensorProto& tensor,
+                           const TensorPath& path) {
+  return absl::StrCat(TensorName(tensor), " (", path.ToString(), ")");
+}
+
+absl::Status CheckExternalReferences(const onnx::ModelProto& model,
+                                     std::string_view base_dir,
+                                     int64_t max_total_bytes) {
   int64_t total = 0;
-  ForEachTensor(model, [&](onnx::TensorProto& tensor, const std::string& where) {
-    if (!status.ok() || !IsExternal(tensor)) return;
-    absl::StatusOr<ResolvedRef> ref = Resolve(tensor, base_dir);
-    if (ref.ok() && ref->length > max_total_bytes - total) {
-      ref = absl::ResourceExhaustedError(absl::StrCat(
-          "external data exceeds the limit of ", max_total_bytes, " bytes"));
-    }
-    absl::StatusOr<std::string> bytes =
-        ref.ok() ? ReadExternalData(tensor, base_dir) : ref.status();
-    if (!bytes.ok()) {
-      status = absl::Status(bytes.status().code(),
-                            absl::StrCat(where, ": ", bytes.status().message()));
-      return;
-    }
-    total += ref->length;
-    tensor.set_raw_data(std::move(*bytes));
+  return ForEachTensor(model, [&](const onnx::TensorProto& tensor,
+                                  const TensorPath& path) -> absl::Status {
+    if (!IsExternal(tensor)) return absl::OkStatus();
+    absl::StatusOr<FileRange> range = Locate(tensor, base_dir);
+    absl::Status status = range.ok()
+                              ? CheckBudget(range->length, total, max_total_bytes)
+                              : range.status();
+    return status.ok() ? status : Prefixed(DescribeTensor(tensor, path), status);
+  });
+}
+
+absl::Status LoadExternalData(onnx::ModelProto& model,
+                              std::string_view base_dir,
+                              int64_t max_total_bytes) {
+  int64_t total = 0;
+  auto load = [&](onnx::TensorProto& tensor) -> absl::Status {
+    OC_ASSIGN_OR_RETURN(FileRange range, Locate(tensor, base_dir));
+    OC_RETURN_IF_ERROR(CheckBudget(range.length, total, max_total_bytes));
+    OC_ASSIGN_OR_RETURN(std::string bytes, ReadRange(range));
+    tensor.set_raw_data(std::move(bytes));
     tensor.clear_external_data();
     tensor.clear_data_location();
-  });
-  return status;
+    return absl::OkStatus();
+  };
+  return ForEachMutableTensor(
+      model, [&](onnx::TensorProto& tensor, const TensorPath& path) {
+        if (!IsExternal(tensor)) return absl::OkStatus();
+        absl::Status status = load(tensor);
+        return status.ok() ? status
+                           : Prefixed(DescribeTensor(tensor, path), status);
+      });
 }
 
 }  // namespace onnxconvert

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 #include <string>
-#include "absl/strings/string_view.h"
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -11,63 +11,76 @@
 
 namespace onnxconvert {
 
+// Largest serialized model protobuf can parse or write: 2 GiB - 1 bytes.
+inline constexpr int64_t kMaxProtobufBytes = (int64_t{2} << 30) - 1;
+
 // Limits and choices for reading a model.
 struct LoadOptions {
-  // Largest model file accepted, in bytes (protobuf cannot parse > 2 GiB).
-  int64_t max_model_bytes = (int64_t{2} << 30) - 1;
+  // Largest model file accepted, in bytes (never more than kMaxProtobufBytes).
+  int64_t max_model_bytes = kMaxProtobufBytes;
   // Check every external reference at load: confined path, file exists,
   // offset + length inside the file.
   bool verify_external_data = true;
   // Read external tensors into raw_data at load.
   bool load_external_data = false;
-  // Total external bytes accepted when loading them.
+  // Total external bytes accepted (checked or loaded).
   int64_t max_external_data_bytes = int64_t{64} << 30;
 };
 
 // A model read from a file, with where its external data lives.
 struct LoadedModel {
   onnx::ModelProto model;
-  std::string path;      // the file it was read from ("" when parsed from bytes)
+  std::string path;      // file it was read from ("" when parsed from bytes)
   std::string base_dir;  // directory that external data locations are relative to
 };
 
-// Parses a serialized ModelProto. Errors start with `source_name` and give
-// the byte offset and field path of the first malformed field. External
-// references are not checked (there is no directory).
-absl::StatusOr<onnx::ModelProto> ParseModel(absl::string_view bytes,
-                                            absl::string_view source_name,
+// Parses a serialized ModelProto, keeping every field (unknown ones too) so
+// that serializing it again gives the same bytes. Errors begin with
+// "<source_name>: "; malformed input gives the byte offset and field path of
+// its first problem. External references are not checked (no directory).
+absl::StatusOr<onnx::ModelProto> ParseModel(std::string_view bytes,
+                                            std::string_view source_name,
                                             const LoadOptions& options = {});
 
-// Reads and parses the model at `path`; external references are checked
-// (or loaded) relative to its directory, as `options` say. Errors start with
-// `path`.
+// Reads and parses the model file at `path` (refused by size before
+// reading), then checks or loads its external data relative to its
+// directory as `options` say. Errors begin with "<path>: ".
 absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
                                       const LoadOptions& options = {});
 
 // Choices for writing a model.
 struct SaveOptions {
-  // Tensors holding at least this many bytes of data go to an external file
-  // beside the model; -1 never.
+  // Tensors with data of at least this many bytes go to an external file;
+  // -1 never.
   int64_t external_data_threshold = -1;
-  // The external file's name, relative to the model's directory; default
-  // "<model file name>.data".
+  // File name relative to the model's dir; default "<model file name>.data".
   std::string external_data_file;
-  // Where the model's existing external references live; when that is not
-  // the output's directory their bytes are copied into the new data file.
+  // Where the model's existing external references live, so they can be
+  // carried over when saving elsewhere. Empty: the output's directory.
   std::string source_base_dir;
+  // Largest model file written (never more than kMaxProtobufBytes).
+  int64_t max_model_bytes = kMaxProtobufBytes;
 };
 
-// Writes `model` to `path` atomically (temp file, fsync, rename): on any
-// failure no partial file is left. Moves large tensors to external data as
-// `options` say. The overload taking an rvalue avoids copying the model.
+// Writes `model` to `path` atomically: temp files in the target directory,
+// fsync, then rename; on failure no new file is left behind. `model` is not
+// modified and not copied: tensors moved to external data are streamed from
+// it into the data file, and the model file is serialized straight to disk.
+//
+// With external_data_threshold >= 0, every non-empty tensor (anywhere in the
+// model; STRING and sub-byte typed data excepted) whose data takes at least
+// that many bytes is written as raw little-endian bytes to one data file
+// beside the model, at offsets aligned to 64 bytes (4096 for tensors of 4 KiB
+// or more), and replaced by a reference. Existing external references are
+// copied into that file when source_base_dir is another directory, or when
+// they point at the file being written; otherwise they are kept as they are.
 absl::Status SaveModel(const onnx::ModelProto& model, const std::string& path,
-                       const SaveOptions& options = {});
-absl::Status SaveModel(onnx::ModelProto&& model, const std::string& path,
                        const SaveOptions& options = {});
 
 // Writes `bytes` to `path` atomically (temp file in the same directory,
 // fsync, rename).
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes);
+absl::Status WriteFileAtomically(const std::string& path,
+                                 std::string_view bytes);
 
 }  // namespace onnxconvert
 

@@ -1,26 +1,48 @@
 #ifndef ONNX_CONVERT_IR_WIRE_DIAGNOSTICS_H_
 #define ONNX_CONVERT_IR_WIRE_DIAGNOSTICS_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
+#include <string_view>
 
 #include "google/protobuf/descriptor.h"
+#include "google/protobuf/message.h"
 
 namespace onnxconvert {
 
-// Walks `bytes` as a serialized message of type `descriptor` and describes
-// the first wire-format problem, with its byte offset and field path, e.g.
-// "wrong wire type 0 for field 7 (graph), expected 2, at byte 4
-// (ModelProto.graph)". Returns nullopt when the bytes are well formed.
+// Nesting depth protobuf's parser accepts by default; deeper messages are a
+// wire error.
+inline constexpr int kDefaultWireRecursionLimit = 100;
+
+// The first wire-format problem in a serialized message.
+struct WireError {
+  int64_t offset = 0;   // byte offset of the tag, varint or length at fault
+  std::string problem;  // e.g. "truncated varint"
+  std::string path;     // e.g. "ModelProto.graph > GraphProto.node[3]"
+
+  // "<problem> at byte <offset> (<path>)".
+  std::string ToString() const;
+};
+
+// Walks `bytes` as a serialized message of type `type` and returns the first
+// problem in byte order, or nullopt when the bytes are well formed.
 //
-// Catches what protobuf's parser rejects (truncated varints and lengths,
-// invalid wire types, groups, nesting past the limit) and what it silently
-// accepts as an unknown field: a declared field sent with the wrong wire
-// type. Fields the schema does not declare are accepted and skipped. Cost is
-// linear in the number of fields; string and bytes payloads are skipped.
-std::optional<std::string> FindWireError(
-    absl::string_view bytes, const google::protobuf::Descriptor* descriptor);
+// Reports what protobuf's parser rejects (truncated varints and lengths,
+// lengths past the end of the enclosing message, invalid wire types and field
+// numbers, groups, malformed packed payloads, nesting deeper than
+// `recursion_limit`) and what it silently keeps as an unknown field: a
+// declared field sent with the wrong wire type. Undeclared fields are
+// skipped. Time is linear in the input; memory is bounded by the nesting.
+std::optional<WireError> FindWireError(
+    std::string_view bytes, const google::protobuf::Descriptor& type,
+    int recursion_limit = kDefaultWireRecursionLimit);
+
+// True when parsed `message` holds, among its unknown fields at any depth,
+// something FindWireError reports on its bytes although protobuf's parser
+// accepted it: a declared field sent with the wrong wire type, or a group.
+// Lets a caller parse first and walk the bytes only when needed.
+bool NeedsWireCheck(const google::protobuf::Message& message);
 
 }  // namespace onnxconvert
 
