@@ -56,7 +56,7 @@ using OpsetMap = absl::flat_hash_map<std::string, int64_t>;
 struct ValueState {
   onnx::TypeProto* type = nullptr;  // in the result's arena; never null once set
   const onnx::TensorProto* constant = nullptr;
-  std::optional<onnx::TensorShapeProto> shape_data;
+  const onnx::TensorShapeProto* shape_data = nullptr;  // in the result's arena
 };
 
 bool HasType(const onnx::TypeProto& type) {
@@ -181,7 +181,7 @@ class NodeContext : public InferenceContext {
   }
   const onnx::TensorShapeProto* InputShapeData(size_t i) const override {
     const ValueState* state = Input(i);
-    return state != nullptr && state->shape_data ? &*state->shape_data : nullptr;
+    return state != nullptr ? state->shape_data : nullptr;
   }
   onnx::TypeProto* MutableOutputType(size_t i) override { return outputs_[i]; }
   void SetOutputShapeData(size_t i, onnx::TensorShapeProto data) override {
@@ -269,9 +269,11 @@ void InferFromConstraints(NodeContext& ctx) {
       const FormalParam* input = FormalFor(schema.inputs, in);
       const onnx::TypeProto* type = ctx.InputType(in);
       if (input == nullptr || type == nullptr || input->type_str != formal->type_str) continue;
-      onnx::TypeProto copy = *type;
-      if (copy.has_tensor_type()) copy.mutable_tensor_type()->clear_shape();
-      *ctx.MutableOutputType(out) = std::move(copy);
+      if (type->has_tensor_type()) {
+        SetElemType(ctx.MutableOutputType(out), type->tensor_type().elem_type());
+      } else {
+        *ctx.MutableOutputType(out) = *type;
+      }
       break;
     }
     if (!HasType(*ctx.MutableOutputType(out)) && constraint->allowed_types.size() == 1) {
@@ -399,7 +401,12 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
     if (name.empty()) continue;
     ValueState& state = values_[name];
     state.type = outputs[i] != nullptr ? outputs[i] : engine_.NewType();
-    state.shape_data = std::move(data[i]);
+    if (data[i]) {
+      auto* shape_data =
+          google::protobuf::Arena::CreateMessage<onnx::TensorShapeProto>(engine_.result().arena.get());
+      shape_data->Swap(&*data[i]);
+      state.shape_data = shape_data;
+    }
     state.constant = constants[i];
     if (const onnx::TypeProto* declared = Declared(name)) {
       absl::StatusOr<onnx::TypeProto> merged = MergeWithDeclared(*state.type, *declared);

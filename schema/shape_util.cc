@@ -112,17 +112,37 @@ absl::StatusOr<onnx::TensorShapeProto> BroadcastShapes(
 
 absl::Status InferBroadcastShape(InferenceContext& ctx) {
   std::vector<const onnx::TensorShapeProto*> shapes;
+  bool all_equal = true;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     if (!ctx.HasInput(i)) continue;
     const onnx::TensorShapeProto* shape = ShapeOf(ctx.InputType(i));
     if (shape == nullptr) return absl::OkStatus();
+    all_equal = all_equal && (shapes.empty() || SameDims(*shapes[0], *shape));
     shapes.push_back(shape);
   }
   if (shapes.empty() || !ctx.HasOutput(0)) return absl::OkStatus();
+  onnx::TensorShapeProto* out = MutableShape(ctx.MutableOutputType(0));
+  if (all_equal) {
+    // The common case (same-shape operands) needs no broadcasting.
+    out->CopyFrom(*shapes[0]);
+    return absl::OkStatus();
+  }
   absl::StatusOr<onnx::TensorShapeProto> result = BroadcastShapes(shapes);
   if (!result.ok()) return ctx.Error(result.status().message());
-  *MutableShape(ctx.MutableOutputType(0)) = *std::move(result);
+  out->Swap(&*result);
   return absl::OkStatus();
+}
+
+bool SameDims(const onnx::TensorShapeProto& a, const onnx::TensorShapeProto& b) {
+  if (a.dim_size() != b.dim_size()) return false;
+  for (int i = 0; i < a.dim_size(); ++i) {
+    const auto& x = a.dim(i);
+    const auto& y = b.dim(i);
+    if (x.value_case() != y.value_case()) return false;
+    if (x.has_dim_value() && x.dim_value() != y.dim_value()) return false;
+    if (x.has_dim_param() && x.dim_param() != y.dim_param()) return false;
+  }
+  return true;
 }
 
 absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank, absl::string_view what) {

@@ -53,6 +53,9 @@ void PropagateType(InferenceContext& ctx, size_t in, size_t out);
 absl::StatusOr<onnx::TensorShapeProto> BroadcastShapes(
     absl::Span<const onnx::TensorShapeProto* const> shapes);
 
+// True if both shapes have the same dims (values, symbols, unknowns).
+bool SameDims(const onnx::TensorShapeProto& a, const onnx::TensorShapeProto& b);
+
 // Output 0 = broadcast of every present input's shape when all are known.
 absl::Status InferBroadcastShape(InferenceContext& ctx);
 
