@@ -386,7 +386,7 @@ class Parser {
     } while (Accept("."));
     node.set_op_type(parts.back());
     parts.pop_back();
-    if (!parts.empty()) node.set_domain(absl::StrJoin(parts, "."));
+    if (!parts.empty()) node.set_domain(absl::StrJoin(parts, "."));  // `"".Op` sets ""
     if (Accept(":")) {
       OC_ASSIGN_OR_RETURN(*node.mutable_overload(), ParseName());
     }

@@ -15,7 +15,8 @@
 //   is a bare version (`[13]`); `?` is a missing version.
 // - Function header keys: domain, overload, opset_import.
 // - Names that are not identifiers are quoted strings: "input.1".
-// - A node's name in brackets before it: `[conv_1] Y = Conv(X, W)`; an
+// - A node's name in brackets before it: `[conv_1] Y = Conv(X, W)`; a
+//   domain set to "" (not absent) as `"".Relu(X)`; an
 //   overload after the op: `Y = local.F:v2(X)`; `""` for a missing input.
 // - `@doc "text"` before a graph, function, node, value, tensor or attribute
 //   sets its doc_string.

@@ -37,6 +37,8 @@ INSTANTIATE_TEST_SUITE_P(
         NodeCase{"Y, Z = com.ms.Op(A, \"\", C)",
                  R"(input: "A" input: "" input: "C" output: "Y" output: "Z"
                     op_type: "Op" domain: "com.ms")"},
+        NodeCase{"Y = \"\".Relu(X)",
+                 R"(input: "X" output: "Y" op_type: "Relu" domain: "")"},
         NodeCase{"[n1] Y = Relu(\"input.1\")",
                  R"(name: "n1" input: "input.1" output: "Y" op_type: "Relu")"},
         NodeCase{"Y = local.F:v2(X)",

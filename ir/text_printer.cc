@@ -199,10 +199,10 @@ class Printer {
     if (node.has_name()) out_ += "[" + Name(node.name()) + "] ";
     out_ += NameList(node.output());
     out_ += node.output_size() > 0 ? " = " : "= ";
-    if (!node.domain().empty()) {
-      out_ += (DottedPlain(node.domain())
-                   ? node.domain()
-                   : QuoteString(node.domain())) +
+    if (node.has_domain()) {
+      // A domain set to "" (rather than absent) prints as `"".Op`.
+      out_ += (!node.domain().empty() && DottedPlain(node.domain()) ? node.domain()
+                                                                     : QuoteString(node.domain())) +
               ".";
     }
     out_ += Name(node.op_type());

@@ -258,7 +258,7 @@ std::string FunctionResidue(const onnx::FunctionProto& function) {
 std::string NodeResidue(const onnx::NodeProto& node) {
   return Residue(node, [&node](int number) {
     switch (number) {
-      case onnx::NodeProto::kDomainFieldNumber: return !node.domain().empty();
+      case onnx::NodeProto::kDomainFieldNumber: return true;  // `"".Op` when set empty
       case onnx::NodeProto::kOverloadFieldNumber: return !node.overload().empty();
       case onnx::NodeProto::kMetadataPropsFieldNumber:
       case onnx::NodeProto::kDeviceConfigurationsFieldNumber:
