@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "tests/model_text.h"
 #include "ir/model_io.h"
 #include "ir/text_parser.h"
 #include "tests/corpus.h"
@@ -18,11 +19,7 @@ onnx::GraphProto Graph(absl::string_view text) {
   return graph.ok() ? *graph : onnx::GraphProto();
 }
 
-onnx::ModelProto Model(absl::string_view text) {
-  absl::StatusOr<onnx::ModelProto> model = ParseModelText(text);
-  EXPECT_TRUE(model.ok()) << model.status();
-  return model.ok() ? *model : onnx::ModelProto();
-}
+onnx::ModelProto Model(absl::string_view text) { return testing::ModelFromText(text); }
 
 constexpr absl::string_view kChain = R"(
 g (float[N] X, float[N] B) => (float[N] Y) <float[1] W = {2.0}> {

@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "tests/model_text.h"
 #include "ir/model_io.h"
 #include "ir/text_parser.h"
 #include "tests/corpus.h"
@@ -11,11 +12,7 @@
 namespace onnxconvert::schema {
 namespace {
 
-onnx::ModelProto Model(absl::string_view text) {
-  absl::StatusOr<onnx::ModelProto> model = ParseModelText(text);
-  EXPECT_TRUE(model.ok()) << model.status();
-  return model.ok() ? *model : onnx::ModelProto();
-}
+onnx::ModelProto Model(absl::string_view text) { return testing::ModelFromText(text); }
 
 TEST(CheckerTest, ValidModelHasNoIssues) {
   CheckReport report = CheckModel(Model(R"(

@@ -125,14 +125,6 @@ absl::Status OutputDatatype(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::Status Bernoulli(InferenceContext& ctx) {
-  PropagateShape(ctx, 0, 0);
-  int64_t dtype = ctx.AttrInt("dtype", 0);
-  if (dtype != 0) SetElemType(ctx.MutableOutputType(0), static_cast<int32_t>(dtype));
-  else PropagateElemType(ctx, 0, 0);
-  return absl::OkStatus();
-}
-
 absl::Status OptionalGetElement(InferenceContext& ctx) {
   const onnx::TypeProto* input = ctx.InputType(0);
   if (input == nullptr) return absl::OkStatus();
@@ -221,7 +213,7 @@ std::vector<InferenceRule> BuildRules() {
       {"", "HammingWindow", 1, kAll, OutputDatatype},
       {"", "BlackmanWindow", 1, kAll, OutputDatatype},
       {"", "MelWeightMatrix", 1, kAll, OutputDatatype},
-      {"", "Bernoulli", 1, kAll, Bernoulli},
+      {"", "Bernoulli", 1, kAll, InferLikeInputTypedByDtype},
       {"", "OptionalGetElement", 1, kAll, OptionalGetElement},
       {"", "OptionalHasElement", 1, kAll, OptionalHasElement},
       {"", "SplitToSequence", 1, kAll, SplitToSequence},

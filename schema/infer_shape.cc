@@ -704,14 +704,6 @@ absl::Status TopK(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::Status EyeLike(InferenceContext& ctx) {
-  PropagateShape(ctx, 0, 0);
-  int64_t dtype = ctx.AttrInt("dtype", 0);
-  if (dtype != 0) SetElemType(ctx.MutableOutputType(0), static_cast<int32_t>(dtype));
-  else PropagateElemType(ctx, 0, 0);
-  return absl::OkStatus();
-}
-
 // Random generators with `dtype` and `shape` attributes.
 absl::Status RandomWithShape(InferenceContext& ctx) {
   SetElemType(ctx.MutableOutputType(0),
@@ -720,14 +712,6 @@ absl::Status RandomWithShape(InferenceContext& ctx) {
     onnx::TensorShapeProto* out = OutputShape(ctx);
     for (int64_t d : *shape) AddDim(out, d);
   }
-  return absl::OkStatus();
-}
-
-absl::Status RandomLike(InferenceContext& ctx) {
-  PropagateShape(ctx, 0, 0);
-  int64_t dtype = ctx.AttrInt("dtype", 0);
-  if (dtype != 0) SetElemType(ctx.MutableOutputType(0), static_cast<int32_t>(dtype));
-  else PropagateElemType(ctx, 0, 0);
   return absl::OkStatus();
 }
 
@@ -898,11 +882,11 @@ std::vector<InferenceRule> BuildRules() {
       {"", "Split", 1, kAll, Split},
       {"", "Pad", 1, kAll, Pad},
       {"", "TopK", 1, kAll, TopK},
-      {"", "EyeLike", 1, kAll, EyeLike},
+      {"", "EyeLike", 1, kAll, InferLikeInputTypedByDtype},
       {"", "RandomNormal", 1, kAll, RandomWithShape},
       {"", "RandomUniform", 1, kAll, RandomWithShape},
-      {"", "RandomNormalLike", 1, kAll, RandomLike},
-      {"", "RandomUniformLike", 1, kAll, RandomLike},
+      {"", "RandomNormalLike", 1, kAll, InferLikeInputTypedByDtype},
+      {"", "RandomUniformLike", 1, kAll, InferLikeInputTypedByDtype},
       {"", "DepthToSpace", 1, kAll, DepthToSpace},
       {"", "SpaceToDepth", 1, kAll, SpaceToDepth},
       {"", "OneHot", 1, kAll, OneHot},

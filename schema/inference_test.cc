@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tests/model_text.h"
 #include "ir/text_parser.h"
 #include "ir/text_printer.h"
 #include "schema/inference_rules.h"
@@ -13,11 +14,7 @@
 namespace onnxconvert::schema {
 namespace {
 
-onnx::ModelProto Model(absl::string_view text) {
-  absl::StatusOr<onnx::ModelProto> model = ParseModelText(text);
-  EXPECT_TRUE(model.ok()) << model.status();
-  return model.ok() ? *model : onnx::ModelProto();
-}
+onnx::ModelProto Model(absl::string_view text) { return testing::ModelFromText(text); }
 
 struct InferCase {
   std::string name;

@@ -110,6 +110,17 @@ absl::StatusOr<onnx::TensorShapeProto> BroadcastShapes(
   return result;
 }
 
+absl::Status InferLikeInputTypedByDtype(InferenceContext& ctx) {
+  PropagateShape(ctx, 0, 0);
+  int64_t dtype = ctx.AttrInt("dtype", 0);
+  if (dtype != 0) {
+    SetElemType(ctx.MutableOutputType(0), static_cast<int32_t>(dtype));
+  } else {
+    PropagateElemType(ctx, 0, 0);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status InferBroadcastShape(InferenceContext& ctx) {
   std::vector<const onnx::TensorShapeProto*> shapes;
   bool all_equal = true;

@@ -56,6 +56,10 @@ absl::StatusOr<onnx::TensorShapeProto> BroadcastShapes(
 // True if both shapes have the same dims (values, symbols, unknowns).
 bool SameDims(const onnx::TensorShapeProto& a, const onnx::TensorShapeProto& b);
 
+// Output 0 is shaped like input 0 and typed by the `dtype` attribute, or
+// like input 0 when it is absent (EyeLike, RandomNormalLike, Bernoulli, ...).
+absl::Status InferLikeInputTypedByDtype(InferenceContext& ctx);
+
 // Output 0 = broadcast of every present input's shape when all are known.
 absl::Status InferBroadcastShape(InferenceContext& ctx);
 
