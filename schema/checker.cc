@@ -267,7 +267,6 @@ class Checker {
       }
       return later_outputs;
     };
-    absl::flat_hash_set<absl::string_view> produced;
     for (int i = 0; i < nodes.size(); ++i) {
       const onnx::NodeProto& node = nodes[i];
       ++report_.nodes_checked;
@@ -280,7 +279,7 @@ class Checker {
       }
       for (const std::string& output : node.output()) {
         if (output.empty()) continue;
-        if (!produced.insert(output).second || scope.IsDefined(output)) {
+        if (scope.IsDefined(output)) {
           Report(CheckCode::kDuplicateValue, path, label.str(),
                  absl::StrCat("value '", output, "' is defined more than once"));
         }

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "schema/inference_context.h"
 #include "schema/inference_rules.h"
@@ -42,6 +43,18 @@ std::optional<std::vector<int64_t>> InferenceContext::AttrInts(absl::string_view
   return std::vector<int64_t>(a->ints().begin(), a->ints().end());
 }
 
+bool InferenceContext::SameTypeParam(size_t in, size_t out) const {
+  const OpSchema& schema = op();
+  auto formal = [](absl::Span<const FormalParam> formals, size_t slot) -> const FormalParam* {
+    if (formals.empty()) return nullptr;
+    if (slot < formals.size()) return &formals[slot];
+    return formals.back().option == ParamOption::kVariadic ? &formals.back() : nullptr;
+  };
+  const FormalParam* a = formal(schema.inputs, in);
+  const FormalParam* b = formal(schema.outputs, out);
+  return a != nullptr && b != nullptr && a->type_str == b->type_str;
+}
+
 absl::Status InferenceContext::Error(absl::string_view message) const {
   return absl::InvalidArgumentError(absl::StrCat(message));
 }
@@ -52,9 +65,9 @@ constexpr int kMaxDepth = 64;
 
 using OpsetMap = absl::flat_hash_map<std::string, int64_t>;
 
-// What inference knows of one value.
-struct ValueState {
-  onnx::TypeProto* type = nullptr;  // in the result's arena; never null once set
+// What inference knows of a value besides its type: its constant value or
+// its value as symbolic dims, for the few values that have one.
+struct ValueExtras {
   const onnx::TensorProto* constant = nullptr;
   const onnx::TensorShapeProto* shape_data = nullptr;  // in the result's arena
 };
@@ -78,9 +91,18 @@ class GraphInferencer {
   // infers every node.
   absl::Status Run(absl::Span<const onnx::TypeProto* const> input_types);
 
-  const ValueState* Find(absl::string_view name) const {
+  // The type of `name` here or in an enclosing graph, or null.
+  onnx::TypeProto* FindType(absl::string_view name) const {
     for (const GraphInferencer* g = this; g != nullptr; g = g->parent_) {
-      if (auto it = g->values_.find(name); it != g->values_.end()) return &it->second;
+      if (auto it = g->types_->find(name); it != g->types_->end()) return it->second;
+    }
+    return nullptr;
+  }
+
+  // The extras of `name` here or in an enclosing graph, or null.
+  const ValueExtras* FindExtras(absl::string_view name) const {
+    for (const GraphInferencer* g = this; g != nullptr; g = g->parent_) {
+      if (auto it = g->extras_.find(name); it != g->extras_.end()) return &it->second;
     }
     return nullptr;
   }
@@ -92,8 +114,8 @@ class GraphInferencer {
   std::vector<onnx::TypeProto> OutputTypes() const {
     std::vector<onnx::TypeProto> types;
     for (const auto& output : graph_.output()) {
-      const ValueState* state = Find(output.name());
-      types.push_back(state != nullptr && state->type != nullptr ? *state->type : output.type());
+      const onnx::TypeProto* type = FindType(output.name());
+      types.push_back(type != nullptr ? *type : output.type());
     }
     return types;
   }
@@ -115,7 +137,10 @@ class GraphInferencer {
   std::string path_;
   Engine& engine_;
   int depth_;
-  absl::flat_hash_map<absl::string_view, ValueState> values_;  // keys view the model
+  // Types of this graph's values: the result's map, filled as nodes are
+  // inferred (keys view the model).
+  absl::flat_hash_map<absl::string_view, onnx::TypeProto*>* types_ = nullptr;
+  absl::flat_hash_map<absl::string_view, ValueExtras> extras_;
   absl::flat_hash_map<absl::string_view, const onnx::TypeProto*> declared_;
   std::vector<onnx::TypeProto> output_types_;
 };
@@ -162,30 +187,58 @@ const FormalParam* FormalFor(absl::Span<const FormalParam> formals, size_t slot)
 class NodeContext : public InferenceContext {
  public:
   NodeContext(const onnx::NodeProto& node, const OpSchema& schema, GraphInferencer& graph)
-      : node_(node), schema_(schema), graph_(graph), outputs_(node.output_size()),
-        output_data_(node.output_size()), output_constants_(node.output_size()) {
-    for (onnx::TypeProto*& type : outputs_) type = graph.engine().NewType();
-  }
+      : node_(node), schema_(schema), graph_(graph), outputs_(node.output_size(), nullptr),
+        shared_(node.output_size(), false), output_data_(node.output_size(), nullptr),
+        output_constants_(node.output_size(), nullptr) {}
 
   const onnx::NodeProto& node() const override { return node_; }
   const OpSchema& op() const override { return schema_; }
   int64_t opset() const override { return graph_.engine().OpsetOf(node_.domain()); }
 
   const onnx::TypeProto* InputType(size_t i) const override {
-    const ValueState* state = Input(i);
-    return state != nullptr && HasType(state->type) ? state->type : nullptr;
+    if (!HasInput(i)) return nullptr;
+    const onnx::TypeProto* type = graph_.FindType(node_.input(i));
+    return HasType(type) ? type : nullptr;
   }
   const onnx::TensorProto* InputConstant(size_t i) const override {
-    const ValueState* state = Input(i);
-    return state != nullptr ? state->constant : nullptr;
+    const ValueExtras* extras = Extras(i);
+    return extras != nullptr ? extras->constant : nullptr;
   }
   const onnx::TensorShapeProto* InputShapeData(size_t i) const override {
-    const ValueState* state = Input(i);
-    return state != nullptr ? state->shape_data : nullptr;
+    const ValueExtras* extras = Extras(i);
+    return extras != nullptr ? extras->shape_data : nullptr;
   }
-  onnx::TypeProto* MutableOutputType(size_t i) override { return outputs_[i]; }
+  onnx::TypeProto* MutableOutputType(size_t i) override {
+    // Allocated on first write; a shared input type is copied first.
+    if (outputs_[i] == nullptr || shared_[i]) {
+      onnx::TypeProto* type = graph_.engine().NewType();
+      if (outputs_[i] != nullptr) *type = *outputs_[i];
+      outputs_[i] = type;
+      shared_[i] = false;
+    }
+    return outputs_[i];
+  }
+  const onnx::TypeProto* OutputTypeIfSet(size_t i) const override {
+    return HasType(outputs_[i]) ? outputs_[i] : nullptr;
+  }
+  void ShareInputType(size_t in, size_t out) override {
+    if (!HasInput(in) || out >= outputs_.size()) return;
+    onnx::TypeProto* type = graph_.FindType(node_.input(in));
+    if (!HasType(type)) return;
+    outputs_[out] = type;  // types are immutable once inferred
+    shared_[out] = true;
+  }
+  // The type of output `i` to record: owned, or shared when nothing
+  // changes it later (`writable` asks for an owned copy).
+  onnx::TypeProto* FinalOutput(size_t i, bool writable) {
+    if (outputs_[i] == nullptr || (writable && shared_[i])) return MutableOutputType(i);
+    return outputs_[i];
+  }
   void SetOutputShapeData(size_t i, onnx::TensorShapeProto data) override {
-    output_data_[i] = std::move(data);
+    auto* stored = google::protobuf::Arena::CreateMessage<onnx::TensorShapeProto>(
+        graph_.engine().result().arena.get());
+    stored->Swap(&data);
+    output_data_[i] = stored;
   }
   void SetOutputConstant(size_t i, onnx::TensorProto value) override {
     output_constants_[i] = graph_.engine().Own(std::move(value));
@@ -194,22 +247,23 @@ class NodeContext : public InferenceContext {
       absl::string_view attr_name, absl::Span<const onnx::TypeProto* const> input_types) override;
   std::string FreshSymbol() override { return graph_.engine().FreshSymbol(); }
 
-  std::vector<onnx::TypeProto*>& outputs() { return outputs_; }
-  std::vector<std::optional<onnx::TensorShapeProto>>& output_data() { return output_data_; }
-  std::vector<const onnx::TensorProto*>& output_constants() { return output_constants_; }
+
+  const onnx::TensorShapeProto* output_data(size_t i) const { return output_data_[i]; }
+  const onnx::TensorProto* output_constant(size_t i) const { return output_constants_[i]; }
 
  private:
-  const ValueState* Input(size_t i) const {
+  const ValueExtras* Extras(size_t i) const {
     if (!HasInput(i)) return nullptr;
-    return graph_.Find(node_.input(i));
+    return graph_.FindExtras(node_.input(i));
   }
 
   const onnx::NodeProto& node_;
   const OpSchema& schema_;
   GraphInferencer& graph_;
-  std::vector<onnx::TypeProto*> outputs_;  // in the result's arena
-  std::vector<std::optional<onnx::TensorShapeProto>> output_data_;
-  std::vector<const onnx::TensorProto*> output_constants_;
+  absl::InlinedVector<onnx::TypeProto*, 4> outputs_;  // in the result's arena
+  absl::InlinedVector<bool, 4> shared_;  // outputs_[i] is an input's type
+  absl::InlinedVector<const onnx::TensorShapeProto*, 4> output_data_;
+  absl::InlinedVector<const onnx::TensorProto*, 4> output_constants_;
 };
 
 absl::StatusOr<std::vector<onnx::TypeProto>> NodeContext::InferSubgraph(
@@ -250,18 +304,31 @@ const onnx::TypeProto* ConcreteType(absl::string_view type_str) {
   return it == parsed->end() ? nullptr : &it->second;
 }
 
+// Sets `out` to `type` without shapes; a tensor keeps the shape `out` has.
+void AssignKeepingShape(const onnx::TypeProto& type, onnx::TypeProto* out) {
+  if (type.has_tensor_type()) {
+    SetElemType(out, type.tensor_type().elem_type());
+  } else {
+    *out = type;
+  }
+}
+
 // Element types that follow from the op's type constraints: concrete output
 // types, and type parameters bound by an input.
 void InferFromConstraints(NodeContext& ctx) {
   const OpSchema& schema = ctx.op();
   for (size_t out = 0; out < ctx.num_outputs(); ++out) {
     if (!ctx.HasOutput(out)) continue;
+    const onnx::TypeProto* set = ctx.OutputTypeIfSet(out);
+    if (set != nullptr && (!set->has_tensor_type() || set->tensor_type().elem_type() != 0)) {
+      continue;  // the rule gave it
+    }
     const FormalParam* formal = FormalFor(schema.outputs, out);
     if (formal == nullptr) continue;
     const TypeConstraint* constraint = schema.FindConstraint(formal->type_str);
     if (constraint == nullptr) {
       if (const onnx::TypeProto* type = ConcreteType(formal->type_str)) {
-        *ctx.MutableOutputType(out) = *type;
+        AssignKeepingShape(*type, ctx.MutableOutputType(out));
       }
       continue;
     }
@@ -269,16 +336,14 @@ void InferFromConstraints(NodeContext& ctx) {
       const FormalParam* input = FormalFor(schema.inputs, in);
       const onnx::TypeProto* type = ctx.InputType(in);
       if (input == nullptr || type == nullptr || input->type_str != formal->type_str) continue;
-      if (type->has_tensor_type()) {
-        SetElemType(ctx.MutableOutputType(out), type->tensor_type().elem_type());
-      } else {
-        *ctx.MutableOutputType(out) = *type;
-      }
+      AssignKeepingShape(*type, ctx.MutableOutputType(out));
       break;
     }
-    if (!HasType(*ctx.MutableOutputType(out)) && constraint->allowed_types.size() == 1) {
+    const onnx::TypeProto* now = ctx.OutputTypeIfSet(out);
+    bool unset = now == nullptr || (now->has_tensor_type() && now->tensor_type().elem_type() == 0);
+    if (unset && constraint->allowed_types.size() == 1) {
       if (const onnx::TypeProto* type = ConcreteType(constraint->allowed_types[0])) {
-        *ctx.MutableOutputType(out) = *type;
+        AssignKeepingShape(*type, ctx.MutableOutputType(out));
       }
     }
   }
@@ -318,42 +383,39 @@ absl::StatusOr<onnx::TypeProto> MergeWithDeclared(const onnx::TypeProto& inferre
 }
 
 absl::Status GraphInferencer::Run(absl::Span<const onnx::TypeProto* const> input_types) {
-  values_.reserve(graph_.input_size() + graph_.initializer_size() + 2 * graph_.node_size());
+  GraphTypes& result = engine_.result().graphs[&graph_];
+  result.path = path_;
+  types_ = &result.types;
+  types_->reserve(graph_.input_size() + graph_.initializer_size() + graph_.node_size());
   for (const auto& value : graph_.value_info()) declared_[value.name()] = &value.type();
   for (const auto& value : graph_.output()) declared_[value.name()] = &value.type();
   absl::flat_hash_set<absl::string_view> inputs;
   for (int i = 0; i < graph_.input_size(); ++i) {
     const auto& input = graph_.input(i);
     inputs.insert(input.name());
-    ValueState& state = values_[input.name()];
-    state.type = engine_.NewType();
-    *state.type = input.type();
+    onnx::TypeProto* type = engine_.NewType();
+    *type = input.type();
     if (i < static_cast<int>(input_types.size()) && input_types[i] != nullptr) {
       absl::StatusOr<onnx::TypeProto> merged = MergeWithDeclared(*input_types[i], input.type());
-      if (merged.ok()) *state.type = *std::move(merged);
+      if (merged.ok()) *type = *std::move(merged);
     }
+    (*types_)[input.name()] = type;
   }
   for (const auto& tensor : graph_.initializer()) {
     if (inputs.contains(tensor.name())) continue;  // may be overridden at run time
-    ValueState& state = values_[tensor.name()];
-    state.constant = &tensor;
-    state.type = engine_.NewType();
-    SetElemType(state.type, tensor.data_type());
-    auto* shape = MutableShape(state.type);
+    extras_[tensor.name()].constant = &tensor;
+    onnx::TypeProto* type = engine_.NewType();
+    SetElemType(type, tensor.data_type());
+    auto* shape = MutableShape(type);
     for (int64_t dim : tensor.dims()) AddDim(shape, dim);
+    (*types_)[tensor.name()] = type;
   }
   for (int i = 0; i < graph_.node_size(); ++i) {
     absl::Status status = InferNode(graph_.node(i), i);
     if (!status.ok()) return status;
   }
   output_types_ = OutputTypes();
-  GraphTypes& types = engine_.result().graphs[&graph_];
-  types.path = path_;
-  types.types.reserve(values_.size());
-  for (auto& [name, state] : values_) {
-    if (HasType(state.type)) types.types.emplace(name, state.type);
-  }
-  values_.clear();
+  extras_.clear();
   return absl::OkStatus();
 }
 
@@ -375,47 +437,40 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
     engine_.result().notes.push_back(std::move(text));
     return absl::OkStatus();
   };
-  std::vector<onnx::TypeProto*> outputs(node.output_size(), nullptr);
-  std::vector<std::optional<onnx::TensorShapeProto>> data(node.output_size());
-  std::vector<const onnx::TensorProto*> constants(node.output_size());
+  std::optional<NodeContext> ctx;
   if (schema != nullptr) {
     ++engine_.result().nodes_inferred;
-    NodeContext ctx(node, *schema, *this);
-    InferFromConstraints(ctx);
+    NodeContext& context = ctx.emplace(node, *schema, *this);
     InferenceFn rule = FindInferenceRule(*schema);
     if (rule == nullptr) {
       ++engine_.result().ops_without_rules[schema->Label()];
     } else {
-      absl::Status status = rule(ctx);
+      absl::Status status = rule(context);
       if (!status.ok()) {
         absl::Status failed = fail(status.message());
         if (!failed.ok()) return failed;
       }
     }
-    outputs = std::move(ctx.outputs());
-    data = std::move(ctx.output_data());
-    constants = std::move(ctx.output_constants());
+    // Element types the rule left unset follow from the type constraints.
+    InferFromConstraints(context);
   }
   for (int i = 0; i < node.output_size(); ++i) {
     const std::string& name = node.output(i);
     if (name.empty()) continue;
-    ValueState& state = values_[name];
-    state.type = outputs[i] != nullptr ? outputs[i] : engine_.NewType();
-    if (data[i]) {
-      auto* shape_data =
-          google::protobuf::Arena::CreateMessage<onnx::TensorShapeProto>(engine_.result().arena.get());
-      shape_data->Swap(&*data[i]);
-      state.shape_data = shape_data;
+    const onnx::TypeProto* declared = Declared(name);
+    onnx::TypeProto* type = ctx ? ctx->FinalOutput(i, declared != nullptr) : engine_.NewType();
+    (*types_)[name] = type;
+    if (ctx && (ctx->output_data(i) != nullptr || ctx->output_constant(i) != nullptr)) {
+      extras_[name] = {ctx->output_constant(i), ctx->output_data(i)};
     }
-    state.constant = constants[i];
-    if (const onnx::TypeProto* declared = Declared(name)) {
-      absl::StatusOr<onnx::TypeProto> merged = MergeWithDeclared(*state.type, *declared);
+    if (declared != nullptr) {
+      absl::StatusOr<onnx::TypeProto> merged = MergeWithDeclared(*type, *declared);
       if (!merged.ok()) {
         absl::Status status = fail(absl::StrCat("output '", name, "': ", merged.status().message()));
         if (!status.ok()) return status;
-        *state.type = *declared;
+        *type = *declared;
       } else {
-        *state.type = *std::move(merged);
+        *type = *std::move(merged);
       }
     }
   }
@@ -459,7 +514,7 @@ void ApplyToGraph(const InferenceResult& result, onnx::GraphProto& graph, int de
       for (const std::string& output : node.output()) {
         if (output.empty() || listed.contains(output)) continue;
         auto found = types.find(output);
-        if (found == types.end()) continue;
+        if (found == types.end() || !HasType(found->second)) continue;
         onnx::ValueInfoProto* value = graph.add_value_info();
         value->set_name(output);
         *value->mutable_type() = *found->second;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -29,15 +30,24 @@ struct GraphTypes {
   // Inferred (and merged with declared) types of every value with a known
   // type, by name. Names view the model's strings; types live in the
   // result's arena.
-  absl::flat_hash_map<absl::string_view, const onnx::TypeProto*> types;
+  absl::flat_hash_map<absl::string_view, onnx::TypeProto*> types;
 };
 
 // What inference found for a model.
 struct InferenceResult {
   // Owns every inferred TypeProto (one arena: cheap to build and to free).
-  std::shared_ptr<google::protobuf::Arena> arena = std::make_shared<google::protobuf::Arena>();
-  // One entry per graph: the main graph, then subgraphs, keyed by the graph.
-  absl::flat_hash_map<const onnx::GraphProto*, GraphTypes> graphs;
+  std::shared_ptr<google::protobuf::Arena> arena = MakeTypeArena();
+
+  // An arena with blocks sized for many small types.
+  static std::shared_ptr<google::protobuf::Arena> MakeTypeArena() {
+    google::protobuf::ArenaOptions options;
+    options.start_block_size = 64 << 10;
+    options.max_block_size = 4 << 20;
+    return std::make_shared<google::protobuf::Arena>(options);
+  }
+  // One entry per graph: the main graph, then subgraphs, keyed by the graph
+  // (a node map: entries stay put while subgraphs are added).
+  absl::node_hash_map<const onnx::GraphProto*, GraphTypes> graphs;
   // Ops inference has no rule for, with how often they occur, e.g.
   // "ai.onnx.TfIdfVectorizer-9": their outputs get element types from the
   // type constraints only.

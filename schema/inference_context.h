@@ -64,6 +64,16 @@ class InferenceContext {
   }
   // The type inferred so far for output `i` (starts empty); write into it.
   virtual onnx::TypeProto* MutableOutputType(size_t i) = 0;
+  // The type of output `i` if anything set it, else null.
+  virtual const onnx::TypeProto* OutputTypeIfSet(size_t i) const = 0;
+  // Gives output `out` exactly input `in`'s type (element type and shape),
+  // sharing it rather than copying when the engine can.
+  virtual void ShareInputType(size_t in, size_t out) {
+    if (const onnx::TypeProto* type = InputType(in)) *MutableOutputType(out) = *type;
+  }
+  // True if output `out` and input `in` bind to the same type parameter (or
+  // the same concrete type) of the op, so they have one element type.
+  bool SameTypeParam(size_t in, size_t out) const;
   // Records the symbolic value of integer output `i` (see InputShapeData).
   virtual void SetOutputShapeData(size_t i, onnx::TensorShapeProto data) = 0;
   // Records the value of output `i` (small constant folding for shapes).

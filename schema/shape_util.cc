@@ -132,9 +132,13 @@ absl::Status InferBroadcastShape(InferenceContext& ctx) {
     shapes.push_back(shape);
   }
   if (shapes.empty() || !ctx.HasOutput(0)) return absl::OkStatus();
+  if (all_equal && ctx.SameTypeParam(0, 0)) {
+    // The common case (same-shape operands) needs no broadcasting.
+    ctx.ShareInputType(0, 0);
+    return absl::OkStatus();
+  }
   onnx::TensorShapeProto* out = MutableShape(ctx.MutableOutputType(0));
   if (all_equal) {
-    // The common case (same-shape operands) needs no broadcasting.
     out->CopyFrom(*shapes[0]);
     return absl::OkStatus();
   }
