@@ -70,11 +70,11 @@ void BM_RegistryLookup(benchmark::State& state) {
   }
 }
 
-#define OC_SIZES ->Arg(10000)->Arg(100000)->Arg(300000)->Arg(1000000)->Unit(benchmark::kMillisecond)
-BENCHMARK(BM_Parse) OC_SIZES->MinTime(0.5);
-BENCHMARK(BM_Check) OC_SIZES->MinTime(0.5);
-BENCHMARK(BM_Infer) OC_SIZES->MinTime(0.5);
-BENCHMARK(BM_CheckAndInfer) OC_SIZES->MinTime(0.5);
+#define OC_SIZES ->Arg(10000)->Arg(100000)->Arg(300000)->Arg(600000)->Arg(1000000)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_Parse) OC_SIZES->MinTime(3.0);
+BENCHMARK(BM_Check) OC_SIZES->MinTime(3.0);
+BENCHMARK(BM_Infer) OC_SIZES->MinTime(3.0);
+BENCHMARK(BM_CheckAndInfer) OC_SIZES->MinTime(3.0);
 BENCHMARK(BM_RegistryLookup);
 
 }  // namespace

@@ -1,0 +1,167 @@
+#include "adapters/adapter.h"
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/text_lexer.h"
+
+namespace onnxconvert::adapters {
+namespace {
+
+using schema::AttrSpec;
+using schema::FormalParam;
+using schema::OpSchema;
+using schema::TypeConstraint;
+
+// Version changes whose signature is unchanged but whose meaning changed
+// (onnx docs/Changelog.md): never converted as a plain version bump.
+struct SemanticChange {
+  const char* domain;
+  const char* op;
+  int version;  // the since_version that changed the meaning
+  const char* what;
+};
+
+constexpr SemanticChange kSemanticChanges[] = {
+    {"", "Softmax", 13, "axis now selects one axis instead of coercing to 2-D"},
+    {"", "LogSoftmax", 13, "axis now selects one axis instead of coercing to 2-D"},
+    {"", "Hardmax", 13, "axis now selects one axis instead of coercing to 2-D"},
+    {"", "GroupNormalization", 21, "scale and bias became per channel instead of per group"},
+    {"", "Upsample", 9, "scales moved from an attribute to an input"},
+    {"", "Resize", 11, "coordinate transformation modes and ROI input added"},
+    {"", "Resize", 13, "ROI and scales became optional"},
+    {"", "Pad", 11, "pads and value moved from attributes to inputs"},
+    {"", "Clip", 11, "min and max moved from attributes to inputs"},
+    {"", "Slice", 10, "starts, ends, axes moved from attributes to inputs"},
+    {"", "TopK", 10, "k moved from an attribute to an input"},
+    {"", "Reshape", 5, "shape moved from an attribute to an input"},
+    {"", "Split", 13, "split moved from an attribute to an input"},
+    {"", "Squeeze", 13, "axes moved from an attribute to an input"},
+    {"", "Unsqueeze", 13, "axes moved from an attribute to an input"},
+    {"", "ReduceSum", 13, "axes moved from an attribute to an input"},
+    {"", "Dropout", 12, "ratio moved from an attribute to an input"},
+    {"", "Scan", 9, "batch axis removed"},
+    {"", "BatchNormalization", 14, "training_mode replaced the spatial attribute"},
+};
+
+bool IsSemanticChange(const OpSchema& a, const OpSchema& b) {
+  int newer = std::max(a.since_version, b.since_version);
+  for (const SemanticChange& change : kSemanticChanges) {
+    if (a.domain == change.domain && a.name == change.op && newer == change.version) return true;
+  }
+  return false;
+}
+
+const char* SemanticChangeText(const OpSchema& a, const OpSchema& b) {
+  int newer = std::max(a.since_version, b.since_version);
+  for (const SemanticChange& change : kSemanticChanges) {
+    if (a.domain == change.domain && a.name == change.op && newer == change.version) {
+      return change.what;
+    }
+  }
+  return "";
+}
+
+bool SameParams(absl::Span<const FormalParam> a, absl::Span<const FormalParam> b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].option != b[i].option || a[i].type_str != b[i].type_str) return false;
+  }
+  return true;
+}
+
+bool SameDefault(const AttrSpec& a, const AttrSpec& b) {
+  if (a.has_default != b.has_default) return false;
+  if (!a.has_default) return true;
+  const auto& x = a.default_value;
+  const auto& y = b.default_value;
+  return x.i == y.i && x.f == y.f && x.s == y.s &&
+         std::equal(x.ints.begin(), x.ints.end(), y.ints.begin(), y.ints.end()) &&
+         std::equal(x.strings.begin(), x.strings.end(), y.strings.begin(), y.strings.end());
+}
+
+bool NodeSets(const onnx::NodeProto& node, absl::string_view attribute) {
+  for (const onnx::AttributeProto& a : node.attribute()) {
+    if (a.name() == attribute) return true;
+  }
+  return false;
+}
+
+// Why `node`'s attributes mean something else (or nothing) in `to`, or ""
+// when they carry over unchanged: an attribute the node sets must exist in
+// `to` with the same type; one it leaves unset must have the same default;
+// `to` must not require one the node lacks.
+std::string AttributeDifference(const OpSchema& from, const OpSchema& to,
+                                const onnx::NodeProto& node) {
+  for (const AttrSpec& a : from.attributes) {
+    const AttrSpec* b = to.FindAttr(a.name);
+    bool set = NodeSets(node, a.name);
+    if (b == nullptr) {
+      if (set) return absl::StrCat("attribute '", a.name, "' does not exist in ", to.Label());
+      continue;
+    }
+    if (set && a.type != b->type) {
+      return absl::StrCat("attribute '", a.name, "' changed its type in ", to.Label());
+    }
+    if (!set && !SameDefault(a, *b)) {
+      return absl::StrCat("the default of attribute '", a.name, "' differs in ", to.Label());
+    }
+  }
+  for (const AttrSpec& b : to.attributes) {
+    if (b.required && !NodeSets(node, b.name)) {
+      return absl::StrCat(to.Label(), " requires attribute '", b.name, "'");
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+AdapterEntry FindAdapter(const OpSchema& from, const OpSchema& to,
+                         const onnx::NodeProto& node) {
+  std::string name = absl::StrCat(from.domain.empty() ? "" : absl::StrCat(from.domain, "."),
+                                  from.name, " ", from.since_version, "->", to.since_version);
+  if (IsSemanticChange(from, to)) {
+    return {AdapterEntry::kUnsupported, nullptr,
+            absl::StrCat("no adapter yet for ", name, ": ", SemanticChangeText(from, to)), name};
+  }
+  if (!SameParams(from.inputs, to.inputs) || !SameParams(from.outputs, to.outputs)) {
+    return {AdapterEntry::kUnsupported, nullptr,
+            absl::StrCat("no adapter yet for ", name, ": the inputs or outputs changed"), name};
+  }
+  std::string attributes = AttributeDifference(from, to, node);
+  if (!attributes.empty()) {
+    return {AdapterEntry::kUnsupported, nullptr,
+            absl::StrCat("no adapter yet for ", name, ": ", attributes), name};
+  }
+  return {AdapterEntry::kCompatible, nullptr, "", name};
+}
+
+absl::Status CheckTypesAllowed(AdapterContext& ctx) {
+  auto check = [&](const google::protobuf::RepeatedPtrField<std::string>& values,
+                   absl::Span<const FormalParam> formals) -> absl::Status {
+    for (int i = 0; i < values.size(); ++i) {
+      if (values[i].empty() || formals.empty()) continue;
+      const FormalParam& formal =
+          static_cast<size_t>(i) < formals.size() ? formals[i] : formals.back();
+      const TypeConstraint* constraint = ctx.to.FindConstraint(formal.type_str);
+      int32_t elem = ctx.elem_type_of(values[i]);
+      std::optional<absl::string_view> elem_name = text::ElemTypeName(elem);
+      if (constraint == nullptr || !elem_name) continue;
+      std::string wanted = absl::StrCat("tensor(", *elem_name, ")");
+      bool allowed = false;
+      for (absl::string_view t : constraint->allowed_types) allowed |= t == wanted;
+      if (!allowed) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "'", values[i], "' is ", wanted, ", which ", ctx.to.Label(), " does not allow for ",
+            formal.type_str, " (allowed: ", absl::StrJoin(constraint->allowed_types, ", "), ")"));
+      }
+    }
+    return absl::OkStatus();
+  };
+  absl::Status inputs = check(ctx.node.input(), ctx.from.inputs);
+  if (!inputs.ok()) return inputs;
+  return check(ctx.node.output(), ctx.from.outputs);
+}
+
+}  // namespace onnxconvert::adapters

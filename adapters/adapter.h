@@ -1,0 +1,67 @@
+#ifndef ONNX_CONVERT_ADAPTERS_ADAPTER_H_
+#define ONNX_CONVERT_ADAPTERS_ADAPTER_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "proto/onnx.pb.h"
+#include "schema/registry.h"
+
+namespace onnxconvert::adapters {
+
+// One change an adapter made, for the conversion report.
+struct Change {
+  std::string kind;    // "version-bump", "attribute-to-input", "node-replaced", ...
+  std::string detail;  // human-readable, e.g. "axes moved to input 'axes__0'"
+};
+
+// What an adapter sees of the node it converts from one operator version to
+// the next (or previous) one.
+struct AdapterContext {
+  onnx::NodeProto& node;
+  const schema::OpSchema& from;  // the version the node binds to now
+  const schema::OpSchema& to;    // the version it must bind to after the step
+  // The node's inputs' and outputs' element types where known (0 unknown).
+  std::function<int32_t(absl::string_view value)> elem_type_of;
+  std::vector<Change>& changes;
+};
+
+// Converts one node between two adjacent versions of its operator. Returns
+// FailedPrecondition, with the reason, when the node cannot be expressed in
+// the target version.
+using AdapterFn = absl::Status (*)(AdapterContext& ctx);
+
+// How a version change of an operator is handled.
+struct AdapterEntry {
+  enum Kind {
+    kCompatible,   // same signature; types checked against the target
+    kRewrite,      // `fn` rewrites the node
+    kUnsupported,  // cannot be expressed (or not written yet): `reason`
+  };
+  Kind kind;
+  AdapterFn fn = nullptr;
+  std::string reason;
+  std::string name;  // e.g. "Softmax 12->13: axis semantics"
+};
+
+// The adapter for converting `node` from operator version `from` to the
+// adjacent version `to` (either direction). Compatible changes are derived
+// from the registry: identical inputs and outputs, and attributes that mean
+// the same for this node (those it sets exist with the same type, those it
+// leaves unset keep their default); type sets are checked by the caller.
+// Changes the spec lists as semantic are never treated as compatible.
+AdapterEntry FindAdapter(const schema::OpSchema& from, const schema::OpSchema& to,
+                         const onnx::NodeProto& node);
+
+// Checks that the element types a node uses are allowed by `to`'s type
+// constraints (used by compatible downgrades); the error names the value,
+// its type and the allowed ones.
+absl::Status CheckTypesAllowed(AdapterContext& ctx);
+
+}  // namespace onnxconvert::adapters
+
+#endif  // ONNX_CONVERT_ADAPTERS_ADAPTER_H_

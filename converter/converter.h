@@ -1,0 +1,79 @@
+#ifndef ONNX_CONVERT_CONVERTER_CONVERTER_H_
+#define ONNX_CONVERT_CONVERTER_CONVERTER_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "adapters/adapter.h"
+#include "proto/onnx.pb.h"
+
+namespace onnxconvert::converter {
+
+// Choices for a conversion.
+struct ConvertOptions {
+  int64_t target_opset = 0;             // ai.onnx opset to reach
+  std::optional<int64_t> ir_version;    // pins ir_version; default: raised as needed
+  bool validate_each_step = true;       // check + strict inference after every step
+  bool dry_run = false;                 // plan only: find adapters, change nothing
+};
+
+// What happened to one node at one step.
+struct NodeChange {
+  std::string graph;    // graph path, e.g. "main" or "function 'local.F'"
+  std::string node;     // node name ("" if unnamed)
+  std::string op;       // e.g. "Relu"
+  int from_version = 0;
+  int to_version = 0;
+  std::string adapter;  // e.g. "Relu 13->14"
+  std::vector<adapters::Change> changes;
+};
+
+// One opset step.
+struct StepReport {
+  int64_t from_opset = 0;
+  int64_t to_opset = 0;
+  std::vector<NodeChange> nodes;
+  std::string validation = "skipped";  // "ok", "skipped", or the error
+  double milliseconds = 0;
+};
+
+// Everything a conversion did, in order.
+struct ConversionReport {
+  int64_t source_opset = 0;
+  int64_t target_opset = 0;
+  int64_t source_ir_version = 0;
+  int64_t target_ir_version = 0;
+  std::vector<StepReport> steps;
+  // Nodes of other domains, left as they are: "domain.op" with counts.
+  std::vector<std::pair<std::string, int>> untouched_ops;
+  int nodes_converted = 0;
+
+  // The report as deterministic JSON (timings included).
+  std::string ToJson() const;
+  // The report as text, a line per step and per changed node.
+  std::string ToText() const;
+};
+
+// A converted model with its report.
+struct ConversionResult {
+  onnx::ModelProto model;
+  ConversionReport report;
+};
+
+// The ai.onnx IR version that opset `opset` first shipped with.
+int64_t MinIrVersionForOpset(int64_t opset);
+
+// Converts `model` one ai.onnx opset at a time to `options.target_opset`,
+// up or down, through per-operator adapters, validating after each step.
+// `model` is not modified. On failure the error names the step, graph, node,
+// op and versions, and the reason (FailedPrecondition when the model cannot
+// be expressed at the target, InvalidArgument when it is invalid).
+absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
+                                              const ConvertOptions& options);
+
+}  // namespace onnxconvert::converter
+
+#endif  // ONNX_CONVERT_CONVERTER_CONVERTER_H_

@@ -1,0 +1,131 @@
+#include "converter/converter.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "ir/text_printer.h"
+#include "tests/model_text.h"
+
+namespace onnxconvert::converter {
+namespace {
+
+onnx::ModelProto Model(absl::string_view text) { return testing::ModelFromText(text); }
+
+ConvertOptions To(int64_t opset) {
+  ConvertOptions options;
+  options.target_opset = opset;
+  return options;
+}
+
+TEST(ConverterTest, UpgradeBumpsVersionsOpsetAndIrVersion) {
+  onnx::ModelProto model = Model(R"(<ir_version: 6, opset_import: ["" : 11, "com.vendor" : 1]>
+g (float[N,4] X) => (float[N,4] Y) {
+  [relu] R = Relu(X)
+  [fancy] F = com.vendor.Fancy(R)
+  [neg] Y = Neg(R)
+})");
+  std::string before = model.SerializeAsString();
+  absl::StatusOr<ConversionResult> result = ConvertModel(model, To(14));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(model.SerializeAsString(), before);  // the input is not modified
+  EXPECT_EQ(result->model.opset_import(0).version(), 14);
+  EXPECT_EQ(result->model.opset_import(1).version(), 1);  // other domains kept
+  EXPECT_EQ(result->model.ir_version(), 7);
+  const ConversionReport& report = result->report;
+  ASSERT_EQ(report.steps.size(), 3u);
+  EXPECT_EQ(report.steps[0].validation, "ok");
+  // Relu changed at 13 and 14, Neg at 13.
+  EXPECT_EQ(report.nodes_converted, 3);
+  EXPECT_EQ(report.steps[1].nodes.size(), 2u);
+  EXPECT_EQ(report.steps[2].nodes[0].adapter, "Relu 13->14");
+  ASSERT_EQ(report.untouched_ops.size(), 1u);
+  EXPECT_EQ(report.untouched_ops[0].first, "com.vendor.Fancy");
+  EXPECT_TRUE(absl::StrContains(report.ToJson(), "\"adapter\": \"Relu 6->13\""));
+  EXPECT_TRUE(absl::StrContains(report.ToText(), "step 12 -> 13: 2 nodes, validation ok"));
+}
+
+TEST(ConverterTest, DowngradeThatKeepsMeaningSucceeds) {
+  onnx::ModelProto model = Model(R"(<ir_version: 8, opset_import: ["" : 14]>
+g (float[2] A, float[2] B) => (float[2] Y) { [add] Y = Add(A, B) })");
+  absl::StatusOr<ConversionResult> result = ConvertModel(model, To(7));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->model.opset_import(0).version(), 7);
+  EXPECT_EQ(result->model.ir_version(), 8);  // never lowered
+}
+
+struct RefusalCase {
+  std::string name;
+  std::string model;
+  int64_t target;
+  absl::StatusCode code;
+  std::string message;
+};
+
+TEST(ConverterTest, RefusalsNameTheStepNodeAndReason) {
+  const RefusalCase cases[] = {
+      {"type_not_in_older_version",
+       "<ir_version: 8, opset_import: [\"\" : 14]>\n"
+       "g (int8[2] A, int8[2] B) => (int8[2] Y) { [add] Y = Add(A, B) }",
+       13, absl::StatusCode::kFailedPrecondition,
+       "step 14 -> 13: main \xE2\x80\xBA node 'add' (Add-14): 'A' is tensor(int8), which Add-13 "
+       "does not allow for T"},
+      {"semantic_change",
+       "<ir_version: 7, opset_import: [\"\" : 12]>\n"
+       "g (float[2,3] X) => (float[2,3] Y) { [sm] Y = Softmax <axis = 1> (X) }",
+       13, absl::StatusCode::kFailedPrecondition,
+       "step 12 -> 13: main \xE2\x80\xBA node 'sm' (Softmax-11): no adapter yet for Softmax 11->13: "
+       "axis now selects one axis"},
+      {"before_introduction",
+       "<ir_version: 9, opset_import: [\"\" : 20]>\n"
+       "g (float[2] X) => (float[2] Y) { [gelu] Y = Gelu(X) }",
+       19, absl::StatusCode::kFailedPrecondition,
+       "step 20 -> 19: main \xE2\x80\xBA node 'gelu' (Gelu-20): Gelu does not exist before opset 20"},
+      {"removed_attribute_in_use",
+       "<ir_version: 3, opset_import: [\"\" : 6]>\n"
+       "g (float[2] A, float[2] B) => (float[2] Y) { [add] Y = Add <broadcast = 1> (A, B) }",
+       7, absl::StatusCode::kFailedPrecondition,
+       "attribute 'broadcast' does not exist in Add-7"},
+      {"target_out_of_range",
+       "<ir_version: 8, opset_import: [\"\" : 14]>\ng (float X) => (float Y) { Y = Relu(X) }", 28,
+       absl::StatusCode::kInvalidArgument, "target opset 28 does not exist (1 to 27)"},
+      {"invalid_input",
+       "<ir_version: 8, opset_import: [\"\" : 14]>\ng (float X) => (float Y) { Y = Relu(Q) }", 15,
+       absl::StatusCode::kInvalidArgument, "the input model is invalid"},
+  };
+  for (const RefusalCase& c : cases) {
+    absl::StatusOr<ConversionResult> result = ConvertModel(Model(c.model), To(c.target));
+    ASSERT_FALSE(result.ok()) << c.name;
+    EXPECT_EQ(result.status().code(), c.code) << c.name << ": " << result.status();
+    EXPECT_TRUE(absl::StrContains(result.status().message(), c.message))
+        << c.name << ":\n  got      " << result.status().message() << "\n  expected " << c.message;
+  }
+}
+
+TEST(ConverterTest, SubgraphsAndFunctionsConvertWithTheirParent) {
+  onnx::ModelProto model = Model(R"(<ir_version: 8, opset_import: ["" : 13, "local" : 1]>
+g (bool C, float[2] X) => (float[2] Y) {
+  [if] Y = If <then_branch = t () => (float[2] A) { [inner] A = Relu(X) },
+               else_branch = e () => (float[2] B) { B = local.Twice(X) }> (C)
+}
+<domain: "local", opset_import: ["" : 13]>
+Twice (I) => (O) {
+  [f_relu] O = Relu(I)
+})");
+  absl::StatusOr<ConversionResult> result = ConvertModel(model, To(14));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->model.functions(0).opset_import(0).version(), 14);
+  std::vector<std::string> graphs;
+  for (const NodeChange& node : result->report.steps[0].nodes) graphs.push_back(node.graph);
+  EXPECT_EQ(graphs, (std::vector<std::string>{"main/then_branch of 'if' (If)",
+                                              "function 'local.Twice'"}));
+  EXPECT_EQ(result->model.functions_size(), 1);  // kept, not inlined
+}
+
+TEST(ConverterTest, MinIrVersionForOpset) {
+  const std::pair<int64_t, int64_t> cases[] = {{1, 3}, {8, 3}, {9, 4}, {11, 6}, {13, 7},
+                                               {15, 8}, {18, 8}, {20, 9}, {21, 10}, {27, 13}};
+  for (auto [opset, ir] : cases) EXPECT_EQ(MinIrVersionForOpset(opset), ir) << opset;
+}
+
+}  // namespace
+}  // namespace onnxconvert::converter
