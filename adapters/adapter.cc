@@ -3,7 +3,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "ir/text_lexer.h"
+#include "schema/type_strings.h"
 
 namespace onnxconvert::adapters {
 namespace {
@@ -62,10 +62,17 @@ const char* SemanticChangeText(const OpSchema& a, const OpSchema& b) {
   return "";
 }
 
-bool SameParams(absl::Span<const FormalParam> a, absl::Span<const FormalParam> b) {
+// Same arity and options, slot by slot. Type parameters may be renamed
+// (Identity's T became V); the node's actual types are checked against the
+// target's constraints separately.
+bool SameParams(const OpSchema& from, absl::Span<const FormalParam> a, const OpSchema& to,
+                absl::Span<const FormalParam> b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].option != b[i].option || a[i].type_str != b[i].type_str) return false;
+    if (a[i].option != b[i].option) return false;
+    bool a_param = from.FindConstraint(a[i].type_str) != nullptr;
+    bool b_param = to.FindConstraint(b[i].type_str) != nullptr;
+    if (a_param != b_param || (!a_param && a[i].type_str != b[i].type_str)) return false;
   }
   return true;
 }
@@ -125,7 +132,8 @@ AdapterEntry FindAdapter(const OpSchema& from, const OpSchema& to,
     return {AdapterEntry::kUnsupported, nullptr,
             absl::StrCat("no adapter yet for ", name, ": ", SemanticChangeText(from, to)), name};
   }
-  if (!SameParams(from.inputs, to.inputs) || !SameParams(from.outputs, to.outputs)) {
+  if (!SameParams(from, from.inputs, to, to.inputs) ||
+      !SameParams(from, from.outputs, to, to.outputs)) {
     return {AdapterEntry::kUnsupported, nullptr,
             absl::StrCat("no adapter yet for ", name, ": the inputs or outputs changed"), name};
   }
@@ -139,29 +147,30 @@ AdapterEntry FindAdapter(const OpSchema& from, const OpSchema& to,
 
 absl::Status CheckTypesAllowed(AdapterContext& ctx) {
   auto check = [&](const google::protobuf::RepeatedPtrField<std::string>& values,
-                   absl::Span<const FormalParam> formals) -> absl::Status {
+                   absl::Span<const FormalParam> from_formals,
+                   absl::Span<const FormalParam> to_formals) -> absl::Status {
     for (int i = 0; i < values.size(); ++i) {
-      if (values[i].empty() || formals.empty()) continue;
-      const FormalParam& formal =
-          static_cast<size_t>(i) < formals.size() ? formals[i] : formals.back();
+      if (values[i].empty() || to_formals.empty()) continue;
+      size_t slot = std::min<size_t>(i, to_formals.size() - 1);
+      const FormalParam& formal = to_formals[slot];
       const TypeConstraint* constraint = ctx.to.FindConstraint(formal.type_str);
-      int32_t elem = ctx.elem_type_of(values[i]);
-      std::optional<absl::string_view> elem_name = text::ElemTypeName(elem);
-      if (constraint == nullptr || !elem_name) continue;
-      std::string wanted = absl::StrCat("tensor(", *elem_name, ")");
+      const onnx::TypeProto* type = ctx.type_of(values[i]);
+      std::string actual = type != nullptr ? schema::TypeString(*type) : "";
+      if (constraint == nullptr || actual.empty()) continue;
       bool allowed = false;
-      for (absl::string_view t : constraint->allowed_types) allowed |= t == wanted;
+      for (absl::string_view t : constraint->allowed_types) allowed |= t == actual;
       if (!allowed) {
         return absl::FailedPreconditionError(absl::StrCat(
-            "'", values[i], "' is ", wanted, ", which ", ctx.to.Label(), " does not allow for ",
+            "'", values[i], "' is ", actual, ", which ", ctx.to.Label(), " does not allow for ",
             formal.type_str, " (allowed: ", absl::StrJoin(constraint->allowed_types, ", "), ")"));
       }
     }
+    (void)from_formals;
     return absl::OkStatus();
   };
-  absl::Status inputs = check(ctx.node.input(), ctx.from.inputs);
+  absl::Status inputs = check(ctx.node.input(), ctx.from.inputs, ctx.to.inputs);
   if (!inputs.ok()) return inputs;
-  return check(ctx.node.output(), ctx.from.outputs);
+  return check(ctx.node.output(), ctx.from.outputs, ctx.to.outputs);
 }
 
 }  // namespace onnxconvert::adapters

@@ -25,8 +25,8 @@ struct AdapterContext {
   onnx::NodeProto& node;
   const schema::OpSchema& from;  // the version the node binds to now
   const schema::OpSchema& to;    // the version it must bind to after the step
-  // The node's inputs' and outputs' element types where known (0 unknown).
-  std::function<int32_t(absl::string_view value)> elem_type_of;
+  // The types of the node's inputs and outputs where known, else null.
+  std::function<const onnx::TypeProto*(absl::string_view value)> type_of;
   std::vector<Change>& changes;
 };
 

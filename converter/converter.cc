@@ -10,7 +10,6 @@
 #include "schema/checker.h"
 #include "schema/inference.h"
 #include "schema/registry.h"
-#include "schema/shape_util.h"
 
 namespace onnxconvert::converter {
 namespace {
@@ -106,12 +105,12 @@ absl::Status StepError(absl::StatusCode code, int64_t from, int64_t to, const No
 class TypeTable {
  public:
   explicit TypeTable(const schema::InferenceResult* result) : result_(result) {}
-  int32_t ElemType(const onnx::GraphProto* graph, absl::string_view name) const {
-    if (result_ == nullptr || graph == nullptr) return 0;
+  const onnx::TypeProto* TypeOf(const onnx::GraphProto* graph, absl::string_view name) const {
+    if (result_ == nullptr || graph == nullptr) return nullptr;
     auto g = result_->graphs.find(graph);
-    if (g == result_->graphs.end()) return 0;
+    if (g == result_->graphs.end()) return nullptr;
     auto it = g->second.types.find(name);
-    return it == g->second.types.end() ? 0 : schema::ElemType(it->second);
+    return it == g->second.types.end() ? nullptr : it->second;
   }
 
  private:
@@ -143,7 +142,7 @@ absl::StatusOr<StepReport> RunStep(const OpIndex& index, int64_t from, int64_t t
       std::vector<adapters::Change> changes;
       adapters::AdapterContext ctx{
           *site.node, *current, *next,
-          [&](absl::string_view value) { return types.ElemType(site.graph, value); }, changes};
+          [&](absl::string_view value) { return types.TypeOf(site.graph, value); }, changes};
       adapters::AdapterEntry adapter = adapters::FindAdapter(*current, *next, *site.node);
       absl::Status status;
       switch (adapter.kind) {
