@@ -8,8 +8,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/args.h"
+#include "converter/converter.h"
 #include "ir/model_io.h"
 #include "ir/model_summary.h"
 #include "ir/text_parser.h"
@@ -182,8 +185,79 @@ int RunInfer(Context& ctx) {
   return kExitOk;
 }
 
+// Parses a non-negative integer flag value; an error names the flag.
+absl::StatusOr<int64_t> IntFlag(const ParsedArgs& args, absl::string_view name) {
+  std::optional<std::string> value = args.Get(name);
+  int64_t parsed = 0;
+  if (!value || !absl::SimpleAtoi(*value, &parsed) || parsed < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--", name, " needs a number"));
+  }
+  return parsed;
+}
+
+// Writes the report to `path` as JSON (.json) or text (anything else).
+absl::Status WriteReport(const converter::ConversionReport& report, const std::string& path) {
+  bool json = path.size() >= 5 && path.substr(path.size() - 5) == ".json";
+  return WriteFileAtomically(path, json ? report.ToJson() : report.ToText());
+}
+
+int ConvertOrPlan(Context& ctx, bool dry_run) {
+  const std::string& path = ctx.args.positional[0];
+  absl::StatusOr<int64_t> target = IntFlag(ctx.args, "to");
+  if (!target.ok()) return Fail(ctx, "onnx-convert", target.status(), kExitUsageOrIo);
+  std::optional<std::string> output = ctx.args.Get("output");
+  dry_run = dry_run || ctx.args.Has("dry-run");
+  if (!dry_run && !output) {
+    return Fail(ctx, "onnx-convert convert", absl::InvalidArgumentError("missing -o OUT"),
+                kExitUsageOrIo);
+  }
+  converter::ConvertOptions options;
+  options.target_opset = *target;
+  options.dry_run = dry_run;
+  if (ctx.args.Has("ir-version")) {
+    absl::StatusOr<int64_t> ir = IntFlag(ctx.args, "ir-version");
+    if (!ir.ok()) return Fail(ctx, "onnx-convert", ir.status(), kExitUsageOrIo);
+    options.ir_version = *ir;
+  }
+  int exit_code = kExitOk;
+  absl::StatusOr<LoadedModel> loaded = LoadForCommand(ctx, path, exit_code);
+  if (!loaded.ok()) return exit_code;
+  absl::StatusOr<converter::ConversionResult> result =
+      converter::ConvertModel(loaded->model, options);
+  if (!result.ok()) {
+    int code = result.status().code() == absl::StatusCode::kInvalidArgument &&
+                       absl::StrContains(result.status().message(), "target opset")
+                   ? kExitUsageOrIo
+                   : kExitInvalidModel;
+    return Fail(ctx, path, result.status(), code);
+  }
+  if (std::optional<std::string> report_path = ctx.args.Get("report")) {
+    absl::Status written = WriteReport(result->report, *report_path);
+    if (!written.ok()) return Fail(ctx, *report_path, written, kExitUsageOrIo);
+  }
+  ctx.out << result->report.ToText();
+  if (dry_run) return kExitOk;
+  SaveOptions save;
+  save.source_base_dir = loaded->base_dir;
+  absl::Status saved = SaveModel(result->model, *output, save);
+  if (!saved.ok()) return Fail(ctx, *output, saved, kExitUsageOrIo);
+  return kExitOk;
+}
+
+int RunConvert(Context& ctx) { return ConvertOrPlan(ctx, /*dry_run=*/false); }
+int RunPlan(Context& ctx) { return ConvertOrPlan(ctx, /*dry_run=*/true); }
+
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
+      {"convert",
+       "convert IN -o OUT --to N [--ir-version V] [--report FILE.json|FILE.txt] [--dry-run]",
+       "converts the model one ai.onnx opset at a time, validating every step",
+       {{"output", true, "o"}, {"to", true, ""}, {"ir-version", true, ""},
+        {"report", true, ""}, {"dry-run", false, ""}},
+       1, RunConvert},
+      {"plan", "plan IN --to N [--report FILE]",
+       "the steps and adapters a conversion would run, changing nothing",
+       {{"to", true, ""}, {"report", true, ""}}, 1, RunPlan},
       {"inspect", "inspect MODEL [--json]",
        "IR version, producer, opsets, ops, initializers, functions, inputs and outputs",
        {{"json", false, ""}}, 1, RunInspect},

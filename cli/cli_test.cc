@@ -196,6 +196,40 @@ TEST(CliTest, CheckReportsValidAndInvalidModels) {
   EXPECT_TRUE(absl::StrContains(json.out, "\"valid\": false")) << json.out;
 }
 
+TEST(CliTest, ConvertWritesModelAndReport) {
+  fs::path dir = TempDir("convert");
+  fs::path in = dir / "relu.onnx";
+  WriteFile(in, ReluModel().SerializeAsString());
+  fs::path out = dir / "relu14.onnx";
+  Result result = RunCli({"convert", in.string(), "-o", out.string(), "--to", "14", "--report",
+                          (dir / "report.json").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(absl::StrContains(result.out, "opset 13 -> 14")) << result.out;
+  std::ifstream converted(out, std::ios::binary);
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromIstream(&converted));
+  EXPECT_EQ(model.opset_import(0).version(), 14);
+  std::ifstream report(dir / "report.json");
+  std::stringstream json;
+  json << report.rdbuf();
+  EXPECT_TRUE(absl::StrContains(json.str(), "\"adapter\": \"Relu 13->14\"")) << json.str();
+
+  Result plan = RunCli({"plan", in.string(), "--to", "14"});
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_TRUE(absl::StrContains(plan.out, "Relu 13->14")) << plan.out;
+
+  onnx::ModelProto gelu = ReluModel();
+  gelu.mutable_opset_import(0)->set_version(20);
+  gelu.mutable_graph()->mutable_node(0)->set_op_type("Gelu");
+  WriteFile(dir / "gelu.onnx", gelu.SerializeAsString());
+  Result refused = RunCli({"convert", (dir / "gelu.onnx").string(), "-o",
+                           (dir / "gelu19.onnx").string(), "--to", "19"});
+  EXPECT_EQ(refused.exit_code, 1);
+  ExpectOneLineError(refused, (dir / "gelu.onnx").string());
+  EXPECT_TRUE(absl::StrContains(refused.err, "step 20 -> 19")) << refused.err;
+  EXPECT_FALSE(fs::exists(dir / "gelu19.onnx"));
+}
+
 TEST(CliTest, UsageAndIoErrorsAreExitTwo) {
   fs::path dir = TempDir("usage");
   const std::vector<std::vector<std::string>> cases = {
@@ -206,6 +240,8 @@ TEST(CliTest, UsageAndIoErrorsAreExitTwo) {
       {"inspect", "a.onnx", "--bogus"},
       {"parse", (dir / "absent.txt").string(), "-o", (dir / "x.onnx").string()},
       {"parse", "only.txt"},
+      {"convert", "a.onnx", "-o", "b.onnx"},
+      {"convert", "a.onnx", "-o", "b.onnx", "--to", "x"},
   };
   for (const auto& args : cases) {
     Result result = RunCli(args);
