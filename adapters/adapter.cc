@@ -3,6 +3,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "adapters/rewrites.h"
 #include "schema/type_strings.h"
 
 namespace onnxconvert::adapters {
@@ -62,19 +63,51 @@ const char* SemanticChangeText(const OpSchema& a, const OpSchema& b) {
   return "";
 }
 
-// Same arity and options, slot by slot. Type parameters may be renamed
-// (Identity's T became V); the node's actual types are checked against the
-// target's constraints separately.
-bool SameParams(const OpSchema& from, absl::Span<const FormalParam> a, const OpSchema& to,
-                absl::Span<const FormalParam> b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].option != b[i].option) return false;
-    bool a_param = from.FindConstraint(a[i].type_str) != nullptr;
-    bool b_param = to.FindConstraint(b[i].type_str) != nullptr;
-    if (a_param != b_param || (!a_param && a[i].type_str != b[i].type_str)) return false;
+const FormalParam* FormalFor(absl::Span<const FormalParam> formals, size_t slot) {
+  if (formals.empty()) return nullptr;
+  if (slot < formals.size()) return &formals[slot];
+  return formals.back().option == schema::ParamOption::kVariadic ? &formals.back() : nullptr;
+}
+
+// Why the values `node` passes (inputs or outputs) do not fit `to`'s formal
+// parameters slot by slot, or "": each used slot must exist in both versions
+// under the same name, be a type parameter in both or the same concrete type,
+// and every slot `to` requires must be given. Optional slots may become
+// required (or back) as long as this node fills them. Type parameters may be
+// renamed; the node's actual types are checked against `to` separately.
+std::string ParamDifference(const OpSchema& from, absl::Span<const FormalParam> from_params,
+                            const OpSchema& to, absl::Span<const FormalParam> to_params,
+                            const google::protobuf::RepeatedPtrField<std::string>& values,
+                            const char* role) {
+  for (int i = 0; i < values.size(); ++i) {
+    const FormalParam* a = FormalFor(from_params, i);
+    const FormalParam* b = FormalFor(to_params, i);
+    bool given = !values[i].empty();
+    if (b == nullptr) {
+      if (given) return absl::StrCat(role, " #", i, " has no place in ", to.Label());
+      continue;
+    }
+    if (!given) {
+      if (b->option == schema::ParamOption::kSingle) {
+        return absl::StrCat(to.Label(), " requires ", role, " '", b->name, "'");
+      }
+      continue;
+    }
+    if (a == nullptr || a->name != b->name) {
+      return absl::StrCat(role, " #", i, " means something else in ", to.Label());
+    }
+    bool a_param = from.FindConstraint(a->type_str) != nullptr;
+    bool b_param = to.FindConstraint(b->type_str) != nullptr;
+    if (a_param != b_param || (!a_param && a->type_str != b->type_str)) {
+      return absl::StrCat(role, " '", b->name, "' changed its type in ", to.Label());
+    }
   }
-  return true;
+  for (size_t i = values.size(); i < to_params.size(); ++i) {
+    if (to_params[i].option == schema::ParamOption::kSingle) {
+      return absl::StrCat(to.Label(), " requires ", role, " '", to_params[i].name, "'");
+    }
+  }
+  return "";
 }
 
 bool SameDefault(const AttrSpec& a, const AttrSpec& b) {
@@ -128,14 +161,21 @@ AdapterEntry FindAdapter(const OpSchema& from, const OpSchema& to,
                          const onnx::NodeProto& node) {
   std::string name = absl::StrCat(from.domain.empty() ? "" : absl::StrCat(from.domain, "."),
                                   from.name, " ", from.since_version, "->", to.since_version);
+  if (const AdapterEntry* rewrite =
+          Rewrites().Find(from.domain, from.name, from.since_version, to.since_version)) {
+    return *rewrite;
+  }
   if (IsSemanticChange(from, to)) {
     return {AdapterEntry::kUnsupported, nullptr,
             absl::StrCat("no adapter yet for ", name, ": ", SemanticChangeText(from, to)), name};
   }
-  if (!SameParams(from, from.inputs, to, to.inputs) ||
-      !SameParams(from, from.outputs, to, to.outputs)) {
+  std::string params = ParamDifference(from, from.inputs, to, to.inputs, node.input(), "input");
+  if (params.empty()) {
+    params = ParamDifference(from, from.outputs, to, to.outputs, node.output(), "output");
+  }
+  if (!params.empty()) {
     return {AdapterEntry::kUnsupported, nullptr,
-            absl::StrCat("no adapter yet for ", name, ": the inputs or outputs changed"), name};
+            absl::StrCat("no adapter yet for ", name, ": ", params), name};
   }
   std::string attributes = AttributeDifference(from, to, node);
   if (!attributes.empty()) {

@@ -70,11 +70,18 @@ TEST(ConverterTest, RefusalsNameTheStepNodeAndReason) {
        "step 14 -> 13: main \xE2\x80\xBA node 'add' (Add-14): 'A' is tensor(int8), which Add-13 "
        "does not allow for T"},
       {"semantic_change",
+       "<ir_version: 9, opset_import: [\"\" : 20]>\n"
+       "g (float[2,4,3] X, float[2] S, float[2] B) => (float[2,4,3] Y) {\n"
+       "  [gn] Y = GroupNormalization <num_groups = 2> (X, S, B)\n}",
+       21, absl::StatusCode::kFailedPrecondition,
+       "step 20 -> 21: main \xE2\x80\xBA node 'gn' (GroupNormalization-18): no adapter yet for "
+       "GroupNormalization 18->21: scale and bias became per channel"},
+      {"softmax_axis_not_last",
        "<ir_version: 7, opset_import: [\"\" : 12]>\n"
-       "g (float[2,3] X) => (float[2,3] Y) { [sm] Y = Softmax <axis = 1> (X) }",
+       "g (float[2,3,4] X) => (float[2,3,4] Y) { [sm] Y = Softmax <axis = 1> (X) }",
        13, absl::StatusCode::kFailedPrecondition,
-       "step 12 -> 13: main \xE2\x80\xBA node 'sm' (Softmax-11): no adapter yet for Softmax 11->13: "
-       "axis now selects one axis"},
+       "step 12 -> 13: main \xE2\x80\xBA node 'sm' (Softmax-11): axis 1 of a rank-3 input is not "
+       "the last axis"},
       {"before_introduction",
        "<ir_version: 9, opset_import: [\"\" : 20]>\n"
        "g (float[2] X) => (float[2] Y) { [gelu] Y = Gelu(X) }",

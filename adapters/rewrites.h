@@ -1,0 +1,38 @@
+#ifndef ONNX_CONVERT_ADAPTERS_REWRITES_H_
+#define ONNX_CONVERT_ADAPTERS_REWRITES_H_
+
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "adapters/adapter.h"
+
+namespace onnxconvert::adapters {
+
+// The adapters written as code, keyed by (domain, op, from, to) since
+// versions. Registering the same key twice aborts at start-up: a silently
+// shadowed adapter is a bug.
+class RewriteTable {
+ public:
+  // Adds the adapter converting (domain, op) from `from` to `to`.
+  void Register(absl::string_view domain, absl::string_view op, int from, int to, AdapterFn fn,
+                absl::string_view what);
+  // The adapter for the key, or null.
+  const AdapterEntry* Find(absl::string_view domain, absl::string_view op, int from,
+                           int to) const;
+  // Number of registered adapters.
+  size_t size() const { return entries_.size(); }
+
+ private:
+  absl::flat_hash_map<std::string, AdapterEntry> entries_;
+};
+
+// The table of every rewrite adapter, built once.
+const RewriteTable& Rewrites();
+
+// Registration functions, one per operator family file.
+void RegisterSoftmaxAdapters(RewriteTable& table);
+
+}  // namespace onnxconvert::adapters
+
+#endif  // ONNX_CONVERT_ADAPTERS_REWRITES_H_
