@@ -239,6 +239,11 @@ int ConvertOrPlan(Context& ctx, bool dry_run) {
   if (dry_run) return kExitOk;
   SaveOptions save;
   save.source_base_dir = loaded->base_dir;
+  if (ctx.args.Has("external-data-threshold")) {
+    absl::StatusOr<int64_t> threshold = IntFlag(ctx.args, "external-data-threshold");
+    if (!threshold.ok()) return Fail(ctx, "onnx-convert", threshold.status(), kExitUsageOrIo);
+    save.external_data_threshold = *threshold;
+  }
   absl::Status saved = SaveModel(result->model, *output, save);
   if (!saved.ok()) return Fail(ctx, *output, saved, kExitUsageOrIo);
   return kExitOk;
@@ -250,10 +255,11 @@ int RunPlan(Context& ctx) { return ConvertOrPlan(ctx, /*dry_run=*/true); }
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {"convert",
-       "convert IN -o OUT --to N [--ir-version V] [--report FILE.json|FILE.txt] [--dry-run]",
+       "convert IN -o OUT --to N [--ir-version V] [--report FILE.json|FILE.txt] [--dry-run]\n"
+       "          [--external-data-threshold BYTES]",
        "converts the model one ai.onnx opset at a time, validating every step",
        {{"output", true, "o"}, {"to", true, ""}, {"ir-version", true, ""},
-        {"report", true, ""}, {"dry-run", false, ""}},
+        {"report", true, ""}, {"dry-run", false, ""}, {"external-data-threshold", true, ""}},
        1, RunConvert},
       {"plan", "plan IN --to N [--report FILE]",
        "the steps and adapters a conversion would run, changing nothing",

@@ -214,6 +214,19 @@ TEST(CliTest, ConvertWritesModelAndReport) {
   json << report.rdbuf();
   EXPECT_TRUE(absl::StrContains(json.str(), "\"adapter\": \"Relu 13->14\"")) << json.str();
 
+  onnx::ModelProto weighted = ReluModel();
+  onnx::TensorProto* weight = weighted.mutable_graph()->add_initializer();
+  weight->set_name("W");
+  weight->set_data_type(onnx::TensorProto::FLOAT);
+  weight->add_dims(4);
+  for (int i = 0; i < 4; ++i) weight->add_float_data(1.5f * i);
+  WriteFile(dir / "weighted.onnx", weighted.SerializeAsString());
+  Result external = RunCli({"convert", (dir / "weighted.onnx").string(), "-o",
+                            (dir / "ext.onnx").string(), "--to", "14",
+                            "--external-data-threshold", "0"});
+  EXPECT_EQ(external.exit_code, 0) << external.err;
+  EXPECT_EQ(fs::file_size(dir / "ext.onnx.data"), 16u);
+
   Result plan = RunCli({"plan", in.string(), "--to", "14"});
   EXPECT_EQ(plan.exit_code, 0) << plan.err;
   EXPECT_TRUE(absl::StrContains(plan.out, "Relu 13->14")) << plan.out;
