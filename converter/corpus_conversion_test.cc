@@ -53,7 +53,10 @@ TEST(CorpusConversionTest, EveryCaseToEveryTarget) {
       size_t reason = message.find(": no adapter yet for ");
       ++reasons[reason == std::string::npos ? message.substr(message.rfind(": ") + 2, 60)
                                             : message.substr(reason + 21, 40)];
-      if (direction == "up") ++upgrade_refusals;
+      if (direction == "up") {
+        ++upgrade_refusals;
+        ++reasons[absl::StrCat("UP ", message.substr(message.find(": ", message.find(" node ")) + 2, 50))];
+      }
       bool precise = refused && message.rfind("step ", 0) == 0 && message.find(" node ") != std::string::npos;
       if (!precise) ADD_FAILURE() << c.name << " -> " << target << ": " << result.status();
     }
