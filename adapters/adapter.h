@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "proto/onnx.pb.h"
 #include "schema/registry.h"
@@ -28,6 +29,12 @@ struct AdapterContext {
   // The types of the node's inputs and outputs where known, else null.
   std::function<const onnx::TypeProto*(absl::string_view value)> type_of;
   std::vector<Change>& changes;
+  // Adds `value` as a constant of the node's graph under a fresh name and
+  // returns the name; fails where constants cannot be added (functions).
+  std::function<absl::StatusOr<std::string>(onnx::TensorProto value)> add_constant;
+  // The value of `name` when it is a constant of the node's graph
+  // (initializer), or null.
+  std::function<const onnx::TensorProto*(absl::string_view name)> constant_of;
 };
 
 // Converts one node between two adjacent versions of its operator. Returns

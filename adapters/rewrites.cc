@@ -36,6 +36,7 @@ const RewriteTable& Rewrites() {
   static const RewriteTable* table = [] {
     auto* table = new RewriteTable();
     RegisterSoftmaxAdapters(*table);
+    RegisterAttributeInputAdapters(*table);
     return table;
   }();
   return *table;

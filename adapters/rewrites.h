@@ -32,6 +32,7 @@ const RewriteTable& Rewrites();
 
 // Registration functions, one per operator family file.
 void RegisterSoftmaxAdapters(RewriteTable& table);
+void RegisterAttributeInputAdapters(RewriteTable& table);
 
 }  // namespace onnxconvert::adapters
 

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ir/graph_index.h"
 #include "ir/json_writer.h"
 #include "schema/checker.h"
 #include "schema/inference.h"
@@ -22,7 +23,7 @@ constexpr int kMaxDepth = 64;
 // A node of ai.onnx somewhere in the model.
 struct NodeSite {
   onnx::NodeProto* node;
-  const onnx::GraphProto* graph;  // null inside functions
+  onnx::GraphProto* graph;  // null inside functions
   std::string path;
 };
 
@@ -50,7 +51,7 @@ class OpIndex {
     for (onnx::NodeProto& node : *graph.mutable_node()) Add(node, &graph, path, depth);
   }
 
-  void Add(onnx::NodeProto& node, const onnx::GraphProto* graph, const std::string& path,
+  void Add(onnx::NodeProto& node, onnx::GraphProto* graph, const std::string& path,
            int depth) {
     if (Registry::CanonicalDomain(node.domain()).empty()) {
       by_op_[node.op_type()].push_back({&node, graph, path});
@@ -118,8 +119,29 @@ class TypeTable {
 };
 
 // Converts the nodes whose op changes between `from` and `to` (adjacent).
+// Adds `value` as an initializer of `graph` under a fresh name.
+absl::StatusOr<std::string> AddConstant(onnx::GraphProto* graph, NameGenerator& names,
+                                        const onnx::NodeProto& node, onnx::TensorProto value) {
+  if (graph == nullptr) {
+    return absl::FailedPreconditionError(
+        "a constant input would be needed inside a function body (not supported yet)");
+  }
+  std::string name = names.FreshName(node.name().empty() ? node.op_type() : node.name());
+  value.set_name(name);
+  *graph->add_initializer() = std::move(value);
+  return name;
+}
+
+const onnx::TensorProto* InitializerOf(const onnx::GraphProto* graph, absl::string_view name) {
+  if (graph == nullptr) return nullptr;
+  for (const onnx::TensorProto& tensor : graph->initializer()) {
+    if (tensor.name() == name) return &tensor;
+  }
+  return nullptr;
+}
+
 absl::StatusOr<StepReport> RunStep(const OpIndex& index, int64_t from, int64_t to,
-                                   const TypeTable& types, bool dry_run) {
+                                   const TypeTable& types, NameGenerator& names, bool dry_run) {
   StepReport step;
   step.from_opset = from;
   step.to_opset = to;
@@ -142,7 +164,11 @@ absl::StatusOr<StepReport> RunStep(const OpIndex& index, int64_t from, int64_t t
       std::vector<adapters::Change> changes;
       adapters::AdapterContext ctx{
           *site.node, *current, *next,
-          [&](absl::string_view value) { return types.TypeOf(site.graph, value); }, changes};
+          [&](absl::string_view value) { return types.TypeOf(site.graph, value); }, changes,
+          [&](onnx::TensorProto value) {
+            return AddConstant(site.graph, names, *site.node, std::move(value));
+          },
+          [&](absl::string_view name) { return InitializerOf(site.graph, name); }};
       adapters::AdapterEntry adapter = adapters::FindAdapter(*current, *next, *site.node);
       absl::Status status;
       switch (adapter.kind) {
@@ -225,11 +251,12 @@ absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
   TypeTable types(inferred.ok() ? &*inferred : nullptr);
 
   OpIndex index(result.model);
+  NameGenerator names(result.model);
   for (const auto& [op, count] : index.others()) report.untouched_ops.emplace_back(op, count);
   int64_t direction = target > *source ? 1 : -1;
   for (int64_t from = *source; from != target; from += direction) {
     auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<StepReport> step = RunStep(index, from, from + direction, types,
+    absl::StatusOr<StepReport> step = RunStep(index, from, from + direction, types, names,
                                               options.dry_run);
     if (!step.ok()) return step.status();
     if (!options.dry_run) {
