@@ -37,6 +37,7 @@ const RewriteTable& Rewrites() {
     auto* table = new RewriteTable();
     RegisterSoftmaxAdapters(*table);
     RegisterAttributeInputAdapters(*table);
+    RegisterBroadcastAdapters(*table);
     return table;
   }();
   return *table;

@@ -33,6 +33,7 @@ const RewriteTable& Rewrites();
 // Registration functions, one per operator family file.
 void RegisterSoftmaxAdapters(RewriteTable& table);
 void RegisterAttributeInputAdapters(RewriteTable& table);
+void RegisterBroadcastAdapters(RewriteTable& table);
 
 }  // namespace onnxconvert::adapters
 

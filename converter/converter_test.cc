@@ -88,10 +88,10 @@ TEST(ConverterTest, RefusalsNameTheStepNodeAndReason) {
        19, absl::StatusCode::kFailedPrecondition,
        "step 20 -> 19: main \xE2\x80\xBA node 'gelu' (Gelu-20): Gelu does not exist before opset 20"},
       {"removed_attribute_in_use",
-       "<ir_version: 3, opset_import: [\"\" : 6]>\n"
-       "g (float[2] A, float[2] B) => (float[2] Y) { [add] Y = Add <broadcast = 1> (A, B) }",
-       7, absl::StatusCode::kFailedPrecondition,
-       "attribute 'broadcast' does not exist in Add-7"},
+       "<ir_version: 9, opset_import: [\"\" : 19]>\n"
+       "g (float[2] X) => (int32[2] Y) { [cast] Y = Cast <to = 6, saturate = 0> (X) }",
+       18, absl::StatusCode::kFailedPrecondition,
+       "attribute 'saturate' does not exist in Cast-13"},
       {"target_out_of_range",
        "<ir_version: 8, opset_import: [\"\" : 14]>\ng (float X) => (float Y) { Y = Relu(X) }", 28,
        absl::StatusCode::kInvalidArgument, "target opset 28 does not exist (1 to 27)"},
