@@ -121,10 +121,7 @@ bool SameDefault(const AttrSpec& a, const AttrSpec& b) {
 }
 
 bool NodeSets(const onnx::NodeProto& node, absl::string_view attribute) {
-  for (const onnx::AttributeProto& a : node.attribute()) {
-    if (a.name() == attribute) return true;
-  }
-  return false;
+  return FindAttribute(node, attribute) != nullptr;
 }
 
 // Why `node`'s attributes mean something else (or nothing) in `to`, or ""
@@ -183,6 +180,53 @@ AdapterEntry FindAdapter(const OpSchema& from, const OpSchema& to,
             absl::StrCat("no adapter yet for ", name, ": ", attributes), name};
   }
   return {AdapterEntry::kCompatible, nullptr, "", name};
+}
+
+const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, absl::string_view name) {
+  for (const onnx::AttributeProto& a : node.attribute()) {
+    if (a.name() == name) return &a;
+  }
+  return nullptr;
+}
+
+void RemoveAttribute(onnx::NodeProto& node, absl::string_view name) {
+  auto& attributes = *node.mutable_attribute();
+  for (int i = 0; i < attributes.size(); ++i) {
+    if (attributes[i].name() == name) attributes.DeleteSubrange(i--, 1);
+  }
+}
+
+void AddIntAttribute(onnx::NodeProto& node, absl::string_view name, int64_t value) {
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name(std::string(name));
+  attribute->set_type(onnx::AttributeProto::INT);
+  attribute->set_i(value);
+}
+
+std::string NodeFitsVersion(const OpSchema& to, const onnx::NodeProto& node) {
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    const AttrSpec* spec = to.FindAttr(attribute.name());
+    if (spec == nullptr) {
+      return absl::StrCat("attribute '", attribute.name(), "' does not exist in ", to.Label());
+    }
+    if (attribute.has_type() && attribute.type() != spec->type) {
+      return absl::StrCat("attribute '", attribute.name(), "' has another type in ", to.Label());
+    }
+  }
+  for (const AttrSpec& spec : to.attributes) {
+    if (spec.required && !NodeSets(node, spec.name)) {
+      return absl::StrCat(to.Label(), " requires attribute '", spec.name, "'");
+    }
+  }
+  if (node.input_size() < to.min_input || node.input_size() > to.max_input) {
+    return absl::StrCat(to.Label(), " takes ", to.min_input, " to ", to.max_input,
+                        " inputs, the node has ", node.input_size());
+  }
+  if (node.output_size() > to.max_output) {
+    return absl::StrCat(to.Label(), " gives at most ", to.max_output, " outputs, the node has ",
+                        node.output_size());
+  }
+  return ParamDifference(to, to.inputs, to, to.inputs, node.input(), "input");
 }
 
 absl::Status CheckTypesAllowed(AdapterContext& ctx) {

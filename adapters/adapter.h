@@ -64,6 +64,20 @@ struct AdapterEntry {
 AdapterEntry FindAdapter(const schema::OpSchema& from, const schema::OpSchema& to,
                          const onnx::NodeProto& node);
 
+// The attribute `name` of `node`, or null.
+const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, absl::string_view name);
+
+// Removes the attribute `name` of `node` if present.
+void RemoveAttribute(onnx::NodeProto& node, absl::string_view name);
+
+// Adds the INT attribute `name` = `value` to `node`.
+void AddIntAttribute(onnx::NodeProto& node, absl::string_view name, int64_t value);
+
+// Why `node` does not fit operator version `to` (an attribute `to` lacks or
+// types differently, a required attribute or input missing, too many
+// inputs or outputs), or "" when it fits. Run after a rewrite.
+std::string NodeFitsVersion(const schema::OpSchema& to, const onnx::NodeProto& node);
+
 // Checks that the element types a node uses are allowed by `to`'s type
 // constraints (used by compatible downgrades); the error names the value,
 // its type and the allowed ones.

@@ -1,10 +1,13 @@
 // Attributes that became inputs: the axes of reductions (ReduceSum at 13,
-// the other reductions at 18), of Squeeze and Unsqueeze (13), and Split's
-// `split` (13). Upgrading moves the attribute into a new constant input;
+// the other reductions at 18), of Squeeze and Unsqueeze (13), Split's
+// `split` (13), Slice's starts/ends/axes (10), Pad's pads/value (11), Clip's
+// min/max (11), Dropout's ratio (12) and DFT's axis (20). Upgrading moves the attribute into a new constant input;
 // downgrading moves a constant input back into the attribute, and refuses
 // when the input is not a constant.
 
 #include <cstring>
+#include <initializer_list>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
@@ -13,96 +16,214 @@
 namespace onnxconvert::adapters {
 namespace {
 
-// Where the attribute goes: its name and the input slot that replaces it.
-struct MovedAttribute {
-  const char* op;
-  int older;        // since_version with the attribute
-  int newer;        // since_version with the input
+// How a moved attribute's value is stored as an input.
+enum class Form {
+  kInts,          // INTS attribute -> 1-D int64 tensor
+  kIntScalar,     // INT attribute -> 0-D int64 tensor
+  kLikeInput0,    // FLOAT attribute -> 0-D tensor of input 0's element type
+  kFloatScalar,   // FLOAT attribute -> 0-D float tensor
+};
+
+// One attribute and the input slot that replaces it.
+struct Slot {
   const char* attribute;
   int input;
+  Form form;
 };
 
-constexpr MovedAttribute kMoved[] = {
-    {"ReduceSum", 11, 13, "axes", 1},       {"Squeeze", 11, 13, "axes", 1},
-    {"Unsqueeze", 11, 13, "axes", 1},       {"Split", 11, 13, "split", 1},
-    {"ReduceMean", 13, 18, "axes", 1},      {"ReduceMax", 13, 18, "axes", 1},
-    {"ReduceMin", 13, 18, "axes", 1},       {"ReduceProd", 13, 18, "axes", 1},
-    {"ReduceL1", 13, 18, "axes", 1},        {"ReduceL2", 13, 18, "axes", 1},
-    {"ReduceLogSum", 13, 18, "axes", 1},    {"ReduceLogSumExp", 13, 18, "axes", 1},
-    {"ReduceSumSquare", 13, 18, "axes", 1},
+// An op version change that moved attributes into inputs.
+struct MovedAttributes {
+  const char* op;
+  int older;  // since_version with the attributes
+  int newer;  // since_version with the inputs
+  std::initializer_list<Slot> slots;
 };
 
-const MovedAttribute& Find(const AdapterContext& ctx) {
-  for (const MovedAttribute& moved : kMoved) {
+const MovedAttributes kMoved[] = {
+    {"ReduceSum", 11, 13, {{"axes", 1, Form::kInts}}},
+    {"Squeeze", 11, 13, {{"axes", 1, Form::kInts}}},
+    {"Unsqueeze", 11, 13, {{"axes", 1, Form::kInts}}},
+    {"Split", 11, 13, {{"split", 1, Form::kInts}}},
+    {"ReduceMean", 13, 18, {{"axes", 1, Form::kInts}}},
+    {"ReduceMax", 13, 18, {{"axes", 1, Form::kInts}}},
+    {"ReduceMin", 13, 18, {{"axes", 1, Form::kInts}}},
+    {"ReduceProd", 13, 18, {{"axes", 1, Form::kInts}}},
+    {"ReduceL1", 13, 18, {{"axes", 1, Form::kInts}}},
+    {"ReduceL2", 13, 18, {{"axes", 1, Form::kInts}}},
+    {"ReduceLogSum", 13, 18, {{"axes", 1, Form::kInts}}},
+    {"ReduceLogSumExp", 13, 18, {{"axes", 1, Form::kInts}}},
+    {"ReduceSumSquare", 13, 18, {{"axes", 1, Form::kInts}}},
+    {"Slice", 1, 10,
+     {{"starts", 1, Form::kInts}, {"ends", 2, Form::kInts}, {"axes", 3, Form::kInts}}},
+    {"Pad", 2, 11, {{"pads", 1, Form::kInts}, {"value", 2, Form::kLikeInput0}}},
+    {"Clip", 6, 11, {{"min", 1, Form::kLikeInput0}, {"max", 2, Form::kLikeInput0}}},
+    {"Dropout", 10, 12, {{"ratio", 1, Form::kFloatScalar}}},
+    {"DFT", 17, 20, {{"axis", 2, Form::kIntScalar}}},
+};
+
+const MovedAttributes& Find(const AdapterContext& ctx) {
+  for (const MovedAttributes& moved : kMoved) {
     if (ctx.from.name == moved.op) return moved;
   }
   return kMoved[0];  // unreachable: only registered ops get here
 }
 
-absl::Status AttributeToInput(AdapterContext& ctx) {
-  const MovedAttribute& moved = Find(ctx);
-  auto& attributes = *ctx.node.mutable_attribute();
-  for (int i = 0; i < attributes.size(); ++i) {
-    if (attributes[i].name() != moved.attribute) continue;
-    onnx::TensorProto value;
-    value.set_data_type(onnx::TensorProto::INT64);
-    value.add_dims(attributes[i].ints_size());
-    for (int64_t v : attributes[i].ints()) value.add_int64_data(v);
-    absl::StatusOr<std::string> name = ctx.add_constant(std::move(value));
-    if (!name.ok()) return name.status();
-    while (ctx.node.input_size() < moved.input) ctx.node.add_input("");
-    if (ctx.node.input_size() == moved.input) {
-      ctx.node.add_input(*name);
-    } else {
-      ctx.node.set_input(moved.input, *name);
+// The attribute's value as a tensor in the form the input takes.
+absl::StatusOr<onnx::TensorProto> AsTensor(AdapterContext& ctx, const onnx::AttributeProto& a,
+                                           Form form) {
+  onnx::TensorProto value;
+  switch (form) {
+    case Form::kInts:
+      value.set_data_type(onnx::TensorProto::INT64);
+      value.add_dims(a.ints_size());
+      for (int64_t v : a.ints()) value.add_int64_data(v);
+      return value;
+    case Form::kIntScalar:
+      value.set_data_type(onnx::TensorProto::INT64);
+      value.add_int64_data(a.i());
+      return value;
+    case Form::kFloatScalar:
+      value.set_data_type(onnx::TensorProto::FLOAT);
+      value.add_float_data(a.f());
+      return value;
+    case Form::kLikeInput0: {
+      const onnx::TypeProto* type = ctx.type_of(ctx.node.input(0));
+      int32_t elem = type != nullptr && type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
+      if (elem == onnx::TensorProto::FLOAT) {
+        value.set_data_type(elem);
+        value.add_float_data(a.f());
+      } else if (elem == onnx::TensorProto::DOUBLE) {
+        value.set_data_type(elem);
+        value.add_double_data(a.f());
+      } else {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "attribute '", a.name(), "' must become an input of the element type of '",
+            ctx.node.input(0), "', which is ", elem == 0 ? "unknown" : "not float or double"));
+      }
+      return value;
     }
-    attributes.DeleteSubrange(i, 1);
-    ctx.changes.push_back({"attribute-to-input",
-                           absl::StrCat(moved.attribute, " moved to input '", *name, "'")});
-    break;
   }
+  return value;
+}
+
+absl::Status AttributeToInput(AdapterContext& ctx) {
+  const MovedAttributes& moved = Find(ctx);
+  for (const Slot& slot : moved.slots) {
+    const onnx::AttributeProto* attribute = FindAttribute(ctx.node, slot.attribute);
+    if (attribute == nullptr) continue;  // the input's absence means the same default
+    absl::StatusOr<onnx::TensorProto> value = AsTensor(ctx, *attribute, slot.form);
+    if (!value.ok()) return value.status();
+    absl::StatusOr<std::string> name = ctx.add_constant(*std::move(value));
+    if (!name.ok()) return name.status();
+    while (ctx.node.input_size() <= slot.input) ctx.node.add_input("");
+    ctx.node.set_input(slot.input, *name);
+    ctx.changes.push_back({"attribute-to-input",
+                           absl::StrCat(slot.attribute, " moved to input '", *name, "'")});
+  }
+  for (const Slot& slot : moved.slots) RemoveAttribute(ctx.node, slot.attribute);
   return absl::OkStatus();
 }
 
-absl::Status InputToAttribute(AdapterContext& ctx) {
-  const MovedAttribute& moved = Find(ctx);
-  if (ctx.node.input_size() <= moved.input || ctx.node.input(moved.input).empty()) {
-    return absl::OkStatus();  // absent in both forms
-  }
-  const std::string name = ctx.node.input(moved.input);  // a copy: the input is deleted below
-  const onnx::TensorProto* value = ctx.constant_of(name);
-  if (value == nullptr) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "input '", name, "' (", moved.attribute, ") is not a constant, and ", ctx.to.Label(),
-        " needs it as an attribute"));
-  }
-  onnx::AttributeProto* attribute = ctx.node.add_attribute();
-  attribute->set_name(moved.attribute);
-  attribute->set_type(onnx::AttributeProto::INTS);
-  if (value->has_raw_data()) {
-    const std::string& raw = value->raw_data();
-    for (size_t i = 0; i + 8 <= raw.size(); i += 8) {
-      int64_t v;
-      std::memcpy(&v, raw.data() + i, 8);
-      attribute->add_ints(v);
+// The constant's values as an attribute of the form `form`.
+absl::Status SetFromTensor(const onnx::TensorProto& value, const Slot& slot,
+                           onnx::AttributeProto& attribute) {
+  attribute.set_name(slot.attribute);
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+  bool raw = value.has_raw_data();
+  auto read_raw = [&](auto sample, auto& out) {
+    using T = decltype(sample);
+    for (size_t i = 0; i + sizeof(T) <= value.raw_data().size(); i += sizeof(T)) {
+      T v;
+      std::memcpy(&v, value.raw_data().data() + i, sizeof(T));
+      out.push_back(v);
     }
-  } else {
-    for (int64_t v : value->int64_data()) attribute->add_ints(v);
+  };
+  switch (value.data_type()) {
+    case onnx::TensorProto::INT64:
+      if (raw) read_raw(int64_t{}, ints);
+      else ints.assign(value.int64_data().begin(), value.int64_data().end());
+      break;
+    case onnx::TensorProto::INT32:
+      if (raw) read_raw(int32_t{}, ints);
+      else ints.assign(value.int32_data().begin(), value.int32_data().end());
+      break;
+    case onnx::TensorProto::FLOAT:
+      if (raw) read_raw(float{}, floats);
+      else floats.assign(value.float_data().begin(), value.float_data().end());
+      break;
+    case onnx::TensorProto::DOUBLE:
+      if (raw) read_raw(double{}, floats);
+      else floats.assign(value.double_data().begin(), value.double_data().end());
+      break;
+    default:
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the constant for '", slot.attribute, "' has an element type an attribute cannot hold"));
   }
-  ctx.node.mutable_input()->DeleteSubrange(moved.input, ctx.node.input_size() - moved.input);
-  ctx.changes.push_back({"input-to-attribute",
-                         absl::StrCat("input '", name, "' moved to attribute ", moved.attribute)});
+  switch (slot.form) {
+    case Form::kInts:
+      attribute.set_type(onnx::AttributeProto::INTS);
+      for (int64_t v : ints) attribute.add_ints(v);
+      return absl::OkStatus();
+    case Form::kIntScalar:
+      if (ints.size() != 1) break;
+      attribute.set_type(onnx::AttributeProto::INT);
+      attribute.set_i(ints[0]);
+      return absl::OkStatus();
+    case Form::kLikeInput0:
+    case Form::kFloatScalar:
+      if (floats.size() != 1) break;
+      attribute.set_type(onnx::AttributeProto::FLOAT);
+      attribute.set_f(static_cast<float>(floats[0]));
+      return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("the constant for '", slot.attribute, "' is not a single value"));
+}
+
+absl::Status InputToAttribute(AdapterContext& ctx) {
+  const MovedAttributes& moved = Find(ctx);
+  int first_moved = ctx.node.input_size();
+  for (const Slot& slot : moved.slots) {
+    if (ctx.node.input_size() <= slot.input || ctx.node.input(slot.input).empty()) continue;
+    // A copy: the input is deleted below.
+    const std::string name = ctx.node.input(slot.input);
+    const onnx::TensorProto* value = ctx.constant_of(name);
+    if (value == nullptr) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "input '", name, "' (", slot.attribute, ") is not a constant, and ", ctx.to.Label(),
+          " needs it as an attribute"));
+    }
+    onnx::AttributeProto attribute;
+    absl::Status status = SetFromTensor(*value, slot, attribute);
+    if (!status.ok()) return status;
+    *ctx.node.add_attribute() = std::move(attribute);
+    first_moved = std::min(first_moved, slot.input);
+    ctx.changes.push_back({"input-to-attribute",
+                           absl::StrCat("input '", name, "' moved to attribute ", slot.attribute)});
+  }
+  if (first_moved < ctx.node.input_size()) {
+    ctx.node.mutable_input()->DeleteSubrange(first_moved, ctx.node.input_size() - first_moved);
+  }
+  // Trailing empty inputs (absent optionals) have no place in the older form.
+  while (ctx.node.input_size() > 0 && ctx.node.input(ctx.node.input_size() - 1).empty()) {
+    ctx.node.mutable_input()->RemoveLast();
+  }
   return absl::OkStatus();
 }
 
 }  // namespace
 
 void RegisterAttributeInputAdapters(RewriteTable& table) {
-  for (const MovedAttribute& moved : kMoved) {
+  for (const MovedAttributes& moved : kMoved) {
+    std::string names;
+    for (const Slot& slot : moved.slots) {
+      absl::StrAppend(&names, names.empty() ? "" : ", ", slot.attribute);
+    }
     table.Register("", moved.op, moved.older, moved.newer, AttributeToInput,
-                   absl::StrCat(moved.attribute, " attribute to input"));
+                   absl::StrCat(names, " attributes to inputs"));
     table.Register("", moved.op, moved.newer, moved.older, InputToAttribute,
-                   absl::StrCat(moved.attribute, " input to attribute"));
+                   absl::StrCat(names, " inputs to attributes"));
   }
 }
 

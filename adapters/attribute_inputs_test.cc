@@ -1,27 +1,14 @@
 // Attributes that became inputs (axes, split), both ways, through the
 // converter.
 
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
-#include "converter/converter.h"
+#include "adapters/adapter_test_util.h"
 #include "gtest/gtest.h"
-#include "ir/text_printer.h"
-#include "tests/model_text.h"
 
 namespace onnxconvert::adapters {
 namespace {
 
-struct Case {
-  std::string name;
-  int64_t from;
-  int64_t to;
-  std::string graph;
-  std::string expected_node;  // the converted node in ONNX text ("" if refused)
-  std::string error;
-};
-
 TEST(AttributeInputAdapterTest, MovesAttributesAndInputs) {
-  const Case cases[] = {
+  const ConversionCase cases[] = {
       {"reduce_mean_up", 17, 18,
        "g (float[2,3,4] X) => (float[2,4] Y) { [rm] Y = ReduceMean <axes = [1], keepdims = 0> (X) }",
        "[rm] Y = ReduceMean <keepdims = 0> (X, rm__0)", ""},
@@ -30,6 +17,21 @@ TEST(AttributeInputAdapterTest, MovesAttributesAndInputs) {
        "[u] Y = Unsqueeze(X, u__0)", ""},
       {"reduce_sum_without_axes_up", 12, 13,
        "g (float[2,3] X) => (float[1,1] Y) { [rs] Y = ReduceSum(X) }", "[rs] Y = ReduceSum(X)", ""},
+      {"slice_up", 9, 10,
+       "g (float[10,4] X) => (float[3,4] Y) { [s] Y = Slice <starts = [1], ends = [4], axes = [0]> (X) }",
+       "[s] Y = Slice(X, s__0, s__1, s__2)", ""},
+      {"clip_up_float", 10, 11,
+       "g (float[4] X) => (float[4] Y) { [c] Y = Clip <min = -1.0, max = 1.0> (X) }",
+       "[c] Y = Clip(X, c__0, c__1)", ""},
+      {"clip_down_absent_bounds", 11, 10, "g (float[4] X) => (float[4] Y) { [c] Y = Clip(X, \"\", \"\") }",
+       "[c] Y = Clip(X)", ""},
+      {"pad_up", 10, 11,
+       "g (float[2,3] X) => (float[4,3] Y) { [p] Y = Pad <pads = [1, 0, 1, 0], value = 2.0> (X) }",
+       "[p] Y = Pad(X, p__0, p__1)", ""},
+      {"clip_up_float16_refused", 10, 11,
+       "g (float16[4] X) => (float16[4] Y) { [c] Y = Clip <min = 0.0> (X) }", "",
+       "step 10 -> 11: main \xE2\x80\xBA node 'c' (Clip-6): attribute 'min' must become an input of "
+       "the element type of 'X', which is not float or double"},
       {"squeeze_down_constant", 13, 12,
        "g (float[1,3] X) => (float[3] Y) <int64[1] axes = {0}> { [s] Y = Squeeze(X, axes) }",
        "[s] Y = Squeeze <axes = [0]> (X)", ""},
@@ -38,22 +40,7 @@ TEST(AttributeInputAdapterTest, MovesAttributesAndInputs) {
        "step 13 -> 12: main \xE2\x80\xBA node 's' (Squeeze-13): input 'A' (axes) is not a constant, "
        "and Squeeze-11 needs it as an attribute"},
   };
-  for (const Case& c : cases) {
-    onnx::ModelProto model = testing::ModelFromText(
-        absl::StrCat("<ir_version: 8, opset_import: [\"\" : ", c.from, "]>\n", c.graph));
-    converter::ConvertOptions options;
-    options.target_opset = c.to;
-    absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
-    if (c.error.empty()) {
-      ASSERT_TRUE(result.ok()) << c.name << ": " << result.status();
-      EXPECT_EQ(PrintNodeText(result->model.graph().node(0)), c.expected_node) << c.name;
-      EXPECT_EQ(result->report.steps[0].validation, "ok") << c.name;
-    } else {
-      ASSERT_FALSE(result.ok()) << c.name;
-      EXPECT_TRUE(absl::StrContains(result.status().message(), c.error))
-          << c.name << ": " << result.status();
-    }
-  }
+  for (const ConversionCase& c : cases) ExpectConversion(c);
 }
 
 }  // namespace

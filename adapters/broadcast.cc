@@ -10,23 +10,6 @@
 namespace onnxconvert::adapters {
 namespace {
 
-const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, absl::string_view name) {
-  for (const onnx::AttributeProto& a : node.attribute()) {
-    if (a.name() == name) return &a;
-  }
-  return nullptr;
-}
-
-void RemoveAttribute(onnx::NodeProto& node, absl::string_view name) {
-  auto& attributes = *node.mutable_attribute();
-  for (int i = 0; i < attributes.size(); ++i) {
-    if (attributes[i].name() == name) {
-      attributes.DeleteSubrange(i, 1);
-      return;
-    }
-  }
-}
-
 const onnx::TensorShapeProto* ShapeOf(AdapterContext& ctx, int input) {
   if (ctx.node.input_size() <= input) return nullptr;
   const onnx::TypeProto* type = ctx.type_of(ctx.node.input(input));
@@ -78,10 +61,7 @@ absl::Status NumpyToLegacy(AdapterContext& ctx) {
   }
   if (a->dim_size() == b->dim_size() && SameDims(*a, *b, 0)) return absl::OkStatus();
   if (b->dim_size() <= a->dim_size() && SameDims(*a, *b, a->dim_size() - b->dim_size())) {
-    onnx::AttributeProto* broadcast = ctx.node.add_attribute();
-    broadcast->set_name("broadcast");
-    broadcast->set_type(onnx::AttributeProto::INT);
-    broadcast->set_i(1);
+    AddIntAttribute(ctx.node, "broadcast", 1);
     ctx.changes.push_back({"attribute-set", "broadcast = 1 (B matches a suffix of A)"});
     return absl::OkStatus();
   }
@@ -101,10 +81,7 @@ absl::Status GemmLegacyToNumpy(AdapterContext& ctx) {
 
 absl::Status GemmNumpyToLegacy(AdapterContext& ctx) {
   if (ctx.node.input_size() < 3 || ctx.node.input(2).empty()) return absl::OkStatus();
-  onnx::AttributeProto* broadcast = ctx.node.add_attribute();
-  broadcast->set_name("broadcast");
-  broadcast->set_type(onnx::AttributeProto::INT);
-  broadcast->set_i(1);
+  AddIntAttribute(ctx.node, "broadcast", 1);
   ctx.changes.push_back({"attribute-set", "broadcast = 1 (C may broadcast)"});
   return absl::OkStatus();
 }

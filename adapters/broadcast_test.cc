@@ -1,27 +1,14 @@
 // Legacy (opset 6) and numpy (opset 7) broadcasting, both ways, through the
 // converter.
 
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
-#include "converter/converter.h"
+#include "adapters/adapter_test_util.h"
 #include "gtest/gtest.h"
-#include "ir/text_printer.h"
-#include "tests/model_text.h"
 
 namespace onnxconvert::adapters {
 namespace {
 
-struct Case {
-  std::string name;
-  int64_t from;
-  int64_t to;
-  std::string graph;
-  std::string expected_node;  // "" when refused
-  std::string error;
-};
-
 TEST(BroadcastAdapterTest, LegacyAndNumpy) {
-  const Case cases[] = {
+  const ConversionCase cases[] = {
       {"suffix_up", 6, 7,
        "g (float[2,3,4] A, float[4] B) => (float[2,3,4] Y) { [add] Y = Add <broadcast = 1> (A, B) }",
        "[add] Y = Add(A, B)", ""},
@@ -47,21 +34,9 @@ TEST(BroadcastAdapterTest, LegacyAndNumpy) {
        "{ [gemm] Y = Gemm <broadcast = 1> (A, B, C) }",
        "[gemm] Y = Gemm(A, B, C)", ""},
   };
-  for (const Case& c : cases) {
-    onnx::ModelProto model = testing::ModelFromText(
-        absl::StrCat("<ir_version: 3, opset_import: [\"\" : ", c.from, "]>\n", c.graph));
-    converter::ConvertOptions options;
-    options.target_opset = c.to;
-    absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
-    if (c.error.empty()) {
-      ASSERT_TRUE(result.ok()) << c.name << ": " << result.status();
-      EXPECT_EQ(PrintNodeText(result->model.graph().node(0)), c.expected_node) << c.name;
-    } else {
-      ASSERT_FALSE(result.ok()) << c.name;
-      EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition) << c.name;
-      EXPECT_TRUE(absl::StrContains(result.status().message(), c.error))
-          << c.name << ": " << result.status();
-    }
+  for (ConversionCase c : cases) {
+    c.ir_version = 3;
+    ExpectConversion(c);
   }
 }
 

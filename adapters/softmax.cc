@@ -13,9 +13,7 @@ namespace {
 
 // The node's `axis`, or the default of the version it binds to now.
 int64_t AxisOf(const AdapterContext& ctx) {
-  for (const onnx::AttributeProto& a : ctx.node.attribute()) {
-    if (a.name() == "axis") return a.i();
-  }
+  if (const onnx::AttributeProto* axis = FindAttribute(ctx.node, "axis")) return axis->i();
   const schema::AttrSpec* spec = ctx.from.FindAttr("axis");
   return spec != nullptr && spec->has_default ? spec->default_value.i : 1;
 }
@@ -37,13 +35,8 @@ absl::Status SoftmaxAxisSemantics(AdapterContext& ctx) {
   }
   // Both versions default to different axes; spell it out when it was left
   // to the default, so the meaning cannot shift.
-  bool explicit_axis = false;
-  for (const onnx::AttributeProto& a : ctx.node.attribute()) explicit_axis |= a.name() == "axis";
-  if (!explicit_axis) {
-    onnx::AttributeProto* a = ctx.node.add_attribute();
-    a->set_name("axis");
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(axis);
+  if (FindAttribute(ctx.node, "axis") == nullptr) {
+    AddIntAttribute(ctx.node, "axis", axis);
     ctx.changes.push_back({"attribute-set", absl::StrCat("axis = ", axis, " made explicit")});
   }
   ctx.changes.push_back({"version-bump", absl::StrCat(ctx.from.Label(), " -> ", ctx.to.Label(),

@@ -183,7 +183,14 @@ absl::StatusOr<StepReport> RunStep(const OpIndex& index, int64_t from, int64_t t
           }
           break;
         case adapters::AdapterEntry::kRewrite:
-          status = dry_run ? absl::OkStatus() : adapter.fn(ctx);
+          if (!dry_run) {
+            status = adapter.fn(ctx);
+            std::string misfit = status.ok() ? adapters::NodeFitsVersion(*next, *site.node) : "";
+            if (!misfit.empty()) {
+              status = absl::FailedPreconditionError(
+                  absl::StrCat(adapter.name, " leaves the node unfit: ", misfit));
+            }
+          }
           break;
       }
       if (!status.ok()) {
