@@ -98,9 +98,11 @@ std::string ParamDifference(const OpSchema& from, absl::Span<const FormalParam> 
     }
     bool a_param = from.FindConstraint(a->type_str) != nullptr;
     bool b_param = to.FindConstraint(b->type_str) != nullptr;
-    if (a_param != b_param || (!a_param && a->type_str != b->type_str)) {
+    if (!a_param && !b_param && a->type_str != b->type_str) {
       return absl::StrCat(role, " '", b->name, "' changed its type in ", to.Label());
     }
+    // A concrete type that became a type parameter (or back) is fine when
+    // the node's actual types fit; CheckTypesAllowed decides that.
   }
   for (size_t i = values.size(); i < to_params.size(); ++i) {
     if (to_params[i].option == schema::ParamOption::kSingle) {
@@ -230,31 +232,47 @@ std::string NodeFitsVersion(const OpSchema& to, const onnx::NodeProto& node) {
 }
 
 absl::Status CheckTypesAllowed(AdapterContext& ctx) {
+  // Type parameter -> the type its first value binds it to.
+  std::vector<std::pair<absl::string_view, std::string>> bound;
   auto check = [&](const google::protobuf::RepeatedPtrField<std::string>& values,
-                   absl::Span<const FormalParam> from_formals,
                    absl::Span<const FormalParam> to_formals) -> absl::Status {
     for (int i = 0; i < values.size(); ++i) {
-      if (values[i].empty() || to_formals.empty()) continue;
-      size_t slot = std::min<size_t>(i, to_formals.size() - 1);
-      const FormalParam& formal = to_formals[slot];
-      const TypeConstraint* constraint = ctx.to.FindConstraint(formal.type_str);
+      const FormalParam* formal = FormalFor(to_formals, i);
+      if (values[i].empty() || formal == nullptr) continue;
       const onnx::TypeProto* type = ctx.type_of(values[i]);
       std::string actual = type != nullptr ? schema::TypeString(*type) : "";
-      if (constraint == nullptr || actual.empty()) continue;
-      bool allowed = false;
-      for (absl::string_view t : constraint->allowed_types) allowed |= t == actual;
+      if (actual.empty()) continue;
+      const TypeConstraint* constraint = ctx.to.FindConstraint(formal->type_str);
+      bool allowed = constraint == nullptr ? actual == formal->type_str : false;
+      if (constraint != nullptr) {
+        for (absl::string_view t : constraint->allowed_types) allowed |= t == actual;
+      }
       if (!allowed) {
         return absl::FailedPreconditionError(absl::StrCat(
             "'", values[i], "' is ", actual, ", which ", ctx.to.Label(), " does not allow for ",
-            formal.type_str, " (allowed: ", absl::StrJoin(constraint->allowed_types, ", "), ")"));
+            formal->type_str,
+            constraint == nullptr
+                ? std::string()
+                : absl::StrCat(" (allowed: ", absl::StrJoin(constraint->allowed_types, ", "), ")")));
       }
+      if (constraint == nullptr || !formal->is_homogeneous) continue;
+      bool seen = false;
+      for (const auto& [param, bound_type] : bound) {
+        if (param != formal->type_str) continue;
+        seen = true;
+        if (bound_type != actual) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              "'", values[i], "' is ", actual, " but ", ctx.to.Label(), " needs it to match ",
+              bound_type, " (both bind ", formal->type_str, ")"));
+        }
+      }
+      if (!seen) bound.emplace_back(formal->type_str, actual);
     }
-    (void)from_formals;
     return absl::OkStatus();
   };
-  absl::Status inputs = check(ctx.node.input(), ctx.from.inputs, ctx.to.inputs);
+  absl::Status inputs = check(ctx.node.input(), ctx.to.inputs);
   if (!inputs.ok()) return inputs;
-  return check(ctx.node.output(), ctx.from.outputs, ctx.to.outputs);
+  return check(ctx.node.output(), ctx.to.outputs);
 }
 
 }  // namespace onnxconvert::adapters
