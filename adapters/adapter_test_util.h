@@ -36,7 +36,7 @@ inline void ExpectConversion(const ConversionCase& c) {
     ASSERT_TRUE(result.ok()) << c.name << ": " << result.status();
     EXPECT_EQ(PrintNodeText(result->model.graph().node(0)), c.expected_node) << c.name;
     for (const converter::StepReport& step : result->report.steps) {
-      EXPECT_EQ(step.validation, "ok") << c.name;
+      EXPECT_TRUE(step.validation == "ok" || step.validation == "unchanged") << c.name;
     }
     return;
   }

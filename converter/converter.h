@@ -36,7 +36,8 @@ struct StepReport {
   int64_t from_opset = 0;
   int64_t to_opset = 0;
   std::vector<NodeChange> nodes;
-  std::string validation = "skipped";  // "ok", "skipped", or the error
+  // "ok" (checked), "unchanged" (no node changed, so still valid), "skipped".
+  std::string validation = "skipped";
   double milliseconds = 0;
 };
 

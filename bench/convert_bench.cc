@@ -1,0 +1,60 @@
+// Conversion of synthetic MatMul -> Add -> Relu -> Unsqueeze -> Squeeze chains
+// from opset 12 to 13 and to 21, against protobuf parse + serialize of the
+// same model (the floor).
+//
+//   bazel run -c opt //bench:convert_bench
+
+#include <map>
+#include <string>
+
+#include "bench/synthetic_models.h"
+#include "benchmark/benchmark.h"
+#include "converter/converter.h"
+
+namespace onnxconvert::bench {
+namespace {
+
+const std::string& SerializedChain(int64_t nodes) {
+  static auto* cache = new std::map<int64_t, std::string>();
+  auto [it, inserted] = cache->try_emplace(nodes);
+  if (inserted) it->second = MakeChainModel(nodes).SerializeAsString();
+  return it->second;
+}
+
+void BM_ParseAndSerialize(benchmark::State& state) {
+  const std::string& bytes = SerializedChain(state.range(0));
+  for (auto _ : state) {
+    onnx::ModelProto model;
+    model.ParseFromString(bytes);
+    benchmark::DoNotOptimize(model.SerializeAsString());
+  }
+}
+
+void Convert(benchmark::State& state, int64_t target) {
+  const std::string& bytes = SerializedChain(state.range(0));
+  for (auto _ : state) {
+    onnx::ModelProto model;
+    model.ParseFromString(bytes);
+    converter::ConvertOptions options;
+    options.target_opset = target;
+    absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
+    if (!result.ok()) {
+      state.SkipWithError(std::string(result.status().message()).c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(result->model.SerializeAsString());
+  }
+}
+
+void BM_ConvertTo13(benchmark::State& state) { Convert(state, 13); }
+void BM_ConvertTo21(benchmark::State& state) { Convert(state, 21); }
+
+#define OC_SIZES ->Arg(10000)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_ParseAndSerialize) OC_SIZES->MinTime(2.0);
+BENCHMARK(BM_ConvertTo13) OC_SIZES->MinTime(2.0);
+BENCHMARK(BM_ConvertTo21) OC_SIZES->MinTime(2.0);
+
+}  // namespace
+}  // namespace onnxconvert::bench
+
+BENCHMARK_MAIN();
