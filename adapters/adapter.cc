@@ -156,14 +156,17 @@ std::string AttributeDifference(const OpSchema& from, const OpSchema& to,
 
 }  // namespace
 
-AdapterEntry FindAdapter(const OpSchema& from, const OpSchema& to,
-                         const onnx::NodeProto& node) {
-  std::string name = absl::StrCat(from.domain.empty() ? "" : absl::StrCat(from.domain, "."),
-                                  from.name, " ", from.since_version, "->", to.since_version);
-  if (const AdapterEntry* rewrite =
-          Rewrites().Find(from.domain, from.name, from.since_version, to.since_version)) {
-    return *rewrite;
-  }
+AdapterPlan PlanAdapter(const OpSchema& from, const OpSchema& to) {
+  return {&from, &to, Rewrites().Find(from.domain, from.name, from.since_version, to.since_version),
+          absl::StrCat(from.domain.empty() ? "" : absl::StrCat(from.domain, "."), from.name, " ",
+                       from.since_version, "->", to.since_version)};
+}
+
+AdapterEntry FindAdapter(const AdapterPlan& plan, const onnx::NodeProto& node) {
+  const OpSchema& from = *plan.from;
+  const OpSchema& to = *plan.to;
+  const std::string& name = plan.name;
+  if (plan.rewrite != nullptr) return *plan.rewrite;
   if (IsSemanticChange(from, to)) {
     return {AdapterEntry::kUnsupported, nullptr,
             absl::StrCat("no adapter yet for ", name, ": ", SemanticChangeText(from, to)), name};
@@ -182,6 +185,10 @@ AdapterEntry FindAdapter(const OpSchema& from, const OpSchema& to,
             absl::StrCat("no adapter yet for ", name, ": ", attributes), name};
   }
   return {AdapterEntry::kCompatible, nullptr, "", name};
+}
+
+AdapterEntry FindAdapter(const OpSchema& from, const OpSchema& to, const onnx::NodeProto& node) {
+  return FindAdapter(PlanAdapter(from, to), node);
 }
 
 const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, absl::string_view name) {

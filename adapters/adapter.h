@@ -64,6 +64,21 @@ struct AdapterEntry {
 AdapterEntry FindAdapter(const schema::OpSchema& from, const schema::OpSchema& to,
                          const onnx::NodeProto& node);
 
+// What FindAdapter decides once per pair of versions, before looking at
+// nodes: the rewrite registered for the pair, if any, and the pair's name.
+struct AdapterPlan {
+  const schema::OpSchema* from;
+  const schema::OpSchema* to;
+  const AdapterEntry* rewrite;  // null: derived from the registry
+  std::string name;             // e.g. "Relu 13->14"
+};
+
+// The plan for converting between two adjacent versions of an operator.
+AdapterPlan PlanAdapter(const schema::OpSchema& from, const schema::OpSchema& to);
+
+// FindAdapter for one node, given the pair's plan.
+AdapterEntry FindAdapter(const AdapterPlan& plan, const onnx::NodeProto& node);
+
 // The attribute `name` of `node`, or null.
 const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, absl::string_view name);
 

@@ -150,10 +150,15 @@ absl::StatusOr<StepReport> RunStep(const OpIndex& index, int64_t from, int64_t t
   // downgrading k -> k-1 touches ops with a version introduced at k.
   int64_t boundary = std::max(from, to);
   for (const OpSchema* changed : registry.ChangedAt("", boundary)) {
-    for (const NodeSite& site : index.NodesOf(changed->name)) {
-      const OpSchema* current = registry.Lookup("", changed->name, from);
-      const OpSchema* next = registry.Lookup("", changed->name, to);
-      if (current == nullptr) continue;  // the op is not valid here anyway
+    absl::Span<const NodeSite> sites = index.NodesOf(changed->name);
+    if (sites.empty()) continue;
+    // The versions on both sides of the step are the same for every node.
+    const OpSchema* current = registry.Lookup("", changed->name, from);
+    const OpSchema* next = registry.Lookup("", changed->name, to);
+    if (current == nullptr) continue;  // the op is not valid here anyway
+    std::optional<adapters::AdapterPlan> plan;
+    if (next != nullptr && next != current) plan = adapters::PlanAdapter(*current, *next);
+    for (const NodeSite& site : sites) {
       if (next == nullptr) {
         return StepError(absl::StatusCode::kFailedPrecondition, from, to, site, *current,
                          absl::StrCat(changed->name, " does not exist before opset ",
@@ -169,7 +174,7 @@ absl::StatusOr<StepReport> RunStep(const OpIndex& index, int64_t from, int64_t t
             return AddConstant(site.graph, names, *site.node, std::move(value));
           },
           [&](absl::string_view name) { return InitializerOf(site.graph, name); }};
-      adapters::AdapterEntry adapter = adapters::FindAdapter(*current, *next, *site.node);
+      adapters::AdapterEntry adapter = adapters::FindAdapter(*plan, *site.node);
       absl::Status status;
       switch (adapter.kind) {
         case adapters::AdapterEntry::kUnsupported:
