@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <map>
 #include <string>
 
 #include "benchmark/benchmark.h"
@@ -18,15 +17,8 @@
 namespace onnxconvert::bench {
 namespace {
 
-const std::string& SerializedChain(int64_t nodes) {
-  static auto* cache = new std::map<int64_t, std::string>();
-  auto [it, inserted] = cache->try_emplace(nodes);
-  if (inserted) it->second = MakeChainModel(nodes).SerializeAsString();
-  return it->second;
-}
-
 void BM_Parse(benchmark::State& state) {
-  const std::string& bytes = SerializedChain(state.range(0));
+  const std::string& bytes = SerializedChainModel(state.range(0));
   for (auto _ : state) {
     onnx::ModelProto model;
     benchmark::DoNotOptimize(model.ParseFromString(bytes));
@@ -37,7 +29,7 @@ void BM_Parse(benchmark::State& state) {
 
 void BM_Check(benchmark::State& state) {
   onnx::ModelProto model;
-  model.ParseFromString(SerializedChain(state.range(0)));
+  model.ParseFromString(SerializedChainModel(state.range(0)));
   for (auto _ : state) {
     schema::CheckReport report = schema::CheckModel(model);
     if (report.error_count() != 0) state.SkipWithError("the chain does not check");
@@ -46,7 +38,7 @@ void BM_Check(benchmark::State& state) {
 
 void BM_Infer(benchmark::State& state) {
   onnx::ModelProto model;
-  model.ParseFromString(SerializedChain(state.range(0)));
+  model.ParseFromString(SerializedChainModel(state.range(0)));
   for (auto _ : state) {
     absl::StatusOr<schema::InferenceResult> result = schema::InferModel(model);
     if (!result.ok()) state.SkipWithError("inference failed");
@@ -56,7 +48,7 @@ void BM_Infer(benchmark::State& state) {
 
 void BM_CheckAndInfer(benchmark::State& state) {
   onnx::ModelProto model;
-  model.ParseFromString(SerializedChain(state.range(0)));
+  model.ParseFromString(SerializedChainModel(state.range(0)));
   for (auto _ : state) {
     benchmark::DoNotOptimize(schema::CheckModel(model));
     benchmark::DoNotOptimize(schema::InferModel(model));

@@ -4,7 +4,6 @@
 //
 //   bazel run -c opt //bench:convert_bench
 
-#include <map>
 #include <string>
 
 #include "bench/synthetic_models.h"
@@ -14,15 +13,8 @@
 namespace onnxconvert::bench {
 namespace {
 
-const std::string& SerializedChain(int64_t nodes) {
-  static auto* cache = new std::map<int64_t, std::string>();
-  auto [it, inserted] = cache->try_emplace(nodes);
-  if (inserted) it->second = MakeChainModel(nodes).SerializeAsString();
-  return it->second;
-}
-
 void BM_ParseAndSerialize(benchmark::State& state) {
-  const std::string& bytes = SerializedChain(state.range(0));
+  const std::string& bytes = SerializedChainModel(state.range(0));
   for (auto _ : state) {
     onnx::ModelProto model;
     model.ParseFromString(bytes);
@@ -31,7 +23,7 @@ void BM_ParseAndSerialize(benchmark::State& state) {
 }
 
 void Convert(benchmark::State& state, int64_t target) {
-  const std::string& bytes = SerializedChain(state.range(0));
+  const std::string& bytes = SerializedChainModel(state.range(0));
   for (auto _ : state) {
     onnx::ModelProto model;
     model.ParseFromString(bytes);

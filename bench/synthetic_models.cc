@@ -1,5 +1,6 @@
 #include "bench/synthetic_models.h"
 
+#include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -63,6 +64,13 @@ onnx::ModelProto MakeChainModel(int64_t nodes) {
   }
   SetType(graph.add_output(), current);
   return model;
+}
+
+const std::string& SerializedChainModel(int64_t nodes) {
+  static auto* cache = new std::map<int64_t, std::string>();
+  auto [it, inserted] = cache->try_emplace(nodes);
+  if (inserted) it->second = MakeChainModel(nodes).SerializeAsString();
+  return it->second;
 }
 
 }  // namespace onnxconvert::bench

@@ -2,6 +2,7 @@
 #define ONNX_CONVERT_BENCH_SYNTHETIC_MODELS_H_
 
 #include <cstdint>
+#include <string>
 
 #include "proto/onnx.pb.h"
 
@@ -11,6 +12,9 @@ namespace onnxconvert::bench {
 // (axes as attributes) with about `nodes` nodes, on float[N,16] values with
 // one shared 16x16 weight and bias.
 onnx::ModelProto MakeChainModel(int64_t nodes);
+
+// MakeChainModel(nodes), serialized; built once per size and kept.
+const std::string& SerializedChainModel(int64_t nodes);
 
 }  // namespace onnxconvert::bench
 

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "proto/onnx.pb.h"
 #include "tests/corpus.h"
+#include "tests/test_files.h"
 
 namespace onnxconvert::cli {
 namespace {
@@ -27,18 +28,6 @@ Result RunCli(const std::vector<std::string>& args) {
   std::ostringstream out, err;
   int code = Run(args, out, err);
   return {code, out.str(), err.str()};
-}
-
-fs::path TempDir(const std::string& name) {
-  const char* base = std::getenv("TEST_TMPDIR");
-  fs::path dir = fs::path(base ? base : "/tmp") / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-void WriteFile(const fs::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
 }
 
 // A one-node model: Y = Relu(X) at opset 13, optionally with an initializer.
@@ -90,9 +79,9 @@ void ExpectOneLineError(const Result& result, const std::string& file) {
 }
 
 TEST(CliTest, InspectReportsModelFacts) {
-  fs::path dir = TempDir("inspect");
+  fs::path dir = testing::FreshTestDir("inspect");
   fs::path model = dir / "relu.onnx";
-  WriteFile(model, ReluModel().SerializeAsString());
+  testing::WriteTestFile(model, ReluModel().SerializeAsString());
   Result text = RunCli({"inspect", model.string()});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_TRUE(absl::StrContains(text.out, "ai.onnx 13")) << text.out;
@@ -105,14 +94,14 @@ TEST(CliTest, InspectReportsModelFacts) {
 }
 
 TEST(CliTest, PrintThenParseGivesTheSameModel) {
-  fs::path dir = TempDir("print_parse");
+  fs::path dir = testing::FreshTestDir("print_parse");
   fs::path model = dir / "relu.onnx";
   onnx::ModelProto original = ReluModel();
-  WriteFile(model, original.SerializeAsString());
+  testing::WriteTestFile(model, original.SerializeAsString());
   Result printed = RunCli({"print", model.string()});
   ASSERT_EQ(printed.exit_code, 0) << printed.err;
   EXPECT_TRUE(absl::StrContains(printed.out, "Relu")) << printed.out;
-  WriteFile(dir / "relu.txt", printed.out);
+  testing::WriteTestFile(dir / "relu.txt", printed.out);
   Result parsed = RunCli({"parse", (dir / "relu.txt").string(), "-o",
                           (dir / "back.onnx").string()});
   ASSERT_EQ(parsed.exit_code, 0) << parsed.err;
@@ -123,8 +112,8 @@ TEST(CliTest, PrintThenParseGivesTheSameModel) {
 }
 
 TEST(CliTest, ParseErrorNamesFileLineAndColumn) {
-  fs::path dir = TempDir("parse_error");
-  WriteFile(dir / "bad.txt", "<ir_version: 8, opset_import: [\"\" : 13]>\ng (float X) => (float Y) {\n  Y = Relu(X\n}\n");
+  fs::path dir = testing::FreshTestDir("parse_error");
+  testing::WriteTestFile(dir / "bad.txt", "<ir_version: 8, opset_import: [\"\" : 13]>\ng (float X) => (float Y) {\n  Y = Relu(X\n}\n");
   Result result = RunCli({"parse", (dir / "bad.txt").string(), "-o",
                           (dir / "out.onnx").string()});
   EXPECT_EQ(result.exit_code, 1);
@@ -159,12 +148,12 @@ std::vector<BadModelCase> BadModels() {
 
 TEST(CliTest, BadInputIsExitOneWithOneLineError) {
   for (const BadModelCase& c : BadModels()) {
-    fs::path dir = TempDir("bad_" + c.name);
-    WriteFile(dir / "weights.bin", std::string(16, '\0'));
-    WriteFile(dir.parent_path() / "outside.bin", std::string(16, '\0'));
+    fs::path dir = testing::FreshTestDir("bad_" + c.name);
+    testing::WriteTestFile(dir / "weights.bin", std::string(16, '\0'));
+    testing::WriteTestFile(dir.parent_path() / "outside.bin", std::string(16, '\0'));
     fs::create_symlink(dir.parent_path() / "outside.bin", dir / "link.bin");
     fs::path model = dir / "model.onnx";
-    WriteFile(model, c.bytes);
+    testing::WriteTestFile(model, c.bytes);
     for (const char* command : {"inspect", "print"}) {
       Result result = RunCli({command, model.string()});
       EXPECT_EQ(result.exit_code, 1) << c.name << " " << command << ": " << result.err;
@@ -174,9 +163,9 @@ TEST(CliTest, BadInputIsExitOneWithOneLineError) {
 }
 
 TEST(CliTest, CheckReportsValidAndInvalidModels) {
-  fs::path dir = TempDir("check");
+  fs::path dir = testing::FreshTestDir("check");
   fs::path good = dir / "good.onnx";
-  WriteFile(good, ReluModel().SerializeAsString());
+  testing::WriteTestFile(good, ReluModel().SerializeAsString());
   Result ok = RunCli({"check", good.string()});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_TRUE(absl::StrContains(ok.out, "valid (0 errors")) << ok.out;
@@ -185,7 +174,7 @@ TEST(CliTest, CheckReportsValidAndInvalidModels) {
   broken.mutable_graph()->mutable_node(0)->set_name("relu_1");
   broken.mutable_graph()->mutable_node(0)->set_input(0, "missing");
   fs::path bad = dir / "bad.onnx";
-  WriteFile(bad, broken.SerializeAsString());
+  testing::WriteTestFile(bad, broken.SerializeAsString());
   Result text = RunCli({"check", bad.string()});
   EXPECT_EQ(text.exit_code, 1);
   ExpectOneLineError(text, bad.string());
@@ -197,9 +186,9 @@ TEST(CliTest, CheckReportsValidAndInvalidModels) {
 }
 
 TEST(CliTest, ConvertWritesModelAndReport) {
-  fs::path dir = TempDir("convert");
+  fs::path dir = testing::FreshTestDir("convert");
   fs::path in = dir / "relu.onnx";
-  WriteFile(in, ReluModel().SerializeAsString());
+  testing::WriteTestFile(in, ReluModel().SerializeAsString());
   fs::path out = dir / "relu14.onnx";
   Result result = RunCli({"convert", in.string(), "-o", out.string(), "--to", "14", "--report",
                           (dir / "report.json").string()});
@@ -220,7 +209,7 @@ TEST(CliTest, ConvertWritesModelAndReport) {
   weight->set_data_type(onnx::TensorProto::FLOAT);
   weight->add_dims(4);
   for (int i = 0; i < 4; ++i) weight->add_float_data(1.5f * i);
-  WriteFile(dir / "weighted.onnx", weighted.SerializeAsString());
+  testing::WriteTestFile(dir / "weighted.onnx", weighted.SerializeAsString());
   Result external = RunCli({"convert", (dir / "weighted.onnx").string(), "-o",
                             (dir / "ext.onnx").string(), "--to", "14",
                             "--external-data-threshold", "0"});
@@ -234,7 +223,7 @@ TEST(CliTest, ConvertWritesModelAndReport) {
   onnx::ModelProto gelu = ReluModel();
   gelu.mutable_opset_import(0)->set_version(20);
   gelu.mutable_graph()->mutable_node(0)->set_op_type("Gelu");
-  WriteFile(dir / "gelu.onnx", gelu.SerializeAsString());
+  testing::WriteTestFile(dir / "gelu.onnx", gelu.SerializeAsString());
   Result refused = RunCli({"convert", (dir / "gelu.onnx").string(), "-o",
                            (dir / "gelu19.onnx").string(), "--to", "19"});
   EXPECT_EQ(refused.exit_code, 1);
@@ -244,7 +233,7 @@ TEST(CliTest, ConvertWritesModelAndReport) {
 }
 
 TEST(CliTest, UsageAndIoErrorsAreExitTwo) {
-  fs::path dir = TempDir("usage");
+  fs::path dir = testing::FreshTestDir("usage");
   const std::vector<std::vector<std::string>> cases = {
       {},
       {"frobnicate"},

@@ -17,25 +17,11 @@
 #include "ir/model_io.h"
 #include "ir/tensor_util.h"
 #include "tests/corpus.h"
+#include "tests/test_files.h"
 
 namespace onnxconvert {
 namespace {
 namespace fs = std::filesystem;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
-fs::path ScratchDir() {
-  const char* base = std::getenv("TEST_TMPDIR");
-  fs::path dir = fs::path(base != nullptr ? base : "/tmp") / "corpus_roundtrip";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 std::vector<testing::CorpusCase> Cases() {
   absl::StatusOr<std::vector<testing::CorpusCase>> cases =
@@ -66,7 +52,7 @@ TEST(CorpusRoundTripTest, ParseThenSerializeIsByteIdentical) {
   ASSERT_GT(cases.size(), 1000u);
   std::vector<std::string> failures;
   for (const testing::CorpusCase& c : cases) {
-    std::string bytes = ReadFile(c.model_path);
+    std::string bytes = testing::ReadTestFile(c.model_path);
     absl::StatusOr<onnx::ModelProto> model = ParseModel(bytes, c.name);
     if (!model.ok()) {
       failures.push_back(std::string(model.status().message()));
@@ -81,7 +67,7 @@ TEST(CorpusRoundTripTest, ParseThenSerializeIsByteIdentical) {
 TEST(CorpusRoundTripTest, LoadThenSaveWritesTheSameFile) {
   std::vector<testing::CorpusCase> cases = Cases();
   ASSERT_GT(cases.size(), 1000u);
-  fs::path out = ScratchDir() / "model.onnx";
+  fs::path out = testing::FreshTestDir("corpus_roundtrip") / "model.onnx";
   std::vector<std::string> failures;
   for (const testing::CorpusCase& c : cases) {
     absl::StatusOr<LoadedModel> loaded = LoadModel(c.model_path);
@@ -91,7 +77,7 @@ TEST(CorpusRoundTripTest, LoadThenSaveWritesTheSameFile) {
       failures.push_back(absl::StrCat(c.name, ": ", status.message()));
       continue;
     }
-    std::string diff = Difference(ReadFile(out.string()), ReadFile(c.model_path));
+    std::string diff = Difference(testing::ReadTestFile(out.string()), testing::ReadTestFile(c.model_path));
     if (!diff.empty()) failures.push_back(absl::StrCat(c.name, ": saved file ", diff));
   }
   ReportFailures(failures, cases.size());
@@ -161,7 +147,7 @@ bool SameData(const onnx::TensorProto& original, const onnx::TensorProto& loaded
 TEST(CorpusRoundTripTest, ExternalDataRoundTripKeepsEveryTensor) {
   std::vector<testing::CorpusCase> cases = Cases();
   ASSERT_GT(cases.size(), 1000u);
-  fs::path out = ScratchDir() / "model.onnx";
+  fs::path out = testing::FreshTestDir("corpus_roundtrip") / "model.onnx";
   SaveOptions save;
   save.external_data_threshold = 0;
   LoadOptions load;

@@ -29,13 +29,6 @@ using google::protobuf::Reflection;
 
 constexpr int64_t kReadChunkBytes = int64_t{1} << 20;
 
-absl::string_view View(std::string_view s) { return {s.data(), s.size()}; }
-
-absl::Status Prefixed(std::string_view prefix, const absl::Status& status) {
-  return absl::Status(status.code(),
-                      absl::StrCat(View(prefix), ": ", status.message()));
-}
-
 std::string TensorName(const onnx::TensorProto& tensor) {
   return tensor.name().empty() ? std::string("unnamed tensor")
                                : absl::StrCat("tensor '", tensor.name(), "'");
@@ -56,7 +49,7 @@ std::optional<int64_t> ParseNonNegative(std::string_view text) {
 absl::Status SetOnce(std::string_view key, bool& seen) {
   if (seen) {
     return absl::InvalidArgumentError(
-        absl::StrCat("external data key '", View(key), "' appears twice"));
+        absl::StrCat("external data key '", AsAbsl(key), "' appears twice"));
   }
   seen = true;
   return absl::OkStatus();
@@ -67,7 +60,7 @@ absl::Status ParseSize(std::string_view key, std::string_view value,
   std::optional<int64_t> parsed = ParseNonNegative(value);
   if (!parsed) {
     return absl::InvalidArgumentError(
-        absl::StrCat("external data ", View(key), " '", View(value),
+        absl::StrCat("external data ", AsAbsl(key), " '", AsAbsl(value),
                      "' is not a non-negative decimal integer"));
   }
   out = *parsed;
@@ -112,7 +105,7 @@ bool IsStrictlyInside(const fs::path& path, const fs::path& dir) {
 
 absl::Status LocationError(std::string_view location, std::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat(
-      "external data location '", View(location), "' ", View(why)));
+      "external data location '", AsAbsl(location), "' ", AsAbsl(why)));
 }
 
 // LocateExternalData without the tensor's name in errors.
@@ -235,7 +228,7 @@ absl::Status WalkTensors(MessageT& message, TensorPath& path, int max_depth,
 absl::StatusOr<ExternalDataInfo> ParseExternalDataInfo(
     const onnx::TensorProto& tensor) {
   absl::StatusOr<ExternalDataInfo> info = ParseInfo(tensor);
-  if (!info.ok()) return Prefixed(TensorName(tensor), info.status());
+  if (!info.ok()) return WithPrefix(TensorName(tensor), info.status());
   return info;
 }
 
@@ -285,12 +278,12 @@ absl::StatusOr<std::string> ConfineLocation(std::string_view base_dir,
       base_dir.empty() ? fs::path(".") : fs::path(base_dir), ec);
   if (ec) {
     return absl::NotFoundError(absl::StrCat(
-        "model directory '", View(base_dir), "': ", ec.message()));
+        "model directory '", AsAbsl(base_dir), "': ", ec.message()));
   }
   fs::path resolved = fs::weakly_canonical(base / fs::path(location), ec);
   if (ec) {
     return absl::UnavailableError(absl::StrCat(
-        "external data location '", View(location), "': ", ec.message()));
+        "external data location '", AsAbsl(location), "': ", ec.message()));
   }
   if (!IsStrictlyInside(resolved, base)) {
     return LocationError(location,
@@ -309,7 +302,7 @@ absl::StatusOr<std::string> ResolveExternalLocation(std::string_view base_dir,
   fs::file_status status = fs::status(resolved, ec);
   if (!fs::exists(status)) {
     return absl::NotFoundError(
-        absl::StrCat("external data file '", View(location),
+        absl::StrCat("external data file '", AsAbsl(location),
                      "' does not exist in the model's directory"));
   }
   if (!fs::is_regular_file(status)) {
@@ -323,7 +316,7 @@ absl::StatusOr<FileRange> LocateExternalData(const onnx::TensorProto& tensor,
                                              const TensorPath* path) {
   absl::StatusOr<FileRange> range = Locate(tensor, base_dir);
   if (range.ok()) return range;
-  return Prefixed(path ? DescribeTensor(tensor, *path) : TensorName(tensor),
+  return WithPrefix(path ? DescribeTensor(tensor, *path) : TensorName(tensor),
                   range.status());
 }
 
@@ -380,7 +373,7 @@ absl::StatusOr<std::string> ReadExternalData(const onnx::TensorProto& tensor,
                                              std::string_view base_dir) {
   OC_ASSIGN_OR_RETURN(FileRange range, LocateExternalData(tensor, base_dir));
   absl::StatusOr<std::string> bytes = ReadRange(range);
-  if (!bytes.ok()) return Prefixed(TensorName(tensor), bytes.status());
+  if (!bytes.ok()) return WithPrefix(TensorName(tensor), bytes.status());
   return bytes;
 }
 
@@ -430,7 +423,7 @@ absl::Status CheckExternalReferences(const onnx::ModelProto& model,
     absl::Status status = range.ok()
                               ? CheckBudget(range->length, total, max_total_bytes)
                               : range.status();
-    return status.ok() ? status : Prefixed(DescribeTensor(tensor, path), status);
+    return WithPrefix(DescribeTensor(tensor, path), status);
   });
 }
 
@@ -451,8 +444,7 @@ absl::Status LoadExternalData(onnx::ModelProto& model,
       model, [&](onnx::TensorProto& tensor, const TensorPath& path) {
         if (!IsExternal(tensor)) return absl::OkStatus();
         absl::Status status = load(tensor);
-        return status.ok() ? status
-                           : Prefixed(DescribeTensor(tensor, path), status);
+        return WithPrefix(DescribeTensor(tensor, path), status);
       });
 }
 

@@ -10,21 +10,14 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "ir/tensor_util.h"
+#include "tests/test_files.h"
 
 namespace onnxconvert {
 namespace {
 namespace fs = std::filesystem;
 
 fs::path FreshDir(const std::string& name) {
-  const char* base = std::getenv("TEST_TMPDIR");
-  fs::path dir = fs::path(base != nullptr ? base : "/tmp") / "external_data" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return fs::canonical(dir);
-}
-
-void WriteFile(const fs::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
+  return testing::FreshTestDir("external_data/" + name);
 }
 
 using Entries = std::vector<std::pair<std::string, std::string>>;
@@ -149,9 +142,9 @@ struct Sandbox {
 Sandbox MakeSandbox(const std::string& name) {
   Sandbox box{FreshDir(name) / "model", FreshDir(name + "_outside")};
   fs::create_directories(box.dir / "sub");
-  WriteFile(box.dir / "weights.bin", "0123456789abcdef");
-  WriteFile(box.dir / "sub" / "inner.bin", "inner");
-  WriteFile(box.outside / "secret.bin", "secret-secret-secret");
+  testing::WriteTestFile(box.dir / "weights.bin", "0123456789abcdef");
+  testing::WriteTestFile(box.dir / "sub" / "inner.bin", "inner");
+  testing::WriteTestFile(box.outside / "secret.bin", "secret-secret-secret");
   fs::create_symlink(box.outside / "secret.bin", box.dir / "escape.bin");
   fs::create_symlink(box.outside, box.dir / "escape_dir");
   fs::create_symlink(box.dir / "weights.bin", box.dir / "alias.bin");
@@ -234,7 +227,7 @@ TEST(ExternalDataTest, StreamsLargeRangesInBoundedChunks) {
   fs::path dir = FreshDir("stream");
   std::string content(3 * 1024 * 1024 + 17, '\0');
   for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>(i * 7);
-  WriteFile(dir / "big.bin", content);
+  testing::WriteTestFile(dir / "big.bin", content);
   FileRange range{(dir / "big.bin").string(), 5, static_cast<int64_t>(content.size()) - 5};
   std::string collected;
   size_t chunks = 0, largest = 0;

@@ -39,21 +39,13 @@ using google::protobuf::internal::WireFormat;
 using google::protobuf::internal::WireFormatLite;
 using google::protobuf::io::CodedOutputStream;
 
-absl::string_view View(std::string_view s) { return {s.data(), s.size()}; }
-
-absl::Status Prefixed(std::string_view prefix, const absl::Status& status) {
-  if (status.ok()) return status;
-  return absl::Status(status.code(),
-                      absl::StrCat(View(prefix), ": ", status.message()));
-}
-
 // "<what>: <step> failed: <strerror(errno)>", or without "<what>: " when
 // `what` is empty.
 absl::Status ErrnoError(std::string_view what, std::string_view step) {
   int error = errno;
   return absl::Status(
       absl::ErrnoToStatusCode(error),
-      absl::StrCat(View(what), what.empty() ? "" : ": ", View(step),
+      absl::StrCat(AsAbsl(what), what.empty() ? "" : ": ", AsAbsl(step),
                    " failed: ", std::strerror(error)));
 }
 
@@ -74,7 +66,7 @@ absl::Status CheckModelSize(std::string_view source, uint64_t size,
     return absl::OkStatus();
   }
   return absl::ResourceExhaustedError(absl::StrCat(
-      View(source), ": the model is ", size, " bytes, over the limit of ",
+      AsAbsl(source), ": the model is ", size, " bytes, over the limit of ",
       limit, " bytes",
       limit == kMaxProtobufBytes
           ? " (protobuf cannot hold 2 GiB; large tensors belong in external "
@@ -156,7 +148,7 @@ class ModelFile {
 
 absl::Status Malformed(std::string_view source, std::string_view problem) {
   return absl::InvalidArgumentError(absl::StrCat(
-      View(source), ": not a valid ONNX model: ", View(problem)));
+      AsAbsl(source), ": not a valid ONNX model: ", AsAbsl(problem)));
 }
 
 // The error for bytes protobuf rejected (or accepted only by keeping a
@@ -768,11 +760,11 @@ absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
   loaded.path = path;
   loaded.base_dir = DirectoryOf(path);
   if (options.load_external_data) {
-    OC_RETURN_IF_ERROR(Prefixed(
+    OC_RETURN_IF_ERROR(WithPrefix(
         path, LoadExternalData(loaded.model, loaded.base_dir,
                                options.max_external_data_bytes)));
   } else if (options.verify_external_data) {
-    OC_RETURN_IF_ERROR(Prefixed(
+    OC_RETURN_IF_ERROR(WithPrefix(
         path, CheckExternalReferences(loaded.model, loaded.base_dir,
                                       options.max_external_data_bytes)));
   }
@@ -781,7 +773,7 @@ absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
 
 absl::Status SaveModel(const onnx::ModelProto& model, const std::string& path,
                        const SaveOptions& options) {
-  return Prefixed(path, SaveModelImpl(model, path, options));
+  return WithPrefix(path, SaveModelImpl(model, path, options));
 }
 
 absl::Status WriteFileAtomically(const std::string& path,
@@ -793,7 +785,7 @@ absl::Status WriteFileAtomically(const std::string& path,
     return file.Commit();
   }();
   if (status.ok()) SyncDirectory(DirectoryOf(path));
-  return Prefixed(path, status);
+  return WithPrefix(path, status);
 }
 
 }  // namespace onnxconvert

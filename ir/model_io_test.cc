@@ -21,28 +21,14 @@
 #include "gtest/gtest.h"
 #include "ir/external_data.h"
 #include "ir/tensor_util.h"
+#include "tests/test_files.h"
 
 namespace onnxconvert {
 namespace {
 namespace fs = std::filesystem;
 
 fs::path FreshDir(const std::string& name) {
-  const char* base = std::getenv("TEST_TMPDIR");
-  fs::path dir = fs::path(base != nullptr ? base : "/tmp") / "model_io" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-void WriteFile(const fs::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
+  return testing::FreshTestDir("model_io/" + name);
 }
 
 std::set<std::string> ListDir(const fs::path& dir) {
@@ -214,7 +200,7 @@ TEST(ParseModelTest, TruncatedFileIsRejectedAtEveryCut) {
   int rejected = 0;
   for (size_t cut = 1; cut < good.size(); ++cut) {
     std::string path = (dir / "cut.onnx").string();
-    WriteFile(path, good.substr(0, cut));
+    testing::WriteTestFile(path, good.substr(0, cut));
     absl::StatusOr<LoadedModel> loaded = LoadModel(path);
     EXPECT_EQ(loaded.ok(), boundaries.count(cut) == 1) << cut;
     if (loaded.ok()) continue;
@@ -268,7 +254,7 @@ TEST(LoadModelTest, LoadsFromFile) {
   fs::path dir = FreshDir("load");
   std::string path = (dir / "m.onnx").string();
   std::string bytes = SmallModel().SerializeAsString();
-  WriteFile(path, bytes);
+  testing::WriteTestFile(path, bytes);
   absl::StatusOr<LoadedModel> loaded = LoadModel(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->path, path);
@@ -280,7 +266,7 @@ TEST(LoadModelTest, OversizedFileIsRefusedBeforeReading) {
   fs::path dir = FreshDir("oversized");
   std::string path = (dir / "huge.onnx").string();
   // A sparse 3 GiB file: reading it would take seconds and 3 GiB of memory.
-  WriteFile(path, "");
+  testing::WriteTestFile(path, "");
   fs::resize_file(path, uintmax_t{3} << 30);
   absl::StatusOr<LoadedModel> loaded = LoadModel(path);
   ASSERT_FALSE(loaded.ok());
@@ -293,7 +279,7 @@ TEST(LoadModelTest, OversizedFileIsRefusedBeforeReading) {
 
   LoadOptions options;
   options.max_model_bytes = 100;
-  WriteFile(path, SmallModel().SerializeAsString());
+  testing::WriteTestFile(path, SmallModel().SerializeAsString());
   loaded = LoadModel(path, options);
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_TRUE(absl::StrContains(loaded.status().message(),
@@ -349,15 +335,15 @@ TEST(LoadModelTest, ExternalReferencesAreConfinedAndChecked) {
     fs::path root = FreshDir("ext_" + c.name);
     fs::path dir = root / "model";
     fs::create_directories(dir / "sub");
-    WriteFile(dir / "weights.bin", std::string(16, '\x01'));
-    WriteFile(root / "outside.bin", std::string(16, '\x02'));
+    testing::WriteTestFile(dir / "weights.bin", std::string(16, '\x01'));
+    testing::WriteTestFile(root / "outside.bin", std::string(16, '\x02'));
     fs::create_symlink(root / "outside.bin", dir / "link.bin");
     fs::create_symlink(root, dir / "linkdir");
     onnx::ModelProto model = SmallModel();
     *model.mutable_graph()->add_initializer() =
         ExternalTensor(c.location, c.offset, c.length);
     std::string path = (dir / "m.onnx").string();
-    WriteFile(path, model.SerializeAsString());
+    testing::WriteTestFile(path, model.SerializeAsString());
     absl::StatusOr<LoadedModel> loaded = LoadModel(path);
     if (c.expected.empty()) {
       EXPECT_TRUE(loaded.ok()) << c.name << ": " << loaded.status();
@@ -383,11 +369,11 @@ TEST(LoadModelTest, ExternalReferencesAreConfinedAndChecked) {
 
 TEST(LoadModelTest, ExternalDataBudget) {
   fs::path dir = FreshDir("budget");
-  WriteFile(dir / "weights.bin", std::string(64, 'x'));
+  testing::WriteTestFile(dir / "weights.bin", std::string(64, 'x'));
   onnx::ModelProto model = SmallModel();
   *model.mutable_graph()->add_initializer() = ExternalTensor("weights.bin", 0, 64);
   std::string path = (dir / "m.onnx").string();
-  WriteFile(path, model.SerializeAsString());
+  testing::WriteTestFile(path, model.SerializeAsString());
   for (bool load : {false, true}) {
     LoadOptions options;
     options.load_external_data = load;
@@ -412,7 +398,7 @@ TEST(SaveModelTest, WritesTheSameBytesAsProtobuf) {
   *model.mutable_graph()->add_initializer() = ExternalTensor("w.bin", 0, 4);
   std::string path = (dir / "m.onnx").string();
   ASSERT_TRUE(SaveModel(model, path).ok());
-  EXPECT_EQ(ReadFile(path), model.SerializeAsString());
+  EXPECT_EQ(testing::ReadTestFile(path), model.SerializeAsString());
   EXPECT_EQ(ListDir(dir), std::set<std::string>{"m.onnx"});
 }
 
@@ -615,7 +601,7 @@ TEST(SaveModelTest, ExternalizedTensorsKeepTheirOtherFields) {
 TEST(SaveModelTest, SavingElsewhereCarriesExternalDataOver) {
   fs::path from = FreshDir("carry_from");
   fs::path to = FreshDir("carry_to");
-  WriteFile(from / "weights.bin", "0123456789abcdef");
+  testing::WriteTestFile(from / "weights.bin", "0123456789abcdef");
   onnx::ModelProto model = SmallModel();
   *model.mutable_graph()->add_initializer() = ExternalTensor("weights.bin", 4, 8);
   SaveOptions options;
@@ -672,7 +658,7 @@ TEST(SaveModelTest, ReferencesIntoTheReplacedDataFileAreCarried) {
   EXPECT_EQ(value, 0.5f * 1999);
 
   // References to another file of the same directory are kept as they are.
-  WriteFile(dir / "other.bin", "abcd");
+  testing::WriteTestFile(dir / "other.bin", "abcd");
   onnx::ModelProto with_other = SmallModel();
   *with_other.mutable_graph()->add_initializer() = ExternalTensor("other.bin", 0, 4);
   ASSERT_TRUE(SaveModel(with_other, path, options).ok());
@@ -749,8 +735,8 @@ class FileSizeLimit {
 TEST(SaveModelTest, FailedWritesLeaveNothingBehind) {
   fs::path dir = FreshDir("atomic");
   std::string path = (dir / "m.onnx").string();
-  WriteFile(path, "old model");
-  WriteFile(dir / "m.onnx.data", "old data");
+  testing::WriteTestFile(path, "old model");
+  testing::WriteTestFile(dir / "m.onnx.data", "old data");
   onnx::ModelProto model = SmallModel();
   *model.mutable_graph()->add_initializer() = FloatTensor("huge", 64 * 1024);
   const struct {
@@ -771,15 +757,15 @@ TEST(SaveModelTest, FailedWritesLeaveNothingBehind) {
         << status;
     EXPECT_EQ(ListDir(dir), (std::set<std::string>{"m.onnx", "m.onnx.data"}))
         << c.name;
-    EXPECT_EQ(ReadFile(path), "old model") << c.name;
-    EXPECT_EQ(ReadFile(dir / "m.onnx.data"), "old data") << c.name;
+    EXPECT_EQ(testing::ReadTestFile(path), "old model") << c.name;
+    EXPECT_EQ(testing::ReadTestFile(dir / "m.onnx.data"), "old data") << c.name;
   }
   // Without the limit the same saves replace both files.
   SaveOptions options;
   options.external_data_threshold = 1024;
   ASSERT_TRUE(SaveModel(model, path, options).ok());
   EXPECT_EQ(ListDir(dir), (std::set<std::string>{"m.onnx", "m.onnx.data"}));
-  EXPECT_NE(ReadFile(path), "old model");
+  EXPECT_NE(testing::ReadTestFile(path), "old model");
 }
 
 TEST(SaveModelTest, WriteFileAtomically) {
@@ -787,7 +773,7 @@ TEST(SaveModelTest, WriteFileAtomically) {
   std::string path = (dir / "out.txt").string();
   ASSERT_TRUE(WriteFileAtomically(path, "first").ok());
   ASSERT_TRUE(WriteFileAtomically(path, "second").ok());
-  EXPECT_EQ(ReadFile(path), "second");
+  EXPECT_EQ(testing::ReadTestFile(path), "second");
   EXPECT_EQ(ListDir(dir), std::set<std::string>{"out.txt"});
   struct stat info;
   ASSERT_EQ(stat(path.c_str(), &info), 0);

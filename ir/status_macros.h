@@ -1,8 +1,26 @@
 #ifndef ONNX_CONVERT_IR_STATUS_MACROS_H_
 #define ONNX_CONVERT_IR_STATUS_MACROS_H_
 
+#include <string_view>
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+
+namespace onnxconvert {
+
+// `s` as an absl::string_view (this abseil's string_view is its own type,
+// not std::string_view, so StrCat and Status do not take the latter).
+inline absl::string_view AsAbsl(std::string_view s) { return {s.data(), s.size()}; }
+
+// `status` with "<prefix>: " before its message; an OK status stays OK.
+inline absl::Status WithPrefix(std::string_view prefix, const absl::Status& status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat(AsAbsl(prefix), ": ", status.message()));
+}
+
+}  // namespace onnxconvert
 
 // Returns from the enclosing function when `expr` (an absl::Status) fails.
 #define OC_RETURN_IF_ERROR(expr)                  \

@@ -710,8 +710,7 @@ class Parser {
     if (AtGraph() || IsPunct("@")) {
       // Annotations may precede a graph or a tensor; look past them.
       size_t saved = pos_;
-      OC_ASSIGN_OR_RETURN(Annotations skipped, ParseAnnotations());
-      (void)skipped;
+      OC_RETURN_IF_ERROR(ParseAnnotations().status());
       bool graph = AtGraph();
       bool tensor = AtElemType();
       pos_ = saved;

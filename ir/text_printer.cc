@@ -82,7 +82,7 @@ std::string JoinFloats(const google::protobuf::RepeatedField<Float>& values) {
 // Raw little-endian values decoded for display; nullopt when the bytes do
 // not decode to exactly the values that would re-encode to them.
 template <typename T>
-std::optional<std::string> DecodeRaw(const std::string& raw, bool is_float) {
+std::optional<std::string> DecodeRaw(const std::string& raw) {
   if (raw.size() % sizeof(T) != 0) return std::nullopt;
   std::vector<std::string> parts;
   for (size_t i = 0; i < raw.size(); i += sizeof(T)) {
@@ -92,7 +92,6 @@ std::optional<std::string> DecodeRaw(const std::string& raw, bool is_float) {
       if (std::isnan(value)) return std::nullopt;  // payload would be lost
       parts.push_back(FloatText(value));
     } else {
-      (void)is_float;
       parts.push_back(absl::StrCat(value));
     }
   }
@@ -102,16 +101,16 @@ std::optional<std::string> DecodeRaw(const std::string& raw, bool is_float) {
 std::optional<std::string> RawValuesText(const onnx::TensorProto& tensor) {
   const std::string& raw = tensor.raw_data();
   switch (tensor.data_type()) {
-    case onnx::TensorProto::FLOAT: return DecodeRaw<float>(raw, true);
-    case onnx::TensorProto::DOUBLE: return DecodeRaw<double>(raw, true);
-    case onnx::TensorProto::INT64: return DecodeRaw<int64_t>(raw, false);
-    case onnx::TensorProto::INT32: return DecodeRaw<int32_t>(raw, false);
-    case onnx::TensorProto::INT16: return DecodeRaw<int16_t>(raw, false);
-    case onnx::TensorProto::INT8: return DecodeRaw<int8_t>(raw, false);
-    case onnx::TensorProto::UINT64: return DecodeRaw<uint64_t>(raw, false);
-    case onnx::TensorProto::UINT32: return DecodeRaw<uint32_t>(raw, false);
-    case onnx::TensorProto::UINT16: return DecodeRaw<uint16_t>(raw, false);
-    case onnx::TensorProto::UINT8: return DecodeRaw<uint8_t>(raw, false);
+    case onnx::TensorProto::FLOAT: return DecodeRaw<float>(raw);
+    case onnx::TensorProto::DOUBLE: return DecodeRaw<double>(raw);
+    case onnx::TensorProto::INT64: return DecodeRaw<int64_t>(raw);
+    case onnx::TensorProto::INT32: return DecodeRaw<int32_t>(raw);
+    case onnx::TensorProto::INT16: return DecodeRaw<int16_t>(raw);
+    case onnx::TensorProto::INT8: return DecodeRaw<int8_t>(raw);
+    case onnx::TensorProto::UINT64: return DecodeRaw<uint64_t>(raw);
+    case onnx::TensorProto::UINT32: return DecodeRaw<uint32_t>(raw);
+    case onnx::TensorProto::UINT16: return DecodeRaw<uint16_t>(raw);
+    case onnx::TensorProto::UINT8: return DecodeRaw<uint8_t>(raw);
     default: return std::nullopt;
   }
 }
