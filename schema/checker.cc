@@ -15,6 +15,8 @@ namespace onnxconvert::schema {
 namespace {
 
 constexpr int kMaxDepth = 64;
+// How many nodes ahead the scope is prefetched.
+constexpr int kLookahead = 8;
 constexpr int64_t kNewestIrVersion = 13;
 
 // The IR version that introduced each element type (by TensorProto.DataType).
@@ -85,6 +87,10 @@ class Scope {
     return nullptr;
   }
   void Reserve(size_t names) { defined_.reserve(names); }
+  // Brings the table slots of `node`'s outputs into the cache.
+  void Prefetch(const onnx::NodeProto& node) const {
+    for (const std::string& output : node.output()) defined_.prefetch(output);
+  }
 
  private:
   const Scope* parent_;
@@ -270,6 +276,8 @@ class Checker {
     for (int i = 0; i < nodes.size(); ++i) {
       const onnx::NodeProto& node = nodes[i];
       ++report_.nodes_checked;
+      // Large graphs miss the cache on every new value: fetch ahead.
+      if (i + kLookahead < nodes.size()) scope.Prefetch(nodes[i + kLookahead]);
       const OpSchema* schema = ResolveSchema(node, i, path, opsets);
       NodeLabel label(node, i, schema);
       CheckInputsDefined(node, i, path, label, scope, outputs_index);

@@ -7,7 +7,9 @@
 #include <numeric>
 #include <set>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "ir/status_macros.h"
 #include "schema/inference_rules.h"
 #include "schema/shape_util.h"
 
@@ -39,15 +41,20 @@ std::optional<onnx::TensorShapeProto> DimsValue(InferenceContext& ctx, size_t i)
   return std::nullopt;
 }
 
+// A short list of axes, kept inline.
+using AxisList = absl::InlinedVector<int64_t, 8>;
+
 // Axes from the `axes` attribute or, from `axes_input_version` on, input 1.
-std::optional<std::vector<int64_t>> Axes(InferenceContext& ctx, int axes_input_version,
-                                        size_t input = 1) {
+std::optional<AxisList> Axes(InferenceContext& ctx, int axes_input_version, size_t input = 1) {
   if (ctx.op().since_version >= axes_input_version) {
-    if (!ctx.HasInput(input)) return std::vector<int64_t>();
-    return KnownInts(ctx, input);
+    if (!ctx.HasInput(input)) return AxisList();
+    std::optional<std::vector<int64_t>> known = KnownInts(ctx, input);
+    if (!known) return std::nullopt;
+    return AxisList(known->begin(), known->end());
   }
-  std::optional<std::vector<int64_t>> axes = ctx.AttrInts("axes");
-  return axes ? axes : std::vector<int64_t>();
+  const onnx::AttributeProto* axes = ctx.Attr("axes");
+  if (axes == nullptr || axes->type() != onnx::AttributeProto::INTS) return AxisList();
+  return AxisList(axes->ints().begin(), axes->ints().end());
 }
 
 absl::Status Shape(InferenceContext& ctx) {
@@ -172,14 +179,14 @@ absl::Status Flatten(InferenceContext& ctx) {
 }
 
 absl::Status Squeeze(InferenceContext& ctx) {
-  std::optional<std::vector<int64_t>> axes = Axes(ctx, 13);
+  std::optional<AxisList> axes = Axes(ctx, 13);
   const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
   if (const onnx::TensorShapeProto* data = ctx.InputShapeData(0); data != nullptr) {
     ctx.SetOutputShapeData(0, *data);
   }
   if (!axes || shape == nullptr) return absl::OkStatus();
   int64_t rank = shape->dim_size();
-  std::vector<bool> drop(rank, false);
+  absl::InlinedVector<bool, 8> drop(rank, false);
   if (axes->empty()) {
     for (int i = 0; i < rank; ++i) {
       if (!shape->dim(i).has_dim_value()) return absl::OkStatus();  // unknown which
@@ -203,14 +210,14 @@ absl::Status Squeeze(InferenceContext& ctx) {
 }
 
 absl::Status Unsqueeze(InferenceContext& ctx) {
-  std::optional<std::vector<int64_t>> axes = Axes(ctx, 13);
+  std::optional<AxisList> axes = Axes(ctx, 13);
   const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
   if (const onnx::TensorShapeProto* data = ctx.InputShapeData(0); data != nullptr) {
     ctx.SetOutputShapeData(0, *data);
   }
   if (!axes || shape == nullptr) return absl::OkStatus();
   int64_t rank = shape->dim_size() + static_cast<int64_t>(axes->size());
-  std::vector<bool> inserted(rank, false);
+  absl::InlinedVector<bool, 8> inserted(rank, false);
   for (int64_t axis : *axes) {
     absl::StatusOr<int64_t> a = NormalizeAxis(axis, rank, "axis");
     if (!a.ok()) return a.status();
@@ -521,12 +528,12 @@ absl::Status Range(InferenceContext& ctx) {
 template <int kAxesInputVersion>
 absl::Status Reduce(InferenceContext& ctx) {
   const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
-  std::optional<std::vector<int64_t>> axes = Axes(ctx, kAxesInputVersion);
+  std::optional<AxisList> axes = Axes(ctx, kAxesInputVersion);
   if (shape == nullptr || !axes) return absl::OkStatus();
   bool keep = ctx.AttrInt("keepdims", 1) != 0;
   bool noop_when_empty = ctx.AttrInt("noop_with_empty_axes", 0) != 0;
   int rank = shape->dim_size();
-  std::vector<bool> reduced(rank, axes->empty() && !noop_when_empty);
+  absl::InlinedVector<bool, 8> reduced(rank, axes->empty() && !noop_when_empty);
   for (int64_t axis : *axes) {
     absl::StatusOr<int64_t> a = NormalizeAxis(axis, rank, "axis");
     if (!a.ok()) return a.status();
@@ -561,30 +568,21 @@ absl::Status MatMul(InferenceContext& ctx) {
   if (a == nullptr || b == nullptr || a->dim_size() == 0 || b->dim_size() == 0) {
     return absl::OkStatus();
   }
-  onnx::TensorShapeProto left = *a, right = *b;
-  bool left_vector = left.dim_size() == 1, right_vector = right.dim_size() == 1;
-  if (left_vector) {
-    onnx::TensorShapeProto m;
-    AddDim(&m, 1);
-    *m.add_dim() = left.dim(0);
-    left = m;
-  }
-  if (right_vector) AddDim(&right, 1);
-  const Dim& k1 = left.dim(left.dim_size() - 1);
-  const Dim& k2 = right.dim(right.dim_size() - 2);
+  // A vector operand acts as a matrix of one row (left) or one column
+  // (right), and that dim is dropped from the result.
+  int ra = a->dim_size(), rb = b->dim_size();
+  const Dim& k1 = a->dim(ra - 1);
+  const Dim& k2 = rb == 1 ? b->dim(0) : b->dim(rb - 2);
   if (k1.has_dim_value() && k2.has_dim_value() && k1.dim_value() != k2.dim_value()) {
     return absl::InvalidArgumentError(absl::StrCat("MatMul inner dimensions differ: ",
                                                    k1.dim_value(), " and ", k2.dim_value()));
   }
-  onnx::TensorShapeProto batch_a, batch_b;
-  for (int i = 0; i < left.dim_size() - 2; ++i) *batch_a.add_dim() = left.dim(i);
-  for (int i = 0; i < right.dim_size() - 2; ++i) *batch_b.add_dim() = right.dim(i);
-  absl::StatusOr<onnx::TensorShapeProto> batch = BroadcastShapes({&batch_a, &batch_b});
-  if (!batch.ok()) return batch.status();
+  DimRange batches[] = {DimRange(*a, 0, std::max(0, ra - 2)),
+                        DimRange(*b, 0, std::max(0, rb - 2))};
   onnx::TensorShapeProto* out = OutputShape(ctx);
-  *out = *batch;
-  if (!left_vector) *out->add_dim() = left.dim(left.dim_size() - 2);
-  if (!right_vector) *out->add_dim() = right.dim(right.dim_size() - 1);
+  OC_RETURN_IF_ERROR(BroadcastDims(batches, out));
+  if (ra > 1) *out->add_dim() = a->dim(ra - 2);
+  if (rb > 1) *out->add_dim() = b->dim(rb - 1);
   return absl::OkStatus();
 }
 

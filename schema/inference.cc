@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "schema/inference_context.h"
 #include "schema/inference_rules.h"
@@ -62,6 +63,8 @@ absl::Status InferenceContext::Error(absl::string_view message) const {
 namespace {
 
 constexpr int kMaxDepth = 64;
+// How many nodes ahead the value table is prefetched.
+constexpr int kLookahead = 8;
 
 using OpsetMap = absl::flat_hash_map<std::string, int64_t>;
 
@@ -72,11 +75,63 @@ struct ValueExtras {
   const onnx::TensorShapeProto* shape_data = nullptr;  // in the result's arena
 };
 
+// The empty type of a value whose type is unknown.
+const onnx::TypeProto& NoType() { return onnx::TypeProto::default_instance(); }
+
 bool HasType(const onnx::TypeProto& type) {
   return type.value_case() != onnx::TypeProto::VALUE_NOT_SET;
 }
 
 bool HasType(const onnx::TypeProto* type) { return type != nullptr && HasType(*type); }
+
+// Whether `type` is no type or a plain tensor type (element type and dims,
+// nothing else), which TensorTypeHash and TensorTypeEq compare in full.
+bool Internable(const onnx::TypeProto& type) {
+  if (type.has_denotation() || !type.unknown_fields().empty()) return false;
+  if (type.value_case() == onnx::TypeProto::VALUE_NOT_SET) return true;  // no type
+  if (!type.has_tensor_type()) return false;
+  const onnx::TypeProto::Tensor& tensor = type.tensor_type();
+  if (!tensor.unknown_fields().empty() || !tensor.shape().unknown_fields().empty()) return false;
+  for (const auto& dim : tensor.shape().dim()) {
+    if (dim.has_denotation() || !dim.unknown_fields().empty()) return false;
+  }
+  return true;
+}
+
+// Hashes an internable tensor type by element type and dims.
+struct TensorTypeHash {
+  size_t operator()(const onnx::TypeProto* type) const {
+    const onnx::TypeProto::Tensor& tensor = type->tensor_type();
+    size_t h = absl::HashOf(type->has_tensor_type(), tensor.elem_type(), tensor.has_shape(),
+                            tensor.shape().dim_size());
+    for (const auto& dim : tensor.shape().dim()) {
+      h = absl::HashOf(h, static_cast<int>(dim.value_case()), dim.dim_value(), dim.dim_param());
+    }
+    return h;
+  }
+};
+
+// Equality of internable tensor types, field by field.
+struct TensorTypeEq {
+  bool operator()(const onnx::TypeProto* a, const onnx::TypeProto* b) const {
+    const onnx::TypeProto::Tensor& x = a->tensor_type();
+    const onnx::TypeProto::Tensor& y = b->tensor_type();
+    if (a->has_tensor_type() != b->has_tensor_type() || x.elem_type() != y.elem_type() ||
+        x.has_elem_type() != y.has_elem_type() ||
+        x.has_shape() != y.has_shape() || x.shape().dim_size() != y.shape().dim_size()) {
+      return false;
+    }
+    for (int i = 0; i < x.shape().dim_size(); ++i) {
+      const auto& p = x.shape().dim(i);
+      const auto& q = y.shape().dim(i);
+      if (p.value_case() != q.value_case() || p.dim_value() != q.dim_value() ||
+          p.dim_param() != q.dim_param()) {
+        return false;
+      }
+    }
+    return true;
+  }
+};
 
 class Engine;
 
@@ -92,7 +147,7 @@ class GraphInferencer {
   absl::Status Run(absl::Span<const onnx::TypeProto* const> input_types);
 
   // The type of `name` here or in an enclosing graph, or null.
-  onnx::TypeProto* FindType(absl::string_view name) const {
+  const onnx::TypeProto* FindType(absl::string_view name) const {
     for (const GraphInferencer* g = this; g != nullptr; g = g->parent_) {
       if (auto it = g->types_->find(name); it != g->types_->end()) return it->second;
     }
@@ -139,7 +194,7 @@ class GraphInferencer {
   int depth_;
   // Types of this graph's values: the result's map, filled as nodes are
   // inferred (keys view the model).
-  absl::flat_hash_map<absl::string_view, onnx::TypeProto*>* types_ = nullptr;
+  absl::flat_hash_map<absl::string_view, const onnx::TypeProto*>* types_ = nullptr;
   absl::flat_hash_map<absl::string_view, ValueExtras> extras_;
   absl::flat_hash_map<absl::string_view, const onnx::TypeProto*> declared_;
   std::vector<onnx::TypeProto> output_types_;
@@ -160,8 +215,24 @@ class Engine {
     auto it = opsets_.find(Registry::CanonicalDomain(domain));
     return it == opsets_.end() ? 0 : it->second;
   }
-  onnx::TypeProto* NewType() {
-    return google::protobuf::Arena::CreateMessage<onnx::TypeProto>(result_.arena.get());
+  // A cleared scratch type for output `slot` of a node at nesting `depth`,
+  // reused from node to node so that inferring allocates nothing.
+  onnx::TypeProto* Scratch(int depth, size_t slot) {
+    if (scratch_.size() <= static_cast<size_t>(depth)) scratch_.resize(depth + 1);
+    auto& level = scratch_[depth];
+    while (level.size() <= slot) level.push_back(std::make_unique<onnx::TypeProto>());
+    level[slot]->Clear();
+    return level[slot].get();
+  }
+  // A stored type equal to `type`: tensor types are shared between values
+  // (stored types never change), others are copied into the arena.
+  const onnx::TypeProto* Store(const onnx::TypeProto& type) {
+    if (!Internable(type)) return Copy(type);
+    auto it = interned_.find(&type);
+    if (it != interned_.end()) return *it;
+    const onnx::TypeProto* stored = Copy(type);
+    interned_.insert(stored);
+    return stored;
   }
   const onnx::TensorProto* Own(onnx::TensorProto tensor) {
     owned_.push_back(std::move(tensor));
@@ -172,9 +243,17 @@ class Engine {
  private:
   const InferenceOptions& options_;
   InferenceResult& result_;
+  const onnx::TypeProto* Copy(const onnx::TypeProto& type) {
+    auto* copy = google::protobuf::Arena::CreateMessage<onnx::TypeProto>(result_.arena.get());
+    *copy = type;
+    return copy;
+  }
+
   OpsetMap opsets_;
   std::deque<onnx::TensorProto> owned_;
   int next_symbol_ = 0;
+  std::vector<std::vector<std::unique_ptr<onnx::TypeProto>>> scratch_;
+  absl::flat_hash_set<const onnx::TypeProto*, TensorTypeHash, TensorTypeEq> interned_;
 };
 
 // The formal parameter that actual slot `slot` binds to.
@@ -188,7 +267,7 @@ class NodeContext : public InferenceContext {
  public:
   NodeContext(const onnx::NodeProto& node, const OpSchema& schema, GraphInferencer& graph)
       : node_(node), schema_(schema), graph_(graph), outputs_(node.output_size(), nullptr),
-        shared_(node.output_size(), false), output_data_(node.output_size(), nullptr),
+        owned_(node.output_size(), nullptr), output_data_(node.output_size(), nullptr),
         output_constants_(node.output_size(), nullptr) {}
 
   const onnx::NodeProto& node() const override { return node_; }
@@ -209,31 +288,28 @@ class NodeContext : public InferenceContext {
     return extras != nullptr ? extras->shape_data : nullptr;
   }
   onnx::TypeProto* MutableOutputType(size_t i) override {
-    // Allocated on first write; a shared input type is copied first.
-    if (outputs_[i] == nullptr || shared_[i]) {
-      onnx::TypeProto* type = graph_.engine().NewType();
+    // A scratch type on first write; a shared input type is copied first.
+    if (owned_[i] == nullptr) {
+      onnx::TypeProto* type = graph_.engine().Scratch(graph_.depth(), i);
       if (outputs_[i] != nullptr) *type = *outputs_[i];
-      outputs_[i] = type;
-      shared_[i] = false;
+      outputs_[i] = owned_[i] = type;
     }
-    return outputs_[i];
+    return owned_[i];
   }
   const onnx::TypeProto* OutputTypeIfSet(size_t i) const override {
     return HasType(outputs_[i]) ? outputs_[i] : nullptr;
   }
   void ShareInputType(size_t in, size_t out) override {
     if (!HasInput(in) || out >= outputs_.size()) return;
-    onnx::TypeProto* type = graph_.FindType(node_.input(in));
+    const onnx::TypeProto* type = graph_.FindType(node_.input(in));
     if (!HasType(type)) return;
-    outputs_[out] = type;  // types are immutable once inferred
-    shared_[out] = true;
+    outputs_[out] = type;  // stored types never change
+    owned_[out] = nullptr;
   }
-  // The type of output `i` to record: owned, or shared when nothing
-  // changes it later (`writable` asks for an owned copy).
-  onnx::TypeProto* FinalOutput(size_t i, bool writable) {
-    if (outputs_[i] == nullptr || (writable && shared_[i])) return MutableOutputType(i);
-    return outputs_[i];
-  }
+  // The type inferred for output `i`, or null.
+  const onnx::TypeProto* Result(size_t i) const { return outputs_[i]; }
+  // Whether Result(i) is an input's stored type, used as it is.
+  bool IsShared(size_t i) const { return outputs_[i] != nullptr && owned_[i] == nullptr; }
   void SetOutputShapeData(size_t i, onnx::TensorShapeProto data) override {
     auto* stored = google::protobuf::Arena::CreateMessage<onnx::TensorShapeProto>(
         graph_.engine().result().arena.get());
@@ -260,8 +336,8 @@ class NodeContext : public InferenceContext {
   const onnx::NodeProto& node_;
   const OpSchema& schema_;
   GraphInferencer& graph_;
-  absl::InlinedVector<onnx::TypeProto*, 4> outputs_;  // in the result's arena
-  absl::InlinedVector<bool, 4> shared_;  // outputs_[i] is an input's type
+  absl::InlinedVector<const onnx::TypeProto*, 4> outputs_;  // scratch or stored
+  absl::InlinedVector<onnx::TypeProto*, 4> owned_;  // the scratch type written, if any
   absl::InlinedVector<const onnx::TensorShapeProto*, 4> output_data_;
   absl::InlinedVector<const onnx::TensorProto*, 4> output_constants_;
 };
@@ -393,24 +469,30 @@ absl::Status GraphInferencer::Run(absl::Span<const onnx::TypeProto* const> input
   for (int i = 0; i < graph_.input_size(); ++i) {
     const auto& input = graph_.input(i);
     inputs.insert(input.name());
-    onnx::TypeProto* type = engine_.NewType();
-    *type = input.type();
+    const onnx::TypeProto* type = &input.type();
+    absl::StatusOr<onnx::TypeProto> merged;
     if (i < static_cast<int>(input_types.size()) && input_types[i] != nullptr) {
-      absl::StatusOr<onnx::TypeProto> merged = MergeWithDeclared(*input_types[i], input.type());
-      if (merged.ok()) *type = *std::move(merged);
+      merged = MergeWithDeclared(*input_types[i], input.type());
+      if (merged.ok()) type = &*merged;
     }
-    (*types_)[input.name()] = type;
+    (*types_)[input.name()] = engine_.Store(*type);
   }
   for (const auto& tensor : graph_.initializer()) {
     if (inputs.contains(tensor.name())) continue;  // may be overridden at run time
     extras_[tensor.name()].constant = &tensor;
-    onnx::TypeProto* type = engine_.NewType();
+    onnx::TypeProto* type = engine_.Scratch(depth_, 0);
     SetElemType(type, tensor.data_type());
     auto* shape = MutableShape(type);
     for (int64_t dim : tensor.dims()) AddDim(shape, dim);
-    (*types_)[tensor.name()] = type;
+    (*types_)[tensor.name()] = engine_.Store(*type);
   }
   for (int i = 0; i < graph_.node_size(); ++i) {
+    // Large graphs miss the cache on every new value: fetch ahead.
+    if (i + kLookahead < graph_.node_size()) {
+      for (const std::string& output : graph_.node(i + kLookahead).output()) {
+        types_->prefetch(output);
+      }
+    }
     absl::Status status = InferNode(graph_.node(i), i);
     if (!status.ok()) return status;
   }
@@ -458,20 +540,24 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
     const std::string& name = node.output(i);
     if (name.empty()) continue;
     const onnx::TypeProto* declared = Declared(name);
-    onnx::TypeProto* type = ctx ? ctx->FinalOutput(i, declared != nullptr) : engine_.NewType();
-    (*types_)[name] = type;
-    if (ctx && (ctx->output_data(i) != nullptr || ctx->output_constant(i) != nullptr)) {
-      extras_[name] = {ctx->output_constant(i), ctx->output_data(i)};
-    }
+    const onnx::TypeProto* inferred = ctx ? ctx->Result(i) : nullptr;
+    const onnx::TypeProto* stored;
     if (declared != nullptr) {
-      absl::StatusOr<onnx::TypeProto> merged = MergeWithDeclared(*type, *declared);
+      absl::StatusOr<onnx::TypeProto> merged =
+          MergeWithDeclared(inferred != nullptr ? *inferred : NoType(), *declared);
       if (!merged.ok()) {
         absl::Status status = fail(absl::StrCat("output '", name, "': ", merged.status().message()));
         if (!status.ok()) return status;
-        *type = *declared;
-      } else {
-        *type = *std::move(merged);
       }
+      stored = engine_.Store(merged.ok() ? *merged : *declared);
+    } else if (inferred != nullptr && ctx->IsShared(i)) {
+      stored = inferred;
+    } else {
+      stored = engine_.Store(inferred != nullptr ? *inferred : NoType());
+    }
+    (*types_)[name] = stored;
+    if (ctx && (ctx->output_data(i) != nullptr || ctx->output_constant(i) != nullptr)) {
+      extras_[name] = {ctx->output_constant(i), ctx->output_data(i)};
     }
   }
   return absl::OkStatus();

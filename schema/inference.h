@@ -29,8 +29,8 @@ struct GraphTypes {
   std::string path;  // e.g. "main" or "main/body of 'loop' (Loop)"
   // Inferred (and merged with declared) types of every value with a known
   // type, by name. Names view the model's strings; types live in the
-  // result's arena.
-  absl::flat_hash_map<absl::string_view, onnx::TypeProto*> types;
+  // result's arena, and equal tensor types are one shared object.
+  absl::flat_hash_map<absl::string_view, const onnx::TypeProto*> types;
 };
 
 // What inference found for a model.

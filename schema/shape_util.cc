@@ -1,5 +1,8 @@
 #include "schema/shape_util.h"
 
+#include "absl/container/inlined_vector.h"
+#include "ir/status_macros.h"
+
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -64,21 +67,20 @@ void PropagateType(InferenceContext& ctx, size_t in, size_t out) {
   if (type != nullptr && ctx.HasOutput(out)) *ctx.MutableOutputType(out) = *type;
 }
 
-absl::StatusOr<onnx::TensorShapeProto> BroadcastShapes(
-    absl::Span<const onnx::TensorShapeProto* const> shapes) {
+absl::Status BroadcastDims(absl::Span<const DimRange> ranges, onnx::TensorShapeProto* out) {
   int rank = 0;
-  for (const auto* shape : shapes) rank = std::max(rank, shape->dim_size());
-  onnx::TensorShapeProto result;
+  for (const DimRange& range : ranges) rank = std::max(rank, range.size());
+  out->clear_dim();
   for (int axis = 0; axis < rank; ++axis) {
     // The candidate dim: a known value > 1 wins; equal symbols stay.
     std::optional<int64_t> value;
-    std::optional<std::string> symbol;
+    std::optional<absl::string_view> symbol;
     bool unknown = false;
     bool all_one = true;
-    for (const auto* shape : shapes) {
-      int offset = rank - shape->dim_size();
+    for (const DimRange& range : ranges) {
+      int offset = rank - range.size();
       if (axis < offset) continue;
-      const auto& dim = shape->dim(axis - offset);
+      const auto& dim = range.dim(axis - offset);
       if (dim.has_dim_value()) {
         if (dim.dim_value() == 1) continue;
         all_one = false;
@@ -98,15 +100,24 @@ absl::StatusOr<onnx::TensorShapeProto> BroadcastShapes(
         }
       }
     }
-    auto* dim = result.add_dim();
+    auto* dim = out->add_dim();
     if (value) {
       dim->set_dim_value(*value);
     } else if (all_one) {
       dim->set_dim_value(1);
     } else if (symbol && !unknown) {
-      dim->set_dim_param(*symbol);
+      dim->set_dim_param(std::string(*symbol));
     }
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<onnx::TensorShapeProto> BroadcastShapes(
+    absl::Span<const onnx::TensorShapeProto* const> shapes) {
+  absl::InlinedVector<DimRange, 4> ranges;
+  for (const onnx::TensorShapeProto* shape : shapes) ranges.push_back(DimRange(*shape));
+  onnx::TensorShapeProto result;
+  OC_RETURN_IF_ERROR(BroadcastDims(ranges, &result));
   return result;
 }
 
@@ -122,16 +133,16 @@ absl::Status InferLikeInputTypedByDtype(InferenceContext& ctx) {
 }
 
 absl::Status InferBroadcastShape(InferenceContext& ctx) {
-  std::vector<const onnx::TensorShapeProto*> shapes;
+  absl::InlinedVector<DimRange, 4> ranges;
   bool all_equal = true;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     if (!ctx.HasInput(i)) continue;
     const onnx::TensorShapeProto* shape = ShapeOf(ctx.InputType(i));
     if (shape == nullptr) return absl::OkStatus();
-    all_equal = all_equal && (shapes.empty() || SameDims(*shapes[0], *shape));
-    shapes.push_back(shape);
+    all_equal = all_equal && (ranges.empty() || SameDims(*ranges[0].shape, *shape));
+    ranges.push_back(DimRange(*shape));
   }
-  if (shapes.empty() || !ctx.HasOutput(0)) return absl::OkStatus();
+  if (ranges.empty() || !ctx.HasOutput(0)) return absl::OkStatus();
   if (all_equal && ctx.SameTypeParam(0, 0)) {
     // The common case (same-shape operands) needs no broadcasting.
     ctx.ShareInputType(0, 0);
@@ -139,12 +150,11 @@ absl::Status InferBroadcastShape(InferenceContext& ctx) {
   }
   onnx::TensorShapeProto* out = MutableShape(ctx.MutableOutputType(0));
   if (all_equal) {
-    out->CopyFrom(*shapes[0]);
+    out->CopyFrom(*ranges[0].shape);
     return absl::OkStatus();
   }
-  absl::StatusOr<onnx::TensorShapeProto> result = BroadcastShapes(shapes);
-  if (!result.ok()) return ctx.Error(result.status().message());
-  out->Swap(&*result);
+  absl::Status status = BroadcastDims(ranges, out);
+  if (!status.ok()) return ctx.Error(status.message());
   return absl::OkStatus();
 }
 

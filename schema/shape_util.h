@@ -47,6 +47,22 @@ void PropagateShape(InferenceContext& ctx, size_t in, size_t out);
 // Copies input `in`'s whole type (tensor, sequence, optional, map) to `out`.
 void PropagateType(InferenceContext& ctx, size_t in, size_t out);
 
+// Dims [begin, end) of a shape, without copying them.
+struct DimRange {
+  explicit DimRange(const onnx::TensorShapeProto& s) : DimRange(s, 0, s.dim_size()) {}
+  DimRange(const onnx::TensorShapeProto& s, int b, int e) : shape(&s), begin(b), end(e) {}
+  int size() const { return end - begin; }
+  const onnx::TensorShapeProto::Dimension& dim(int i) const { return shape->dim(begin + i); }
+
+  const onnx::TensorShapeProto* shape;
+  int begin;
+  int end;
+};
+
+// Writes into `out` the multidirectional (numpy) broadcast of `ranges`,
+// under the rules of BroadcastShapes.
+absl::Status BroadcastDims(absl::Span<const DimRange> ranges, onnx::TensorShapeProto* out);
+
 // The multidirectional (numpy) broadcast of `shapes`; an error naming the
 // axis and both dims when two known dims differ and neither is 1. Unknown
 // dims broadcast to unknown unless the other is a known dim > 1.
