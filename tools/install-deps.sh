@@ -21,3 +21,21 @@ if [ -n "$missing" ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
+
+# ONNX Runtime for the conformance test (tests/conformance), a test tool
+# only: Debian's node and npm, then onnxruntime-node pinned by
+# tools/ort/package-lock.json. Its CPU build ships inside the package, so
+# ONNXRUNTIME_NODE_INSTALL=skip keeps its install script from downloading.
+if ! command -v node >/dev/null 2>&1; then
+  echo "installing: nodejs npm" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+
+ort_dir="$(dirname "$0")/ort"
+if [ ! -d "$ort_dir/node_modules/onnxruntime-node" ]; then
+  echo "installing: onnxruntime-node into $ort_dir/node_modules" >&2
+  (cd "$ort_dir" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund)
+fi

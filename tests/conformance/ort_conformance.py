@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""Numeric conformance of converted models in ONNX Runtime (issue 4 §5).
+
+Converts every case of the ONNX backend corpus to every target opset
+(convert_corpus), runs the original models in ONNX Runtime (the baseline,
+tools/ort/run_models.js), then runs the converted models of every case whose
+baseline passes, and prints a table by direction and target: pairs counted,
+converted, refused, ORT pass, mismatch and error; every mismatch and ORT
+error of a converted model; and the refusal reasons grouped.
+
+Exits 1 on any mismatch (a converted model that runs but gives other
+outputs), or when the upgrade pass rate is below --min-up or the downgrade
+pass rate below --min-down. The downgrade rate leaves out the pairs refused
+because the model cannot be expressed at the target (see REFUSAL_CLASSES).
+Exits 2 when a tool is missing or fails.
+"""
+
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+INSTALL_HINT = ("tools/install-deps.sh  (or: cd tools/ort && "
+                "ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund)")
+
+# Refusal classes, first match wins: (class, regex on the message, whether
+# the model could be expressed at the target). Inexpressible refusals are
+# left out of the downgrade pass rate; the others count as failures.
+REFUSAL_CLASSES = [
+    ("op does not exist at target", r" does not exist before opset \d+", False),
+    ("type not allowed at target", r"' is [^,]+, which \S+ does not allow for ", False),
+    ("dynamic input needs attribute at target",
+     r"is not a constant, and \S+ needs it as an attribute", False),
+    ("no adapter yet", r": no adapter yet for ", True),
+    ("axis semantics differ (adapter limit)", r"compute different things there", True),
+    ("adapter leaves node unfit", r"leaves the node unfit", True),
+    ("constant needed in function body", r"inside a function body", True),
+    ("other refusal", r"", True),
+]
+
+# Outcome columns of the table, in order.
+COLUMNS = ["pairs", "converted", "refused", "inexpressible", "failed",
+           "pass", "mismatch", "ort_error", "unsupported", "rate"]
+
+
+def parse_args(argv):
+    """The driver's flags."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--convert-corpus", required=True,
+                        help="path of the convert_corpus binary")
+    parser.add_argument("--run-models", default=None,
+                        help="path of run_models.js (default: the workspace's)")
+    parser.add_argument("--work", default=None,
+                        help="scratch directory (default: $TEST_TMPDIR or a temp dir)")
+    parser.add_argument("--sample", type=int, default=1, help="keep every N-th case")
+    parser.add_argument("--targets", default=None, help="comma-separated target opsets")
+    parser.add_argument("--cases-filter", default=None, help="regex on case names")
+    parser.add_argument("--min-up", type=float, default=1.0,
+                        help="lowest accepted upgrade pass rate")
+    parser.add_argument("--min-down", type=float, default=0.95,
+                        help="lowest accepted downgrade pass rate (expressible pairs)")
+    parser.add_argument("--jobs", type=int, default=2, help="ORT child processes")
+    parser.add_argument("--json", default=None, help="write the table as JSON here")
+    return parser.parse_args(argv)
+
+
+def fail_setup(message):
+    """Reports a missing or failing tool and exits 2."""
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def workspace_root():
+    """The source tree, through the //:WORKSPACE runfile symlink (tests and
+    `bazel run` start in the runfiles tree) or else this file's place."""
+    runfiles = os.path.join(os.environ.get("TEST_SRCDIR", ""), "onnx_convert", "WORKSPACE")
+    for link in ("WORKSPACE", runfiles):
+        if os.path.exists(link):
+            return os.path.dirname(os.path.realpath(link))
+    here = os.path.dirname(os.path.realpath(__file__))
+    return os.path.dirname(os.path.dirname(here))
+
+
+def ort_environment(root):
+    """The environment for run_models.js; exits naming the install command
+    when ONNX Runtime is missing."""
+    modules = os.path.join(root, "tools", "ort", "node_modules")
+    if not os.path.isdir(os.path.join(modules, "onnxruntime-node")):
+        fail_setup(f"ONNX Runtime (onnxruntime-node) is missing: expected {modules}/"
+                   f"onnxruntime-node. Install it with: {INSTALL_HINT}")
+    if shutil.which("node") is None:
+        fail_setup(f"node is not on PATH. Install it with: {INSTALL_HINT}")
+    env = dict(os.environ)
+    env["NODE_PATH"] = modules
+    env["ALLOW_RELEASED_ONNX_OPSET_ONLY"] = "0"
+    return env
+
+
+def read_lines(path):
+    """The JSON objects of a JSON-lines file."""
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def run_converter(args, root, work):
+    """Runs convert_corpus into `work`."""
+    command = [args.convert_corpus, "--out", work, "--sample", str(args.sample)]
+    if args.targets:
+        command += ["--targets", args.targets]
+    if args.cases_filter:
+        command += ["--cases-filter", args.cases_filter]
+    env = dict(os.environ)
+    env.setdefault("ONNX_BACKEND_TESTS",
+                   os.path.join(os.path.dirname(root), "shared", "onnx-backend-tests"))
+    if subprocess.run(command, env=env).returncode != 0:
+        fail_setup(f"{' '.join(command)} failed")
+
+
+def run_models(script, manifest, entries, env, jobs, results_path):
+    """Runs `entries` in ORT; returns {id: result}."""
+    with open(manifest, "w", encoding="utf-8") as f:
+        f.writelines(json.dumps(e) + "\n" for e in entries)
+    with open(results_path, "w", encoding="utf-8") as out:
+        code = subprocess.run(["node", script, manifest, "--jobs", str(jobs)],
+                              env=env, stdout=out).returncode
+    if code != 0:
+        fail_setup(f"run_models.js failed on {manifest} (exit {code})")
+    results = {r["id"]: r for r in read_lines(results_path)}
+    missing = [e["id"] for e in entries if e["id"] not in results]
+    if missing:
+        fail_setup(f"run_models.js gave no result for {len(missing)} entries, e.g. {missing[0]}")
+    return results
+
+
+def classify_refusal(message):
+    """(class, expressible) of a refusal message."""
+    for name, pattern, expressible in REFUSAL_CLASSES:
+        if re.search(pattern, message):
+            return name, expressible
+    raise AssertionError("REFUSAL_CLASSES ends with a catch-all")
+
+
+def refusal_reason(message):
+    """The reason part of a refusal, with value names elided, for grouping."""
+    reason = message.split("): ", 1)[1] if "): " in message else message
+    reason = re.sub(r"'[^']*' \(", "'…' (", reason)
+    reason = re.sub(r"^'[^']*' is ", "'…' is ", reason)
+    return re.sub(r" \(allowed: .*\)$", "", reason)
+
+
+def error_cause(detail):
+    """An ORT error message reduced to its cause, for grouping."""
+    cause = re.sub(r"Load model from \S+ failed:", "", detail)
+    cause = re.sub(r"In Node, \(.*?\) : \(.*?\) -> \(.*?\) , ", "", cause)
+    cause = re.sub(r"/onnxruntime_src/\S+ \S+::[^ ]+\([^)]*\)( \[with [^]]*\])? ", "", cause)
+    return re.sub(r"\d+", "N", cause)[:200]
+
+
+def pair_outcome(conversion, result):
+    """The outcome of one counted (case, target): a table column name."""
+    outcome = conversion["outcome"]
+    if outcome == "refused":
+        _, expressible = classify_refusal(conversion["message"])
+        return "refused" if expressible else "inexpressible"
+    if outcome == "failed" or result is None:
+        return "failed"
+    return result["status"]
+
+
+def new_row():
+    """A table row of zero counts."""
+    return collections.OrderedDict((c, 0) for c in COLUMNS if c != "rate")
+
+
+def add_pair(row, outcome):
+    """Counts one pair with `outcome` in a table row."""
+    row["pairs"] += 1
+    if outcome in ("pass", "mismatch", "ort_error", "unsupported"):
+        row["converted"] += 1
+    if outcome == "inexpressible":
+        row["refused"] += 1
+    row[outcome] += 1
+
+
+def pass_rate(row, direction):
+    """Passes over the pairs that count: all upgrades; downgrades that
+    converted or were refused for a missing adapter."""
+    denominator = row["pairs"] - (row["inexpressible"] if direction == "down" else 0)
+    return row["pass"] / denominator if denominator else 1.0
+
+
+def tabulate(conversions, baseline, converted):
+    """The tables, lists and groups of the report."""
+    by_direction = collections.defaultdict(new_row)
+    by_target = collections.defaultdict(new_row)
+    mismatches, errors = [], []
+    refusals = collections.Counter()
+    refusal_classes = collections.Counter()
+    for c in conversions:
+        if baseline.get(c["case"], {}).get("status") != "pass":
+            continue
+        result = converted.get(c["id"]) if c["id"] else None
+        outcome = pair_outcome(c, result)
+        add_pair(by_direction[c["direction"]], outcome)
+        add_pair(by_target[(c["direction"], c["target"])], outcome)
+        pair = {"case": c["case"], "source": c["source"], "target": c["target"],
+                "direction": c["direction"]}
+        if outcome == "mismatch":
+            mismatches.append({**pair, "detail": result["detail"]})
+        elif outcome in ("ort_error", "unsupported", "failed"):
+            detail = result["detail"] if result else c["message"]
+            errors.append({**pair, "status": outcome, "detail": detail, "cause": error_cause(detail)})
+        if c["outcome"] == "refused":
+            name, _ = classify_refusal(c["message"])
+            refusal_classes[(c["direction"], name)] += 1
+            refusals[(c["direction"], name, refusal_reason(c["message"]))] += 1
+    return by_direction, by_target, mismatches, errors, refusals, refusal_classes
+
+
+# Width of each table column.
+WIDTHS = {c: max(len(c) + 1, 7) for c in COLUMNS}
+
+
+def format_header():
+    """The table's header line."""
+    return f"{'':<12}" + "".join(f"{c:>{WIDTHS[c]}}" for c in COLUMNS)
+
+
+def format_row(label, row, direction):
+    """One table line: counts and the pass rate."""
+    cells = "".join(f"{row[c]:>{WIDTHS[c]}}" for c in COLUMNS if c != "rate")
+    return f"{label:<12}{cells}{100 * pass_rate(row, direction):>{WIDTHS['rate'] - 1}.1f}%"
+
+
+def pairs_by_case(members):
+    """'case (source) -> t1, t2' lines for a list of pairs."""
+    targets = collections.defaultdict(list)
+    for m in members:
+        targets[(m["case"], m["source"])].append(str(m["target"]))
+    return [f"{case} ({source}) -> {', '.join(t)}" for (case, source), t in targets.items()]
+
+
+def print_errors(errors):
+    """Every ORT error of a converted model, grouped by cause."""
+    groups = collections.defaultdict(list)
+    for e in errors:
+        groups[(e["status"], e["cause"])].append(e)
+    print(f"\nORT errors of converted models: {len(errors)} in {len(groups)} causes")
+    for (status, cause), members in sorted(groups.items(), key=lambda g: -len(g[1])):
+        print(f"  {len(members):>4}  {status}: {cause}")
+        print(f"        e.g. {members[0]['detail'][:400]}")
+        for line in pairs_by_case(members):
+            print(f"        {line}")
+
+
+def print_report(stats, baseline):
+    """The baseline, the table, mismatches, ORT errors and refusals."""
+    by_direction, by_target, mismatches, errors, refusals, refusal_classes = stats
+    statuses = collections.Counter(r["status"] for r in baseline.values())
+    print(f"baseline (original models in ORT): {len(baseline)} cases: "
+          + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())))
+    print("pairs of baseline-passing cases; refused counts every refusal, inexpressible "
+          "those not expressible at the target (left out of the downgrade rate)\n")
+    print(format_header())
+    for direction in ("up", "down"):
+        print(format_row(direction, by_direction[direction], direction))
+    print()
+    for (direction, target) in sorted(by_target, key=lambda k: (k[0] != "up", k[1])):
+        print(format_row(f"{direction} -> {target}", by_target[(direction, target)], direction))
+    print(f"\nmismatches: {len(mismatches)}")
+    for m in mismatches:
+        print(f"  {m['case']} {m['source']} -> {m['target']}: {m['detail']}")
+    print_errors(errors)
+    print("\nrefusals by class:")
+    for (direction, name), count in sorted(refusal_classes.items()):
+        print(f"  {count:>5}  {direction:<4} {name}")
+    print("\nrefusal reasons:")
+    for (direction, name, reason), count in sorted(refusals.items(), key=lambda r: -r[1]):
+        print(f"  {count:>5}  {direction:<4} [{name}] {reason}")
+
+
+def verdict(stats, args):
+    """The failures that make the run fail, as sentences."""
+    by_direction, _, mismatches, *_ = stats
+    failures = []
+    if mismatches:
+        failures.append(f"{len(mismatches)} converted models give other outputs than expected")
+    for direction, minimum in (("up", args.min_up), ("down", args.min_down)):
+        rate = pass_rate(by_direction[direction], direction)
+        if rate < minimum:
+            failures.append(f"{direction} pass rate {rate:.4f} < {minimum}")
+    return failures
+
+
+def write_json(path, stats, baseline, failures, args, seconds):
+    """The report as JSON at `path`."""
+    by_direction, by_target, mismatches, errors, refusals, refusal_classes = stats
+    report = {
+        "baseline": collections.Counter(r["status"] for r in baseline.values()),
+        "by_direction": {d: {**row, "rate": pass_rate(row, d)} for d, row in by_direction.items()},
+        "by_target": [{"direction": d, "target": t, **row, "rate": pass_rate(row, d)}
+                      for (d, t), row in sorted(by_target.items())],
+        "mismatches": mismatches,
+        "ort_errors": errors,
+        "refusal_classes": [{"direction": d, "class": n, "count": c}
+                            for (d, n), c in sorted(refusal_classes.items())],
+        "refusals": [{"direction": d, "class": n, "reason": r, "count": c}
+                     for (d, n, r), c in sorted(refusals.items(), key=lambda r: -r[1])],
+        "thresholds": {"min_up": args.min_up, "min_down": args.min_down},
+        "sample": args.sample,
+        "failures": failures,
+        "seconds": seconds,
+    }
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=1)
+        f.write("\n")
+
+
+def main(argv):
+    """Converts, runs, reports; returns the exit status."""
+    start = time.monotonic()
+    args = parse_args(argv)
+    root = workspace_root()
+    env = ort_environment(root)
+    script = args.run_models or os.path.join(root, "tools", "ort", "run_models.js")
+    work = args.work or tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"), prefix="ort_conformance_")
+    run_converter(args, root, work)
+    baseline_entries = read_lines(os.path.join(work, "baseline.jsonl"))
+    baseline = run_models(script, os.path.join(work, "baseline.run.jsonl"), baseline_entries,
+                          env, args.jobs, os.path.join(work, "baseline.results.jsonl"))
+    passing = {case for case, r in baseline.items() if r["status"] == "pass"}
+    entries = [e for e in read_lines(os.path.join(work, "converted.jsonl"))
+               if e["id"].rsplit("@", 1)[0] in passing]
+    converted = run_models(script, os.path.join(work, "converted.run.jsonl"), entries,
+                           env, args.jobs, os.path.join(work, "converted.results.jsonl"))
+    stats = tabulate(read_lines(os.path.join(work, "conversions.jsonl")), baseline, converted)
+    print_report(stats, baseline)
+    failures = verdict(stats, args)
+    seconds = round(time.monotonic() - start, 1)
+    json_path = args.json or os.path.join(
+        os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR", work), "ort_conformance.json")
+    write_json(json_path, stats, baseline, failures, args, seconds)
+    print(f"\nwall time {seconds} s; JSON: {json_path}; scratch: {work}")
+    for failure in failures:
+        print(f"FAIL: {failure}")
+    if not failures:
+        print(f"PASS: no mismatch; up >= {args.min_up}, down >= {args.min_down}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
