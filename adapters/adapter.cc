@@ -272,4 +272,46 @@ absl::Status CheckTypesAllowed(AdapterContext& ctx) {
   return check(ctx.node.output(), ctx.to.outputs);
 }
 
+void AddIntsAttribute(onnx::NodeProto& node, absl::string_view name,
+                      absl::Span<const int64_t> values) {
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name(std::string(name));
+  attribute->set_type(onnx::AttributeProto::INTS);
+  for (int64_t v : values) attribute->add_ints(v);
+}
+
+void SetStringAttribute(onnx::NodeProto& node, absl::string_view name, absl::string_view value) {
+  for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+    if (attribute.name() == name) {
+      attribute.set_s(std::string(value));
+      return;
+    }
+  }
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name(std::string(name));
+  attribute->set_type(onnx::AttributeProto::STRING);
+  attribute->set_s(std::string(value));
+}
+
+onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar) {
+  onnx::TensorProto tensor;
+  tensor.set_data_type(onnx::TensorProto::INT64);
+  if (!scalar) tensor.add_dims(static_cast<int64_t>(values.size()));
+  for (int64_t v : values) tensor.add_int64_data(v);
+  return tensor;
+}
+
+const onnx::TensorShapeProto* ShapeOf(const AdapterContext& ctx, absl::string_view value) {
+  const onnx::TypeProto* type = ctx.type_of ? ctx.type_of(value) : nullptr;
+  if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
+    return nullptr;
+  }
+  return &type->tensor_type().shape();
+}
+
+int64_t RankOf(const AdapterContext& ctx, absl::string_view value) {
+  const onnx::TensorShapeProto* shape = ShapeOf(ctx, value);
+  return shape == nullptr ? -1 : shape->dim_size();
+}
+
 }  // namespace onnxconvert::adapters

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "proto/onnx.pb.h"
 #include "schema/registry.h"
 
@@ -35,6 +36,22 @@ struct AdapterContext {
   // The value of `name` when it is a constant of the node's graph
   // (initializer), or null.
   std::function<const onnx::TensorProto*(absl::string_view name)> constant_of;
+  // The ai.onnx opset the step converts to; inserted nodes must be valid
+  // there.
+  int64_t to_opset = 0;
+  // Structural edits, applied in order when the step ends: a node placed
+  // just before (it may compute the node's inputs) or just after (it may
+  // consume the node's outputs) the node. Returns the node as stored.
+  std::function<onnx::NodeProto*(onnx::NodeProto node)> insert_before;
+  std::function<onnx::NodeProto*(onnx::NodeProto node)> insert_after;
+  // A value or node name used nowhere in the model, derived from `hint`.
+  std::function<std::string(absl::string_view hint)> fresh_name;
+  // Renames output `i` of the node to a fresh name and returns it, so that
+  // a node inserted after can produce the original name.
+  std::function<std::string(int i)> detach_output;
+  // Makes the converter track the nodes of `graph`, a subgraph the adapter
+  // built around existing ones (its nodes are at the target version).
+  std::function<void(onnx::GraphProto& graph)> track_subgraph;
 };
 
 // Converts one node between two adjacent versions of its operator. Returns
@@ -87,6 +104,22 @@ void RemoveAttribute(onnx::NodeProto& node, absl::string_view name);
 
 // Adds the INT attribute `name` = `value` to `node`.
 void AddIntAttribute(onnx::NodeProto& node, absl::string_view name, int64_t value);
+
+// Adds the INTS attribute `name` = `values` to `node`.
+void AddIntsAttribute(onnx::NodeProto& node, absl::string_view name,
+                      absl::Span<const int64_t> values);
+
+// Sets the STRING attribute `name` of `node` to `value`, adding it if absent.
+void SetStringAttribute(onnx::NodeProto& node, absl::string_view name, absl::string_view value);
+
+// An int64 tensor (1-D, or a scalar when `scalar`) holding `values`.
+onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar = false);
+
+// The rank of `value` when its type has a shape, or -1.
+int64_t RankOf(const AdapterContext& ctx, absl::string_view value);
+
+// The shape of `value` when its type has one, or null.
+const onnx::TensorShapeProto* ShapeOf(const AdapterContext& ctx, absl::string_view value);
 
 // Why `node` does not fit operator version `to` (an attribute `to` lacks or
 // types differently, a required attribute or input missing, too many

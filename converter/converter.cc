@@ -4,10 +4,14 @@
 #include <map>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "ir/graph_index.h"
+#include "adapters/rewrites.h"
+#include "converter/expand.h"
 #include "ir/json_writer.h"
+#include "ir/status_macros.h"
 #include "schema/checker.h"
 #include "schema/inference.h"
 #include "schema/registry.h"
@@ -20,22 +24,27 @@ using schema::Registry;
 
 constexpr int kMaxDepth = 64;
 
+using NodeList = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
+
 // A node of ai.onnx somewhere in the model.
 struct NodeSite {
   onnx::NodeProto* node;
   onnx::GraphProto* graph;  // null inside functions
+  NodeList* list;           // the node list that holds the node
   std::string path;
 };
 
-// Every ai.onnx node of the model by op type, collected once; adapters that
-// only bump versions leave the structure, and so this index, unchanged.
+// Every ai.onnx node of the model by op type, collected once and kept up to
+// date as steps insert, replace and remove nodes.
 class OpIndex {
  public:
   explicit OpIndex(onnx::ModelProto& model) {
     if (model.has_graph()) AddGraph(*model.mutable_graph(), "main", 0);
     for (onnx::FunctionProto& function : *model.mutable_functions()) {
       std::string path = absl::StrCat("function '", function.domain(), ".", function.name(), "'");
-      for (onnx::NodeProto& node : *function.mutable_node()) Add(node, nullptr, path, 0);
+      for (onnx::NodeProto& node : *function.mutable_node()) {
+        Add({&node, nullptr, function.mutable_node(), path}, 0, true);
+      }
     }
   }
 
@@ -46,34 +55,138 @@ class OpIndex {
   }
   const std::map<std::string, int>& others() const { return others_; }
 
- private:
-  void AddGraph(onnx::GraphProto& graph, const std::string& path, int depth) {
-    for (onnx::NodeProto& node : *graph.mutable_node()) Add(node, &graph, path, depth);
-  }
-
-  void Add(onnx::NodeProto& node, onnx::GraphProto* graph, const std::string& path,
-           int depth) {
+  // Adds `site` (and, when `recurse`, the nodes of its subgraphs).
+  void Add(const NodeSite& site, int depth, bool recurse) {
+    onnx::NodeProto& node = *site.node;
     if (Registry::CanonicalDomain(node.domain()).empty()) {
-      by_op_[node.op_type()].push_back({&node, graph, path});
+      by_op_[node.op_type()].push_back(site);
     } else {
       ++others_[absl::StrCat(node.domain(), ".", node.op_type())];
     }
-    if (depth >= kMaxDepth) return;
+    if (!recurse || depth >= kMaxDepth) return;
     for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
       std::string owner = absl::StrCat(" of '", node.name(), "' (", node.op_type(), ")");
       if (attribute.has_g()) {
-        AddGraph(*attribute.mutable_g(), absl::StrCat(path, "/", attribute.name(), owner),
+        AddGraph(*attribute.mutable_g(), absl::StrCat(site.path, "/", attribute.name(), owner),
                  depth + 1);
       }
       for (int i = 0; i < attribute.graphs_size(); ++i) {
         AddGraph(*attribute.mutable_graphs(i),
-                 absl::StrCat(path, "/", attribute.name(), "[", i, "]", owner), depth + 1);
+                 absl::StrCat(site.path, "/", attribute.name(), "[", i, "]", owner), depth + 1);
       }
+    }
+  }
+
+  // Adds the nodes of `graph`, not those of its subgraphs.
+  void AddShallow(onnx::GraphProto& graph, const std::string& path) {
+    for (onnx::NodeProto& node : *graph.mutable_node()) {
+      Add({&node, &graph, graph.mutable_node(), path}, 0, false);
+    }
+  }
+
+  // Forgets `nodes`, listed under `op`.
+  void Forget(absl::string_view op, const absl::flat_hash_set<const onnx::NodeProto*>& nodes) {
+    auto it = by_op_.find(op);
+    if (it == by_op_.end()) return;
+    std::erase_if(it->second, [&](const NodeSite& site) { return nodes.contains(site.node); });
+  }
+
+ private:
+  void AddGraph(onnx::GraphProto& graph, const std::string& path, int depth) {
+    for (onnx::NodeProto& node : *graph.mutable_node()) {
+      Add({&node, &graph, graph.mutable_node(), path}, depth, true);
     }
   }
 
   absl::flat_hash_map<std::string, std::vector<NodeSite>> by_op_;
   std::map<std::string, int> others_;
+};
+
+// The structural edits of one step, applied when the step ends so that the
+// node lists are rebuilt once per step, in time linear in their size, and
+// the nodes keep their addresses.
+class StepEdits {
+ public:
+  onnx::NodeProto* InsertBefore(const NodeSite& anchor, onnx::NodeProto node) {
+    return Insert(anchor, std::move(node), edits_[anchor.list].before[anchor.node]);
+  }
+  onnx::NodeProto* InsertAfter(const NodeSite& anchor, onnx::NodeProto node) {
+    return Insert(anchor, std::move(node), edits_[anchor.list].after[anchor.node]);
+  }
+  // Drops the anchor node itself (it was replaced by inserted ones).
+  void Remove(const NodeSite& anchor) {
+    edits_[anchor.list].removed.insert(anchor.node);
+    forgotten_[anchor.node->op_type()].insert(anchor.node);
+  }
+  // Records that `site`'s node now has op type `op_type` (was `old_op`).
+  void Retyped(const NodeSite& site, absl::string_view old_op) {
+    forgotten_[std::string(old_op)].insert(site.node);
+    retyped_.push_back(site);
+  }
+  // Tracks the nodes of a subgraph an adapter built.
+  void TrackSubgraph(onnx::GraphProto& graph, const std::string& path) {
+    subgraphs_.emplace_back(&graph, path);
+  }
+  // Keeps a retired value name alive: inferred types view such strings.
+  void Retire(std::string* name) { retired_.emplace_back(name); }
+
+  // Rebuilds the edited node lists and brings `index` up to date.
+  void Apply(OpIndex& index, std::vector<std::unique_ptr<std::string>>& retired) {
+    for (auto& [list, edits] : edits_) Rebuild(*list, edits);
+    for (const auto& [op, nodes] : forgotten_) index.Forget(op, nodes);
+    for (NodeSite& site : added_) index.Add(site, 0, /*recurse=*/true);
+    // A retyped node's subgraphs are indexed already.
+    for (NodeSite& site : retyped_) index.Add(site, 0, /*recurse=*/false);
+    for (auto& [graph, path] : subgraphs_) index.AddShallow(*graph, path);
+    for (auto& name : retired_) retired.push_back(std::move(name));
+    edits_.clear();
+    forgotten_.clear();
+    added_.clear();
+    retyped_.clear();
+    subgraphs_.clear();
+    retired_.clear();
+  }
+
+ private:
+  struct ListEdits {
+    absl::flat_hash_map<const onnx::NodeProto*, std::vector<onnx::NodeProto*>> before;
+    absl::flat_hash_map<const onnx::NodeProto*, std::vector<onnx::NodeProto*>> after;
+    absl::flat_hash_set<const onnx::NodeProto*> removed;
+  };
+
+  onnx::NodeProto* Insert(const NodeSite& anchor, onnx::NodeProto node,
+                          std::vector<onnx::NodeProto*>& slot) {
+    auto* stored = new onnx::NodeProto(std::move(node));
+    slot.push_back(stored);
+    added_.push_back({stored, anchor.graph, anchor.list, anchor.path});
+    return stored;
+  }
+
+  static void Rebuild(NodeList& list, ListEdits& edits) {
+    std::vector<onnx::NodeProto*> old(list.size());
+    list.ExtractSubrange(0, list.size(), old.data());
+    auto add_all = [&](auto& map, const onnx::NodeProto* anchor) {
+      auto it = map.find(anchor);
+      if (it == map.end()) return;
+      for (onnx::NodeProto* node : it->second) list.AddAllocated(node);
+    };
+    for (onnx::NodeProto* node : old) {
+      add_all(edits.before, node);
+      if (edits.removed.contains(node)) {
+        delete node;
+      } else {
+        list.AddAllocated(node);
+      }
+      add_all(edits.after, node);
+    }
+  }
+
+  absl::flat_hash_map<NodeList*, ListEdits> edits_;
+  std::map<std::string, absl::flat_hash_set<const onnx::NodeProto*>> forgotten_;
+  std::vector<NodeSite> added_;    // inserted nodes
+  std::vector<NodeSite> retyped_;  // nodes whose op type changed
+  std::vector<std::pair<onnx::GraphProto*, std::string>> subgraphs_;
+  std::vector<std::unique_ptr<std::string>> retired_;
 };
 
 std::optional<int64_t> AiOnnxOpset(const onnx::ModelProto& model) {
@@ -140,84 +253,187 @@ const onnx::TensorProto* InitializerOf(const onnx::GraphProto* graph, absl::stri
   return nullptr;
 }
 
-absl::StatusOr<StepReport> RunStep(const OpIndex& index, int64_t from, int64_t to,
-                                   const TypeTable& types, NameGenerator& names, bool dry_run) {
-  StepReport step;
-  step.from_opset = from;
-  step.to_opset = to;
+// What one step works with.
+struct StepContext {
+  OpIndex& index;
+  const TypeTable& types;
+  NameGenerator& names;
+  StepEdits& edits;
+  int64_t from;
+  int64_t to;
+  bool dry_run;
+  bool expand;
+};
+
+// The adapter context for converting `site`'s node from `current` to `next`.
+adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& site,
+                                            const OpSchema& current, const OpSchema& next,
+                                            std::vector<adapters::Change>& changes) {
+  adapters::AdapterContext ctx{
+      *site.node, current, next,
+      [&step, &site](absl::string_view value) { return step.types.TypeOf(site.graph, value); },
+      changes,
+      [&step, &site](onnx::TensorProto value) {
+        return AddConstant(site.graph, step.names, *site.node, std::move(value));
+      },
+      [&site](absl::string_view name) { return InitializerOf(site.graph, name); }};
+  ctx.to_opset = step.to;
+  ctx.insert_before = [&step, &site](onnx::NodeProto node) {
+    return step.edits.InsertBefore(site, std::move(node));
+  };
+  ctx.insert_after = [&step, &site](onnx::NodeProto node) {
+    return step.edits.InsertAfter(site, std::move(node));
+  };
+  ctx.fresh_name = [&step](absl::string_view hint) { return step.names.FreshName(hint); };
+  ctx.detach_output = [&step, &site](int i) {
+    auto* outputs = site.node->mutable_output();
+    std::string fresh = step.names.FreshName(outputs->Get(i));
+    // The old string object stays alive: inferred types view it.
+    outputs->AddAllocated(new std::string(fresh));
+    outputs->SwapElements(i, outputs->size() - 1);
+    step.edits.Retire(outputs->ReleaseLast());
+    return fresh;
+  };
+  ctx.track_subgraph = [&step, &site](onnx::GraphProto& graph) {
+    step.edits.TrackSubgraph(graph, absl::StrCat(site.path, "/", graph.name()));
+  };
+  return ctx;
+}
+
+// Runs the rewrite `adapter` on `site`'s node and checks that the node then
+// fits the operator version it binds to at the step's target opset (the
+// rewrite may have replaced the op).
+absl::Status RunRewrite(StepContext& step, const NodeSite& site,
+                        const adapters::AdapterEntry& adapter, adapters::AdapterContext& ctx) {
+  std::string old_op = site.node->op_type();
+  OC_RETURN_IF_ERROR(adapter.fn(ctx));
+  const OpSchema* bound = Registry::Get().Lookup("", site.node->op_type(), step.to);
+  if (bound == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        adapter.name, " leaves a ", site.node->op_type(), " node, which does not exist at opset ",
+        step.to));
+  }
+  std::string misfit = adapters::NodeFitsVersion(*bound, *site.node);
+  if (!misfit.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(adapter.name, " leaves the node unfit: ", misfit));
+  }
+  if (site.node->op_type() != old_op) step.edits.Retyped(site, old_op);
+  return absl::OkStatus();
+}
+
+// Converts one node of an op that does not exist at the step's target:
+// a registered replacement, else the expansion of its function body.
+absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const OpSchema& current,
+                                  NodeChange& report) {
+  const adapters::AdapterEntry* replacement =
+      adapters::Rewrites().Find("", current.name, current.since_version, 0);
+  if (replacement != nullptr) {
+    report.adapter = replacement->name;
+    if (step.dry_run) return absl::OkStatus();
+    adapters::AdapterContext ctx = MakeAdapterContext(step, site, current, current,
+                                                      report.changes);
+    return RunRewrite(step, site, *replacement, ctx);
+  }
+  int first = Registry::Get().VersionsOf("", current.name).front();
+  if (current.function_bodies.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        current.name, " does not exist before opset ", first,
+        current.context_dependent_function_opsets.empty()
+            ? " and the spec gives no function body to expand it into"
+            : " and its function body depends on the input types (not expandable yet)"));
+  }
+  if (!step.expand) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        current.name, " does not exist before opset ", first,
+        "; its function body would express it, but expansion is off (--no-expand)"));
+  }
+  report.adapter = absl::StrCat(current.Label(), ": function body expanded");
+  if (step.dry_run) return absl::OkStatus();
+  OC_ASSIGN_OR_RETURN(
+      Expansion expansion,
+      ExpandFunctionNode(
+          *site.node, current, step.from, step.to,
+          [&](absl::string_view value) { return step.types.TypeOf(site.graph, value); },
+          [&](absl::string_view name) { return InitializerOf(site.graph, name); },
+          [&](absl::string_view hint) { return step.names.FreshName(hint); }));
+  if (!expansion.initializers.empty() && site.graph == nullptr) {
+    return absl::FailedPreconditionError(
+        "the expansion needs constants, which a function body cannot hold (not supported yet)");
+  }
+  for (onnx::TensorProto& tensor : expansion.initializers) {
+    *site.graph->add_initializer() = std::move(tensor);
+  }
+  for (onnx::NodeProto& node : expansion.nodes) step.edits.InsertBefore(site, std::move(node));
+  step.edits.Remove(site);
+  report.changes.push_back(
+      {"function-expanded", absl::StrCat("replaced by ", expansion.nodes.size(), " nodes")});
+  return absl::OkStatus();
+}
+
+absl::StatusOr<StepReport> RunStep(StepContext& step) {
+  StepReport report;
+  report.from_opset = step.from;
+  report.to_opset = step.to;
   const Registry& registry = Registry::Get();
   // Upgrading k -> k+1 touches ops with a version introduced at k+1;
   // downgrading k -> k-1 touches ops with a version introduced at k.
-  int64_t boundary = std::max(from, to);
+  int64_t boundary = std::max(step.from, step.to);
   for (const OpSchema* changed : registry.ChangedAt("", boundary)) {
-    absl::Span<const NodeSite> sites = index.NodesOf(changed->name);
+    absl::Span<const NodeSite> sites = step.index.NodesOf(changed->name);
     if (sites.empty()) continue;
     // The versions on both sides of the step are the same for every node.
-    const OpSchema* current = registry.Lookup("", changed->name, from);
-    const OpSchema* next = registry.Lookup("", changed->name, to);
+    const OpSchema* current = registry.Lookup("", changed->name, step.from);
+    const OpSchema* next = registry.Lookup("", changed->name, step.to);
     if (current == nullptr) continue;  // the op is not valid here anyway
+    if (current == next) continue;
     std::optional<adapters::AdapterPlan> plan;
-    if (next != nullptr && next != current) plan = adapters::PlanAdapter(*current, *next);
+    if (next != nullptr) plan = adapters::PlanAdapter(*current, *next);
     for (const NodeSite& site : sites) {
-      if (next == nullptr) {
-        return StepError(absl::StatusCode::kFailedPrecondition, from, to, site, *current,
-                         absl::StrCat(changed->name, " does not exist before opset ",
-                                      registry.VersionsOf("", changed->name).front(),
-                                      " (expanding its function body is not supported yet)"));
-      }
-      if (current == next) continue;
-      std::vector<adapters::Change> changes;
-      adapters::AdapterContext ctx{
-          *site.node, *current, *next,
-          [&](absl::string_view value) { return types.TypeOf(site.graph, value); }, changes,
-          [&](onnx::TensorProto value) {
-            return AddConstant(site.graph, names, *site.node, std::move(value));
-          },
-          [&](absl::string_view name) { return InitializerOf(site.graph, name); }};
-      adapters::AdapterEntry adapter = adapters::FindAdapter(*plan, *site.node);
+      NodeChange change{site.path, site.node->name(), std::string(changed->name),
+                        current->since_version, next != nullptr ? next->since_version : 0,
+                        "", {}};
       absl::Status status;
-      switch (adapter.kind) {
-        case adapters::AdapterEntry::kUnsupported:
-          status = absl::FailedPreconditionError(adapter.reason);
-          break;
-        case adapters::AdapterEntry::kCompatible:
-          status = adapters::CheckTypesAllowed(ctx);
-          if (status.ok()) {
-            changes.push_back({"version-bump", absl::StrCat(current->Label(), " -> ",
-                                                             next->Label())});
-          }
-          break;
-        case adapters::AdapterEntry::kRewrite:
-          if (!dry_run) {
-            status = adapter.fn(ctx);
-            std::string misfit = status.ok() ? adapters::NodeFitsVersion(*next, *site.node) : "";
-            if (!misfit.empty()) {
-              status = absl::FailedPreconditionError(
-                  absl::StrCat(adapter.name, " leaves the node unfit: ", misfit));
+      if (next == nullptr) {
+        status = ConvertVanishingNode(step, site, *current, change);
+      } else {
+        adapters::AdapterContext ctx =
+            MakeAdapterContext(step, site, *current, *next, change.changes);
+        adapters::AdapterEntry adapter = adapters::FindAdapter(*plan, *site.node);
+        change.adapter = adapter.name;
+        switch (adapter.kind) {
+          case adapters::AdapterEntry::kUnsupported:
+            status = absl::FailedPreconditionError(adapter.reason);
+            break;
+          case adapters::AdapterEntry::kCompatible:
+            status = adapters::CheckTypesAllowed(ctx);
+            if (status.ok()) {
+              change.changes.push_back({"version-bump", absl::StrCat(current->Label(), " -> ",
+                                                                     next->Label())});
             }
-          }
-          break;
+            break;
+          case adapters::AdapterEntry::kRewrite:
+            if (!step.dry_run) status = RunRewrite(step, site, adapter, ctx);
+            break;
+        }
       }
       if (!status.ok()) {
-        return StepError(status.code(), from, to, site, *current, status.message());
+        return StepError(status.code(), step.from, step.to, site, *current, status.message());
       }
-      step.nodes.push_back({site.path, site.node->name(), std::string(changed->name),
-                            current->since_version, next->since_version, adapter.name,
-                            std::move(changes)});
+      report.nodes.push_back(std::move(change));
     }
   }
-  return step;
+  return report;
 }
 
-// Check and strict inference of the whole model; "ok" or the first error.
-std::string Validate(const onnx::ModelProto& model) {
+// Check and strict inference of the whole model: the inferred types, or the
+// first error.
+absl::StatusOr<schema::InferenceResult> Validate(const onnx::ModelProto& model) {
   schema::CheckReport report = schema::CheckModel(model);
-  if (!report.status().ok()) return std::string(report.status().message());
+  OC_RETURN_IF_ERROR(report.status());
   schema::InferenceOptions strict;
   strict.strict = true;
-  absl::StatusOr<schema::InferenceResult> inferred = schema::InferModel(model, strict);
-  if (!inferred.ok()) return std::string(inferred.status().message());
-  return "ok";
+  return schema::InferModel(model, strict);
 }
 
 }  // namespace
@@ -259,19 +475,26 @@ absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
     return absl::InvalidArgumentError(
         absl::StrCat("the input model is invalid: ", check.status().message()));
   }
-  absl::StatusOr<schema::InferenceResult> inferred = schema::InferModel(result.model);
-  TypeTable types(inferred.ok() ? &*inferred : nullptr);
+  // Types for the adapters, refreshed after every step that changes nodes.
+  auto inferred = std::make_unique<absl::StatusOr<schema::InferenceResult>>(
+      schema::InferModel(result.model));
+  TypeTable types(inferred->ok() ? &**inferred : nullptr);
 
   OpIndex index(result.model);
   NameGenerator names(result.model);
+  StepEdits edits;
+  // Value names adapters replaced, kept alive because inferred types view them.
+  std::vector<std::unique_ptr<std::string>> retired;
   for (const auto& [op, count] : index.others()) report.untouched_ops.emplace_back(op, count);
   int64_t direction = target > *source ? 1 : -1;
   for (int64_t from = *source; from != target; from += direction) {
     auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<StepReport> step = RunStep(index, from, from + direction, types, names,
-                                              options.dry_run);
+    StepContext context{index, types, names, edits, from, from + direction, options.dry_run,
+                        options.expand_functions};
+    absl::StatusOr<StepReport> step = RunStep(context);
     if (!step.ok()) return step.status();
     if (!options.dry_run) {
+      edits.Apply(index, retired);
       SetAiOnnxOpset(*result.model.mutable_opset_import(), from + direction);
       for (auto& function : *result.model.mutable_functions()) {
         SetAiOnnxOpset(*function.mutable_opset_import(), from + direction);
@@ -280,13 +503,20 @@ absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
         // No node binds to another operator version: what validated at the
         // previous opset is still valid.
         step->validation = "unchanged";
-      } else if (options.validate_each_step) {
-        step->validation = Validate(result.model);
-        if (step->validation != "ok") {
-          return absl::InternalError(absl::StrCat("step ", from, " -> ", from + direction,
-                                                  ": the converted model does not validate: ",
-                                                  step->validation));
+      } else {
+        auto next = std::make_unique<absl::StatusOr<schema::InferenceResult>>(
+            options.validate_each_step ? Validate(result.model)
+                                       : schema::InferModel(result.model));
+        if (options.validate_each_step) {
+          if (!next->ok()) {
+            return absl::InternalError(absl::StrCat("step ", from, " -> ", from + direction,
+                                                    ": the converted model does not validate: ",
+                                                    next->status().message()));
+          }
+          step->validation = "ok";
         }
+        inferred = std::move(next);
+        types = TypeTable(inferred->ok() ? &**inferred : nullptr);
       }
     }
     step->milliseconds = std::chrono::duration<double, std::milli>(

@@ -18,6 +18,9 @@ struct ConvertOptions {
   std::optional<int64_t> ir_version;    // pins ir_version; default: raised as needed
   bool validate_each_step = true;       // check + strict inference after every step
   bool dry_run = false;                 // plan only: find adapters, change nothing
+  // Downgrading past an op's introduction expands the op into the function
+  // body the spec gives for it (then converts that further down).
+  bool expand_functions = true;
 };
 
 // What happened to one node at one step.
