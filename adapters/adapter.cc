@@ -26,9 +26,6 @@ struct SemanticChange {
 
 constexpr SemanticChange kSemanticChanges[] = {
     {"", "GroupNormalization", 21, "scale and bias became per channel instead of per group"},
-    {"", "Upsample", 9, "scales moved from an attribute to an input"},
-    {"", "Resize", 11, "coordinate transformation modes and ROI input added"},
-    {"", "Resize", 13, "ROI and scales became optional"},
     {"", "TopK", 10, "k moved from an attribute to an input"},
     {"", "Reshape", 5, "shape moved from an attribute to an input"},
     {"", "Scan", 9, "batch axis removed"},

@@ -22,7 +22,19 @@ struct ConversionCase {
   std::string expected_node;  // the converted node in ONNX text; "" when refused
   std::string error;          // a substring of the refusal; "" when it converts
   int64_t ir_version = 8;
+  // Compare every node of the converted graph ("; "-joined), not only the
+  // first.
+  bool all_nodes = false;
 };
+
+// The nodes of `graph` in ONNX text, joined by "; ".
+inline std::string AllNodesText(const onnx::GraphProto& graph) {
+  std::string text;
+  for (const onnx::NodeProto& node : graph.node()) {
+    absl::StrAppend(&text, text.empty() ? "" : "; ", PrintNodeText(node));
+  }
+  return text;
+}
 
 // Converts the case's model and checks the converted node (printed as ONNX
 // text) or the FailedPrecondition refusal.
@@ -34,7 +46,10 @@ inline void ExpectConversion(const ConversionCase& c) {
   absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
   if (c.error.empty()) {
     ASSERT_TRUE(result.ok()) << c.name << ": " << result.status();
-    EXPECT_EQ(PrintNodeText(result->model.graph().node(0)), c.expected_node) << c.name;
+    EXPECT_EQ(c.all_nodes ? AllNodesText(result->model.graph())
+                          : PrintNodeText(result->model.graph().node(0)),
+              c.expected_node)
+        << c.name;
     for (const converter::StepReport& step : result->report.steps) {
       EXPECT_TRUE(step.validation == "ok" || step.validation == "unchanged") << c.name;
     }

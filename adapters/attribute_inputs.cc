@@ -1,7 +1,7 @@
 // Attributes that became inputs: the axes of reductions (ReduceSum at 13,
 // the other reductions at 18), of Squeeze and Unsqueeze (13), Split's
 // `split` (13), Slice's starts/ends/axes (10), Pad's pads/value (11), Clip's
-// min/max (11), Dropout's ratio (12) and DFT's axis (20). Upgrading moves the attribute into a new constant input;
+// min/max (11), Dropout's ratio (12), DFT's axis (20) and Upsample's scales (9). Upgrading moves the attribute into a new constant input;
 // downgrading moves a constant input back into the attribute, and refuses
 // when the input is not a constant.
 
@@ -22,6 +22,7 @@ enum class Form {
   kIntScalar,     // INT attribute -> 0-D int64 tensor
   kLikeInput0,    // FLOAT attribute -> 0-D tensor of input 0's element type
   kFloatScalar,   // FLOAT attribute -> 0-D float tensor
+  kFloats,        // FLOATS attribute -> 1-D float tensor
 };
 
 // One attribute and the input slot that replaces it.
@@ -59,6 +60,7 @@ const MovedAttributes kMoved[] = {
     {"Clip", 6, 11, {{"min", 1, Form::kLikeInput0}, {"max", 2, Form::kLikeInput0}}},
     {"Dropout", 10, 12, {{"ratio", 1, Form::kFloatScalar}}},
     {"DFT", 17, 20, {{"axis", 2, Form::kIntScalar}}},
+    {"Upsample", 7, 9, {{"scales", 1, Form::kFloats}}},
 };
 
 const MovedAttributes& Find(const AdapterContext& ctx) {
@@ -85,6 +87,11 @@ absl::StatusOr<onnx::TensorProto> AsTensor(AdapterContext& ctx, const onnx::Attr
     case Form::kFloatScalar:
       value.set_data_type(onnx::TensorProto::FLOAT);
       value.add_float_data(a.f());
+      return value;
+    case Form::kFloats:
+      value.set_data_type(onnx::TensorProto::FLOAT);
+      value.add_dims(a.floats_size());
+      for (float v : a.floats()) value.add_float_data(v);
       return value;
     case Form::kLikeInput0: {
       const onnx::TypeProto* type = ctx.type_of(ctx.node.input(0));
@@ -169,6 +176,10 @@ absl::Status SetFromTensor(const onnx::TensorProto& value, const Slot& slot,
       if (ints.size() != 1) break;
       attribute.set_type(onnx::AttributeProto::INT);
       attribute.set_i(ints[0]);
+      return absl::OkStatus();
+    case Form::kFloats:
+      attribute.set_type(onnx::AttributeProto::FLOATS);
+      for (double v : floats) attribute.add_floats(static_cast<float>(v));
       return absl::OkStatus();
     case Form::kLikeInput0:
     case Form::kFloatScalar:

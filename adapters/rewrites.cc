@@ -38,6 +38,10 @@ const RewriteTable& Rewrites() {
     RegisterSoftmaxAdapters(*table);
     RegisterAttributeInputAdapters(*table);
     RegisterBroadcastAdapters(*table);
+    RegisterReplacementAdapters(*table);
+    RegisterShapeOpAdapters(*table);
+    RegisterAddedAttributeAdapters(*table);
+    RegisterResizeAdapters(*table);
     return table;
   }();
   return *table;

@@ -34,6 +34,10 @@ const RewriteTable& Rewrites();
 void RegisterSoftmaxAdapters(RewriteTable& table);
 void RegisterAttributeInputAdapters(RewriteTable& table);
 void RegisterBroadcastAdapters(RewriteTable& table);
+void RegisterReplacementAdapters(RewriteTable& table);
+void RegisterShapeOpAdapters(RewriteTable& table);
+void RegisterAddedAttributeAdapters(RewriteTable& table);
+void RegisterResizeAdapters(RewriteTable& table);
 
 }  // namespace onnxconvert::adapters
 

@@ -318,8 +318,12 @@ absl::Status RunRewrite(StepContext& step, const NodeSite& site,
     return absl::FailedPreconditionError(
         absl::StrCat(adapter.name, " leaves the node unfit: ", misfit));
   }
-  if (site.node->op_type() != old_op) step.edits.Retyped(site, old_op);
-  return absl::OkStatus();
+  if (site.node->op_type() != old_op) {
+    step.edits.Retyped(site, old_op);
+    return absl::OkStatus();
+  }
+  // The rewritten node must still use only types its new version allows.
+  return adapters::CheckTypesAllowed(ctx);
 }
 
 // Converts one node of an op that does not exist at the step's target:

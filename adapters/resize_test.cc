@@ -1,0 +1,38 @@
+// Resize across its versions, through the converter.
+
+#include "adapters/adapter_test_util.h"
+#include "gtest/gtest.h"
+
+namespace onnxconvert::adapters {
+namespace {
+
+TEST(ResizeAdapterTest, KeepsTheSamplingOfEachVersion) {
+  const ConversionCase cases[] = {
+      {"resize_10_up_samples_asymmetrically", 10, 11,
+       "g (float[1,1,2,2] X) => (float[1,1,4,4] Y) <float[4] s = {1.0, 1.0, 2.0, 2.0}> "
+       "{ [r] Y = Resize(X, s) }",
+       "[r] Y = Resize <coordinate_transformation_mode = \"asymmetric\", nearest_mode = \"floor\"> "
+       "(X, r__0, s)", ""},
+      {"resize_11_down_asymmetric", 11, 10,
+       "g (float[1,1,2,2] X) => (float[1,1,4,4] Y) <float[0] roi = {}, float[4] s = {1.0, 1.0, "
+       "2.0, 2.0}> { [r] Y = Resize <mode = \"linear\", coordinate_transformation_mode = "
+       "\"asymmetric\"> (X, roi, s) }",
+       "[r] Y = Resize <mode = \"linear\"> (X, s)", ""},
+      {"resize_11_down_half_pixel_refused", 11, 10,
+       "g (float[1,1,2,2] X) => (float[1,1,4,4] Y) <float[0] roi = {}, float[4] s = {1.0, 1.0, "
+       "2.0, 2.0}> { [r] Y = Resize <mode = \"linear\"> (X, roi, s) }", "",
+       "coordinate_transformation_mode is half_pixel"},
+      {"resize_13_down_fills_roi", 13, 11,
+       "g (float[1,1,2,2] X) => (float[1,1,4,4] Y) <float[4] s = {1.0, 1.0, 2.0, 2.0}> "
+       "{ [r] Y = Resize(X, \"\", s) }",
+       "[r] Y = Resize(X, r__0, s)", ""},
+      {"resize_18_down_antialias_refused", 18, 13,
+       "g (float[1,1,2,2] X) => (float[1,1,4,4] Y) <float[4] s = {1.0, 1.0, 2.0, 2.0}> "
+       "{ [r] Y = Resize <antialias = 1, mode = \"linear\"> (X, \"\", s) }", "",
+       "antialias is set"},
+  };
+  for (const ConversionCase& c : cases) ExpectConversion(c);
+}
+
+}  // namespace
+}  // namespace onnxconvert::adapters

@@ -1,0 +1,123 @@
+// Shape, Split and Flatten across the versions that changed their
+// attributes: Shape's start/end (15), Split's num_outputs (18), and
+// Flatten's negative axis (11).
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "adapters/adapter.h"
+#include "adapters/rewrites.h"
+
+namespace onnxconvert::adapters {
+namespace {
+
+constexpr int64_t kToTheEnd = std::numeric_limits<int64_t>::max();
+
+// Shape<start, end>(X) -> Slice(Shape(X), [start], [end], [0]).
+absl::Status ShapeRangeToSlice(AdapterContext& ctx) {
+  const onnx::AttributeProto* start = FindAttribute(ctx.node, "start");
+  const onnx::AttributeProto* end = FindAttribute(ctx.node, "end");
+  int64_t first = start != nullptr ? start->i() : 0;
+  int64_t last = end != nullptr ? end->i() : kToTheEnd;
+  RemoveAttribute(ctx.node, "start");
+  RemoveAttribute(ctx.node, "end");
+  if (first == 0 && last == kToTheEnd) return absl::OkStatus();
+  onnx::NodeProto slice;
+  slice.set_op_type("Slice");
+  slice.set_name(ctx.fresh_name(ctx.node.name().empty() ? "Shape_range" : ctx.node.name()));
+  const std::string original = ctx.node.output(0);
+  slice.add_input(ctx.detach_output(0));
+  for (int64_t value : {first, last, int64_t{0}}) {
+    absl::StatusOr<std::string> name = ctx.add_constant(Int64Tensor({value}));
+    if (!name.ok()) return name.status();
+    slice.add_input(*name);
+  }
+  slice.add_output(original);
+  ctx.insert_after(std::move(slice));
+  ctx.changes.push_back({"node-inserted", absl::StrCat("Slice [", first, ", ",
+                                                       last == kToTheEnd ? "end" : absl::StrCat(last),
+                                                       ") of the shape, for start/end")});
+  return absl::OkStatus();
+}
+
+bool HasSplitInput(const onnx::NodeProto& node) {
+  return node.input_size() > 1 && !node.input(1).empty();
+}
+
+// Split-13 without `split` divides equally among its outputs; Split-18 says
+// so with num_outputs.
+absl::Status SplitNumOutputsUp(AdapterContext& ctx) {
+  if (HasSplitInput(ctx.node)) return absl::OkStatus();
+  AddIntAttribute(ctx.node, "num_outputs", ctx.node.output_size());
+  ctx.changes.push_back({"attribute-set", absl::StrCat("num_outputs = ", ctx.node.output_size())});
+  return absl::OkStatus();
+}
+
+// num_outputs -> nothing when the axis divides evenly, else explicit sizes
+// (Split-18 makes the last part smaller; Split-13 would need equal parts).
+absl::Status SplitNumOutputsDown(AdapterContext& ctx) {
+  const onnx::AttributeProto* count = FindAttribute(ctx.node, "num_outputs");
+  if (count == nullptr) return absl::OkStatus();
+  int64_t parts = count->i();
+  RemoveAttribute(ctx.node, "num_outputs");
+  if (HasSplitInput(ctx.node)) return absl::OkStatus();
+  const onnx::TensorShapeProto* shape = ShapeOf(ctx, ctx.node.input(0));
+  const onnx::AttributeProto* axis_attribute = FindAttribute(ctx.node, "axis");
+  int64_t axis = axis_attribute != nullptr ? axis_attribute->i() : 0;
+  if (shape != nullptr && axis < 0) axis += shape->dim_size();
+  if (shape == nullptr || axis < 0 || axis >= shape->dim_size() ||
+      !shape->dim(axis).has_dim_value() || parts <= 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the size of axis ", axis, " of '", ctx.node.input(0),
+        "' is unknown, so the parts num_outputs gives cannot be written as sizes for ",
+        ctx.to.Label()));
+  }
+  int64_t size = shape->dim(axis).dim_value();
+  if (size % parts == 0) return absl::OkStatus();
+  int64_t chunk = (size + parts - 1) / parts;
+  std::vector<int64_t> sizes;
+  for (int64_t left = size; left > 0; left -= chunk) sizes.push_back(std::min(chunk, left));
+  if (static_cast<int64_t>(sizes.size()) != parts) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "axis ", axis, " of size ", size, " splits into ", sizes.size(), " parts of ", chunk,
+        ", not ", parts, "; ", ctx.to.Label(), " cannot express the empty parts"));
+  }
+  absl::StatusOr<std::string> name = ctx.add_constant(Int64Tensor(sizes));
+  if (!name.ok()) return name.status();
+  while (ctx.node.input_size() < 2) ctx.node.add_input("");
+  ctx.node.set_input(1, *name);
+  ctx.changes.push_back({"attribute-to-input",
+                         absl::StrCat("num_outputs = ", parts, " written as sizes '", *name, "'")});
+  return absl::OkStatus();
+}
+
+// Flatten before 11 takes axis in [0, rank]: a negative axis is resolved
+// with the input's rank.
+absl::Status FlattenAxisDown(AdapterContext& ctx) {
+  const onnx::AttributeProto* axis = FindAttribute(ctx.node, "axis");
+  if (axis == nullptr || axis->i() >= 0) return absl::OkStatus();
+  int64_t rank = RankOf(ctx, ctx.node.input(0));
+  if (rank < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "axis ", axis->i(), " is negative and the rank of '", ctx.node.input(0),
+        "' is unknown; ", ctx.to.Label(), " takes only axes from 0"));
+  }
+  int64_t resolved = axis->i() + rank;
+  RemoveAttribute(ctx.node, "axis");
+  AddIntAttribute(ctx.node, "axis", resolved);
+  ctx.changes.push_back({"attribute-set", absl::StrCat("axis resolved to ", resolved)});
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterShapeOpAdapters(RewriteTable& table) {
+  table.Register("", "Shape", 15, 13, ShapeRangeToSlice, "start/end to a Slice");
+  table.Register("", "Split", 13, 18, SplitNumOutputsUp, "num_outputs made explicit");
+  table.Register("", "Split", 18, 13, SplitNumOutputsDown, "num_outputs to sizes");
+  table.Register("", "Flatten", 11, 9, FlattenAxisDown, "negative axis resolved");
+}
+
+}  // namespace onnxconvert::adapters
