@@ -340,12 +340,10 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
     return RunRewrite(step, site, *replacement, ctx);
   }
   int first = Registry::Get().VersionsOf("", current.name).front();
-  if (current.function_bodies.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        current.name, " does not exist before opset ", first,
-        current.context_dependent_function_opsets.empty()
-            ? " and the spec gives no function body to expand it into"
-            : " and its function body depends on the input types (not expandable yet)"));
+  if (current.function_bodies.empty() && current.context_dependent_function_opsets.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(current.name, " does not exist before opset ", first,
+                     " and the spec gives no function body to expand it into"));
   }
   if (!step.expand) {
     return absl::FailedPreconditionError(absl::StrCat(

@@ -3,6 +3,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "converter/context_bodies.h"
 #include "converter/converter.h"
 #include "ir/status_macros.h"
 #include "ir/text_parser.h"
@@ -184,12 +185,27 @@ absl::StatusOr<Expansion> ExpandFunctionNode(
     int64_t target_opset, absl::FunctionRef<const onnx::TypeProto*(absl::string_view)> type_of,
     absl::FunctionRef<const onnx::TensorProto*(absl::string_view)> constant_of,
     FreshName fresh_name) {
-  if (schema.function_bodies.empty()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the spec gives no static function body for ", schema.Label()));
-  }
+  schema::FunctionBody generated{schema.since_version, ""};
+  std::string generated_text;
   const schema::FunctionBody* body = schema.FunctionBodyFor(model_opset);
-  if (body == nullptr) body = &schema.function_bodies.front();
+  if (body == nullptr && !schema.function_bodies.empty()) body = &schema.function_bodies.front();
+  if (body == nullptr) {
+    // A body that depends on the call: built for this node's input types.
+    std::vector<const onnx::TypeProto*> input_types;
+    for (const std::string& input : node.input()) {
+      input_types.push_back(input.empty() ? nullptr : type_of(input));
+    }
+    absl::StatusOr<std::string> text = ContextDependentBody(schema, node, input_types);
+    if (!text.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(schema.name, " does not exist before opset ", schema.since_version,
+                       " and its function body depends on the input types: ",
+                       text.status().message()));
+    }
+    generated_text = *std::move(text);
+    generated.text = generated_text;
+    body = &generated;
+  }
   OC_ASSIGN_OR_RETURN(onnx::FunctionProto function,
                       Instantiate(node, schema, *body, fresh_name));
   onnx::ModelProto model = BodyModel(node, function, body->opset, type_of, constant_of);

@@ -1,0 +1,27 @@
+#ifndef ONNX_CONVERT_CONVERTER_CONTEXT_BODIES_H_
+#define ONNX_CONVERT_CONVERTER_CONTEXT_BODIES_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "proto/onnx.pb.h"
+#include "schema/registry.h"
+
+namespace onnxconvert::converter {
+
+// The function body the spec defines for `schema` when that body depends on
+// the call (its input types, its attributes), written for the call `node`
+// whose inputs have the types `input_types` (null where unknown), in the
+// ONNX text form of OpSchema::function_bodies: a FunctionProto whose header
+// imports the default domain at the op's since_version. Fails with
+// FailedPrecondition naming what the body needs and is not known (an
+// element type, a rank), and with Unimplemented for an op whose body is not
+// written here.
+absl::StatusOr<std::string> ContextDependentBody(
+    const schema::OpSchema& schema, const onnx::NodeProto& node,
+    absl::Span<const onnx::TypeProto* const> input_types);
+
+}  // namespace onnxconvert::converter
+
+#endif  // ONNX_CONVERT_CONVERTER_CONTEXT_BODIES_H_
