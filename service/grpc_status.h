@@ -1,0 +1,36 @@
+#ifndef ONNX_CONVERT_SERVICE_GRPC_STATUS_H_
+#define ONNX_CONVERT_SERVICE_GRPC_STATUS_H_
+
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "grpcpp/support/status.h"
+#include "proto/onnx_convert_service.pb.h"
+
+// Status conversions between the library (absl::Status) and gRPC. The codes
+// are the same canonical codes on both sides; the message travels as it is.
+namespace onnxconvert::service {
+
+// The gRPC status for `status`: same code and message. A failed conversion
+// (FAILED_PRECONDITION or INVALID_ARGUMENT) also carries a google.rpc.Status
+// in its error details, holding a v1::ConversionError.
+grpc::Status ToGrpcStatus(const absl::Status& status);
+
+// The library status for a gRPC status: same code and message.
+absl::Status FromGrpcStatus(const grpc::Status& status);
+
+// The parts of a converter error message,
+// "step F -> T: GRAPH › node NAME (Op-V): REASON"; a message of another
+// shape fills `message` and `reason` only.
+v1::ConversionError ParseConversionError(absl::string_view message);
+
+// The canonical name of `code`, e.g. "INVALID_ARGUMENT".
+const char* StatusCodeName(grpc::StatusCode code);
+
+// The ConversionError attached to `status` by ToGrpcStatus, if any.
+std::optional<v1::ConversionError> ConversionErrorOf(const grpc::Status& status);
+
+}  // namespace onnxconvert::service
+
+#endif  // ONNX_CONVERT_SERVICE_GRPC_STATUS_H_

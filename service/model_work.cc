@@ -1,0 +1,152 @@
+#include "service/model_work.h"
+
+#include <chrono>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "ir/model_io.h"
+#include "ir/model_summary.h"
+#include "ir/status_macros.h"
+#include "schema/checker.h"
+#include "service/report_proto.h"
+
+namespace onnxconvert::service {
+namespace {
+
+// Milliseconds since a start, lap by lap.
+class Stopwatch {
+ public:
+  // Milliseconds since the previous lap (or construction).
+  double Lap() {
+    auto now = std::chrono::steady_clock::now();
+    double ms = std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+    return ms;
+  }
+  // Milliseconds since construction.
+  double Total() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+        .count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_ = start_;
+};
+
+// Parses a model; malformed bytes are InvalidArgument whatever the parser
+// said, while a size limit stays ResourceExhausted.
+absl::StatusOr<onnx::ModelProto> ParseForCall(const std::string& bytes, const std::string& name,
+                                              int64_t max_model_bytes) {
+  LoadOptions load;
+  load.max_model_bytes = max_model_bytes;
+  absl::StatusOr<onnx::ModelProto> model = ParseModel(bytes, name, load);
+  if (model.ok() || model.status().code() == absl::StatusCode::kResourceExhausted) {
+    return model;
+  }
+  return absl::InvalidArgumentError(model.status().message());
+}
+
+// Fills the three forms of the report.
+template <typename Answer>
+void SetReport(const converter::ConversionReport& report, Answer& answer) {
+  *answer.mutable_report() = ReportToProto(report);
+  answer.set_report_json(report.ToJson());
+  answer.set_report_text(report.ToText());
+}
+
+}  // namespace
+
+absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(const std::string& bytes,
+                                                      const std::string& name,
+                                                      const converter::ConvertOptions& options,
+                                                      int64_t max_model_bytes) {
+  Stopwatch clock;
+  v1::ConvertResponse response;
+  v1::Timings& timings = *response.mutable_timings();
+  OC_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseForCall(bytes, name, max_model_bytes));
+  timings.set_parse_ms(clock.Lap());
+  OC_ASSIGN_OR_RETURN(converter::ConversionResult result,
+                      converter::ConvertModel(model, options));
+  timings.set_convert_ms(clock.Lap());
+  if (!options.dry_run && !result.model.SerializeToString(response.mutable_model())) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(name, ": the converted model cannot be serialized (over 2 GiB?)"));
+  }
+  timings.set_serialize_ms(clock.Lap());
+  SetReport(result.report, response);
+  timings.set_total_ms(clock.Total());
+  return response;
+}
+
+absl::StatusOr<v1::CheckResponse> CheckModelBytes(const std::string& bytes,
+                                                  const std::string& name,
+                                                  int64_t max_model_bytes) {
+  OC_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseForCall(bytes, name, max_model_bytes));
+  return CheckReportToProto(schema::CheckModel(model));
+}
+
+absl::StatusOr<v1::InspectResponse> InspectModelBytes(const std::string& bytes,
+                                                      const std::string& name,
+                                                      int64_t max_model_bytes) {
+  OC_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseForCall(bytes, name, max_model_bytes));
+  ModelSummary summary = SummarizeModel(model);
+  v1::InspectResponse response;
+  *response.mutable_summary() = SummaryToProto(summary);
+  response.set_text(SummaryToText(summary));
+  response.set_json(SummaryToJson(summary));
+  return response;
+}
+
+absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspace,
+                                                  const v1::StreamHeader& header,
+                                                  int64_t max_model_bytes) {
+  Stopwatch clock;
+  StreamOutput output;
+  v1::Timings& timings = *output.result.mutable_timings();
+  const std::string& name = header.model_name().empty() ? "model" : header.model_name();
+  bool uploaded = header.external_data() == v1::EXTERNAL_DATA_UPLOADED;
+  LoadOptions load;
+  load.max_model_bytes = max_model_bytes;
+  load.verify_external_data = uploaded;
+  absl::StatusOr<LoadedModel> loaded = LoadModel(workspace.input_model_path(), load);
+  if (!loaded.ok()) return workspace.Relabel(loaded.status(), name);
+  timings.set_parse_ms(clock.Lap());
+  converter::ConvertOptions options = OptionsFromProto(header.options());
+  OC_ASSIGN_OR_RETURN(converter::ConversionResult result,
+                      converter::ConvertModel(loaded->model, options));
+  timings.set_convert_ms(clock.Lap());
+  SetReport(result.report, output.result);
+  if (options.dry_run) {
+    timings.set_total_ms(clock.Total());
+    return output;
+  }
+  if (!uploaded) {
+    if (!result.model.SerializeToString(&output.model_bytes)) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(name, ": the converted model cannot be serialized (over 2 GiB?)"));
+    }
+    output.model_in_memory = true;
+    v1::FileInfo* file = output.result.add_files();
+    file->set_size(static_cast<int64_t>(output.model_bytes.size()));
+  } else {
+    SaveOptions save;
+    save.source_base_dir = workspace.input_dir();
+    save.external_data_threshold =
+        header.has_external_data_threshold() ? header.external_data_threshold() : -1;
+    OC_RETURN_IF_ERROR(workspace.Relabel(
+        SaveModel(result.model, workspace.output_model_path(), save), name));
+    OC_ASSIGN_OR_RETURN(auto files, workspace.OutputFiles());
+    for (const auto& [file_name, size] : files) {
+      v1::FileInfo* file = output.result.add_files();
+      file->set_name(file_name);
+      file->set_size(size);
+    }
+  }
+  timings.set_serialize_ms(clock.Lap());
+  timings.set_total_ms(clock.Total());
+  return output;
+}
+
+}  // namespace onnxconvert::service

@@ -1,0 +1,57 @@
+#ifndef ONNX_CONVERT_SERVICE_MODEL_WORK_H_
+#define ONNX_CONVERT_SERVICE_MODEL_WORK_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "converter/converter.h"
+#include "proto/onnx_convert_service.pb.h"
+#include "service/stream_files.h"
+
+// The work behind each model call, free of gRPC: parse the bytes, run the
+// library, fill the answer. Errors begin with the model's name the way the
+// CLI's begin with its path.
+namespace onnxconvert::service {
+
+// Parses `bytes` and converts the model as `options` say. The answer holds
+// the converted model (none for a dry run), the report as message, JSON and
+// text, and the timings. A malformed model is InvalidArgument; a model past
+// `max_model_bytes` ResourceExhausted; conversion errors keep their code.
+absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(const std::string& bytes,
+                                                      const std::string& name,
+                                                      const converter::ConvertOptions& options,
+                                                      int64_t max_model_bytes);
+
+// Parses `bytes` and checks the model; an invalid model is an answer with
+// valid = false, not an error.
+absl::StatusOr<v1::CheckResponse> CheckModelBytes(const std::string& bytes,
+                                                  const std::string& name,
+                                                  int64_t max_model_bytes);
+
+// Parses `bytes` and summarizes the model (message, text and JSON).
+absl::StatusOr<v1::InspectResponse> InspectModelBytes(const std::string& bytes,
+                                                      const std::string& name,
+                                                      int64_t max_model_bytes);
+
+// The outcome of a streamed conversion.
+struct StreamOutput {
+  v1::StreamResult result;  // report and the files to send, model first
+  // With EXTERNAL_DATA_KEPT_BY_CLIENT the model is sent from here; otherwise
+  // the files are in the workspace's output directory.
+  std::string model_bytes;
+  bool model_in_memory = false;
+};
+
+// Converts the model uploaded to `workspace` as `header` says. With
+// EXTERNAL_DATA_UPLOADED its references are checked against the uploaded
+// files and the output (model and data file) is saved in the workspace;
+// with EXTERNAL_DATA_KEPT_BY_CLIENT references are left unchecked and
+// unchanged. Errors name the model by `header.model_name()`.
+absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspace,
+                                                  const v1::StreamHeader& header,
+                                                  int64_t max_model_bytes);
+
+}  // namespace onnxconvert::service
+
+#endif  // ONNX_CONVERT_SERVICE_MODEL_WORK_H_

@@ -1,0 +1,258 @@
+#include "service/report_proto.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace onnxconvert::service {
+namespace {
+
+v1::NodeChange NodeChangeToProto(const converter::NodeChange& node) {
+  v1::NodeChange proto;
+  proto.set_graph(node.graph);
+  proto.set_node(node.node);
+  proto.set_op(node.op);
+  proto.set_from_version(node.from_version);
+  proto.set_to_version(node.to_version);
+  proto.set_adapter(node.adapter);
+  for (const adapters::Change& change : node.changes) {
+    v1::Change* out = proto.add_changes();
+    out->set_kind(change.kind);
+    out->set_detail(change.detail);
+  }
+  return proto;
+}
+
+converter::NodeChange NodeChangeFromProto(const v1::NodeChange& proto) {
+  converter::NodeChange node;
+  node.graph = proto.graph();
+  node.node = proto.node();
+  node.op = proto.op();
+  node.from_version = proto.from_version();
+  node.to_version = proto.to_version();
+  node.adapter = proto.adapter();
+  for (const v1::Change& change : proto.changes()) {
+    node.changes.push_back({change.kind(), change.detail()});
+  }
+  return node;
+}
+
+// Every checker code by its stable name; CheckCode::kEmptyGraph is the last.
+const absl::flat_hash_map<std::string, schema::CheckCode>& CheckCodesByName() {
+  static const auto* codes = [] {
+    auto* map = new absl::flat_hash_map<std::string, schema::CheckCode>();
+    for (int i = 0; i <= static_cast<int>(schema::CheckCode::kEmptyGraph); ++i) {
+      auto code = static_cast<schema::CheckCode>(i);
+      map->emplace(schema::CheckCodeName(code), code);
+    }
+    return map;
+  }();
+  return *codes;
+}
+
+}  // namespace
+
+converter::ConvertOptions OptionsFromProto(const v1::ConvertOptions& proto) {
+  converter::ConvertOptions options;
+  options.target_opset = proto.target_opset();
+  if (proto.has_ir_version()) options.ir_version = proto.ir_version();
+  options.dry_run = proto.dry_run();
+  options.expand_functions = !proto.has_expand_functions() || proto.expand_functions();
+  options.validate_each_step = !proto.has_validate() || proto.validate();
+  return options;
+}
+
+v1::ConvertOptions OptionsToProto(const converter::ConvertOptions& options) {
+  v1::ConvertOptions proto;
+  proto.set_target_opset(options.target_opset);
+  if (options.ir_version) proto.set_ir_version(*options.ir_version);
+  proto.set_dry_run(options.dry_run);
+  proto.set_expand_functions(options.expand_functions);
+  proto.set_validate(options.validate_each_step);
+  return proto;
+}
+
+v1::ConversionReport ReportToProto(const converter::ConversionReport& report) {
+  v1::ConversionReport proto;
+  proto.set_source_opset(report.source_opset);
+  proto.set_target_opset(report.target_opset);
+  proto.set_source_ir_version(report.source_ir_version);
+  proto.set_target_ir_version(report.target_ir_version);
+  proto.set_nodes_converted(report.nodes_converted);
+  for (const converter::StepReport& step : report.steps) {
+    v1::StepReport* out = proto.add_steps();
+    out->set_from_opset(step.from_opset);
+    out->set_to_opset(step.to_opset);
+    out->set_validation(step.validation);
+    out->set_milliseconds(step.milliseconds);
+    for (const converter::NodeChange& node : step.nodes) {
+      *out->add_nodes() = NodeChangeToProto(node);
+    }
+  }
+  for (const auto& [op, count] : report.untouched_ops) {
+    v1::OpCount* out = proto.add_untouched_ops();
+    out->set_op(op);
+    out->set_count(count);
+  }
+  return proto;
+}
+
+converter::ConversionReport ReportFromProto(const v1::ConversionReport& proto) {
+  converter::ConversionReport report;
+  report.source_opset = proto.source_opset();
+  report.target_opset = proto.target_opset();
+  report.source_ir_version = proto.source_ir_version();
+  report.target_ir_version = proto.target_ir_version();
+  report.nodes_converted = static_cast<int>(proto.nodes_converted());
+  for (const v1::StepReport& step : proto.steps()) {
+    converter::StepReport& out = report.steps.emplace_back();
+    out.from_opset = step.from_opset();
+    out.to_opset = step.to_opset();
+    out.validation = step.validation();
+    out.milliseconds = step.milliseconds();
+    for (const v1::NodeChange& node : step.nodes()) {
+      out.nodes.push_back(NodeChangeFromProto(node));
+    }
+  }
+  for (const v1::OpCount& op : proto.untouched_ops()) {
+    report.untouched_ops.emplace_back(op.op(), static_cast<int>(op.count()));
+  }
+  return report;
+}
+
+v1::CheckResponse CheckReportToProto(const schema::CheckReport& report) {
+  v1::CheckResponse proto;
+  int errors = report.error_count();
+  proto.set_valid(errors == 0);
+  proto.set_errors(errors);
+  proto.set_warnings(static_cast<int>(report.issues.size()) - errors);
+  proto.set_nodes_checked(report.nodes_checked);
+  proto.set_graphs_checked(report.graphs_checked);
+  proto.set_functions_checked(report.functions_checked);
+  for (const schema::CheckIssue& issue : report.issues) {
+    v1::CheckIssue* out = proto.add_issues();
+    out->set_code(schema::CheckCodeName(issue.code));
+    out->set_warning(issue.is_warning);
+    out->set_path(issue.path);
+    out->set_node(issue.node);
+    out->set_message(issue.message);
+  }
+  return proto;
+}
+
+absl::StatusOr<schema::CheckReport> CheckReportFromProto(const v1::CheckResponse& proto) {
+  schema::CheckReport report;
+  report.nodes_checked = proto.nodes_checked();
+  report.graphs_checked = proto.graphs_checked();
+  report.functions_checked = proto.functions_checked();
+  const auto& codes = CheckCodesByName();
+  for (const v1::CheckIssue& issue : proto.issues()) {
+    auto code = codes.find(issue.code());
+    if (code == codes.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("check issue code '", issue.code(), "' is unknown to this client"));
+    }
+    report.issues.push_back(
+        {code->second, issue.warning(), issue.path(), issue.node(), issue.message()});
+  }
+  return report;
+}
+
+v1::ModelSummary SummaryToProto(const ModelSummary& summary) {
+  v1::ModelSummary proto;
+  proto.set_ir_version(summary.ir_version);
+  proto.set_producer_name(summary.producer_name);
+  proto.set_producer_version(summary.producer_version);
+  proto.set_domain(summary.domain);
+  proto.set_model_version(summary.model_version);
+  proto.set_graph_name(summary.graph_name);
+  for (const auto& [domain, version] : summary.opset_imports) {
+    v1::OpsetImport* out = proto.add_opset_imports();
+    out->set_domain(domain);
+    out->set_version(version);
+  }
+  for (const auto& [key, count] : summary.op_counts) {
+    v1::DomainOpCount* out = proto.add_op_counts();
+    out->set_domain(key.first);
+    out->set_op(key.second);
+    out->set_count(count);
+  }
+  proto.set_main_graph_nodes(summary.main_graph_nodes);
+  proto.set_total_nodes(summary.total_nodes);
+  proto.set_initializer_count(summary.initializer_count);
+  proto.set_initializer_bytes(summary.initializer_bytes);
+  proto.set_sparse_initializer_count(summary.sparse_initializer_count);
+  proto.set_external_tensor_count(summary.external_tensor_count);
+  proto.set_external_bytes(summary.external_bytes);
+  for (const std::string& file : summary.external_files) proto.add_external_files(file);
+  for (const FunctionSummary& function : summary.functions) {
+    v1::FunctionSummary* out = proto.add_functions();
+    out->set_domain(function.domain);
+    out->set_name(function.name);
+    out->set_overload(function.overload);
+    out->set_node_count(function.node_count);
+  }
+  for (const SubgraphSummary& subgraph : summary.subgraphs) {
+    v1::SubgraphSummary* out = proto.add_subgraphs();
+    out->set_path(subgraph.path);
+    out->set_node_count(subgraph.node_count);
+  }
+  for (const ValueSummary& value : summary.inputs) {
+    v1::ValueSummary* out = proto.add_inputs();
+    out->set_name(value.name);
+    out->set_type(value.type);
+  }
+  for (const ValueSummary& value : summary.outputs) {
+    v1::ValueSummary* out = proto.add_outputs();
+    out->set_name(value.name);
+    out->set_type(value.type);
+  }
+  proto.set_metadata_props(summary.metadata_props);
+  proto.set_training_info(summary.training_info);
+  return proto;
+}
+
+ModelSummary SummaryFromProto(const v1::ModelSummary& proto) {
+  ModelSummary summary;
+  summary.ir_version = proto.ir_version();
+  summary.producer_name = proto.producer_name();
+  summary.producer_version = proto.producer_version();
+  summary.domain = proto.domain();
+  summary.model_version = proto.model_version();
+  summary.graph_name = proto.graph_name();
+  for (const v1::OpsetImport& opset : proto.opset_imports()) {
+    summary.opset_imports.emplace_back(opset.domain(), opset.version());
+  }
+  for (const v1::DomainOpCount& op : proto.op_counts()) {
+    summary.op_counts[{op.domain(), op.op()}] = op.count();
+  }
+  summary.main_graph_nodes = proto.main_graph_nodes();
+  summary.total_nodes = proto.total_nodes();
+  summary.initializer_count = proto.initializer_count();
+  summary.initializer_bytes = proto.initializer_bytes();
+  summary.sparse_initializer_count = proto.sparse_initializer_count();
+  summary.external_tensor_count = proto.external_tensor_count();
+  summary.external_bytes = proto.external_bytes();
+  summary.external_files.assign(proto.external_files().begin(), proto.external_files().end());
+  for (const v1::FunctionSummary& function : proto.functions()) {
+    summary.functions.push_back(
+        {function.domain(), function.name(), function.overload(), function.node_count()});
+  }
+  for (const v1::SubgraphSummary& subgraph : proto.subgraphs()) {
+    summary.subgraphs.push_back({subgraph.path(), subgraph.node_count()});
+  }
+  for (const v1::ValueSummary& value : proto.inputs()) {
+    summary.inputs.push_back({value.name(), value.type()});
+  }
+  for (const v1::ValueSummary& value : proto.outputs()) {
+    summary.outputs.push_back({value.name(), value.type()});
+  }
+  summary.metadata_props = proto.metadata_props();
+  summary.training_info = proto.training_info();
+  return summary;
+}
+
+}  // namespace onnxconvert::service

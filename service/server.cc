@@ -1,0 +1,100 @@
+#include "service/server.h"
+
+#include <signal.h>
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/resource_quota.h"
+
+namespace onnxconvert::service {
+namespace {
+
+constexpr char kServiceName[] = "onnxconvert.v1.OnnxConvert";
+
+// "host:port", with brackets around an IPv6 host.
+std::string ListenAddress(const std::string& address, int port) {
+  bool ipv6 = absl::StrContains(address, ':') && !absl::StartsWith(address, "[");
+  return ipv6 ? absl::StrCat("[", address, "]:", port) : absl::StrCat(address, ":", port);
+}
+
+void SetServing(grpc::Server& server, bool serving) {
+  grpc::HealthCheckServiceInterface* health = server.GetHealthCheckService();
+  if (health == nullptr) return;
+  health->SetServingStatus(serving);
+  health->SetServingStatus(kServiceName, serving);
+}
+
+sigset_t TerminationSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  return signals;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
+  options.service.max_message_bytes = options.max_message_bytes;
+  auto service = std::make_unique<ConvertService>(options.service);
+  std::unique_ptr<Server> server(new Server(std::move(options), std::move(service)));
+  const ServerOptions& opts = server->options_;
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  std::string address = ListenAddress(opts.address, opts.port);
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &server->port_);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(opts.max_message_bytes));
+  builder.SetMaxSendMessageSize(static_cast<int>(opts.max_message_bytes));
+  if (opts.threads > 0) {
+    grpc::ResourceQuota quota("onnx-convert-server");
+    quota.SetMaxThreads(opts.threads);
+    builder.SetResourceQuota(quota);
+  }
+  builder.RegisterService(server->service_.get());
+  server->server_ = builder.BuildAndStart();
+  if (server->server_ == nullptr || server->port_ == 0) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", address));
+  }
+  SetServing(*server->server_, true);
+  return server;
+}
+
+Server::~Server() { Shutdown(); }
+
+std::shared_ptr<grpc::Channel> Server::InProcessChannel() {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(static_cast<int>(options_.max_message_bytes));
+  args.SetMaxSendMessageSize(static_cast<int>(options_.max_message_bytes));
+  return server_->InProcessChannel(args);
+}
+
+bool Server::Shutdown() {
+  if (shut_down_) return service_->WaitIdle(absl::Now());
+  shut_down_ = true;
+  absl::Time deadline = absl::Now() + options_.grace;
+  service_->StartDraining();
+  SetServing(*server_, false);
+  server_->Shutdown(absl::ToChronoTime(deadline));
+  server_->Wait();
+  return service_->WaitIdle(deadline);
+}
+
+void BlockTerminationSignals() {
+  sigset_t signals = TerminationSignals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+}
+
+int WaitForTerminationSignal() {
+  sigset_t signals = TerminationSignals();
+  int signal = 0;
+  while (sigwait(&signals, &signal) != 0) {
+  }
+  return signal;
+}
+
+}  // namespace onnxconvert::service

@@ -1,0 +1,90 @@
+// onnx-convert-server: the onnx-convert gRPC service.
+//
+//   onnx-convert-server --port 50051 --max_concurrent 4
+//
+// Stops on SIGTERM or SIGINT: stops accepting calls, gives those in flight
+// --grace_ms to finish, and exits 0.
+
+#include <csignal>
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "service/server.h"
+
+ABSL_FLAG(std::string, address, "127.0.0.1", "Address to listen on (0.0.0.0 for all).");
+ABSL_FLAG(int, port, 50051, "Port to listen on; 0 picks a free one (printed at start).");
+ABSL_FLAG(int, threads, 0, "Most threads gRPC may use for calls; 0: gRPC's default.");
+ABSL_FLAG(int64_t, max_message_bytes, int64_t{64} << 20,
+          "Largest gRPC message received or sent; bigger models need ConvertStream.");
+ABSL_FLAG(int64_t, max_model_bytes, int64_t{1} << 30,
+          "Largest model (serialized ModelProto) any call accepts.");
+ABSL_FLAG(int64_t, max_upload_bytes, int64_t{64} << 30,
+          "Largest ConvertStream upload, model and external data together.");
+ABSL_FLAG(int, max_concurrent, 4,
+          "Model calls running at once; more get RESOURCE_EXHAUSTED. 0: no limit.");
+ABSL_FLAG(int64_t, default_deadline_ms, 0,
+          "Deadline of calls whose client set none, in ms; 0: none.");
+ABSL_FLAG(int64_t, grace_ms, 10000,
+          "On SIGTERM/SIGINT, how long calls in flight may take to finish.");
+ABSL_FLAG(std::string, work_dir, "",
+          "Directory for ConvertStream files; default $TMPDIR or /tmp.");
+ABSL_FLAG(bool, log_requests, true, "Write one line per call to stderr.");
+
+namespace {
+
+std::string DefaultWorkDir() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+}
+
+onnxconvert::service::ServerOptions OptionsFromFlags() {
+  onnxconvert::service::ServerOptions options;
+  options.address = absl::GetFlag(FLAGS_address);
+  options.port = absl::GetFlag(FLAGS_port);
+  options.threads = absl::GetFlag(FLAGS_threads);
+  options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  options.grace = absl::Milliseconds(absl::GetFlag(FLAGS_grace_ms));
+  onnxconvert::service::ServiceOptions& service = options.service;
+  service.max_model_bytes = absl::GetFlag(FLAGS_max_model_bytes);
+  service.max_upload_bytes = absl::GetFlag(FLAGS_max_upload_bytes);
+  service.max_concurrent = absl::GetFlag(FLAGS_max_concurrent);
+  service.default_deadline = absl::Milliseconds(absl::GetFlag(FLAGS_default_deadline_ms));
+  service.work_dir = absl::GetFlag(FLAGS_work_dir);
+  if (service.work_dir.empty()) service.work_dir = DefaultWorkDir();
+  service.log = absl::GetFlag(FLAGS_log_requests) ? &std::cerr : nullptr;
+  return options;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Before any thread starts, so that only sigwait below sees the signals.
+  onnxconvert::service::BlockTerminationSignals();
+  absl::SetProgramUsageMessage("The onnx-convert gRPC service (onnxconvert.v1.OnnxConvert).");
+  absl::ParseCommandLine(argc, argv);
+  onnxconvert::service::ServerOptions options = OptionsFromFlags();
+  auto server = onnxconvert::service::Server::Start(options);
+  if (!server.ok()) {
+    std::cerr << "onnx-convert-server: " << server.status().message() << "\n";
+    return 2;
+  }
+  std::cerr << "onnx-convert-server: listening on " << options.address << ":"
+            << (*server)->port() << std::endl;
+  int signal = onnxconvert::service::WaitForTerminationSignal();
+  std::cerr << "onnx-convert-server: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
+            << ": draining (grace " << absl::GetFlag(FLAGS_grace_ms) << " ms)" << std::endl;
+  bool idle = (*server)->Shutdown();
+  std::cerr << "onnx-convert-server: stopped"
+            << (idle ? "" : "; abandoned work was still running") << std::endl;
+  // Work abandoned past the grace period may still be running on detached
+  // threads: leave without running static destructors under it.
+  if (!idle) std::_Exit(0);
+  server->reset();
+  return 0;
+}

@@ -1,0 +1,306 @@
+#include "service/service.h"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "converter/converter.h"
+#include "ir/status_macros.h"
+#include "service/capabilities.h"
+#include "service/grpc_status.h"
+#include "service/model_work.h"
+#include "service/report_proto.h"
+#include "service/stream_files.h"
+
+namespace onnxconvert::service {
+namespace {
+
+constexpr size_t kMaxLoggedError = 300;
+constexpr size_t kMaxRequestId = 64;
+
+// The model's name in errors: what the client called it, else "model".
+std::string ModelLabel(const std::string& name) { return name.empty() ? "model" : name; }
+
+// A request id the client sent in x-request-id, if it is a short, plain one.
+std::string ClientRequestId(grpc::ServerContext* context) {
+  auto it = context->client_metadata().find("x-request-id");
+  if (it == context->client_metadata().end()) return "";
+  std::string id(it->second.data(), it->second.size());
+  bool plain = !id.empty() && id.size() <= kMaxRequestId &&
+               std::all_of(id.begin(), id.end(), [](char c) {
+                 return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' ||
+                        c == '_' || c == '.';
+               });
+  return plain ? id : "";
+}
+
+// Receives the chunks after the header into `workspace`, until the client
+// half-closes.
+absl::Status ReceiveUpload(grpc::ServerContext* context,
+                           grpc::ServerReaderWriter<v1::ConvertStreamResponse,
+                                                    v1::ConvertStreamRequest>& stream,
+                           const WaitLimits& limits, StreamWorkspace& workspace) {
+  v1::ConvertStreamRequest message;
+  while (stream.Read(&message)) {
+    if (!message.has_chunk()) {
+      return absl::InvalidArgumentError(
+          "ConvertStream: every message after the header must be a chunk");
+    }
+    OC_RETURN_IF_ERROR(workspace.Append(message.chunk().name(), message.chunk().data()));
+    if (absl::Now() >= limits.deadline) {
+      return absl::DeadlineExceededError("the deadline passed during the upload");
+    }
+  }
+  if (context->IsCancelled()) {
+    return absl::CancelledError("the client cancelled the call during the upload");
+  }
+  return workspace.FinishUpload();
+}
+
+// Sends the result, then every output file as chunks.
+absl::Status SendOutput(const StreamOutput& output, const StreamWorkspace& workspace,
+                        int64_t chunk_bytes,
+                        grpc::ServerReaderWriter<v1::ConvertStreamResponse,
+                                                 v1::ConvertStreamRequest>& stream,
+                        int64_t& bytes_sent) {
+  v1::ConvertStreamResponse message;
+  *message.mutable_result() = output.result;
+  if (!stream.Write(message)) {
+    return absl::CancelledError("the client went away before the result was sent");
+  }
+  for (const v1::FileInfo& file : output.result.files()) {
+    auto send = [&](std::string_view piece) -> absl::Status {
+      v1::ConvertStreamResponse chunk;
+      chunk.mutable_chunk()->set_name(file.name());
+      chunk.mutable_chunk()->set_data(piece.data(), piece.size());
+      if (!stream.Write(chunk)) {
+        return absl::CancelledError("the client went away during the download");
+      }
+      bytes_sent += static_cast<int64_t>(piece.size());
+      return absl::OkStatus();
+    };
+    if (output.model_in_memory && file.name().empty()) {
+      std::string_view bytes = output.model_bytes;
+      for (size_t at = 0; at < bytes.size(); at += chunk_bytes) {
+        OC_RETURN_IF_ERROR(send(bytes.substr(at, chunk_bytes)));
+      }
+    } else {
+      OC_RETURN_IF_ERROR(workspace.ReadOutput(file.name(), chunk_bytes, send));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+ConvertService::ConvertService(ServiceOptions options)
+    : options_(std::move(options)), slots_(WorkSlots::Create(options_.max_concurrent)) {}
+
+void ConvertService::StartDraining() { draining_.store(true); }
+
+std::string ConvertService::CallId(grpc::ServerContext* context) {
+  std::string id = ClientRequestId(context);
+  if (id.empty()) id = absl::StrCat("r", next_id_.fetch_add(1));
+  context->AddInitialMetadata("x-request-id", id);
+  return id;
+}
+
+grpc::Status ConvertService::Handle(grpc::ServerContext* context, absl::string_view method,
+                                    absl::FunctionRef<absl::Status(CallRecord&)> body) {
+  CallRecord call;
+  call.id = CallId(context);
+  call.method = method;
+  call.start = absl::Now();
+  in_flight_.fetch_add(1);
+  absl::Status status =
+      draining() ? absl::UnavailableError("the server is shutting down; retry elsewhere")
+                 : body(call);
+  in_flight_.fetch_sub(1);
+  grpc::Status answer = ToGrpcStatus(status);
+  double milliseconds = absl::ToDoubleMilliseconds(absl::Now() - call.start);
+  metrics_.Record(method, answer.error_code(), milliseconds);
+  Log(call, answer, milliseconds);
+  return answer;
+}
+
+void ConvertService::Log(const CallRecord& call, const grpc::Status& status,
+                         double milliseconds) {
+  if (options_.log == nullptr) return;
+  std::string line = absl::StrFormat(
+      "onnx-convert-server: id=%s method=%s in=%d out=%d opset=%s ms=%.1f status=%s", call.id,
+      call.method, call.bytes_in, call.bytes_out,
+      call.to_opset == 0 ? std::string("-")
+                         : absl::StrCat(call.from_opset == 0 ? "?" : absl::StrCat(call.from_opset),
+                                        "->", call.to_opset),
+      milliseconds, StatusCodeName(status.error_code()));
+  if (!status.ok()) {
+    std::string message = status.error_message().substr(0, kMaxLoggedError);
+    absl::StrAppend(&line, " error=\"", absl::CHexEscape(message), "\"");
+  }
+  absl::MutexLock lock(&log_mu_);
+  *options_.log << line << "\n" << std::flush;
+}
+
+absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> ConvertService::AcquireSlot() {
+  std::shared_ptr<WorkSlots::Slot> slot = slots_->TryAcquire();
+  if (slot == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("the server is busy: all ", slots_->capacity(),
+                     " model calls allowed at once (--max_concurrent) are running"));
+  }
+  return slot;
+}
+
+absl::Status ConvertService::RefuseOversized(int64_t bytes) const {
+  if (bytes <= options_.max_model_bytes) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat("the model is ", bytes,
+                                                   " bytes, over the server's limit of ",
+                                                   options_.max_model_bytes,
+                                                   " bytes (--max_model_bytes)"));
+}
+
+WaitLimits ConvertService::LimitsFor(grpc::ServerContext* context,
+                                     const CallRecord& call) const {
+  WaitLimits limits;
+  limits.cancelled = [context] { return context->IsCancelled(); };
+  if (context->deadline() != std::chrono::system_clock::time_point::max()) {
+    limits.deadline = absl::FromChrono(context->deadline());
+  } else if (options_.default_deadline > absl::ZeroDuration()) {
+    limits.deadline = call.start + options_.default_deadline;
+  }
+  return limits;
+}
+
+absl::Status ConvertService::RunConvert(grpc::ServerContext* context,
+                                        const v1::ConvertRequest& request, bool plan,
+                                        v1::ConvertResponse& response, CallRecord& call) {
+  call.bytes_in = static_cast<int64_t>(request.model().size());
+  call.to_opset = request.options().target_opset();
+  OC_RETURN_IF_ERROR(RefuseOversized(call.bytes_in));
+  OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot());
+  converter::ConvertOptions options = OptionsFromProto(request.options());
+  options.dry_run = options.dry_run || plan;
+  auto bytes = std::make_shared<const std::string>(request.model());
+  std::string name = ModelLabel(request.model_name());
+  int64_t max_bytes = options_.max_model_bytes;
+  std::function<absl::StatusOr<v1::ConvertResponse>()> work = [bytes, name, options,
+                                                                 max_bytes] {
+    return ConvertModelBytes(*bytes, name, options, max_bytes);
+  };
+  OC_ASSIGN_OR_RETURN(response, RunAbandonable(std::move(work), std::move(slot),
+                                               LimitsFor(context, call)));
+  call.from_opset = response.report().source_opset();
+  call.bytes_out = static_cast<int64_t>(response.model().size());
+  return absl::OkStatus();
+}
+
+absl::Status ConvertService::RunConvertStream(grpc::ServerContext* context, StreamType& stream,
+                                              CallRecord& call) {
+  v1::ConvertStreamRequest first;
+  if (!stream.Read(&first) || !first.has_header()) {
+    return absl::InvalidArgumentError("ConvertStream: the first message must be a header");
+  }
+  auto header = std::make_shared<const v1::StreamHeader>(first.header());
+  call.to_opset = header->options().target_opset();
+  OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot());
+  UploadLimits limits{options_.max_model_bytes, options_.max_upload_bytes, 4096};
+  OC_ASSIGN_OR_RETURN(
+      std::shared_ptr<StreamWorkspace> workspace,
+      StreamWorkspace::Create(options_.work_dir, ModelFileName(header->model_name()), limits));
+  WaitLimits wait = LimitsFor(context, call);
+  absl::Status received = ReceiveUpload(context, stream, wait, *workspace);
+  call.bytes_in = workspace->uploaded_bytes();
+  OC_RETURN_IF_ERROR(received);
+  int64_t max_bytes = options_.max_model_bytes;
+  std::function<absl::StatusOr<StreamOutput>()> work = [workspace, header, max_bytes] {
+    return ConvertUploadedModel(*workspace, *header, max_bytes);
+  };
+  OC_ASSIGN_OR_RETURN(StreamOutput output,
+                      RunAbandonable(std::move(work), std::move(slot), wait));
+  call.from_opset = output.result.report().source_opset();
+  return SendOutput(output, *workspace, options_.stream_chunk_bytes, stream, call.bytes_out);
+}
+
+grpc::Status ConvertService::Convert(grpc::ServerContext* context,
+                                     const v1::ConvertRequest* request,
+                                     v1::ConvertResponse* response) {
+  return Handle(context, "Convert", [&](CallRecord& call) {
+    return RunConvert(context, *request, /*plan=*/false, *response, call);
+  });
+}
+
+grpc::Status ConvertService::Plan(grpc::ServerContext* context,
+                                  const v1::ConvertRequest* request,
+                                  v1::ConvertResponse* response) {
+  return Handle(context, "Plan", [&](CallRecord& call) {
+    return RunConvert(context, *request, /*plan=*/true, *response, call);
+  });
+}
+
+grpc::Status ConvertService::ConvertStream(grpc::ServerContext* context, StreamType* stream) {
+  return Handle(context, "ConvertStream",
+                [&](CallRecord& call) { return RunConvertStream(context, *stream, call); });
+}
+
+template <typename Answer>
+absl::Status ConvertService::RunModelCall(grpc::ServerContext* context,
+                                          const v1::ModelRequest& request,
+                                          ModelWorkFn<Answer> fn, Answer& answer,
+                                          CallRecord& call) {
+  call.bytes_in = static_cast<int64_t>(request.model().size());
+  OC_RETURN_IF_ERROR(RefuseOversized(call.bytes_in));
+  OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot());
+  auto bytes = std::make_shared<const std::string>(request.model());
+  std::string name = ModelLabel(request.model_name());
+  int64_t max_bytes = options_.max_model_bytes;
+  std::function<absl::StatusOr<Answer>()> work = [bytes, name, max_bytes, fn] {
+    return fn(*bytes, name, max_bytes);
+  };
+  OC_ASSIGN_OR_RETURN(answer, RunAbandonable(std::move(work), std::move(slot),
+                                             LimitsFor(context, call)));
+  return absl::OkStatus();
+}
+
+grpc::Status ConvertService::Check(grpc::ServerContext* context,
+                                   const v1::ModelRequest* request,
+                                   v1::CheckResponse* response) {
+  return Handle(context, "Check", [&](CallRecord& call) {
+    return RunModelCall(context, *request, &CheckModelBytes, *response, call);
+  });
+}
+
+grpc::Status ConvertService::Inspect(grpc::ServerContext* context,
+                                     const v1::ModelRequest* request,
+                                     v1::InspectResponse* response) {
+  return Handle(context, "Inspect", [&](CallRecord& call) {
+    return RunModelCall(context, *request, &InspectModelBytes, *response, call);
+  });
+}
+
+grpc::Status ConvertService::Capabilities(grpc::ServerContext* context,
+                                          const v1::CapabilitiesRequest* /*request*/,
+                                          v1::CapabilitiesResponse* response) {
+  return Handle(context, "Capabilities", [&](CallRecord&) {
+    *response = BuildCapabilities();
+    response->set_max_model_bytes(options_.max_model_bytes);
+    response->set_max_message_bytes(options_.max_message_bytes);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status ConvertService::Metrics(grpc::ServerContext* context,
+                                     const v1::MetricsRequest* /*request*/,
+                                     v1::MetricsResponse* response) {
+  return Handle(context, "Metrics", [&](CallRecord&) {
+    // This call is in flight itself; it reports the others.
+    *response = metrics_.Snapshot(in_flight_.load() - 1, slots_->in_use());
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace onnxconvert::service

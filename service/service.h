@@ -1,0 +1,132 @@
+#ifndef ONNX_CONVERT_SERVICE_SERVICE_H_
+#define ONNX_CONVERT_SERVICE_SERVICE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "proto/onnx_convert_service.grpc.pb.h"
+#include "service/metrics.h"
+#include "service/worker.h"
+
+namespace onnxconvert::service {
+
+// Limits and choices of the service.
+struct ServiceOptions {
+  // Largest model (serialized ModelProto) any call accepts.
+  int64_t max_model_bytes = int64_t{1} << 30;
+  // Largest ConvertStream upload, model and external data together.
+  int64_t max_upload_bytes = int64_t{64} << 30;
+  // The server's message limit, as Capabilities reports it (the server
+  // enforces it; see server.h).
+  int64_t max_message_bytes = int64_t{64} << 20;
+  // Model calls (Convert, ConvertStream, Plan, Check, Inspect) running at
+  // once, abandoned ones included; more are refused with
+  // RESOURCE_EXHAUSTED. <= 0: no limit.
+  int64_t max_concurrent = 4;
+  // Deadline of calls whose client set none; zero: none.
+  absl::Duration default_deadline = absl::ZeroDuration();
+  // Where ConvertStream keeps the files of a call while it runs.
+  std::string work_dir = "/tmp";
+  // Size of the chunks ConvertStream sends.
+  int64_t stream_chunk_bytes = int64_t{1} << 20;
+  // Receives one line per call (id, method, sizes, opsets, duration,
+  // status); null: no log.
+  std::ostream* log = nullptr;
+};
+
+// The onnxconvert.v1.OnnxConvert service. Each model call parses, converts,
+// checks or inspects on a worker thread of its own (see worker.h) and
+// answers DEADLINE_EXCEEDED or CANCELLED as soon as the deadline passes or
+// the client cancels; UNAVAILABLE once draining has begun. Library errors
+// keep their code: INVALID_ARGUMENT for a malformed or invalid model,
+// FAILED_PRECONDITION when the model cannot be expressed at the target
+// (with a ConversionError attached), RESOURCE_EXHAUSTED past a limit.
+class ConvertService final : public v1::OnnxConvert::Service {
+ public:
+  explicit ConvertService(ServiceOptions options);
+
+  // From now on every call fails with UNAVAILABLE (calls running go on).
+  void StartDraining();
+  // True once StartDraining has been called.
+  bool draining() const { return draining_.load(); }
+  // Waits until no model call's work runs (abandoned work included) or
+  // `deadline` passes; true when idle.
+  bool WaitIdle(absl::Time deadline) const { return slots_->WaitIdle(deadline); }
+
+  grpc::Status Convert(grpc::ServerContext* context, const v1::ConvertRequest* request,
+                       v1::ConvertResponse* response) override;
+  grpc::Status ConvertStream(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::ConvertStreamResponse, v1::ConvertStreamRequest>* stream)
+      override;
+  grpc::Status Plan(grpc::ServerContext* context, const v1::ConvertRequest* request,
+                    v1::ConvertResponse* response) override;
+  grpc::Status Check(grpc::ServerContext* context, const v1::ModelRequest* request,
+                     v1::CheckResponse* response) override;
+  grpc::Status Inspect(grpc::ServerContext* context, const v1::ModelRequest* request,
+                       v1::InspectResponse* response) override;
+  grpc::Status Capabilities(grpc::ServerContext* context,
+                            const v1::CapabilitiesRequest* request,
+                            v1::CapabilitiesResponse* response) override;
+  grpc::Status Metrics(grpc::ServerContext* context, const v1::MetricsRequest* request,
+                       v1::MetricsResponse* response) override;
+
+ private:
+  // What the log line of one call reports.
+  struct CallRecord {
+    std::string id;
+    absl::string_view method;
+    absl::Time start;
+    int64_t bytes_in = 0;
+    int64_t bytes_out = 0;
+    int64_t from_opset = 0;  // 0: not known
+    int64_t to_opset = 0;
+  };
+  using StreamType =
+      grpc::ServerReaderWriter<v1::ConvertStreamResponse, v1::ConvertStreamRequest>;
+
+  // Runs `body` as call `method`: refuses it while draining, maps its status
+  // to gRPC, records metrics and writes the log line.
+  grpc::Status Handle(grpc::ServerContext* context, absl::string_view method,
+                      absl::FunctionRef<absl::Status(CallRecord&)> body);
+  absl::Status RunConvert(grpc::ServerContext* context, const v1::ConvertRequest& request,
+                          bool plan, v1::ConvertResponse& response, CallRecord& call);
+  // The work of Check and Inspect: parse and run `fn` on a worker.
+  template <typename Answer>
+  using ModelWorkFn = absl::StatusOr<Answer> (*)(const std::string& bytes,
+                                                 const std::string& name, int64_t max_bytes);
+  template <typename Answer>
+  absl::Status RunModelCall(grpc::ServerContext* context, const v1::ModelRequest& request,
+                            ModelWorkFn<Answer> fn, Answer& answer, CallRecord& call);
+  absl::Status RunConvertStream(grpc::ServerContext* context, StreamType& stream,
+                                CallRecord& call);
+  // A work slot, or RESOURCE_EXHAUSTED naming the limit.
+  absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> AcquireSlot();
+  // RESOURCE_EXHAUSTED when `bytes` is past max_model_bytes.
+  absl::Status RefuseOversized(int64_t bytes) const;
+  // The call's deadline (or the default one) and its cancellation.
+  WaitLimits LimitsFor(grpc::ServerContext* context, const CallRecord& call) const;
+  std::string CallId(grpc::ServerContext* context);
+  void Log(const CallRecord& call, const grpc::Status& status, double milliseconds);
+
+  const ServiceOptions options_;
+  std::shared_ptr<WorkSlots> slots_;
+  service::Metrics metrics_;
+  std::atomic<bool> draining_{false};
+  std::atomic<int64_t> in_flight_{0};
+  std::atomic<int64_t> next_id_{1};
+  absl::Mutex log_mu_;
+};
+
+}  // namespace onnxconvert::service
+
+#endif  // ONNX_CONVERT_SERVICE_SERVICE_H_

@@ -1,0 +1,95 @@
+#ifndef ONNX_CONVERT_SERVICE_STREAM_FILES_H_
+#define ONNX_CONVERT_SERVICE_STREAM_FILES_H_
+
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+// The files of one streamed conversion: uploaded chunks are appended to
+// files under a private directory (the model under its file name, external
+// data under its location), and the output is written to a sibling
+// directory, then sent back in chunks. Nothing is held in memory beyond one
+// chunk.
+namespace onnxconvert::service {
+
+// Limits on what one upload may hold.
+struct UploadLimits {
+  int64_t max_model_bytes = int64_t{2} << 30;
+  int64_t max_total_bytes = int64_t{64} << 30;  // model and external data
+  int64_t max_files = 4096;
+};
+
+// A private directory with `in/` (the upload) and `out/` (the output);
+// removed with everything in it when destroyed.
+class StreamWorkspace {
+ public:
+  // A fresh workspace under `parent`. The model is stored as `model_file`
+  // (a plain file name).
+  static absl::StatusOr<std::unique_ptr<StreamWorkspace>> Create(const std::string& parent,
+                                                                 const std::string& model_file,
+                                                                 const UploadLimits& limits);
+  ~StreamWorkspace();
+  StreamWorkspace(const StreamWorkspace&) = delete;
+  StreamWorkspace& operator=(const StreamWorkspace&) = delete;
+
+  // Appends `data` to the file `name` ("" is the model; anything else an
+  // external-data location relative to it). Errors name the file: a
+  // location that is absolute, climbs out with "..", or is the model's own
+  // name is InvalidArgument; a size or count past the limits is
+  // ResourceExhausted.
+  absl::Status Append(absl::string_view name, absl::string_view data);
+  // Closes every uploaded file; an I/O error names the file. At least one
+  // model byte must have arrived.
+  absl::Status FinishUpload();
+
+  // The uploaded model's path (`in/<model_file>`).
+  std::string input_model_path() const;
+  // The directory uploads are stored in.
+  const std::string& input_dir() const { return in_dir_; }
+  // Where the output model goes (`out/<model_file>`).
+  std::string output_model_path() const;
+  // Bytes uploaded so far, all files together.
+  int64_t uploaded_bytes() const { return total_bytes_; }
+
+  // The output files, model first (named ""), then every other file of
+  // `out/` by its path relative to it, sorted, with their sizes.
+  absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> OutputFiles() const;
+  // Feeds the output file `name` (as OutputFiles names it) to `sink` in
+  // chunks of at most `chunk_bytes`.
+  absl::Status ReadOutput(const std::string& name, int64_t chunk_bytes,
+                          absl::FunctionRef<absl::Status(std::string_view)> sink) const;
+
+  // Replaces this workspace's paths in `status`'s message: the model's by
+  // `model_name`, other files' by their names relative to the model, so
+  // that errors name what the client sent.
+  absl::Status Relabel(const absl::Status& status, absl::string_view model_name) const;
+
+ private:
+  StreamWorkspace(std::string root, std::string model_file, UploadLimits limits);
+  absl::StatusOr<std::ofstream*> OpenForAppend(absl::string_view name);
+
+  const std::string root_;
+  const std::string in_dir_;
+  const std::string out_dir_;
+  const std::string model_file_;
+  const UploadLimits limits_;
+  std::map<std::string, std::ofstream, std::less<>> files_;
+  std::map<std::string, int64_t, std::less<>> sizes_;
+  int64_t total_bytes_ = 0;
+};
+
+// A plain file name for the model called `model_name` (a path or a label):
+// its last path component when that is a safe name, else "model.onnx".
+std::string ModelFileName(absl::string_view model_name);
+
+}  // namespace onnxconvert::service
+
+#endif  // ONNX_CONVERT_SERVICE_STREAM_FILES_H_
