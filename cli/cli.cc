@@ -1,6 +1,9 @@
 #include "cli/cli.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
+#include <memory>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -12,6 +15,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/args.h"
+#include "cli/batch.h"
+#include "cli/engine.h"
 #include "converter/converter.h"
 #include "ir/model_io.h"
 #include "ir/model_summary.h"
@@ -29,6 +34,7 @@ struct Context {
   const ParsedArgs& args;
   std::ostream& out;
   std::ostream& err;
+  Engine& engine;  // local, or the server of --server
 };
 
 // One subcommand: its name, usage, flags and handler.
@@ -78,8 +84,9 @@ int RunInspect(Context& ctx) {
   int exit_code = kExitOk;
   absl::StatusOr<LoadedModel> loaded = LoadForCommand(ctx, path, exit_code);
   if (!loaded.ok()) return exit_code;
-  ModelSummary summary = SummarizeModel(loaded->model);
-  ctx.out << (ctx.args.Has("json") ? SummaryToJson(summary) : SummaryToText(summary));
+  absl::StatusOr<ModelSummary> summary = ctx.engine.Inspect(*loaded);
+  if (!summary.ok()) return Fail(ctx, path, summary.status(), kExitUsageOrIo);
+  ctx.out << (ctx.args.Has("json") ? SummaryToJson(*summary) : SummaryToText(*summary));
   return kExitOk;
 }
 
@@ -141,7 +148,9 @@ int RunCheck(Context& ctx) {
   int exit_code = kExitOk;
   absl::StatusOr<LoadedModel> loaded = LoadForCommand(ctx, path, exit_code);
   if (!loaded.ok()) return exit_code;
-  schema::CheckReport report = schema::CheckModel(loaded->model);
+  absl::StatusOr<schema::CheckReport> checked = ctx.engine.Check(*loaded);
+  if (!checked.ok()) return Fail(ctx, path, checked.status(), kExitUsageOrIo);
+  const schema::CheckReport& report = *checked;
   bool valid = report.error_count() == 0;
   if (ctx.args.Has("json")) {
     ctx.out << CheckReportToJson(path, report);
@@ -222,11 +231,11 @@ int ConvertOrPlan(Context& ctx, bool dry_run) {
   int exit_code = kExitOk;
   absl::StatusOr<LoadedModel> loaded = LoadForCommand(ctx, path, exit_code);
   if (!loaded.ok()) return exit_code;
-  absl::StatusOr<converter::ConversionResult> result =
-      converter::ConvertModel(loaded->model, options);
+  absl::StatusOr<converter::ConversionResult> result = ctx.engine.Convert(*loaded, options);
   if (!result.ok()) {
-    int code = result.status().code() == absl::StatusCode::kInvalidArgument &&
-                       absl::StrContains(result.status().message(), "target opset")
+    int code = (result.status().code() == absl::StatusCode::kInvalidArgument &&
+                absl::StrContains(result.status().message(), "target opset")) ||
+                       IsServerError(result.status())
                    ? kExitUsageOrIo
                    : kExitInvalidModel;
     return Fail(ctx, path, result.status(), code);
@@ -251,6 +260,9 @@ int ConvertOrPlan(Context& ctx, bool dry_run) {
 
 int RunConvert(Context& ctx) { return ConvertOrPlan(ctx, /*dry_run=*/false); }
 int RunPlan(Context& ctx) { return ConvertOrPlan(ctx, /*dry_run=*/true); }
+
+// `positional_count` of a command that takes one or more arguments.
+constexpr size_t kOneOrMore = ~size_t{0};
 
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
@@ -277,6 +289,8 @@ const std::vector<Command>& Commands() {
        RunPrint},
       {"parse", "parse TEXT -o MODEL", "a model from ONNX text syntax",
        {{"output", true, "o"}}, 1, RunParse},
+      {"batch", kBatchUsage, kBatchSummary, BatchFlags(), kOneOrMore,
+       [](Context& ctx) { return RunBatch(ctx.args, ctx.engine, ctx.out, ctx.err); }},
   };
   return *commands;
 }
@@ -287,9 +301,18 @@ std::string Usage() {
     absl::StrAppend(&usage, "  ", command.usage, "\n      ", command.summary, "\n");
   }
   absl::StrAppend(&usage,
+                  "\n--server HOST:PORT (before or after the command) runs convert, plan,\n"
+                  "check, inspect and batch on an onnx-convert-server\n"
                   "\nexit codes: 0 ok, 1 invalid or unconvertible model, "
                   "2 usage or I/O error\n");
   return usage;
+}
+
+// Commands whose model work an Engine does, so that --server applies.
+bool RunsOnServer(absl::string_view name) {
+  static constexpr absl::string_view kRemote[] = {"convert", "plan", "check", "inspect",
+                                                  "batch"};
+  return std::find(std::begin(kRemote), std::end(kRemote), name) != std::end(kRemote);
 }
 
 const Command* FindCommand(absl::string_view name) {
@@ -301,7 +324,13 @@ const Command* FindCommand(absl::string_view name) {
 
 }  // namespace
 
-int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int Run(const std::vector<std::string>& all_args, std::ostream& out, std::ostream& err) {
+  absl::StatusOr<ServerChoice> server = TakeServerFlag(all_args);
+  if (!server.ok()) {
+    err << "onnx-convert: " << server.status().message() << "\n";
+    return kExitUsageOrIo;
+  }
+  const std::vector<std::string>& args = server->rest;
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     (args.empty() ? err : out) << Usage();
     return args.empty() ? kExitUsageOrIo : kExitOk;
@@ -313,7 +342,13 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(rest, command->flags);
-  if (parsed.ok() && parsed->positional.size() != command->positional_count) {
+  if (parsed.ok() && !server->target.empty() && !RunsOnServer(command->name)) {
+    parsed = absl::InvalidArgumentError("--server runs convert, plan, check, inspect and batch only");
+  }
+  if (parsed.ok() && command->positional_count == kOneOrMore && parsed->positional.empty()) {
+    parsed = absl::InvalidArgumentError("expected at least 1 argument");
+  } else if (parsed.ok() && command->positional_count != kOneOrMore &&
+             parsed->positional.size() != command->positional_count) {
     parsed = absl::InvalidArgumentError(
         absl::StrCat("expected ", command->positional_count, " argument(s), got ",
                      parsed->positional.size()));
@@ -323,7 +358,9 @@ int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         << " (usage: onnx-convert " << command->usage << ")\n";
     return kExitUsageOrIo;
   }
-  Context ctx{*parsed, out, err};
+  std::unique_ptr<Engine> remote;
+  if (!server->target.empty()) remote = RemoteEngine(server->target);
+  Context ctx{*parsed, out, err, remote ? *remote : LocalEngine()};
   return command->run(ctx);
 }
 

@@ -5,14 +5,9 @@
 #include <string>
 #include <vector>
 
-namespace onnxconvert::cli {
+#include "cli/exit_codes.h"
 
-// Process exit codes shared by every command.
-enum ExitCode : int {
-  kExitOk = 0,
-  kExitInvalidModel = 1,  // the model is invalid or cannot be converted
-  kExitUsageOrIo = 2,     // bad command line, or a file cannot be read/written
-};
+namespace onnxconvert::cli {
 
 // Runs `onnx-convert` with `args` (without the program name), writing results
 // to `out` and one-line errors to `err`; returns the process exit code.

@@ -1,0 +1,382 @@
+#include "cli/batch.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
+#include "cli/batch_inputs.h"
+#include "cli/exit_codes.h"
+#include "ir/json_writer.h"
+#include "ir/model_io.h"
+
+namespace onnxconvert::cli {
+namespace {
+namespace fs = std::filesystem;
+
+// How many times a call the server refused as busy is tried again.
+constexpr int kBusyRetries = 4;
+constexpr int kBarWidth = 30;
+constexpr size_t kTableErrorWidth = 72;
+
+// Choices shared by every job.
+struct BatchSettings {
+  converter::ConvertOptions options;
+  bool json_reports = true;
+  std::optional<int64_t> external_data_threshold;
+  bool force = false;
+};
+
+// What became of one model.
+struct JobResult {
+  enum Outcome { kConverted, kSkipped, kFailed };
+  Outcome outcome = kFailed;
+  std::string error;
+  int64_t from_opset = 0;
+  int64_t to_opset = 0;
+  int nodes_changed = 0;
+  double milliseconds = 0;
+};
+
+constexpr const char* kOutcomeNames[] = {"ok", "skipped", "failed"};
+
+// True when `report` (a report file's text) was written for `target`.
+bool ReportHasTarget(const std::string& report, int64_t target) {
+  std::string json = absl::StrCat("\"target_opset\": ", target);
+  size_t at = report.find(json);
+  if (at != std::string::npos) {
+    size_t end = at + json.size();
+    return end == report.size() || !std::isdigit(static_cast<unsigned char>(report[end]));
+  }
+  std::string first_line = report.substr(0, report.find('\n'));
+  return absl::StrContains(first_line, absl::StrCat(" -> ", target, ", ir_version"));
+}
+
+// True when the job's output and report exist, the output is newer than
+// the input, and the report was written for the same target: an earlier
+// run finished it (the report is written last, so it marks completion).
+bool IsComplete(const BatchJob& job, int64_t target) {
+  std::error_code ec;
+  auto input_time = fs::last_write_time(job.input, ec);
+  if (ec) return false;
+  auto output_time = fs::last_write_time(job.output, ec);
+  if (ec || !(output_time > input_time) || !fs::exists(job.report, ec)) return false;
+  std::ifstream in(job.report, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return ReportHasTarget(text.str(), target);
+}
+
+// Converts through `engine`, trying again while the server is busy.
+absl::StatusOr<converter::ConversionResult> ConvertWithRetries(
+    Engine& engine, const LoadedModel& model, const converter::ConvertOptions& options) {
+  absl::StatusOr<converter::ConversionResult> result = engine.Convert(model, options);
+  for (int attempt = 0; attempt < kBusyRetries && !result.ok() &&
+                        result.status().code() == absl::StatusCode::kResourceExhausted &&
+                        absl::StrContains(result.status().message(), "busy");
+       ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 << attempt));
+    result = engine.Convert(model, options);
+  }
+  return result;
+}
+
+// Loads, converts and saves one model, then writes its report.
+absl::Status ConvertJob(const BatchJob& job, const BatchSettings& settings, Engine& engine,
+                        JobResult& result) {
+  absl::StatusOr<LoadedModel> loaded = LoadModel(job.input);
+  if (!loaded.ok()) return loaded.status();
+  absl::StatusOr<converter::ConversionResult> converted =
+      ConvertWithRetries(engine, *loaded, settings.options);
+  if (!converted.ok()) return converted.status();
+  const converter::ConversionReport& report = converted->report;
+  result.from_opset = report.source_opset;
+  result.to_opset = report.target_opset;
+  result.nodes_changed = report.nodes_converted;
+  std::error_code ec;
+  fs::create_directories(fs::path(job.output).parent_path(), ec);
+  SaveOptions save;
+  save.source_base_dir = loaded->base_dir;
+  if (settings.external_data_threshold) {
+    save.external_data_threshold = *settings.external_data_threshold;
+  }
+  absl::Status saved = SaveModel(converted->model, job.output, save);
+  if (!saved.ok()) return saved;
+  return WriteFileAtomically(job.report,
+                             settings.json_reports ? report.ToJson() : report.ToText());
+}
+
+// Runs one job: skips it when complete, else converts it; a failure leaves
+// the error file and no output or report.
+JobResult RunJob(const BatchJob& job, const BatchSettings& settings, Engine& engine) {
+  JobResult result;
+  auto start = std::chrono::steady_clock::now();
+  std::error_code ec;
+  if (!settings.force && IsComplete(job, settings.options.target_opset)) {
+    result.outcome = JobResult::kSkipped;
+    return result;
+  }
+  absl::Status status = ConvertJob(job, settings, engine, result);
+  result.milliseconds = std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - start)
+                            .count();
+  if (status.ok()) {
+    result.outcome = JobResult::kConverted;
+    fs::remove(job.error, ec);
+    return result;
+  }
+  result.outcome = JobResult::kFailed;
+  absl::string_view message = status.message();
+  result.error = absl::StartsWith(message, job.input) ? std::string(message)
+                                                      : absl::StrCat(job.input, ": ", message);
+  fs::remove(job.report, ec);
+  fs::remove(job.output, ec);
+  (void)WriteFileAtomically(job.error, result.error + "\n");
+  return result;
+}
+
+// Progress on stderr: a bar redrawn in place on a terminal, else a line
+// per model. Failures always get a line of their own. Thread-safe.
+class Progress {
+ public:
+  Progress(std::ostream& err, size_t total, bool bar) : err_(err), total_(total), bar_(bar) {}
+
+  // Records a finished job.
+  void Done(const BatchJob& job, const JobResult& result) {
+    absl::MutexLock lock(&mu_);
+    ++counts_[result.outcome];
+    ++done_;
+    if (bar_) err_ << "\r\033[K";
+    if (result.outcome == JobResult::kFailed) {
+      err_ << result.error << "\n";
+    } else if (!bar_) {
+      err_ << absl::StrFormat("[%d/%d] %s %s", done_, total_, kOutcomeNames[result.outcome],
+                              job.name)
+           << (result.outcome == JobResult::kSkipped ? " (up to date)" : "") << "\n";
+    }
+    if (bar_) DrawBar();
+    err_.flush();
+  }
+
+  // Ends the bar's line.
+  void Finish() {
+    absl::MutexLock lock(&mu_);
+    if (bar_) err_ << "\n";
+    err_.flush();
+  }
+
+ private:
+  void DrawBar() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    int filled = total_ == 0 ? kBarWidth : static_cast<int>(done_ * kBarWidth / total_);
+    err_ << "[" << std::string(filled, '#') << std::string(kBarWidth - filled, '.') << "] "
+         << done_ << "/" << total_ << "  ok " << counts_[JobResult::kConverted] << "  skipped "
+         << counts_[JobResult::kSkipped] << "  failed " << counts_[JobResult::kFailed];
+  }
+
+  absl::Mutex mu_;
+  std::ostream& err_;
+  const size_t total_;
+  const bool bar_;
+  size_t done_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t counts_[3] ABSL_GUARDED_BY(mu_) = {0, 0, 0};
+};
+
+// Runs every job on `threads` threads.
+std::vector<JobResult> RunJobs(const std::vector<BatchJob>& jobs, const BatchSettings& settings,
+                               Engine& engine, int threads, Progress& progress) {
+  std::vector<JobResult> results(jobs.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < jobs.size(); i = next++) {
+      results[i] = RunJob(jobs[i], settings, engine);
+      progress.Done(jobs[i], results[i]);
+    }
+  };
+  std::vector<std::thread> pool;
+  int count = std::max(1, std::min<int>(threads, static_cast<int>(jobs.size())));
+  for (int i = 1; i < count; ++i) pool.emplace_back(worker);
+  worker();
+  for (std::thread& thread : pool) thread.join();
+  progress.Finish();
+  return results;
+}
+
+std::string OpsetCell(const JobResult& result) {
+  if (result.outcome != JobResult::kConverted) return "-";
+  return absl::StrCat(result.from_opset, " -> ", result.to_opset);
+}
+
+// The summary table and its totals line.
+std::string SummaryTable(const std::vector<BatchJob>& jobs,
+                         const std::vector<JobResult>& results) {
+  size_t width = 5;
+  for (const BatchJob& job : jobs) width = std::max(width, job.name.size());
+  std::string table = absl::StrFormat("%-*s  %-7s  %-8s  %5s  %8s  %s\n", width, "model",
+                                      "status", "opset", "nodes", "ms", "error");
+  size_t counts[3] = {0, 0, 0};
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const JobResult& result = results[i];
+    ++counts[result.outcome];
+    bool converted = result.outcome == JobResult::kConverted;
+    std::string error = result.error.substr(0, kTableErrorWidth);
+    absl::StrAppend(
+        &table,
+        absl::StrFormat("%-*s  %-7s  %-8s  %5s  %8s  %s", width, jobs[i].name,
+                        kOutcomeNames[result.outcome], OpsetCell(result),
+                        converted ? absl::StrCat(result.nodes_changed) : "-",
+                        result.outcome == JobResult::kSkipped
+                            ? "-"
+                            : absl::StrFormat("%.1f", result.milliseconds),
+                        error.size() < result.error.size() ? error + "..." : error));
+    while (!table.empty() && table.back() == ' ') table.pop_back();
+    table += "\n";
+  }
+  absl::StrAppend(&table, jobs.size(), " models: ", counts[JobResult::kConverted],
+                  " converted, ", counts[JobResult::kSkipped], " skipped (up to date), ",
+                  counts[JobResult::kFailed], " failed\n");
+  return table;
+}
+
+// OUTDIR/batch-summary.json: every model, its outcome and error.
+std::string SummaryJson(const std::vector<BatchJob>& jobs,
+                        const std::vector<JobResult>& results, int64_t target) {
+  JsonWriter json;
+  json.BeginObject().Key("target_opset").Int(target).Key("models").BeginArray();
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const JobResult& result = results[i];
+    json.BeginObject()
+        .Key("name").String(jobs[i].name)
+        .Key("input").String(jobs[i].input)
+        .Key("output").String(jobs[i].output)
+        .Key("status").String(kOutcomeNames[result.outcome]);
+    if (result.outcome == JobResult::kConverted) {
+      json.Key("source_opset").Int(result.from_opset)
+          .Key("nodes_changed").Int(result.nodes_changed)
+          .Key("milliseconds").Double(result.milliseconds);
+    }
+    if (result.outcome == JobResult::kFailed) json.Key("error").String(result.error);
+    json.EndObject();
+  }
+  json.EndArray().EndObject();
+  return json.Finish();
+}
+
+// Reads a non-negative integer flag; an error names it.
+absl::StatusOr<int64_t> IntFlag(const ParsedArgs& args, absl::string_view name) {
+  std::optional<std::string> value = args.Get(name);
+  int64_t parsed = 0;
+  if (!value || !absl::SimpleAtoi(*value, &parsed) || parsed < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--", name, " needs a number"));
+  }
+  return parsed;
+}
+
+// The settings the flags give, or a usage error.
+absl::StatusOr<BatchSettings> SettingsFromArgs(const ParsedArgs& args) {
+  BatchSettings settings;
+  if (!args.Has("to")) return absl::InvalidArgumentError("missing --to N");
+  absl::StatusOr<int64_t> target = IntFlag(args, "to");
+  if (!target.ok()) return target.status();
+  settings.options.target_opset = *target;
+  if (args.Has("ir-version")) {
+    absl::StatusOr<int64_t> ir = IntFlag(args, "ir-version");
+    if (!ir.ok()) return ir.status();
+    settings.options.ir_version = *ir;
+  }
+  if (args.Has("external-data-threshold")) {
+    absl::StatusOr<int64_t> threshold = IntFlag(args, "external-data-threshold");
+    if (!threshold.ok()) return threshold.status();
+    settings.external_data_threshold = *threshold;
+  }
+  std::string format = args.Get("report-format").value_or("json");
+  if (format != "json" && format != "txt") {
+    return absl::InvalidArgumentError("--report-format is json or txt");
+  }
+  settings.json_reports = format == "json";
+  settings.force = args.Has("force");
+  return settings;
+}
+
+// Whether progress is a bar: --progress bar|lines, or auto (a bar when
+// stderr is a terminal).
+absl::StatusOr<bool> UseBar(const ParsedArgs& args, std::ostream& err) {
+  std::string mode = args.Get("progress").value_or("auto");
+  if (mode == "bar") return true;
+  if (mode == "lines") return false;
+  if (mode != "auto") return absl::InvalidArgumentError("--progress is auto, bar or lines");
+  return &err == &std::cerr && isatty(STDERR_FILENO) == 1;
+}
+
+int UsageError(std::ostream& err, const absl::Status& status) {
+  err << "onnx-convert batch: " << status.message() << " (usage: onnx-convert " << kBatchUsage
+      << ")\n";
+  return kExitUsageOrIo;
+}
+
+}  // namespace
+
+const std::vector<FlagSpec>& BatchFlags() {
+  static const auto* flags = new std::vector<FlagSpec>{
+      {"output", true, "o"},          {"to", true, ""},
+      {"jobs", true, "j"},            {"ir-version", true, ""},
+      {"report-format", true, ""},    {"external-data-threshold", true, ""},
+      {"force", false, ""},           {"progress", true, ""},
+  };
+  return *flags;
+}
+
+int RunBatch(const ParsedArgs& args, Engine& engine, std::ostream& out, std::ostream& err) {
+  absl::StatusOr<BatchSettings> settings = SettingsFromArgs(args);
+  if (!settings.ok()) return UsageError(err, settings.status());
+  std::optional<std::string> out_dir = args.Get("output");
+  if (!out_dir) return UsageError(err, absl::InvalidArgumentError("missing -o OUTDIR"));
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (args.Has("jobs")) {
+    absl::StatusOr<int64_t> jobs = IntFlag(args, "jobs");
+    if (!jobs.ok() || *jobs < 1) {
+      return UsageError(err, absl::InvalidArgumentError("-j needs a number >= 1"));
+    }
+    threads = static_cast<int>(std::min<int64_t>(*jobs, 256));
+  }
+  absl::StatusOr<bool> bar = UseBar(args, err);
+  if (!bar.ok()) return UsageError(err, bar.status());
+  absl::StatusOr<std::vector<BatchJob>> jobs =
+      CollectBatchJobs(args.positional, *out_dir, settings->json_reports ? "json" : "txt");
+  if (!jobs.ok()) return UsageError(err, jobs.status());
+  std::error_code ec;
+  fs::create_directories(*out_dir, ec);
+  if (!fs::is_directory(*out_dir, ec)) {
+    err << *out_dir << ": cannot create the output directory\n";
+    return kExitUsageOrIo;
+  }
+  Progress progress(err, jobs->size(), *bar);
+  std::vector<JobResult> results = RunJobs(*jobs, *settings, engine, threads, progress);
+  out << SummaryTable(*jobs, results);
+  std::string summary_path = (fs::path(*out_dir) / "batch-summary.json").string();
+  absl::Status written = WriteFileAtomically(
+      summary_path, SummaryJson(*jobs, results, settings->options.target_opset));
+  if (!written.ok()) {
+    err << written.message() << "\n";
+    return kExitUsageOrIo;
+  }
+  bool failed = std::any_of(results.begin(), results.end(), [](const JobResult& result) {
+    return result.outcome == JobResult::kFailed;
+  });
+  return failed ? kExitInvalidModel : kExitOk;
+}
+
+}  // namespace onnxconvert::cli

@@ -1,0 +1,39 @@
+#ifndef ONNX_CONVERT_CLI_BATCH_H_
+#define ONNX_CONVERT_CLI_BATCH_H_
+
+#include <ostream>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "cli/args.h"
+#include "cli/engine.h"
+
+namespace onnxconvert::cli {
+
+// The usage line of `onnx-convert batch`.
+inline constexpr absl::string_view kBatchUsage =
+    "batch INPUT... -o OUTDIR --to N [-j JOBS] [--ir-version V] [--force]\n"
+    "          [--report-format json|txt] [--external-data-threshold BYTES]\n"
+    "          [--progress auto|bar|lines]";
+
+// What `onnx-convert batch` does, for the usage text.
+inline constexpr absl::string_view kBatchSummary =
+    "converts many models in parallel: files, directories (*.onnx under them) and\n"
+    "      manifests (a file listing one input per line); skips outputs already\n"
+    "      complete and newer than their input";
+
+// The flags `batch` accepts.
+const std::vector<FlagSpec>& BatchFlags();
+
+// Runs `onnx-convert batch` with `args` (positional: the inputs), converting
+// through `engine`. Every model's output goes to OUTDIR under its name, with
+// NAME.report.json beside it (NAME.error.txt when it failed), each written
+// to a temp file and renamed; OUTDIR/batch-summary.json lists every model.
+// Progress goes to `err` (a bar on a terminal, else a line per model), the
+// summary table to `out`. Returns 0 when every model converted or was
+// already complete, 1 when any failed, 2 for a usage or I/O error.
+int RunBatch(const ParsedArgs& args, Engine& engine, std::ostream& out, std::ostream& err);
+
+}  // namespace onnxconvert::cli
+
+#endif  // ONNX_CONVERT_CLI_BATCH_H_

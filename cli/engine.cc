@@ -1,0 +1,97 @@
+#include "cli/engine.h"
+
+#include <optional>
+
+#include "absl/strings/match.h"
+#include "service/client.h"
+
+namespace onnxconvert::cli {
+namespace {
+
+class Local final : public Engine {
+ public:
+  absl::StatusOr<ModelSummary> Inspect(const LoadedModel& model) override {
+    return SummarizeModel(model.model);
+  }
+  absl::StatusOr<schema::CheckReport> Check(const LoadedModel& model) override {
+    return schema::CheckModel(model.model);
+  }
+  absl::StatusOr<converter::ConversionResult> Convert(
+      const LoadedModel& model, const converter::ConvertOptions& options) override {
+    return converter::ConvertModel(model.model, options);
+  }
+};
+
+// Sends the model as its serialized bytes (a lossless round trip), named by
+// its path so that errors read as they do locally.
+class Remote final : public Engine {
+ public:
+  explicit Remote(const std::string& target) : client_(service::Client::Connect(target)) {}
+
+  absl::StatusOr<ModelSummary> Inspect(const LoadedModel& model) override {
+    return client_->Inspect(model.model.SerializeAsString(), model.path);
+  }
+  absl::StatusOr<schema::CheckReport> Check(const LoadedModel& model) override {
+    return client_->Check(model.model.SerializeAsString(), model.path);
+  }
+  absl::StatusOr<converter::ConversionResult> Convert(
+      const LoadedModel& model, const converter::ConvertOptions& options) override {
+    return client_->Convert(model.model.SerializeAsString(), model.path, options);
+  }
+
+ private:
+  std::unique_ptr<service::Client> client_;
+};
+
+}  // namespace
+
+Engine& LocalEngine() {
+  static Local* engine = new Local();
+  return *engine;
+}
+
+std::unique_ptr<Engine> RemoteEngine(const std::string& target) {
+  return std::make_unique<Remote>(target);
+}
+
+absl::StatusOr<ServerChoice> TakeServerFlag(const std::vector<std::string>& args) {
+  ServerChoice choice;
+  bool given = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      choice.rest.insert(choice.rest.end(), args.begin() + i, args.end());
+      break;
+    }
+    std::optional<std::string> value;
+    if (arg == "--server") {
+      if (i + 1 >= args.size()) return absl::InvalidArgumentError("--server needs HOST:PORT");
+      value = args[++i];
+    } else if (absl::StartsWith(arg, "--server=")) {
+      value = arg.substr(9);
+    }
+    if (!value) {
+      choice.rest.push_back(arg);
+      continue;
+    }
+    if (given) return absl::InvalidArgumentError("option --server given twice");
+    if (value->empty()) return absl::InvalidArgumentError("--server needs HOST:PORT");
+    choice.target = *value;
+    given = true;
+  }
+  return choice;
+}
+
+bool IsServerError(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kOk:
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kInternal:
+      return false;
+    default:
+      return true;
+  }
+}
+
+}  // namespace onnxconvert::cli

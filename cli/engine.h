@@ -1,0 +1,56 @@
+#ifndef ONNX_CONVERT_CLI_ENGINE_H_
+#define ONNX_CONVERT_CLI_ENGINE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "converter/converter.h"
+#include "ir/model_io.h"
+#include "ir/model_summary.h"
+#include "schema/checker.h"
+
+namespace onnxconvert::cli {
+
+// Where the model work of convert, plan, check, inspect and batch runs: in
+// this process, or on an onnx-convert server. Both return the library's
+// structs, so the commands print the same either way. Thread-safe.
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  // The model's summary (`inspect`).
+  virtual absl::StatusOr<ModelSummary> Inspect(const LoadedModel& model) = 0;
+  // The checker's report (`check`).
+  virtual absl::StatusOr<schema::CheckReport> Check(const LoadedModel& model) = 0;
+  // The converted model and report (`convert`, `plan`).
+  virtual absl::StatusOr<converter::ConversionResult> Convert(
+      const LoadedModel& model, const converter::ConvertOptions& options) = 0;
+};
+
+// The engine that runs the library in this process.
+Engine& LocalEngine();
+
+// An engine that runs the work on the server at `target` ("host:port").
+std::unique_ptr<Engine> RemoteEngine(const std::string& target);
+
+// The command line without its --server flag, and the flag's target.
+struct ServerChoice {
+  std::string target;  // "" without --server
+  std::vector<std::string> rest;
+};
+
+// Takes `--server HOST:PORT` or `--server=HOST:PORT` out of `args`, before
+// or after the command (not after `--`); a missing value or a repeated
+// flag is an InvalidArgument error.
+absl::StatusOr<ServerChoice> TakeServerFlag(const std::vector<std::string>& args);
+
+// True when an engine error is about reaching or using the server (it was
+// unreachable, refused the call for a limit, timed out), not about the
+// model: such errors exit with kExitUsageOrIo.
+bool IsServerError(const absl::Status& status);
+
+}  // namespace onnxconvert::cli
+
+#endif  // ONNX_CONVERT_CLI_ENGINE_H_

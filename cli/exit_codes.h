@@ -1,0 +1,15 @@
+#ifndef ONNX_CONVERT_CLI_EXIT_CODES_H_
+#define ONNX_CONVERT_CLI_EXIT_CODES_H_
+
+namespace onnxconvert::cli {
+
+// Process exit codes shared by every command.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitInvalidModel = 1,  // the model is invalid or cannot be converted
+  kExitUsageOrIo = 2,     // bad command line, or a file cannot be read/written
+};
+
+}  // namespace onnxconvert::cli
+
+#endif  // ONNX_CONVERT_CLI_EXIT_CODES_H_

@@ -1,0 +1,216 @@
+#include "service/client.h"
+
+#include <fstream>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "ir/model_io.h"
+#include "ir/status_macros.h"
+#include "service/grpc_status.h"
+#include "service/report_proto.h"
+
+namespace onnxconvert::service {
+namespace {
+
+// Codes whose message is about the model, passed on as the server wrote it.
+bool IsModelError(grpc::StatusCode code) {
+  return code == grpc::StatusCode::INVALID_ARGUMENT ||
+         code == grpc::StatusCode::FAILED_PRECONDITION || code == grpc::StatusCode::INTERNAL;
+}
+
+using Stream = grpc::ClientReaderWriter<v1::ConvertStreamRequest, v1::ConvertStreamResponse>;
+
+// Writes `bytes` as chunks named `name`.
+bool WriteChunks(Stream& stream, const std::string& name, std::string_view bytes,
+                 int64_t chunk_bytes) {
+  v1::ConvertStreamRequest message;
+  message.mutable_chunk()->set_name(name);
+  for (size_t at = 0; at < bytes.size(); at += chunk_bytes) {
+    std::string_view piece = bytes.substr(at, chunk_bytes);
+    message.mutable_chunk()->set_data(piece.data(), piece.size());
+    if (!stream.Write(message)) return false;
+  }
+  return true;
+}
+
+// Writes the file at `path` as chunks named `location`; false when the
+// stream broke (the call's status tells why).
+absl::StatusOr<bool> WriteFileChunks(Stream& stream, const std::string& location,
+                                     const std::string& path, int64_t chunk_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot read the file"));
+  std::string buffer(static_cast<size_t>(chunk_bytes), '\0');
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    std::streamsize got = in.gcount();
+    if (got > 0 && !WriteChunks(stream, location, std::string_view(buffer.data(), got),
+                                chunk_bytes)) {
+      return false;
+    }
+  }
+  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read failed"));
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<Client> Client::Connect(const std::string& target,
+                                        const ClientOptions& options) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(static_cast<int>(options.max_message_bytes));
+  args.SetMaxSendMessageSize(static_cast<int>(options.max_message_bytes));
+  auto channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  return std::make_unique<Client>(std::move(channel), target, options);
+}
+
+Client::Client(std::shared_ptr<grpc::Channel> channel, std::string target,
+               const ClientOptions& options)
+    : target_(std::move(target)),
+      options_(options),
+      stub_(v1::OnnxConvert::NewStub(std::move(channel))) {}
+
+void Client::Prepare(grpc::ClientContext& context) const {
+  if (options_.deadline != absl::InfiniteDuration()) {
+    context.set_deadline(absl::ToChronoTime(absl::Now() + options_.deadline));
+  }
+}
+
+absl::Status Client::FromRpc(const grpc::Status& status) const {
+  if (status.ok() || IsModelError(status.error_code())) return FromGrpcStatus(status);
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                      absl::StrCat("server ", target_, ": ",
+                                   StatusCodeName(status.error_code()), ": ",
+                                   status.error_message()));
+}
+
+absl::StatusOr<ModelSummary> Client::Inspect(const std::string& bytes,
+                                             const std::string& name) {
+  v1::ModelRequest request;
+  request.set_model(bytes);
+  request.set_model_name(name);
+  v1::InspectResponse response;
+  grpc::ClientContext context;
+  Prepare(context);
+  OC_RETURN_IF_ERROR(FromRpc(stub_->Inspect(&context, request, &response)));
+  return SummaryFromProto(response.summary());
+}
+
+absl::StatusOr<schema::CheckReport> Client::Check(const std::string& bytes,
+                                                  const std::string& name) {
+  v1::ModelRequest request;
+  request.set_model(bytes);
+  request.set_model_name(name);
+  v1::CheckResponse response;
+  grpc::ClientContext context;
+  Prepare(context);
+  OC_RETURN_IF_ERROR(FromRpc(stub_->Check(&context, request, &response)));
+  return CheckReportFromProto(response);
+}
+
+absl::StatusOr<v1::ConvertResponse> Client::ConvertUnary(
+    const std::string& bytes, const std::string& name,
+    const converter::ConvertOptions& options) {
+  v1::ConvertRequest request;
+  request.set_model(bytes);
+  request.set_model_name(name);
+  *request.mutable_options() = OptionsToProto(options);
+  v1::ConvertResponse response;
+  grpc::ClientContext context;
+  Prepare(context);
+  grpc::Status status = options.dry_run ? stub_->Plan(&context, request, &response)
+                                        : stub_->Convert(&context, request, &response);
+  OC_RETURN_IF_ERROR(FromRpc(status));
+  return response;
+}
+
+absl::StatusOr<converter::ConversionResult> Client::Convert(
+    const std::string& bytes, const std::string& name,
+    const converter::ConvertOptions& options) {
+  v1::ConversionReport report;
+  std::string model_bytes;
+  if (static_cast<int64_t>(bytes.size()) <= options_.unary_limit_bytes) {
+    OC_ASSIGN_OR_RETURN(v1::ConvertResponse response, ConvertUnary(bytes, name, options));
+    report = std::move(*response.mutable_report());
+    model_bytes = std::move(*response.mutable_model());
+  } else {
+    v1::StreamHeader header;
+    header.set_model_name(name);
+    *header.mutable_options() = OptionsToProto(options);
+    header.set_external_data(v1::EXTERNAL_DATA_KEPT_BY_CLIENT);
+    OC_ASSIGN_OR_RETURN(v1::StreamResult result,
+                        ConvertStreamed(header, bytes, {}, [&](const v1::Chunk& chunk) {
+                          if (chunk.name().empty()) model_bytes += chunk.data();
+                          return absl::OkStatus();
+                        }));
+    report = std::move(*result.mutable_report());
+  }
+  converter::ConversionResult result;
+  result.report = ReportFromProto(report);
+  if (!options.dry_run) {
+    OC_ASSIGN_OR_RETURN(result.model, ParseModel(model_bytes, absl::StrCat(
+                                                                  "server ", target_,
+                                                                  ": converted model")));
+  }
+  return result;
+}
+
+absl::StatusOr<v1::StreamResult> Client::ConvertStreamed(
+    const v1::StreamHeader& header, const std::string& bytes,
+    const std::vector<std::pair<std::string, std::string>>& external_files,
+    absl::FunctionRef<absl::Status(const v1::Chunk&)> sink) {
+  grpc::ClientContext context;
+  Prepare(context);
+  std::unique_ptr<Stream> stream = stub_->ConvertStream(&context);
+  v1::ConvertStreamRequest first;
+  *first.mutable_header() = header;
+  bool open = stream->Write(first) && WriteChunks(*stream, "", bytes, options_.chunk_bytes);
+  for (size_t i = 0; open && i < external_files.size(); ++i) {
+    absl::StatusOr<bool> written = WriteFileChunks(*stream, external_files[i].first,
+                                                   external_files[i].second,
+                                                   options_.chunk_bytes);
+    if (!written.ok()) {
+      context.TryCancel();
+      stream->Finish();
+      return written.status();
+    }
+    open = *written;
+  }
+  if (open) stream->WritesDone();
+  v1::ConvertStreamResponse message;
+  std::optional<v1::StreamResult> result;
+  absl::Status sunk = absl::OkStatus();
+  while (stream->Read(&message)) {
+    if (message.has_result()) {
+      result = std::move(*message.mutable_result());
+    } else if (sunk.ok()) {
+      sunk = sink(message.chunk());
+      if (!sunk.ok()) context.TryCancel();
+    }
+  }
+  grpc::Status status = stream->Finish();
+  OC_RETURN_IF_ERROR(sunk);
+  OC_RETURN_IF_ERROR(FromRpc(status));
+  if (!result) {
+    return absl::DataLossError(absl::StrCat("server ", target_, ": the stream held no result"));
+  }
+  return *std::move(result);
+}
+
+absl::StatusOr<v1::CapabilitiesResponse> Client::Capabilities() {
+  v1::CapabilitiesResponse response;
+  grpc::ClientContext context;
+  Prepare(context);
+  OC_RETURN_IF_ERROR(FromRpc(stub_->Capabilities(&context, {}, &response)));
+  return response;
+}
+
+absl::StatusOr<v1::MetricsResponse> Client::Metrics() {
+  v1::MetricsResponse response;
+  grpc::ClientContext context;
+  Prepare(context);
+  OC_RETURN_IF_ERROR(FromRpc(stub_->Metrics(&context, {}, &response)));
+  return response;
+}
+
+}  // namespace onnxconvert::service

@@ -1,0 +1,86 @@
+#ifndef ONNX_CONVERT_SERVICE_CLIENT_H_
+#define ONNX_CONVERT_SERVICE_CLIENT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "converter/converter.h"
+#include "grpcpp/grpcpp.h"
+#include "ir/model_summary.h"
+#include "proto/onnx_convert_service.grpc.pb.h"
+#include "schema/checker.h"
+
+namespace onnxconvert::service {
+
+// How a client talks to the server.
+struct ClientOptions {
+  // Largest message sent or accepted.
+  int64_t max_message_bytes = int64_t{64} << 20;
+  // Models larger than this are converted through ConvertStream.
+  int64_t unary_limit_bytes = int64_t{32} << 20;
+  // Size of the chunks ConvertStream sends.
+  int64_t chunk_bytes = int64_t{1} << 20;
+  // Deadline of each call, from its start; InfiniteDuration: none.
+  absl::Duration deadline = absl::InfiniteDuration();
+};
+
+// A client of an onnx-convert server that returns what the library would:
+// the same structs, so callers format results exactly as a local run does.
+// Errors about the model (INVALID_ARGUMENT, FAILED_PRECONDITION, INTERNAL)
+// come back with the server's message as it is; any other error (the
+// server unreachable, a limit, a deadline) begins with "server TARGET: ".
+// Thread-safe.
+class Client {
+ public:
+  // A client of the server at `target` ("host:port"); connects on first use.
+  static std::unique_ptr<Client> Connect(const std::string& target,
+                                         const ClientOptions& options = {});
+  // A client over an existing channel; `target` names it in errors.
+  Client(std::shared_ptr<grpc::Channel> channel, std::string target,
+         const ClientOptions& options = {});
+
+  // Inspect: the summary of the serialized model `bytes` called `name`.
+  absl::StatusOr<ModelSummary> Inspect(const std::string& bytes, const std::string& name);
+  // Check: the checker's report.
+  absl::StatusOr<schema::CheckReport> Check(const std::string& bytes, const std::string& name);
+  // Convert (Plan for a dry run): the converted model, parsed, and the
+  // report. Models over unary_limit_bytes go through ConvertStream with
+  // EXTERNAL_DATA_KEPT_BY_CLIENT. External references come back unchanged.
+  absl::StatusOr<converter::ConversionResult> Convert(const std::string& bytes,
+                                                      const std::string& name,
+                                                      const converter::ConvertOptions& options);
+
+  // ConvertStream in full: sends `header`, the model `bytes` and each
+  // (location, local path) of `external_files` as chunks, and passes every
+  // chunk of the answer to `sink`. Returns the StreamResult.
+  absl::StatusOr<v1::StreamResult> ConvertStreamed(
+      const v1::StreamHeader& header, const std::string& bytes,
+      const std::vector<std::pair<std::string, std::string>>& external_files,
+      absl::FunctionRef<absl::Status(const v1::Chunk&)> sink);
+
+  // The server's capabilities.
+  absl::StatusOr<v1::CapabilitiesResponse> Capabilities();
+  // The server's metrics.
+  absl::StatusOr<v1::MetricsResponse> Metrics();
+
+ private:
+  void Prepare(grpc::ClientContext& context) const;
+  absl::Status FromRpc(const grpc::Status& status) const;
+  absl::StatusOr<v1::ConvertResponse> ConvertUnary(const std::string& bytes,
+                                                   const std::string& name,
+                                                   const converter::ConvertOptions& options);
+
+  std::string target_;
+  ClientOptions options_;
+  std::unique_ptr<v1::OnnxConvert::Stub> stub_;
+};
+
+}  // namespace onnxconvert::service
+
+#endif  // ONNX_CONVERT_SERVICE_CLIENT_H_
