@@ -35,17 +35,22 @@ class Stopwatch {
   std::chrono::steady_clock::time_point last_ = start_;
 };
 
-// Parses a model; malformed bytes are InvalidArgument whatever the parser
-// said, while a size limit stays ResourceExhausted.
+// A model that cannot be read is the client's fault: InvalidArgument,
+// whatever the loader said, except that a size limit stays
+// ResourceExhausted.
+absl::Status AsInvalidArgument(const absl::Status& status) {
+  if (status.ok() || status.code() == absl::StatusCode::kResourceExhausted) return status;
+  return absl::InvalidArgumentError(status.message());
+}
+
+// Parses a model for a call.
 absl::StatusOr<onnx::ModelProto> ParseForCall(const std::string& bytes, const std::string& name,
                                               int64_t max_model_bytes) {
   LoadOptions load;
   load.max_model_bytes = max_model_bytes;
   absl::StatusOr<onnx::ModelProto> model = ParseModel(bytes, name, load);
-  if (model.ok() || model.status().code() == absl::StatusCode::kResourceExhausted) {
-    return model;
-  }
-  return absl::InvalidArgumentError(model.status().message());
+  if (!model.ok()) return AsInvalidArgument(model.status());
+  return model;
 }
 
 // Fills the three forms of the report.
@@ -111,7 +116,7 @@ absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspa
   load.max_model_bytes = max_model_bytes;
   load.verify_external_data = uploaded;
   absl::StatusOr<LoadedModel> loaded = LoadModel(workspace.input_model_path(), load);
-  if (!loaded.ok()) return workspace.Relabel(loaded.status(), name);
+  if (!loaded.ok()) return AsInvalidArgument(workspace.Relabel(loaded.status(), name));
   timings.set_parse_ms(clock.Lap());
   converter::ConvertOptions options = OptionsFromProto(header.options());
   OC_ASSIGN_OR_RETURN(converter::ConversionResult result,

@@ -263,6 +263,7 @@ absl::Status ConvertService::RunModelCall(grpc::ServerContext* context,
   };
   OC_ASSIGN_OR_RETURN(answer, RunAbandonable(std::move(work), std::move(slot),
                                              LimitsFor(context, call)));
+  call.bytes_out = static_cast<int64_t>(answer.ByteSizeLong());
   return absl::OkStatus();
 }
 

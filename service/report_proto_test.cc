@@ -1,0 +1,86 @@
+#include "service/report_proto.h"
+
+#include "gtest/gtest.h"
+#include "ir/model_io.h"
+#include "service/testing/test_models.h"
+
+namespace onnxconvert::service {
+namespace {
+
+onnx::ModelProto TinyCnn() {
+  absl::StatusOr<onnx::ModelProto> model = ParseModel(testing::TinyCnnBytes(), "cnn");
+  EXPECT_TRUE(model.ok()) << model.status();
+  return model.ok() ? *model : onnx::ModelProto();
+}
+
+TEST(ReportProtoTest, ConversionReportSurvivesTheRoundTrip) {
+  converter::ConvertOptions options;
+  options.target_opset = 21;
+  absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(TinyCnn(), options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  result->report.untouched_ops.emplace_back("com.example.Custom", 3);
+  converter::ConversionReport back = ReportFromProto(ReportToProto(result->report));
+  EXPECT_EQ(back.ToJson(), result->report.ToJson());
+  EXPECT_EQ(back.ToText(), result->report.ToText());
+}
+
+TEST(ReportProtoTest, OptionsSurviveTheRoundTripAndDefaultToOn) {
+  converter::ConvertOptions options;
+  options.target_opset = 9;
+  options.ir_version = 4;
+  options.dry_run = true;
+  options.expand_functions = false;
+  options.validate_each_step = false;
+  converter::ConvertOptions back = OptionsFromProto(OptionsToProto(options));
+  EXPECT_EQ(back.target_opset, 9);
+  EXPECT_EQ(back.ir_version, 4);
+  EXPECT_TRUE(back.dry_run);
+  EXPECT_FALSE(back.expand_functions);
+  EXPECT_FALSE(back.validate_each_step);
+
+  converter::ConvertOptions unset = OptionsFromProto(v1::ConvertOptions());
+  EXPECT_TRUE(unset.expand_functions);
+  EXPECT_TRUE(unset.validate_each_step);
+  EXPECT_FALSE(unset.ir_version.has_value());
+}
+
+TEST(ReportProtoTest, CheckReportSurvivesTheRoundTrip) {
+  onnx::ModelProto model = TinyCnn();
+  model.mutable_graph()->mutable_node(1)->set_input(0, "missing");
+  model.mutable_graph()->mutable_node(2)->set_op_type("NoSuchOp");
+  schema::CheckReport report = schema::CheckModel(model);
+  ASSERT_GE(report.issues.size(), 2u);
+  v1::CheckResponse proto = CheckReportToProto(report);
+  EXPECT_FALSE(proto.valid());
+  absl::StatusOr<schema::CheckReport> back = CheckReportFromProto(proto);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->issues.size(), report.issues.size());
+  for (size_t i = 0; i < report.issues.size(); ++i) {
+    EXPECT_EQ(back->issues[i].ToString(), report.issues[i].ToString());
+  }
+  EXPECT_EQ(back->status(), report.status());
+  EXPECT_EQ(back->nodes_checked, report.nodes_checked);
+}
+
+TEST(ReportProtoTest, UnknownCheckCodeIsAnErrorNamingIt) {
+  v1::CheckResponse proto;
+  proto.add_issues()->set_code("brand-new-code");
+  absl::StatusOr<schema::CheckReport> back = CheckReportFromProto(proto);
+  EXPECT_EQ(back.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(back.status().message().find("brand-new-code"), absl::string_view::npos);
+}
+
+TEST(ReportProtoTest, SummarySurvivesTheRoundTrip) {
+  onnx::ModelProto model = TinyCnn();
+  model.mutable_graph()->mutable_initializer(0)->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* entry = model.mutable_graph()->mutable_initializer(0)->add_external_data();
+  entry->set_key("location");
+  entry->set_value("w.bin");
+  ModelSummary summary = SummarizeModel(model);
+  ModelSummary back = SummaryFromProto(SummaryToProto(summary));
+  EXPECT_EQ(SummaryToText(back), SummaryToText(summary));
+  EXPECT_EQ(SummaryToJson(back), SummaryToJson(summary));
+}
+
+}  // namespace
+}  // namespace onnxconvert::service

@@ -1,0 +1,98 @@
+#include "service/stream_files.h"
+
+#include <filesystem>
+
+#include "gtest/gtest.h"
+#include "tests/test_files.h"
+
+namespace onnxconvert::service {
+namespace {
+namespace fs = std::filesystem;
+
+std::unique_ptr<StreamWorkspace> Workspace(const std::string& test, UploadLimits limits = {}) {
+  std::string parent = onnxconvert::testing::FreshTestDir(test).string();
+  auto workspace = StreamWorkspace::Create(parent, "m.onnx", limits);
+  EXPECT_TRUE(workspace.ok()) << workspace.status();
+  return *std::move(workspace);
+}
+
+TEST(StreamWorkspaceTest, ChunksAppendInOrderEvenInterleaved) {
+  auto workspace = Workspace("ws_append");
+  ASSERT_TRUE(workspace->Append("", "mod").ok());
+  ASSERT_TRUE(workspace->Append("data/w.bin", "12").ok());
+  ASSERT_TRUE(workspace->Append("", "el").ok());
+  ASSERT_TRUE(workspace->Append("data/w.bin", "34").ok());
+  ASSERT_TRUE(workspace->FinishUpload().ok());
+  EXPECT_EQ(onnxconvert::testing::ReadTestFile(workspace->input_model_path()), "model");
+  EXPECT_EQ(onnxconvert::testing::ReadTestFile(workspace->input_dir() + "/data/w.bin"), "1234");
+  EXPECT_EQ(workspace->uploaded_bytes(), 9);
+}
+
+TEST(StreamWorkspaceTest, RefusesLocationsOutsideTheModelsDirectory) {
+  auto workspace = Workspace("ws_refuse");
+  for (const char* name : {"../escape.bin", "/etc/passwd", "a/../../b", "m.onnx"}) {
+    absl::Status status = workspace->Append(name, "x");
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name;
+    EXPECT_NE(status.message().find(name), absl::string_view::npos) << status;
+  }
+}
+
+TEST(StreamWorkspaceTest, LimitsAreResourceExhausted) {
+  auto workspace = Workspace("ws_limits", UploadLimits{4, 6, 2});
+  EXPECT_TRUE(workspace->Append("", "1234").ok());
+  EXPECT_EQ(workspace->Append("", "5").code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(workspace->Append("a", "12").ok());
+  EXPECT_EQ(workspace->Append("a", "3").code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(workspace->Append("b", "").code(), absl::StatusCode::kResourceExhausted);
+}
+
+TEST(StreamWorkspaceTest, UploadWithoutModelBytesIsInvalid) {
+  auto workspace = Workspace("ws_empty");
+  ASSERT_TRUE(workspace->Append("w.bin", "1").ok());
+  EXPECT_EQ(workspace->FinishUpload().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(StreamWorkspaceTest, OutputFilesListTheModelFirstAndReadBackInChunks) {
+  auto workspace = Workspace("ws_output");
+  fs::path out = fs::path(workspace->output_model_path()).parent_path();
+  onnxconvert::testing::WriteTestFile(out / "m.onnx.data", "abcdefg");
+  onnxconvert::testing::WriteTestFile(workspace->output_model_path(), "MODEL");
+  auto files = workspace->OutputFiles();
+  ASSERT_TRUE(files.ok()) << files.status();
+  ASSERT_EQ(files->size(), 2u);
+  EXPECT_EQ((*files)[0], std::make_pair(std::string(""), int64_t{5}));
+  EXPECT_EQ((*files)[1], std::make_pair(std::string("m.onnx.data"), int64_t{7}));
+  std::vector<std::string> chunks;
+  ASSERT_TRUE(workspace
+                  ->ReadOutput("m.onnx.data", 3,
+                               [&](std::string_view piece) {
+                                 chunks.emplace_back(piece);
+                                 return absl::OkStatus();
+                               })
+                  .ok());
+  EXPECT_EQ(chunks, (std::vector<std::string>{"abc", "def", "g"}));
+}
+
+TEST(StreamWorkspaceTest, RelabelHidesServerPathsAndTheDirectoryGoesAway) {
+  auto workspace = Workspace("ws_relabel");
+  std::string root = fs::path(workspace->input_dir()).parent_path().string();
+  absl::Status relabelled = workspace->Relabel(
+      absl::NotFoundError(workspace->input_model_path() + ": tensor 'W': " +
+                          workspace->input_dir() + "/w.bin not found"),
+      "client/m.onnx");
+  EXPECT_EQ(relabelled.message(), "client/m.onnx: tensor 'W': w.bin not found");
+  EXPECT_TRUE(fs::exists(root));
+  workspace.reset();
+  EXPECT_FALSE(fs::exists(root));
+}
+
+TEST(ModelFileNameTest, KeepsPlainNamesOnly) {
+  EXPECT_EQ(ModelFileName("dir/sub/model-1.onnx"), "model-1.onnx");
+  EXPECT_EQ(ModelFileName("model.onnx"), "model.onnx");
+  EXPECT_EQ(ModelFileName(""), "model.onnx");
+  EXPECT_EQ(ModelFileName("dir/.."), "model.onnx");
+  EXPECT_EQ(ModelFileName("we ird$.onnx"), "model.onnx");
+}
+
+}  // namespace
+}  // namespace onnxconvert::service
