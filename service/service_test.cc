@@ -1,0 +1,397 @@
+// The service over an in-process channel and over a loopback port.
+#include "service/service.h"
+
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/synchronization/notification.h"
+#include "gtest/gtest.h"
+#include "grpcpp/support/byte_buffer.h"
+#include "ir/model_io.h"
+#include "proto/grpc_health.grpc.pb.h"
+#include "service/client.h"
+#include "service/grpc_status.h"
+#include "service/server.h"
+#include "service/testing/test_models.h"
+#include "tests/test_files.h"
+
+namespace onnxconvert::service {
+namespace {
+
+// A chain whose conversion to opset 25 takes about a second.
+const std::string& SlowModelBytes() {
+  static const auto* bytes = new std::string(testing::UnsqueezeChain(15000).SerializeAsString());
+  return *bytes;
+}
+
+v1::ConvertRequest Request(const std::string& bytes, int64_t target,
+                           const std::string& name = "model.onnx") {
+  v1::ConvertRequest request;
+  request.set_model(bytes);
+  request.set_model_name(name);
+  request.mutable_options()->set_target_opset(target);
+  return request;
+}
+
+class ServiceTest : public ::testing::Test {
+ protected:
+  void Start(ServiceOptions service = {}, int64_t max_message_bytes = int64_t{64} << 20) {
+    ServerOptions options;
+    options.port = 0;
+    options.max_message_bytes = max_message_bytes;
+    options.grace = absl::Seconds(60);
+    options.service = std::move(service);
+    options.service.log = &log_;
+    options.service.work_dir = onnxconvert::testing::FreshTestDir("service_work").string();
+    absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+  }
+
+  std::string Target() const { return absl::StrCat("127.0.0.1:", server_->port()); }
+  std::unique_ptr<Client> InProcessClient(ClientOptions options = {}) {
+    return std::make_unique<Client>(server_->InProcessChannel(), "in-process", options);
+  }
+  std::unique_ptr<v1::OnnxConvert::Stub> Stub() {
+    return v1::OnnxConvert::NewStub(server_->InProcessChannel());
+  }
+  // The server's metrics for `method`: calls that ended with `code`.
+  int64_t Count(const std::string& method, const std::string& code) {
+    absl::StatusOr<v1::MetricsResponse> metrics = InProcessClient()->Metrics();
+    EXPECT_TRUE(metrics.ok()) << metrics.status();
+    for (const v1::MethodMetrics& entry : metrics->methods()) {
+      if (entry.method() != method) continue;
+      for (const v1::StatusCount& status : entry.statuses()) {
+        if (status.code() == code) return status.count();
+      }
+    }
+    return 0;
+  }
+  int64_t RunningWorkers() {
+    absl::StatusOr<v1::MetricsResponse> metrics = InProcessClient()->Metrics();
+    return metrics.ok() ? metrics->running_workers() : -1;
+  }
+  // Waits until `predicate` holds (up to 10 s).
+  template <typename Predicate>
+  bool Eventually(Predicate predicate) {
+    for (int i = 0; i < 1000; ++i) {
+      if (predicate()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+
+  std::stringstream log_;
+  std::unique_ptr<Server> server_;
+};
+
+converter::ConversionResult LocalConvert(const std::string& bytes, int64_t target) {
+  absl::StatusOr<onnx::ModelProto> model = ParseModel(bytes, "local");
+  EXPECT_TRUE(model.ok());
+  converter::ConvertOptions options;
+  options.target_opset = target;
+  absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(*model, options);
+  EXPECT_TRUE(result.ok()) << result.status();
+  return *std::move(result);
+}
+
+TEST_F(ServiceTest, ConvertInProcessGivesTheLibrarysResult) {
+  Start();
+  converter::ConvertOptions options;
+  options.target_opset = 17;
+  absl::StatusOr<converter::ConversionResult> remote =
+      InProcessClient()->Convert(testing::TinyCnnBytes(), "cnn.onnx", options);
+  ASSERT_TRUE(remote.ok()) << remote.status();
+  converter::ConversionResult local = LocalConvert(testing::TinyCnnBytes(), 17);
+  EXPECT_EQ(remote->model.SerializeAsString(), local.model.SerializeAsString());
+  EXPECT_EQ(remote->report.steps.size(), local.report.steps.size());
+  EXPECT_EQ(remote->report.nodes_converted, local.report.nodes_converted);
+}
+
+TEST_F(ServiceTest, ConvertOverLoopbackPortAndStreamGiveTheSameBytes) {
+  Start();
+  converter::ConvertOptions options;
+  options.target_opset = 21;
+  auto unary = Client::Connect(Target())->Convert(testing::TinyCnnBytes(), "cnn", options);
+  ClientOptions streaming;
+  streaming.unary_limit_bytes = 0;
+  streaming.chunk_bytes = 100;  // many chunks each way
+  auto streamed =
+      Client::Connect(Target(), streaming)->Convert(testing::TinyCnnBytes(), "cnn", options);
+  ASSERT_TRUE(unary.ok()) << unary.status();
+  ASSERT_TRUE(streamed.ok()) << streamed.status();
+  EXPECT_EQ(unary->model.SerializeAsString(), streamed->model.SerializeAsString());
+  EXPECT_EQ(unary->model.SerializeAsString(),
+            LocalConvert(testing::TinyCnnBytes(), 21).model.SerializeAsString());
+  EXPECT_EQ(Count("ConvertStream", "OK"), 1);
+  EXPECT_EQ(Count("Convert", "OK"), 1);
+}
+
+TEST_F(ServiceTest, StreamCarriesExternalDataBothWays) {
+  Start();
+  std::filesystem::path dir = onnxconvert::testing::FreshTestDir("stream_external");
+  std::string data = "0123456789abcdef";
+  onnxconvert::testing::WriteTestFile(dir / "w.bin", data);
+  v1::StreamHeader header;
+  header.set_model_name("dir/tiny.onnx");
+  header.mutable_options()->set_target_opset(14);
+  ClientOptions small_chunks;
+  small_chunks.chunk_bytes = 5;
+  std::map<std::string, std::string> files;
+  absl::StatusOr<v1::StreamResult> result = InProcessClient(small_chunks)->ConvertStreamed(
+      header, testing::ExternalDataModel("w.bin").SerializeAsString(),
+      {{"w.bin", (dir / "w.bin").string()}}, [&](const v1::Chunk& chunk) {
+        files[chunk.name()] += chunk.data();
+        return absl::OkStatus();
+      });
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->files_size(), 2);
+  EXPECT_EQ(result->files(1).name(), "tiny.onnx.data");
+  EXPECT_EQ(files["tiny.onnx.data"].substr(0, 16), data);
+  EXPECT_EQ(result->files(1).size(), static_cast<int64_t>(files["tiny.onnx.data"].size()));
+  absl::StatusOr<onnx::ModelProto> model = ParseModel(files[""], "downloaded");
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ(model->opset_import(0).version(), 14);
+  const onnx::TensorProto& weight = model->graph().initializer(0);
+  EXPECT_EQ(weight.external_data(0).value(), "tiny.onnx.data");
+  EXPECT_EQ(result->report().target_opset(), 14);
+}
+
+TEST_F(ServiceTest, StreamRefusesLocationsThatClimbOut) {
+  Start();
+  v1::StreamHeader header;
+  header.mutable_options()->set_target_opset(14);
+  auto stub = Stub();
+  grpc::ClientContext context;
+  auto stream = stub->ConvertStream(&context);
+  v1::ConvertStreamRequest message;
+  *message.mutable_header() = header;
+  stream->Write(message);
+  message.mutable_chunk()->set_data(testing::ExternalDataModel("w.bin").SerializeAsString());
+  stream->Write(message);
+  message.mutable_chunk()->set_name("../w.bin");
+  message.mutable_chunk()->set_data("x");
+  stream->Write(message);
+  stream->WritesDone();
+  v1::ConvertStreamResponse response;
+  while (stream->Read(&response)) {
+  }
+  grpc::Status status = stream->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "../w.bin")) << status.error_message();
+}
+
+TEST_F(ServiceTest, MalformedModelIsInvalidArgumentNamingIt) {
+  Start();
+  v1::ConvertResponse response;
+  grpc::ClientContext context;
+  grpc::Status status =
+      Stub()->Convert(&context, Request("\x0a\xff\x01garbage", 13, "broken.onnx"), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StartsWith(status.error_message(), "broken.onnx: not a valid ONNX model"))
+      << status.error_message();
+}
+
+TEST_F(ServiceTest, InexpressibleModelIsFailedPreconditionWithTheErrorAttached) {
+  Start();
+  v1::ConvertRequest request = Request(testing::GeluModel().SerializeAsString(), 19);
+  request.mutable_options()->set_expand_functions(false);
+  v1::ConvertResponse response;
+  grpc::ClientContext context;
+  grpc::Status status = Stub()->Convert(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  std::optional<v1::ConversionError> error = ConversionErrorOf(status);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->op_version(), "Gelu-20");
+  EXPECT_EQ(error->to_opset(), 19);
+}
+
+TEST_F(ServiceTest, ModelPastTheLimitIsResourceExhausted) {
+  ServiceOptions options;
+  options.max_model_bytes = 1000;
+  Start(options);
+  v1::ConvertResponse response;
+  grpc::ClientContext context;
+  grpc::Status status = Stub()->Convert(&context, Request(testing::TinyCnnBytes(), 13), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "--max_model_bytes"));
+}
+
+TEST_F(ServiceTest, MessagePastTheLimitIsResourceExhausted) {
+  Start(ServiceOptions(), /*max_message_bytes=*/1024);
+  v1::ConvertResponse response;
+  grpc::ClientContext context;
+  grpc::Status status = Stub()->Convert(&context, Request(testing::TinyCnnBytes(), 13), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+}
+
+TEST_F(ServiceTest, CallsPastMaxConcurrentAreResourceExhausted) {
+  ServiceOptions options;
+  options.max_concurrent = 1;
+  Start(options);
+  grpc::ClientContext slow_context;
+  std::thread slow([&] {
+    v1::ConvertResponse response;
+    Stub()->Convert(&slow_context, Request(SlowModelBytes(), 25), &response);
+  });
+  ASSERT_TRUE(Eventually([&] { return RunningWorkers() == 1; }));
+  v1::CheckResponse response;
+  grpc::ClientContext context;
+  v1::ModelRequest request;
+  request.set_model(testing::TinyCnnBytes());
+  grpc::Status status = Stub()->Check(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "busy")) << status.error_message();
+  slow_context.TryCancel();
+  slow.join();
+}
+
+TEST_F(ServiceTest, CancelledCallReturnsBeforeItsWorkEnds) {
+  Start();
+  grpc::ClientContext context;
+  std::thread canceller([&] {
+    Eventually([&] { return RunningWorkers() == 1; });
+    context.TryCancel();
+  });
+  v1::ConvertResponse response;
+  grpc::Status status = Stub()->Convert(&context, Request(SlowModelBytes(), 25), &response);
+  canceller.join();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
+  // The server saw the cancellation and answered while the abandoned
+  // conversion was still running.
+  ASSERT_TRUE(Eventually([&] { return Count("Convert", "CANCELLED") == 1; }));
+  EXPECT_EQ(RunningWorkers(), 1);
+  EXPECT_TRUE(Eventually([&] { return RunningWorkers() == 0; }));
+}
+
+TEST_F(ServiceTest, ClientDeadlineIsHonouredByTheServer) {
+  Start();
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(200));
+  v1::ConvertResponse response;
+  grpc::Status status = Stub()->Convert(&context, Request(SlowModelBytes(), 25), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_TRUE(Eventually([&] { return Count("Convert", "DEADLINE_EXCEEDED") == 1; }));
+}
+
+TEST_F(ServiceTest, DefaultDeadlineAppliesWhenTheClientSetsNone) {
+  ServiceOptions options;
+  options.default_deadline = absl::Milliseconds(200);
+  Start(options);
+  grpc::ClientContext context;  // no deadline
+  v1::ConvertResponse response;
+  grpc::Status status = Stub()->Convert(&context, Request(SlowModelBytes(), 25), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "deadline")) << status.error_message();
+}
+
+TEST_F(ServiceTest, DrainingServerIsUnavailable) {
+  Start();
+  server_->service().StartDraining();
+  v1::ConvertResponse response;
+  grpc::ClientContext context;
+  grpc::Status status = Stub()->Convert(&context, Request(testing::TinyCnnBytes(), 13), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
+}
+
+TEST_F(ServiceTest, CheckAndInspectGiveTheLibrarysStructs) {
+  Start();
+  std::unique_ptr<Client> client = Client::Connect(Target());
+  absl::StatusOr<onnx::ModelProto> model = ParseModel(testing::TinyCnnBytes(), "cnn");
+  ASSERT_TRUE(model.ok());
+  absl::StatusOr<ModelSummary> summary = client->Inspect(testing::TinyCnnBytes(), "cnn");
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(SummaryToText(*summary), SummaryToText(SummarizeModel(*model)));
+  model->mutable_graph()->mutable_node(1)->set_input(0, "nowhere");
+  absl::StatusOr<schema::CheckReport> report =
+      client->Check(model->SerializeAsString(), "cnn");
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->status(), schema::CheckModel(*model).status());
+  EXPECT_GT(report->error_count(), 0);
+}
+
+TEST_F(ServiceTest, UnreachableServerErrorNamesIt) {
+  std::unique_ptr<Client> client = Client::Connect("127.0.0.1:1");
+  absl::StatusOr<ModelSummary> summary = client->Inspect(testing::TinyCnnBytes(), "cnn");
+  EXPECT_EQ(summary.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(absl::StartsWith(summary.status().message(), "server 127.0.0.1:1: UNAVAILABLE"))
+      << summary.status();
+}
+
+TEST_F(ServiceTest, CapabilitiesReportTheLimits) {
+  ServiceOptions options;
+  options.max_model_bytes = 12345;
+  Start(options);
+  absl::StatusOr<v1::CapabilitiesResponse> caps = InProcessClient()->Capabilities();
+  ASSERT_TRUE(caps.ok()) << caps.status();
+  EXPECT_EQ(caps->max_model_bytes(), 12345);
+  EXPECT_EQ(caps->max_message_bytes(), int64_t{64} << 20);
+  EXPECT_GT(caps->adapters_size(), 100);
+}
+
+TEST_F(ServiceTest, HealthIsServingForTheServerAndTheService) {
+  Start();
+  auto health = grpc::health::v1::Health::NewStub(
+      grpc::CreateChannel(Target(), grpc::InsecureChannelCredentials()));
+  for (const char* service : {"", "onnxconvert.v1.OnnxConvert"}) {
+    grpc::health::v1::HealthCheckRequest request;
+    request.set_service(service);
+    grpc::health::v1::HealthCheckResponse response;
+    grpc::ClientContext context;
+    ASSERT_TRUE(health->Check(&context, request, &response).ok()) << service;
+    EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING) << service;
+  }
+}
+
+TEST_F(ServiceTest, ReflectionListsTheService) {
+  Start();
+  auto channel = server_->InProcessChannel();
+  grpc::internal::RpcMethod method(
+      "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+      grpc::internal::RpcMethod::BIDI_STREAMING);
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>> stream(
+      grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, grpc::ByteBuffer>::Create(
+          channel.get(), method, &context));
+  // ServerReflectionRequest{list_services: "*"}: field 7, length 1.
+  std::string request = "\x3a\x01*";
+  grpc::Slice slice(request);
+  grpc::ByteBuffer buffer(&slice, 1);
+  ASSERT_TRUE(stream->Write(buffer));
+  stream->WritesDone();
+  grpc::ByteBuffer answer;
+  ASSERT_TRUE(stream->Read(&answer));
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(answer.Dump(&slices).ok());
+  std::string bytes;
+  for (const grpc::Slice& piece : slices) {
+    bytes.append(reinterpret_cast<const char*>(piece.begin()), piece.size());
+  }
+  EXPECT_TRUE(absl::StrContains(bytes, "onnxconvert.v1.OnnxConvert"));
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+TEST_F(ServiceTest, OneLogLinePerCallWithIdSizesOpsetsAndStatus) {
+  Start();
+  grpc::ClientContext context;
+  context.AddMetadata("x-request-id", "job-42");
+  v1::ConvertResponse response;
+  ASSERT_TRUE(Stub()->Convert(&context, Request(testing::TinyCnnBytes(), 17), &response).ok());
+  EXPECT_EQ(context.GetServerInitialMetadata().find("x-request-id")->second, "job-42");
+  std::string line;
+  std::getline(log_, line);
+  EXPECT_TRUE(absl::StartsWith(line, "onnx-convert-server: id=job-42 method=Convert in=1563 out="))
+      << line;
+  EXPECT_TRUE(absl::StrContains(line, " opset=11->17 ms=")) << line;
+  EXPECT_TRUE(absl::EndsWith(line, " status=OK")) << line;
+  grpc::ClientContext bad_context;
+  Stub()->Convert(&bad_context, Request("junk", 13), &response);
+  std::getline(log_, line);
+  EXPECT_TRUE(absl::StrContains(line, "id=r")) << line;
+  EXPECT_TRUE(absl::StrContains(line, "status=INVALID_ARGUMENT error=\"model.onnx: ")) << line;
+}
+
+}  // namespace
+}  // namespace onnxconvert::service
