@@ -115,6 +115,7 @@ absl::StatusOr<v1::ConvertResponse> Client::ConvertUnary(
   request.set_model(bytes);
   request.set_model_name(name);
   *request.mutable_options() = OptionsToProto(options);
+  request.set_report_message_only(true);
   v1::ConvertResponse response;
   grpc::ClientContext context;
   Prepare(context);
@@ -138,6 +139,7 @@ absl::StatusOr<converter::ConversionResult> Client::Convert(
     header.set_model_name(name);
     *header.mutable_options() = OptionsToProto(options);
     header.set_external_data(v1::EXTERNAL_DATA_KEPT_BY_CLIENT);
+    header.set_report_message_only(true);
     OC_ASSIGN_OR_RETURN(v1::StreamResult result,
                         ConvertStreamed(header, bytes, {}, [&](const v1::Chunk& chunk) {
                           if (chunk.name().empty()) model_bytes += chunk.data();

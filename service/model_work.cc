@@ -53,10 +53,11 @@ absl::StatusOr<onnx::ModelProto> ParseForCall(const std::string& bytes, const st
   return model;
 }
 
-// Fills the three forms of the report.
+// Fills the forms of the report asked for.
 template <typename Answer>
-void SetReport(const converter::ConversionReport& report, Answer& answer) {
+void SetReport(const converter::ConversionReport& report, ReportForms forms, Answer& answer) {
   *answer.mutable_report() = ReportToProto(report);
+  if (forms == ReportForms::kMessageOnly) return;
   answer.set_report_json(report.ToJson());
   answer.set_report_text(report.ToText());
 }
@@ -66,7 +67,8 @@ void SetReport(const converter::ConversionReport& report, Answer& answer) {
 absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(const std::string& bytes,
                                                       const std::string& name,
                                                       const converter::ConvertOptions& options,
-                                                      int64_t max_model_bytes) {
+                                                      int64_t max_model_bytes,
+                                                      ReportForms forms) {
   Stopwatch clock;
   v1::ConvertResponse response;
   v1::Timings& timings = *response.mutable_timings();
@@ -80,7 +82,7 @@ absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(const std::string& bytes,
         absl::StrCat(name, ": the converted model cannot be serialized (over 2 GiB?)"));
   }
   timings.set_serialize_ms(clock.Lap());
-  SetReport(result.report, response);
+  SetReport(result.report, forms, response);
   timings.set_total_ms(clock.Total());
   return response;
 }
@@ -122,7 +124,9 @@ absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspa
   OC_ASSIGN_OR_RETURN(converter::ConversionResult result,
                       converter::ConvertModel(loaded->model, options));
   timings.set_convert_ms(clock.Lap());
-  SetReport(result.report, output.result);
+  SetReport(result.report,
+            header.report_message_only() ? ReportForms::kMessageOnly : ReportForms::kAll,
+            output.result);
   if (options.dry_run) {
     timings.set_total_ms(clock.Total());
     return output;

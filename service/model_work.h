@@ -14,14 +14,21 @@
 // CLI's begin with its path.
 namespace onnxconvert::service {
 
+// How much of the report an answer carries.
+enum class ReportForms {
+  kAll,          // the message, JSON and text
+  kMessageOnly,  // the message (clients rebuild JSON and text from it)
+};
+
 // Parses `bytes` and converts the model as `options` say. The answer holds
-// the converted model (none for a dry run), the report as message, JSON and
-// text, and the timings. A malformed model is InvalidArgument; a model past
+// the converted model (none for a dry run), the report in the `forms`
+// asked for, and the timings. A malformed model is InvalidArgument; a model past
 // `max_model_bytes` ResourceExhausted; conversion errors keep their code.
 absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(const std::string& bytes,
                                                       const std::string& name,
                                                       const converter::ConvertOptions& options,
-                                                      int64_t max_model_bytes);
+                                                      int64_t max_model_bytes,
+                                                      ReportForms forms = ReportForms::kAll);
 
 // Parses `bytes` and checks the model; an invalid model is an answer with
 // valid = false, not an error.

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -79,6 +80,14 @@ bool Server::Shutdown() {
   absl::Time deadline = absl::Now() + options_.grace;
   service_->StartDraining();
   SetServing(*server_, false);
+  // gRPC's own shutdown closes a connection as soon as its last call has
+  // answered, which can cut off a large answer still on its way: answer the
+  // calls in flight first, give the answers time to arrive, then stop.
+  while (service_->in_flight() > 0 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  absl::SleepFor(std::min(options_.flush_delay, std::max(deadline - absl::Now(),
+                                                         absl::ZeroDuration())));
   server_->Shutdown(absl::ToChronoTime(deadline));
   server_->Wait();
   return service_->WaitIdle(deadline);

@@ -188,9 +188,11 @@ absl::Status ConvertService::RunConvert(grpc::ServerContext* context,
   auto bytes = std::make_shared<const std::string>(request.model());
   std::string name = ModelLabel(request.model_name());
   int64_t max_bytes = options_.max_model_bytes;
+  ReportForms forms =
+      request.report_message_only() ? ReportForms::kMessageOnly : ReportForms::kAll;
   std::function<absl::StatusOr<v1::ConvertResponse>()> work = [bytes, name, options,
-                                                                 max_bytes] {
-    return ConvertModelBytes(*bytes, name, options, max_bytes);
+                                                                 max_bytes, forms] {
+    return ConvertModelBytes(*bytes, name, options, max_bytes, forms);
   };
   OC_ASSIGN_OR_RETURN(response, RunAbandonable(std::move(work), std::move(slot),
                                                LimitsFor(context, call)));

@@ -58,6 +58,8 @@ class ConvertService final : public v1::OnnxConvert::Service {
   void StartDraining();
   // True once StartDraining has been called.
   bool draining() const { return draining_.load(); }
+  // Calls being handled now.
+  int64_t in_flight() const { return in_flight_.load(); }
   // Waits until no model call's work runs (abandoned work included) or
   // `deadline` passes; true when idle.
   bool WaitIdle(absl::Time deadline) const { return slots_->WaitIdle(deadline); }

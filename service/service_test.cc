@@ -29,6 +29,7 @@ const std::string& SlowModelBytes() {
 v1::ConvertRequest Request(const std::string& bytes, int64_t target,
                            const std::string& name = "model.onnx") {
   v1::ConvertRequest request;
+  request.set_report_message_only(true);
   request.set_model(bytes);
   request.set_model_name(name);
   request.mutable_options()->set_target_opset(target);
