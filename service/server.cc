@@ -86,8 +86,8 @@ bool Server::Shutdown() {
   while (service_->in_flight() > 0 && absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(5));
   }
-  absl::SleepFor(std::min(options_.flush_delay, std::max(deadline - absl::Now(),
-                                                         absl::ZeroDuration())));
+  absl::SleepFor(std::min(service_->last_answer() + options_.flush_delay, deadline) -
+                 absl::Now());
   server_->Shutdown(absl::ToChronoTime(deadline));
   server_->Wait();
   return service_->WaitIdle(deadline);

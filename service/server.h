@@ -22,8 +22,8 @@ struct ServerOptions {
   int64_t max_message_bytes = int64_t{64} << 20;
   // How long in-flight calls may take to finish once shutdown begins.
   absl::Duration grace = absl::Seconds(10);
-  // Once the last call in flight has answered, how long its answer gets to
-  // reach the client before connections close (within the grace period).
+  // How long the last answer gets to reach its client before connections
+  // close (within the grace period).
   absl::Duration flush_delay = absl::Milliseconds(500);
   ServiceOptions service;
 };
@@ -46,8 +46,8 @@ class Server {
   std::shared_ptr<grpc::Channel> InProcessChannel();
 
   // Drains and stops: new calls fail with UNAVAILABLE and health reports
-  // NOT_SERVING; calls in flight get the grace period to finish, and their
-  // answers flush_delay to reach the clients; then gRPC stops (cancelling
+  // NOT_SERVING; calls in flight get the grace period to finish, and the
+  // last answer flush_delay to reach its client; then gRPC stops (cancelling
   // whatever still runs) and work calls abandoned gets what is left of the
   // grace period. Returns true when no work is left running. Idempotent.
   bool Shutdown();

@@ -120,6 +120,7 @@ grpc::Status ConvertService::Handle(grpc::ServerContext* context, absl::string_v
   absl::Status status =
       draining() ? absl::UnavailableError("the server is shutting down; retry elsewhere")
                  : body(call);
+  last_answer_ns_.store(absl::ToUnixNanos(absl::Now()));
   in_flight_.fetch_sub(1);
   grpc::Status answer = ToGrpcStatus(status);
   double milliseconds = absl::ToDoubleMilliseconds(absl::Now() - call.start);

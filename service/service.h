@@ -60,6 +60,8 @@ class ConvertService final : public v1::OnnxConvert::Service {
   bool draining() const { return draining_.load(); }
   // Calls being handled now.
   int64_t in_flight() const { return in_flight_.load(); }
+  // When the last call answered (InfinitePast if none has).
+  absl::Time last_answer() const { return absl::FromUnixNanos(last_answer_ns_.load()); }
   // Waits until no model call's work runs (abandoned work included) or
   // `deadline` passes; true when idle.
   bool WaitIdle(absl::Time deadline) const { return slots_->WaitIdle(deadline); }
@@ -126,6 +128,7 @@ class ConvertService final : public v1::OnnxConvert::Service {
   std::atomic<bool> draining_{false};
   std::atomic<int64_t> in_flight_{0};
   std::atomic<int64_t> next_id_{1};
+  std::atomic<int64_t> last_answer_ns_{absl::ToUnixNanos(absl::InfinitePast())};
   absl::Mutex log_mu_;
 };
 

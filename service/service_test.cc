@@ -43,6 +43,7 @@ class ServiceTest : public ::testing::Test {
     options.port = 0;
     options.max_message_bytes = max_message_bytes;
     options.grace = absl::Seconds(60);
+    options.flush_delay = absl::ZeroDuration();  // nothing is in flight at teardown
     options.service = std::move(service);
     options.service.log = &log_;
     options.service.work_dir = onnxconvert::testing::FreshTestDir("service_work").string();
