@@ -215,6 +215,15 @@ std::vector<JobResult> RunJobs(const std::vector<BatchJob>& jobs, const BatchSet
   return results;
 }
 
+// `text` cut to at most `width` bytes on a UTF-8 character boundary, with
+// "..." when cut.
+std::string Truncated(const std::string& text, size_t width) {
+  if (text.size() <= width) return text;
+  size_t end = width;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end) + "...";
+}
+
 std::string OpsetCell(const JobResult& result) {
   if (result.outcome != JobResult::kConverted) return "-";
   return absl::StrCat(result.from_opset, " -> ", result.to_opset);
@@ -232,7 +241,6 @@ std::string SummaryTable(const std::vector<BatchJob>& jobs,
     const JobResult& result = results[i];
     ++counts[result.outcome];
     bool converted = result.outcome == JobResult::kConverted;
-    std::string error = result.error.substr(0, kTableErrorWidth);
     absl::StrAppend(
         &table,
         absl::StrFormat("%-*s  %-7s  %-8s  %5s  %8s  %s", width, jobs[i].name,
@@ -241,7 +249,7 @@ std::string SummaryTable(const std::vector<BatchJob>& jobs,
                         result.outcome == JobResult::kSkipped
                             ? "-"
                             : absl::StrFormat("%.1f", result.milliseconds),
-                        error.size() < result.error.size() ? error + "..." : error));
+                        Truncated(result.error, kTableErrorWidth)));
     while (!table.empty() && table.back() == ' ') table.pop_back();
     table += "\n";
   }
