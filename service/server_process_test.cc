@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -148,6 +149,17 @@ TEST(ServerProcessTest, ConvertsChecksHealthAndRefusesMalformedModels) {
   EXPECT_TRUE(absl::StartsWith(status.error_message(), "model.onnx: ")) << status.error_message();
   EXPECT_TRUE(absl::StrContains(server.Stderr(), "method=Convert in=1563"));
   EXPECT_TRUE(absl::StrContains(server.Stderr(), "status=INVALID_ARGUMENT"));
+
+  // The status tool reads health and metrics.
+  std::string output = onnxconvert::testing::FreshTestDir("status_tool").string() + "/out.txt";
+  std::string command = absl::StrCat("service/onnx-convert-status --server=127.0.0.1:",
+                                     server.port(), " > ", output);
+  EXPECT_EQ(std::system(command.c_str()), 0);
+  std::string text = onnxconvert::testing::ReadTestFile(output);
+  EXPECT_TRUE(absl::StartsWith(text, "health: SERVING\n")) << text;
+  EXPECT_TRUE(absl::StrContains(
+      text, "onnx_convert_requests_total{method=\"Convert\",code=\"INVALID_ARGUMENT\"} 1\n"))
+      << text;
 }
 
 TEST(ServerProcessTest, ModelPastMaxModelBytesIsResourceExhausted) {
