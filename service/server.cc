@@ -40,6 +40,11 @@ sigset_t TerminationSignals() {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
+  if (options.threads == 1 || options.threads < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--threads ", options.threads,
+        ": gRPC needs at least 2 threads (one polls, one answers); 0 is its default"));
+  }
   options.service.max_message_bytes = options.max_message_bytes;
   auto service = std::make_unique<ConvertService>(options.service);
   std::unique_ptr<Server> server(new Server(std::move(options), std::move(service)));

@@ -16,7 +16,7 @@ namespace onnxconvert::service {
 struct ServerOptions {
   std::string address = "127.0.0.1";
   int port = 50051;  // 0: any free port (see Server::port)
-  // Most threads gRPC may use for calls; 0: gRPC's default.
+  // Most threads gRPC may use for calls (at least 2); 0: gRPC's default.
   int threads = 0;
   // Largest message received or sent (the unary model limit in practice).
   int64_t max_message_bytes = int64_t{64} << 20;
@@ -34,7 +34,7 @@ struct ServerOptions {
 class Server {
  public:
   // Builds and starts the server; an address it cannot bind is Unavailable,
-  // naming the address.
+  // naming the address; threads of 1 or less than 0 is InvalidArgument.
   static absl::StatusOr<std::unique_ptr<Server>> Start(ServerOptions options);
   ~Server();
 

@@ -19,7 +19,8 @@
 
 ABSL_FLAG(std::string, address, "127.0.0.1", "Address to listen on (0.0.0.0 for all).");
 ABSL_FLAG(int, port, 50051, "Port to listen on; 0 picks a free one (printed at start).");
-ABSL_FLAG(int, threads, 0, "Most threads gRPC may use for calls; 0: gRPC's default.");
+ABSL_FLAG(int, threads, 0,
+          "Most threads gRPC may use for calls, at least 2; 0: gRPC's default.");
 ABSL_FLAG(int64_t, max_message_bytes, int64_t{64} << 20,
           "Largest gRPC message received or sent; bigger models need ConvertStream.");
 ABSL_FLAG(int64_t, max_model_bytes, int64_t{1} << 30,

@@ -322,6 +322,15 @@ TEST_F(ServiceTest, UnreachableServerErrorNamesIt) {
       << summary.status();
 }
 
+TEST(ServerTest, OneThreadIsRefusedAtStart) {
+  ServerOptions options;
+  options.port = 0;
+  options.threads = 1;
+  absl::StatusOr<std::unique_ptr<Server>> server = Server::Start(options);
+  EXPECT_EQ(server.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(server.status().message(), "--threads 1")) << server.status();
+}
+
 TEST_F(ServiceTest, CapabilitiesReportTheLimits) {
   ServiceOptions options;
   options.max_model_bytes = 12345;
