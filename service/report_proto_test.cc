@@ -82,5 +82,22 @@ TEST(ReportProtoTest, SummarySurvivesTheRoundTrip) {
   EXPECT_EQ(SummaryToJson(back), SummaryToJson(summary));
 }
 
+// The structs mirrored in onnx_convert_service.proto, by size: when one
+// gains a field, this fails. Mirror the field in the proto and in
+// report_proto.cc (so that --server runs print it too), then update here.
+TEST(ReportProtoTest, MirroredStructsHaveNotGrown) {
+  EXPECT_EQ(sizeof(converter::ConvertOptions), 32u);
+  EXPECT_EQ(sizeof(converter::ConversionReport), 88u);
+  EXPECT_EQ(sizeof(converter::StepReport), 80u);
+  EXPECT_EQ(sizeof(converter::NodeChange), 160u);
+  EXPECT_EQ(sizeof(adapters::Change), 64u);
+  EXPECT_EQ(sizeof(schema::CheckIssue), 104u);
+  EXPECT_EQ(sizeof(schema::CheckReport), 40u);
+  EXPECT_EQ(sizeof(ModelSummary), 408u);
+  EXPECT_EQ(sizeof(FunctionSummary), 104u);
+  EXPECT_EQ(sizeof(SubgraphSummary), 40u);
+  EXPECT_EQ(sizeof(ValueSummary), 64u);
+}
+
 }  // namespace
 }  // namespace onnxconvert::service

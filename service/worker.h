@@ -6,11 +6,13 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
@@ -71,6 +73,7 @@ struct WaitLimits {
 // Runs `work` on a new thread, which keeps `slot` until the work ends, and
 // waits for its result. Returns DeadlineExceeded or Cancelled, naming the
 // reason, when the wait ends first; the work then finishes unobserved.
+// ResourceExhausted when no thread can be started.
 // `work` must own everything it uses.
 template <typename T>
 absl::StatusOr<T> RunAbandonable(std::function<absl::StatusOr<T>()> work,
@@ -82,11 +85,16 @@ absl::StatusOr<T> RunAbandonable(std::function<absl::StatusOr<T>()> work,
     bool Done() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return result.has_value(); }
   };
   auto state = std::make_shared<State>();
-  std::thread([state, work = std::move(work), slot = std::move(slot)]() mutable {
-    absl::StatusOr<T> result = work();
-    absl::MutexLock lock(&state->mu);
-    state->result = std::move(result);
-  }).detach();
+  try {
+    std::thread([state, work = std::move(work), slot = std::move(slot)]() mutable {
+      absl::StatusOr<T> result = work();
+      absl::MutexLock lock(&state->mu);
+      state->result = std::move(result);
+    }).detach();
+  } catch (const std::system_error& error) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot start a worker thread: ", error.what()));
+  }
   absl::MutexLock lock(&state->mu);
   while (!state->mu.AwaitWithTimeout(absl::Condition(state.get(), &State::Done),
                                      limits.poll)) {
