@@ -25,11 +25,7 @@ struct SemanticChange {
 };
 
 constexpr SemanticChange kSemanticChanges[] = {
-    {"", "GroupNormalization", 21, "scale and bias became per channel instead of per group"},
-    {"", "TopK", 10, "k moved from an attribute to an input"},
-    {"", "Reshape", 5, "shape moved from an attribute to an input"},
     {"", "Scan", 9, "batch axis removed"},
-    {"", "BatchNormalization", 14, "training_mode replaced the spatial attribute"},
 };
 
 bool IsSemanticChange(const OpSchema& a, const OpSchema& b) {

@@ -1,7 +1,7 @@
 // Attributes that became inputs: the axes of reductions (ReduceSum at 13,
 // the other reductions at 18), of Squeeze and Unsqueeze (13), Split's
 // `split` (13), Slice's starts/ends/axes (10), Pad's pads/value (11), Clip's
-// min/max (11), Dropout's ratio (12), DFT's axis (20) and Upsample's scales (9). Upgrading moves the attribute into a new constant input;
+// min/max (11), Dropout's ratio (12), DFT's axis (20), Upsample's scales (9), TopK's k (10) and Reshape's shape (5). Upgrading moves the attribute into a new constant input;
 // downgrading moves a constant input back into the attribute, and refuses
 // when the input is not a constant.
 
@@ -23,6 +23,7 @@ enum class Form {
   kLikeInput0,    // FLOAT attribute -> 0-D tensor of input 0's element type
   kFloatScalar,   // FLOAT attribute -> 0-D float tensor
   kFloats,        // FLOATS attribute -> 1-D float tensor
+  kIntVector,     // INT attribute -> 1-D int64 tensor of one value
 };
 
 // One attribute and the input slot that replaces it.
@@ -61,6 +62,8 @@ const MovedAttributes kMoved[] = {
     {"Dropout", 10, 12, {{"ratio", 1, Form::kFloatScalar}}},
     {"DFT", 17, 20, {{"axis", 2, Form::kIntScalar}}},
     {"Upsample", 7, 9, {{"scales", 1, Form::kFloats}}},
+    {"TopK", 1, 10, {{"k", 1, Form::kIntVector}}},
+    {"Reshape", 1, 5, {{"shape", 1, Form::kInts}}},
 };
 
 const MovedAttributes& Find(const AdapterContext& ctx) {
@@ -82,6 +85,11 @@ absl::StatusOr<onnx::TensorProto> AsTensor(AdapterContext& ctx, const onnx::Attr
       return value;
     case Form::kIntScalar:
       value.set_data_type(onnx::TensorProto::INT64);
+      value.add_int64_data(a.i());
+      return value;
+    case Form::kIntVector:
+      value.set_data_type(onnx::TensorProto::INT64);
+      value.add_dims(1);
       value.add_int64_data(a.i());
       return value;
     case Form::kFloatScalar:
@@ -128,6 +136,12 @@ absl::Status AttributeToInput(AdapterContext& ctx) {
                            absl::StrCat(slot.attribute, " moved to input '", *name, "'")});
   }
   for (const Slot& slot : moved.slots) RemoveAttribute(ctx.node, slot.attribute);
+  // A legacy optimisation hint (Reshape-1), meaningless to later versions.
+  if (FindAttribute(ctx.node, "consumed_inputs") != nullptr &&
+      ctx.to.FindAttr("consumed_inputs") == nullptr) {
+    RemoveAttribute(ctx.node, "consumed_inputs");
+    ctx.changes.push_back({"attribute-removed", "consumed_inputs (a legacy hint) dropped"});
+  }
   return absl::OkStatus();
 }
 
@@ -173,6 +187,7 @@ absl::Status SetFromTensor(const onnx::TensorProto& value, const Slot& slot,
       for (int64_t v : ints) attribute.add_ints(v);
       return absl::OkStatus();
     case Form::kIntScalar:
+    case Form::kIntVector:
       if (ints.size() != 1) break;
       attribute.set_type(onnx::AttributeProto::INT);
       attribute.set_i(ints[0]);

@@ -42,6 +42,8 @@ const RewriteTable& Rewrites() {
     RegisterShapeOpAdapters(*table);
     RegisterAddedAttributeAdapters(*table);
     RegisterResizeAdapters(*table);
+    RegisterControlFlowAdapters(*table);
+    RegisterNormalizationAdapters(*table);
     return table;
   }();
   return *table;

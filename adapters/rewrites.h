@@ -38,6 +38,8 @@ void RegisterReplacementAdapters(RewriteTable& table);
 void RegisterShapeOpAdapters(RewriteTable& table);
 void RegisterAddedAttributeAdapters(RewriteTable& table);
 void RegisterResizeAdapters(RewriteTable& table);
+void RegisterControlFlowAdapters(RewriteTable& table);
+void RegisterNormalizationAdapters(RewriteTable& table);
 
 }  // namespace onnxconvert::adapters
 

@@ -69,13 +69,13 @@ TEST(ConverterTest, RefusalsNameTheStepNodeAndReason) {
        13, absl::StatusCode::kFailedPrecondition,
        "step 14 -> 13: main \xE2\x80\xBA node 'add' (Add-14): 'A' is tensor(int8), which Add-13 "
        "does not allow for T"},
-      {"semantic_change",
+      {"semantic_change_needs_constants",
        "<ir_version: 9, opset_import: [\"\" : 20]>\n"
        "g (float[2,4,3] X, float[2] S, float[2] B) => (float[2,4,3] Y) {\n"
        "  [gn] Y = GroupNormalization <num_groups = 2> (X, S, B)\n}",
        21, absl::StatusCode::kFailedPrecondition,
-       "step 20 -> 21: main \xE2\x80\xBA node 'gn' (GroupNormalization-18): no adapter yet for "
-       "GroupNormalization 18->21: scale and bias became per channel"},
+       "step 20 -> 21: main \xE2\x80\xBA node 'gn' (GroupNormalization-18): input 'S' is not a "
+       "float constant, so it cannot be rewritten per channel"},
       {"softmax_axis_not_last",
        "<ir_version: 7, opset_import: [\"\" : 12]>\n"
        "g (float[2,3,4] X) => (float[2,3,4] Y) { [sm] Y = Softmax <axis = 1> (X) }",
