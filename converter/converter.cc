@@ -1,6 +1,7 @@
 #include "converter/converter.h"
 
 #include <chrono>
+#include <deque>
 #include <map>
 
 #include "absl/container/flat_hash_map.h"
@@ -245,13 +246,72 @@ absl::StatusOr<std::string> AddConstant(onnx::GraphProto* graph, NameGenerator& 
   return name;
 }
 
-const onnx::TensorProto* InitializerOf(const onnx::GraphProto* graph, absl::string_view name) {
-  if (graph == nullptr) return nullptr;
-  for (const onnx::TensorProto& tensor : graph->initializer()) {
-    if (tensor.name() == name) return &tensor;
+// The constants of each graph, by name: initializers and the outputs of
+// Constant nodes, collected once per graph when first asked for and
+// forgotten when a step changes the graphs.
+class ConstantTable {
+ public:
+  const onnx::TensorProto* Find(const onnx::GraphProto* graph, absl::string_view name) {
+    if (graph == nullptr) return nullptr;
+    auto [it, inserted] = graphs_.try_emplace(graph);
+    if (inserted) Collect(*graph, it->second);
+    auto found = it->second.find(name);
+    return found == it->second.end() ? nullptr : found->second;
   }
-  return nullptr;
-}
+  void Clear() {
+    graphs_.clear();
+    owned_.clear();
+  }
+
+ private:
+  using Constants = absl::flat_hash_map<std::string, const onnx::TensorProto*>;
+
+  void Collect(const onnx::GraphProto& graph, Constants& constants) {
+    for (const onnx::TensorProto& tensor : graph.initializer()) {
+      constants.try_emplace(tensor.name(), &tensor);
+    }
+    for (const onnx::NodeProto& node : graph.node()) {
+      if (node.op_type() != "Constant" || node.output_size() != 1 ||
+          !Registry::CanonicalDomain(node.domain()).empty()) {
+        continue;
+      }
+      if (const onnx::TensorProto* value = ConstantValue(node)) {
+        constants.try_emplace(node.output(0), value);
+      }
+    }
+  }
+
+  // The value a Constant node produces, or null (sparse values).
+  const onnx::TensorProto* ConstantValue(const onnx::NodeProto& node) {
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.name() == "value" && attribute.has_t()) return &attribute.t();
+      onnx::TensorProto tensor;
+      if (attribute.name() == "value_int") {
+        tensor.set_data_type(onnx::TensorProto::INT64);
+        tensor.add_int64_data(attribute.i());
+      } else if (attribute.name() == "value_ints") {
+        tensor.set_data_type(onnx::TensorProto::INT64);
+        tensor.add_dims(attribute.ints_size());
+        for (int64_t v : attribute.ints()) tensor.add_int64_data(v);
+      } else if (attribute.name() == "value_float") {
+        tensor.set_data_type(onnx::TensorProto::FLOAT);
+        tensor.add_float_data(attribute.f());
+      } else if (attribute.name() == "value_floats") {
+        tensor.set_data_type(onnx::TensorProto::FLOAT);
+        tensor.add_dims(attribute.floats_size());
+        for (float v : attribute.floats()) tensor.add_float_data(v);
+      } else {
+        continue;
+      }
+      owned_.push_back(std::move(tensor));
+      return &owned_.back();
+    }
+    return nullptr;
+  }
+
+  absl::flat_hash_map<const onnx::GraphProto*, Constants> graphs_;
+  std::deque<onnx::TensorProto> owned_;
+};
 
 // What one step works with.
 struct StepContext {
@@ -259,6 +319,7 @@ struct StepContext {
   const TypeTable& types;
   NameGenerator& names;
   StepEdits& edits;
+  ConstantTable& constants;
   int64_t from;
   int64_t to;
   bool dry_run;
@@ -276,7 +337,7 @@ adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& s
       [&step, &site](onnx::TensorProto value) {
         return AddConstant(site.graph, step.names, *site.node, std::move(value));
       },
-      [&site](absl::string_view name) { return InitializerOf(site.graph, name); }};
+      [&step, &site](absl::string_view name) { return step.constants.Find(site.graph, name); }};
   ctx.to_opset = step.to;
   ctx.insert_before = [&step, &site](onnx::NodeProto node) {
     return step.edits.InsertBefore(site, std::move(node));
@@ -357,7 +418,7 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
       ExpandFunctionNode(
           *site.node, current, step.from, step.to,
           [&](absl::string_view value) { return step.types.TypeOf(site.graph, value); },
-          [&](absl::string_view name) { return InitializerOf(site.graph, name); },
+          [&](absl::string_view name) { return step.constants.Find(site.graph, name); },
           [&](absl::string_view hint) { return step.names.FreshName(hint); }));
   if (!expansion.initializers.empty() && site.graph == nullptr) {
     return absl::FailedPreconditionError(
@@ -485,18 +546,21 @@ absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
   OpIndex index(result.model);
   NameGenerator names(result.model);
   StepEdits edits;
+  ConstantTable constants;
   // Value names adapters replaced, kept alive because inferred types view them.
   std::vector<std::unique_ptr<std::string>> retired;
   for (const auto& [op, count] : index.others()) report.untouched_ops.emplace_back(op, count);
   int64_t direction = target > *source ? 1 : -1;
   for (int64_t from = *source; from != target; from += direction) {
     auto start = std::chrono::steady_clock::now();
-    StepContext context{index, types, names, edits, from, from + direction, options.dry_run,
+    StepContext context{index,           types, names,           edits,
+                        constants,       from,  from + direction, options.dry_run,
                         options.expand_functions};
     absl::StatusOr<StepReport> step = RunStep(context);
     if (!step.ok()) return step.status();
     if (!options.dry_run) {
       edits.Apply(index, retired);
+      constants.Clear();
       SetAiOnnxOpset(*result.model.mutable_opset_import(), from + direction);
       for (auto& function : *result.model.mutable_functions()) {
         SetAiOnnxOpset(*function.mutable_opset_import(), from + direction);
