@@ -1,5 +1,7 @@
 #include "adapters/adapter.h"
 
+#include <cstring>
+
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -305,6 +307,55 @@ const onnx::TensorShapeProto* ShapeOf(const AdapterContext& ctx, absl::string_vi
 int64_t RankOf(const AdapterContext& ctx, absl::string_view value) {
   const onnx::TensorShapeProto* shape = ShapeOf(ctx, value);
   return shape == nullptr ? -1 : shape->dim_size();
+}
+
+namespace {
+
+// Appends the raw little-endian values of `tensor` as T to `out`.
+template <typename T, typename Out>
+void ReadRaw(const onnx::TensorProto& tensor, std::vector<Out>& out) {
+  const std::string& raw = tensor.raw_data();
+  for (size_t i = 0; i + sizeof(T) <= raw.size(); i += sizeof(T)) {
+    T v;
+    std::memcpy(&v, raw.data() + i, sizeof(T));
+    out.push_back(static_cast<Out>(v));
+  }
+}
+
+}  // namespace
+
+std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor) {
+  std::vector<int64_t> values;
+  bool raw = tensor.has_raw_data();
+  switch (tensor.data_type()) {
+    case onnx::TensorProto::INT64:
+      if (raw) ReadRaw<int64_t>(tensor, values);
+      else values.assign(tensor.int64_data().begin(), tensor.int64_data().end());
+      return values;
+    case onnx::TensorProto::INT32:
+      if (raw) ReadRaw<int32_t>(tensor, values);
+      else values.assign(tensor.int32_data().begin(), tensor.int32_data().end());
+      return values;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<std::vector<double>> FloatValues(const onnx::TensorProto& tensor) {
+  std::vector<double> values;
+  bool raw = tensor.has_raw_data();
+  switch (tensor.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      if (raw) ReadRaw<float>(tensor, values);
+      else values.assign(tensor.float_data().begin(), tensor.float_data().end());
+      return values;
+    case onnx::TensorProto::DOUBLE:
+      if (raw) ReadRaw<double>(tensor, values);
+      else values.assign(tensor.double_data().begin(), tensor.double_data().end());
+      return values;
+    default:
+      return std::nullopt;
+  }
 }
 
 }  // namespace onnxconvert::adapters

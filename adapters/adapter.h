@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,13 @@ void SetStringAttribute(onnx::NodeProto& node, absl::string_view name, absl::str
 
 // An int64 tensor (1-D, or a scalar when `scalar`) holding `values`.
 onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar = false);
+
+// The values of an integer constant (int64 or int32, raw or typed), or
+// nullopt for other element types.
+std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor);
+
+// The values of a float or double constant (raw or typed), or nullopt.
+std::optional<std::vector<double>> FloatValues(const onnx::TensorProto& tensor);
 
 // The rank of `value` when its type has a shape, or -1.
 int64_t RankOf(const AdapterContext& ctx, absl::string_view value);

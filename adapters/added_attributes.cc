@@ -81,6 +81,34 @@ absl::Status DropNeutralAttributes(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+// A value a later version added to a STRING attribute.
+struct AddedValue {
+  const char* op;
+  int newer;  // since_version that accepts the value
+  int older;
+  const char* attribute;
+  const char* value;
+};
+
+constexpr AddedValue kAddedValues[] = {
+    {"Pad", 19, 18, "mode", "wrap"},
+    {"Resize", 19, 18, "coordinate_transformation_mode", "half_pixel_symmetric"},
+};
+
+// Refuses a node that uses a value the older version does not know.
+absl::Status RefuseAddedValues(AdapterContext& ctx) {
+  for (const AddedValue& row : kAddedValues) {
+    if (ctx.from.name != row.op || ctx.from.since_version != row.newer) continue;
+    const onnx::AttributeProto* attribute = FindAttribute(ctx.node, row.attribute);
+    if (attribute != nullptr && attribute->s() == row.value) {
+      return absl::FailedPreconditionError(absl::StrCat(row.attribute, " '", row.value,
+                                                        "' is new in ", ctx.from.Label(), "; ",
+                                                        ctx.to.Label(), " cannot express it"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // GridSample's interpolation modes, by name at 16 and at 20.
 constexpr std::pair<const char*, const char*> kGridSampleModes[] = {
     {"bilinear", "linear"}, {"bicubic", "cubic"}, {"nearest", "nearest"}};
@@ -159,6 +187,10 @@ void RegisterAddedAttributeAdapters(RewriteTable& table) {
     if (!registered.insert(absl::StrCat(row.op, "/", row.newer, "/", row.older)).second) continue;
     table.Register("", row.op, row.newer, row.older, DropNeutralAttributes,
                    "neutral added attributes dropped");
+  }
+  for (const AddedValue& row : kAddedValues) {
+    table.Register("", row.op, row.newer, row.older, RefuseAddedValues,
+                   absl::StrCat("no ", row.attribute, " '", row.value, "'"));
   }
   table.Register("", "GridSample", 20, 16, GridSampleModes, "mode names");
   table.Register("", "GridSample", 16, 20, GridSampleModes, "mode names");

@@ -5,7 +5,6 @@
 // downgrading moves a constant input back into the attribute, and refuses
 // when the input is not a constant.
 
-#include <cstring>
 #include <initializer_list>
 #include <vector>
 
@@ -149,38 +148,14 @@ absl::Status AttributeToInput(AdapterContext& ctx) {
 absl::Status SetFromTensor(const onnx::TensorProto& value, const Slot& slot,
                            onnx::AttributeProto& attribute) {
   attribute.set_name(slot.attribute);
-  std::vector<int64_t> ints;
-  std::vector<double> floats;
-  bool raw = value.has_raw_data();
-  auto read_raw = [&](auto sample, auto& out) {
-    using T = decltype(sample);
-    for (size_t i = 0; i + sizeof(T) <= value.raw_data().size(); i += sizeof(T)) {
-      T v;
-      std::memcpy(&v, value.raw_data().data() + i, sizeof(T));
-      out.push_back(v);
-    }
-  };
-  switch (value.data_type()) {
-    case onnx::TensorProto::INT64:
-      if (raw) read_raw(int64_t{}, ints);
-      else ints.assign(value.int64_data().begin(), value.int64_data().end());
-      break;
-    case onnx::TensorProto::INT32:
-      if (raw) read_raw(int32_t{}, ints);
-      else ints.assign(value.int32_data().begin(), value.int32_data().end());
-      break;
-    case onnx::TensorProto::FLOAT:
-      if (raw) read_raw(float{}, floats);
-      else floats.assign(value.float_data().begin(), value.float_data().end());
-      break;
-    case onnx::TensorProto::DOUBLE:
-      if (raw) read_raw(double{}, floats);
-      else floats.assign(value.double_data().begin(), value.double_data().end());
-      break;
-    default:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the constant for '", slot.attribute, "' has an element type an attribute cannot hold"));
+  std::optional<std::vector<int64_t>> int_values = IntValues(value);
+  std::optional<std::vector<double>> float_values = FloatValues(value);
+  if (!int_values && !float_values) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the constant for '", slot.attribute, "' has an element type an attribute cannot hold"));
   }
+  std::vector<int64_t> ints = int_values.value_or(std::vector<int64_t>());
+  std::vector<double> floats = float_values.value_or(std::vector<double>());
   switch (slot.form) {
     case Form::kInts:
       attribute.set_type(onnx::AttributeProto::INTS);

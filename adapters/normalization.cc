@@ -2,7 +2,6 @@
 // form) and GroupNormalization 18 <-> 21 (scale and bias became per channel
 // instead of per group).
 
-#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -29,30 +28,6 @@ absl::Status BatchNormInferenceOnly(AdapterContext& ctx) {
     ctx.changes.push_back({"attribute-removed", "training_mode = 0 dropped"});
   }
   return absl::OkStatus();
-}
-
-// The values of a float or double constant, or nullopt.
-std::optional<std::vector<double>> FloatValues(const onnx::TensorProto& tensor) {
-  std::vector<double> values;
-  auto read_raw = [&](auto sample) {
-    using T = decltype(sample);
-    const std::string& raw = tensor.raw_data();
-    for (size_t i = 0; i + sizeof(T) <= raw.size(); i += sizeof(T)) {
-      T v;
-      std::memcpy(&v, raw.data() + i, sizeof(T));
-      values.push_back(v);
-    }
-  };
-  if (tensor.data_type() == onnx::TensorProto::FLOAT) {
-    if (tensor.has_raw_data()) read_raw(float{});
-    else values.assign(tensor.float_data().begin(), tensor.float_data().end());
-  } else if (tensor.data_type() == onnx::TensorProto::DOUBLE) {
-    if (tensor.has_raw_data()) read_raw(double{});
-    else values.assign(tensor.double_data().begin(), tensor.double_data().end());
-  } else {
-    return std::nullopt;
-  }
-  return values;
 }
 
 // A 1-D constant of `like`'s element type holding `values`.

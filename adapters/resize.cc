@@ -3,11 +3,14 @@
 // nearest rounded down), 13 made ROI and scales optional, and 18 added
 // antialias, axes and keep_aspect_ratio_policy.
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
 #include "adapters/rewrites.h"
+#include "ir/status_macros.h"
 
 namespace onnxconvert::adapters {
 namespace {
@@ -98,6 +101,41 @@ absl::Status ResizeUp11To13(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+// Resize-18's `axes` names the axes scales cover; Resize-13 needs a scale
+// for every axis: 1 on the others. (Sizes would need the other dims.)
+absl::Status ScalesForEveryAxis(AdapterContext& ctx) {
+  const onnx::AttributeProto* axes = FindAttribute(ctx.node, "axes");
+  int64_t rank = RankOf(ctx, ctx.node.input(0));
+  const onnx::TensorProto* scales_value = Given(ctx.node, 2) ? ctx.constant_of(ctx.node.input(2))
+                                                             : nullptr;
+  std::optional<std::vector<double>> scales =
+      scales_value != nullptr ? FloatValues(*scales_value) : std::nullopt;
+  if (Given(ctx.node, 3) || rank < 0 || !scales ||
+      scales->size() != static_cast<size_t>(axes->ints_size())) {
+    return absl::FailedPreconditionError(
+        "axes is set; Resize-13 needs scales for every axis, and the scales are not a constant "
+        "over a known rank");
+  }
+  std::vector<double> full(rank, 1.0);
+  for (int k = 0; k < axes->ints_size(); ++k) {
+    int64_t axis = axes->ints(k) < 0 ? axes->ints(k) + rank : axes->ints(k);
+    if (axis < 0 || axis >= rank) {
+      return absl::FailedPreconditionError(absl::StrCat("axis ", axes->ints(k), " is out of range"));
+    }
+    full[axis] = (*scales)[k];
+  }
+  onnx::TensorProto tensor;
+  tensor.set_data_type(onnx::TensorProto::FLOAT);
+  tensor.add_dims(rank);
+  for (double v : full) tensor.add_float_data(static_cast<float>(v));
+  absl::StatusOr<std::string> name = ctx.add_constant(std::move(tensor));
+  if (!name.ok()) return name.status();
+  ctx.node.set_input(2, *name);
+  RemoveAttribute(ctx.node, "axes");
+  ctx.changes.push_back({"input-added", absl::StrCat("scales for every axis '", *name, "'")});
+  return absl::OkStatus();
+}
+
 // Resize-18 -> Resize-13 when antialias, axes and the aspect policy are
 // left at what version 13 does.
 absl::Status ResizeDown18To13(AdapterContext& ctx) {
@@ -105,10 +143,7 @@ absl::Status ResizeDown18To13(AdapterContext& ctx) {
   if (antialias != nullptr && antialias->i() != 0) {
     return absl::FailedPreconditionError("antialias is set, which Resize-13 cannot do");
   }
-  if (FindAttribute(ctx.node, "axes") != nullptr) {
-    return absl::FailedPreconditionError(
-        "axes is set; Resize-13 needs scales or sizes for every axis");
-  }
+  if (FindAttribute(ctx.node, "axes") != nullptr) OC_RETURN_IF_ERROR(ScalesForEveryAxis(ctx));
   if (StringAttribute(ctx.node, "keep_aspect_ratio_policy", "stretch") != "stretch") {
     return absl::FailedPreconditionError(
         "keep_aspect_ratio_policy is not stretch, which Resize-13 cannot do");

@@ -1,9 +1,10 @@
-// Shape, Split and Flatten across the versions that changed their
-// attributes: Shape's start/end (15), Split's num_outputs (18), and
-// Flatten's negative axis (11).
+// Shape, Split, Flatten and Pad across the versions that changed their
+// attributes: Shape's start/end (15), Split's num_outputs (18), Flatten's
+// negative axis (11), and Pad's axes input (18).
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -111,9 +112,44 @@ absl::Status FlattenAxisDown(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+// Pad-18's `axes` input names the axes `pads` covers; Pad-13 pads every
+// axis: the pads are spread to the input's rank, 0 on the others.
+absl::Status PadAxesToFullPads(AdapterContext& ctx) {
+  if (ctx.node.input_size() < 4 || ctx.node.input(3).empty()) return absl::OkStatus();
+  const std::string axes_name = ctx.node.input(3);
+  const onnx::TensorProto* axes_value = ctx.constant_of(axes_name);
+  const onnx::TensorProto* pads_value =
+      ctx.node.input_size() > 1 ? ctx.constant_of(ctx.node.input(1)) : nullptr;
+  std::optional<std::vector<int64_t>> axes = axes_value ? IntValues(*axes_value) : std::nullopt;
+  std::optional<std::vector<int64_t>> pads = pads_value ? IntValues(*pads_value) : std::nullopt;
+  int64_t rank = RankOf(ctx, ctx.node.input(0));
+  if (!axes || !pads || rank < 0 || pads->size() != 2 * axes->size()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "pads over axes '", axes_name, "' need constant axes and pads and a known rank of '",
+        ctx.node.input(0), "' to be written for every axis, as ", ctx.to.Label(), " wants"));
+  }
+  std::vector<int64_t> full(2 * rank, 0);
+  for (size_t k = 0; k < axes->size(); ++k) {
+    int64_t axis = (*axes)[k] < 0 ? (*axes)[k] + rank : (*axes)[k];
+    if (axis < 0 || axis >= rank) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("axis ", (*axes)[k], " is out of range for rank ", rank));
+    }
+    full[axis] = (*pads)[k];
+    full[axis + rank] = (*pads)[k + axes->size()];
+  }
+  absl::StatusOr<std::string> name = ctx.add_constant(Int64Tensor(full));
+  if (!name.ok()) return name.status();
+  ctx.node.set_input(1, *name);
+  ctx.node.mutable_input()->RemoveLast();
+  ctx.changes.push_back({"input-removed", absl::StrCat("axes folded into full pads '", *name, "'")});
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterShapeOpAdapters(RewriteTable& table) {
+  table.Register("", "Pad", 18, 13, PadAxesToFullPads, "axes folded into pads");
   table.Register("", "Shape", 15, 13, ShapeRangeToSlice, "start/end to a Slice");
   table.Register("", "Split", 13, 18, SplitNumOutputsUp, "num_outputs made explicit");
   table.Register("", "Split", 18, 13, SplitNumOutputsDown, "num_outputs to sizes");

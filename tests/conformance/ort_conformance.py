@@ -41,6 +41,10 @@ REFUSAL_CLASSES = [
     ("type not allowed at target", r"' is [^,]+, which \S+ does not allow for ", False),
     ("dynamic input needs attribute at target",
      r"is not a constant, and \S+ needs it as an attribute", False),
+    # The op exists at the target, but not with the behaviour this node
+    # asks for (an attribute value or input rank the older version lacks).
+    ("behaviour not expressible at target",
+     r"cannot express|cannot do|samples 4-D inputs only|samples asymmetrically", False),
     ("no adapter yet", r": no adapter yet for ", True),
     ("axis semantics differ (adapter limit)", r"compute different things there", True),
     ("adapter leaves node unfit", r"leaves the node unfit", True),
