@@ -27,7 +27,9 @@ struct SemanticChange {
 };
 
 constexpr SemanticChange kSemanticChanges[] = {
-    {"", "Scan", 9, "batch axis removed"},
+    {"", "BatchNormalization", 7,
+     "is_test was removed: whether it uses batch statistics now follows its outputs"},
+    {"", "Dropout", 7, "is_test was removed: whether it drops now follows the run's mode"},
 };
 
 bool IsSemanticChange(const OpSchema& a, const OpSchema& b) {

@@ -134,6 +134,11 @@ const onnx::TensorShapeProto* ShapeOf(const AdapterContext& ctx, absl::string_vi
 // inputs or outputs), or "" when it fits. Run after a rewrite.
 std::string NodeFitsVersion(const schema::OpSchema& to, const onnx::NodeProto& node);
 
+// Downgrading from opset 11 or later to an earlier version: resolves the
+// node's negative axis attributes (which count from the back from 11 on)
+// with the rank they index; fails when that rank is unknown.
+absl::Status ResolveNegativeAxes(AdapterContext& ctx);
+
 // Checks that the element types a node uses are allowed by `to`'s type
 // constraints (used by compatible downgrades); the error names the value,
 // its type and the allowed ones.

@@ -45,6 +45,8 @@ constexpr AddedAttribute kAddedAttributes[] = {
     {"DepthToSpace", 11, 1, "mode", 0, "DCR"},
     {"Reshape", 14, 13, "allowzero", 0, nullptr},
     {"GatherND", 12, 11, "batch_dims", 0, nullptr},
+    {"TopK", 11, 10, "largest", 1, nullptr},
+    {"TopK", 11, 10, "sorted", 1, nullptr},
     {"Cast", 19, 13, "saturate", 0, nullptr, /*irrelevant=*/true},
     {"CastLike", 19, 15, "saturate", 0, nullptr, /*irrelevant=*/true},
 };

@@ -1,6 +1,7 @@
-// Shape, Split, Flatten and Pad across the versions that changed their
-// attributes: Shape's start/end (15), Split's num_outputs (18), Flatten's
-// negative axis (11), and Pad's axes input (18).
+// Shape, Split and Pad across the versions that changed their attributes:
+// Shape's start/end (15), Split's num_outputs (18), and Pad's axes input
+// (18). (Negative axes below 11 are resolved for every op in
+// negative_axes.cc.)
 
 #include <cstdint>
 #include <limits>
@@ -94,24 +95,6 @@ absl::Status SplitNumOutputsDown(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
-// Flatten before 11 takes axis in [0, rank]: a negative axis is resolved
-// with the input's rank.
-absl::Status FlattenAxisDown(AdapterContext& ctx) {
-  const onnx::AttributeProto* axis = FindAttribute(ctx.node, "axis");
-  if (axis == nullptr || axis->i() >= 0) return absl::OkStatus();
-  int64_t rank = RankOf(ctx, ctx.node.input(0));
-  if (rank < 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "axis ", axis->i(), " is negative and the rank of '", ctx.node.input(0),
-        "' is unknown; ", ctx.to.Label(), " takes only axes from 0"));
-  }
-  int64_t resolved = axis->i() + rank;
-  RemoveAttribute(ctx.node, "axis");
-  AddIntAttribute(ctx.node, "axis", resolved);
-  ctx.changes.push_back({"attribute-set", absl::StrCat("axis resolved to ", resolved)});
-  return absl::OkStatus();
-}
-
 // Pad-18's `axes` input names the axes `pads` covers; Pad-13 pads every
 // axis: the pads are spread to the input's rank, 0 on the others.
 absl::Status PadAxesToFullPads(AdapterContext& ctx) {
@@ -153,7 +136,6 @@ void RegisterShapeOpAdapters(RewriteTable& table) {
   table.Register("", "Shape", 15, 13, ShapeRangeToSlice, "start/end to a Slice");
   table.Register("", "Split", 13, 18, SplitNumOutputsUp, "num_outputs made explicit");
   table.Register("", "Split", 18, 13, SplitNumOutputsDown, "num_outputs to sizes");
-  table.Register("", "Flatten", 11, 9, FlattenAxisDown, "negative axis resolved");
 }
 
 }  // namespace onnxconvert::adapters

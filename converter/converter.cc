@@ -462,10 +462,12 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
       } else {
         adapters::AdapterContext ctx =
             MakeAdapterContext(step, site, *current, *next, change.changes);
+        if (!step.dry_run) status = adapters::ResolveNegativeAxes(ctx);
         adapters::AdapterEntry adapter = adapters::FindAdapter(*plan, *site.node);
         change.adapter = adapter.name;
-        switch (adapter.kind) {
+        switch (status.ok() ? adapter.kind : adapters::AdapterEntry::kUnsupported) {
           case adapters::AdapterEntry::kUnsupported:
+            if (!status.ok()) break;
             status = absl::FailedPreconditionError(adapter.reason);
             break;
           case adapters::AdapterEntry::kCompatible:
