@@ -1,5 +1,6 @@
 #include "adapters/adapter.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/container/flat_hash_set.h"
@@ -143,10 +144,54 @@ std::string AttributeDifference(const OpSchema& from, const OpSchema& to,
 
 }  // namespace
 
+namespace {
+
+// The types formal parameter `formal` of `schema` allows.
+absl::Span<const absl::string_view> AllowedTypes(const OpSchema& schema,
+                                                 const FormalParam& formal) {
+  const TypeConstraint* constraint = schema.FindConstraint(formal.type_str);
+  return constraint != nullptr ? constraint->allowed_types
+                               : absl::Span<const absl::string_view>(&formal.type_str, 1);
+}
+
+// Whether every type `from` allows in each slot of `params` is allowed by
+// `to` in the same slot, and slots `to` binds together were bound together
+// by `from` too.
+bool SlotsWiden(const OpSchema& from, absl::Span<const FormalParam> from_params,
+                const OpSchema& to, absl::Span<const FormalParam> to_params) {
+  size_t slots = std::max(from_params.size(), to_params.size());
+  for (size_t i = 0; i < slots; ++i) {
+    const FormalParam* a = FormalFor(from_params, i);
+    const FormalParam* b = FormalFor(to_params, i);
+    if (a == nullptr || b == nullptr) continue;  // the node-aware check decides
+    absl::Span<const absl::string_view> wider = AllowedTypes(to, *b);
+    for (absl::string_view type : AllowedTypes(from, *a)) {
+      if (std::find(wider.begin(), wider.end(), type) == wider.end()) return false;
+    }
+    for (size_t j = 0; j < i; ++j) {
+      const FormalParam* a2 = FormalFor(from_params, j);
+      const FormalParam* b2 = FormalFor(to_params, j);
+      if (b2 != nullptr && b2->type_str == b->type_str && to.FindConstraint(b->type_str) &&
+          (a2 == nullptr || a2->type_str != a->type_str)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 AdapterPlan PlanAdapter(const OpSchema& from, const OpSchema& to) {
-  return {&from, &to, Rewrites().Find(from.domain, from.name, from.since_version, to.since_version),
-          absl::StrCat(from.domain.empty() ? "" : absl::StrCat(from.domain, "."), from.name, " ",
-                       from.since_version, "->", to.since_version)};
+  AdapterPlan plan{
+      &from, &to, Rewrites().Find(from.domain, from.name, from.since_version, to.since_version),
+      absl::StrCat(from.domain.empty() ? "" : absl::StrCat(from.domain, "."), from.name, " ",
+                   from.since_version, "->", to.since_version)};
+  // Inputs and outputs bind the same type parameters, so both are checked
+  // as one list of slots.
+  plan.types_widen = SlotsWiden(from, from.inputs, to, to.inputs) &&
+                     SlotsWiden(from, from.outputs, to, to.outputs);
+  return plan;
 }
 
 AdapterEntry FindAdapter(const AdapterPlan& plan, const onnx::NodeProto& node) {

@@ -89,6 +89,9 @@ struct AdapterPlan {
   const schema::OpSchema* to;
   const AdapterEntry* rewrite;  // null: derived from the registry
   std::string name;             // e.g. "Relu 13->14"
+  // Every type a value may have under `from` is allowed by `to` in the same
+  // place, with no new same-type requirement: nodes need no type check.
+  bool types_widen = false;
 };
 
 // The plan for converting between two adjacent versions of an operator.

@@ -216,21 +216,33 @@ absl::Status StepError(absl::StatusCode code, int64_t from, int64_t to, const No
                                             schema.Label(), reason));
 }
 
-// Element types of every value, looked up by graph and name.
+// The types of every value, looked up by graph and name: inferred when
+// first asked for, and replaced by the validation of each changed step.
 class TypeTable {
  public:
-  explicit TypeTable(const schema::InferenceResult* result) : result_(result) {}
+  using Result = absl::StatusOr<schema::InferenceResult>;
+
+  explicit TypeTable(const onnx::ModelProto& model) : model_(model) {}
+
   const onnx::TypeProto* TypeOf(const onnx::GraphProto* graph, absl::string_view name) const {
-    if (result_ == nullptr || graph == nullptr) return nullptr;
-    auto g = result_->graphs.find(graph);
-    if (g == result_->graphs.end()) return nullptr;
+    if (graph == nullptr) return nullptr;
+    if (result_ == nullptr) result_ = std::make_unique<Result>(schema::InferModel(model_));
+    if (!result_->ok()) return nullptr;
+    auto g = (*result_)->graphs.find(graph);
+    if (g == (*result_)->graphs.end()) return nullptr;
     auto it = g->second.types.find(name);
     return it == g->second.types.end() ? nullptr : it->second;
   }
+  // Uses `result`, inferred for the model as it is now.
+  void Reset(std::unique_ptr<Result> result) { result_ = std::move(result); }
+  // Forgets the types: the model changed; the next lookup infers again.
+  void Invalidate() { result_.reset(); }
 
  private:
-  const schema::InferenceResult* result_;
+  const onnx::ModelProto& model_;
+  mutable std::unique_ptr<Result> result_;
 };
+
 
 // Converts the nodes whose op changes between `from` and `to` (adjacent).
 // Adds `value` as an initializer of `graph` under a fresh name.
@@ -365,7 +377,8 @@ adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& s
 // fits the operator version it binds to at the step's target opset (the
 // rewrite may have replaced the op).
 absl::Status RunRewrite(StepContext& step, const NodeSite& site,
-                        const adapters::AdapterEntry& adapter, adapters::AdapterContext& ctx) {
+                        const adapters::AdapterEntry& adapter, adapters::AdapterContext& ctx,
+                        bool check_types) {
   std::string old_op = site.node->op_type();
   OC_RETURN_IF_ERROR(adapter.fn(ctx));
   const OpSchema* bound = Registry::Get().Lookup("", site.node->op_type(), step.to);
@@ -384,7 +397,7 @@ absl::Status RunRewrite(StepContext& step, const NodeSite& site,
     return absl::OkStatus();
   }
   // The rewritten node must still use only types its new version allows.
-  return adapters::CheckTypesAllowed(ctx);
+  return check_types ? adapters::CheckTypesAllowed(ctx) : absl::OkStatus();
 }
 
 // Converts one node of an op that does not exist at the step's target:
@@ -398,7 +411,7 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
     if (step.dry_run) return absl::OkStatus();
     adapters::AdapterContext ctx = MakeAdapterContext(step, site, current, current,
                                                       report.changes);
-    return RunRewrite(step, site, *replacement, ctx);
+    return RunRewrite(step, site, *replacement, ctx, /*check_types=*/false);
   }
   int first = Registry::Get().VersionsOf("", current.name).front();
   if (current.function_bodies.empty() && current.context_dependent_function_opsets.empty()) {
@@ -471,14 +484,14 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
             status = absl::FailedPreconditionError(adapter.reason);
             break;
           case adapters::AdapterEntry::kCompatible:
-            status = adapters::CheckTypesAllowed(ctx);
+            if (!plan->types_widen) status = adapters::CheckTypesAllowed(ctx);
             if (status.ok()) {
               change.changes.push_back({"version-bump", absl::StrCat(current->Label(), " -> ",
                                                                      next->Label())});
             }
             break;
           case adapters::AdapterEntry::kRewrite:
-            if (!step.dry_run) status = RunRewrite(step, site, adapter, ctx);
+            if (!step.dry_run) status = RunRewrite(step, site, adapter, ctx, !plan->types_widen);
             break;
         }
       }
@@ -541,9 +554,7 @@ absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
         absl::StrCat("the input model is invalid: ", check.status().message()));
   }
   // Types for the adapters, refreshed after every step that changes nodes.
-  auto inferred = std::make_unique<absl::StatusOr<schema::InferenceResult>>(
-      schema::InferModel(result.model));
-  TypeTable types(inferred->ok() ? &**inferred : nullptr);
+  TypeTable types(result.model);
 
   OpIndex index(result.model);
   NameGenerator names(result.model);
@@ -572,19 +583,18 @@ absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
         // previous opset is still valid.
         step->validation = "unchanged";
       } else {
-        auto next = std::make_unique<absl::StatusOr<schema::InferenceResult>>(
-            options.validate_each_step ? Validate(result.model)
-                                       : schema::InferModel(result.model));
         if (options.validate_each_step) {
-          if (!next->ok()) {
+          auto validated = std::make_unique<TypeTable::Result>(Validate(result.model));
+          if (!validated->ok()) {
             return absl::InternalError(absl::StrCat("step ", from, " -> ", from + direction,
                                                     ": the converted model does not validate: ",
-                                                    next->status().message()));
+                                                    validated->status().message()));
           }
           step->validation = "ok";
+          types.Reset(std::move(validated));
+        } else {
+          types.Invalidate();
         }
-        inferred = std::move(next);
-        types = TypeTable(inferred->ok() ? &**inferred : nullptr);
       }
     }
     step->milliseconds = std::chrono::duration<double, std::milli>(
