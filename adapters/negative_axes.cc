@@ -55,7 +55,9 @@ int64_t RankFor(const AdapterContext& ctx, const AxisAttribute& row,
 }  // namespace
 
 absl::Status ResolveNegativeAxes(AdapterContext& ctx) {
-  if (ctx.from.since_version < 11 || ctx.to.since_version >= 11) return absl::OkStatus();
+  if (!ctx.from.domain.empty() || ctx.from.since_version < 11 || ctx.to.since_version >= 11) {
+    return absl::OkStatus();
+  }
   for (const AxisAttribute& row : kAxisAttributes) {
     if (ctx.from.name != row.op) continue;
     onnx::AttributeProto* attribute = nullptr;

@@ -44,6 +44,7 @@ const RewriteTable& Rewrites() {
     RegisterResizeAdapters(*table);
     RegisterControlFlowAdapters(*table);
     RegisterNormalizationAdapters(*table);
+    RegisterMlAdapters(*table);
     return table;
   }();
   return *table;

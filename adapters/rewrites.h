@@ -40,6 +40,7 @@ void RegisterAddedAttributeAdapters(RewriteTable& table);
 void RegisterResizeAdapters(RewriteTable& table);
 void RegisterControlFlowAdapters(RewriteTable& table);
 void RegisterNormalizationAdapters(RewriteTable& table);
+void RegisterMlAdapters(RewriteTable& table);
 
 }  // namespace onnxconvert::adapters
 

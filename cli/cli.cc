@@ -219,6 +219,12 @@ int ConvertOrPlan(Context& ctx, bool dry_run) {
     if (!ir.ok()) return Fail(ctx, "onnx-convert", ir.status(), kExitUsageOrIo);
     options.ir_version = *ir;
   }
+  if (ctx.args.Has("ml-to")) {
+    absl::StatusOr<int64_t> ml = IntFlag(ctx.args, "ml-to");
+    if (!ml.ok()) return Fail(ctx, "onnx-convert", ml.status(), kExitUsageOrIo);
+    options.ml_target_opset = *ml;
+  }
+  options.expand_functions = !ctx.args.Has("no-expand");
   int exit_code = kExitOk;
   absl::StatusOr<LoadedModel> loaded = LoadForCommand(ctx, path, exit_code);
   if (!loaded.ok()) return exit_code;
@@ -255,15 +261,19 @@ int RunPlan(Context& ctx) { return ConvertOrPlan(ctx, /*dry_run=*/true); }
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {"convert",
-       "convert IN -o OUT --to N [--ir-version V] [--report FILE.json|FILE.txt] [--dry-run]\n"
-       "          [--external-data-threshold BYTES]",
-       "converts the model one ai.onnx opset at a time, validating every step",
-       {{"output", true, "o"}, {"to", true, ""}, {"ir-version", true, ""},
-        {"report", true, ""}, {"dry-run", false, ""}, {"external-data-threshold", true, ""}},
+       "convert IN -o OUT --to N [--ml-to M] [--ir-version V] [--no-expand]\n"
+       "          [--report FILE.json|FILE.txt] [--dry-run] [--external-data-threshold BYTES]",
+       "converts the model one opset at a time (ai.onnx, and ai.onnx.ml with --ml-to),\n"
+       "      validating every step; ops gone at the target are expanded into their function\n"
+       "      bodies unless --no-expand",
+       {{"output", true, "o"}, {"to", true, ""}, {"ml-to", true, ""}, {"ir-version", true, ""},
+        {"no-expand", false, ""}, {"report", true, ""}, {"dry-run", false, ""},
+        {"external-data-threshold", true, ""}},
        1, RunConvert},
-      {"plan", "plan IN --to N [--report FILE]",
+      {"plan", "plan IN --to N [--ml-to M] [--no-expand] [--report FILE]",
        "the steps and adapters a conversion would run, changing nothing",
-       {{"to", true, ""}, {"report", true, ""}}, 1, RunPlan},
+       {{"to", true, ""}, {"ml-to", true, ""}, {"no-expand", false, ""}, {"report", true, ""}},
+       1, RunPlan},
       {"inspect", "inspect MODEL [--json]",
        "IR version, producer, opsets, ops, initializers, functions, inputs and outputs",
        {{"json", false, ""}}, 1, RunInspect},

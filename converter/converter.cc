@@ -35,11 +35,19 @@ struct NodeSite {
   std::string path;
 };
 
+// The index key of an operator: its canonical domain and its name.
+std::string Key(absl::string_view domain, absl::string_view op) {
+  return absl::StrCat(domain, "\x1f", op);
+}
+
 // Every ai.onnx node of the model by op type, collected once and kept up to
 // date as steps insert, replace and remove nodes.
 class OpIndex {
  public:
-  explicit OpIndex(onnx::ModelProto& model) {
+  // Indexes the nodes of `domains` (canonical names); the others are only
+  // counted.
+  OpIndex(onnx::ModelProto& model, absl::flat_hash_set<std::string> domains)
+      : domains_(std::move(domains)) {
     if (model.has_graph()) AddGraph(*model.mutable_graph(), "main", 0);
     for (onnx::FunctionProto& function : *model.mutable_functions()) {
       std::string path = absl::StrCat("function '", function.domain(), ".", function.name(), "'");
@@ -49,8 +57,8 @@ class OpIndex {
     }
   }
 
-  absl::Span<const NodeSite> NodesOf(absl::string_view op) const {
-    auto it = by_op_.find(op);
+  absl::Span<const NodeSite> NodesOf(absl::string_view domain, absl::string_view op) const {
+    auto it = by_op_.find(Key(domain, op));
     if (it == by_op_.end()) return {};
     return it->second;
   }
@@ -59,10 +67,11 @@ class OpIndex {
   // Adds `site` (and, when `recurse`, the nodes of its subgraphs).
   void Add(const NodeSite& site, int depth, bool recurse) {
     onnx::NodeProto& node = *site.node;
-    if (Registry::CanonicalDomain(node.domain()).empty()) {
-      by_op_[node.op_type()].push_back(site);
+    absl::string_view domain = Registry::CanonicalDomain(node.domain());
+    if (domains_.contains(domain)) {
+      by_op_[Key(domain, node.op_type())].push_back(site);
     } else {
-      ++others_[absl::StrCat(node.domain(), ".", node.op_type())];
+      ++others_[absl::StrCat(domain.empty() ? "ai.onnx" : domain, ".", node.op_type())];
     }
     if (!recurse || depth >= kMaxDepth) return;
     for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
@@ -85,9 +94,9 @@ class OpIndex {
     }
   }
 
-  // Forgets `nodes`, listed under `op`.
-  void Forget(absl::string_view op, const absl::flat_hash_set<const onnx::NodeProto*>& nodes) {
-    auto it = by_op_.find(op);
+  // Forgets `nodes`, listed under `key` (KeyOf their domain and op).
+  void Forget(absl::string_view key, const absl::flat_hash_set<const onnx::NodeProto*>& nodes) {
+    auto it = by_op_.find(key);
     if (it == by_op_.end()) return;
     std::erase_if(it->second, [&](const NodeSite& site) { return nodes.contains(site.node); });
   }
@@ -99,9 +108,15 @@ class OpIndex {
     }
   }
 
+  absl::flat_hash_set<std::string> domains_;
   absl::flat_hash_map<std::string, std::vector<NodeSite>> by_op_;
   std::map<std::string, int> others_;
 };
+
+// The index key of `node` (domain and op type).
+std::string KeyOf(const onnx::NodeProto& node) {
+  return Key(Registry::CanonicalDomain(node.domain()), node.op_type());
+}
 
 // The structural edits of one step, applied when the step ends so that the
 // node lists are rebuilt once per step, in time linear in their size, and
@@ -117,11 +132,11 @@ class StepEdits {
   // Drops the anchor node itself (it was replaced by inserted ones).
   void Remove(const NodeSite& anchor) {
     edits_[anchor.list].removed.insert(anchor.node);
-    forgotten_[anchor.node->op_type()].insert(anchor.node);
+    forgotten_[KeyOf(*anchor.node)].insert(anchor.node);
   }
-  // Records that `site`'s node now has op type `op_type` (was `old_op`).
-  void Retyped(const NodeSite& site, absl::string_view old_op) {
-    forgotten_[std::string(old_op)].insert(site.node);
+  // Records that `site`'s node has a new op type; `old_key` was its KeyOf.
+  void Retyped(const NodeSite& site, const std::string& old_key) {
+    forgotten_[old_key].insert(site.node);
     retyped_.push_back(site);
   }
   // Tracks the nodes of a subgraph an adapter built.
@@ -190,17 +205,20 @@ class StepEdits {
   std::vector<std::unique_ptr<std::string>> retired_;
 };
 
-std::optional<int64_t> AiOnnxOpset(const onnx::ModelProto& model) {
-  for (const auto& opset : model.opset_import()) {
-    if (Registry::CanonicalDomain(opset.domain()).empty()) return opset.version();
+// The version `imports` gives `domain` (canonical), if any.
+std::optional<int64_t> ImportedOpset(
+    const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
+    absl::string_view domain) {
+  for (const auto& opset : imports) {
+    if (Registry::CanonicalDomain(opset.domain()) == domain) return opset.version();
   }
   return std::nullopt;
 }
 
-void SetAiOnnxOpset(google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
-                    int64_t opset) {
+void SetImportedOpset(google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
+                      absl::string_view domain, int64_t opset) {
   for (auto& entry : imports) {
-    if (Registry::CanonicalDomain(entry.domain()).empty()) entry.set_version(opset);
+    if (Registry::CanonicalDomain(entry.domain()) == domain) entry.set_version(opset);
   }
 }
 
@@ -209,11 +227,16 @@ std::string NodeName(const onnx::NodeProto& node) {
                              : absl::StrCat("'", node.name(), "'");
 }
 
-absl::Status StepError(absl::StatusCode code, int64_t from, int64_t to, const NodeSite& site,
-                       const OpSchema& schema, absl::string_view reason) {
-  return absl::Status(code, absl::StrFormat("step %d -> %d: %s \xE2\x80\xBA node %s (%s): %s",
-                                            from, to, site.path, NodeName(*site.node),
-                                            schema.Label(), reason));
+// "step 12 -> 13", or "ai.onnx.ml step 2 -> 1" for another domain.
+std::string StepName(absl::string_view domain, int64_t from, int64_t to) {
+  return absl::StrCat(domain, domain.empty() ? "" : " ", "step ", from, " -> ", to);
+}
+
+absl::Status StepError(absl::StatusCode code, absl::string_view domain, int64_t from, int64_t to,
+                       const NodeSite& site, const OpSchema& schema, absl::string_view reason) {
+  return absl::Status(code, absl::StrFormat("%s: %s \xE2\x80\xBA node %s (%s): %s",
+                                            StepName(domain, from, to), site.path,
+                                            NodeName(*site.node), schema.Label(), reason));
 }
 
 // The types of every value, looked up by graph and name: inferred when
@@ -332,6 +355,7 @@ struct StepContext {
   NameGenerator& names;
   StepEdits& edits;
   ConstantTable& constants;
+  absl::string_view domain;  // canonical: "" for ai.onnx
   int64_t from;
   int64_t to;
   bool dry_run;
@@ -380,8 +404,9 @@ absl::Status RunRewrite(StepContext& step, const NodeSite& site,
                         const adapters::AdapterEntry& adapter, adapters::AdapterContext& ctx,
                         bool check_types) {
   std::string old_op = site.node->op_type();
+  std::string old_key = KeyOf(*site.node);
   OC_RETURN_IF_ERROR(adapter.fn(ctx));
-  const OpSchema* bound = Registry::Get().Lookup("", site.node->op_type(), step.to);
+  const OpSchema* bound = Registry::Get().Lookup(step.domain, site.node->op_type(), step.to);
   if (bound == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
         adapter.name, " leaves a ", site.node->op_type(), " node, which does not exist at opset ",
@@ -393,7 +418,7 @@ absl::Status RunRewrite(StepContext& step, const NodeSite& site,
         absl::StrCat(adapter.name, " leaves the node unfit: ", misfit));
   }
   if (site.node->op_type() != old_op) {
-    step.edits.Retyped(site, old_op);
+    step.edits.Retyped(site, old_key);
     return absl::OkStatus();
   }
   // The rewritten node must still use only types its new version allows.
@@ -405,7 +430,7 @@ absl::Status RunRewrite(StepContext& step, const NodeSite& site,
 absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const OpSchema& current,
                                   NodeChange& report) {
   const adapters::AdapterEntry* replacement =
-      adapters::Rewrites().Find("", current.name, current.since_version, 0);
+      adapters::Rewrites().Find(step.domain, current.name, current.since_version, 0);
   if (replacement != nullptr) {
     report.adapter = replacement->name;
     if (step.dry_run) return absl::OkStatus();
@@ -413,7 +438,7 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
                                                       report.changes);
     return RunRewrite(step, site, *replacement, ctx, /*check_types=*/false);
   }
-  int first = Registry::Get().VersionsOf("", current.name).front();
+  int first = Registry::Get().VersionsOf(step.domain, current.name).front();
   if (current.function_bodies.empty() && current.context_dependent_function_opsets.empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat(current.name, " does not exist before opset ", first,
@@ -449,18 +474,19 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
 
 absl::StatusOr<StepReport> RunStep(StepContext& step) {
   StepReport report;
+  report.domain = std::string(step.domain);
   report.from_opset = step.from;
   report.to_opset = step.to;
   const Registry& registry = Registry::Get();
   // Upgrading k -> k+1 touches ops with a version introduced at k+1;
   // downgrading k -> k-1 touches ops with a version introduced at k.
   int64_t boundary = std::max(step.from, step.to);
-  for (const OpSchema* changed : registry.ChangedAt("", boundary)) {
-    absl::Span<const NodeSite> sites = step.index.NodesOf(changed->name);
+  for (const OpSchema* changed : registry.ChangedAt(step.domain, boundary)) {
+    absl::Span<const NodeSite> sites = step.index.NodesOf(step.domain, changed->name);
     if (sites.empty()) continue;
     // The versions on both sides of the step are the same for every node.
-    const OpSchema* current = registry.Lookup("", changed->name, step.from);
-    const OpSchema* next = registry.Lookup("", changed->name, step.to);
+    const OpSchema* current = registry.Lookup(step.domain, changed->name, step.from);
+    const OpSchema* next = registry.Lookup(step.domain, changed->name, step.to);
     if (current == nullptr) continue;  // the op is not valid here anyway
     if (current == next) continue;
     std::optional<adapters::AdapterPlan> plan;
@@ -496,7 +522,8 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
         }
       }
       if (!status.ok()) {
-        return StepError(status.code(), step.from, step.to, site, *current, status.message());
+        return StepError(status.code(), step.domain, step.from, step.to, site, *current,
+                         status.message());
       }
       report.nodes.push_back(std::move(change));
     }
@@ -529,23 +556,65 @@ int64_t MinIrVersionForOpset(int64_t opset) {
   return ir;
 }
 
+namespace {
+
+// One domain's way from its source opset to its target.
+struct Track {
+  std::string domain;  // canonical
+  int64_t source;
+  int64_t target;
+};
+
+// The domains to convert: ai.onnx always, ai.onnx.ml when asked for.
+absl::StatusOr<std::vector<Track>> PlanTracks(const onnx::ModelProto& model,
+                                              const ConvertOptions& options) {
+  std::vector<Track> tracks;
+  auto add = [&](absl::string_view domain, absl::string_view label, int64_t target,
+                 bool required) -> absl::Status {
+    std::optional<int64_t> source = ImportedOpset(model.opset_import(), domain);
+    if (!source) {
+      if (!required) return absl::OkStatus();
+      return absl::InvalidArgumentError(
+          absl::StrCat("the model imports no ", label, " opset to convert from"));
+    }
+    int64_t newest = Registry::Get().MaxOpset(domain);
+    if (target < 1 || target > newest) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("target opset ", target, domain.empty() ? "" : absl::StrCat(" of ", label),
+                       " does not exist (1 to ", newest, ")"));
+    }
+    tracks.push_back({std::string(domain), *source, target});
+    return absl::OkStatus();
+  };
+  OC_RETURN_IF_ERROR(add("", "ai.onnx", options.target_opset, /*required=*/true));
+  if (options.ml_target_opset) {
+    OC_RETURN_IF_ERROR(add("ai.onnx.ml", "ai.onnx.ml", *options.ml_target_opset,
+                           /*required=*/false));
+  }
+  return tracks;
+}
+
+// The domains `tracks` convert, for the index.
+absl::flat_hash_set<std::string> DomainsOf(const std::vector<Track>& tracks) {
+  absl::flat_hash_set<std::string> domains;
+  for (const Track& track : tracks) domains.insert(track.domain);
+  return domains;
+}
+
+}  // namespace
+
 absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
                                               const ConvertOptions& options) {
-  std::optional<int64_t> source = AiOnnxOpset(model);
-  if (!source) {
-    return absl::InvalidArgumentError("the model imports no ai.onnx opset to convert from");
-  }
-  int64_t target = options.target_opset;
-  int64_t newest = Registry::Get().MaxOpset("");
-  if (target < 1 || target > newest) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("target opset ", target, " does not exist (1 to ", newest, ")"));
-  }
+  OC_ASSIGN_OR_RETURN(std::vector<Track> tracks, PlanTracks(model, options));
   ConversionResult result;
   result.model = model;
   ConversionReport& report = result.report;
-  report.source_opset = *source;
-  report.target_opset = target;
+  report.source_opset = tracks[0].source;
+  report.target_opset = tracks[0].target;
+  if (tracks.size() > 1) {
+    report.source_ml_opset = tracks[1].source;
+    report.target_ml_opset = tracks[1].target;
+  }
   report.source_ir_version = model.ir_version();
 
   schema::CheckReport check = schema::CheckModel(model);
@@ -556,39 +625,40 @@ absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
   // Types for the adapters, refreshed after every step that changes nodes.
   TypeTable types(result.model);
 
-  OpIndex index(result.model);
+  OpIndex index(result.model, DomainsOf(tracks));
   NameGenerator names(result.model);
   StepEdits edits;
   ConstantTable constants;
   // Value names adapters replaced, kept alive because inferred types view them.
   std::vector<std::unique_ptr<std::string>> retired;
   for (const auto& [op, count] : index.others()) report.untouched_ops.emplace_back(op, count);
-  int64_t direction = target > *source ? 1 : -1;
-  for (int64_t from = *source; from != target; from += direction) {
-    auto start = std::chrono::steady_clock::now();
-    StepContext context{index,           types, names,           edits,
-                        constants,       from,  from + direction, options.dry_run,
-                        options.expand_functions};
-    absl::StatusOr<StepReport> step = RunStep(context);
-    if (!step.ok()) return step.status();
-    if (!options.dry_run) {
-      edits.Apply(index, retired);
-      constants.Clear();
-      SetAiOnnxOpset(*result.model.mutable_opset_import(), from + direction);
-      for (auto& function : *result.model.mutable_functions()) {
-        SetAiOnnxOpset(*function.mutable_opset_import(), from + direction);
-      }
-      if (step->nodes.empty()) {
-        // No node binds to another operator version: what validated at the
-        // previous opset is still valid.
-        step->validation = "unchanged";
-      } else {
-        if (options.validate_each_step) {
+  for (const Track& track : tracks) {
+    int64_t direction = track.target > track.source ? 1 : -1;
+    for (int64_t from = track.source; from != track.target; from += direction) {
+      auto start = std::chrono::steady_clock::now();
+      int64_t to = from + direction;
+      StepContext context{index,     types,        names, edits,           constants,
+                          track.domain, from,      to,    options.dry_run, options.expand_functions};
+      absl::StatusOr<StepReport> step = RunStep(context);
+      if (!step.ok()) return step.status();
+      if (!options.dry_run) {
+        edits.Apply(index, retired);
+        constants.Clear();
+        SetImportedOpset(*result.model.mutable_opset_import(), track.domain, to);
+        for (auto& function : *result.model.mutable_functions()) {
+          SetImportedOpset(*function.mutable_opset_import(), track.domain, to);
+        }
+        if (step->nodes.empty()) {
+          // No node binds to another operator version: what validated at
+          // the previous opset is still valid.
+          step->validation = "unchanged";
+        } else if (options.validate_each_step) {
           auto validated = std::make_unique<TypeTable::Result>(Validate(result.model));
           if (!validated->ok()) {
-            return absl::InternalError(absl::StrCat("step ", from, " -> ", from + direction,
-                                                    ": the converted model does not validate: ",
-                                                    validated->status().message()));
+            return absl::InternalError(
+                absl::StrCat(StepName(track.domain, from, to),
+                             ": the converted model does not validate: ",
+                             validated->status().message()));
           }
           step->validation = "ok";
           types.Reset(std::move(validated));
@@ -596,15 +666,15 @@ absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
           types.Invalidate();
         }
       }
+      step->milliseconds = std::chrono::duration<double, std::milli>(
+                               std::chrono::steady_clock::now() - start)
+                               .count();
+      report.nodes_converted += static_cast<int>(step->nodes.size());
+      report.steps.push_back(*std::move(step));
     }
-    step->milliseconds = std::chrono::duration<double, std::milli>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
-    report.nodes_converted += static_cast<int>(step->nodes.size());
-    report.steps.push_back(*std::move(step));
   }
   int64_t ir = options.ir_version.value_or(
-      std::max(model.ir_version(), MinIrVersionForOpset(target)));
+      std::max(model.ir_version(), MinIrVersionForOpset(tracks[0].target)));
   if (!options.dry_run) result.model.set_ir_version(ir);
   report.target_ir_version = ir;
   return result;
@@ -614,12 +684,17 @@ std::string ConversionReport::ToJson() const {
   JsonWriter json;
   json.BeginObject();
   json.Key("source_opset").Int(source_opset).Key("target_opset").Int(target_opset);
+  if (source_ml_opset) {
+    json.Key("source_ml_opset").Int(*source_ml_opset).Key("target_ml_opset").Int(*target_ml_opset);
+  }
   json.Key("source_ir_version").Int(source_ir_version);
   json.Key("target_ir_version").Int(target_ir_version);
   json.Key("nodes_converted").Int(nodes_converted);
   json.Key("steps").BeginArray();
   for (const StepReport& step : steps) {
-    json.BeginObject().Key("from").Int(step.from_opset).Key("to").Int(step.to_opset);
+    json.BeginObject();
+    if (!step.domain.empty()) json.Key("domain").String(step.domain);
+    json.Key("from").Int(step.from_opset).Key("to").Int(step.to_opset);
     json.Key("validation").String(step.validation);
     json.Key("milliseconds").Double(step.milliseconds);
     json.Key("nodes").BeginArray();
@@ -650,8 +725,9 @@ std::string ConversionReport::ToText() const {
                                     source_opset, target_opset, source_ir_version,
                                     target_ir_version, nodes_converted);
   for (const StepReport& step : steps) {
-    absl::StrAppendFormat(&out, "step %d -> %d: %d nodes, validation %s (%.1f ms)\n",
-                          step.from_opset, step.to_opset, step.nodes.size(), step.validation,
+    absl::StrAppendFormat(&out, "%s: %d nodes, validation %s (%.1f ms)\n",
+                          StepName(step.domain, step.from_opset, step.to_opset),
+                          step.nodes.size(), step.validation,
                           step.milliseconds);
     for (const NodeChange& node : step.nodes) {
       absl::StrAppendFormat(&out, "  %s \xE2\x80\xBA %s: %s\n", node.graph,

@@ -15,6 +15,8 @@ namespace onnxconvert::converter {
 // Choices for a conversion.
 struct ConvertOptions {
   int64_t target_opset = 0;             // ai.onnx opset to reach
+  // ai.onnx.ml opset to reach; unset: ai.onnx.ml nodes are left as they are.
+  std::optional<int64_t> ml_target_opset;
   std::optional<int64_t> ir_version;    // pins ir_version; default: raised as needed
   bool validate_each_step = true;       // check + strict inference after every step
   bool dry_run = false;                 // plan only: find adapters, change nothing
@@ -36,6 +38,7 @@ struct NodeChange {
 
 // One opset step.
 struct StepReport {
+  std::string domain;  // "" for ai.onnx, else e.g. "ai.onnx.ml"
   int64_t from_opset = 0;
   int64_t to_opset = 0;
   std::vector<NodeChange> nodes;
@@ -48,6 +51,8 @@ struct StepReport {
 struct ConversionReport {
   int64_t source_opset = 0;
   int64_t target_opset = 0;
+  std::optional<int64_t> source_ml_opset;  // when ai.onnx.ml was converted
+  std::optional<int64_t> target_ml_opset;
   int64_t source_ir_version = 0;
   int64_t target_ir_version = 0;
   std::vector<StepReport> steps;
