@@ -159,7 +159,8 @@ absl::Status LabelEncoderTensorsToLists(AdapterContext& ctx) {
       }
     } else {
       return absl::FailedPreconditionError(absl::StrCat(
-          moved.tensor, " holds a type LabelEncoder-2's lists cannot (string, int64, float)"));
+          moved.tensor, " holds a type LabelEncoder-2 cannot express (it has string, int64 and "
+          "float lists)"));
     }
     if (scalar && FindAttribute(ctx.node, "default_tensor") != nullptr) {
       return absl::FailedPreconditionError("default_tensor is not a single value");
@@ -211,6 +212,11 @@ std::optional<int64_t> IndexOf(absl::Span<const char* const> names, absl::string
 // and leaves numbered in one classic node table per tree.
 absl::Status TreeEnsembleToRegressor(AdapterContext& ctx) {
   onnx::NodeProto& node = ctx.node;
+  if (ElemTypeOf(ctx, node.input(0)) != onnx::TensorProto::FLOAT) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "'", node.input(0), "' is not known to be float; TreeEnsemble's output takes the input's "
+        "type, and TreeEnsembleRegressor, always giving float, cannot express that"));
+  }
   const std::vector<int64_t> roots = Ints(node, "tree_roots");
   const std::vector<int64_t> features = Ints(node, "nodes_featureids");
   const std::vector<int64_t> true_ids = Ints(node, "nodes_truenodeids");

@@ -586,10 +586,14 @@ absl::StatusOr<std::vector<Track>> PlanTracks(const onnx::ModelProto& model,
     tracks.push_back({std::string(domain), *source, target});
     return absl::OkStatus();
   };
-  OC_RETURN_IF_ERROR(add("", "ai.onnx", options.target_opset, /*required=*/true));
+  // A model of ai.onnx.ml alone needs no ai.onnx opset when only its
+  // ai.onnx.ml opset is converted.
+  bool ml_only = options.ml_target_opset.has_value() &&
+                 !ImportedOpset(model.opset_import(), "").has_value();
+  OC_RETURN_IF_ERROR(add("", "ai.onnx", options.target_opset, /*required=*/!ml_only));
   if (options.ml_target_opset) {
     OC_RETURN_IF_ERROR(add("ai.onnx.ml", "ai.onnx.ml", *options.ml_target_opset,
-                           /*required=*/false));
+                           /*required=*/true));
   }
   return tracks;
 }
@@ -609,11 +613,14 @@ absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
   ConversionResult result;
   result.model = model;
   ConversionReport& report = result.report;
-  report.source_opset = tracks[0].source;
-  report.target_opset = tracks[0].target;
-  if (tracks.size() > 1) {
-    report.source_ml_opset = tracks[1].source;
-    report.target_ml_opset = tracks[1].target;
+  for (const Track& track : tracks) {
+    if (track.domain.empty()) {
+      report.source_opset = track.source;
+      report.target_opset = track.target;
+    } else {
+      report.source_ml_opset = track.source;
+      report.target_ml_opset = track.target;
+    }
   }
   report.source_ir_version = model.ir_version();
 
@@ -674,7 +681,7 @@ absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
     }
   }
   int64_t ir = options.ir_version.value_or(
-      std::max(model.ir_version(), MinIrVersionForOpset(tracks[0].target)));
+      std::max(model.ir_version(), MinIrVersionForOpset(report.target_opset)));
   if (!options.dry_run) result.model.set_ir_version(ir);
   report.target_ir_version = ir;
   return result;

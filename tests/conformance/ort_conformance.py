@@ -199,7 +199,7 @@ def add_pair(row, outcome):
 def pass_rate(row, direction):
     """Passes over the pairs that count: all upgrades; downgrades that
     converted or were refused for a missing adapter."""
-    denominator = row["pairs"] - (row["inexpressible"] if direction == "down" else 0)
+    denominator = row["pairs"] - (row["inexpressible"] if direction.endswith("down") else 0)
     return row["pass"] / denominator if denominator else 1.0
 
 
@@ -276,10 +276,12 @@ def print_report(stats, baseline):
     print("pairs of baseline-passing cases; refused counts every refusal, inexpressible "
           "those not expressible at the target (left out of the downgrade rate)\n")
     print(format_header())
-    for direction in ("up", "down"):
-        print(format_row(direction, by_direction[direction], direction))
+    for direction in ("up", "down", "ml-up", "ml-down"):
+        if direction in by_direction:
+            print(format_row(direction, by_direction[direction], direction))
     print()
-    for (direction, target) in sorted(by_target, key=lambda k: (k[0] != "up", k[1])):
+    order = {"up": 0, "down": 1, "ml-up": 2, "ml-down": 3}
+    for (direction, target) in sorted(by_target, key=lambda k: (order[k[0]], k[1])):
         print(format_row(f"{direction} -> {target}", by_target[(direction, target)], direction))
     print(f"\nmismatches: {len(mismatches)}")
     for m in mismatches:
