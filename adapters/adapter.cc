@@ -31,6 +31,9 @@ constexpr SemanticChange kSemanticChanges[] = {
     {"", "BatchNormalization", 7,
      "is_test was removed: whether it uses batch statistics now follows its outputs"},
     {"", "Dropout", 7, "is_test was removed: whether it drops now follows the run's mode"},
+    {"", "Split", 2, "the split sizes moved from an optional input to an attribute"},
+    {"", "Tile", 6, "tiles and axis (one axis) became repeats for every axis"},
+    {"", "Upsample", 7, "height_scale and width_scale became scales for every axis"},
 };
 
 bool IsSemanticChange(const OpSchema& a, const OpSchema& b) {
@@ -201,7 +204,7 @@ AdapterEntry FindAdapter(const AdapterPlan& plan, const onnx::NodeProto& node) {
   if (plan.rewrite != nullptr) return *plan.rewrite;
   if (IsSemanticChange(from, to)) {
     return {AdapterEntry::kUnsupported, nullptr,
-            absl::StrCat("no adapter yet for ", name, ": ", SemanticChangeText(from, to)), name};
+            absl::StrCat(name, " is not written as a bump: ", SemanticChangeText(from, to)), name};
   }
   std::string params = ParamDifference(from, from.inputs, to, to.inputs, node.input(), "input");
   if (params.empty()) {

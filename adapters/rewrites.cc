@@ -45,6 +45,7 @@ const RewriteTable& Rewrites() {
     RegisterControlFlowAdapters(*table);
     RegisterNormalizationAdapters(*table);
     RegisterMlAdapters(*table);
+    RegisterLegacyAdapters(*table);
     return table;
   }();
   return *table;

@@ -41,6 +41,7 @@ void RegisterResizeAdapters(RewriteTable& table);
 void RegisterControlFlowAdapters(RewriteTable& table);
 void RegisterNormalizationAdapters(RewriteTable& table);
 void RegisterMlAdapters(RewriteTable& table);
+void RegisterLegacyAdapters(RewriteTable& table);
 
 }  // namespace onnxconvert::adapters
 
