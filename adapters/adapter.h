@@ -142,6 +142,12 @@ std::string NodeFitsVersion(const schema::OpSchema& to, const onnx::NodeProto& n
 // with the rank they index; fails when that rank is unknown.
 absl::Status ResolveNegativeAxes(AdapterContext& ctx);
 
+// Casts the node's inputs whose element types `to` does not allow to the
+// nearest wider type it does (exactly holding every value), and its outputs
+// of those type parameters back; fails naming the value when no such type
+// exists. Used instead of refusing when the conversion allows casts.
+absl::Status InsertCasts(AdapterContext& ctx);
+
 // Checks that the element types a node uses are allowed by `to`'s type
 // constraints (used by compatible downgrades); the error names the value,
 // its type and the allowed ones.

@@ -225,6 +225,7 @@ int ConvertOrPlan(Context& ctx, bool dry_run) {
     options.ml_target_opset = *ml;
   }
   options.expand_functions = !ctx.args.Has("no-expand");
+  options.allow_casts = ctx.args.Has("allow-casts");
   int exit_code = kExitOk;
   absl::StatusOr<LoadedModel> loaded = LoadForCommand(ctx, path, exit_code);
   if (!loaded.ok()) return exit_code;
@@ -261,18 +262,21 @@ int RunPlan(Context& ctx) { return ConvertOrPlan(ctx, /*dry_run=*/true); }
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {"convert",
-       "convert IN -o OUT --to N [--ml-to M] [--ir-version V] [--no-expand]\n"
+       "convert IN -o OUT --to N [--ml-to M] [--ir-version V] [--no-expand] [--allow-casts]\n"
        "          [--report FILE.json|FILE.txt] [--dry-run] [--external-data-threshold BYTES]",
        "converts the model one opset at a time (ai.onnx, and ai.onnx.ml with --ml-to),\n"
        "      validating every step; ops gone at the target are expanded into their function\n"
-       "      bodies unless --no-expand",
+       "      bodies unless --no-expand; types a target version lacks are refused, or cast\n"
+       "      to a wider type around the node with --allow-casts",
        {{"output", true, "o"}, {"to", true, ""}, {"ml-to", true, ""}, {"ir-version", true, ""},
-        {"no-expand", false, ""}, {"report", true, ""}, {"dry-run", false, ""},
+        {"no-expand", false, ""}, {"allow-casts", false, ""}, {"report", true, ""},
+        {"dry-run", false, ""},
         {"external-data-threshold", true, ""}},
        1, RunConvert},
-      {"plan", "plan IN --to N [--ml-to M] [--no-expand] [--report FILE]",
+      {"plan", "plan IN --to N [--ml-to M] [--no-expand] [--allow-casts] [--report FILE]",
        "the steps and adapters a conversion would run, changing nothing",
-       {{"to", true, ""}, {"ml-to", true, ""}, {"no-expand", false, ""}, {"report", true, ""}},
+       {{"to", true, ""}, {"ml-to", true, ""}, {"no-expand", false, ""},
+        {"allow-casts", false, ""}, {"report", true, ""}},
        1, RunPlan},
       {"inspect", "inspect MODEL [--json]",
        "IR version, producer, opsets, ops, initializers, functions, inputs and outputs",

@@ -360,6 +360,7 @@ struct StepContext {
   int64_t to;
   bool dry_run;
   bool expand;
+  bool allow_casts;
 };
 
 // The adapter context for converting `site`'s node from `current` to `next`.
@@ -422,7 +423,10 @@ absl::Status RunRewrite(StepContext& step, const NodeSite& site,
     return absl::OkStatus();
   }
   // The rewritten node must still use only types its new version allows.
-  return check_types ? adapters::CheckTypesAllowed(ctx) : absl::OkStatus();
+  if (!check_types) return absl::OkStatus();
+  absl::Status types = adapters::CheckTypesAllowed(ctx);
+  if (!types.ok() && step.allow_casts) return adapters::InsertCasts(ctx);
+  return types;
 }
 
 // Converts one node of an op that does not exist at the step's target:
@@ -511,6 +515,9 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
             break;
           case adapters::AdapterEntry::kCompatible:
             if (!plan->types_widen) status = adapters::CheckTypesAllowed(ctx);
+            if (!status.ok() && step.allow_casts && !step.dry_run) {
+              status = adapters::InsertCasts(ctx);
+            }
             if (status.ok()) {
               change.changes.push_back({"version-bump", absl::StrCat(current->Label(), " -> ",
                                                                      next->Label())});
@@ -645,7 +652,8 @@ absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
       auto start = std::chrono::steady_clock::now();
       int64_t to = from + direction;
       StepContext context{index,     types,        names, edits,           constants,
-                          track.domain, from,      to,    options.dry_run, options.expand_functions};
+                          track.domain, from,      to,    options.dry_run, options.expand_functions,
+                          options.allow_casts};
       absl::StatusOr<StepReport> step = RunStep(context);
       if (!step.ok()) return step.status();
       if (!options.dry_run) {

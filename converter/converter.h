@@ -23,6 +23,9 @@ struct ConvertOptions {
   // Downgrading past an op's introduction expands the op into the function
   // body the spec gives for it (then converts that further down).
   bool expand_functions = true;
+  // A node using an element type its target version lacks gets Casts to a
+  // wider type around it instead of being refused.
+  bool allow_casts = false;
 };
 
 // What happened to one node at one step.

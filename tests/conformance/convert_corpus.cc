@@ -1,7 +1,7 @@
 // Converts the cases of the ONNX backend corpus to target opsets for the
 // ONNX Runtime conformance harness (tools/ort/run_models.js):
 //
-//   convert_corpus --out DIR [--targets 7,9,...] [--sample N]
+//   convert_corpus --out DIR [--targets 7,9,...] [--sample N] [--allow-casts]
 //                  [--cases-filter REGEX]
 //
 // Writes, under DIR:
@@ -51,6 +51,7 @@ constexpr cli::FlagSpec kFlags[] = {
     {"targets", true, ""},
     {"sample", true, ""},
     {"cases-filter", true, ""},
+    {"allow-casts", false, ""},
 };
 
 // What to convert and where to write it.
@@ -59,6 +60,7 @@ struct Options {
   std::vector<int64_t> targets;
   int64_t sample = 1;                 // keep every sample-th case
   std::optional<std::regex> filter;  // keep cases whose name matches
+  bool allow_casts = false;          // ConvertOptions::allow_casts
 };
 
 // The outcome names of conversions.jsonl, by status code.
@@ -96,6 +98,7 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   if (std::optional<std::string> targets = parsed.Get("targets")) {
     OC_ASSIGN_OR_RETURN(options.targets, ParseTargets(*targets));
   }
+  options.allow_casts = parsed.Has("allow-casts");
   if (std::optional<std::string> sample = parsed.Get("sample")) {
     if (!absl::SimpleAtoi(*sample, &options.sample) || options.sample < 1) {
       return absl::InvalidArgumentError("--sample needs a positive number");
@@ -200,11 +203,12 @@ absl::Status WriteModel(const onnx::ModelProto& model, const fs::path& path) {
 // carries the outcome.
 ConversionRecord ConvertOne(const testing::CorpusCase& c, const onnx::ModelProto& model,
                             int64_t source, int64_t target, const fs::path& case_out,
-                            std::optional<int64_t> ml_source = std::nullopt) {
+                            const Options& run, std::optional<int64_t> ml_source = std::nullopt) {
   ConversionRecord record{c.name, ml_source.value_or(source), target, ml_source.has_value(),
                           absl::OkStatus(), ""};
   converter::ConvertOptions options;
   options.target_opset = ml_source ? source : target;
+  options.allow_casts = run.allow_casts;
   if (ml_source) options.ml_target_opset = target;
   absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
   if (!result.ok()) {
@@ -252,13 +256,14 @@ absl::Status ConvertCase(const testing::CorpusCase& c, const Options& options,
   };
   for (int64_t target : options.targets) {
     if (!source || target == *source) continue;
-    record_pair(ConvertOne(c, loaded->model, *source, target, case_out));
+    record_pair(ConvertOne(c, loaded->model, *source, target, case_out, options));
   }
   // Models of ai.onnx.ml also go to every other ai.onnx.ml opset.
   if (ml) {
     for (int64_t target = 1; target <= kNewestMlOpset; ++target) {
       if (target == *ml) continue;
-      record_pair(ConvertOne(c, loaded->model, source.value_or(0), target, case_out, *ml));
+      record_pair(
+          ConvertOne(c, loaded->model, source.value_or(0), target, case_out, options, *ml));
     }
   }
   return absl::OkStatus();

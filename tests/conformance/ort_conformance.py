@@ -38,7 +38,9 @@ REFUSAL_CLASSES = [
     ("op gone at target, type-dependent body not expanded yet",
      r"its function body depends on the input types", True),
     ("op does not exist at target (no function body)", r" does not exist before opset \d+", False),
-    ("type not allowed at target", r"' is [^,]+, which \S+ does not allow for ", False),
+    ("type not allowed at target",
+     r"' is [^,]+, which \S+ does not allow for |holds their values exactly|which Cast at opset "
+     r"\d+ cannot do|cannot be cast back", False),
     ("dynamic input needs attribute at target",
      r"is not a constant, and \S+ needs it as an attribute", False),
     # The op exists at the target, but not with the behaviour this node
@@ -69,6 +71,8 @@ def parse_args(argv):
     parser.add_argument("--sample", type=int, default=1, help="keep every N-th case")
     parser.add_argument("--targets", default=None, help="comma-separated target opsets")
     parser.add_argument("--cases-filter", default=None, help="regex on case names")
+    parser.add_argument("--allow-casts", action="store_true",
+                        help="convert with casts around types a target version lacks")
     parser.add_argument("--min-up", type=float, default=1.0,
                         help="lowest accepted upgrade pass rate")
     parser.add_argument("--min-down", type=float, default=0.95,
@@ -123,6 +127,8 @@ def run_converter(args, root, work):
         command += ["--targets", args.targets]
     if args.cases_filter:
         command += ["--cases-filter", args.cases_filter]
+    if args.allow_casts:
+        command.append("--allow-casts")
     env = dict(os.environ)
     env.setdefault("ONNX_BACKEND_TESTS",
                    os.path.join(os.path.dirname(root), "shared", "onnx-backend-tests"))
