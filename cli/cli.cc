@@ -230,7 +230,7 @@ int ConvertOrPlan(Context& ctx, bool dry_run) {
   absl::StatusOr<LoadedModel> loaded = LoadForCommand(ctx, path, exit_code);
   if (!loaded.ok()) return exit_code;
   absl::StatusOr<converter::ConversionResult> result =
-      converter::ConvertModel(loaded->model, options);
+      converter::ConvertModel(std::move(loaded->model), options);
   if (!result.ok()) {
     int code = result.status().code() == absl::StatusCode::kInvalidArgument &&
                        absl::StrContains(result.status().message(), "target opset")

@@ -616,9 +616,15 @@ absl::flat_hash_set<std::string> DomainsOf(const std::vector<Track>& tracks) {
 
 absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
                                               const ConvertOptions& options) {
-  OC_ASSIGN_OR_RETURN(std::vector<Track> tracks, PlanTracks(model, options));
+  return ConvertModel(onnx::ModelProto(model), options);
+}
+
+absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
+                                              const ConvertOptions& options) {
   ConversionResult result;
-  result.model = model;
+  result.model.Swap(&input);
+  const onnx::ModelProto& model = result.model;  // as given, until the first step
+  OC_ASSIGN_OR_RETURN(std::vector<Track> tracks, PlanTracks(model, options));
   ConversionReport& report = result.report;
   for (const Track& track : tracks) {
     if (track.domain.empty()) {
@@ -689,7 +695,7 @@ absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
     }
   }
   int64_t ir = options.ir_version.value_or(
-      std::max(model.ir_version(), MinIrVersionForOpset(report.target_opset)));
+      std::max(report.source_ir_version, MinIrVersionForOpset(report.target_opset)));
   if (!options.dry_run) result.model.set_ir_version(ir);
   report.target_ir_version = ir;
   return result;

@@ -86,6 +86,11 @@ int64_t MinIrVersionForOpset(int64_t opset);
 absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
                                               const ConvertOptions& options);
 
+// ConvertModel for a model the caller gives up: converted in place of a
+// copy (the caller's object is left empty).
+absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& model,
+                                              const ConvertOptions& options);
+
 }  // namespace onnxconvert::converter
 
 #endif  // ONNX_CONVERT_CONVERTER_CONVERTER_H_
