@@ -267,19 +267,35 @@ class TypeTable {
 };
 
 
-// Converts the nodes whose op changes between `from` and `to` (adjacent).
-// Adds `value` as an initializer of `graph` under a fresh name.
-absl::StatusOr<std::string> AddConstant(onnx::GraphProto* graph, NameGenerator& names,
-                                        const onnx::NodeProto& node, onnx::TensorProto value) {
-  if (graph == nullptr) {
-    return absl::FailedPreconditionError(
-        "a constant input would be needed inside a function body (not supported yet)");
+// The constants adapters add: one initializer per distinct small value and
+// graph (a thousand Unsqueeze nodes moving axes = [0] to an input share
+// one), under fresh names.
+class AddedConstants {
+ public:
+  absl::StatusOr<std::string> Add(onnx::GraphProto* graph, NameGenerator& names,
+                                  const onnx::NodeProto& node, onnx::TensorProto value) {
+    if (graph == nullptr) {
+      return absl::FailedPreconditionError(
+          "a constant input would be needed inside a function body (not supported yet)");
+    }
+    value.clear_name();
+    std::string key;
+    if (value.ByteSizeLong() <= kShareableBytes) key = value.SerializeAsString();
+    if (!key.empty()) {
+      auto it = added_.find(std::make_pair(graph, key));
+      if (it != added_.end()) return it->second;
+    }
+    std::string name = names.FreshName(node.name().empty() ? node.op_type() : node.name());
+    value.set_name(name);
+    *graph->add_initializer() = std::move(value);
+    if (!key.empty()) added_.emplace(std::make_pair(graph, std::move(key)), name);
+    return name;
   }
-  std::string name = names.FreshName(node.name().empty() ? node.op_type() : node.name());
-  value.set_name(name);
-  *graph->add_initializer() = std::move(value);
-  return name;
-}
+
+ private:
+  static constexpr size_t kShareableBytes = 256;
+  absl::flat_hash_map<std::pair<const onnx::GraphProto*, std::string>, std::string> added_;
+};
 
 // The constants of each graph, by name: initializers and the outputs of
 // Constant nodes, collected once per graph when first asked for and
@@ -355,6 +371,7 @@ struct StepContext {
   NameGenerator& names;
   StepEdits& edits;
   ConstantTable& constants;
+  AddedConstants& added;
   absl::string_view domain;  // canonical: "" for ai.onnx
   int64_t from;
   int64_t to;
@@ -372,7 +389,7 @@ adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& s
       [&step, &site](absl::string_view value) { return step.types.TypeOf(site.graph, value); },
       changes,
       [&step, &site](onnx::TensorProto value) {
-        return AddConstant(site.graph, step.names, *site.node, std::move(value));
+        return step.added.Add(site.graph, step.names, *site.node, std::move(value));
       },
       [&step, &site](absl::string_view name) { return step.constants.Find(site.graph, name); }};
   ctx.to_opset = step.to;
@@ -649,6 +666,7 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
   NameGenerator names(result.model);
   StepEdits edits;
   ConstantTable constants;
+  AddedConstants added;
   // Value names adapters replaced, kept alive because inferred types view them.
   std::vector<std::unique_ptr<std::string>> retired;
   for (const auto& [op, count] : index.others()) report.untouched_ops.emplace_back(op, count);
@@ -657,9 +675,9 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
     for (int64_t from = track.source; from != track.target; from += direction) {
       auto start = std::chrono::steady_clock::now();
       int64_t to = from + direction;
-      StepContext context{index,     types,        names, edits,           constants,
-                          track.domain, from,      to,    options.dry_run, options.expand_functions,
-                          options.allow_casts};
+      StepContext context{index,        types, names, edits,           constants,
+                          added,        track.domain, from,  to,    options.dry_run,
+                          options.expand_functions, options.allow_casts};
       absl::StatusOr<StepReport> step = RunStep(context);
       if (!step.ok()) return step.status();
       if (!options.dry_run) {
