@@ -408,4 +408,25 @@ std::optional<std::vector<double>> FloatValues(const onnx::TensorProto& tensor) 
   }
 }
 
+absl::StatusOr<std::string> ScatterIntoConstant(AdapterContext& ctx, onnx::TensorProto base,
+                                                absl::Span<const int64_t> indices,
+                                                const std::string& updates) {
+  absl::StatusOr<std::string> base_name = ctx.add_constant(std::move(base));
+  if (!base_name.ok()) return base_name.status();
+  absl::StatusOr<std::string> index_name = ctx.add_constant(Int64Tensor(indices));
+  if (!index_name.ok()) return index_name.status();
+  onnx::NodeProto scatter;
+  scatter.set_op_type("ScatterElements");
+  scatter.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name(), "_full")));
+  scatter.add_input(*base_name);
+  scatter.add_input(*index_name);
+  scatter.add_input(updates);
+  std::string full = ctx.fresh_name(absl::StrCat(updates, "_full"));
+  scatter.add_output(full);
+  ctx.insert_before(std::move(scatter));
+  ctx.changes.push_back({"node-inserted", absl::StrCat("ScatterElements spreading '", updates,
+                                                       "' over every axis")});
+  return full;
+}
+
 }  // namespace onnxconvert::adapters

@@ -126,6 +126,14 @@ std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor);
 // The values of a float or double constant (raw or typed), or nullopt.
 std::optional<std::vector<double>> FloatValues(const onnx::TensorProto& tensor);
 
+// Inserts before the node a ScatterElements writing `updates` at
+// `indices` (constant positions) into the constant `base`, and returns the
+// name of the result: a full-rank vector built from per-axis values that
+// are known only at run time.
+absl::StatusOr<std::string> ScatterIntoConstant(AdapterContext& ctx, onnx::TensorProto base,
+                                                absl::Span<const int64_t> indices,
+                                                const std::string& updates);
+
 // The rank of `value` when its type has a shape, or -1.
 int64_t RankOf(const AdapterContext& ctx, absl::string_view value);
 

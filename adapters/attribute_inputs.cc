@@ -5,6 +5,7 @@
 // downgrading moves a constant input back into the attribute, and refuses
 // when the input is not a constant.
 
+#include <algorithm>
 #include <initializer_list>
 #include <vector>
 
@@ -182,9 +183,26 @@ absl::Status SetFromTensor(const onnx::TensorProto& value, const Slot& slot,
       absl::StrCat("the constant for '", slot.attribute, "' is not a single value"));
 }
 
+// Whether `input` is one of `moved`'s slots.
+bool IsMovedSlot(const MovedAttributes& moved, int input) {
+  for (const Slot& slot : moved.slots) {
+    if (slot.input == input) return true;
+  }
+  return false;
+}
+
 absl::Status InputToAttribute(AdapterContext& ctx) {
   const MovedAttributes& moved = Find(ctx);
   int first_moved = ctx.node.input_size();
+  for (const Slot& slot : moved.slots) first_moved = std::min(first_moved, slot.input);
+  // Inputs after the moved ones have no place in the older form.
+  for (int i = first_moved; i < ctx.node.input_size(); ++i) {
+    if (!IsMovedSlot(moved, i) && !ctx.node.input(i).empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "input #", i, " ('", ctx.node.input(i), "') has no place in ", ctx.to.Label()));
+    }
+  }
+  first_moved = ctx.node.input_size();
   for (const Slot& slot : moved.slots) {
     if (ctx.node.input_size() <= slot.input || ctx.node.input(slot.input).empty()) continue;
     // A copy: the input is deleted below.
@@ -205,6 +223,10 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
   }
   if (first_moved < ctx.node.input_size()) {
     ctx.node.mutable_input()->DeleteSubrange(first_moved, ctx.node.input_size() - first_moved);
+  }
+  // Dropout's seed only matters in training, which the older form cannot do.
+  if (ctx.from.name == "Dropout" && ctx.to.FindAttr("seed") == nullptr) {
+    RemoveAttribute(ctx.node, "seed");
   }
   // Trailing empty inputs (absent optionals) have no place in the older form.
   while (ctx.node.input_size() > 0 && ctx.node.input(ctx.node.input_size() - 1).empty()) {

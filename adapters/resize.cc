@@ -106,33 +106,70 @@ absl::Status ResizeUp11To13(AdapterContext& ctx) {
 absl::Status ScalesForEveryAxis(AdapterContext& ctx) {
   const onnx::AttributeProto* axes = FindAttribute(ctx.node, "axes");
   int64_t rank = RankOf(ctx, ctx.node.input(0));
-  const onnx::TensorProto* scales_value = Given(ctx.node, 2) ? ctx.constant_of(ctx.node.input(2))
-                                                             : nullptr;
-  std::optional<std::vector<double>> scales =
-      scales_value != nullptr ? FloatValues(*scales_value) : std::nullopt;
-  if (Given(ctx.node, 3) || rank < 0 || !scales ||
-      scales->size() != static_cast<size_t>(axes->ints_size())) {
-    return absl::FailedPreconditionError(
-        "axes is set; Resize-13 needs scales for every axis, and the scales are not a constant "
-        "over a known rank");
+  if (rank < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "axes is set and the rank of '", ctx.node.input(0), "' is unknown; Resize-13 needs "
+        "scales or sizes for every axis"));
   }
-  std::vector<double> full(rank, 1.0);
-  for (int k = 0; k < axes->ints_size(); ++k) {
-    int64_t axis = axes->ints(k) < 0 ? axes->ints(k) + rank : axes->ints(k);
-    if (axis < 0 || axis >= rank) {
-      return absl::FailedPreconditionError(absl::StrCat("axis ", axes->ints(k), " is out of range"));
+  std::vector<int64_t> positions;
+  for (int64_t axis : axes->ints()) {
+    int64_t resolved = axis < 0 ? axis + rank : axis;
+    if (resolved < 0 || resolved >= rank) {
+      return absl::FailedPreconditionError(absl::StrCat("axis ", axis, " is out of range"));
     }
-    full[axis] = (*scales)[k];
+    positions.push_back(resolved);
   }
-  onnx::TensorProto tensor;
-  tensor.set_data_type(onnx::TensorProto::FLOAT);
-  tensor.add_dims(rank);
-  for (double v : full) tensor.add_float_data(static_cast<float>(v));
-  absl::StatusOr<std::string> name = ctx.add_constant(std::move(tensor));
-  if (!name.ok()) return name.status();
-  ctx.node.set_input(2, *name);
+  bool sizes = Given(ctx.node, 3);
+  int input = sizes ? 3 : 2;
+  const std::string given = ctx.node.input(input);
+  const onnx::TensorProto* constant = sizes ? nullptr : ctx.constant_of(given);
+  std::optional<std::vector<double>> scales =
+      constant != nullptr ? FloatValues(*constant) : std::nullopt;
+  std::string full;
+  if (scales && scales->size() == positions.size()) {
+    std::vector<double> values(rank, 1.0);
+    for (size_t k = 0; k < positions.size(); ++k) values[positions[k]] = (*scales)[k];
+    onnx::TensorProto tensor;
+    tensor.set_data_type(onnx::TensorProto::FLOAT);
+    tensor.add_dims(rank);
+    for (double v : values) tensor.add_float_data(static_cast<float>(v));
+    absl::StatusOr<std::string> name = ctx.add_constant(std::move(tensor));
+    if (!name.ok()) return name.status();
+    full = *name;
+  } else if (!sizes) {
+    // Scales known at run time: 1 on every axis, the given ones scattered in.
+    onnx::TensorProto ones;
+    ones.set_data_type(onnx::TensorProto::FLOAT);
+    ones.add_dims(rank);
+    for (int64_t i = 0; i < rank; ++i) ones.add_float_data(1.0f);
+    absl::StatusOr<std::string> name = ScatterIntoConstant(ctx, std::move(ones), positions, given);
+    if (!name.ok()) return name.status();
+    full = *name;
+  } else {
+    // Sizes: the input's own dims, the given ones scattered in.
+    onnx::NodeProto shape;
+    shape.set_op_type("Shape");
+    shape.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name(), "_dims")));
+    shape.add_input(ctx.node.input(0));
+    std::string dims = ctx.fresh_name(absl::StrCat(ctx.node.input(0), "_dims"));
+    shape.add_output(dims);
+    ctx.insert_before(std::move(shape));
+    onnx::NodeProto scatter;
+    scatter.set_op_type("ScatterElements");
+    scatter.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name(), "_full")));
+    absl::StatusOr<std::string> index_name = ctx.add_constant(Int64Tensor(positions));
+    if (!index_name.ok()) return index_name.status();
+    scatter.add_input(dims);
+    scatter.add_input(*index_name);
+    scatter.add_input(given);
+    full = ctx.fresh_name(absl::StrCat(given, "_full"));
+    scatter.add_output(full);
+    ctx.insert_before(std::move(scatter));
+  }
+  ctx.node.set_input(input, full);
   RemoveAttribute(ctx.node, "axes");
-  ctx.changes.push_back({"input-added", absl::StrCat("scales for every axis '", *name, "'")});
+  ctx.changes.push_back({"input-set", absl::StrCat(sizes ? "sizes" : "scales",
+                                                   " for every axis '", full, "'")});
   return absl::OkStatus();
 }
 

@@ -106,10 +106,22 @@ absl::Status PadAxesToFullPads(AdapterContext& ctx) {
   std::optional<std::vector<int64_t>> axes = axes_value ? IntValues(*axes_value) : std::nullopt;
   std::optional<std::vector<int64_t>> pads = pads_value ? IntValues(*pads_value) : std::nullopt;
   int64_t rank = RankOf(ctx, ctx.node.input(0));
-  if (!axes || !pads || rank < 0 || pads->size() != 2 * axes->size()) {
+  if (!axes || rank < 0 || (pads && pads->size() != 2 * axes->size())) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "pads over axes '", axes_name, "' need constant axes and pads and a known rank of '",
+        "pads over axes '", axes_name, "' need constant axes and a known rank of '",
         ctx.node.input(0), "' to be written for every axis, as ", ctx.to.Label(), " wants"));
+  }
+  if (!pads) {
+    // Pads known at run time: zeros, the given begins and ends scattered in.
+    std::vector<int64_t> positions;
+    for (int64_t axis : *axes) positions.push_back(axis < 0 ? axis + rank : axis);
+    for (int64_t axis : *axes) positions.push_back((axis < 0 ? axis + rank : axis) + rank);
+    absl::StatusOr<std::string> full = ScatterIntoConstant(
+        ctx, Int64Tensor(std::vector<int64_t>(2 * rank, 0)), positions, ctx.node.input(1));
+    if (!full.ok()) return full.status();
+    ctx.node.set_input(1, *full);
+    ctx.node.mutable_input()->RemoveLast();
+    return absl::OkStatus();
   }
   std::vector<int64_t> full(2 * rank, 0);
   for (size_t k = 0; k < axes->size(); ++k) {
