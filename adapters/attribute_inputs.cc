@@ -224,6 +224,12 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
   if (first_moved < ctx.node.input_size()) {
     ctx.node.mutable_input()->DeleteSubrange(first_moved, ctx.node.input_size() - first_moved);
   }
+  // Dropout's mask is all true in inference from 12 on; before, it is not
+  // filled in inference.
+  if (ctx.from.name == "Dropout" && ctx.node.output_size() > 1 && !ctx.node.output(1).empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the mask output is used; ", ctx.to.Label(), " leaves it undefined in inference"));
+  }
   // Dropout's seed only matters in training, which the older form cannot do.
   if (ctx.from.name == "Dropout" && ctx.to.FindAttr("seed") == nullptr) {
     RemoveAttribute(ctx.node, "seed");

@@ -119,6 +119,33 @@ absl::Status ScalesForEveryAxis(AdapterContext& ctx) {
     }
     positions.push_back(resolved);
   }
+  // The ROI covers the same axes: starts 0 and ends 1 elsewhere.
+  if (Given(ctx.node, 1)) {
+    std::vector<int64_t> roi_positions = positions;
+    for (int64_t axis : positions) roi_positions.push_back(axis + rank);
+    onnx::TensorProto base;
+    base.set_data_type(onnx::TensorProto::FLOAT);
+    base.add_dims(2 * rank);
+    for (int64_t i = 0; i < 2 * rank; ++i) base.add_float_data(i < rank ? 0.0f : 1.0f);
+    const onnx::TensorProto* roi_value = ctx.constant_of(ctx.node.input(1));
+    std::optional<std::vector<double>> roi =
+        roi_value != nullptr ? FloatValues(*roi_value) : std::nullopt;
+    std::string full_roi;
+    if (roi && roi->size() == roi_positions.size()) {
+      for (size_t k = 0; k < roi_positions.size(); ++k) {
+        base.set_float_data(static_cast<int>(roi_positions[k]), static_cast<float>((*roi)[k]));
+      }
+      absl::StatusOr<std::string> name = ctx.add_constant(std::move(base));
+      if (!name.ok()) return name.status();
+      full_roi = *name;
+    } else {
+      absl::StatusOr<std::string> name =
+          ScatterIntoConstant(ctx, std::move(base), roi_positions, ctx.node.input(1));
+      if (!name.ok()) return name.status();
+      full_roi = *name;
+    }
+    ctx.node.set_input(1, full_roi);
+  }
   bool sizes = Given(ctx.node, 3);
   int input = sizes ? 3 : 2;
   const std::string given = ctx.node.input(input);
