@@ -429,4 +429,34 @@ absl::StatusOr<std::string> ScatterIntoConstant(AdapterContext& ctx, onnx::Tenso
   return full;
 }
 
+std::optional<onnx::TensorProto> ShorthandTensor(const onnx::AttributeProto& attribute) {
+  onnx::TensorProto tensor;
+  const std::string& name = attribute.name();
+  if (name == "value_int") {
+    tensor.set_data_type(onnx::TensorProto::INT64);
+    tensor.add_int64_data(attribute.i());
+  } else if (name == "value_ints") {
+    tensor.set_data_type(onnx::TensorProto::INT64);
+    tensor.add_dims(attribute.ints_size());
+    for (int64_t v : attribute.ints()) tensor.add_int64_data(v);
+  } else if (name == "value_float") {
+    tensor.set_data_type(onnx::TensorProto::FLOAT);
+    tensor.add_float_data(attribute.f());
+  } else if (name == "value_floats") {
+    tensor.set_data_type(onnx::TensorProto::FLOAT);
+    tensor.add_dims(attribute.floats_size());
+    for (float v : attribute.floats()) tensor.add_float_data(v);
+  } else if (name == "value_string") {
+    tensor.set_data_type(onnx::TensorProto::STRING);
+    tensor.add_string_data(attribute.s());
+  } else if (name == "value_strings") {
+    tensor.set_data_type(onnx::TensorProto::STRING);
+    tensor.add_dims(attribute.strings_size());
+    for (const std::string& v : attribute.strings()) tensor.add_string_data(v);
+  } else {
+    return std::nullopt;
+  }
+  return tensor;
+}
+
 }  // namespace onnxconvert::adapters

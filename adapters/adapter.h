@@ -134,6 +134,11 @@ absl::StatusOr<std::string> ScatterIntoConstant(AdapterContext& ctx, onnx::Tenso
                                                 absl::Span<const int64_t> indices,
                                                 const std::string& updates);
 
+// The tensor a Constant's shorthand attribute (value_int, value_ints,
+// value_float, value_floats, value_string, value_strings) stands for, or
+// nullopt for any other attribute.
+std::optional<onnx::TensorProto> ShorthandTensor(const onnx::AttributeProto& attribute);
+
 // The rank of `value` when its type has a shape, or -1.
 int64_t RankOf(const AdapterContext& ctx, absl::string_view value);
 

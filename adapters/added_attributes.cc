@@ -143,38 +143,13 @@ absl::Status GridSampleModes(AdapterContext& ctx) {
 // for the other shorthands.
 absl::Status ConstantShorthandToValue(AdapterContext& ctx) {
   for (onnx::AttributeProto& attribute : *ctx.node.mutable_attribute()) {
-    const std::string& name = attribute.name();
-    if (name == "value" || name == "sparse_value") return absl::OkStatus();
-    onnx::TensorProto tensor;
-    if (name == "value_int") {
-      tensor.set_data_type(onnx::TensorProto::INT64);
-      tensor.add_int64_data(attribute.i());
-    } else if (name == "value_ints") {
-      tensor.set_data_type(onnx::TensorProto::INT64);
-      tensor.add_dims(attribute.ints_size());
-      for (int64_t v : attribute.ints()) tensor.add_int64_data(v);
-    } else if (name == "value_float") {
-      tensor.set_data_type(onnx::TensorProto::FLOAT);
-      tensor.add_float_data(attribute.f());
-    } else if (name == "value_floats") {
-      tensor.set_data_type(onnx::TensorProto::FLOAT);
-      tensor.add_dims(attribute.floats_size());
-      for (float v : attribute.floats()) tensor.add_float_data(v);
-    } else if (name == "value_string") {
-      tensor.set_data_type(onnx::TensorProto::STRING);
-      tensor.add_string_data(attribute.s());
-    } else if (name == "value_strings") {
-      tensor.set_data_type(onnx::TensorProto::STRING);
-      tensor.add_dims(attribute.strings_size());
-      for (const std::string& v : attribute.strings()) tensor.add_string_data(v);
-    } else {
-      continue;
-    }
-    ctx.changes.push_back({"attribute-set", absl::StrCat(name, " written as value")});
+    std::optional<onnx::TensorProto> tensor = ShorthandTensor(attribute);
+    if (!tensor) continue;
+    ctx.changes.push_back({"attribute-set", absl::StrCat(attribute.name(), " written as value")});
     onnx::AttributeProto value;
     value.set_name("value");
     value.set_type(onnx::AttributeProto::TENSOR);
-    *value.mutable_t() = std::move(tensor);
+    *value.mutable_t() = *std::move(tensor);
     attribute = std::move(value);
     return absl::OkStatus();
   }

@@ -169,12 +169,14 @@ absl::Status ScanAddBatchOfOne(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+constexpr RewriteRow kControlFlowAdapters[] = {
+    {"Loop", 11, 1, LoopScalarCounters, "body counters typed as scalars"},
+    {"Scan", 8, 9, ScanBatchToOuterScan, "batch axis as an outer Scan"},
+    {"Scan", 9, 8, ScanAddBatchOfOne, "a batch of one"},
+};
+
 }  // namespace
 
-void RegisterControlFlowAdapters(RewriteTable& table) {
-  table.Register("", "Loop", 11, 1, LoopScalarCounters, "body counters typed as scalars");
-  table.Register("", "Scan", 8, 9, ScanBatchToOuterScan, "batch axis as an outer Scan");
-  table.Register("", "Scan", 9, 8, ScanAddBatchOfOne, "a batch of one");
-}
+void RegisterControlFlowAdapters(RewriteTable& table) { RegisterRows(table, "", kControlFlowAdapters); }
 
 }  // namespace onnxconvert::adapters

@@ -207,29 +207,31 @@ absl::Status ConstantDenseOnly(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+constexpr RewriteRow kLegacyAdapters[] = {
+    {"BatchNormalization", 1, 6, OnlyLegacyHints, "consumed_inputs dropped"},
+    {"BatchNormalization", 6, 1, OnlyLegacyHints, "consumed_inputs supplied"},
+    {"Pad", 1, 2, PadPaddings, "paddings -> pads"},
+    {"Pad", 2, 1, PadPaddings, "pads -> paddings"},
+    {"Cast", 1, 6, CastTypeName, "to as a number"},
+    {"Cast", 6, 1, CastTypeName, "to as a name"},
+    {"LpPool", 1, 2, LpPoolOrder, "p as an int"},
+    {"LpPool", 2, 1, LpPoolOrder, "p as a float"},
+    {"GlobalLpPool", 1, 2, LpPoolOrder, "p as an int"},
+    {"GlobalLpPool", 2, 1, LpPoolOrder, "p as a float"},
+    {"Selu", 1, 6, SeluConstants, "constants made explicit"},
+    {"Selu", 6, 1, SeluConstants, "constants made explicit"},
+    {"Concat", 1, 4, ConcatAxis, "axis made explicit"},
+    {"GRU", 1, 3, GruDirection, "direction spelled anew"},
+    {"GRU", 3, 1, GruDirection, "direction spelled as of old, Y_h given"},
+    {"Clip", 1, 6, ClipBounds, "unset bounds mean the same"},
+    {"Clip", 6, 1, ClipBounds, "unset bounds mean the same"},
+    {"Gemm", 11, 9, GemmZeroC, "C = 0 when absent"},
+    {"OptionalHasElement", 18, 15, OptionalHasNoElement, "no input: false"},
+    {"Constant", 11, 9, ConstantDenseOnly, "dense values only"},
+};
+
 }  // namespace
 
-void RegisterLegacyAdapters(RewriteTable& table) {
-  table.Register("", "BatchNormalization", 1, 6, OnlyLegacyHints, "consumed_inputs dropped");
-  table.Register("", "BatchNormalization", 6, 1, OnlyLegacyHints, "consumed_inputs supplied");
-  table.Register("", "Pad", 1, 2, PadPaddings, "paddings -> pads");
-  table.Register("", "Pad", 2, 1, PadPaddings, "pads -> paddings");
-  table.Register("", "Cast", 1, 6, CastTypeName, "to as a number");
-  table.Register("", "Cast", 6, 1, CastTypeName, "to as a name");
-  for (const char* op : {"LpPool", "GlobalLpPool"}) {
-    table.Register("", op, 1, 2, LpPoolOrder, "p as an int");
-    table.Register("", op, 2, 1, LpPoolOrder, "p as a float");
-  }
-  table.Register("", "Selu", 1, 6, SeluConstants, "constants made explicit");
-  table.Register("", "Selu", 6, 1, SeluConstants, "constants made explicit");
-  table.Register("", "Concat", 1, 4, ConcatAxis, "axis made explicit");
-  table.Register("", "GRU", 1, 3, GruDirection, "direction spelled anew");
-  table.Register("", "GRU", 3, 1, GruDirection, "direction spelled as of old, Y_h given");
-  table.Register("", "Clip", 1, 6, ClipBounds, "unset bounds mean the same");
-  table.Register("", "Clip", 6, 1, ClipBounds, "unset bounds mean the same");
-  table.Register("", "Gemm", 11, 9, GemmZeroC, "C = 0 when absent");
-  table.Register("", "OptionalHasElement", 18, 15, OptionalHasNoElement, "no input: false");
-  table.Register("", "Constant", 11, 9, ConstantDenseOnly, "dense values only");
-}
+void RegisterLegacyAdapters(RewriteTable& table) { RegisterRows(table, "", kLegacyAdapters); }
 
 }  // namespace onnxconvert::adapters

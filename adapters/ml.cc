@@ -195,6 +195,16 @@ absl::Status TreeTensorsToFloats(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+// TreeEnsemble's output takes its input's type; TreeEnsembleRegressor's is
+// always float: the two agree only on float inputs.
+absl::Status RequireFloatInput(const AdapterContext& ctx) {
+  if (ElemTypeOf(ctx, ctx.node.input(0)) == onnx::TensorProto::FLOAT) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "'", ctx.node.input(0), "' is not known to be float; TreeEnsemble's output takes the "
+      "input's type, and TreeEnsembleRegressor's is always float, so neither can express the "
+      "other there"));
+}
+
 // TreeEnsemble-5's enumerations, by their classic names.
 constexpr const char* kAggregates[] = {"AVERAGE", "SUM", "MIN", "MAX"};
 constexpr const char* kTransforms[] = {"NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"};
@@ -212,11 +222,7 @@ std::optional<int64_t> IndexOf(absl::Span<const char* const> names, absl::string
 // and leaves numbered in one classic node table per tree.
 absl::Status TreeEnsembleToRegressor(AdapterContext& ctx) {
   onnx::NodeProto& node = ctx.node;
-  if (ElemTypeOf(ctx, node.input(0)) != onnx::TensorProto::FLOAT) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "'", node.input(0), "' is not known to be float; TreeEnsemble's output takes the input's "
-        "type, and TreeEnsembleRegressor, always giving float, cannot express that"));
-  }
+  OC_RETURN_IF_ERROR(RequireFloatInput(ctx));
   const std::vector<int64_t> roots = Ints(node, "tree_roots");
   const std::vector<int64_t> features = Ints(node, "nodes_featureids");
   const std::vector<int64_t> true_ids = Ints(node, "nodes_truenodeids");
@@ -373,11 +379,7 @@ onnx::TensorProto RealTensor(int32_t elem_type, const std::vector<double>& value
 // interior nodes and leaves in separate tables, trees by their roots.
 absl::Status RegressorToTreeEnsemble(AdapterContext& ctx) {
   onnx::NodeProto& node = ctx.node;
-  if (ElemTypeOf(ctx, node.input(0)) != onnx::TensorProto::FLOAT) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "'", node.input(0), "' is not known to be float; TreeEnsemble's output takes the input's "
-        "type, where TreeEnsembleRegressor's is always float"));
-  }
+  OC_RETURN_IF_ERROR(RequireFloatInput(ctx));
   const std::vector<int64_t> tree_ids = Ints(node, "nodes_treeids");
   const std::vector<int64_t> node_ids = Ints(node, "nodes_nodeids");
   const std::vector<int64_t> features = Ints(node, "nodes_featureids");

@@ -106,13 +106,15 @@ absl::Status GroupNormAffine(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+constexpr RewriteRow kNormalizationAdapters[] = {
+    {"BatchNormalization", 14, 9, BatchNormInferenceOnly, "inference form only"},
+    {"BatchNormalization", 9, 14, BatchNormInferenceOnly, "inference form only"},
+    {"GroupNormalization", 18, 21, GroupNormAffine, "per-group to per-channel"},
+    {"GroupNormalization", 21, 18, GroupNormAffine, "per-channel to per-group"},
+};
+
 }  // namespace
 
-void RegisterNormalizationAdapters(RewriteTable& table) {
-  table.Register("", "BatchNormalization", 14, 9, BatchNormInferenceOnly, "inference form only");
-  table.Register("", "BatchNormalization", 9, 14, BatchNormInferenceOnly, "inference form only");
-  table.Register("", "GroupNormalization", 18, 21, GroupNormAffine, "per-group to per-channel");
-  table.Register("", "GroupNormalization", 21, 18, GroupNormAffine, "per-channel to per-group");
-}
+void RegisterNormalizationAdapters(RewriteTable& table) { RegisterRows(table, "", kNormalizationAdapters); }
 
 }  // namespace onnxconvert::adapters

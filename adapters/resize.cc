@@ -216,14 +216,16 @@ absl::Status ResizeDown18To13(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+constexpr RewriteRow kResizeAdapters[] = {
+    {"Resize", 10, 11, ResizeUp10To11, "roi added, asymmetric sampling"},
+    {"Resize", 11, 10, ResizeDown11To10, "asymmetric sampling only"},
+    {"Resize", 11, 13, ResizeUp11To13, "roi and scales kept"},
+    {"Resize", 13, 11, ResizeDown13To11, "roi and scales filled"},
+    {"Resize", 18, 13, ResizeDown18To13, "version-18 attributes at default"},
+};
+
 }  // namespace
 
-void RegisterResizeAdapters(RewriteTable& table) {
-  table.Register("", "Resize", 10, 11, ResizeUp10To11, "roi added, asymmetric sampling");
-  table.Register("", "Resize", 11, 10, ResizeDown11To10, "asymmetric sampling only");
-  table.Register("", "Resize", 11, 13, ResizeUp11To13, "roi and scales kept");
-  table.Register("", "Resize", 13, 11, ResizeDown13To11, "roi and scales filled");
-  table.Register("", "Resize", 18, 13, ResizeDown18To13, "version-18 attributes at default");
-}
+void RegisterResizeAdapters(RewriteTable& table) { RegisterRows(table, "", kResizeAdapters); }
 
 }  // namespace onnxconvert::adapters

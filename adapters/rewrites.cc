@@ -32,6 +32,11 @@ const AdapterEntry* RewriteTable::Find(absl::string_view domain, absl::string_vi
   return it == entries_.end() ? nullptr : &it->second;
 }
 
+void RegisterRows(RewriteTable& table, absl::string_view domain,
+                  absl::Span<const RewriteRow> rows) {
+  for (const RewriteRow& row : rows) table.Register(domain, row.op, row.from, row.to, row.fn, row.what);
+}
+
 const RewriteTable& Rewrites() {
   static const RewriteTable* table = [] {
     auto* table = new RewriteTable();

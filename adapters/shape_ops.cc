@@ -141,13 +141,15 @@ absl::Status PadAxesToFullPads(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+constexpr RewriteRow kShapeOpAdapters[] = {
+    {"Pad", 18, 13, PadAxesToFullPads, "axes folded into pads"},
+    {"Shape", 15, 13, ShapeRangeToSlice, "start/end to a Slice"},
+    {"Split", 13, 18, SplitNumOutputsUp, "num_outputs made explicit"},
+    {"Split", 18, 13, SplitNumOutputsDown, "num_outputs to sizes"},
+};
+
 }  // namespace
 
-void RegisterShapeOpAdapters(RewriteTable& table) {
-  table.Register("", "Pad", 18, 13, PadAxesToFullPads, "axes folded into pads");
-  table.Register("", "Shape", 15, 13, ShapeRangeToSlice, "start/end to a Slice");
-  table.Register("", "Split", 13, 18, SplitNumOutputsUp, "num_outputs made explicit");
-  table.Register("", "Split", 18, 13, SplitNumOutputsDown, "num_outputs to sizes");
-}
+void RegisterShapeOpAdapters(RewriteTable& table) { RegisterRows(table, "", kShapeOpAdapters); }
 
 }  // namespace onnxconvert::adapters

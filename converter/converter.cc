@@ -336,26 +336,10 @@ class ConstantTable {
   const onnx::TensorProto* ConstantValue(const onnx::NodeProto& node) {
     for (const onnx::AttributeProto& attribute : node.attribute()) {
       if (attribute.name() == "value" && attribute.has_t()) return &attribute.t();
-      onnx::TensorProto tensor;
-      if (attribute.name() == "value_int") {
-        tensor.set_data_type(onnx::TensorProto::INT64);
-        tensor.add_int64_data(attribute.i());
-      } else if (attribute.name() == "value_ints") {
-        tensor.set_data_type(onnx::TensorProto::INT64);
-        tensor.add_dims(attribute.ints_size());
-        for (int64_t v : attribute.ints()) tensor.add_int64_data(v);
-      } else if (attribute.name() == "value_float") {
-        tensor.set_data_type(onnx::TensorProto::FLOAT);
-        tensor.add_float_data(attribute.f());
-      } else if (attribute.name() == "value_floats") {
-        tensor.set_data_type(onnx::TensorProto::FLOAT);
-        tensor.add_dims(attribute.floats_size());
-        for (float v : attribute.floats()) tensor.add_float_data(v);
-      } else {
-        continue;
+      if (std::optional<onnx::TensorProto> tensor = adapters::ShorthandTensor(attribute)) {
+        owned_.push_back(*std::move(tensor));
+        return &owned_.back();
       }
-      owned_.push_back(std::move(tensor));
-      return &owned_.back();
     }
     return nullptr;
   }
