@@ -1,14 +1,48 @@
 // Function bodies that depend on the call, written per op from the spec's
 // definitions (onnx docs/Operators.md, and the corpus's *_expanded cases,
 // which show the spec's expansions). Each builder returns ONNX text.
+//
+// The bodies are written to convert far down: the converter takes an
+// input that must become an attribute in an older version (Reduce* axes,
+// Unsqueeze axes, Slice starts) only from an initializer, never from a
+// Constant node of a body, so the bodies avoid such inputs where an
+// equivalent op does without them (Gather with constant indices instead of
+// Slice and Split, Reshape instead of Unsqueeze and Squeeze,
+// GlobalAveragePool over a [M, 1, K] view instead of ReduceMean with axes),
+// and write int64 constants as float constants cast to int64, since
+// Constant holds only floats before opset 9.
 
 #include "converter/context_bodies.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "ir/status_macros.h"
 
 namespace onnxconvert::converter {
 namespace {
+
+constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
+constexpr int32_t kDouble = onnx::TensorProto::DOUBLE;
+constexpr int32_t kInt64 = onnx::TensorProto::INT64;
+constexpr int32_t kBool = onnx::TensorProto::BOOL;
+
+// The largest sequence a body unrolls step by step (LinearAttention), and
+// the largest constant a body writes out element by element (a causal
+// mask, zeros).
+constexpr int64_t kMaxUnrolledSteps = 64;
+constexpr int64_t kMaxConstantMask = 1 << 16;
 
 // What a builder sees of the call.
 struct Call {
@@ -23,32 +57,900 @@ struct Call {
     }
     return nullptr;
   }
-  // The FLOAT attribute `name`, or the schema's default.
+  // The schema's default for attribute `name`, or null.
+  const schema::AttrDefault* Default(absl::string_view name) const {
+    const schema::AttrSpec* spec = schema.FindAttr(name);
+    return spec != nullptr && spec->has_default ? &spec->default_value : nullptr;
+  }
+  // The FLOAT attribute `name`, or the schema's default (0 without one).
   float Float(absl::string_view name) const {
     if (const onnx::AttributeProto* a = Attr(name)) return a->f();
-    const schema::AttrSpec* spec = schema.FindAttr(name);
-    return spec != nullptr ? spec->default_value.f : 0.0f;
+    const schema::AttrDefault* value = Default(name);
+    return value != nullptr ? value->f : 0.0f;
+  }
+  // The INT attribute `name`, or the schema's default (0 without one).
+  int64_t Int(absl::string_view name) const {
+    if (const onnx::AttributeProto* a = Attr(name)) return a->i();
+    const schema::AttrDefault* value = Default(name);
+    return value != nullptr ? value->i : 0;
+  }
+  // The STRING attribute `name`, or the schema's default.
+  std::string String(absl::string_view name) const {
+    if (const onnx::AttributeProto* a = Attr(name)) return a->s();
+    const schema::AttrDefault* value = Default(name);
+    return value != nullptr ? std::string(value->s) : "";
+  }
+  // The INTS attribute `name`, if set.
+  std::optional<std::vector<int64_t>> Ints(absl::string_view name) const {
+    const onnx::AttributeProto* a = Attr(name);
+    if (a == nullptr) return std::nullopt;
+    return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+  }
+
+  // Whether the call gives input `i`.
+  bool Has(int i) const { return i < node.input_size() && !node.input(i).empty(); }
+  // Whether the call uses output `o`.
+  bool Wants(int o) const { return o < node.output_size() && !node.output(o).empty(); }
+  // The formal name of input `i`.
+  absl::string_view InputName(int i) const { return schema.inputs[i].name; }
+
+  // The tensor type of input `i`, or null where unknown.
+  const onnx::TypeProto::Tensor* Tensor(int i) const {
+    if (i >= static_cast<int>(input_types.size()) || input_types[i] == nullptr ||
+        !input_types[i]->has_tensor_type()) {
+      return nullptr;
+    }
+    return &input_types[i]->tensor_type();
+  }
+  // The element type of input `i`.
+  absl::StatusOr<int32_t> ElemType(int i) const {
+    const onnx::TypeProto::Tensor* tensor = Tensor(i);
+    if (tensor == nullptr || tensor->elem_type() == 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the element type of input '", InputName(i), "' is unknown"));
+    }
+    return tensor->elem_type();
+  }
+  // The rank of input `i`.
+  absl::StatusOr<int> Rank(int i) const {
+    const onnx::TypeProto::Tensor* tensor = Tensor(i);
+    if (tensor == nullptr || !tensor->has_shape()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the rank of input '", InputName(i), "' is unknown"));
+    }
+    return tensor->shape().dim_size();
+  }
+  // The size of axis `axis` (negative: from the back) of input `i`, or -1.
+  int64_t Dim(int i, int axis) const {
+    const onnx::TypeProto::Tensor* tensor = Tensor(i);
+    if (tensor == nullptr || !tensor->has_shape()) return -1;
+    int rank = tensor->shape().dim_size();
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank || !tensor->shape().dim(axis).has_dim_value()) return -1;
+    return tensor->shape().dim(axis).dim_value();
+  }
+  // The size of axis `axis` of input `i`, which the body needs.
+  absl::StatusOr<int64_t> NeedDim(int i, int axis) const {
+    int64_t size = Dim(i, axis);
+    if (size < 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the size of axis ", axis, " of input '", InputName(i), "' is unknown"));
+    }
+    return size;
+  }
+  // The INT attribute `name`, which the body needs.
+  absl::StatusOr<int64_t> NeedInt(absl::string_view name) const {
+    if (Attr(name) == nullptr) {
+      return absl::FailedPreconditionError(absl::StrCat("attribute '", name, "' is not set"));
+    }
+    return Int(name);
   }
 };
 
-// The header every body starts with: the op's own opset and signature.
-std::string Header(const Call& call, absl::string_view inputs, absl::string_view outputs) {
-  return absl::StrFormat("<domain: \"\", opset_import: [\"\" : %d]>\n%s (%s) => (%s)\n",
-                         call.schema.since_version, call.schema.name, inputs, outputs);
+// A number as the text parser reads it back exactly in `elem`.
+std::string Number(double value, int32_t elem) {
+  return elem == kDouble ? absl::StrFormat("%.17g", value)
+                         : absl::StrFormat("%.9g", static_cast<float>(value));
 }
+
+// "[1, 2, 3]".
+std::string List(absl::Span<const int64_t> values) {
+  return absl::StrCat("[", absl::StrJoin(values, ", "), "]");
+}
+
+// first, first + 1, ..., first + count - 1.
+std::vector<int64_t> Iota(int64_t first, int64_t count, int64_t step = 1) {
+  std::vector<int64_t> values;
+  for (int64_t i = 0; i < count; ++i) values.push_back(first + i * step);
+  return values;
+}
+
+// The nodes of a body being written, in order. Every value gets a fresh
+// name; Output binds a value to a formal output.
+class Body {
+ public:
+  explicit Body(const Call& call) : call_(call) {}
+
+  // Appends `op <attrs> (inputs)` and returns its output.
+  std::string Op(absl::string_view op, std::vector<std::string> inputs,
+                 std::string attrs = "", absl::string_view hint = "") {
+    std::string output = absl::StrCat(hint.empty() ? op : hint, "_", ++count_);
+    nodes_.push_back({std::string(op), std::move(attrs), std::move(inputs), output});
+    return output;
+  }
+
+  // Makes `value` the body's formal output `formal`: the node computing it
+  // writes `formal`, or an Identity does for a formal input or a value
+  // bound already.
+  void Output(absl::string_view formal, const std::string& value) {
+    bool computed = false;
+    for (const BodyNode& node : nodes_) computed |= node.output == value;
+    if (computed && !renamed_.contains(value)) {
+      renamed_[value] = std::string(formal);
+      return;
+    }
+    nodes_.push_back({"Identity", "", {value}, std::string(formal)});
+  }
+
+  // A constant of element type `elem` (float or double written directly,
+  // others cast from float) with `dims` ({} for a scalar).
+  std::string Constant(absl::Span<const double> values, absl::Span<const int64_t> dims,
+                       int32_t elem) {
+    int32_t written = elem == kDouble ? kDouble : kFloat;
+    std::vector<std::string> numbers;
+    for (double v : values) numbers.push_back(Number(v, written));
+    std::string constant =
+        Op("Constant", {},
+           absl::StrCat("value = ", written == kDouble ? "double" : "float", "[",
+                        absl::StrJoin(dims, ","), "] {", absl::StrJoin(numbers, ", "), "}"),
+           "Const");
+    return Cast(constant, written, elem);
+  }
+  // A scalar constant of element type `elem`.
+  std::string Scalar(double value, int32_t elem) { return Constant({value}, {}, elem); }
+  // A 1-D int64 constant (cast from float: Constant-1 holds floats only).
+  std::string Int64s(absl::Span<const int64_t> values) {
+    std::vector<double> as_doubles(values.begin(), values.end());
+    return Constant(as_doubles, {static_cast<int64_t>(values.size())}, kInt64);
+  }
+  // A 0-D int64 constant.
+  std::string Int64Scalar(int64_t value) { return Constant({static_cast<double>(value)}, {}, kInt64); }
+
+  // `x` cast from element type `from` to `to` (itself when they agree).
+  std::string Cast(const std::string& x, int32_t from, int32_t to) {
+    if (from == to) return x;
+    return Op("Cast", {x}, absl::StrCat("to = ", to));
+  }
+  // `x` reshaped to the constant shape `shape` (0 copies, -1 infers).
+  std::string Reshape(const std::string& x, absl::Span<const int64_t> shape) {
+    return Op("Reshape", {x, Int64s(shape)});
+  }
+  // The elements of `x` at `indices` along `axis` (>= 0), axis kept.
+  std::string Take(const std::string& x, absl::Span<const int64_t> indices, int axis) {
+    return Op("Gather", {x, Int64s(indices)}, absl::StrCat("axis = ", axis));
+  }
+  // The size of axis `axis` of `x` as a 1-D int64 tensor of one element.
+  std::string DimOf(const std::string& x, int axis) {
+    return Op("Gather", {Op("Shape", {x}), Int64s({axis})});
+  }
+
+  // The function text: the header (the op's since_version, its formal
+  // inputs and outputs), then the nodes.
+  std::string Text() const {
+    const schema::OpSchema& schema = call_.schema;
+    std::vector<absl::string_view> inputs, outputs;
+    for (const schema::FormalParam& p : schema.inputs) inputs.push_back(p.name);
+    for (const schema::FormalParam& p : schema.outputs) outputs.push_back(p.name);
+    std::string text = absl::StrFormat(
+        "<domain: \"\", opset_import: [\"\" : %d]>\n%s (%s) => (%s)\n{\n", schema.since_version,
+        schema.name, absl::StrJoin(inputs, ", "), absl::StrJoin(outputs, ", "));
+    auto name = [&](const std::string& value) {
+      auto it = renamed_.find(value);
+      return it == renamed_.end() ? value : it->second;
+    };
+    for (const BodyNode& node : nodes_) {
+      std::vector<std::string> inputs_text;
+      for (const std::string& input : node.inputs) inputs_text.push_back(name(input));
+      absl::StrAppend(&text, "  ", name(node.output), " = ", node.op,
+                      node.attrs.empty() ? "" : absl::StrCat(" <", node.attrs, ">"), " (",
+                      absl::StrJoin(inputs_text, ", "), ")\n");
+    }
+    absl::StrAppend(&text, "}");
+    return text;
+  }
+
+  int opset() const { return call_.schema.since_version; }
+
+ private:
+  struct BodyNode {
+    std::string op;
+    std::string attrs;
+    std::vector<std::string> inputs;
+    std::string output;
+  };
+
+  const Call& call_;
+  std::vector<BodyNode> nodes_;
+  absl::flat_hash_map<std::string, std::string> renamed_;  // value -> formal output
+  int count_ = 0;
+};
+
+// `axis` made non-negative for a tensor of rank `rank`.
+absl::StatusOr<int> NormalizeAxis(int64_t axis, int rank, absl::string_view what) {
+  int64_t normalized = axis < 0 ? axis + rank : axis;
+  if (normalized < 0 || normalized >= std::max(rank, 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " ", axis, " is out of range for rank ", rank));
+  }
+  return static_cast<int>(normalized);
+}
+
+// The first opset at which an op takes its axes as an input instead of an
+// attribute.
+struct AxesMove {
+  const char* op;
+  int since;
+};
+constexpr AxesMove kAxesInputSince[] = {
+    {"Unsqueeze", 13}, {"Squeeze", 13}, {"ReduceSum", 13}, {"ReduceMean", 18},
+};
+
+// `op` over `axes` of `x`, in the form the body's opset has.
+std::string AxesOp(Body& b, absl::string_view op, const std::string& x,
+                   absl::Span<const int64_t> axes, std::string attrs = "") {
+  int since = 0;
+  for (const AxesMove& move : kAxesInputSince) {
+    if (op == move.op) since = move.since;
+  }
+  if (b.opset() >= since) return b.Op(op, {x, b.Int64s(axes)}, attrs);
+  return b.Op(op, {x}, absl::StrCat(attrs, attrs.empty() ? "" : ", ", "axes = ", List(axes)));
+}
+
+// `x` viewed as [M, 1, K], M the product of its axes before `axis`, K of
+// the rest: GlobalAveragePool then averages over the axes from `axis` on
+// and needs no axes input.
+std::string TrailingView3D(Body& b, const std::string& x, int axis) {
+  std::string flat = b.Op("Flatten", {x}, absl::StrCat("axis = ", axis));
+  return b.Reshape(flat, {0, 1, -1});
+}
+
+// ---------------------------------------------------------------------------
+// Element-wise functions.
 
 // Celu(X) = alpha * Elu(X / alpha) (float only).
 absl::StatusOr<std::string> CeluBody(const Call& call) {
-  return absl::StrCat(Header(call, "X", "Y"), "{\n",
-                      absl::StrFormat("  alpha = Constant <value_float: float = %.9g> ()\n",
-                                      call.Float("alpha")),
-                      "  X_alpha = Div (X, alpha)\n"
-                      "  Elu_result = Elu <alpha: float = 1.0> (X_alpha)\n"
-                      "  Y = Mul (alpha, Elu_result)\n"
-                      "}");
+  Body b(call);
+  std::string alpha = b.Scalar(call.Float("alpha"), kFloat);
+  std::string elu = b.Op("Elu", {b.Op("Div", {"X", alpha})}, "alpha = 1.0");
+  b.Output("Y", b.Op("Mul", {alpha, elu}));
+  return b.Text();
 }
 
+// Gelu(x) = x/2 * (1 + erf(x / sqrt 2)), or with approximate = "tanh"
+// x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
+absl::StatusOr<std::string> GeluBody(const Call& call) {
+  OC_ASSIGN_OR_RETURN(int32_t t, call.ElemType(0));
+  Body b(call);
+  std::string approximate = call.String("approximate");
+  std::string inner;
+  if (approximate == "tanh") {
+    std::string cube = b.Op("Mul", {"X", b.Op("Mul", {"X", "X"})});
+    std::string poly = b.Op("Add", {"X", b.Op("Mul", {cube, b.Scalar(0.044715, t)})});
+    inner = b.Op("Tanh", {b.Op("Mul", {poly, b.Scalar(std::sqrt(2.0 / M_PI), t)})});
+  } else if (approximate == "none") {
+    inner = b.Op("Erf", {b.Op("Mul", {"X", b.Scalar(1.0 / std::sqrt(2.0), t)})});
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("approximate = \"", approximate, "\" is neither \"none\" nor \"tanh\""));
+  }
+  std::string phi = b.Op("Add", {inner, b.Scalar(1.0, t)});
+  b.Output("Y", b.Op("Mul", {b.Op("Mul", {"X", b.Scalar(0.5, t)}), phi}));
+  return b.Text();
+}
+
+// ---------------------------------------------------------------------------
+// Normalizations.
+
+// LayerNormalization: (X - mean) / sqrt(var + epsilon) over the axes from
+// `axis` on, computed in stash_type, then * Scale + B in X's type; Mean and
+// InvStdDev keep the reduced axes. ReduceMean-13 takes axes as an attribute.
+absl::StatusOr<std::string> LayerNormalizationBody(const Call& call) {
+  OC_ASSIGN_OR_RETURN(int32_t t, call.ElemType(0));
+  OC_ASSIGN_OR_RETURN(int rank, call.Rank(0));
+  OC_ASSIGN_OR_RETURN(int axis, NormalizeAxis(call.Int("axis"), rank, "axis"));
+  int32_t stash = static_cast<int32_t>(call.Int("stash_type"));
+  std::vector<int64_t> axes = Iota(axis, rank - axis);
+  Body b(call);
+  std::string x = b.Cast("X", t, stash);
+  std::string mean = AxesOp(b, "ReduceMean", x, axes);
+  std::string deviation = b.Op("Sub", {x, mean});
+  std::string variance = AxesOp(b, "ReduceMean", b.Op("Mul", {deviation, deviation}), axes);
+  std::string stddev =
+      b.Op("Sqrt", {b.Op("Add", {variance, b.Scalar(call.Float("epsilon"), stash)})});
+  std::string normalized = b.Cast(b.Op("Div", {deviation, stddev}), stash, t);
+  std::string y = b.Op("Mul", {normalized, "Scale"});
+  if (call.Has(2)) y = b.Op("Add", {y, "B"});
+  b.Output("Y", y);
+  if (call.Wants(1)) b.Output("Mean", mean);
+  if (call.Wants(2)) b.Output("InvStdDev", b.Op("Reciprocal", {stddev}));
+  return b.Text();
+}
+
+// RMSNormalization: X / sqrt(mean(X^2) + epsilon) over the axes from `axis`
+// on, computed in stash_type, cast back to X's type, then * scale.
+absl::StatusOr<std::string> RmsNormalizationBody(const Call& call) {
+  OC_ASSIGN_OR_RETURN(int32_t t, call.ElemType(0));
+  OC_ASSIGN_OR_RETURN(int32_t v, call.ElemType(1));
+  OC_ASSIGN_OR_RETURN(int rank, call.Rank(0));
+  OC_ASSIGN_OR_RETURN(int axis, NormalizeAxis(call.Int("axis"), rank, "axis"));
+  int32_t stash = static_cast<int32_t>(call.Int("stash_type"));
+  Body b(call);
+  std::string x = TrailingView3D(b, b.Cast("X", t, stash), axis);
+  std::string mean_square = b.Op("GlobalAveragePool", {b.Op("Mul", {x, x})});
+  std::string rms =
+      b.Op("Sqrt", {b.Op("Add", {mean_square, b.Scalar(call.Float("epsilon"), stash)})});
+  std::string normalized = b.Op("Reshape", {b.Op("Div", {x, rms}), b.Op("Shape", {"X"})});
+  normalized = b.Cast(b.Cast(normalized, stash, t), t, v);
+  b.Output("Y", b.Op("Mul", {normalized, "scale"}));
+  return b.Text();
+}
+
+// GroupNormalization: X [N, C, ...] normalized per group of C / num_groups
+// channels, then scaled and shifted: per group before opset 21 (scale and
+// bias [num_groups]), per channel from 21 on (scale and bias [C], and the
+// statistics in stash_type). 16-bit types are normalized in float.
+absl::StatusOr<std::string> GroupNormalizationBody(const Call& call) {
+  OC_ASSIGN_OR_RETURN(int32_t t, call.ElemType(0));
+  OC_ASSIGN_OR_RETURN(int64_t groups, call.NeedInt("num_groups"));
+  bool per_channel = call.schema.since_version >= 21;
+  int32_t stash = per_channel ? static_cast<int32_t>(call.Int("stash_type"))
+                              : (t == kDouble ? kDouble : kFloat);
+  Body b(call);
+  std::string grouped = b.Reshape(b.Cast("X", t, stash), {0, groups, -1});
+  std::string mean = b.Op("GlobalAveragePool", {grouped});
+  std::string deviation = b.Op("Sub", {grouped, mean});
+  std::string variance = b.Op("GlobalAveragePool", {b.Op("Mul", {deviation, deviation})});
+  std::string stddev =
+      b.Op("Sqrt", {b.Op("Add", {variance, b.Scalar(call.Float("epsilon"), stash)})});
+  std::string normalized = b.Cast(b.Op("Div", {deviation, stddev}), stash, t);
+  if (per_channel) {
+    normalized = b.Reshape(b.Op("Reshape", {normalized, b.Op("Shape", {"X"})}), {0, 0, -1});
+  }
+  std::string scale = b.Reshape("scale", {1, -1, 1});
+  std::string bias = b.Reshape("bias", {1, -1, 1});
+  std::string y = b.Op("Add", {b.Op("Mul", {normalized, scale}), bias});
+  b.Output("Y", b.Op("Reshape", {y, b.Op("Shape", {"X"})}));
+  return b.Text();
+}
+
+// ---------------------------------------------------------------------------
+// Losses.
+
+// What NegativeLogLikelihoodLoss computes from log-probabilities.
+struct NllInputs {
+  std::string log_prob;  // [N, C, d1, ...]
+  int rank;              // of log_prob
+  int64_t classes;       // C, or -1 when unknown
+  std::string target;    // [N, d1, ...]
+  std::string weight;    // [C], or "" when absent
+};
+
+// The class indices 0 .. C-1 of `tind` along axis 1 of a tensor of rank
+// `rank` ([1, C, 1, ...]): a constant when C is known, else a Range.
+std::string ClassIndices(Body& b, const NllInputs& in, int32_t tind) {
+  std::vector<int64_t> shape(in.rank, 1);
+  if (in.classes >= 0) {
+    shape[1] = in.classes;
+    std::vector<int64_t> classes = Iota(0, in.classes);
+    return b.Constant(std::vector<double>(classes.begin(), classes.end()), shape, tind);
+  }
+  std::string count = b.Op("Gather", {b.Op("Shape", {in.log_prob}), b.Int64Scalar(1)});
+  std::string range = b.Op("Range", {b.Int64Scalar(0), count, b.Int64Scalar(1)});
+  shape[1] = -1;
+  return b.Cast(b.Reshape(range, shape), kInt64, tind);
+}
+
+// loss[n, d...] = -log_prob[n, target[n, d...], d...] * weight[target],
+// 0 where target == ignore_index, then reduced as `reduction` says ("mean"
+// divides by the sum of the weights taken). The target's log-probability
+// is selected with a one-hot mask (Where, then ReduceSum over the classes),
+// which exists from opset 9 on, unlike GatherElements.
+absl::StatusOr<std::string> Nll(Body& b, const Call& call, const NllInputs& in, int32_t t,
+                                int32_t tind) {
+  std::string reduction = call.String("reduction");
+  if (reduction != "none" && reduction != "sum" && reduction != "mean") {
+    return absl::InvalidArgumentError(absl::StrCat("reduction \"", reduction, "\" is unknown"));
+  }
+  bool ignores = call.Attr("ignore_index") != nullptr;
+  std::string target = AxesOp(b, "Unsqueeze", in.target, {1});  // [N, 1, d...]
+  std::string selected = b.Op("Equal", {target, ClassIndices(b, in, tind)});  // [N, C, d...]
+  std::string zero = b.Scalar(0, t);
+  std::string ignored;
+  if (ignores) {
+    ignored = b.Op("Equal", {target, b.Scalar(call.Int("ignore_index"), tind)});
+    selected = b.Op("And", {selected, b.Op("Not", {ignored})});
+    target = b.Op("Where", {ignored, b.Scalar(0, tind), target});  // a class Gather can take
+  }
+  std::string picked = AxesOp(b, "ReduceSum", b.Op("Where", {selected, in.log_prob, zero}), {1});
+  std::string loss = b.Op("Neg", {picked});
+  std::string weight;  // the weight of each element, or "" for all ones
+  if (!in.weight.empty()) {
+    weight = b.Op("Gather", {in.weight, target});
+    if (ignores) weight = b.Op("Where", {ignored, zero, weight});
+    loss = b.Op("Mul", {loss, weight});
+  } else if (ignores) {
+    weight = b.Cast(b.Op("Not", {ignored}), kBool, t);
+  }
+  loss = b.Op("Reshape", {loss, b.Op("Shape", {in.target})});
+  if (reduction == "none") return loss;
+  if (reduction == "sum") return b.Op("ReduceSum", {loss}, "keepdims = 0");
+  if (weight.empty()) return b.Op("ReduceMean", {loss}, "keepdims = 0");
+  return b.Op("Div", {b.Op("ReduceSum", {loss}, "keepdims = 0"),
+                      b.Op("ReduceSum", {weight}, "keepdims = 0")});
+}
+
+// NegativeLogLikelihoodLoss(input, target, weight).
+absl::StatusOr<std::string> NegativeLogLikelihoodLossBody(const Call& call) {
+  OC_ASSIGN_OR_RETURN(int32_t t, call.ElemType(0));
+  OC_ASSIGN_OR_RETURN(int32_t tind, call.ElemType(1));
+  OC_ASSIGN_OR_RETURN(int rank, call.Rank(0));
+  Body b(call);
+  NllInputs in{"input", rank, call.Dim(0, 1), "target", call.Has(2) ? "weight" : ""};
+  OC_ASSIGN_OR_RETURN(std::string loss, Nll(b, call, in, t, tind));
+  b.Output("loss", loss);
+  return b.Text();
+}
+
+// SoftmaxCrossEntropyLoss: NegativeLogLikelihoodLoss of LogSoftmax(scores)
+// over axis 1. LogSoftmax before opset 13 flattens from its axis on, so the
+// class axis is moved last for it when there are more axes.
+absl::StatusOr<std::string> SoftmaxCrossEntropyLossBody(const Call& call) {
+  OC_ASSIGN_OR_RETURN(int32_t t, call.ElemType(0));
+  OC_ASSIGN_OR_RETURN(int32_t tind, call.ElemType(1));
+  OC_ASSIGN_OR_RETURN(int rank, call.Rank(0));
+  Body b(call);
+  std::string log_prob;
+  if (rank <= 2) {
+    log_prob = b.Op("LogSoftmax", {"scores"}, "axis = 1");
+  } else {
+    std::vector<int64_t> to_last = {0};
+    for (int i = 2; i < rank; ++i) to_last.push_back(i);
+    to_last.push_back(1);
+    std::vector<int64_t> back = {0, rank - 1};
+    for (int i = 1; i < rank - 1; ++i) back.push_back(i);
+    std::string last = b.Op("Transpose", {"scores"}, absl::StrCat("perm = ", List(to_last)));
+    std::string soft = b.Op("LogSoftmax", {last}, absl::StrCat("axis = ", rank - 1));
+    log_prob = b.Op("Transpose", {soft}, absl::StrCat("perm = ", List(back)));
+  }
+  NllInputs in{log_prob, rank, call.Dim(0, 1), "labels", call.Has(2) ? "weights" : ""};
+  OC_ASSIGN_OR_RETURN(std::string loss, Nll(b, call, in, t, tind));
+  b.Output("output", loss);
+  if (call.Wants(1)) b.Output("log_prob", log_prob);
+  return b.Text();
+}
+
+// ---------------------------------------------------------------------------
+// Shape manipulation.
+
+// CenterCropPad: pads `input_data` evenly (the extra element at the end) up
+// to `shape` along `axes`, then crops it evenly (the extra element at the
+// end dropped) down to `shape`. Pad covers every axis: the axes CenterCropPad
+// leaves alone keep their size.
+absl::StatusOr<std::string> CenterCropPadBody(const Call& call) {
+  OC_ASSIGN_OR_RETURN(int rank, call.Rank(0));
+  OC_ASSIGN_OR_RETURN(int32_t tind, call.ElemType(1));
+  std::vector<int64_t> axes = call.Ints("axes").value_or(Iota(0, rank));
+  std::vector<int> position(rank, -1);  // where each axis is in `shape`
+  for (size_t j = 0; j < axes.size(); ++j) {
+    OC_ASSIGN_OR_RETURN(int axis, NormalizeAxis(axes[j], rank, "axis"));
+    position[axis] = static_cast<int>(j);
+  }
+  Body b(call);
+  std::string shape = b.Cast("shape", tind, kInt64);
+  std::string x_shape = b.Op("Shape", {"input_data"});
+  std::vector<std::string> parts;
+  for (int i = 0; i < rank; ++i) {
+    parts.push_back(position[i] >= 0 ? b.Op("Gather", {shape, b.Int64s({position[i]})})
+                                     : b.Op("Gather", {x_shape, b.Int64s({i})}));
+  }
+  std::string target = rank == 1 ? parts[0] : b.Op("Concat", parts, "axis = 0");
+  std::string larger = b.Op("Where", {b.Op("Less", {x_shape, target}), target, x_shape});
+  std::string two = b.Int64s({2});
+  std::string pad = b.Op("Sub", {larger, x_shape});
+  std::string pad_begin = b.Op("Div", {pad, two});
+  std::string pads =
+      b.Op("Concat", {pad_begin, b.Op("Sub", {pad, pad_begin})}, "axis = 0");
+  std::string padded = b.Op("Pad", {"input_data", pads});
+  std::string starts = b.Op("Div", {b.Op("Sub", {larger, target}), two});
+  std::string ends = b.Op("Add", {starts, target});
+  b.Output("output_data", b.Op("Slice", {padded, starts, ends}));
+  return b.Text();
+}
+
+// ---------------------------------------------------------------------------
+// Attention.
+
+// 1 / sqrt(head size) of `x4` [B, H, L, D] as a scalar of `elem`, raised to
+// `power` (0.5: the factor both Q and K are scaled by): a constant when D
+// is known, else computed from x4's shape.
+std::string HeadSizeScale(Body& b, const std::string& x4, int64_t head_size, double power,
+                          int32_t elem) {
+  if (head_size > 0) {
+    return b.Scalar(std::pow(1.0 / std::sqrt(static_cast<double>(head_size)), power), elem);
+  }
+  std::string size = b.Cast(b.DimOf(x4, 3), kInt64, kFloat);
+  std::string scale = b.Op("Reciprocal", {b.Op("Sqrt", {size})});
+  if (power == 0.5) scale = b.Op("Sqrt", {scale});
+  return b.Cast(scale, kFloat, elem);
+}
+
+// The query-key bias of the causal mask: -inf where key j > query i +
+// `past` (the keys before the query block), [L, S]: a constant when the
+// sizes are known and small, else built with Range.
+std::string CausalBias(Body& b, const std::string& q4, const std::string& k4, int64_t q_len,
+                       int64_t kv_len, int64_t past, const std::string& past_key, int32_t t) {
+  if (q_len > 0 && kv_len > 0 && past >= 0 && q_len * kv_len <= kMaxConstantMask) {
+    std::vector<double> bias;
+    for (int64_t i = 0; i < q_len; ++i) {
+      for (int64_t j = 0; j < kv_len; ++j) bias.push_back(j > i + past ? -INFINITY : 0.0);
+    }
+    return b.Constant(bias, {q_len, kv_len}, t);
+  }
+  std::string zero = b.Int64Scalar(0), one = b.Int64Scalar(1), two = b.Int64Scalar(2);
+  auto length = [&](const std::string& x) {
+    return b.Op("Gather", {b.Op("Shape", {x}), two});
+  };
+  std::string rows = b.Op("Range", {zero, length(q4), one});
+  if (!past_key.empty()) rows = b.Op("Add", {rows, length(past_key)});
+  std::string cols = b.Op("Range", {zero, length(k4), one});
+  std::string masked = b.Op("Less", {b.Reshape(rows, {-1, 1}), cols});
+  return b.Op("Where", {masked, b.Scalar(-INFINITY, t), b.Scalar(0, t)});
+}
+
+// A boolean mask (true: attend) as an additive bias of `t`: log(1) = 0 and
+// log(0) = -inf (Where would need opset 9).
+std::string BoolToBias(Body& b, const std::string& mask, int32_t t) {
+  return b.Op("Log", {b.Cast(mask, kBool, t)});
+}
+
+// Attention-23 and -24: softmax(Q K^T * scale (softcapped) + bias) V per
+// head, with the past keys and values before K and V, grouped-query heads
+// sharing a key/value head, 3-D inputs split into heads.
+absl::StatusOr<std::string> AttentionBody(const Call& call) {
+  enum { kQ, kK, kV, kMask, kPastKey, kPastValue, kNonpad };
+  OC_ASSIGN_OR_RETURN(int32_t t, call.ElemType(kQ));
+  OC_ASSIGN_OR_RETURN(int rank, call.Rank(kQ));
+  if (rank != 3 && rank != 4) {
+    return absl::InvalidArgumentError(absl::StrCat("Q has rank ", rank, ", not 3 or 4"));
+  }
+  bool has_past = call.Has(kPastKey) && call.Has(kPastValue);
+  int64_t q_heads, kv_heads, head_size, q_len, kv_len;
+  Body b(call);
+  std::string q4 = "Q", k4 = "K", v4 = "V";
+  if (rank == 3) {
+    OC_ASSIGN_OR_RETURN(q_heads, call.NeedInt("q_num_heads"));
+    OC_ASSIGN_OR_RETURN(kv_heads, call.NeedInt("kv_num_heads"));
+    auto split_heads = [&](absl::string_view x, int64_t heads) {
+      return b.Op("Transpose", {b.Reshape(std::string(x), {0, 0, heads, -1})},
+                  "perm = [0, 2, 1, 3]");
+    };
+    q4 = split_heads("Q", q_heads);
+    k4 = split_heads("K", kv_heads);
+    v4 = split_heads("V", kv_heads);
+    int64_t hidden = call.Dim(kQ, 2);
+    head_size = hidden > 0 ? hidden / q_heads : -1;
+    q_len = call.Dim(kQ, 1);
+    kv_len = call.Dim(kK, 1);
+  } else {
+    OC_ASSIGN_OR_RETURN(q_heads, call.NeedDim(kQ, 1));
+    OC_ASSIGN_OR_RETURN(kv_heads, call.NeedDim(kK, 1));
+    head_size = call.Dim(kQ, 3);
+    q_len = call.Dim(kQ, 2);
+    kv_len = call.Dim(kK, 2);
+  }
+  if (kv_heads <= 0 || q_heads % kv_heads != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        q_heads, " query heads cannot share ", kv_heads, " key/value heads evenly"));
+  }
+  int64_t past_len = 0;
+  if (has_past) {
+    k4 = b.Op("Concat", {"past_key", k4}, "axis = 2");
+    v4 = b.Op("Concat", {"past_value", v4}, "axis = 2");
+    past_len = call.Dim(kPastKey, 2);
+  }
+  if (call.Wants(1)) b.Output("present_key", k4);
+  if (call.Wants(2)) b.Output("present_value", v4);
+  int64_t total_len = kv_len >= 0 && past_len >= 0 ? kv_len + past_len : -1;
+
+  // Q and K are each scaled by sqrt(scale).
+  std::string scale = call.Attr("scale") != nullptr
+                          ? b.Scalar(std::sqrt(static_cast<double>(call.Float("scale"))), t)
+                          : HeadSizeScale(b, q4, head_size, 0.5, t);
+  bool grouped = q_heads != kv_heads;
+  std::string q = b.Op("Mul", {q4, scale});
+  if (grouped) q = b.Reshape(q, {0, kv_heads, -1, 0});  // query heads sharing a key head
+  std::string k = b.Op("Mul", {b.Op("Transpose", {k4}, "perm = [0, 1, 3, 2]"), scale});
+  std::string scores = b.Op("MatMul", {q, k});
+  if (grouped) scores = b.Reshape(scores, {0, q_heads, -1, 0});
+  std::vector<std::string> stages = {scores};  // by qk_matmul_output_mode
+
+  float softcap = call.Float("softcap");
+  if (softcap != 0.0f) {
+    std::string cap = b.Scalar(softcap, t);
+    scores = b.Op("Mul", {b.Op("Tanh", {b.Op("Div", {scores, cap})}), cap});
+  }
+  stages.push_back(scores);
+
+  std::vector<std::string> biases;
+  if (call.Has(kMask)) {
+    OC_ASSIGN_OR_RETURN(int32_t u, call.ElemType(kMask));
+    std::string bias = u == kBool ? BoolToBias(b, "attn_mask", t) : b.Cast("attn_mask", u, t);
+    int64_t mask_len = call.Dim(kMask, -1);
+    if (call.schema.since_version >= 24 && !(mask_len >= 0 && mask_len == total_len)) {
+      // A shorter last axis is padded to the keys with -inf.
+      OC_ASSIGN_OR_RETURN(int mask_rank, call.Rank(kMask));
+      std::string missing = b.Op("Sub", {b.DimOf(k4, 2), b.DimOf(bias, mask_rank - 1)});
+      std::string pads = b.Op(
+          "Concat", {b.Int64s(std::vector<int64_t>(2 * mask_rank - 1, 0)), missing}, "axis = 0");
+      bias = b.Op("Pad", {bias, pads, b.Scalar(-INFINITY, t)});
+    }
+    biases.push_back(bias);
+  }
+  if (call.Int("is_causal") != 0) {
+    biases.push_back(CausalBias(b, q4, k4, q_len, total_len, has_past ? past_len : 0,
+                                has_past ? "past_key" : "", t));
+  }
+  if (call.Has(kNonpad)) {
+    // Keys at or after nonpad_kv_seqlen[b] are padding.
+    std::string keys = total_len > 0 ? b.Int64s(Iota(0, total_len))
+                                     : b.Op("Range", {b.Int64Scalar(0),
+                                                      b.Op("Gather", {b.Op("Shape", {k4}),
+                                                                      b.Int64Scalar(2)}),
+                                                      b.Int64Scalar(1)});
+    std::string valid = b.Reshape("nonpad_kv_seqlen", {-1, 1, 1, 1});
+    biases.push_back(BoolToBias(b, b.Op("Less", {keys, valid}), t));
+  }
+  for (const std::string& bias : biases) scores = b.Op("Add", {scores, bias});
+  stages.push_back(scores);
+
+  int32_t precision = call.Attr("softmax_precision") != nullptr
+                          ? static_cast<int32_t>(call.Int("softmax_precision"))
+                          : t;
+  std::string probs = b.Cast(
+      b.Op("Softmax", {b.Cast(scores, t, precision)}, "axis = -1"), precision, t);
+  stages.push_back(probs);
+
+  std::string weights = grouped ? b.Reshape(probs, {0, kv_heads, -1, 0}) : probs;
+  std::string y = b.Op("MatMul", {weights, v4});
+  if (grouped) y = b.Reshape(y, {0, q_heads, -1, 0});
+  if (rank == 3) y = b.Reshape(b.Op("Transpose", {y}, "perm = [0, 2, 1, 3]"), {0, 0, -1});
+  b.Output("Y", y);
+  if (call.Wants(3)) {
+    int64_t mode = call.Int("qk_matmul_output_mode");
+    if (mode < 0 || mode >= static_cast<int64_t>(stages.size())) {
+      return absl::InvalidArgumentError(absl::StrCat("qk_matmul_output_mode ", mode, " is unknown"));
+    }
+    b.Output("qk_matmul_output", stages[mode]);
+  }
+  return b.Text();
+}
+
+// RotaryEmbedding: the first rotary_embedding_dim (R) elements of each head
+// rotate in pairs (x1, x2) -> (cos x1 - sin x2, sin x1 + cos x2), the pairs
+// being the two halves of those R elements, or neighbours when interleaved;
+// cos and sin are [B, S, R/2] (gathered by position_ids from [P, >= R/2]).
+// Heads stay where they are: 4-D input [B, H, S, D], 3-D [B, S, H * D]
+// viewed as [B, S, H, D]; the caches are reshaped to broadcast over H.
+absl::StatusOr<std::string> RotaryEmbeddingBody(const Call& call) {
+  enum { kX, kCos, kSin, kPositions };
+  OC_ASSIGN_OR_RETURN(int rank, call.Rank(kX));
+  if (rank != 3 && rank != 4) {
+    return absl::InvalidArgumentError(absl::StrCat("X has rank ", rank, ", not 3 or 4"));
+  }
+  int64_t head_size;
+  Body b(call);
+  std::string x = "X";
+  if (rank == 4) {
+    OC_ASSIGN_OR_RETURN(head_size, call.NeedDim(kX, 3));
+  } else {
+    OC_ASSIGN_OR_RETURN(int64_t heads, call.NeedInt("num_heads"));
+    OC_ASSIGN_OR_RETURN(int64_t hidden, call.NeedDim(kX, 2));
+    if (heads <= 0 || hidden % heads != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("hidden size ", hidden, " does not split into ", heads, " heads"));
+    }
+    head_size = hidden / heads;
+    x = b.Reshape(x, {0, 0, heads, head_size});
+  }
+  int64_t rotated = call.Int("rotary_embedding_dim") > 0 ? call.Int("rotary_embedding_dim")
+                                                         : head_size;
+  if (rotated % 2 != 0 || rotated > head_size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rotary_embedding_dim ", rotated, " is odd or larger than the head size ", head_size));
+  }
+  int64_t half = rotated / 2;
+  auto cache = [&](int input) {
+    std::string c(call.InputName(input));
+    if (call.Has(kPositions)) c = b.Op("Gather", {c, "position_ids"});
+    if (call.Dim(input, -1) != half) c = b.Take(c, Iota(0, half), 2);
+    // [B, S, R/2] to [B, 1, S, R/2] (4-D input) or [B, S, 1, R/2] (3-D).
+    return rank == 4 ? b.Reshape(c, {0, 1, -1, half}) : b.Reshape(c, {0, 0, 1, half});
+  };
+  std::string cos = cache(kCos), sin = cache(kSin);
+  bool interleaved = call.Int("interleaved") != 0;
+  std::string x1 = b.Take(x, interleaved ? Iota(0, half, 2) : Iota(0, half), 3);
+  std::string x2 = b.Take(x, interleaved ? Iota(1, half, 2) : Iota(half, half), 3);
+  std::string real = b.Op("Sub", {b.Op("Mul", {cos, x1}), b.Op("Mul", {sin, x2})});
+  std::string imaginary = b.Op("Add", {b.Op("Mul", {sin, x1}), b.Op("Mul", {cos, x2})});
+  std::string y = b.Op("Concat", {real, imaginary}, "axis = 3");
+  if (interleaved) {
+    std::vector<int64_t> order;  // real[0], imaginary[0], real[1], ...
+    for (int64_t i = 0; i < half; ++i) order.insert(order.end(), {i, half + i});
+    y = b.Take(y, order, 3);
+  }
+  if (rotated < head_size) {
+    y = b.Op("Concat", {y, b.Take(x, Iota(rotated, head_size - rotated), 3)}, "axis = 3");
+  }
+  if (rank == 3) y = b.Reshape(y, {0, 0, -1});
+  b.Output("Y", y);
+  return b.Text();
+}
+
+// Zeros [B, C, count] of `t` for an input [B, C, L]: a constant when B and
+// C are known (ConstantOfShape needs opset 9), else ConstantOfShape.
+std::string CausalZeros(Body& b, const Call& call, int64_t count, int32_t t) {
+  int64_t batch = call.Dim(0, 0), channels = call.Dim(0, 1);
+  if (batch >= 0 && channels >= 0 && batch * channels * count <= kMaxConstantMask) {
+    return b.Constant(std::vector<double>(batch * channels * count, 0.0),
+                      {batch, channels, count}, t);
+  }
+  std::string shape = b.Op(
+      "Concat", {b.Take(b.Op("Shape", {"input"}), {0, 1}, 0), b.Int64s({count})}, "axis = 0");
+  return b.Cast(b.Op("ConstantOfShape", {shape}), kFloat, t);
+}
+
+// CausalConvWithState: a depthwise 1-D convolution over the past state (or
+// k - 1 zeros) followed by the input, keeping the input's length; the state
+// becomes the last k - 1 positions of that sequence. SiLU ("silu" or
+// "swish") optionally follows. 16-bit types are convolved in float.
+absl::StatusOr<std::string> CausalConvWithStateBody(const Call& call) {
+  enum { kInput, kWeight, kBias, kPast };
+  OC_ASSIGN_OR_RETURN(int32_t t, call.ElemType(kInput));
+  OC_ASSIGN_OR_RETURN(int64_t channels, call.NeedDim(kWeight, 0));
+  OC_ASSIGN_OR_RETURN(int64_t kernel, call.NeedDim(kWeight, 2));
+  std::string activation = call.String("activation");
+  if (activation != "none" && activation != "silu" && activation != "swish") {
+    return absl::InvalidArgumentError(absl::StrCat("activation \"", activation, "\" is unknown"));
+  }
+  Body b(call);
+  std::string sequence = "input";
+  if (call.Has(kPast)) {
+    sequence = b.Op("Concat", {"past_state", "input"}, "axis = 2");
+  } else if (kernel > 1) {
+    sequence = b.Op("Concat", {CausalZeros(b, call, kernel - 1, t), "input"}, "axis = 2");
+  }
+  int32_t compute = t == kDouble ? kDouble : kFloat;
+  std::vector<std::string> conv_inputs = {b.Cast(sequence, t, compute),
+                                          b.Cast("weight", t, compute)};
+  if (call.Has(kBias)) conv_inputs.push_back(b.Cast("bias", t, compute));
+  std::string y = b.Op("Conv", conv_inputs, absl::StrCat("group = ", channels));
+  if (activation != "none") y = b.Op("Mul", {y, b.Op("Sigmoid", {y})});
+  b.Output("output", b.Cast(y, compute, t));
+  // The last k - 1 positions of the sequence: input length + [0, k - 1).
+  int64_t length = call.Dim(kInput, 2);
+  std::string positions = b.Int64s(Iota(std::max<int64_t>(length, 0), kernel - 1));
+  if (length < 0) {
+    positions = b.Op("Add", {positions, b.Op("Gather", {b.Op("Shape", {"input"}),
+                                                        b.Int64Scalar(2)})});
+  }
+  b.Output("present_state", b.Op("Gather", {sequence, positions}, "axis = 2"));
+  return b.Text();
+}
+
+// How each LinearAttention update rule changes the state S [dk, dv] per
+// key/value head with key k, value v, decay g and rate beta:
+//   linear:      S = S + k v^T
+//   gated:       S = exp(g) S + k v^T
+//   delta:       S = S + beta k (v - S^T k)^T
+//   gated_delta: S = exp(g) S + beta k (v - (exp(g) S)^T k)^T
+struct UpdateRule {
+  const char* name;
+  bool gated;
+  bool delta;
+};
+constexpr UpdateRule kUpdateRules[] = {
+    {"linear", false, false},
+    {"gated", true, false},
+    {"delta", false, true},
+    {"gated_delta", true, true},
+};
+
+// LinearAttention: the recurrence over the T tokens, unrolled (T must be
+// known and at most kMaxUnrolledSteps), in float. Each step reads
+// o = scale q^T S per query head, query heads sharing their key/value
+// head's state in groups. Tokens are taken with Gather, heads unpacked with
+// Reshape; the state starts at past_state, or (zero) is left out of the
+// first step.
+absl::StatusOr<std::string> LinearAttentionBody(const Call& call) {
+  enum { kQuery, kKey, kValue, kPast, kDecay, kBeta };
+  OC_ASSIGN_OR_RETURN(int32_t t, call.ElemType(kQuery));
+  OC_ASSIGN_OR_RETURN(int64_t steps, call.NeedDim(kQuery, 1));
+  OC_ASSIGN_OR_RETURN(int64_t q_heads, call.NeedInt("q_num_heads"));
+  OC_ASSIGN_OR_RETURN(int64_t kv_heads, call.NeedInt("kv_num_heads"));
+  if (steps < 1 || steps > kMaxUnrolledSteps) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the sequence (axis 1 of input 'query') has ", steps, " tokens; the body unrolls 1 to ",
+        kMaxUnrolledSteps));
+  }
+  if (kv_heads <= 0 || q_heads % kv_heads != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        q_heads, " query heads cannot share ", kv_heads, " key/value heads evenly"));
+  }
+  const UpdateRule* rule = nullptr;
+  std::string rule_name = call.String("update_rule");
+  for (const UpdateRule& r : kUpdateRules) {
+    if (rule_name == r.name) rule = &r;
+  }
+  if (rule == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("update_rule \"", rule_name, "\" is unknown"));
+  }
+  if ((rule->gated && !call.Has(kDecay)) || (rule->delta && !call.Has(kBeta))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("update_rule \"", rule_name, "\" needs its decay and beta inputs"));
+  }
+  int32_t state_type = t;
+  if (call.Has(kPast)) {
+    OC_ASSIGN_OR_RETURN(state_type, call.ElemType(kPast));
+  }
+  int64_t group = q_heads / kv_heads;
+  Body b(call);
+  // [B, T, H * d] in float to [B, T, H, d].
+  auto heads = [&](int input, int64_t count) {
+    return b.Reshape(b.Cast(std::string(call.InputName(input)), t, kFloat), {0, 0, count, -1});
+  };
+  std::string q = heads(kQuery, q_heads), k = heads(kKey, kv_heads),
+              v = heads(kValue, kv_heads);
+  std::string decay = rule->gated ? heads(kDecay, kv_heads) : "";  // d = dk or 1
+  std::string beta =  // [B, T, 1 or Hkv, 1]
+      rule->delta ? b.Reshape(b.Cast("beta", t, kFloat), {0, 0, -1, 1}) : "";
+  std::string state = call.Has(kPast) ? b.Cast("past_state", state_type, kFloat) : "";
+  std::vector<std::string> outputs;
+  for (int64_t step = 0; step < steps; ++step) {
+    std::string index = b.Int64Scalar(step);
+    auto token = [&](const std::string& x) { return b.Op("Gather", {x, index}, "axis = 1"); };
+    std::string k_t = token(k);  // [B, Hkv, dk]
+    std::string k_column = b.Reshape(k_t, {0, 0, -1, 1});
+    std::string v_row = b.Reshape(token(v), {0, 0, 1, -1});  // [B, Hkv, 1, dv]
+    if (rule->gated && !state.empty()) {
+      state = b.Op("Mul", {state, b.Reshape(b.Op("Exp", {token(decay)}), {0, 0, -1, 1})});
+    }
+    std::string write = v_row;
+    if (rule->delta) {
+      if (!state.empty()) {
+        std::string read = b.Op("MatMul", {b.Reshape(k_t, {0, 0, 1, -1}), state});
+        write = b.Op("Sub", {write, read});
+      }
+      write = b.Op("Mul", {write, b.Reshape(token(beta), {0, 0, 1, 1})});
+    }
+    std::string outer = b.Op("MatMul", {k_column, write});  // [B, Hkv, dk, dv]
+    state = state.empty() ? outer : b.Op("Add", {state, outer});
+    std::string q_t = b.Reshape(token(q), {0, kv_heads, group, -1});  // [B, Hkv, g, dk]
+    outputs.push_back(b.Reshape(b.Op("MatMul", {q_t, state}), {0, 1, -1}));
+  }
+  std::string output = outputs.size() == 1 ? outputs[0] : b.Op("Concat", outputs, "axis = 1");
+  float scale = call.Float("scale");
+  int64_t packed = call.Dim(kQuery, 2);
+  std::string factor =
+      scale != 0.0f ? b.Scalar(scale, kFloat)
+                    : HeadSizeScale(b, q, packed > 0 ? packed / q_heads : -1, 1.0, kFloat);
+  b.Output("output", b.Cast(b.Op("Mul", {output, factor}), kFloat, t));
+  b.Output("present_state", b.Cast(state, kFloat, state_type));
+  return b.Text();
+}
+
+// ---------------------------------------------------------------------------
 // Builders by op name and since_version.
+
 struct Entry {
   const char* op;
   int since_version;
@@ -56,7 +958,23 @@ struct Entry {
 };
 
 constexpr Entry kBuilders[] = {
+    {"Attention", 23, AttentionBody},
+    {"Attention", 24, AttentionBody},
+    {"CausalConvWithState", 27, CausalConvWithStateBody},
     {"Celu", 12, CeluBody},
+    {"CenterCropPad", 18, CenterCropPadBody},
+    {"Gelu", 20, GeluBody},
+    {"GroupNormalization", 18, GroupNormalizationBody},
+    {"GroupNormalization", 21, GroupNormalizationBody},
+    {"LayerNormalization", 17, LayerNormalizationBody},
+    {"LinearAttention", 27, LinearAttentionBody},
+    {"NegativeLogLikelihoodLoss", 12, NegativeLogLikelihoodLossBody},
+    {"NegativeLogLikelihoodLoss", 13, NegativeLogLikelihoodLossBody},
+    {"NegativeLogLikelihoodLoss", 22, NegativeLogLikelihoodLossBody},
+    {"RMSNormalization", 23, RmsNormalizationBody},
+    {"RotaryEmbedding", 23, RotaryEmbeddingBody},
+    {"SoftmaxCrossEntropyLoss", 12, SoftmaxCrossEntropyLossBody},
+    {"SoftmaxCrossEntropyLoss", 13, SoftmaxCrossEntropyLossBody},
 };
 
 }  // namespace
