@@ -165,6 +165,15 @@ std::vector<int64_t> Iota(int64_t first, int64_t count, int64_t step = 1) {
   return values;
 }
 
+// Whether float represents every one of `values` exactly.
+bool FloatsHold(absl::Span<const int64_t> values) {
+  constexpr int64_t kExact = int64_t{1} << 24;
+  for (int64_t v : values) {
+    if (v > kExact || v < -kExact) return false;
+  }
+  return true;
+}
+
 // The nodes of a body being written, in order. Every value gets a fresh
 // name; Output binds a value to a formal output.
 class Body {
@@ -208,13 +217,21 @@ class Body {
   }
   // A scalar constant of element type `elem`.
   std::string Scalar(double value, int32_t elem) { return Constant({value}, {}, elem); }
-  // A 1-D int64 constant (cast from float: Constant-1 holds floats only).
+  // A 1-D int64 constant: cast from float (Constant-1 holds floats only)
+  // when float holds every value exactly.
   std::string Int64s(absl::Span<const int64_t> values) {
-    std::vector<double> as_doubles(values.begin(), values.end());
-    return Constant(as_doubles, {static_cast<int64_t>(values.size())}, kInt64);
+    std::vector<int64_t> dims = {static_cast<int64_t>(values.size())};
+    return FloatsHold(values) ? Constant(std::vector<double>(values.begin(), values.end()),
+                                         dims, kInt64)
+                              : Op("Constant", {},
+                                   absl::StrCat("value = int64[", values.size(), "] {",
+                                                absl::StrJoin(values, ", "), "}"),
+                                   "Const");
   }
   // A 0-D int64 constant.
-  std::string Int64Scalar(int64_t value) { return Constant({static_cast<double>(value)}, {}, kInt64); }
+  std::string Int64Scalar(int64_t value) {
+    return Constant({static_cast<double>(value)}, {}, kInt64);
+  }
 
   // `x` cast from element type `from` to `to` (itself when they agree).
   std::string Cast(const std::string& x, int32_t from, int32_t to) {
@@ -613,103 +630,140 @@ std::string BoolToBias(Body& b, const std::string& mask, int32_t t) {
   return b.Op("Log", {b.Cast(mask, kBool, t)});
 }
 
+// Attention's inputs by position.
+enum AttentionInput { kQ, kK, kV, kMask, kPastKey, kPastValue, kNonpad };
+
+// Q, K and V as [B, heads, length, head size], K and V after the past keys
+// and values, with what is known of their sizes (-1: unknown).
+struct AttentionHeads {
+  std::string q, k, v;
+  int64_t q_heads, kv_heads;
+  int64_t head_size;  // of Q and K
+  int64_t q_len;
+  int64_t past_len;   // 0 without past
+  int64_t total_len;  // past and new keys
+  bool has_past;
+};
+
+// Splits 3-D Q, K, V [B, L, heads * size] into heads (the heads counts come
+// from q_num_heads and kv_num_heads; 4-D inputs give them as axis 1), and
+// puts the past keys and values before K and V.
+absl::StatusOr<AttentionHeads> SplitAttentionHeads(Body& b, const Call& call, int rank) {
+  AttentionHeads h{"Q", "K", "V"};
+  int64_t kv_len;
+  if (rank == 3) {
+    OC_ASSIGN_OR_RETURN(h.q_heads, call.NeedInt("q_num_heads"));
+    OC_ASSIGN_OR_RETURN(h.kv_heads, call.NeedInt("kv_num_heads"));
+    auto split = [&](absl::string_view x, int64_t heads) {
+      return b.Op("Transpose", {b.Reshape(std::string(x), {0, 0, heads, -1})},
+                  "perm = [0, 2, 1, 3]");
+    };
+    h.q = split("Q", h.q_heads);
+    h.k = split("K", h.kv_heads);
+    h.v = split("V", h.kv_heads);
+    int64_t hidden = call.Dim(kQ, 2);
+    h.head_size = hidden > 0 && h.q_heads > 0 ? hidden / h.q_heads : -1;
+    h.q_len = call.Dim(kQ, 1);
+    kv_len = call.Dim(kK, 1);
+  } else {
+    OC_ASSIGN_OR_RETURN(h.q_heads, call.NeedDim(kQ, 1));
+    OC_ASSIGN_OR_RETURN(h.kv_heads, call.NeedDim(kK, 1));
+    h.head_size = call.Dim(kQ, 3);
+    h.q_len = call.Dim(kQ, 2);
+    kv_len = call.Dim(kK, 2);
+  }
+  if (h.kv_heads <= 0 || h.q_heads % h.kv_heads != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        h.q_heads, " query heads cannot share ", h.kv_heads, " key/value heads evenly"));
+  }
+  h.has_past = call.Has(kPastKey) && call.Has(kPastValue);
+  h.past_len = 0;
+  if (h.has_past) {
+    h.k = b.Op("Concat", {"past_key", h.k}, "axis = 2");
+    h.v = b.Op("Concat", {"past_value", h.v}, "axis = 2");
+    h.past_len = call.Dim(kPastKey, 2);
+  }
+  h.total_len = kv_len >= 0 && h.past_len >= 0 ? kv_len + h.past_len : -1;
+  return h;
+}
+
+// attn_mask as an additive bias of `t`; from opset 24 on, a last axis
+// shorter than the keys is padded with -inf.
+absl::StatusOr<std::string> MaskBias(Body& b, const Call& call, const AttentionHeads& h,
+                                     int32_t t) {
+  OC_ASSIGN_OR_RETURN(int32_t u, call.ElemType(kMask));
+  std::string bias = u == kBool ? BoolToBias(b, "attn_mask", t) : b.Cast("attn_mask", u, t);
+  int64_t mask_len = call.Dim(kMask, -1);
+  if (call.schema.since_version < 24 || (mask_len >= 0 && mask_len == h.total_len)) return bias;
+  OC_ASSIGN_OR_RETURN(int mask_rank, call.Rank(kMask));
+  std::string missing = b.Op("Sub", {b.DimOf(h.k, 2), b.DimOf(bias, mask_rank - 1)});
+  std::string pads = b.Op(
+      "Concat", {b.Int64s(std::vector<int64_t>(2 * mask_rank - 1, 0)), missing}, "axis = 0");
+  return b.Op("Pad", {bias, pads, b.Scalar(-INFINITY, t)});
+}
+
+// The bias of the keys at or after nonpad_kv_seqlen[b] (padding), [B, 1, 1,
+// S].
+std::string PaddingBias(Body& b, const AttentionHeads& h, int32_t t) {
+  std::string keys =
+      h.total_len > 0
+          ? b.Int64s(Iota(0, h.total_len))
+          : b.Op("Range", {b.Int64Scalar(0),
+                           b.Op("Gather", {b.Op("Shape", {h.k}), b.Int64Scalar(2)}),
+                           b.Int64Scalar(1)});
+  std::string valid = b.Reshape("nonpad_kv_seqlen", {-1, 1, 1, 1});
+  return BoolToBias(b, b.Op("Less", {keys, valid}), t);
+}
+
+// The biases added to the scores: attn_mask, the causal mask, padding.
+absl::StatusOr<std::vector<std::string>> AttentionBiases(Body& b, const Call& call,
+                                                         const AttentionHeads& h, int32_t t) {
+  std::vector<std::string> biases;
+  if (call.Has(kMask)) {
+    OC_ASSIGN_OR_RETURN(std::string mask, MaskBias(b, call, h, t));
+    biases.push_back(mask);
+  }
+  if (call.Int("is_causal") != 0) {
+    biases.push_back(CausalBias(b, h.q, h.k, h.q_len, h.total_len, h.past_len,
+                                h.has_past ? "past_key" : "", t));
+  }
+  if (call.Has(kNonpad)) biases.push_back(PaddingBias(b, h, t));
+  return biases;
+}
+
 // Attention-23 and -24: softmax(Q K^T * scale (softcapped) + bias) V per
-// head, with the past keys and values before K and V, grouped-query heads
-// sharing a key/value head, 3-D inputs split into heads.
+// head. Query heads sharing a key/value head (grouped-query attention) are
+// folded into its query rows: Q [B, Hq, L, D] viewed as [B, Hkv, g L, D].
+// qk_matmul_output is the scores after the stage its mode names.
 absl::StatusOr<std::string> AttentionBody(const Call& call) {
-  enum { kQ, kK, kV, kMask, kPastKey, kPastValue, kNonpad };
   OC_ASSIGN_OR_RETURN(int32_t t, call.ElemType(kQ));
   OC_ASSIGN_OR_RETURN(int rank, call.Rank(kQ));
   if (rank != 3 && rank != 4) {
     return absl::InvalidArgumentError(absl::StrCat("Q has rank ", rank, ", not 3 or 4"));
   }
-  bool has_past = call.Has(kPastKey) && call.Has(kPastValue);
-  int64_t q_heads, kv_heads, head_size, q_len, kv_len;
   Body b(call);
-  std::string q4 = "Q", k4 = "K", v4 = "V";
-  if (rank == 3) {
-    OC_ASSIGN_OR_RETURN(q_heads, call.NeedInt("q_num_heads"));
-    OC_ASSIGN_OR_RETURN(kv_heads, call.NeedInt("kv_num_heads"));
-    auto split_heads = [&](absl::string_view x, int64_t heads) {
-      return b.Op("Transpose", {b.Reshape(std::string(x), {0, 0, heads, -1})},
-                  "perm = [0, 2, 1, 3]");
-    };
-    q4 = split_heads("Q", q_heads);
-    k4 = split_heads("K", kv_heads);
-    v4 = split_heads("V", kv_heads);
-    int64_t hidden = call.Dim(kQ, 2);
-    head_size = hidden > 0 ? hidden / q_heads : -1;
-    q_len = call.Dim(kQ, 1);
-    kv_len = call.Dim(kK, 1);
-  } else {
-    OC_ASSIGN_OR_RETURN(q_heads, call.NeedDim(kQ, 1));
-    OC_ASSIGN_OR_RETURN(kv_heads, call.NeedDim(kK, 1));
-    head_size = call.Dim(kQ, 3);
-    q_len = call.Dim(kQ, 2);
-    kv_len = call.Dim(kK, 2);
-  }
-  if (kv_heads <= 0 || q_heads % kv_heads != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        q_heads, " query heads cannot share ", kv_heads, " key/value heads evenly"));
-  }
-  int64_t past_len = 0;
-  if (has_past) {
-    k4 = b.Op("Concat", {"past_key", k4}, "axis = 2");
-    v4 = b.Op("Concat", {"past_value", v4}, "axis = 2");
-    past_len = call.Dim(kPastKey, 2);
-  }
-  if (call.Wants(1)) b.Output("present_key", k4);
-  if (call.Wants(2)) b.Output("present_value", v4);
-  int64_t total_len = kv_len >= 0 && past_len >= 0 ? kv_len + past_len : -1;
+  OC_ASSIGN_OR_RETURN(AttentionHeads h, SplitAttentionHeads(b, call, rank));
+  if (call.Wants(1)) b.Output("present_key", h.k);
+  if (call.Wants(2)) b.Output("present_value", h.v);
 
   // Q and K are each scaled by sqrt(scale).
   std::string scale = call.Attr("scale") != nullptr
                           ? b.Scalar(std::sqrt(static_cast<double>(call.Float("scale"))), t)
-                          : HeadSizeScale(b, q4, head_size, 0.5, t);
-  bool grouped = q_heads != kv_heads;
-  std::string q = b.Op("Mul", {q4, scale});
-  if (grouped) q = b.Reshape(q, {0, kv_heads, -1, 0});  // query heads sharing a key head
-  std::string k = b.Op("Mul", {b.Op("Transpose", {k4}, "perm = [0, 1, 3, 2]"), scale});
+                          : HeadSizeScale(b, h.q, h.head_size, 0.5, t);
+  bool grouped = h.q_heads != h.kv_heads;
+  std::string q = b.Op("Mul", {h.q, scale});
+  if (grouped) q = b.Reshape(q, {0, h.kv_heads, -1, 0});
+  std::string k = b.Op("Mul", {b.Op("Transpose", {h.k}, "perm = [0, 1, 3, 2]"), scale});
   std::string scores = b.Op("MatMul", {q, k});
-  if (grouped) scores = b.Reshape(scores, {0, q_heads, -1, 0});
+  if (grouped) scores = b.Reshape(scores, {0, h.q_heads, -1, 0});
   std::vector<std::string> stages = {scores};  // by qk_matmul_output_mode
 
-  float softcap = call.Float("softcap");
-  if (softcap != 0.0f) {
+  if (float softcap = call.Float("softcap"); softcap != 0.0f) {
     std::string cap = b.Scalar(softcap, t);
     scores = b.Op("Mul", {b.Op("Tanh", {b.Op("Div", {scores, cap})}), cap});
   }
   stages.push_back(scores);
-
-  std::vector<std::string> biases;
-  if (call.Has(kMask)) {
-    OC_ASSIGN_OR_RETURN(int32_t u, call.ElemType(kMask));
-    std::string bias = u == kBool ? BoolToBias(b, "attn_mask", t) : b.Cast("attn_mask", u, t);
-    int64_t mask_len = call.Dim(kMask, -1);
-    if (call.schema.since_version >= 24 && !(mask_len >= 0 && mask_len == total_len)) {
-      // A shorter last axis is padded to the keys with -inf.
-      OC_ASSIGN_OR_RETURN(int mask_rank, call.Rank(kMask));
-      std::string missing = b.Op("Sub", {b.DimOf(k4, 2), b.DimOf(bias, mask_rank - 1)});
-      std::string pads = b.Op(
-          "Concat", {b.Int64s(std::vector<int64_t>(2 * mask_rank - 1, 0)), missing}, "axis = 0");
-      bias = b.Op("Pad", {bias, pads, b.Scalar(-INFINITY, t)});
-    }
-    biases.push_back(bias);
-  }
-  if (call.Int("is_causal") != 0) {
-    biases.push_back(CausalBias(b, q4, k4, q_len, total_len, has_past ? past_len : 0,
-                                has_past ? "past_key" : "", t));
-  }
-  if (call.Has(kNonpad)) {
-    // Keys at or after nonpad_kv_seqlen[b] are padding.
-    std::string keys = total_len > 0 ? b.Int64s(Iota(0, total_len))
-                                     : b.Op("Range", {b.Int64Scalar(0),
-                                                      b.Op("Gather", {b.Op("Shape", {k4}),
-                                                                      b.Int64Scalar(2)}),
-                                                      b.Int64Scalar(1)});
-    std::string valid = b.Reshape("nonpad_kv_seqlen", {-1, 1, 1, 1});
-    biases.push_back(BoolToBias(b, b.Op("Less", {keys, valid}), t));
-  }
+  OC_ASSIGN_OR_RETURN(std::vector<std::string> biases, AttentionBiases(b, call, h, t));
   for (const std::string& bias : biases) scores = b.Op("Add", {scores, bias});
   stages.push_back(scores);
 
@@ -720,15 +774,16 @@ absl::StatusOr<std::string> AttentionBody(const Call& call) {
       b.Op("Softmax", {b.Cast(scores, t, precision)}, "axis = -1"), precision, t);
   stages.push_back(probs);
 
-  std::string weights = grouped ? b.Reshape(probs, {0, kv_heads, -1, 0}) : probs;
-  std::string y = b.Op("MatMul", {weights, v4});
-  if (grouped) y = b.Reshape(y, {0, q_heads, -1, 0});
+  std::string y = b.Op("MatMul", {grouped ? b.Reshape(probs, {0, h.kv_heads, -1, 0}) : probs,
+                                  h.v});
+  if (grouped) y = b.Reshape(y, {0, h.q_heads, -1, 0});
   if (rank == 3) y = b.Reshape(b.Op("Transpose", {y}, "perm = [0, 2, 1, 3]"), {0, 0, -1});
   b.Output("Y", y);
   if (call.Wants(3)) {
     int64_t mode = call.Int("qk_matmul_output_mode");
     if (mode < 0 || mode >= static_cast<int64_t>(stages.size())) {
-      return absl::InvalidArgumentError(absl::StrCat("qk_matmul_output_mode ", mode, " is unknown"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("qk_matmul_output_mode ", mode, " is unknown"));
     }
     b.Output("qk_matmul_output", stages[mode]);
   }
