@@ -19,9 +19,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -38,7 +40,8 @@ constexpr int32_t kDouble = onnx::TensorProto::DOUBLE;
 constexpr int32_t kInt64 = onnx::TensorProto::INT64;
 constexpr int32_t kBool = onnx::TensorProto::BOOL;
 
-// The largest sequence a body unrolls step by step (LinearAttention), and
+// The longest sequence a body unrolls step by step (LinearAttention; a Scan
+// runs longer or unknown ones), and
 // the largest constant a body writes out element by element (a causal
 // mask, zeros).
 constexpr int64_t kMaxUnrolledSteps = 64;
@@ -178,14 +181,25 @@ bool FloatsHold(absl::Span<const int64_t> values) {
 // name; Output binds a value to a formal output.
 class Body {
  public:
-  explicit Body(const Call& call) : call_(call) {}
+  // `prefix` starts every value's name (a subgraph's values must not
+  // shadow its parent's).
+  explicit Body(const Call& call, absl::string_view prefix = "")
+      : call_(call), prefix_(prefix) {}
 
+  // Appends `op <attrs> (inputs)` with `count` outputs and returns them.
+  std::vector<std::string> Ops(absl::string_view op, std::vector<std::string> inputs, int count,
+                               std::string attrs = "", absl::string_view hint = "") {
+    std::vector<std::string> outputs;
+    for (int i = 0; i < count; ++i) {
+      outputs.push_back(absl::StrCat(prefix_, hint.empty() ? op : hint, "_", ++count_));
+    }
+    nodes_.push_back({std::string(op), std::move(attrs), std::move(inputs), outputs});
+    return outputs;
+  }
   // Appends `op <attrs> (inputs)` and returns its output.
   std::string Op(absl::string_view op, std::vector<std::string> inputs,
                  std::string attrs = "", absl::string_view hint = "") {
-    std::string output = absl::StrCat(hint.empty() ? op : hint, "_", ++count_);
-    nodes_.push_back({std::string(op), std::move(attrs), std::move(inputs), output});
-    return output;
+    return Ops(op, std::move(inputs), 1, std::move(attrs), hint)[0];
   }
 
   // Makes `value` the body's formal output `formal`: the node computing it
@@ -193,12 +207,14 @@ class Body {
   // bound already.
   void Output(absl::string_view formal, const std::string& value) {
     bool computed = false;
-    for (const BodyNode& node : nodes_) computed |= node.output == value;
+    for (const BodyNode& node : nodes_) {
+      computed |= absl::c_linear_search(node.outputs, value);
+    }
     if (computed && !renamed_.contains(value)) {
       renamed_[value] = std::string(formal);
       return;
     }
-    nodes_.push_back({"Identity", "", {value}, std::string(formal)});
+    nodes_.push_back({"Identity", "", {value}, {std::string(formal)}});
   }
 
   // A constant of element type `elem` (float or double written directly,
@@ -258,22 +274,15 @@ class Body {
     std::vector<absl::string_view> inputs, outputs;
     for (const schema::FormalParam& p : schema.inputs) inputs.push_back(p.name);
     for (const schema::FormalParam& p : schema.outputs) outputs.push_back(p.name);
-    std::string text = absl::StrFormat(
-        "<domain: \"\", opset_import: [\"\" : %d]>\n%s (%s) => (%s)\n{\n", schema.since_version,
-        schema.name, absl::StrJoin(inputs, ", "), absl::StrJoin(outputs, ", "));
-    auto name = [&](const std::string& value) {
-      auto it = renamed_.find(value);
-      return it == renamed_.end() ? value : it->second;
-    };
-    for (const BodyNode& node : nodes_) {
-      std::vector<std::string> inputs_text;
-      for (const std::string& input : node.inputs) inputs_text.push_back(name(input));
-      absl::StrAppend(&text, "  ", name(node.output), " = ", node.op,
-                      node.attrs.empty() ? "" : absl::StrCat(" <", node.attrs, ">"), " (",
-                      absl::StrJoin(inputs_text, ", "), ")\n");
-    }
-    absl::StrAppend(&text, "}");
-    return text;
+    return absl::StrFormat("<domain: \"\", opset_import: [\"\" : %d]>\n%s (%s) => (%s)\n{\n%s}",
+                           schema.since_version, schema.name, absl::StrJoin(inputs, ", "),
+                           absl::StrJoin(outputs, ", "), NodesText("  "));
+  }
+  // The nodes as a graph attribute's value: `name (inputs) => (outputs) {...}`.
+  std::string GraphText(absl::string_view name, absl::Span<const std::string> inputs,
+                        absl::Span<const std::string> outputs) const {
+    return absl::StrCat(name, " (", absl::StrJoin(inputs, ", "), ") => (",
+                        absl::StrJoin(outputs, ", "), ") {\n", NodesText("    "), "  }");
   }
 
   int opset() const { return call_.schema.since_version; }
@@ -283,10 +292,30 @@ class Body {
     std::string op;
     std::string attrs;
     std::vector<std::string> inputs;
-    std::string output;
+    std::vector<std::string> outputs;
   };
 
+  // A line per node, formal outputs in place of the values bound to them.
+  std::string NodesText(absl::string_view indent) const {
+    auto names = [&](const std::vector<std::string>& values) {
+      std::vector<std::string> named;
+      for (const std::string& value : values) {
+        auto it = renamed_.find(value);
+        named.push_back(it == renamed_.end() ? value : it->second);
+      }
+      return absl::StrJoin(named, ", ");
+    };
+    std::string text;
+    for (const BodyNode& node : nodes_) {
+      absl::StrAppend(&text, indent, names(node.outputs), " = ", node.op,
+                      node.attrs.empty() ? "" : absl::StrCat(" <", node.attrs, ">"), " (",
+                      names(node.inputs), ")\n");
+    }
+    return text;
+  }
+
   const Call& call_;
+  std::string prefix_;
   std::vector<BodyNode> nodes_;
   absl::flat_hash_map<std::string, std::string> renamed_;  // value -> formal output
   int count_ = 0;
@@ -636,20 +665,20 @@ enum AttentionInput { kQ, kK, kV, kMask, kPastKey, kPastValue, kNonpad };
 // Q, K and V as [B, heads, length, head size], K and V after the past keys
 // and values, with what is known of their sizes (-1: unknown).
 struct AttentionHeads {
-  std::string q, k, v;
-  int64_t q_heads, kv_heads;
-  int64_t head_size;  // of Q and K
-  int64_t q_len;
-  int64_t past_len;   // 0 without past
-  int64_t total_len;  // past and new keys
-  bool has_past;
+  std::string q = "Q", k = "K", v = "V";
+  int64_t q_heads = 0, kv_heads = 0;
+  int64_t head_size = -1;  // of Q and K
+  int64_t q_len = -1;
+  int64_t past_len = 0;    // 0 without past
+  int64_t total_len = -1;  // past and new keys
+  bool has_past = false;
 };
 
 // Splits 3-D Q, K, V [B, L, heads * size] into heads (the heads counts come
 // from q_num_heads and kv_num_heads; 4-D inputs give them as axis 1), and
 // puts the past keys and values before K and V.
 absl::StatusOr<AttentionHeads> SplitAttentionHeads(Body& b, const Call& call, int rank) {
-  AttentionHeads h{"Q", "K", "V"};
+  AttentionHeads h;
   int64_t kv_len;
   if (rank == 3) {
     OC_ASSIGN_OR_RETURN(h.q_heads, call.NeedInt("q_num_heads"));
@@ -677,7 +706,6 @@ absl::StatusOr<AttentionHeads> SplitAttentionHeads(Body& b, const Call& call, in
         h.q_heads, " query heads cannot share ", h.kv_heads, " key/value heads evenly"));
   }
   h.has_past = call.Has(kPastKey) && call.Has(kPastValue);
-  h.past_len = 0;
   if (h.has_past) {
     h.k = b.Op("Concat", {"past_key", h.k}, "axis = 2");
     h.v = b.Op("Concat", {"past_value", h.v}, "axis = 2");
@@ -920,23 +948,113 @@ constexpr UpdateRule kUpdateRules[] = {
     {"gated_delta", true, true},
 };
 
-// LinearAttention: the recurrence over the T tokens, unrolled (T must be
-// known and at most kMaxUnrolledSteps), in float. Each step reads
+// One token's values for a LinearAttention step, per head: q [B, Hq, dk],
+// k [B, Hkv, dk], v [B, Hkv, dv], decay [B, Hkv, dk or 1], beta
+// [B, Hkv or 1, 1]; the state [B, Hkv, dk, dv] ("" for zero).
+struct LinearStep {
+  std::string state, q, k, v, decay = "", beta = "";
+};
+
+// The step's new state and its output [B, Hq * dv] (unscaled): query heads
+// read their key/value head's state in groups of `group`.
+std::pair<std::string, std::string> LinearAttentionStep(Body& b, const UpdateRule& rule,
+                                                        const LinearStep& in,
+                                                        int64_t kv_heads, int64_t group) {
+  std::string state = in.state;
+  if (rule.gated && !state.empty()) {
+    state = b.Op("Mul", {state, b.Reshape(b.Op("Exp", {in.decay}), {0, 0, -1, 1})});
+  }
+  std::string write = b.Reshape(in.v, {0, 0, 1, -1});  // [B, Hkv, 1, dv]
+  if (rule.delta) {
+    if (!state.empty()) {
+      std::string read = b.Op("MatMul", {b.Reshape(in.k, {0, 0, 1, -1}), state});
+      write = b.Op("Sub", {write, read});
+    }
+    write = b.Op("Mul", {write, b.Reshape(in.beta, {0, 0, 1, 1})});
+  }
+  std::string outer = b.Op("MatMul", {b.Reshape(in.k, {0, 0, -1, 1}), write});
+  state = state.empty() ? outer : b.Op("Add", {state, outer});
+  std::string q = b.Reshape(in.q, {0, kv_heads, group, -1});  // [B, Hkv, g, dk]
+  return {state, b.Reshape(b.Op("MatMul", {q, state}), {0, -1})};
+}
+
+// LinearAttention's inputs, unpacked to heads in float: [B, T, H, d]
+// (decay d = dk or 1; beta [B, T, 1 or Hkv, 1]).
+struct LinearInputs {
+  std::string q, k, v, decay = "", beta = "", state = "";  // "" where absent
+};
+
+// The steps unrolled, tokens taken with Gather; a zero state is left out of
+// the first step. The outputs [B, T, Hq * dv] and the last state.
+std::pair<std::string, std::string> UnrolledLinearAttention(Body& b, const UpdateRule& rule,
+                                                            const LinearInputs& in,
+                                                            int64_t steps, int64_t kv_heads,
+                                                            int64_t group) {
+  std::string state = in.state;
+  std::vector<std::string> outputs;
+  for (int64_t step = 0; step < steps; ++step) {
+    std::string index = b.Int64Scalar(step);
+    auto token = [&](const std::string& x) {
+      return x.empty() ? x : b.Op("Gather", {x, index}, "axis = 1");
+    };
+    std::string output;
+    std::tie(state, output) = LinearAttentionStep(
+        b, rule, {state, token(in.q), token(in.k), token(in.v), token(in.decay), token(in.beta)},
+        kv_heads, group);
+    outputs.push_back(output);
+  }
+  std::string output = outputs.size() == 1 ? outputs[0] : b.Op("Concat", outputs, "axis = 1");
+  return {b.Reshape(output, {0, steps, -1}), state};
+}
+
+// The steps as a Scan over the tokens (axis 1 moved first), from the past
+// state or zeros. The outputs [B, T, Hq * dv] and the last state.
+std::pair<std::string, std::string> ScannedLinearAttention(Body& b, const Call& call,
+                                                           const UpdateRule& rule,
+                                                           const LinearInputs& in,
+                                                           int64_t kv_heads, int64_t group) {
+  std::string state = in.state;
+  if (state.empty()) {  // zeros [B, Hkv, dk, dv]
+    std::string shape = b.Op("Concat", {b.Take(b.Op("Shape", {in.k}), {0, 2, 3}, 0),
+                                        b.Take(b.Op("Shape", {in.v}), {3}, 0)},
+                             "axis = 0");
+    state = b.Op("ConstantOfShape", {shape});
+  }
+  Body step(call, "step_");
+  LinearStep formal{"step_state", "step_q", "step_k", "step_v"};
+  std::vector<std::string> scanned = {in.q, in.k, in.v};
+  std::vector<std::string> step_inputs = {formal.state, formal.q, formal.k, formal.v};
+  if (!in.decay.empty()) {
+    formal.decay = "step_decay";
+    scanned.push_back(in.decay);
+    step_inputs.push_back(formal.decay);
+  }
+  if (!in.beta.empty()) {
+    formal.beta = "step_beta";
+    scanned.push_back(in.beta);
+    step_inputs.push_back(formal.beta);
+  }
+  auto [next, output] = LinearAttentionStep(step, rule, formal, kv_heads, group);
+  std::vector<std::string> scan_inputs = {state};
+  for (const std::string& x : scanned) {
+    scan_inputs.push_back(b.Op("Transpose", {x}, "perm = [1, 0, 2, 3]"));
+  }
+  std::vector<std::string> results = b.Ops(
+      "Scan", scan_inputs, 2,
+      absl::StrCat("num_scan_inputs = ", scanned.size(),
+                   ", body = ", step.GraphText("step", step_inputs, {next, output})));
+  return {b.Op("Transpose", {results[1]}, "perm = [1, 0, 2]"), results[0]};
+}
+
+// LinearAttention: the recurrence over the T tokens in float, unrolled when
+// T is known and at most kMaxUnrolledSteps, else a Scan. Each step reads
 // o = scale q^T S per query head, query heads sharing their key/value
-// head's state in groups. Tokens are taken with Gather, heads unpacked with
-// Reshape; the state starts at past_state, or (zero) is left out of the
-// first step.
+// head's state in groups; heads are unpacked with Reshape.
 absl::StatusOr<std::string> LinearAttentionBody(const Call& call) {
   enum { kQuery, kKey, kValue, kPast, kDecay, kBeta };
   OC_ASSIGN_OR_RETURN(int32_t t, call.ElemType(kQuery));
-  OC_ASSIGN_OR_RETURN(int64_t steps, call.NeedDim(kQuery, 1));
   OC_ASSIGN_OR_RETURN(int64_t q_heads, call.NeedInt("q_num_heads"));
   OC_ASSIGN_OR_RETURN(int64_t kv_heads, call.NeedInt("kv_num_heads"));
-  if (steps < 1 || steps > kMaxUnrolledSteps) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the sequence (axis 1 of input 'query') has ", steps, " tokens; the body unrolls 1 to ",
-        kMaxUnrolledSteps));
-  }
   if (kv_heads <= 0 || q_heads % kv_heads != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         q_heads, " query heads cannot share ", kv_heads, " key/value heads evenly"));
@@ -957,47 +1075,24 @@ absl::StatusOr<std::string> LinearAttentionBody(const Call& call) {
   if (call.Has(kPast)) {
     OC_ASSIGN_OR_RETURN(state_type, call.ElemType(kPast));
   }
-  int64_t group = q_heads / kv_heads;
   Body b(call);
-  // [B, T, H * d] in float to [B, T, H, d].
   auto heads = [&](int input, int64_t count) {
     return b.Reshape(b.Cast(std::string(call.InputName(input)), t, kFloat), {0, 0, count, -1});
   };
-  std::string q = heads(kQuery, q_heads), k = heads(kKey, kv_heads),
-              v = heads(kValue, kv_heads);
-  std::string decay = rule->gated ? heads(kDecay, kv_heads) : "";  // d = dk or 1
-  std::string beta =  // [B, T, 1 or Hkv, 1]
-      rule->delta ? b.Reshape(b.Cast("beta", t, kFloat), {0, 0, -1, 1}) : "";
-  std::string state = call.Has(kPast) ? b.Cast("past_state", state_type, kFloat) : "";
-  std::vector<std::string> outputs;
-  for (int64_t step = 0; step < steps; ++step) {
-    std::string index = b.Int64Scalar(step);
-    auto token = [&](const std::string& x) { return b.Op("Gather", {x, index}, "axis = 1"); };
-    std::string k_t = token(k);  // [B, Hkv, dk]
-    std::string k_column = b.Reshape(k_t, {0, 0, -1, 1});
-    std::string v_row = b.Reshape(token(v), {0, 0, 1, -1});  // [B, Hkv, 1, dv]
-    if (rule->gated && !state.empty()) {
-      state = b.Op("Mul", {state, b.Reshape(b.Op("Exp", {token(decay)}), {0, 0, -1, 1})});
-    }
-    std::string write = v_row;
-    if (rule->delta) {
-      if (!state.empty()) {
-        std::string read = b.Op("MatMul", {b.Reshape(k_t, {0, 0, 1, -1}), state});
-        write = b.Op("Sub", {write, read});
-      }
-      write = b.Op("Mul", {write, b.Reshape(token(beta), {0, 0, 1, 1})});
-    }
-    std::string outer = b.Op("MatMul", {k_column, write});  // [B, Hkv, dk, dv]
-    state = state.empty() ? outer : b.Op("Add", {state, outer});
-    std::string q_t = b.Reshape(token(q), {0, kv_heads, group, -1});  // [B, Hkv, g, dk]
-    outputs.push_back(b.Reshape(b.Op("MatMul", {q_t, state}), {0, 1, -1}));
-  }
-  std::string output = outputs.size() == 1 ? outputs[0] : b.Op("Concat", outputs, "axis = 1");
+  LinearInputs in{heads(kQuery, q_heads), heads(kKey, kv_heads), heads(kValue, kv_heads)};
+  if (rule->gated) in.decay = heads(kDecay, kv_heads);
+  if (rule->delta) in.beta = b.Reshape(b.Cast("beta", t, kFloat), {0, 0, -1, 1});
+  if (call.Has(kPast)) in.state = b.Cast("past_state", state_type, kFloat);
+  int64_t steps = call.Dim(kQuery, 1);
+  auto [output, state] =
+      steps >= 1 && steps <= kMaxUnrolledSteps
+          ? UnrolledLinearAttention(b, *rule, in, steps, kv_heads, q_heads / kv_heads)
+          : ScannedLinearAttention(b, call, *rule, in, kv_heads, q_heads / kv_heads);
   float scale = call.Float("scale");
   int64_t packed = call.Dim(kQuery, 2);
   std::string factor =
       scale != 0.0f ? b.Scalar(scale, kFloat)
-                    : HeadSizeScale(b, q, packed > 0 ? packed / q_heads : -1, 1.0, kFloat);
+                    : HeadSizeScale(b, in.q, packed > 0 ? packed / q_heads : -1, 1.0, kFloat);
   b.Output("output", b.Cast(b.Op("Mul", {output, factor}), kFloat, t));
   b.Output("present_state", b.Cast(state, kFloat, state_type));
   return b.Text();

@@ -103,6 +103,11 @@ const BodyCase kCases[] = {
      "(float16[2,1,32] O, float[2,4,8,8] S) {\n"
      "  O, S = LinearAttention <kv_num_heads = 4, q_num_heads = 4, scale = 0.5, "
      "update_rule = \"linear\"> (Q, K, V, P)\n}"},
+    {"linear_attention_dynamic_steps", "LinearAttention", 27, 9,
+     "g (float[2,T,32] Q, float[2,T,32] K, float[2,T,32] V, float[2,T,4] D) => "
+     "(float[2,T,32] O, float[2,4,8,8] S) {\n"
+     "  O, S = LinearAttention <kv_num_heads = 4, q_num_heads = 4, update_rule = \"gated\"> "
+     "(Q, K, V, \"\", D)\n}"},
     {"causal_conv_with_state", "CausalConvWithState", 27, 7,
      "g (float[2,4,8] X, float[4,1,4] W, float[4] B, float[2,4,3] P) => (float[2,4,8] Y, "
      "float[2,4,3] S) {\n"
@@ -193,12 +198,11 @@ TEST(ContextBodiesTest, RefusesWhatTheBodyNeedsAndIsUnknown) {
         "g (float[2,4,3,D] X, float[50,4] C, float[50,4] S, int64[2,3] P) => "
         "(float[2,4,3,D] Y) { Y = RotaryEmbedding(X, C, S, P) }"},
        "the size of axis 3 of input 'X' is unknown"},
-      {{"linear_attention_steps", "LinearAttention", 27, 26,
-        "g (float[2,T,32] Q, float[2,T,32] K, float[2,T,32] V) => (float[2,T,32] O, "
-        "float[2,4,8,8] S) {\n"
+      {{"linear_attention_type", "LinearAttention", 27, 26,
+        "g (Q, float[2,4,32] K, float[2,4,32] V) => (float[2,4,32] O, float[2,4,8,8] S) {\n"
         "  O, S = LinearAttention <kv_num_heads = 4, q_num_heads = 4, "
         "update_rule = \"linear\"> (Q, K, V)\n}"},
-       "the size of axis 1 of input 'query' is unknown"},
+       "the element type of input 'query' is unknown"},
       {{"attention_3d_heads", "Attention", 23, 22,
         "g (float[2,4,24] Q, float[2,6,24] K, float[2,6,24] V) => (float[2,4,24] Y) {\n"
         "  Y = Attention(Q, K, V)\n}"},
