@@ -41,11 +41,11 @@ constexpr int32_t kInt64 = onnx::TensorProto::INT64;
 constexpr int32_t kBool = onnx::TensorProto::BOOL;
 
 // The longest sequence a body unrolls step by step (LinearAttention; a Scan
-// runs longer or unknown ones), and
-// the largest constant a body writes out element by element (a causal
-// mask, zeros).
+// runs longer or unknown ones).
 constexpr int64_t kMaxUnrolledSteps = 64;
-constexpr int64_t kMaxConstantMask = 1 << 16;
+// The largest constant a body writes out element by element (a causal
+// mask, zeros); larger ones are computed.
+constexpr int64_t kMaxConstantElements = 1 << 16;
 
 // What a builder sees of the call.
 struct Call {
@@ -136,8 +136,8 @@ struct Call {
   absl::StatusOr<int64_t> NeedDim(int i, int axis) const {
     int64_t size = Dim(i, axis);
     if (size < 0) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the size of axis ", axis, " of input '", InputName(i), "' is unknown"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("the size of axis ", axis, " of input '", InputName(i), "' is unknown"));
     }
     return size;
   }
@@ -183,8 +183,7 @@ class Body {
  public:
   // `prefix` starts every value's name (a subgraph's values must not
   // shadow its parent's).
-  explicit Body(const Call& call, absl::string_view prefix = "")
-      : call_(call), prefix_(prefix) {}
+  explicit Body(const Call& call, absl::string_view prefix = "") : call_(call), prefix_(prefix) {}
 
   // Appends `op <attrs> (inputs)` with `count` outputs and returns them.
   std::vector<std::string> Ops(absl::string_view op, std::vector<std::string> inputs, int count,
@@ -197,8 +196,8 @@ class Body {
     return outputs;
   }
   // Appends `op <attrs> (inputs)` and returns its output.
-  std::string Op(absl::string_view op, std::vector<std::string> inputs,
-                 std::string attrs = "", absl::string_view hint = "") {
+  std::string Op(absl::string_view op, std::vector<std::string> inputs, std::string attrs = "",
+                 absl::string_view hint = "") {
     return Ops(op, std::move(inputs), 1, std::move(attrs), hint)[0];
   }
 
@@ -237,12 +236,12 @@ class Body {
   // when float holds every value exactly.
   std::string Int64s(absl::Span<const int64_t> values) {
     std::vector<int64_t> dims = {static_cast<int64_t>(values.size())};
-    return FloatsHold(values) ? Constant(std::vector<double>(values.begin(), values.end()),
-                                         dims, kInt64)
-                              : Op("Constant", {},
-                                   absl::StrCat("value = int64[", values.size(), "] {",
-                                                absl::StrJoin(values, ", "), "}"),
-                                   "Const");
+    return FloatsHold(values)
+               ? Constant(std::vector<double>(values.begin(), values.end()), dims, kInt64)
+               : Op("Constant", {},
+                    absl::StrCat("value = int64[", values.size(), "] {",
+                                 absl::StrJoin(values, ", "), "}"),
+                    "Const");
   }
   // A 0-D int64 constant.
   std::string Int64Scalar(int64_t value) {
@@ -338,7 +337,10 @@ struct AxesMove {
   int since;
 };
 constexpr AxesMove kAxesInputSince[] = {
-    {"Unsqueeze", 13}, {"Squeeze", 13}, {"ReduceSum", 13}, {"ReduceMean", 18},
+    {"Unsqueeze", 13},
+    {"Squeeze", 13},
+    {"ReduceSum", 13},
+    {"ReduceMean", 18},
 };
 
 // `op` over `axes` of `x`, in the form the body's opset has.
@@ -508,8 +510,9 @@ absl::StatusOr<std::string> Nll(Body& b, const Call& call, const NllInputs& in, 
     return absl::InvalidArgumentError(absl::StrCat("reduction \"", reduction, "\" is unknown"));
   }
   bool ignores = call.Attr("ignore_index") != nullptr;
-  std::string target = AxesOp(b, "Unsqueeze", in.target, {1});  // [N, 1, d...]
-  std::string selected = b.Op("Equal", {target, ClassIndices(b, in, tind)});  // [N, C, d...]
+  // target [N, 1, d...] against the classes [1, C, 1...]: [N, C, d...].
+  std::string target = AxesOp(b, "Unsqueeze", in.target, {1});
+  std::string selected = b.Op("Equal", {target, ClassIndices(b, in, tind)});
   std::string zero = b.Scalar(0, t);
   std::string ignored;
   if (ignores) {
@@ -604,8 +607,7 @@ absl::StatusOr<std::string> CenterCropPadBody(const Call& call) {
   std::string two = b.Int64s({2});
   std::string pad = b.Op("Sub", {larger, x_shape});
   std::string pad_begin = b.Op("Div", {pad, two});
-  std::string pads =
-      b.Op("Concat", {pad_begin, b.Op("Sub", {pad, pad_begin})}, "axis = 0");
+  std::string pads = b.Op("Concat", {pad_begin, b.Op("Sub", {pad, pad_begin})}, "axis = 0");
   std::string padded = b.Op("Pad", {"input_data", pads});
   std::string starts = b.Op("Div", {b.Op("Sub", {larger, target}), two});
   std::string ends = b.Op("Add", {starts, target});
@@ -635,7 +637,7 @@ std::string HeadSizeScale(Body& b, const std::string& x4, int64_t head_size, dou
 // sizes are known and small, else built with Range.
 std::string CausalBias(Body& b, const std::string& q4, const std::string& k4, int64_t q_len,
                        int64_t kv_len, int64_t past, const std::string& past_key, int32_t t) {
-  if (q_len > 0 && kv_len > 0 && past >= 0 && q_len * kv_len <= kMaxConstantMask) {
+  if (q_len > 0 && kv_len > 0 && past >= 0 && q_len * kv_len <= kMaxConstantElements) {
     std::vector<double> bias;
     for (int64_t i = 0; i < q_len; ++i) {
       for (int64_t j = 0; j < kv_len; ++j) bias.push_back(j > i + past ? -INFINITY : 0.0);
@@ -643,9 +645,7 @@ std::string CausalBias(Body& b, const std::string& q4, const std::string& k4, in
     return b.Constant(bias, {q_len, kv_len}, t);
   }
   std::string zero = b.Int64Scalar(0), one = b.Int64Scalar(1), two = b.Int64Scalar(2);
-  auto length = [&](const std::string& x) {
-    return b.Op("Gather", {b.Op("Shape", {x}), two});
-  };
+  auto length = [&](const std::string& x) { return b.Op("Gather", {b.Op("Shape", {x}), two}); };
   std::string rows = b.Op("Range", {zero, length(q4), one});
   if (!past_key.empty()) rows = b.Op("Add", {rows, length(past_key)});
   std::string cols = b.Op("Range", {zero, length(k4), one});
@@ -702,8 +702,8 @@ absl::StatusOr<AttentionHeads> SplitAttentionHeads(Body& b, const Call& call, in
     kv_len = call.Dim(kK, 2);
   }
   if (h.kv_heads <= 0 || h.q_heads % h.kv_heads != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        h.q_heads, " query heads cannot share ", h.kv_heads, " key/value heads evenly"));
+    return absl::InvalidArgumentError(absl::StrCat(h.q_heads, " query heads cannot share ",
+                                                   h.kv_heads, " key/value heads evenly"));
   }
   h.has_past = call.Has(kPastKey) && call.Has(kPastValue);
   if (h.has_past) {
@@ -725,20 +725,19 @@ absl::StatusOr<std::string> MaskBias(Body& b, const Call& call, const AttentionH
   if (call.schema.since_version < 24 || (mask_len >= 0 && mask_len == h.total_len)) return bias;
   OC_ASSIGN_OR_RETURN(int mask_rank, call.Rank(kMask));
   std::string missing = b.Op("Sub", {b.DimOf(h.k, 2), b.DimOf(bias, mask_rank - 1)});
-  std::string pads = b.Op(
-      "Concat", {b.Int64s(std::vector<int64_t>(2 * mask_rank - 1, 0)), missing}, "axis = 0");
+  std::string pads =
+      b.Op("Concat", {b.Int64s(std::vector<int64_t>(2 * mask_rank - 1, 0)), missing}, "axis = 0");
   return b.Op("Pad", {bias, pads, b.Scalar(-INFINITY, t)});
 }
 
 // The bias of the keys at or after nonpad_kv_seqlen[b] (padding), [B, 1, 1,
 // S].
 std::string PaddingBias(Body& b, const AttentionHeads& h, int32_t t) {
-  std::string keys =
-      h.total_len > 0
-          ? b.Int64s(Iota(0, h.total_len))
-          : b.Op("Range", {b.Int64Scalar(0),
-                           b.Op("Gather", {b.Op("Shape", {h.k}), b.Int64Scalar(2)}),
-                           b.Int64Scalar(1)});
+  std::string keys = h.total_len > 0
+                         ? b.Int64s(Iota(0, h.total_len))
+                         : b.Op("Range", {b.Int64Scalar(0),
+                                          b.Op("Gather", {b.Op("Shape", {h.k}), b.Int64Scalar(2)}),
+                                          b.Int64Scalar(1)});
   std::string valid = b.Reshape("nonpad_kv_seqlen", {-1, 1, 1, 1});
   return BoolToBias(b, b.Op("Less", {keys, valid}), t);
 }
@@ -752,8 +751,8 @@ absl::StatusOr<std::vector<std::string>> AttentionBiases(Body& b, const Call& ca
     biases.push_back(mask);
   }
   if (call.Int("is_causal") != 0) {
-    biases.push_back(CausalBias(b, h.q, h.k, h.q_len, h.total_len, h.past_len,
-                                h.has_past ? "past_key" : "", t));
+    biases.push_back(
+        CausalBias(b, h.q, h.k, h.q_len, h.total_len, h.past_len, h.has_past ? "past_key" : "", t));
   }
   if (call.Has(kNonpad)) biases.push_back(PaddingBias(b, h, t));
   return biases;
@@ -798,12 +797,11 @@ absl::StatusOr<std::string> AttentionBody(const Call& call) {
   int32_t precision = call.Attr("softmax_precision") != nullptr
                           ? static_cast<int32_t>(call.Int("softmax_precision"))
                           : t;
-  std::string probs = b.Cast(
-      b.Op("Softmax", {b.Cast(scores, t, precision)}, "axis = -1"), precision, t);
+  std::string probs =
+      b.Cast(b.Op("Softmax", {b.Cast(scores, t, precision)}, "axis = -1"), precision, t);
   stages.push_back(probs);
 
-  std::string y = b.Op("MatMul", {grouped ? b.Reshape(probs, {0, h.kv_heads, -1, 0}) : probs,
-                                  h.v});
+  std::string y = b.Op("MatMul", {grouped ? b.Reshape(probs, {0, h.kv_heads, -1, 0}) : probs, h.v});
   if (grouped) y = b.Reshape(y, {0, h.q_heads, -1, 0});
   if (rank == 3) y = b.Reshape(b.Op("Transpose", {y}, "perm = [0, 2, 1, 3]"), {0, 0, -1});
   b.Output("Y", y);
@@ -845,8 +843,8 @@ absl::StatusOr<std::string> RotaryEmbeddingBody(const Call& call) {
     head_size = hidden / heads;
     x = b.Reshape(x, {0, 0, heads, head_size});
   }
-  int64_t rotated = call.Int("rotary_embedding_dim") > 0 ? call.Int("rotary_embedding_dim")
-                                                         : head_size;
+  int64_t rotated =
+      call.Int("rotary_embedding_dim") > 0 ? call.Int("rotary_embedding_dim") : head_size;
   if (rotated % 2 != 0 || rotated > head_size) {
     return absl::InvalidArgumentError(absl::StrCat(
         "rotary_embedding_dim ", rotated, " is odd or larger than the head size ", head_size));
@@ -883,12 +881,12 @@ absl::StatusOr<std::string> RotaryEmbeddingBody(const Call& call) {
 // C are known (ConstantOfShape needs opset 9), else ConstantOfShape.
 std::string CausalZeros(Body& b, const Call& call, int64_t count, int32_t t) {
   int64_t batch = call.Dim(0, 0), channels = call.Dim(0, 1);
-  if (batch >= 0 && channels >= 0 && batch * channels * count <= kMaxConstantMask) {
-    return b.Constant(std::vector<double>(batch * channels * count, 0.0),
-                      {batch, channels, count}, t);
+  if (batch >= 0 && channels >= 0 && batch * channels * count <= kMaxConstantElements) {
+    return b.Constant(std::vector<double>(batch * channels * count, 0.0), {batch, channels, count},
+                      t);
   }
-  std::string shape = b.Op(
-      "Concat", {b.Take(b.Op("Shape", {"input"}), {0, 1}, 0), b.Int64s({count})}, "axis = 0");
+  std::string shape =
+      b.Op("Concat", {b.Take(b.Op("Shape", {"input"}), {0, 1}, 0), b.Int64s({count})}, "axis = 0");
   return b.Cast(b.Op("ConstantOfShape", {shape}), kFloat, t);
 }
 
@@ -923,8 +921,8 @@ absl::StatusOr<std::string> CausalConvWithStateBody(const Call& call) {
   int64_t length = call.Dim(kInput, 2);
   std::string positions = b.Int64s(Iota(std::max<int64_t>(length, 0), kernel - 1));
   if (length < 0) {
-    positions = b.Op("Add", {positions, b.Op("Gather", {b.Op("Shape", {"input"}),
-                                                        b.Int64Scalar(2)})});
+    positions =
+        b.Op("Add", {positions, b.Op("Gather", {b.Op("Shape", {"input"}), b.Int64Scalar(2)})});
   }
   b.Output("present_state", b.Op("Gather", {sequence, positions}, "axis = 2"));
   return b.Text();
@@ -958,8 +956,8 @@ struct LinearStep {
 // The step's new state and its output [B, Hq * dv] (unscaled): query heads
 // read their key/value head's state in groups of `group`.
 std::pair<std::string, std::string> LinearAttentionStep(Body& b, const UpdateRule& rule,
-                                                        const LinearStep& in,
-                                                        int64_t kv_heads, int64_t group) {
+                                                        const LinearStep& in, int64_t kv_heads,
+                                                        int64_t group) {
   std::string state = in.state;
   if (rule.gated && !state.empty()) {
     state = b.Op("Mul", {state, b.Reshape(b.Op("Exp", {in.decay}), {0, 0, -1, 1})});
@@ -987,9 +985,8 @@ struct LinearInputs {
 // The steps unrolled, tokens taken with Gather; a zero state is left out of
 // the first step. The outputs [B, T, Hq * dv] and the last state.
 std::pair<std::string, std::string> UnrolledLinearAttention(Body& b, const UpdateRule& rule,
-                                                            const LinearInputs& in,
-                                                            int64_t steps, int64_t kv_heads,
-                                                            int64_t group) {
+                                                            const LinearInputs& in, int64_t steps,
+                                                            int64_t kv_heads, int64_t group) {
   std::string state = in.state;
   std::vector<std::string> outputs;
   for (int64_t step = 0; step < steps; ++step) {
@@ -1011,13 +1008,14 @@ std::pair<std::string, std::string> UnrolledLinearAttention(Body& b, const Updat
 // state or zeros. The outputs [B, T, Hq * dv] and the last state.
 std::pair<std::string, std::string> ScannedLinearAttention(Body& b, const Call& call,
                                                            const UpdateRule& rule,
-                                                           const LinearInputs& in,
-                                                           int64_t kv_heads, int64_t group) {
+                                                           const LinearInputs& in, int64_t kv_heads,
+                                                           int64_t group) {
   std::string state = in.state;
   if (state.empty()) {  // zeros [B, Hkv, dk, dv]
-    std::string shape = b.Op("Concat", {b.Take(b.Op("Shape", {in.k}), {0, 2, 3}, 0),
-                                        b.Take(b.Op("Shape", {in.v}), {3}, 0)},
-                             "axis = 0");
+    std::string shape =
+        b.Op("Concat",
+             {b.Take(b.Op("Shape", {in.k}), {0, 2, 3}, 0), b.Take(b.Op("Shape", {in.v}), {3}, 0)},
+             "axis = 0");
     state = b.Op("ConstantOfShape", {shape});
   }
   Body step(call, "step_");
@@ -1039,10 +1037,10 @@ std::pair<std::string, std::string> ScannedLinearAttention(Body& b, const Call& 
   for (const std::string& x : scanned) {
     scan_inputs.push_back(b.Op("Transpose", {x}, "perm = [1, 0, 2, 3]"));
   }
-  std::vector<std::string> results = b.Ops(
-      "Scan", scan_inputs, 2,
-      absl::StrCat("num_scan_inputs = ", scanned.size(),
-                   ", body = ", step.GraphText("step", step_inputs, {next, output})));
+  std::vector<std::string> results =
+      b.Ops("Scan", scan_inputs, 2,
+            absl::StrCat("num_scan_inputs = ", scanned.size(),
+                         ", body = ", step.GraphText("step", step_inputs, {next, output})));
   return {b.Op("Transpose", {results[1]}, "perm = [1, 0, 2]"), results[0]};
 }
 
@@ -1056,8 +1054,8 @@ absl::StatusOr<std::string> LinearAttentionBody(const Call& call) {
   OC_ASSIGN_OR_RETURN(int64_t q_heads, call.NeedInt("q_num_heads"));
   OC_ASSIGN_OR_RETURN(int64_t kv_heads, call.NeedInt("kv_num_heads"));
   if (kv_heads <= 0 || q_heads % kv_heads != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        q_heads, " query heads cannot share ", kv_heads, " key/value heads evenly"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(q_heads, " query heads cannot share ", kv_heads, " key/value heads evenly"));
   }
   const UpdateRule* rule = nullptr;
   std::string rule_name = call.String("update_rule");

@@ -119,9 +119,8 @@ const BodyCase kCases[] = {
 
 // The model of `c`'s graph at its opset.
 onnx::ModelProto CaseModel(const BodyCase& c) {
-  return testing::ModelFromText(absl::StrCat(
-      "<ir_version: ", MinIrVersionForOpset(c.from), ", opset_import: [\"\" : ", c.from, "]>\n",
-      c.graph));
+  return testing::ModelFromText(absl::StrCat("<ir_version: ", MinIrVersionForOpset(c.from),
+                                             ", opset_import: [\"\" : ", c.from, "]>\n", c.graph));
 }
 
 TEST(ContextBodiesTest, ExpandsBelowTheOpsIntroductionAndValidates) {
