@@ -201,8 +201,8 @@ absl::Status RequireFloatInput(const AdapterContext& ctx) {
   if (ElemTypeOf(ctx, ctx.node.input(0)) == onnx::TensorProto::FLOAT) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
       "'", ctx.node.input(0), "' is not known to be float; TreeEnsemble's output takes the "
-      "input's type, and TreeEnsembleRegressor's is always float, so neither can express the "
-      "other there"));
+      "input's type and TreeEnsembleRegressor's is always float: ", ctx.to.Label(),
+      " cannot express the node"));
 }
 
 // TreeEnsemble-5's enumerations, by their classic names.
