@@ -77,18 +77,30 @@ class OpIndex {
     for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
       std::string owner = absl::StrCat(" of '", node.name(), "' (", node.op_type(), ")");
       if (attribute.has_g()) {
+        parents_[attribute.mutable_g()] = site.graph;
         AddGraph(*attribute.mutable_g(), absl::StrCat(site.path, "/", attribute.name(), owner),
                  depth + 1);
       }
       for (int i = 0; i < attribute.graphs_size(); ++i) {
+        parents_[attribute.mutable_graphs(i)] = site.graph;
         AddGraph(*attribute.mutable_graphs(i),
                  absl::StrCat(site.path, "/", attribute.name(), "[", i, "]", owner), depth + 1);
       }
     }
   }
 
-  // Adds the nodes of `graph`, not those of its subgraphs.
-  void AddShallow(onnx::GraphProto& graph, const std::string& path) {
+  // The graph enclosing subgraph `graph`, or null (a top-level graph or a
+  // function).
+  const onnx::GraphProto* ParentOf(const onnx::GraphProto* graph) const {
+    auto it = parents_.find(graph);
+    return it == parents_.end() ? nullptr : it->second;
+  }
+
+  // Adds the nodes of `graph`, not those of its subgraphs; `parent`
+  // encloses it.
+  void AddShallow(onnx::GraphProto& graph, const std::string& path,
+                  const onnx::GraphProto* parent) {
+    parents_[&graph] = parent;
     for (onnx::NodeProto& node : *graph.mutable_node()) {
       Add({&node, &graph, graph.mutable_node(), path}, 0, false);
     }
@@ -111,6 +123,7 @@ class OpIndex {
   absl::flat_hash_set<std::string> domains_;
   absl::flat_hash_map<std::string, std::vector<NodeSite>> by_op_;
   std::map<std::string, int> others_;
+  absl::flat_hash_map<const onnx::GraphProto*, const onnx::GraphProto*> parents_;
 };
 
 // The index key of `node` (domain and op type).
@@ -139,9 +152,10 @@ class StepEdits {
     forgotten_[old_key].insert(site.node);
     retyped_.push_back(site);
   }
-  // Tracks the nodes of a subgraph an adapter built.
-  void TrackSubgraph(onnx::GraphProto& graph, const std::string& path) {
-    subgraphs_.emplace_back(&graph, path);
+  // Tracks the nodes of a subgraph an adapter built inside `parent`.
+  void TrackSubgraph(onnx::GraphProto& graph, const std::string& path,
+                     const onnx::GraphProto* parent) {
+    subgraphs_.push_back({&graph, path, parent});
   }
   // Keeps a retired value name alive: inferred types view such strings.
   void Retire(std::string* name) { retired_.emplace_back(name); }
@@ -153,7 +167,7 @@ class StepEdits {
     for (NodeSite& site : added_) index.Add(site, 0, /*recurse=*/true);
     // A retyped node's subgraphs are indexed already.
     for (NodeSite& site : retyped_) index.Add(site, 0, /*recurse=*/false);
-    for (auto& [graph, path] : subgraphs_) index.AddShallow(*graph, path);
+    for (auto& [graph, path, parent] : subgraphs_) index.AddShallow(*graph, path, parent);
     for (auto& name : retired_) retired.push_back(std::move(name));
     edits_.clear();
     forgotten_.clear();
@@ -201,7 +215,12 @@ class StepEdits {
   std::map<std::string, absl::flat_hash_set<const onnx::NodeProto*>> forgotten_;
   std::vector<NodeSite> added_;    // inserted nodes
   std::vector<NodeSite> retyped_;  // nodes whose op type changed
-  std::vector<std::pair<onnx::GraphProto*, std::string>> subgraphs_;
+  struct Subgraph {
+    onnx::GraphProto* graph;
+    std::string path;
+    const onnx::GraphProto* parent;
+  };
+  std::vector<Subgraph> subgraphs_;
   std::vector<std::unique_ptr<std::string>> retired_;
 };
 
@@ -302,12 +321,18 @@ class AddedConstants {
 // forgotten when a step changes the graphs.
 class ConstantTable {
  public:
-  const onnx::TensorProto* Find(const onnx::GraphProto* graph, absl::string_view name) {
-    if (graph == nullptr) return nullptr;
-    auto [it, inserted] = graphs_.try_emplace(graph);
-    if (inserted) Collect(*graph, it->second);
-    auto found = it->second.find(name);
-    return found == it->second.end() ? nullptr : found->second;
+  // The constant `name` as seen from `graph`: its own, or an enclosing
+  // graph's (the outer scope).
+  const onnx::TensorProto* Find(const OpIndex& index, const onnx::GraphProto* graph,
+                                absl::string_view name) {
+    for (int depth = 0; graph != nullptr && depth <= kMaxDepth; ++depth) {
+      auto [it, inserted] = graphs_.try_emplace(graph);
+      if (inserted) Collect(*graph, it->second);
+      auto found = it->second.find(name);
+      if (found != it->second.end()) return found->second;
+      graph = index.ParentOf(graph);
+    }
+    return nullptr;
   }
   void Clear() {
     graphs_.clear();
@@ -375,7 +400,9 @@ adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& s
       [&step, &site](onnx::TensorProto value) {
         return step.added.Add(site.graph, step.names, *site.node, std::move(value));
       },
-      [&step, &site](absl::string_view name) { return step.constants.Find(site.graph, name); }};
+      [&step, &site](absl::string_view name) {
+        return step.constants.Find(step.index, site.graph, name);
+      }};
   ctx.to_opset = step.to;
   ctx.insert_before = [&step, &site](onnx::NodeProto node) {
     return step.edits.InsertBefore(site, std::move(node));
@@ -394,7 +421,7 @@ adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& s
     return fresh;
   };
   ctx.track_subgraph = [&step, &site](onnx::GraphProto& graph) {
-    step.edits.TrackSubgraph(graph, absl::StrCat(site.path, "/", graph.name()));
+    step.edits.TrackSubgraph(graph, absl::StrCat(site.path, "/", graph.name()), site.graph);
   };
   return ctx;
 }
@@ -461,7 +488,7 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
       ExpandFunctionNode(
           *site.node, current, step.from, step.to,
           [&](absl::string_view value) { return step.types.TypeOf(site.graph, value); },
-          [&](absl::string_view name) { return step.constants.Find(site.graph, name); },
+          [&](absl::string_view name) { return step.constants.Find(step.index, site.graph, name); },
           [&](absl::string_view hint) { return step.names.FreshName(hint); }));
   if (!expansion.initializers.empty() && site.graph == nullptr) {
     return absl::FailedPreconditionError(
