@@ -243,7 +243,8 @@ int ConvertOrPlan(Context& ctx, bool dry_run) {
     if (!written.ok()) return Fail(ctx, *report_path, written, kExitUsageOrIo);
   }
   ctx.out << result->report.ToText();
-  if (dry_run) return kExitOk;
+  // A plan that cannot be carried out fails, as the conversion would.
+  if (dry_run) return result->report.nodes_refused > 0 ? kExitInvalidModel : kExitOk;
   SaveOptions save;
   save.source_base_dir = loaded->base_dir;
   if (ctx.args.Has("external-data-threshold")) {

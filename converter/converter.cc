@@ -557,8 +557,11 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
         }
       }
       if (!status.ok()) {
-        return StepError(status.code(), step.domain, step.from, step.to, site, *current,
-                         status.message());
+        absl::Status error = StepError(status.code(), step.domain, step.from, step.to, site,
+                                       *current, status.message());
+        // A dry run goes on, listing every node that cannot be converted.
+        if (!step.dry_run || status.code() != absl::StatusCode::kFailedPrecondition) return error;
+        change.refusal = std::string(error.message());
       }
       report.nodes.push_back(std::move(change));
     }
@@ -719,7 +722,13 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
       step->milliseconds = std::chrono::duration<double, std::milli>(
                                std::chrono::steady_clock::now() - start)
                                .count();
-      report.nodes_converted += static_cast<int>(step->nodes.size());
+      for (const NodeChange& node : step->nodes) {
+        if (node.refusal.empty()) {
+          ++report.nodes_converted;
+        } else {
+          ++report.nodes_refused;
+        }
+      }
       report.steps.push_back(*std::move(step));
     }
   }
@@ -740,6 +749,7 @@ std::string ConversionReport::ToJson() const {
   json.Key("source_ir_version").Int(source_ir_version);
   json.Key("target_ir_version").Int(target_ir_version);
   json.Key("nodes_converted").Int(nodes_converted);
+  if (nodes_refused > 0) json.Key("nodes_refused").Int(nodes_refused);
   json.Key("steps").BeginArray();
   for (const StepReport& step : steps) {
     json.BeginObject();
@@ -752,6 +762,7 @@ std::string ConversionReport::ToJson() const {
       json.BeginObject().Key("graph").String(node.graph).Key("node").String(node.node);
       json.Key("op").String(node.op).Key("from_version").Int(node.from_version);
       json.Key("to_version").Int(node.to_version).Key("adapter").String(node.adapter);
+      if (!node.refusal.empty()) json.Key("refusal").String(node.refusal);
       json.Key("changes").BeginArray();
       for (const adapters::Change& change : node.changes) {
         json.BeginObject().Key("kind").String(change.kind).Key("detail").String(change.detail)
@@ -782,8 +793,12 @@ std::string ConversionReport::ToText() const {
     for (const NodeChange& node : step.nodes) {
       absl::StrAppendFormat(&out, "  %s \xE2\x80\xBA %s: %s\n", node.graph,
                             node.node.empty() ? "(unnamed " + node.op + ")" : node.node,
-                            node.adapter);
+                            node.refusal.empty() ? node.adapter
+                                                 : absl::StrCat("CANNOT CONVERT: ", node.refusal));
     }
+  }
+  if (nodes_refused > 0) {
+    absl::StrAppendFormat(&out, "%d nodes cannot be converted\n", nodes_refused);
   }
   for (const auto& [op, count] : untouched_ops) {
     absl::StrAppendFormat(&out, "left as is: %s (%d nodes)\n", op, count);

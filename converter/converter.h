@@ -37,6 +37,8 @@ struct NodeChange {
   int to_version = 0;
   std::string adapter;  // e.g. "Relu 13->14"
   std::vector<adapters::Change> changes;
+  // Dry runs only: why the node cannot be converted ("" when it can).
+  std::string refusal;
 };
 
 // One opset step.
@@ -62,6 +64,7 @@ struct ConversionReport {
   // Nodes of other domains, left as they are: "domain.op" with counts.
   std::vector<std::pair<std::string, int>> untouched_ops;
   int nodes_converted = 0;
+  int nodes_refused = 0;  // dry runs: nodes that cannot be converted
 
   // The report as deterministic JSON (timings included).
   std::string ToJson() const;

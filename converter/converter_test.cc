@@ -107,6 +107,27 @@ TEST(ConverterTest, RefusalsNameTheStepNodeAndReason) {
   }
 }
 
+TEST(ConverterTest, DryRunListsEveryNodeThatCannotBeConverted) {
+  onnx::ModelProto model = Model(
+      "<ir_version: 8, opset_import: [\"\" : 14]>\n"
+      "g (float[3,3] X) => (float[3,3] Y) {\n"
+      "  [a] A = Trilu(X)\n  [r] R = Relu(A)\n  [b] Y = Trilu(R)\n}");
+  ConvertOptions options;
+  options.target_opset = 13;
+  options.dry_run = true;
+  absl::StatusOr<ConversionResult> result = ConvertModel(model, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->report.nodes_refused, 2);
+  EXPECT_EQ(result->report.nodes_converted, 1);  // Relu 14 -> 13
+  std::string text = result->report.ToText();
+  EXPECT_TRUE(absl::StrContains(text, "a: CANNOT CONVERT: step 14 -> 13: main \xE2\x80\xBA node 'a'"))
+      << text;
+  EXPECT_TRUE(absl::StrContains(text, "2 nodes cannot be converted")) << text;
+  // Without a dry run the first refusal stops the conversion.
+  options.dry_run = false;
+  EXPECT_EQ(ConvertModel(model, options).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST(ConverterTest, SubgraphsAndFunctionsConvertWithTheirParent) {
   onnx::ModelProto model = Model(R"(<ir_version: 8, opset_import: ["" : 13, "local" : 1]>
 g (bool C, float[2] X) => (float[2] Y) {
