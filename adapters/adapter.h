@@ -43,16 +43,16 @@ struct AdapterContext {
   // Structural edits, applied in order when the step ends: a node placed
   // just before (it may compute the node's inputs) or just after (it may
   // consume the node's outputs) the node. Returns the node as stored.
-  std::function<onnx::NodeProto*(onnx::NodeProto node)> insert_before;
-  std::function<onnx::NodeProto*(onnx::NodeProto node)> insert_after;
+  std::function<onnx::NodeProto*(onnx::NodeProto node)> insert_before = nullptr;
+  std::function<onnx::NodeProto*(onnx::NodeProto node)> insert_after = nullptr;
   // A value or node name used nowhere in the model, derived from `hint`.
-  std::function<std::string(absl::string_view hint)> fresh_name;
+  std::function<std::string(absl::string_view hint)> fresh_name = nullptr;
   // Renames output `i` of the node to a fresh name and returns it, so that
   // a node inserted after can produce the original name.
-  std::function<std::string(int i)> detach_output;
+  std::function<std::string(int i)> detach_output = nullptr;
   // Makes the converter track the nodes of `graph`, a subgraph the adapter
   // built around existing ones (its nodes are at the target version).
-  std::function<void(onnx::GraphProto& graph)> track_subgraph;
+  std::function<void(onnx::GraphProto& graph)> track_subgraph = nullptr;
 };
 
 // Converts one node between two adjacent versions of its operator. Returns

@@ -84,7 +84,9 @@ TEST(MlAdapterTest, ConvertsAiOnnxMlOps) {
       ASSERT_TRUE(result.ok()) << c.name << ": " << result.status();
       EXPECT_EQ(Nodes(result->model.graph()), c.expected) << c.name;
       for (const auto& opset : result->model.opset_import()) {
-        if (opset.domain() == "ai.onnx.ml") EXPECT_EQ(opset.version(), c.ml_to) << c.name;
+        if (opset.domain() == "ai.onnx.ml") {
+          EXPECT_EQ(opset.version(), c.ml_to) << c.name;
+        }
       }
       continue;
     }

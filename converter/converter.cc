@@ -526,7 +526,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     for (const NodeSite& site : sites) {
       NodeChange change{site.path, site.node->name(), std::string(changed->name),
                         current->since_version, next != nullptr ? next->since_version : 0,
-                        "", {}};
+                        "", {}, ""};
       absl::Status status;
       if (next == nullptr) {
         status = ConvertVanishingNode(step, site, *current, change);
