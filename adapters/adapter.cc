@@ -1,5 +1,8 @@
 #include "adapters/adapter.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -25,11 +28,12 @@ struct SemanticChange {
 };
 
 constexpr SemanticChange kSemanticChanges[] = {
-    {"", "GroupNormalization", 21, "scale and bias became per channel instead of per group"},
-    {"", "TopK", 10, "k moved from an attribute to an input"},
-    {"", "Reshape", 5, "shape moved from an attribute to an input"},
-    {"", "Scan", 9, "batch axis removed"},
-    {"", "BatchNormalization", 14, "training_mode replaced the spatial attribute"},
+    {"", "BatchNormalization", 7,
+     "is_test was removed: whether it uses batch statistics now follows its outputs"},
+    {"", "Dropout", 7, "is_test was removed: whether it drops now follows the run's mode"},
+    {"", "Split", 2, "the split sizes moved from an optional input to an attribute"},
+    {"", "Tile", 6, "tiles and axis (one axis) became repeats for every axis"},
+    {"", "Upsample", 7, "height_scale and width_scale became scales for every axis"},
 };
 
 bool IsSemanticChange(const OpSchema& a, const OpSchema& b) {
@@ -143,10 +147,54 @@ std::string AttributeDifference(const OpSchema& from, const OpSchema& to,
 
 }  // namespace
 
+namespace {
+
+// The types formal parameter `formal` of `schema` allows.
+absl::Span<const absl::string_view> AllowedTypes(const OpSchema& schema,
+                                                 const FormalParam& formal) {
+  const TypeConstraint* constraint = schema.FindConstraint(formal.type_str);
+  return constraint != nullptr ? constraint->allowed_types
+                               : absl::Span<const absl::string_view>(&formal.type_str, 1);
+}
+
+// Whether every type `from` allows in each slot of `params` is allowed by
+// `to` in the same slot, and slots `to` binds together were bound together
+// by `from` too.
+bool SlotsWiden(const OpSchema& from, absl::Span<const FormalParam> from_params,
+                const OpSchema& to, absl::Span<const FormalParam> to_params) {
+  size_t slots = std::max(from_params.size(), to_params.size());
+  for (size_t i = 0; i < slots; ++i) {
+    const FormalParam* a = FormalFor(from_params, i);
+    const FormalParam* b = FormalFor(to_params, i);
+    if (a == nullptr || b == nullptr) continue;  // the node-aware check decides
+    absl::Span<const absl::string_view> wider = AllowedTypes(to, *b);
+    for (absl::string_view type : AllowedTypes(from, *a)) {
+      if (std::find(wider.begin(), wider.end(), type) == wider.end()) return false;
+    }
+    for (size_t j = 0; j < i; ++j) {
+      const FormalParam* a2 = FormalFor(from_params, j);
+      const FormalParam* b2 = FormalFor(to_params, j);
+      if (b2 != nullptr && b2->type_str == b->type_str && to.FindConstraint(b->type_str) &&
+          (a2 == nullptr || a2->type_str != a->type_str)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 AdapterPlan PlanAdapter(const OpSchema& from, const OpSchema& to) {
-  return {&from, &to, Rewrites().Find(from.domain, from.name, from.since_version, to.since_version),
-          absl::StrCat(from.domain.empty() ? "" : absl::StrCat(from.domain, "."), from.name, " ",
-                       from.since_version, "->", to.since_version)};
+  AdapterPlan plan{
+      &from, &to, Rewrites().Find(from.domain, from.name, from.since_version, to.since_version),
+      absl::StrCat(from.domain.empty() ? "" : absl::StrCat(from.domain, "."), from.name, " ",
+                   from.since_version, "->", to.since_version)};
+  // Inputs and outputs bind the same type parameters, so both are checked
+  // as one list of slots.
+  plan.types_widen = SlotsWiden(from, from.inputs, to, to.inputs) &&
+                     SlotsWiden(from, from.outputs, to, to.outputs);
+  return plan;
 }
 
 AdapterEntry FindAdapter(const AdapterPlan& plan, const onnx::NodeProto& node) {
@@ -156,7 +204,7 @@ AdapterEntry FindAdapter(const AdapterPlan& plan, const onnx::NodeProto& node) {
   if (plan.rewrite != nullptr) return *plan.rewrite;
   if (IsSemanticChange(from, to)) {
     return {AdapterEntry::kUnsupported, nullptr,
-            absl::StrCat("no adapter yet for ", name, ": ", SemanticChangeText(from, to)), name};
+            absl::StrCat(name, " is not written as a bump: ", SemanticChangeText(from, to)), name};
   }
   std::string params = ParamDifference(from, from.inputs, to, to.inputs, node.input(), "input");
   if (params.empty()) {
@@ -309,6 +357,106 @@ const onnx::TensorShapeProto* ShapeOf(const AdapterContext& ctx, absl::string_vi
 int64_t RankOf(const AdapterContext& ctx, absl::string_view value) {
   const onnx::TensorShapeProto* shape = ShapeOf(ctx, value);
   return shape == nullptr ? -1 : shape->dim_size();
+}
+
+namespace {
+
+// Appends the raw little-endian values of `tensor` as T to `out`.
+template <typename T, typename Out>
+void ReadRaw(const onnx::TensorProto& tensor, std::vector<Out>& out) {
+  const std::string& raw = tensor.raw_data();
+  for (size_t i = 0; i + sizeof(T) <= raw.size(); i += sizeof(T)) {
+    T v;
+    std::memcpy(&v, raw.data() + i, sizeof(T));
+    out.push_back(static_cast<Out>(v));
+  }
+}
+
+}  // namespace
+
+std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor) {
+  std::vector<int64_t> values;
+  bool raw = tensor.has_raw_data();
+  switch (tensor.data_type()) {
+    case onnx::TensorProto::INT64:
+      if (raw) ReadRaw<int64_t>(tensor, values);
+      else values.assign(tensor.int64_data().begin(), tensor.int64_data().end());
+      return values;
+    case onnx::TensorProto::INT32:
+      if (raw) ReadRaw<int32_t>(tensor, values);
+      else values.assign(tensor.int32_data().begin(), tensor.int32_data().end());
+      return values;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<std::vector<double>> FloatValues(const onnx::TensorProto& tensor) {
+  std::vector<double> values;
+  bool raw = tensor.has_raw_data();
+  switch (tensor.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      if (raw) ReadRaw<float>(tensor, values);
+      else values.assign(tensor.float_data().begin(), tensor.float_data().end());
+      return values;
+    case onnx::TensorProto::DOUBLE:
+      if (raw) ReadRaw<double>(tensor, values);
+      else values.assign(tensor.double_data().begin(), tensor.double_data().end());
+      return values;
+    default:
+      return std::nullopt;
+  }
+}
+
+absl::StatusOr<std::string> ScatterIntoConstant(AdapterContext& ctx, onnx::TensorProto base,
+                                                absl::Span<const int64_t> indices,
+                                                const std::string& updates) {
+  absl::StatusOr<std::string> base_name = ctx.add_constant(std::move(base));
+  if (!base_name.ok()) return base_name.status();
+  absl::StatusOr<std::string> index_name = ctx.add_constant(Int64Tensor(indices));
+  if (!index_name.ok()) return index_name.status();
+  onnx::NodeProto scatter;
+  scatter.set_op_type("ScatterElements");
+  scatter.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name(), "_full")));
+  scatter.add_input(*base_name);
+  scatter.add_input(*index_name);
+  scatter.add_input(updates);
+  std::string full = ctx.fresh_name(absl::StrCat(updates, "_full"));
+  scatter.add_output(full);
+  ctx.insert_before(std::move(scatter));
+  ctx.changes.push_back({"node-inserted", absl::StrCat("ScatterElements spreading '", updates,
+                                                       "' over every axis")});
+  return full;
+}
+
+std::optional<onnx::TensorProto> ShorthandTensor(const onnx::AttributeProto& attribute) {
+  onnx::TensorProto tensor;
+  const std::string& name = attribute.name();
+  if (name == "value_int") {
+    tensor.set_data_type(onnx::TensorProto::INT64);
+    tensor.add_int64_data(attribute.i());
+  } else if (name == "value_ints") {
+    tensor.set_data_type(onnx::TensorProto::INT64);
+    tensor.add_dims(attribute.ints_size());
+    for (int64_t v : attribute.ints()) tensor.add_int64_data(v);
+  } else if (name == "value_float") {
+    tensor.set_data_type(onnx::TensorProto::FLOAT);
+    tensor.add_float_data(attribute.f());
+  } else if (name == "value_floats") {
+    tensor.set_data_type(onnx::TensorProto::FLOAT);
+    tensor.add_dims(attribute.floats_size());
+    for (float v : attribute.floats()) tensor.add_float_data(v);
+  } else if (name == "value_string") {
+    tensor.set_data_type(onnx::TensorProto::STRING);
+    tensor.add_string_data(attribute.s());
+  } else if (name == "value_strings") {
+    tensor.set_data_type(onnx::TensorProto::STRING);
+    tensor.add_dims(attribute.strings_size());
+    for (const std::string& v : attribute.strings()) tensor.add_string_data(v);
+  } else {
+    return std::nullopt;
+  }
+  return tensor;
 }
 
 }  // namespace onnxconvert::adapters

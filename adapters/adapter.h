@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,16 +43,16 @@ struct AdapterContext {
   // Structural edits, applied in order when the step ends: a node placed
   // just before (it may compute the node's inputs) or just after (it may
   // consume the node's outputs) the node. Returns the node as stored.
-  std::function<onnx::NodeProto*(onnx::NodeProto node)> insert_before;
-  std::function<onnx::NodeProto*(onnx::NodeProto node)> insert_after;
+  std::function<onnx::NodeProto*(onnx::NodeProto node)> insert_before = nullptr;
+  std::function<onnx::NodeProto*(onnx::NodeProto node)> insert_after = nullptr;
   // A value or node name used nowhere in the model, derived from `hint`.
-  std::function<std::string(absl::string_view hint)> fresh_name;
+  std::function<std::string(absl::string_view hint)> fresh_name = nullptr;
   // Renames output `i` of the node to a fresh name and returns it, so that
   // a node inserted after can produce the original name.
-  std::function<std::string(int i)> detach_output;
+  std::function<std::string(int i)> detach_output = nullptr;
   // Makes the converter track the nodes of `graph`, a subgraph the adapter
   // built around existing ones (its nodes are at the target version).
-  std::function<void(onnx::GraphProto& graph)> track_subgraph;
+  std::function<void(onnx::GraphProto& graph)> track_subgraph = nullptr;
 };
 
 // Converts one node between two adjacent versions of its operator. Returns
@@ -88,6 +89,9 @@ struct AdapterPlan {
   const schema::OpSchema* to;
   const AdapterEntry* rewrite;  // null: derived from the registry
   std::string name;             // e.g. "Relu 13->14"
+  // Every type a value may have under `from` is allowed by `to` in the same
+  // place, with no new same-type requirement: nodes need no type check.
+  bool types_widen = false;
 };
 
 // The plan for converting between two adjacent versions of an operator.
@@ -115,6 +119,26 @@ void SetStringAttribute(onnx::NodeProto& node, absl::string_view name, absl::str
 // An int64 tensor (1-D, or a scalar when `scalar`) holding `values`.
 onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar = false);
 
+// The values of an integer constant (int64 or int32, raw or typed), or
+// nullopt for other element types.
+std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor);
+
+// The values of a float or double constant (raw or typed), or nullopt.
+std::optional<std::vector<double>> FloatValues(const onnx::TensorProto& tensor);
+
+// Inserts before the node a ScatterElements writing `updates` at
+// `indices` (constant positions) into the constant `base`, and returns the
+// name of the result: a full-rank vector built from per-axis values that
+// are known only at run time.
+absl::StatusOr<std::string> ScatterIntoConstant(AdapterContext& ctx, onnx::TensorProto base,
+                                                absl::Span<const int64_t> indices,
+                                                const std::string& updates);
+
+// The tensor a Constant's shorthand attribute (value_int, value_ints,
+// value_float, value_floats, value_string, value_strings) stands for, or
+// nullopt for any other attribute.
+std::optional<onnx::TensorProto> ShorthandTensor(const onnx::AttributeProto& attribute);
+
 // The rank of `value` when its type has a shape, or -1.
 int64_t RankOf(const AdapterContext& ctx, absl::string_view value);
 
@@ -125,6 +149,17 @@ const onnx::TensorShapeProto* ShapeOf(const AdapterContext& ctx, absl::string_vi
 // types differently, a required attribute or input missing, too many
 // inputs or outputs), or "" when it fits. Run after a rewrite.
 std::string NodeFitsVersion(const schema::OpSchema& to, const onnx::NodeProto& node);
+
+// Downgrading from opset 11 or later to an earlier version: resolves the
+// node's negative axis attributes (which count from the back from 11 on)
+// with the rank they index; fails when that rank is unknown.
+absl::Status ResolveNegativeAxes(AdapterContext& ctx);
+
+// Casts the node's inputs whose element types `to` does not allow to the
+// nearest wider type it does (exactly holding every value), and its outputs
+// of those type parameters back; fails naming the value when no such type
+// exists. Used instead of refusing when the conversion allows casts.
+absl::Status InsertCasts(AdapterContext& ctx);
 
 // Checks that the element types a node uses are allowed by `to`'s type
 // constraints (used by compatible downgrades); the error names the value,

@@ -25,6 +25,7 @@ struct ConversionCase {
   // Compare every node of the converted graph ("; "-joined), not only the
   // first.
   bool all_nodes = false;
+  bool allow_casts = false;  // ConvertOptions::allow_casts
 };
 
 // The nodes of `graph` in ONNX text, joined by "; ".
@@ -43,6 +44,7 @@ inline void ExpectConversion(const ConversionCase& c) {
       "<ir_version: ", c.ir_version, ", opset_import: [\"\" : ", c.from, "]>\n", c.graph));
   converter::ConvertOptions options;
   options.target_opset = c.to;
+  options.allow_casts = c.allow_casts;
   absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
   if (c.error.empty()) {
     ASSERT_TRUE(result.ok()) << c.name << ": " << result.status();

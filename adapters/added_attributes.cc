@@ -1,14 +1,14 @@
 // Attributes later versions added, which a downgrade drops when the node
-// leaves them at their neutral value: Cast's and CastLike's `saturate` (19;
-// it matters only for float8 targets, which older versions lack), the
-// pools' `dilations` (AveragePool 19, LpPool 18) and LpPool's `ceil_mode`
-// (18), GridSample's mode names (20 renamed bilinear/bicubic to
-// linear/cubic), and Constant's value_* shorthands (12).
+// leaves them at their neutral value (one table: pools' dilations and
+// ceil_mode, select_last_index, reductions, block sizes, saturate, ...),
+// GridSample's mode names (20 renamed bilinear/bicubic to linear/cubic),
+// and Constant's value_* shorthands (12).
 
 #include <algorithm>
 #include <string>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
 #include "adapters/rewrites.h"
@@ -16,36 +16,98 @@
 namespace onnxconvert::adapters {
 namespace {
 
-// Drops `name` when it holds a neutral value (every int equal to
-// `neutral`), else refuses naming it.
-absl::Status DropIfNeutral(AdapterContext& ctx, absl::string_view name, int64_t neutral) {
-  const onnx::AttributeProto* attribute = FindAttribute(ctx.node, name);
-  if (attribute == nullptr) return absl::OkStatus();
-  bool is_neutral = attribute->type() == onnx::AttributeProto::INTS
-                        ? std::all_of(attribute->ints().begin(), attribute->ints().end(),
-                                      [&](int64_t v) { return v == neutral; })
-                        : attribute->i() == neutral;
-  if (!is_neutral) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "attribute '", name, "' is set to a value ", ctx.to.Label(), " cannot express"));
+// An attribute a later version added, and the value at which the older
+// version behaves the same (the attribute's default).
+struct AddedAttribute {
+  const char* op;
+  int newer;  // since_version that has the attribute
+  int older;  // since_version it is dropped for
+  const char* name;
+  int64_t neutral_int;
+  const char* neutral_string;  // non-null for STRING attributes
+  bool irrelevant = false;     // no value changes inference results
+};
+
+constexpr AddedAttribute kAddedAttributes[] = {
+    {"AveragePool", 19, 11, "dilations", 1, nullptr},
+    {"AveragePool", 10, 7, "ceil_mode", 0, nullptr},
+    {"LpPool", 18, 11, "dilations", 1, nullptr},
+    {"LpPool", 18, 11, "ceil_mode", 0, nullptr},
+    {"MaxPool", 10, 8, "ceil_mode", 0, nullptr},
+    {"MaxPool", 10, 8, "dilations", 1, nullptr},
+    {"ArgMax", 12, 11, "select_last_index", 0, nullptr},
+    {"ArgMin", 12, 11, "select_last_index", 0, nullptr},
+    {"ScatterElements", 16, 13, "reduction", 0, "none"},
+    {"ScatterND", 16, 13, "reduction", 0, "none"},
+    {"QuantizeLinear", 21, 19, "block_size", 0, nullptr},
+    {"QuantizeLinear", 21, 19, "output_dtype", 0, nullptr},
+    {"DequantizeLinear", 21, 19, "block_size", 0, nullptr},
+    {"DepthToSpace", 11, 1, "mode", 0, "DCR"},
+    {"Reshape", 14, 13, "allowzero", 0, nullptr},
+    {"GatherND", 12, 11, "batch_dims", 0, nullptr},
+    {"TopK", 11, 10, "largest", 1, nullptr},
+    {"TopK", 11, 10, "sorted", 1, nullptr},
+    {"Cast", 19, 13, "saturate", 0, nullptr, /*irrelevant=*/true},
+    {"CastLike", 19, 15, "saturate", 0, nullptr, /*irrelevant=*/true},
+};
+
+// Whether `attribute` holds `row`'s neutral value (every int of a list).
+bool IsNeutral(const onnx::AttributeProto& attribute, const AddedAttribute& row) {
+  if (row.irrelevant) return true;
+  if (row.neutral_string != nullptr) return attribute.s() == row.neutral_string;
+  if (attribute.type() == onnx::AttributeProto::INTS) {
+    return std::all_of(attribute.ints().begin(), attribute.ints().end(),
+                       [&](int64_t v) { return v == row.neutral_int; });
   }
-  RemoveAttribute(ctx.node, name);
-  ctx.changes.push_back({"attribute-removed", absl::StrCat(name, " (neutral) dropped")});
+  return attribute.i() == row.neutral_int;
+}
+
+// Drops the attributes the older version lacks when neutral; refuses
+// naming the first that is not. (Saturate matters only for float8 targets,
+// which the older versions' type check refuses.)
+absl::Status DropNeutralAttributes(AdapterContext& ctx) {
+  for (const AddedAttribute& row : kAddedAttributes) {
+    if (ctx.from.name != row.op || ctx.from.since_version != row.newer ||
+        ctx.to.since_version != row.older) {
+      continue;
+    }
+    const onnx::AttributeProto* attribute = FindAttribute(ctx.node, row.name);
+    if (attribute == nullptr) continue;
+    if (!IsNeutral(*attribute, row)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "attribute '", row.name, "' is set to a value ", ctx.to.Label(), " cannot express"));
+    }
+    RemoveAttribute(ctx.node, row.name);
+    ctx.changes.push_back({"attribute-removed", absl::StrCat(row.name, " (neutral) dropped")});
+  }
   return absl::OkStatus();
 }
 
-absl::Status DropSaturate(AdapterContext& ctx) {
-  if (FindAttribute(ctx.node, "saturate") == nullptr) return absl::OkStatus();
-  // A float8 target is refused by the type check of the older version,
-  // which the converter runs after every rewrite.
-  RemoveAttribute(ctx.node, "saturate");
-  ctx.changes.push_back({"attribute-removed", "saturate dropped: the target is not float8"});
-  return absl::OkStatus();
-}
+// A value a later version added to a STRING attribute.
+struct AddedValue {
+  const char* op;
+  int newer;  // since_version that accepts the value
+  int older;
+  const char* attribute;
+  const char* value;
+};
 
-absl::Status DropPoolDilations(AdapterContext& ctx) {
-  if (absl::Status status = DropIfNeutral(ctx, "dilations", 1); !status.ok()) return status;
-  if (ctx.from.name == "LpPool") return DropIfNeutral(ctx, "ceil_mode", 0);
+constexpr AddedValue kAddedValues[] = {
+    {"Pad", 19, 18, "mode", "wrap"},
+    {"Resize", 19, 18, "coordinate_transformation_mode", "half_pixel_symmetric"},
+};
+
+// Refuses a node that uses a value the older version does not know.
+absl::Status RefuseAddedValues(AdapterContext& ctx) {
+  for (const AddedValue& row : kAddedValues) {
+    if (ctx.from.name != row.op || ctx.from.since_version != row.newer) continue;
+    const onnx::AttributeProto* attribute = FindAttribute(ctx.node, row.attribute);
+    if (attribute != nullptr && attribute->s() == row.value) {
+      return absl::FailedPreconditionError(absl::StrCat(row.attribute, " '", row.value,
+                                                        "' is new in ", ctx.from.Label(), "; ",
+                                                        ctx.to.Label(), " cannot express it"));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -81,38 +143,13 @@ absl::Status GridSampleModes(AdapterContext& ctx) {
 // for the other shorthands.
 absl::Status ConstantShorthandToValue(AdapterContext& ctx) {
   for (onnx::AttributeProto& attribute : *ctx.node.mutable_attribute()) {
-    const std::string& name = attribute.name();
-    if (name == "value" || name == "sparse_value") return absl::OkStatus();
-    onnx::TensorProto tensor;
-    if (name == "value_int") {
-      tensor.set_data_type(onnx::TensorProto::INT64);
-      tensor.add_int64_data(attribute.i());
-    } else if (name == "value_ints") {
-      tensor.set_data_type(onnx::TensorProto::INT64);
-      tensor.add_dims(attribute.ints_size());
-      for (int64_t v : attribute.ints()) tensor.add_int64_data(v);
-    } else if (name == "value_float") {
-      tensor.set_data_type(onnx::TensorProto::FLOAT);
-      tensor.add_float_data(attribute.f());
-    } else if (name == "value_floats") {
-      tensor.set_data_type(onnx::TensorProto::FLOAT);
-      tensor.add_dims(attribute.floats_size());
-      for (float v : attribute.floats()) tensor.add_float_data(v);
-    } else if (name == "value_string") {
-      tensor.set_data_type(onnx::TensorProto::STRING);
-      tensor.add_string_data(attribute.s());
-    } else if (name == "value_strings") {
-      tensor.set_data_type(onnx::TensorProto::STRING);
-      tensor.add_dims(attribute.strings_size());
-      for (const std::string& v : attribute.strings()) tensor.add_string_data(v);
-    } else {
-      continue;
-    }
-    ctx.changes.push_back({"attribute-set", absl::StrCat(name, " written as value")});
+    std::optional<onnx::TensorProto> tensor = ShorthandTensor(attribute);
+    if (!tensor) continue;
+    ctx.changes.push_back({"attribute-set", absl::StrCat(attribute.name(), " written as value")});
     onnx::AttributeProto value;
     value.set_name("value");
     value.set_type(onnx::AttributeProto::TENSOR);
-    *value.mutable_t() = std::move(tensor);
+    *value.mutable_t() = *std::move(tensor);
     attribute = std::move(value);
     return absl::OkStatus();
   }
@@ -122,10 +159,16 @@ absl::Status ConstantShorthandToValue(AdapterContext& ctx) {
 }  // namespace
 
 void RegisterAddedAttributeAdapters(RewriteTable& table) {
-  table.Register("", "Cast", 19, 13, DropSaturate, "saturate dropped");
-  table.Register("", "CastLike", 19, 15, DropSaturate, "saturate dropped");
-  table.Register("", "AveragePool", 19, 11, DropPoolDilations, "unit dilations dropped");
-  table.Register("", "LpPool", 18, 11, DropPoolDilations, "unit dilations, no ceil_mode");
+  absl::flat_hash_set<std::string> registered;
+  for (const AddedAttribute& row : kAddedAttributes) {
+    if (!registered.insert(absl::StrCat(row.op, "/", row.newer, "/", row.older)).second) continue;
+    table.Register("", row.op, row.newer, row.older, DropNeutralAttributes,
+                   "neutral added attributes dropped");
+  }
+  for (const AddedValue& row : kAddedValues) {
+    table.Register("", row.op, row.newer, row.older, RefuseAddedValues,
+                   absl::StrCat("no ", row.attribute, " '", row.value, "'"));
+  }
   table.Register("", "GridSample", 20, 16, GridSampleModes, "mode names");
   table.Register("", "GridSample", 16, 20, GridSampleModes, "mode names");
   table.Register("", "Constant", 12, 11, ConstantShorthandToValue, "value_* to value");

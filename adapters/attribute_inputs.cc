@@ -1,11 +1,11 @@
 // Attributes that became inputs: the axes of reductions (ReduceSum at 13,
 // the other reductions at 18), of Squeeze and Unsqueeze (13), Split's
 // `split` (13), Slice's starts/ends/axes (10), Pad's pads/value (11), Clip's
-// min/max (11), Dropout's ratio (12), DFT's axis (20) and Upsample's scales (9). Upgrading moves the attribute into a new constant input;
+// min/max (11), Dropout's ratio (12), DFT's axis (20), Upsample's scales (9), TopK's k (10) and Reshape's shape (5). Upgrading moves the attribute into a new constant input;
 // downgrading moves a constant input back into the attribute, and refuses
 // when the input is not a constant.
 
-#include <cstring>
+#include <algorithm>
 #include <initializer_list>
 #include <vector>
 
@@ -23,6 +23,7 @@ enum class Form {
   kLikeInput0,    // FLOAT attribute -> 0-D tensor of input 0's element type
   kFloatScalar,   // FLOAT attribute -> 0-D float tensor
   kFloats,        // FLOATS attribute -> 1-D float tensor
+  kIntVector,     // INT attribute -> 1-D int64 tensor of one value
 };
 
 // One attribute and the input slot that replaces it.
@@ -61,6 +62,8 @@ const MovedAttributes kMoved[] = {
     {"Dropout", 10, 12, {{"ratio", 1, Form::kFloatScalar}}},
     {"DFT", 17, 20, {{"axis", 2, Form::kIntScalar}}},
     {"Upsample", 7, 9, {{"scales", 1, Form::kFloats}}},
+    {"TopK", 1, 10, {{"k", 1, Form::kIntVector}}},
+    {"Reshape", 1, 5, {{"shape", 1, Form::kInts}}},
 };
 
 const MovedAttributes& Find(const AdapterContext& ctx) {
@@ -82,6 +85,11 @@ absl::StatusOr<onnx::TensorProto> AsTensor(AdapterContext& ctx, const onnx::Attr
       return value;
     case Form::kIntScalar:
       value.set_data_type(onnx::TensorProto::INT64);
+      value.add_int64_data(a.i());
+      return value;
+    case Form::kIntVector:
+      value.set_data_type(onnx::TensorProto::INT64);
+      value.add_dims(1);
       value.add_int64_data(a.i());
       return value;
     case Form::kFloatScalar:
@@ -128,6 +136,12 @@ absl::Status AttributeToInput(AdapterContext& ctx) {
                            absl::StrCat(slot.attribute, " moved to input '", *name, "'")});
   }
   for (const Slot& slot : moved.slots) RemoveAttribute(ctx.node, slot.attribute);
+  // A legacy optimisation hint (Reshape-1), meaningless to later versions.
+  if (FindAttribute(ctx.node, "consumed_inputs") != nullptr &&
+      ctx.to.FindAttr("consumed_inputs") == nullptr) {
+    RemoveAttribute(ctx.node, "consumed_inputs");
+    ctx.changes.push_back({"attribute-removed", "consumed_inputs (a legacy hint) dropped"});
+  }
   return absl::OkStatus();
 }
 
@@ -135,44 +149,21 @@ absl::Status AttributeToInput(AdapterContext& ctx) {
 absl::Status SetFromTensor(const onnx::TensorProto& value, const Slot& slot,
                            onnx::AttributeProto& attribute) {
   attribute.set_name(slot.attribute);
-  std::vector<int64_t> ints;
-  std::vector<double> floats;
-  bool raw = value.has_raw_data();
-  auto read_raw = [&](auto sample, auto& out) {
-    using T = decltype(sample);
-    for (size_t i = 0; i + sizeof(T) <= value.raw_data().size(); i += sizeof(T)) {
-      T v;
-      std::memcpy(&v, value.raw_data().data() + i, sizeof(T));
-      out.push_back(v);
-    }
-  };
-  switch (value.data_type()) {
-    case onnx::TensorProto::INT64:
-      if (raw) read_raw(int64_t{}, ints);
-      else ints.assign(value.int64_data().begin(), value.int64_data().end());
-      break;
-    case onnx::TensorProto::INT32:
-      if (raw) read_raw(int32_t{}, ints);
-      else ints.assign(value.int32_data().begin(), value.int32_data().end());
-      break;
-    case onnx::TensorProto::FLOAT:
-      if (raw) read_raw(float{}, floats);
-      else floats.assign(value.float_data().begin(), value.float_data().end());
-      break;
-    case onnx::TensorProto::DOUBLE:
-      if (raw) read_raw(double{}, floats);
-      else floats.assign(value.double_data().begin(), value.double_data().end());
-      break;
-    default:
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the constant for '", slot.attribute, "' has an element type an attribute cannot hold"));
+  std::optional<std::vector<int64_t>> int_values = IntValues(value);
+  std::optional<std::vector<double>> float_values = FloatValues(value);
+  if (!int_values && !float_values) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the constant for '", slot.attribute, "' has an element type an attribute cannot hold"));
   }
+  std::vector<int64_t> ints = int_values.value_or(std::vector<int64_t>());
+  std::vector<double> floats = float_values.value_or(std::vector<double>());
   switch (slot.form) {
     case Form::kInts:
       attribute.set_type(onnx::AttributeProto::INTS);
       for (int64_t v : ints) attribute.add_ints(v);
       return absl::OkStatus();
     case Form::kIntScalar:
+    case Form::kIntVector:
       if (ints.size() != 1) break;
       attribute.set_type(onnx::AttributeProto::INT);
       attribute.set_i(ints[0]);
@@ -192,9 +183,26 @@ absl::Status SetFromTensor(const onnx::TensorProto& value, const Slot& slot,
       absl::StrCat("the constant for '", slot.attribute, "' is not a single value"));
 }
 
+// Whether `input` is one of `moved`'s slots.
+bool IsMovedSlot(const MovedAttributes& moved, int input) {
+  for (const Slot& slot : moved.slots) {
+    if (slot.input == input) return true;
+  }
+  return false;
+}
+
 absl::Status InputToAttribute(AdapterContext& ctx) {
   const MovedAttributes& moved = Find(ctx);
   int first_moved = ctx.node.input_size();
+  for (const Slot& slot : moved.slots) first_moved = std::min(first_moved, slot.input);
+  // Inputs after the moved ones have no place in the older form.
+  for (int i = first_moved; i < ctx.node.input_size(); ++i) {
+    if (!IsMovedSlot(moved, i) && !ctx.node.input(i).empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "input #", i, " ('", ctx.node.input(i), "') has no place in ", ctx.to.Label()));
+    }
+  }
+  first_moved = ctx.node.input_size();
   for (const Slot& slot : moved.slots) {
     if (ctx.node.input_size() <= slot.input || ctx.node.input(slot.input).empty()) continue;
     // A copy: the input is deleted below.
@@ -215,6 +223,16 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
   }
   if (first_moved < ctx.node.input_size()) {
     ctx.node.mutable_input()->DeleteSubrange(first_moved, ctx.node.input_size() - first_moved);
+  }
+  // Dropout's mask is all true in inference from 12 on; before, it is not
+  // filled in inference.
+  if (ctx.from.name == "Dropout" && ctx.node.output_size() > 1 && !ctx.node.output(1).empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the mask output is used; ", ctx.to.Label(), " leaves it undefined in inference"));
+  }
+  // Dropout's seed only matters in training, which the older form cannot do.
+  if (ctx.from.name == "Dropout" && ctx.to.FindAttr("seed") == nullptr) {
+    RemoveAttribute(ctx.node, "seed");
   }
   // Trailing empty inputs (absent optionals) have no place in the older form.
   while (ctx.node.input_size() > 0 && ctx.node.input(ctx.node.input_size() - 1).empty()) {

@@ -43,5 +43,22 @@ TEST(AttributeInputAdapterTest, MovesAttributesAndInputs) {
   for (const ConversionCase& c : cases) ExpectConversion(c);
 }
 
+TEST(AttributeInputAdapterTest, SubgraphsReadTheOuterScopesConstants) {
+  onnx::ModelProto model = testing::ModelFromText(
+      "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+      "g (bool c, float[1,3] X) => (float[3] Y) <int64[1] axes = {0}> {\n"
+      "  [if] Y = If (c) <then_branch = t () => (float[3] a) { [s] a = Squeeze(X, axes) },\n"
+      "                   else_branch = e () => (float[3] b) { [s2] b = Squeeze(X, axes) }>\n"
+      "}");
+  converter::ConvertOptions options;
+  options.target_opset = 12;
+  absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const onnx::NodeProto& if_node = result->model.graph().node(0);
+  ASSERT_EQ(if_node.attribute_size(), 2);
+  EXPECT_EQ(PrintNodeText(if_node.attribute(0).g().node(0)), "[s] a = Squeeze <axes = [0]> (X)");
+  EXPECT_EQ(PrintNodeText(if_node.attribute(1).g().node(0)), "[s2] b = Squeeze <axes = [0]> (X)");
+}
+
 }  // namespace
 }  // namespace onnxconvert::adapters

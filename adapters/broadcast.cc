@@ -101,7 +101,32 @@ constexpr BroadcastOp kBroadcastOps[] = {
 
 }  // namespace
 
+// Max, Min, Sum and Mean broadcast from 8 on; version 6 needs every input
+// of the same shape.
+absl::Status VariadicSameShapes(AdapterContext& ctx) {
+  const onnx::TensorShapeProto* first = ShapeOf(ctx, 0);
+  for (int i = 0; i < ctx.node.input_size(); ++i) {
+    const onnx::TensorShapeProto* shape = ShapeOf(ctx, i);
+    bool same = first != nullptr && shape != nullptr && shape->dim_size() == first->dim_size();
+    for (int d = 0; same && d < shape->dim_size(); ++d) {
+      const auto& x = shape->dim(d);
+      const auto& y = first->dim(d);
+      same = (x.has_dim_value() && y.has_dim_value() && x.dim_value() == y.dim_value()) ||
+             (x.has_dim_param() && y.has_dim_param() && x.dim_param() == y.dim_param());
+    }
+    if (!same) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          ctx.to.Label(), " does not broadcast, and the shapes of '", ctx.node.input(0), "' and '",
+          ctx.node.input(i), "' are not known to be equal"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 void RegisterBroadcastAdapters(RewriteTable& table) {
+  for (const char* op : {"Max", "Min", "Sum", "Mean"}) {
+    table.Register("", op, 8, 6, VariadicSameShapes, "same-shape inputs only");
+  }
   for (const BroadcastOp& op : kBroadcastOps) {
     table.Register("", op.op, op.legacy, op.numpy, LegacyToNumpy, "legacy to numpy broadcasting");
     table.Register("", op.op, op.numpy, op.legacy, NumpyToLegacy, "numpy to legacy broadcasting");

@@ -3,11 +3,14 @@
 // nearest rounded down), 13 made ROI and scales optional, and 18 added
 // antialias, axes and keep_aspect_ratio_policy.
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
 #include "adapters/rewrites.h"
+#include "ir/status_macros.h"
 
 namespace onnxconvert::adapters {
 namespace {
@@ -98,6 +101,105 @@ absl::Status ResizeUp11To13(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+// Resize-18's `axes` names the axes scales cover; Resize-13 needs a scale
+// for every axis: 1 on the others. (Sizes would need the other dims.)
+absl::Status ScalesForEveryAxis(AdapterContext& ctx) {
+  const onnx::AttributeProto* axes = FindAttribute(ctx.node, "axes");
+  int64_t rank = RankOf(ctx, ctx.node.input(0));
+  if (rank < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "axes is set and the rank of '", ctx.node.input(0), "' is unknown; Resize-13 needs "
+        "scales or sizes for every axis"));
+  }
+  std::vector<int64_t> positions;
+  for (int64_t axis : axes->ints()) {
+    int64_t resolved = axis < 0 ? axis + rank : axis;
+    if (resolved < 0 || resolved >= rank) {
+      return absl::FailedPreconditionError(absl::StrCat("axis ", axis, " is out of range"));
+    }
+    positions.push_back(resolved);
+  }
+  // The ROI covers the same axes: starts 0 and ends 1 elsewhere.
+  if (Given(ctx.node, 1)) {
+    std::vector<int64_t> roi_positions = positions;
+    for (int64_t axis : positions) roi_positions.push_back(axis + rank);
+    onnx::TensorProto base;
+    base.set_data_type(onnx::TensorProto::FLOAT);
+    base.add_dims(2 * rank);
+    for (int64_t i = 0; i < 2 * rank; ++i) base.add_float_data(i < rank ? 0.0f : 1.0f);
+    const onnx::TensorProto* roi_value = ctx.constant_of(ctx.node.input(1));
+    std::optional<std::vector<double>> roi =
+        roi_value != nullptr ? FloatValues(*roi_value) : std::nullopt;
+    std::string full_roi;
+    if (roi && roi->size() == roi_positions.size()) {
+      for (size_t k = 0; k < roi_positions.size(); ++k) {
+        base.set_float_data(static_cast<int>(roi_positions[k]), static_cast<float>((*roi)[k]));
+      }
+      absl::StatusOr<std::string> name = ctx.add_constant(std::move(base));
+      if (!name.ok()) return name.status();
+      full_roi = *name;
+    } else {
+      absl::StatusOr<std::string> name =
+          ScatterIntoConstant(ctx, std::move(base), roi_positions, ctx.node.input(1));
+      if (!name.ok()) return name.status();
+      full_roi = *name;
+    }
+    ctx.node.set_input(1, full_roi);
+  }
+  bool sizes = Given(ctx.node, 3);
+  int input = sizes ? 3 : 2;
+  const std::string given = ctx.node.input(input);
+  const onnx::TensorProto* constant = sizes ? nullptr : ctx.constant_of(given);
+  std::optional<std::vector<double>> scales =
+      constant != nullptr ? FloatValues(*constant) : std::nullopt;
+  std::string full;
+  if (scales && scales->size() == positions.size()) {
+    std::vector<double> values(rank, 1.0);
+    for (size_t k = 0; k < positions.size(); ++k) values[positions[k]] = (*scales)[k];
+    onnx::TensorProto tensor;
+    tensor.set_data_type(onnx::TensorProto::FLOAT);
+    tensor.add_dims(rank);
+    for (double v : values) tensor.add_float_data(static_cast<float>(v));
+    absl::StatusOr<std::string> name = ctx.add_constant(std::move(tensor));
+    if (!name.ok()) return name.status();
+    full = *name;
+  } else if (!sizes) {
+    // Scales known at run time: 1 on every axis, the given ones scattered in.
+    onnx::TensorProto ones;
+    ones.set_data_type(onnx::TensorProto::FLOAT);
+    ones.add_dims(rank);
+    for (int64_t i = 0; i < rank; ++i) ones.add_float_data(1.0f);
+    absl::StatusOr<std::string> name = ScatterIntoConstant(ctx, std::move(ones), positions, given);
+    if (!name.ok()) return name.status();
+    full = *name;
+  } else {
+    // Sizes: the input's own dims, the given ones scattered in.
+    onnx::NodeProto shape;
+    shape.set_op_type("Shape");
+    shape.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name(), "_dims")));
+    shape.add_input(ctx.node.input(0));
+    std::string dims = ctx.fresh_name(absl::StrCat(ctx.node.input(0), "_dims"));
+    shape.add_output(dims);
+    ctx.insert_before(std::move(shape));
+    onnx::NodeProto scatter;
+    scatter.set_op_type("ScatterElements");
+    scatter.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name(), "_full")));
+    absl::StatusOr<std::string> index_name = ctx.add_constant(Int64Tensor(positions));
+    if (!index_name.ok()) return index_name.status();
+    scatter.add_input(dims);
+    scatter.add_input(*index_name);
+    scatter.add_input(given);
+    full = ctx.fresh_name(absl::StrCat(given, "_full"));
+    scatter.add_output(full);
+    ctx.insert_before(std::move(scatter));
+  }
+  ctx.node.set_input(input, full);
+  RemoveAttribute(ctx.node, "axes");
+  ctx.changes.push_back({"input-set", absl::StrCat(sizes ? "sizes" : "scales",
+                                                   " for every axis '", full, "'")});
+  return absl::OkStatus();
+}
+
 // Resize-18 -> Resize-13 when antialias, axes and the aspect policy are
 // left at what version 13 does.
 absl::Status ResizeDown18To13(AdapterContext& ctx) {
@@ -105,10 +207,7 @@ absl::Status ResizeDown18To13(AdapterContext& ctx) {
   if (antialias != nullptr && antialias->i() != 0) {
     return absl::FailedPreconditionError("antialias is set, which Resize-13 cannot do");
   }
-  if (FindAttribute(ctx.node, "axes") != nullptr) {
-    return absl::FailedPreconditionError(
-        "axes is set; Resize-13 needs scales or sizes for every axis");
-  }
+  if (FindAttribute(ctx.node, "axes") != nullptr) OC_RETURN_IF_ERROR(ScalesForEveryAxis(ctx));
   if (StringAttribute(ctx.node, "keep_aspect_ratio_policy", "stretch") != "stretch") {
     return absl::FailedPreconditionError(
         "keep_aspect_ratio_policy is not stretch, which Resize-13 cannot do");
@@ -117,14 +216,16 @@ absl::Status ResizeDown18To13(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+constexpr RewriteRow kResizeAdapters[] = {
+    {"Resize", 10, 11, ResizeUp10To11, "roi added, asymmetric sampling"},
+    {"Resize", 11, 10, ResizeDown11To10, "asymmetric sampling only"},
+    {"Resize", 11, 13, ResizeUp11To13, "roi and scales kept"},
+    {"Resize", 13, 11, ResizeDown13To11, "roi and scales filled"},
+    {"Resize", 18, 13, ResizeDown18To13, "version-18 attributes at default"},
+};
+
 }  // namespace
 
-void RegisterResizeAdapters(RewriteTable& table) {
-  table.Register("", "Resize", 10, 11, ResizeUp10To11, "roi added, asymmetric sampling");
-  table.Register("", "Resize", 11, 10, ResizeDown11To10, "asymmetric sampling only");
-  table.Register("", "Resize", 11, 13, ResizeUp11To13, "roi and scales kept");
-  table.Register("", "Resize", 13, 11, ResizeDown13To11, "roi and scales filled");
-  table.Register("", "Resize", 18, 13, ResizeDown18To13, "version-18 attributes at default");
-}
+void RegisterResizeAdapters(RewriteTable& table) { RegisterRows(table, "", kResizeAdapters); }
 
 }  // namespace onnxconvert::adapters

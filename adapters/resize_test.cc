@@ -30,6 +30,10 @@ TEST(ResizeAdapterTest, KeepsTheSamplingOfEachVersion) {
        "g (float[1,1,2,2] X) => (float[1,1,4,4] Y) <float[4] s = {1.0, 1.0, 2.0, 2.0}> "
        "{ [r] Y = Resize <antialias = 1, mode = \"linear\"> (X, \"\", s) }", "",
        "antialias is set"},
+      {"resize_18_down_axes_to_full_scales", 18, 13,
+       "g (float[1,1,2,2] X) => (float[1,1,4,4] Y) <float[2] s = {2.0, 2.0}> "
+       "{ [r] Y = Resize <axes = [2, 3]> (X, \"\", s) }",
+       "[r] Y = Resize(X, \"\", r__0)", ""},
   };
   for (const ConversionCase& c : cases) ExpectConversion(c);
 }

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "adapters/adapter.h"
 
 namespace onnxconvert::adapters {
@@ -27,6 +28,19 @@ class RewriteTable {
   absl::flat_hash_map<std::string, AdapterEntry> entries_;
 };
 
+// One row of an operator family's adapter table.
+struct RewriteRow {
+  const char* op;
+  int from;  // since_version of the node's version
+  int to;    // since_version it converts to; 0: the op is gone there
+  AdapterFn fn;
+  const char* what;
+};
+
+// Registers every row of `rows` for ops of `domain`.
+void RegisterRows(RewriteTable& table, absl::string_view domain,
+                  absl::Span<const RewriteRow> rows);
+
 // The table of every rewrite adapter, built once.
 const RewriteTable& Rewrites();
 
@@ -38,6 +52,10 @@ void RegisterReplacementAdapters(RewriteTable& table);
 void RegisterShapeOpAdapters(RewriteTable& table);
 void RegisterAddedAttributeAdapters(RewriteTable& table);
 void RegisterResizeAdapters(RewriteTable& table);
+void RegisterControlFlowAdapters(RewriteTable& table);
+void RegisterNormalizationAdapters(RewriteTable& table);
+void RegisterMlAdapters(RewriteTable& table);
+void RegisterLegacyAdapters(RewriteTable& table);
 
 }  // namespace onnxconvert::adapters
 

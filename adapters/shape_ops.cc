@@ -1,9 +1,11 @@
-// Shape, Split and Flatten across the versions that changed their
-// attributes: Shape's start/end (15), Split's num_outputs (18), and
-// Flatten's negative axis (11).
+// Shape, Split and Pad across the versions that changed their attributes:
+// Shape's start/end (15), Split's num_outputs (18), and Pad's axes input
+// (18). (Negative axes below 11 are resolved for every op in
+// negative_axes.cc.)
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -93,31 +95,61 @@ absl::Status SplitNumOutputsDown(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
-// Flatten before 11 takes axis in [0, rank]: a negative axis is resolved
-// with the input's rank.
-absl::Status FlattenAxisDown(AdapterContext& ctx) {
-  const onnx::AttributeProto* axis = FindAttribute(ctx.node, "axis");
-  if (axis == nullptr || axis->i() >= 0) return absl::OkStatus();
+// Pad-18's `axes` input names the axes `pads` covers; Pad-13 pads every
+// axis: the pads are spread to the input's rank, 0 on the others.
+absl::Status PadAxesToFullPads(AdapterContext& ctx) {
+  if (ctx.node.input_size() < 4 || ctx.node.input(3).empty()) return absl::OkStatus();
+  const std::string axes_name = ctx.node.input(3);
+  const onnx::TensorProto* axes_value = ctx.constant_of(axes_name);
+  const onnx::TensorProto* pads_value =
+      ctx.node.input_size() > 1 ? ctx.constant_of(ctx.node.input(1)) : nullptr;
+  std::optional<std::vector<int64_t>> axes = axes_value ? IntValues(*axes_value) : std::nullopt;
+  std::optional<std::vector<int64_t>> pads = pads_value ? IntValues(*pads_value) : std::nullopt;
   int64_t rank = RankOf(ctx, ctx.node.input(0));
-  if (rank < 0) {
+  if (!axes || rank < 0 || (pads && pads->size() != 2 * axes->size())) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "axis ", axis->i(), " is negative and the rank of '", ctx.node.input(0),
-        "' is unknown; ", ctx.to.Label(), " takes only axes from 0"));
+        "pads over axes '", axes_name, "' need constant axes and a known rank of '",
+        ctx.node.input(0), "' to be written for every axis, as ", ctx.to.Label(), " wants"));
   }
-  int64_t resolved = axis->i() + rank;
-  RemoveAttribute(ctx.node, "axis");
-  AddIntAttribute(ctx.node, "axis", resolved);
-  ctx.changes.push_back({"attribute-set", absl::StrCat("axis resolved to ", resolved)});
+  if (!pads) {
+    // Pads known at run time: zeros, the given begins and ends scattered in.
+    std::vector<int64_t> positions;
+    for (int64_t axis : *axes) positions.push_back(axis < 0 ? axis + rank : axis);
+    for (int64_t axis : *axes) positions.push_back((axis < 0 ? axis + rank : axis) + rank);
+    absl::StatusOr<std::string> full = ScatterIntoConstant(
+        ctx, Int64Tensor(std::vector<int64_t>(2 * rank, 0)), positions, ctx.node.input(1));
+    if (!full.ok()) return full.status();
+    ctx.node.set_input(1, *full);
+    ctx.node.mutable_input()->RemoveLast();
+    return absl::OkStatus();
+  }
+  std::vector<int64_t> full(2 * rank, 0);
+  for (size_t k = 0; k < axes->size(); ++k) {
+    int64_t axis = (*axes)[k] < 0 ? (*axes)[k] + rank : (*axes)[k];
+    if (axis < 0 || axis >= rank) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("axis ", (*axes)[k], " is out of range for rank ", rank));
+    }
+    full[axis] = (*pads)[k];
+    full[axis + rank] = (*pads)[k + axes->size()];
+  }
+  absl::StatusOr<std::string> name = ctx.add_constant(Int64Tensor(full));
+  if (!name.ok()) return name.status();
+  ctx.node.set_input(1, *name);
+  ctx.node.mutable_input()->RemoveLast();
+  ctx.changes.push_back({"input-removed", absl::StrCat("axes folded into full pads '", *name, "'")});
   return absl::OkStatus();
 }
 
+constexpr RewriteRow kShapeOpAdapters[] = {
+    {"Pad", 18, 13, PadAxesToFullPads, "axes folded into pads"},
+    {"Shape", 15, 13, ShapeRangeToSlice, "start/end to a Slice"},
+    {"Split", 13, 18, SplitNumOutputsUp, "num_outputs made explicit"},
+    {"Split", 18, 13, SplitNumOutputsDown, "num_outputs to sizes"},
+};
+
 }  // namespace
 
-void RegisterShapeOpAdapters(RewriteTable& table) {
-  table.Register("", "Shape", 15, 13, ShapeRangeToSlice, "start/end to a Slice");
-  table.Register("", "Split", 13, 18, SplitNumOutputsUp, "num_outputs made explicit");
-  table.Register("", "Split", 18, 13, SplitNumOutputsDown, "num_outputs to sizes");
-  table.Register("", "Flatten", 11, 9, FlattenAxisDown, "negative axis resolved");
-}
+void RegisterShapeOpAdapters(RewriteTable& table) { RegisterRows(table, "", kShapeOpAdapters); }
 
 }  // namespace onnxconvert::adapters

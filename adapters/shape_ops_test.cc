@@ -30,6 +30,14 @@ TEST(ShapeOpAdapterTest, RewritesChangedAttributes) {
       {"flatten_negative_axis_down", 11, 9,
        "g (float[2,3,4] X) => (float[6,4] Y) { [f] Y = Flatten <axis = -1> (X) }",
        "[f] Y = Flatten <axis = 2> (X)", ""},
+      {"pad_axes_down_spread_to_rank", 18, 13,
+       "g (float[2,3] X) => (float[2,5] Y) <int64[2] p = {1, 1}, int64[1] a = {1}> "
+       "{ [p] Y = Pad(X, p, \"\", a) }",
+       "[p] Y = Pad(X, p__0, \"\")", ""},
+      {"pad_wrap_down_refused", 19, 18,
+       "g (float[2,3] X) => (float[2,5] Y) <int64[4] p = {0, 1, 0, 1}> "
+       "{ [p] Y = Pad <mode = \"wrap\"> (X, p) }", "",
+       "mode 'wrap' is new in Pad-19; Pad-18 cannot express it"},
   };
   for (const ConversionCase& c : cases) ExpectConversion(c);
 }

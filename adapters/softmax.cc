@@ -1,8 +1,13 @@
 // Softmax, LogSoftmax and Hardmax between opset 11 and 13: version 13 applies
 // the op along one axis; earlier versions coerce the input to 2-D at `axis`
 // and apply it over the flattened trailing dims. The two agree exactly when
-// `axis` is the last axis, which is what exporters write; other axes would
-// need a Flatten/Reshape rewrite and are refused with the reason.
+// `axis` is the last axis, which is what exporters write; for other axes a
+// downgrade swaps the axis last with Transposes, and an upgrade applies
+// version 13 to a Flatten of the input, reshaped back.
+
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
@@ -18,6 +23,61 @@ int64_t AxisOf(const AdapterContext& ctx) {
   return spec != nullptr && spec->has_default ? spec->default_value.i : 1;
 }
 
+onnx::NodeProto Unary(AdapterContext& ctx, const char* op, const std::string& in,
+                      const std::string& out) {
+  onnx::NodeProto node;
+  node.set_op_type(op);
+  node.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name().empty() ? "softmax" : ctx.node.name(),
+                                            "_", op)));
+  node.add_input(in);
+  node.add_output(out);
+  return node;
+}
+
+// Version 13 over one axis -> the old version over the last axis, with
+// that axis swapped to the end and back.
+absl::Status AxisLastByTranspose(AdapterContext& ctx, int64_t axis, int64_t rank) {
+  std::vector<int64_t> perm(rank);
+  for (int64_t i = 0; i < rank; ++i) perm[i] = i;
+  std::swap(perm[axis], perm[rank - 1]);
+  std::string moved = ctx.fresh_name(absl::StrCat(ctx.node.input(0), "_moved"));
+  onnx::NodeProto before = Unary(ctx, "Transpose", ctx.node.input(0), moved);
+  AddIntsAttribute(before, "perm", perm);
+  ctx.insert_before(std::move(before));
+  ctx.node.set_input(0, moved);
+  const std::string original = ctx.node.output(0);
+  onnx::NodeProto after = Unary(ctx, "Transpose", ctx.detach_output(0), original);
+  AddIntsAttribute(after, "perm", perm);  // a swap is its own inverse
+  ctx.insert_after(std::move(after));
+  RemoveAttribute(ctx.node, "axis");
+  AddIntAttribute(ctx.node, "axis", rank - 1);
+  ctx.changes.push_back({"node-inserted", absl::StrCat("Transposes moving axis ", axis,
+                                                       " last and back")});
+  return absl::OkStatus();
+}
+
+// The old version over the dims from `axis` on, flattened -> version 13
+// over the flattened axis of a Flatten, reshaped back.
+absl::Status FlattenedAxes(AdapterContext& ctx, int64_t axis) {
+  const std::string input = ctx.node.input(0);
+  std::string dims = ctx.fresh_name(absl::StrCat(input, "_dims"));
+  ctx.insert_before(Unary(ctx, "Shape", input, dims));
+  std::string flat = ctx.fresh_name(absl::StrCat(input, "_flat"));
+  onnx::NodeProto flatten = Unary(ctx, "Flatten", input, flat);
+  AddIntAttribute(flatten, "axis", axis);
+  ctx.insert_before(std::move(flatten));
+  ctx.node.set_input(0, flat);
+  const std::string original = ctx.node.output(0);
+  onnx::NodeProto reshape = Unary(ctx, "Reshape", ctx.detach_output(0), original);
+  reshape.add_input(dims);
+  ctx.insert_after(std::move(reshape));
+  RemoveAttribute(ctx.node, "axis");
+  AddIntAttribute(ctx.node, "axis", 1);
+  ctx.changes.push_back({"node-inserted", absl::StrCat("Flatten at axis ", axis,
+                                                       " and Reshape back")});
+  return absl::OkStatus();
+}
+
 absl::Status SoftmaxAxisSemantics(AdapterContext& ctx) {
   const onnx::TypeProto* type = ctx.type_of(ctx.node.input(0));
   if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
@@ -28,10 +88,13 @@ absl::Status SoftmaxAxisSemantics(AdapterContext& ctx) {
   int64_t rank = type->tensor_type().shape().dim_size();
   int64_t axis = AxisOf(ctx);
   int64_t normalized = axis < 0 ? axis + rank : axis;
+  if (normalized < 0 || normalized >= rank) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("axis ", axis, " is out of range for rank ", rank));
+  }
   if (normalized != rank - 1) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "axis ", axis, " of a rank-", rank, " input is not the last axis; ", ctx.from.Label(),
-        " and ", ctx.to.Label(), " compute different things there"));
+    return ctx.to.since_version < ctx.from.since_version ? AxisLastByTranspose(ctx, normalized, rank)
+                                                         : FlattenedAxes(ctx, normalized);
   }
   // Both versions default to different axes; spell it out when it was left
   // to the default, so the meaning cannot shift.

@@ -22,12 +22,27 @@ TEST(SoftmaxAdapterTest, AxisSemantics) {
       Case("last_axis_down", 13, 11, "Y = Hardmax <axis = -1> (X)", "Y = Hardmax <axis = -1> (X)",
            ""),
       Case("default_axis_down", 13, 12, "Y = Softmax(X)", "Y = Softmax <axis = -1> (X)", ""),
-      Case("middle_axis_up", 11, 13, "Y = Softmax <axis = 1> (X)", "",
-           "axis 1 of a rank-3 input is not the last axis"),
-      Case("default_axis_up", 12, 13, "Y = Softmax(X)", "",
-           "axis 1 of a rank-3 input is not the last axis"),
   };
   for (const ConversionCase& c : cases) ExpectConversion(c);
+}
+
+TEST(SoftmaxAdapterTest, OtherAxesAreRewritten) {
+  ConversionCase cases[] = {
+      Case("middle_axis_up_flattens", 11, 13, "Y = Softmax <axis = 1> (X)",
+           "[softmax_Shape__0] X_dims__0 = Shape(X); "
+           "[softmax_Flatten__0] X_flat__0 = Flatten <axis = 1> (X); "
+           "Y__0 = Softmax <axis = 1> (X_flat__0); [softmax_Reshape__0] Y = Reshape(Y__0, X_dims__0)",
+           ""),
+      Case("first_axis_down_transposes", 13, 11, "Y = Softmax <axis = 0> (X)",
+           "[softmax_Transpose__0] X_moved__0 = Transpose <perm = [2, 1, 0]> (X); "
+           "Y__0 = Softmax <axis = 2> (X_moved__0); "
+           "[softmax_Transpose__1] Y = Transpose <perm = [2, 1, 0]> (Y__0)",
+           ""),
+  };
+  for (ConversionCase& c : cases) {
+    c.all_nodes = true;
+    ExpectConversion(c);
+  }
 }
 
 }  // namespace

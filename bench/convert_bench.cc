@@ -5,6 +5,7 @@
 //   bazel run -c opt //bench:convert_bench
 
 #include <string>
+#include <utility>
 
 #include "bench/synthetic_models.h"
 #include "benchmark/benchmark.h"
@@ -29,7 +30,8 @@ void Convert(benchmark::State& state, int64_t target) {
     model.ParseFromString(bytes);
     converter::ConvertOptions options;
     options.target_opset = target;
-    absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
+    absl::StatusOr<converter::ConversionResult> result =
+        converter::ConvertModel(std::move(model), options);
     if (!result.ok()) {
       state.SkipWithError(std::string(result.status().message()).c_str());
       break;

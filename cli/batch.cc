@@ -54,22 +54,32 @@ struct JobResult {
 
 constexpr const char* kOutcomeNames[] = {"ok", "skipped", "failed"};
 
-// True when `report` (a report file's text) was written for `target`.
-bool ReportHasTarget(const std::string& report, int64_t target) {
-  std::string json = absl::StrCat("\"target_opset\": ", target);
-  size_t at = report.find(json);
-  if (at != std::string::npos) {
-    size_t end = at + json.size();
-    return end == report.size() || !std::isdigit(static_cast<unsigned char>(report[end]));
+// True when the JSON `report` has `"key": value`.
+bool JsonHas(const std::string& report, absl::string_view key, int64_t value) {
+  std::string entry = absl::StrCat("\"", key, "\": ", value);
+  size_t at = report.find(entry);
+  if (at == std::string::npos) return false;
+  size_t end = at + entry.size();
+  return end == report.size() || !std::isdigit(static_cast<unsigned char>(report[end]));
+}
+
+// True when `report` (a report file's text) was written for the targets of
+// `options`: a JSON report names both; a text report's first line names the
+// ai.onnx target only.
+bool ReportHasTargets(const std::string& report, const converter::ConvertOptions& options) {
+  if (absl::StartsWith(report, "{")) {
+    return JsonHas(report, "target_opset", options.target_opset) &&
+           (!options.ml_target_opset ||
+            JsonHas(report, "target_ml_opset", *options.ml_target_opset));
   }
   std::string first_line = report.substr(0, report.find('\n'));
-  return absl::StrContains(first_line, absl::StrCat(" -> ", target, ", ir_version"));
+  return absl::StrContains(first_line, absl::StrCat(" -> ", options.target_opset, ", ir_"));
 }
 
 // True when the job's output and report exist, the output is newer than
-// the input, and the report was written for the same target: an earlier
+// the input, and the report was written for the same targets: an earlier
 // run finished it (the report is written last, so it marks completion).
-bool IsComplete(const BatchJob& job, int64_t target) {
+bool IsComplete(const BatchJob& job, const converter::ConvertOptions& options) {
   std::error_code ec;
   auto input_time = fs::last_write_time(job.input, ec);
   if (ec) return false;
@@ -78,12 +88,13 @@ bool IsComplete(const BatchJob& job, int64_t target) {
   std::ifstream in(job.report, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
-  return ReportHasTarget(text.str(), target);
+  return ReportHasTargets(text.str(), options);
 }
 
-// Converts through `engine`, trying again while the server is busy.
+// Converts through `engine`, trying again while the server is busy (only a
+// server says so, and the remote engine leaves the model as it is).
 absl::StatusOr<converter::ConversionResult> ConvertWithRetries(
-    Engine& engine, const LoadedModel& model, const converter::ConvertOptions& options) {
+    Engine& engine, LoadedModel& model, const converter::ConvertOptions& options) {
   absl::StatusOr<converter::ConversionResult> result = engine.Convert(model, options);
   for (int attempt = 0; attempt < kBusyRetries && !result.ok() &&
                         result.status().code() == absl::StatusCode::kResourceExhausted &&
@@ -126,7 +137,7 @@ JobResult RunJob(const BatchJob& job, const BatchSettings& settings, Engine& eng
   JobResult result;
   auto start = std::chrono::steady_clock::now();
   std::error_code ec;
-  if (!settings.force && IsComplete(job, settings.options.target_opset)) {
+  if (!settings.force && IsComplete(job, settings.options)) {
     result.outcome = JobResult::kSkipped;
     return result;
   }
@@ -305,6 +316,13 @@ absl::StatusOr<BatchSettings> SettingsFromArgs(const ParsedArgs& args) {
     if (!ir.ok()) return ir.status();
     settings.options.ir_version = *ir;
   }
+  if (args.Has("ml-to")) {
+    absl::StatusOr<int64_t> ml = IntFlag(args, "ml-to");
+    if (!ml.ok()) return ml.status();
+    settings.options.ml_target_opset = *ml;
+  }
+  settings.options.expand_functions = !args.Has("no-expand");
+  settings.options.allow_casts = args.Has("allow-casts");
   if (args.Has("external-data-threshold")) {
     absl::StatusOr<int64_t> threshold = IntFlag(args, "external-data-threshold");
     if (!threshold.ok()) return threshold.status();
@@ -340,8 +358,10 @@ int UsageError(std::ostream& err, const absl::Status& status) {
 const std::vector<FlagSpec>& BatchFlags() {
   static const auto* flags = new std::vector<FlagSpec>{
       {"output", true, "o"},          {"to", true, ""},
-      {"jobs", true, "j"},            {"ir-version", true, ""},
-      {"report-format", true, ""},    {"external-data-threshold", true, ""},
+      {"ml-to", true, ""},            {"jobs", true, "j"},
+      {"ir-version", true, ""},       {"no-expand", false, ""},
+      {"allow-casts", false, ""},     {"report-format", true, ""},
+      {"external-data-threshold", true, ""},
       {"force", false, ""},           {"progress", true, ""},
   };
   return *flags;

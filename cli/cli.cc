@@ -228,6 +228,13 @@ int ConvertOrPlan(Context& ctx, bool dry_run) {
     if (!ir.ok()) return Fail(ctx, "onnx-convert", ir.status(), kExitUsageOrIo);
     options.ir_version = *ir;
   }
+  if (ctx.args.Has("ml-to")) {
+    absl::StatusOr<int64_t> ml = IntFlag(ctx.args, "ml-to");
+    if (!ml.ok()) return Fail(ctx, "onnx-convert", ml.status(), kExitUsageOrIo);
+    options.ml_target_opset = *ml;
+  }
+  options.expand_functions = !ctx.args.Has("no-expand");
+  options.allow_casts = ctx.args.Has("allow-casts");
   int exit_code = kExitOk;
   absl::StatusOr<LoadedModel> loaded = LoadForCommand(ctx, path, exit_code);
   if (!loaded.ok()) return exit_code;
@@ -245,7 +252,8 @@ int ConvertOrPlan(Context& ctx, bool dry_run) {
     if (!written.ok()) return Fail(ctx, *report_path, written, kExitUsageOrIo);
   }
   ctx.out << result->report.ToText();
-  if (dry_run) return kExitOk;
+  // A plan that cannot be carried out fails, as the conversion would.
+  if (dry_run) return result->report.nodes_refused > 0 ? kExitInvalidModel : kExitOk;
   SaveOptions save;
   save.source_base_dir = loaded->base_dir;
   if (ctx.args.Has("external-data-threshold")) {
@@ -267,15 +275,22 @@ constexpr size_t kOneOrMore = ~size_t{0};
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {"convert",
-       "convert IN -o OUT --to N [--ir-version V] [--report FILE.json|FILE.txt] [--dry-run]\n"
-       "          [--external-data-threshold BYTES]",
-       "converts the model one ai.onnx opset at a time, validating every step",
-       {{"output", true, "o"}, {"to", true, ""}, {"ir-version", true, ""},
-        {"report", true, ""}, {"dry-run", false, ""}, {"external-data-threshold", true, ""}},
+       "convert IN -o OUT --to N [--ml-to M] [--ir-version V] [--no-expand] [--allow-casts]\n"
+       "          [--report FILE.json|FILE.txt] [--dry-run] [--external-data-threshold BYTES]",
+       "converts the model one opset at a time (ai.onnx, and ai.onnx.ml with --ml-to),\n"
+       "      validating every step; ops gone at the target are expanded into their function\n"
+       "      bodies unless --no-expand; types a target version lacks are refused, or cast\n"
+       "      to a wider type around the node with --allow-casts",
+       {{"output", true, "o"}, {"to", true, ""}, {"ml-to", true, ""}, {"ir-version", true, ""},
+        {"no-expand", false, ""}, {"allow-casts", false, ""}, {"report", true, ""},
+        {"dry-run", false, ""},
+        {"external-data-threshold", true, ""}},
        1, RunConvert},
-      {"plan", "plan IN --to N [--report FILE]",
+      {"plan", "plan IN --to N [--ml-to M] [--no-expand] [--allow-casts] [--report FILE]",
        "the steps and adapters a conversion would run, changing nothing",
-       {{"to", true, ""}, {"report", true, ""}}, 1, RunPlan},
+       {{"to", true, ""}, {"ml-to", true, ""}, {"no-expand", false, ""},
+        {"allow-casts", false, ""}, {"report", true, ""}},
+       1, RunPlan},
       {"inspect", "inspect MODEL [--json]",
        "IR version, producer, opsets, ops, initializers, functions, inputs and outputs",
        {{"json", false, ""}}, 1, RunInspect},

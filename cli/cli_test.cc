@@ -225,11 +225,21 @@ TEST(CliTest, ConvertWritesModelAndReport) {
   gelu.mutable_graph()->mutable_node(0)->set_op_type("Gelu");
   testing::WriteTestFile(dir / "gelu.onnx", gelu.SerializeAsString());
   Result refused = RunCli({"convert", (dir / "gelu.onnx").string(), "-o",
-                           (dir / "gelu19.onnx").string(), "--to", "19"});
+                           (dir / "gelu19.onnx").string(), "--to", "19", "--no-expand"});
   EXPECT_EQ(refused.exit_code, 1);
   ExpectOneLineError(refused, (dir / "gelu.onnx").string());
   EXPECT_TRUE(absl::StrContains(refused.err, "step 20 -> 19")) << refused.err;
+  EXPECT_TRUE(absl::StrContains(refused.err, "expansion is off (--no-expand)")) << refused.err;
   EXPECT_FALSE(fs::exists(dir / "gelu19.onnx"));
+
+  // By default the op is expanded into its function body.
+  Result expanded = RunCli({"convert", (dir / "gelu.onnx").string(), "-o",
+                            (dir / "gelu19.onnx").string(), "--to", "19"});
+  EXPECT_EQ(expanded.exit_code, 0) << expanded.err;
+  onnx::ModelProto gelu19;
+  ASSERT_TRUE(gelu19.ParseFromString(testing::ReadTestFile(dir / "gelu19.onnx")));
+  for (const onnx::NodeProto& node : gelu19.graph().node()) EXPECT_NE(node.op_type(), "Gelu");
+  EXPECT_GT(gelu19.graph().node_size(), 1);
 }
 
 TEST(CliTest, UsageAndIoErrorsAreExitTwo) {

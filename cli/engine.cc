@@ -17,8 +17,8 @@ class Local final : public Engine {
     return schema::CheckModel(model.model);
   }
   absl::StatusOr<converter::ConversionResult> Convert(
-      const LoadedModel& model, const converter::ConvertOptions& options) override {
-    return converter::ConvertModel(model.model, options);
+      LoadedModel& model, const converter::ConvertOptions& options) override {
+    return converter::ConvertModel(std::move(model.model), options);
   }
 };
 
@@ -35,7 +35,7 @@ class Remote final : public Engine {
     return client_->Check(model.model.SerializeAsString(), model.path);
   }
   absl::StatusOr<converter::ConversionResult> Convert(
-      const LoadedModel& model, const converter::ConvertOptions& options) override {
+      LoadedModel& model, const converter::ConvertOptions& options) override {
     return client_->Convert(model.model.SerializeAsString(), model.path, options);
   }
 

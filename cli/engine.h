@@ -24,9 +24,11 @@ class Engine {
   virtual absl::StatusOr<ModelSummary> Inspect(const LoadedModel& model) = 0;
   // The checker's report (`check`).
   virtual absl::StatusOr<schema::CheckReport> Check(const LoadedModel& model) = 0;
-  // The converted model and report (`convert`, `plan`).
+  // The converted model and report (`convert`, `plan`). May take
+  // `model.model` (the local engine converts it in place of a copy); its
+  // path and base_dir stay.
   virtual absl::StatusOr<converter::ConversionResult> Convert(
-      const LoadedModel& model, const converter::ConvertOptions& options) = 0;
+      LoadedModel& model, const converter::ConvertOptions& options) = 0;
 };
 
 // The engine that runs the library in this process.

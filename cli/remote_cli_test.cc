@@ -124,10 +124,13 @@ TEST_F(RemoteCliTest, FailuresPrintTheSameAndExitTheSame) {
     })");
   WriteTestFile(Path("invalid.onnx"), invalid.SerializeAsString());
   WriteTestFile(Path("garbage.onnx"), "\x0a\xff\xff\xff");
+  WriteTestFile(Path("gelu.onnx"), service::testing::GeluModel().SerializeAsString());
   for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
            {"convert", Path("trilu.onnx"), "-o", Path("t.onnx"), "--to", "13"},
            {"convert", Path("trilu.onnx"), "-o", Path("t.onnx"), "--to", "99"},
            {"convert", Path("invalid.onnx"), "-o", Path("t.onnx"), "--to", "15"},
+           {"convert", Path("gelu.onnx"), "-o", Path("t.onnx"), "--to", "19", "--no-expand"},
+           {"plan", Path("trilu.onnx"), "--to", "13", "--report", Path("plan.json")},
            {"check", Path("invalid.onnx")},
            {"inspect", Path("garbage.onnx")}}) {
     auto [local, remote] = Both(args, args);
@@ -135,6 +138,17 @@ TEST_F(RemoteCliTest, FailuresPrintTheSameAndExitTheSame) {
     EXPECT_NE(local.exit_code, 0) << args[1];
     EXPECT_FALSE(fs::exists(Path("t.onnx")));
   }
+}
+
+TEST_F(RemoteCliTest, ConversionOptionsReachTheServer) {
+  WriteTestFile(Path("gelu.onnx"), service::testing::GeluModel().SerializeAsString());
+  auto [local, remote] = Both(
+      {"convert", Path("gelu.onnx"), "-o", Path("l.onnx"), "--to", "18", "--ir-version", "9"},
+      {"convert", Path("gelu.onnx"), "-o", Path("r.onnx"), "--to", "18", "--ir-version", "9"});
+  ExpectSameRun(local, remote, "Gelu expanded");
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_EQ(ReadTestFile(Path("r.onnx")), ReadTestFile(Path("l.onnx")));
+  EXPECT_TRUE(absl::StrContains(local.out, "function body expanded")) << local.out;
 }
 
 TEST_F(RemoteCliTest, ExternalDataGoesWhereALocalRunPutsIt) {

@@ -1,6 +1,7 @@
 #include "converter/converter.h"
 
 #include <chrono>
+#include <deque>
 #include <map>
 
 #include "absl/container/flat_hash_map.h"
@@ -34,11 +35,19 @@ struct NodeSite {
   std::string path;
 };
 
+// The index key of an operator: its canonical domain and its name.
+std::string Key(absl::string_view domain, absl::string_view op) {
+  return absl::StrCat(domain, "\x1f", op);
+}
+
 // Every ai.onnx node of the model by op type, collected once and kept up to
 // date as steps insert, replace and remove nodes.
 class OpIndex {
  public:
-  explicit OpIndex(onnx::ModelProto& model) {
+  // Indexes the nodes of `domains` (canonical names); the others are only
+  // counted.
+  OpIndex(onnx::ModelProto& model, absl::flat_hash_set<std::string> domains)
+      : domains_(std::move(domains)) {
     if (model.has_graph()) AddGraph(*model.mutable_graph(), "main", 0);
     for (onnx::FunctionProto& function : *model.mutable_functions()) {
       std::string path = absl::StrCat("function '", function.domain(), ".", function.name(), "'");
@@ -48,8 +57,8 @@ class OpIndex {
     }
   }
 
-  absl::Span<const NodeSite> NodesOf(absl::string_view op) const {
-    auto it = by_op_.find(op);
+  absl::Span<const NodeSite> NodesOf(absl::string_view domain, absl::string_view op) const {
+    auto it = by_op_.find(Key(domain, op));
     if (it == by_op_.end()) return {};
     return it->second;
   }
@@ -58,35 +67,48 @@ class OpIndex {
   // Adds `site` (and, when `recurse`, the nodes of its subgraphs).
   void Add(const NodeSite& site, int depth, bool recurse) {
     onnx::NodeProto& node = *site.node;
-    if (Registry::CanonicalDomain(node.domain()).empty()) {
-      by_op_[node.op_type()].push_back(site);
+    absl::string_view domain = Registry::CanonicalDomain(node.domain());
+    if (domains_.contains(domain)) {
+      by_op_[Key(domain, node.op_type())].push_back(site);
     } else {
-      ++others_[absl::StrCat(node.domain(), ".", node.op_type())];
+      ++others_[absl::StrCat(domain.empty() ? "ai.onnx" : domain, ".", node.op_type())];
     }
     if (!recurse || depth >= kMaxDepth) return;
     for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
       std::string owner = absl::StrCat(" of '", node.name(), "' (", node.op_type(), ")");
       if (attribute.has_g()) {
+        parents_[attribute.mutable_g()] = site.graph;
         AddGraph(*attribute.mutable_g(), absl::StrCat(site.path, "/", attribute.name(), owner),
                  depth + 1);
       }
       for (int i = 0; i < attribute.graphs_size(); ++i) {
+        parents_[attribute.mutable_graphs(i)] = site.graph;
         AddGraph(*attribute.mutable_graphs(i),
                  absl::StrCat(site.path, "/", attribute.name(), "[", i, "]", owner), depth + 1);
       }
     }
   }
 
-  // Adds the nodes of `graph`, not those of its subgraphs.
-  void AddShallow(onnx::GraphProto& graph, const std::string& path) {
+  // The graph enclosing subgraph `graph`, or null (a top-level graph or a
+  // function).
+  const onnx::GraphProto* ParentOf(const onnx::GraphProto* graph) const {
+    auto it = parents_.find(graph);
+    return it == parents_.end() ? nullptr : it->second;
+  }
+
+  // Adds the nodes of `graph`, not those of its subgraphs; `parent`
+  // encloses it.
+  void AddShallow(onnx::GraphProto& graph, const std::string& path,
+                  const onnx::GraphProto* parent) {
+    parents_[&graph] = parent;
     for (onnx::NodeProto& node : *graph.mutable_node()) {
       Add({&node, &graph, graph.mutable_node(), path}, 0, false);
     }
   }
 
-  // Forgets `nodes`, listed under `op`.
-  void Forget(absl::string_view op, const absl::flat_hash_set<const onnx::NodeProto*>& nodes) {
-    auto it = by_op_.find(op);
+  // Forgets `nodes`, listed under `key` (KeyOf their domain and op).
+  void Forget(absl::string_view key, const absl::flat_hash_set<const onnx::NodeProto*>& nodes) {
+    auto it = by_op_.find(key);
     if (it == by_op_.end()) return;
     std::erase_if(it->second, [&](const NodeSite& site) { return nodes.contains(site.node); });
   }
@@ -98,9 +120,16 @@ class OpIndex {
     }
   }
 
+  absl::flat_hash_set<std::string> domains_;
   absl::flat_hash_map<std::string, std::vector<NodeSite>> by_op_;
   std::map<std::string, int> others_;
+  absl::flat_hash_map<const onnx::GraphProto*, const onnx::GraphProto*> parents_;
 };
+
+// The index key of `node` (domain and op type).
+std::string KeyOf(const onnx::NodeProto& node) {
+  return Key(Registry::CanonicalDomain(node.domain()), node.op_type());
+}
 
 // The structural edits of one step, applied when the step ends so that the
 // node lists are rebuilt once per step, in time linear in their size, and
@@ -116,16 +145,17 @@ class StepEdits {
   // Drops the anchor node itself (it was replaced by inserted ones).
   void Remove(const NodeSite& anchor) {
     edits_[anchor.list].removed.insert(anchor.node);
-    forgotten_[anchor.node->op_type()].insert(anchor.node);
+    forgotten_[KeyOf(*anchor.node)].insert(anchor.node);
   }
-  // Records that `site`'s node now has op type `op_type` (was `old_op`).
-  void Retyped(const NodeSite& site, absl::string_view old_op) {
-    forgotten_[std::string(old_op)].insert(site.node);
+  // Records that `site`'s node has a new op type; `old_key` was its KeyOf.
+  void Retyped(const NodeSite& site, const std::string& old_key) {
+    forgotten_[old_key].insert(site.node);
     retyped_.push_back(site);
   }
-  // Tracks the nodes of a subgraph an adapter built.
-  void TrackSubgraph(onnx::GraphProto& graph, const std::string& path) {
-    subgraphs_.emplace_back(&graph, path);
+  // Tracks the nodes of a subgraph an adapter built inside `parent`.
+  void TrackSubgraph(onnx::GraphProto& graph, const std::string& path,
+                     const onnx::GraphProto* parent) {
+    subgraphs_.push_back({&graph, path, parent});
   }
   // Keeps a retired value name alive: inferred types view such strings.
   void Retire(std::string* name) { retired_.emplace_back(name); }
@@ -137,7 +167,7 @@ class StepEdits {
     for (NodeSite& site : added_) index.Add(site, 0, /*recurse=*/true);
     // A retyped node's subgraphs are indexed already.
     for (NodeSite& site : retyped_) index.Add(site, 0, /*recurse=*/false);
-    for (auto& [graph, path] : subgraphs_) index.AddShallow(*graph, path);
+    for (auto& [graph, path, parent] : subgraphs_) index.AddShallow(*graph, path, parent);
     for (auto& name : retired_) retired.push_back(std::move(name));
     edits_.clear();
     forgotten_.clear();
@@ -185,21 +215,29 @@ class StepEdits {
   std::map<std::string, absl::flat_hash_set<const onnx::NodeProto*>> forgotten_;
   std::vector<NodeSite> added_;    // inserted nodes
   std::vector<NodeSite> retyped_;  // nodes whose op type changed
-  std::vector<std::pair<onnx::GraphProto*, std::string>> subgraphs_;
+  struct Subgraph {
+    onnx::GraphProto* graph;
+    std::string path;
+    const onnx::GraphProto* parent;
+  };
+  std::vector<Subgraph> subgraphs_;
   std::vector<std::unique_ptr<std::string>> retired_;
 };
 
-std::optional<int64_t> AiOnnxOpset(const onnx::ModelProto& model) {
-  for (const auto& opset : model.opset_import()) {
-    if (Registry::CanonicalDomain(opset.domain()).empty()) return opset.version();
+// The version `imports` gives `domain` (canonical), if any.
+std::optional<int64_t> ImportedOpset(
+    const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
+    absl::string_view domain) {
+  for (const auto& opset : imports) {
+    if (Registry::CanonicalDomain(opset.domain()) == domain) return opset.version();
   }
   return std::nullopt;
 }
 
-void SetAiOnnxOpset(google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
-                    int64_t opset) {
+void SetImportedOpset(google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
+                      absl::string_view domain, int64_t opset) {
   for (auto& entry : imports) {
-    if (Registry::CanonicalDomain(entry.domain()).empty()) entry.set_version(opset);
+    if (Registry::CanonicalDomain(entry.domain()) == domain) entry.set_version(opset);
   }
 }
 
@@ -208,50 +246,132 @@ std::string NodeName(const onnx::NodeProto& node) {
                              : absl::StrCat("'", node.name(), "'");
 }
 
-absl::Status StepError(absl::StatusCode code, int64_t from, int64_t to, const NodeSite& site,
-                       const OpSchema& schema, absl::string_view reason) {
-  return absl::Status(code, absl::StrFormat("step %d -> %d: %s \xE2\x80\xBA node %s (%s): %s",
-                                            from, to, site.path, NodeName(*site.node),
-                                            schema.Label(), reason));
+// "step 12 -> 13", or "ai.onnx.ml step 2 -> 1" for another domain.
+std::string StepName(absl::string_view domain, int64_t from, int64_t to) {
+  return absl::StrCat(domain, domain.empty() ? "" : " ", "step ", from, " -> ", to);
 }
 
-// Element types of every value, looked up by graph and name.
+absl::Status StepError(absl::StatusCode code, absl::string_view domain, int64_t from, int64_t to,
+                       const NodeSite& site, const OpSchema& schema, absl::string_view reason) {
+  return absl::Status(code, absl::StrFormat("%s: %s \xE2\x80\xBA node %s (%s): %s",
+                                            StepName(domain, from, to), site.path,
+                                            NodeName(*site.node), schema.Label(), reason));
+}
+
+// The types of every value, looked up by graph and name: inferred when
+// first asked for, and replaced by the validation of each changed step.
 class TypeTable {
  public:
-  explicit TypeTable(const schema::InferenceResult* result) : result_(result) {}
+  using Result = absl::StatusOr<schema::InferenceResult>;
+
+  explicit TypeTable(const onnx::ModelProto& model) : model_(model) {}
+
   const onnx::TypeProto* TypeOf(const onnx::GraphProto* graph, absl::string_view name) const {
-    if (result_ == nullptr || graph == nullptr) return nullptr;
-    auto g = result_->graphs.find(graph);
-    if (g == result_->graphs.end()) return nullptr;
+    if (graph == nullptr) return nullptr;
+    if (result_ == nullptr) result_ = std::make_unique<Result>(schema::InferModel(model_));
+    if (!result_->ok()) return nullptr;
+    auto g = (*result_)->graphs.find(graph);
+    if (g == (*result_)->graphs.end()) return nullptr;
     auto it = g->second.types.find(name);
     return it == g->second.types.end() ? nullptr : it->second;
   }
+  // Uses `result`, inferred for the model as it is now.
+  void Reset(std::unique_ptr<Result> result) { result_ = std::move(result); }
+  // Forgets the types: the model changed; the next lookup infers again.
+  void Invalidate() { result_.reset(); }
 
  private:
-  const schema::InferenceResult* result_;
+  const onnx::ModelProto& model_;
+  mutable std::unique_ptr<Result> result_;
 };
 
-// Converts the nodes whose op changes between `from` and `to` (adjacent).
-// Adds `value` as an initializer of `graph` under a fresh name.
-absl::StatusOr<std::string> AddConstant(onnx::GraphProto* graph, NameGenerator& names,
-                                        const onnx::NodeProto& node, onnx::TensorProto value) {
-  if (graph == nullptr) {
-    return absl::FailedPreconditionError(
-        "a constant input would be needed inside a function body (not supported yet)");
-  }
-  std::string name = names.FreshName(node.name().empty() ? node.op_type() : node.name());
-  value.set_name(name);
-  *graph->add_initializer() = std::move(value);
-  return name;
-}
 
-const onnx::TensorProto* InitializerOf(const onnx::GraphProto* graph, absl::string_view name) {
-  if (graph == nullptr) return nullptr;
-  for (const onnx::TensorProto& tensor : graph->initializer()) {
-    if (tensor.name() == name) return &tensor;
+// The constants adapters add: one initializer per distinct small value and
+// graph (a thousand Unsqueeze nodes moving axes = [0] to an input share
+// one), under fresh names.
+class AddedConstants {
+ public:
+  absl::StatusOr<std::string> Add(onnx::GraphProto* graph, NameGenerator& names,
+                                  const onnx::NodeProto& node, onnx::TensorProto value) {
+    if (graph == nullptr) {
+      return absl::FailedPreconditionError(
+          "a constant input would be needed inside a function body (not supported yet)");
+    }
+    value.clear_name();
+    std::string key;
+    if (value.ByteSizeLong() <= kShareableBytes) key = value.SerializeAsString();
+    if (!key.empty()) {
+      auto it = added_.find(std::make_pair(graph, key));
+      if (it != added_.end()) return it->second;
+    }
+    std::string name = names.FreshName(node.name().empty() ? node.op_type() : node.name());
+    value.set_name(name);
+    *graph->add_initializer() = std::move(value);
+    if (!key.empty()) added_.emplace(std::make_pair(graph, std::move(key)), name);
+    return name;
   }
-  return nullptr;
-}
+
+ private:
+  static constexpr size_t kShareableBytes = 256;
+  absl::flat_hash_map<std::pair<const onnx::GraphProto*, std::string>, std::string> added_;
+};
+
+// The constants of each graph, by name: initializers and the outputs of
+// Constant nodes, collected once per graph when first asked for and
+// forgotten when a step changes the graphs.
+class ConstantTable {
+ public:
+  // The constant `name` as seen from `graph`: its own, or an enclosing
+  // graph's (the outer scope).
+  const onnx::TensorProto* Find(const OpIndex& index, const onnx::GraphProto* graph,
+                                absl::string_view name) {
+    for (int depth = 0; graph != nullptr && depth <= kMaxDepth; ++depth) {
+      auto [it, inserted] = graphs_.try_emplace(graph);
+      if (inserted) Collect(*graph, it->second);
+      auto found = it->second.find(name);
+      if (found != it->second.end()) return found->second;
+      graph = index.ParentOf(graph);
+    }
+    return nullptr;
+  }
+  void Clear() {
+    graphs_.clear();
+    owned_.clear();
+  }
+
+ private:
+  using Constants = absl::flat_hash_map<std::string, const onnx::TensorProto*>;
+
+  void Collect(const onnx::GraphProto& graph, Constants& constants) {
+    for (const onnx::TensorProto& tensor : graph.initializer()) {
+      constants.try_emplace(tensor.name(), &tensor);
+    }
+    for (const onnx::NodeProto& node : graph.node()) {
+      if (node.op_type() != "Constant" || node.output_size() != 1 ||
+          !Registry::CanonicalDomain(node.domain()).empty()) {
+        continue;
+      }
+      if (const onnx::TensorProto* value = ConstantValue(node)) {
+        constants.try_emplace(node.output(0), value);
+      }
+    }
+  }
+
+  // The value a Constant node produces, or null (sparse values).
+  const onnx::TensorProto* ConstantValue(const onnx::NodeProto& node) {
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.name() == "value" && attribute.has_t()) return &attribute.t();
+      if (std::optional<onnx::TensorProto> tensor = adapters::ShorthandTensor(attribute)) {
+        owned_.push_back(*std::move(tensor));
+        return &owned_.back();
+      }
+    }
+    return nullptr;
+  }
+
+  absl::flat_hash_map<const onnx::GraphProto*, Constants> graphs_;
+  std::deque<onnx::TensorProto> owned_;
+};
 
 // What one step works with.
 struct StepContext {
@@ -259,10 +379,14 @@ struct StepContext {
   const TypeTable& types;
   NameGenerator& names;
   StepEdits& edits;
+  ConstantTable& constants;
+  AddedConstants& added;
+  absl::string_view domain;  // canonical: "" for ai.onnx
   int64_t from;
   int64_t to;
   bool dry_run;
   bool expand;
+  bool allow_casts;
 };
 
 // The adapter context for converting `site`'s node from `current` to `next`.
@@ -274,9 +398,11 @@ adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& s
       [&step, &site](absl::string_view value) { return step.types.TypeOf(site.graph, value); },
       changes,
       [&step, &site](onnx::TensorProto value) {
-        return AddConstant(site.graph, step.names, *site.node, std::move(value));
+        return step.added.Add(site.graph, step.names, *site.node, std::move(value));
       },
-      [&site](absl::string_view name) { return InitializerOf(site.graph, name); }};
+      [&step, &site](absl::string_view name) {
+        return step.constants.Find(step.index, site.graph, name);
+      }};
   ctx.to_opset = step.to;
   ctx.insert_before = [&step, &site](onnx::NodeProto node) {
     return step.edits.InsertBefore(site, std::move(node));
@@ -295,7 +421,7 @@ adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& s
     return fresh;
   };
   ctx.track_subgraph = [&step, &site](onnx::GraphProto& graph) {
-    step.edits.TrackSubgraph(graph, absl::StrCat(site.path, "/", graph.name()));
+    step.edits.TrackSubgraph(graph, absl::StrCat(site.path, "/", graph.name()), site.graph);
   };
   return ctx;
 }
@@ -304,10 +430,12 @@ adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& s
 // fits the operator version it binds to at the step's target opset (the
 // rewrite may have replaced the op).
 absl::Status RunRewrite(StepContext& step, const NodeSite& site,
-                        const adapters::AdapterEntry& adapter, adapters::AdapterContext& ctx) {
+                        const adapters::AdapterEntry& adapter, adapters::AdapterContext& ctx,
+                        bool check_types) {
   std::string old_op = site.node->op_type();
+  std::string old_key = KeyOf(*site.node);
   OC_RETURN_IF_ERROR(adapter.fn(ctx));
-  const OpSchema* bound = Registry::Get().Lookup("", site.node->op_type(), step.to);
+  const OpSchema* bound = Registry::Get().Lookup(step.domain, site.node->op_type(), step.to);
   if (bound == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
         adapter.name, " leaves a ", site.node->op_type(), " node, which does not exist at opset ",
@@ -319,11 +447,14 @@ absl::Status RunRewrite(StepContext& step, const NodeSite& site,
         absl::StrCat(adapter.name, " leaves the node unfit: ", misfit));
   }
   if (site.node->op_type() != old_op) {
-    step.edits.Retyped(site, old_op);
+    step.edits.Retyped(site, old_key);
     return absl::OkStatus();
   }
   // The rewritten node must still use only types its new version allows.
-  return adapters::CheckTypesAllowed(ctx);
+  if (!check_types) return absl::OkStatus();
+  absl::Status types = adapters::CheckTypesAllowed(ctx);
+  if (!types.ok() && step.allow_casts) return adapters::InsertCasts(ctx);
+  return types;
 }
 
 // Converts one node of an op that does not exist at the step's target:
@@ -331,15 +462,15 @@ absl::Status RunRewrite(StepContext& step, const NodeSite& site,
 absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const OpSchema& current,
                                   NodeChange& report) {
   const adapters::AdapterEntry* replacement =
-      adapters::Rewrites().Find("", current.name, current.since_version, 0);
+      adapters::Rewrites().Find(step.domain, current.name, current.since_version, 0);
   if (replacement != nullptr) {
     report.adapter = replacement->name;
     if (step.dry_run) return absl::OkStatus();
     adapters::AdapterContext ctx = MakeAdapterContext(step, site, current, current,
                                                       report.changes);
-    return RunRewrite(step, site, *replacement, ctx);
+    return RunRewrite(step, site, *replacement, ctx, /*check_types=*/false);
   }
-  int first = Registry::Get().VersionsOf("", current.name).front();
+  int first = Registry::Get().VersionsOf(step.domain, current.name).front();
   if (current.function_bodies.empty() && current.context_dependent_function_opsets.empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat(current.name, " does not exist before opset ", first,
@@ -357,7 +488,7 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
       ExpandFunctionNode(
           *site.node, current, step.from, step.to,
           [&](absl::string_view value) { return step.types.TypeOf(site.graph, value); },
-          [&](absl::string_view name) { return InitializerOf(site.graph, name); },
+          [&](absl::string_view name) { return step.constants.Find(step.index, site.graph, name); },
           [&](absl::string_view hint) { return step.names.FreshName(hint); }));
   if (!expansion.initializers.empty() && site.graph == nullptr) {
     return absl::FailedPreconditionError(
@@ -375,18 +506,19 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
 
 absl::StatusOr<StepReport> RunStep(StepContext& step) {
   StepReport report;
+  report.domain = std::string(step.domain);
   report.from_opset = step.from;
   report.to_opset = step.to;
   const Registry& registry = Registry::Get();
   // Upgrading k -> k+1 touches ops with a version introduced at k+1;
   // downgrading k -> k-1 touches ops with a version introduced at k.
   int64_t boundary = std::max(step.from, step.to);
-  for (const OpSchema* changed : registry.ChangedAt("", boundary)) {
-    absl::Span<const NodeSite> sites = step.index.NodesOf(changed->name);
+  for (const OpSchema* changed : registry.ChangedAt(step.domain, boundary)) {
+    absl::Span<const NodeSite> sites = step.index.NodesOf(step.domain, changed->name);
     if (sites.empty()) continue;
     // The versions on both sides of the step are the same for every node.
-    const OpSchema* current = registry.Lookup("", changed->name, step.from);
-    const OpSchema* next = registry.Lookup("", changed->name, step.to);
+    const OpSchema* current = registry.Lookup(step.domain, changed->name, step.from);
+    const OpSchema* next = registry.Lookup(step.domain, changed->name, step.to);
     if (current == nullptr) continue;  // the op is not valid here anyway
     if (current == next) continue;
     std::optional<adapters::AdapterPlan> plan;
@@ -394,33 +526,42 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     for (const NodeSite& site : sites) {
       NodeChange change{site.path, site.node->name(), std::string(changed->name),
                         current->since_version, next != nullptr ? next->since_version : 0,
-                        "", {}};
+                        "", {}, ""};
       absl::Status status;
       if (next == nullptr) {
         status = ConvertVanishingNode(step, site, *current, change);
       } else {
         adapters::AdapterContext ctx =
             MakeAdapterContext(step, site, *current, *next, change.changes);
+        if (!step.dry_run) status = adapters::ResolveNegativeAxes(ctx);
         adapters::AdapterEntry adapter = adapters::FindAdapter(*plan, *site.node);
         change.adapter = adapter.name;
-        switch (adapter.kind) {
+        switch (status.ok() ? adapter.kind : adapters::AdapterEntry::kUnsupported) {
           case adapters::AdapterEntry::kUnsupported:
+            if (!status.ok()) break;
             status = absl::FailedPreconditionError(adapter.reason);
             break;
           case adapters::AdapterEntry::kCompatible:
-            status = adapters::CheckTypesAllowed(ctx);
+            if (!plan->types_widen) status = adapters::CheckTypesAllowed(ctx);
+            if (!status.ok() && step.allow_casts && !step.dry_run) {
+              status = adapters::InsertCasts(ctx);
+            }
             if (status.ok()) {
               change.changes.push_back({"version-bump", absl::StrCat(current->Label(), " -> ",
                                                                      next->Label())});
             }
             break;
           case adapters::AdapterEntry::kRewrite:
-            if (!step.dry_run) status = RunRewrite(step, site, adapter, ctx);
+            if (!step.dry_run) status = RunRewrite(step, site, adapter, ctx, !plan->types_widen);
             break;
         }
       }
       if (!status.ok()) {
-        return StepError(status.code(), step.from, step.to, site, *current, status.message());
+        absl::Status error = StepError(status.code(), step.domain, step.from, step.to, site,
+                                       *current, status.message());
+        // A dry run goes on, listing every node that cannot be converted.
+        if (!step.dry_run || status.code() != absl::StatusCode::kFailedPrecondition) return error;
+        change.refusal = std::string(error.message());
       }
       report.nodes.push_back(std::move(change));
     }
@@ -453,23 +594,78 @@ int64_t MinIrVersionForOpset(int64_t opset) {
   return ir;
 }
 
+namespace {
+
+// One domain's way from its source opset to its target.
+struct Track {
+  std::string domain;  // canonical
+  int64_t source;
+  int64_t target;
+};
+
+// The domains to convert: ai.onnx always, ai.onnx.ml when asked for.
+absl::StatusOr<std::vector<Track>> PlanTracks(const onnx::ModelProto& model,
+                                              const ConvertOptions& options) {
+  std::vector<Track> tracks;
+  auto add = [&](absl::string_view domain, absl::string_view label, int64_t target,
+                 bool required) -> absl::Status {
+    std::optional<int64_t> source = ImportedOpset(model.opset_import(), domain);
+    if (!source) {
+      if (!required) return absl::OkStatus();
+      return absl::InvalidArgumentError(
+          absl::StrCat("the model imports no ", label, " opset to convert from"));
+    }
+    int64_t newest = Registry::Get().MaxOpset(domain);
+    if (target < 1 || target > newest) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("target opset ", target, domain.empty() ? "" : absl::StrCat(" of ", label),
+                       " does not exist (1 to ", newest, ")"));
+    }
+    tracks.push_back({std::string(domain), *source, target});
+    return absl::OkStatus();
+  };
+  // A model of ai.onnx.ml alone needs no ai.onnx opset when only its
+  // ai.onnx.ml opset is converted.
+  bool ml_only = options.ml_target_opset.has_value() &&
+                 !ImportedOpset(model.opset_import(), "").has_value();
+  OC_RETURN_IF_ERROR(add("", "ai.onnx", options.target_opset, /*required=*/!ml_only));
+  if (options.ml_target_opset) {
+    OC_RETURN_IF_ERROR(add("ai.onnx.ml", "ai.onnx.ml", *options.ml_target_opset,
+                           /*required=*/true));
+  }
+  return tracks;
+}
+
+// The domains `tracks` convert, for the index.
+absl::flat_hash_set<std::string> DomainsOf(const std::vector<Track>& tracks) {
+  absl::flat_hash_set<std::string> domains;
+  for (const Track& track : tracks) domains.insert(track.domain);
+  return domains;
+}
+
+}  // namespace
+
 absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
                                               const ConvertOptions& options) {
-  std::optional<int64_t> source = AiOnnxOpset(model);
-  if (!source) {
-    return absl::InvalidArgumentError("the model imports no ai.onnx opset to convert from");
-  }
-  int64_t target = options.target_opset;
-  int64_t newest = Registry::Get().MaxOpset("");
-  if (target < 1 || target > newest) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("target opset ", target, " does not exist (1 to ", newest, ")"));
-  }
+  return ConvertModel(onnx::ModelProto(model), options);
+}
+
+absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
+                                              const ConvertOptions& options) {
   ConversionResult result;
-  result.model = model;
+  result.model.Swap(&input);
+  const onnx::ModelProto& model = result.model;  // as given, until the first step
+  OC_ASSIGN_OR_RETURN(std::vector<Track> tracks, PlanTracks(model, options));
   ConversionReport& report = result.report;
-  report.source_opset = *source;
-  report.target_opset = target;
+  for (const Track& track : tracks) {
+    if (track.domain.empty()) {
+      report.source_opset = track.source;
+      report.target_opset = track.target;
+    } else {
+      report.source_ml_opset = track.source;
+      report.target_ml_opset = track.target;
+    }
+  }
   report.source_ir_version = model.ir_version();
 
   schema::CheckReport check = schema::CheckModel(model);
@@ -478,57 +674,66 @@ absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
         absl::StrCat("the input model is invalid: ", check.status().message()));
   }
   // Types for the adapters, refreshed after every step that changes nodes.
-  auto inferred = std::make_unique<absl::StatusOr<schema::InferenceResult>>(
-      schema::InferModel(result.model));
-  TypeTable types(inferred->ok() ? &**inferred : nullptr);
+  TypeTable types(result.model);
 
-  OpIndex index(result.model);
+  OpIndex index(result.model, DomainsOf(tracks));
   NameGenerator names(result.model);
   StepEdits edits;
+  ConstantTable constants;
+  AddedConstants added;
   // Value names adapters replaced, kept alive because inferred types view them.
   std::vector<std::unique_ptr<std::string>> retired;
   for (const auto& [op, count] : index.others()) report.untouched_ops.emplace_back(op, count);
-  int64_t direction = target > *source ? 1 : -1;
-  for (int64_t from = *source; from != target; from += direction) {
-    auto start = std::chrono::steady_clock::now();
-    StepContext context{index, types, names, edits, from, from + direction, options.dry_run,
-                        options.expand_functions};
-    absl::StatusOr<StepReport> step = RunStep(context);
-    if (!step.ok()) return step.status();
-    if (!options.dry_run) {
-      edits.Apply(index, retired);
-      SetAiOnnxOpset(*result.model.mutable_opset_import(), from + direction);
-      for (auto& function : *result.model.mutable_functions()) {
-        SetAiOnnxOpset(*function.mutable_opset_import(), from + direction);
-      }
-      if (step->nodes.empty()) {
-        // No node binds to another operator version: what validated at the
-        // previous opset is still valid.
-        step->validation = "unchanged";
-      } else {
-        auto next = std::make_unique<absl::StatusOr<schema::InferenceResult>>(
-            options.validate_each_step ? Validate(result.model)
-                                       : schema::InferModel(result.model));
-        if (options.validate_each_step) {
-          if (!next->ok()) {
-            return absl::InternalError(absl::StrCat("step ", from, " -> ", from + direction,
-                                                    ": the converted model does not validate: ",
-                                                    next->status().message()));
+  for (const Track& track : tracks) {
+    int64_t direction = track.target > track.source ? 1 : -1;
+    for (int64_t from = track.source; from != track.target; from += direction) {
+      auto start = std::chrono::steady_clock::now();
+      int64_t to = from + direction;
+      StepContext context{index,        types, names, edits,           constants,
+                          added,        track.domain, from,  to,    options.dry_run,
+                          options.expand_functions, options.allow_casts};
+      absl::StatusOr<StepReport> step = RunStep(context);
+      if (!step.ok()) return step.status();
+      if (!options.dry_run) {
+        edits.Apply(index, retired);
+        constants.Clear();
+        SetImportedOpset(*result.model.mutable_opset_import(), track.domain, to);
+        for (auto& function : *result.model.mutable_functions()) {
+          SetImportedOpset(*function.mutable_opset_import(), track.domain, to);
+        }
+        if (step->nodes.empty()) {
+          // No node binds to another operator version: what validated at
+          // the previous opset is still valid.
+          step->validation = "unchanged";
+        } else if (options.validate_each_step) {
+          auto validated = std::make_unique<TypeTable::Result>(Validate(result.model));
+          if (!validated->ok()) {
+            return absl::InternalError(
+                absl::StrCat(StepName(track.domain, from, to),
+                             ": the converted model does not validate: ",
+                             validated->status().message()));
           }
           step->validation = "ok";
+          types.Reset(std::move(validated));
+        } else {
+          types.Invalidate();
         }
-        inferred = std::move(next);
-        types = TypeTable(inferred->ok() ? &**inferred : nullptr);
       }
+      step->milliseconds = std::chrono::duration<double, std::milli>(
+                               std::chrono::steady_clock::now() - start)
+                               .count();
+      for (const NodeChange& node : step->nodes) {
+        if (node.refusal.empty()) {
+          ++report.nodes_converted;
+        } else {
+          ++report.nodes_refused;
+        }
+      }
+      report.steps.push_back(*std::move(step));
     }
-    step->milliseconds = std::chrono::duration<double, std::milli>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
-    report.nodes_converted += static_cast<int>(step->nodes.size());
-    report.steps.push_back(*std::move(step));
   }
   int64_t ir = options.ir_version.value_or(
-      std::max(model.ir_version(), MinIrVersionForOpset(target)));
+      std::max(report.source_ir_version, MinIrVersionForOpset(report.target_opset)));
   if (!options.dry_run) result.model.set_ir_version(ir);
   report.target_ir_version = ir;
   return result;
@@ -538,12 +743,18 @@ std::string ConversionReport::ToJson() const {
   JsonWriter json;
   json.BeginObject();
   json.Key("source_opset").Int(source_opset).Key("target_opset").Int(target_opset);
+  if (source_ml_opset) {
+    json.Key("source_ml_opset").Int(*source_ml_opset).Key("target_ml_opset").Int(*target_ml_opset);
+  }
   json.Key("source_ir_version").Int(source_ir_version);
   json.Key("target_ir_version").Int(target_ir_version);
   json.Key("nodes_converted").Int(nodes_converted);
+  if (nodes_refused > 0) json.Key("nodes_refused").Int(nodes_refused);
   json.Key("steps").BeginArray();
   for (const StepReport& step : steps) {
-    json.BeginObject().Key("from").Int(step.from_opset).Key("to").Int(step.to_opset);
+    json.BeginObject();
+    if (!step.domain.empty()) json.Key("domain").String(step.domain);
+    json.Key("from").Int(step.from_opset).Key("to").Int(step.to_opset);
     json.Key("validation").String(step.validation);
     json.Key("milliseconds").Double(step.milliseconds);
     json.Key("nodes").BeginArray();
@@ -551,6 +762,7 @@ std::string ConversionReport::ToJson() const {
       json.BeginObject().Key("graph").String(node.graph).Key("node").String(node.node);
       json.Key("op").String(node.op).Key("from_version").Int(node.from_version);
       json.Key("to_version").Int(node.to_version).Key("adapter").String(node.adapter);
+      if (!node.refusal.empty()) json.Key("refusal").String(node.refusal);
       json.Key("changes").BeginArray();
       for (const adapters::Change& change : node.changes) {
         json.BeginObject().Key("kind").String(change.kind).Key("detail").String(change.detail)
@@ -574,14 +786,19 @@ std::string ConversionReport::ToText() const {
                                     source_opset, target_opset, source_ir_version,
                                     target_ir_version, nodes_converted);
   for (const StepReport& step : steps) {
-    absl::StrAppendFormat(&out, "step %d -> %d: %d nodes, validation %s (%.1f ms)\n",
-                          step.from_opset, step.to_opset, step.nodes.size(), step.validation,
+    absl::StrAppendFormat(&out, "%s: %d nodes, validation %s (%.1f ms)\n",
+                          StepName(step.domain, step.from_opset, step.to_opset),
+                          step.nodes.size(), step.validation,
                           step.milliseconds);
     for (const NodeChange& node : step.nodes) {
       absl::StrAppendFormat(&out, "  %s \xE2\x80\xBA %s: %s\n", node.graph,
                             node.node.empty() ? "(unnamed " + node.op + ")" : node.node,
-                            node.adapter);
+                            node.refusal.empty() ? node.adapter
+                                                 : absl::StrCat("CANNOT CONVERT: ", node.refusal));
     }
+  }
+  if (nodes_refused > 0) {
+    absl::StrAppendFormat(&out, "%d nodes cannot be converted\n", nodes_refused);
   }
   for (const auto& [op, count] : untouched_ops) {
     absl::StrAppendFormat(&out, "left as is: %s (%d nodes)\n", op, count);

@@ -15,12 +15,17 @@ namespace onnxconvert::converter {
 // Choices for a conversion.
 struct ConvertOptions {
   int64_t target_opset = 0;             // ai.onnx opset to reach
+  // ai.onnx.ml opset to reach; unset: ai.onnx.ml nodes are left as they are.
+  std::optional<int64_t> ml_target_opset;
   std::optional<int64_t> ir_version;    // pins ir_version; default: raised as needed
   bool validate_each_step = true;       // check + strict inference after every step
   bool dry_run = false;                 // plan only: find adapters, change nothing
   // Downgrading past an op's introduction expands the op into the function
   // body the spec gives for it (then converts that further down).
   bool expand_functions = true;
+  // A node using an element type its target version lacks gets Casts to a
+  // wider type around it instead of being refused.
+  bool allow_casts = false;
 };
 
 // What happened to one node at one step.
@@ -32,10 +37,13 @@ struct NodeChange {
   int to_version = 0;
   std::string adapter;  // e.g. "Relu 13->14"
   std::vector<adapters::Change> changes;
+  // Dry runs only: why the node cannot be converted ("" when it can).
+  std::string refusal;
 };
 
 // One opset step.
 struct StepReport {
+  std::string domain;  // "" for ai.onnx, else e.g. "ai.onnx.ml"
   int64_t from_opset = 0;
   int64_t to_opset = 0;
   std::vector<NodeChange> nodes;
@@ -48,12 +56,15 @@ struct StepReport {
 struct ConversionReport {
   int64_t source_opset = 0;
   int64_t target_opset = 0;
+  std::optional<int64_t> source_ml_opset;  // when ai.onnx.ml was converted
+  std::optional<int64_t> target_ml_opset;
   int64_t source_ir_version = 0;
   int64_t target_ir_version = 0;
   std::vector<StepReport> steps;
   // Nodes of other domains, left as they are: "domain.op" with counts.
   std::vector<std::pair<std::string, int>> untouched_ops;
   int nodes_converted = 0;
+  int nodes_refused = 0;  // dry runs: nodes that cannot be converted
 
   // The report as deterministic JSON (timings included).
   std::string ToJson() const;
@@ -76,6 +87,11 @@ int64_t MinIrVersionForOpset(int64_t opset);
 // op and versions, and the reason (FailedPrecondition when the model cannot
 // be expressed at the target, InvalidArgument when it is invalid).
 absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
+                                              const ConvertOptions& options);
+
+// ConvertModel for a model the caller gives up: converted in place of a
+// copy (the caller's object is left empty).
+absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& model,
                                               const ConvertOptions& options);
 
 }  // namespace onnxconvert::converter

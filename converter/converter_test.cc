@@ -69,24 +69,23 @@ TEST(ConverterTest, RefusalsNameTheStepNodeAndReason) {
        13, absl::StatusCode::kFailedPrecondition,
        "step 14 -> 13: main \xE2\x80\xBA node 'add' (Add-14): 'A' is tensor(int8), which Add-13 "
        "does not allow for T"},
-      {"semantic_change",
+      {"semantic_change_needs_constants",
        "<ir_version: 9, opset_import: [\"\" : 20]>\n"
        "g (float[2,4,3] X, float[2] S, float[2] B) => (float[2,4,3] Y) {\n"
        "  [gn] Y = GroupNormalization <num_groups = 2> (X, S, B)\n}",
        21, absl::StatusCode::kFailedPrecondition,
-       "step 20 -> 21: main \xE2\x80\xBA node 'gn' (GroupNormalization-18): no adapter yet for "
-       "GroupNormalization 18->21: scale and bias became per channel"},
-      {"softmax_axis_not_last",
+       "step 20 -> 21: main \xE2\x80\xBA node 'gn' (GroupNormalization-18): input 'S' is not a "
+       "float constant, so it cannot be rewritten per channel"},
+      {"softmax_axis_of_unknown_rank",
        "<ir_version: 7, opset_import: [\"\" : 12]>\n"
-       "g (float[2,3,4] X) => (float[2,3,4] Y) { [sm] Y = Softmax <axis = 1> (X) }",
+       "g (float X) => (float Y) { [sm] Y = Softmax <axis = 1> (X) }",
        13, absl::StatusCode::kFailedPrecondition,
-       "step 12 -> 13: main \xE2\x80\xBA node 'sm' (Softmax-11): axis 1 of a rank-3 input is not "
-       "the last axis"},
+       "step 12 -> 13: main \xE2\x80\xBA node 'sm' (Softmax-11): the rank of input 'X' is unknown"},
       {"before_introduction",
-       "<ir_version: 9, opset_import: [\"\" : 20]>\n"
-       "g (float[2] X) => (float[2] Y) { [gelu] Y = Gelu(X) }",
-       19, absl::StatusCode::kFailedPrecondition,
-       "step 20 -> 19: main \xE2\x80\xBA node 'gelu' (Gelu-20): Gelu does not exist before opset 20"},
+       "<ir_version: 8, opset_import: [\"\" : 14]>\n"
+       "g (float[2,2] X) => (float[2,2] Y) { [trilu] Y = Trilu(X) }",
+       13, absl::StatusCode::kFailedPrecondition,
+       "step 14 -> 13: main \xE2\x80\xBA node 'trilu' (Trilu-14): Trilu does not exist before opset 14"},
       {"float8_cast_below_19",
        "<ir_version: 9, opset_import: [\"\" : 19]>\n"
        "g (float[2] X) => (float8e4m3fn[2] Y) { [cast] Y = Cast <to = 17, saturate = 0> (X) }",
@@ -106,6 +105,27 @@ TEST(ConverterTest, RefusalsNameTheStepNodeAndReason) {
     EXPECT_TRUE(absl::StrContains(result.status().message(), c.message))
         << c.name << ":\n  got      " << result.status().message() << "\n  expected " << c.message;
   }
+}
+
+TEST(ConverterTest, DryRunListsEveryNodeThatCannotBeConverted) {
+  onnx::ModelProto model = Model(
+      "<ir_version: 8, opset_import: [\"\" : 14]>\n"
+      "g (float[3,3] X) => (float[3,3] Y) {\n"
+      "  [a] A = Trilu(X)\n  [r] R = Relu(A)\n  [b] Y = Trilu(R)\n}");
+  ConvertOptions options;
+  options.target_opset = 13;
+  options.dry_run = true;
+  absl::StatusOr<ConversionResult> result = ConvertModel(model, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->report.nodes_refused, 2);
+  EXPECT_EQ(result->report.nodes_converted, 1);  // Relu 14 -> 13
+  std::string text = result->report.ToText();
+  EXPECT_TRUE(absl::StrContains(text, "a: CANNOT CONVERT: step 14 -> 13: main \xE2\x80\xBA node 'a'"))
+      << text;
+  EXPECT_TRUE(absl::StrContains(text, "2 nodes cannot be converted")) << text;
+  // Without a dry run the first refusal stops the conversion.
+  options.dry_run = false;
+  EXPECT_EQ(ConvertModel(model, options).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(ConverterTest, SubgraphsAndFunctionsConvertWithTheirParent) {

@@ -164,7 +164,9 @@ onnx::ModelProto BodyModel(const onnx::NodeProto& call, const onnx::FunctionProt
   for (const std::string& input : call.input()) {
     if (input.empty() || !seen.insert(input).second) continue;
     if (const onnx::TensorProto* constant = constant_of(input)) {
-      *graph.add_initializer() = *constant;
+      onnx::TensorProto* tensor = graph.add_initializer();
+      *tensor = *constant;
+      tensor->set_name(input);  // a Constant node's value may be unnamed
       continue;
     }
     onnx::ValueInfoProto* value = graph.add_input();

@@ -75,10 +75,12 @@ class Scope {
       types_.try_emplace(name, &type);
     }
   }
+  // Declares an initializer: a tensor of `elem_type` (one shared type per
+  // element type, however many initializers there are).
   void DeclareTensor(absl::string_view name, int32_t elem_type) {
-    onnx::TypeProto& type = owned_types_[name];
-    type.mutable_tensor_type()->set_elem_type(elem_type);
-    types_.try_emplace(name, &type);
+    auto [it, inserted] = tensor_types_.try_emplace(elem_type);
+    if (inserted) it->second.mutable_tensor_type()->set_elem_type(elem_type);
+    types_.try_emplace(name, &it->second);
   }
   const onnx::TypeProto* TypeOf(absl::string_view name) const {
     for (const Scope* s = this; s != nullptr; s = s->parent_) {
@@ -96,7 +98,7 @@ class Scope {
   const Scope* parent_;
   absl::flat_hash_set<absl::string_view> defined_;
   absl::flat_hash_map<absl::string_view, const onnx::TypeProto*> types_;
-  absl::node_hash_map<absl::string_view, onnx::TypeProto> owned_types_;
+  absl::node_hash_map<int32_t, onnx::TypeProto> tensor_types_;
 };
 
 using OpsetMap = absl::flat_hash_map<std::string, int64_t>;

@@ -47,13 +47,15 @@ using AxisList = absl::InlinedVector<int64_t, 8>;
 // Axes from the `axes` attribute or, from `axes_input_version` on, input 1.
 std::optional<AxisList> Axes(InferenceContext& ctx, int axes_input_version, size_t input = 1) {
   if (ctx.op().since_version >= axes_input_version) {
-    if (!ctx.HasInput(input)) return AxisList();
+    if (!ctx.HasInput(input)) return std::optional<AxisList>(std::in_place);
     std::optional<std::vector<int64_t>> known = KnownInts(ctx, input);
     if (!known) return std::nullopt;
     return AxisList(known->begin(), known->end());
   }
   const onnx::AttributeProto* axes = ctx.Attr("axes");
-  if (axes == nullptr || axes->type() != onnx::AttributeProto::INTS) return AxisList();
+  if (axes == nullptr || axes->type() != onnx::AttributeProto::INTS) {
+    return std::optional<AxisList>(std::in_place);
+  }
   return AxisList(axes->ints().begin(), axes->ints().end());
 }
 

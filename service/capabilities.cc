@@ -26,11 +26,17 @@ v1::AdapterInfo::Kind KindOf(const adapters::AdapterEntry& entry) {
   return kKinds[entry.kind];
 }
 
+// The op as AdapterInfo names it: "Softmax", "ai.onnx.ml.LabelEncoder".
+std::string OpName(const OpSchema& op) {
+  absl::string_view domain = Registry::CanonicalDomain(op.domain);
+  return domain.empty() ? std::string(op.name) : absl::StrCat(domain, ".", op.name);
+}
+
 // How converting from `from` to the adjacent `to` is handled.
 v1::AdapterInfo DescribeChange(const OpSchema& from, const OpSchema& to) {
   adapters::AdapterPlan plan = adapters::PlanAdapter(from, to);
   v1::AdapterInfo info;
-  info.set_op(std::string(from.name));
+  info.set_op(OpName(from));
   info.set_from_version(from.since_version);
   info.set_to_version(to.since_version);
   info.set_name(plan.name);
@@ -42,11 +48,11 @@ v1::AdapterInfo DescribeChange(const OpSchema& from, const OpSchema& to) {
 // How a node of `first` (the op's first version) is converted below it.
 v1::AdapterInfo DescribeVanishing(const OpSchema& first) {
   v1::AdapterInfo info;
-  info.set_op(std::string(first.name));
+  info.set_op(OpName(first));
   info.set_from_version(first.since_version);
   info.set_to_version(0);
-  const adapters::AdapterEntry* replacement =
-      adapters::Rewrites().Find("", first.name, first.since_version, 0);
+  const adapters::AdapterEntry* replacement = adapters::Rewrites().Find(
+      Registry::CanonicalDomain(first.domain), first.name, first.since_version, 0);
   if (replacement != nullptr) {
     info.set_kind(v1::AdapterInfo::REPLACEMENT);
     info.set_name(replacement->name);
@@ -78,18 +84,25 @@ void AddOpsetRanges(v1::CapabilitiesResponse& response) {
   }
 }
 
-// Adds the op's versions, and for ai.onnx ops how each change is handled.
+// True for the domains the converter converts.
+bool IsConverted(absl::string_view domain) {
+  return domain.empty() || domain == "ai.onnx.ml";
+}
+
+// Adds the op's versions, and for converted domains how each change is
+// handled.
 void AddOperator(const OpSchema& op, v1::CapabilitiesResponse& response) {
   const Registry& registry = Registry::Get();
-  absl::Span<const int> versions = registry.VersionsOf(op.domain, op.name);
+  absl::string_view domain = Registry::CanonicalDomain(op.domain);
+  absl::Span<const int> versions = registry.VersionsOf(domain, op.name);
   v1::OperatorVersions* entry = response.add_operators();
-  entry->set_domain(std::string(Registry::CanonicalDomain(op.domain)));
+  entry->set_domain(std::string(domain));
   entry->set_name(std::string(op.name));
   entry->mutable_since_versions()->Add(versions.begin(), versions.end());
-  if (!Registry::CanonicalDomain(op.domain).empty()) return;
+  if (!IsConverted(domain)) return;
   for (size_t i = 0; i + 1 < versions.size(); ++i) {
-    const OpSchema* older = registry.Exact("", op.name, versions[i]);
-    const OpSchema* newer = registry.Exact("", op.name, versions[i + 1]);
+    const OpSchema* older = registry.Exact(domain, op.name, versions[i]);
+    const OpSchema* newer = registry.Exact(domain, op.name, versions[i + 1]);
     if (older == nullptr || newer == nullptr) continue;
     *response.add_adapters() = DescribeChange(*older, *newer);
     *response.add_adapters() = DescribeChange(*newer, *older);

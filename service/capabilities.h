@@ -8,7 +8,7 @@ namespace onnxconvert::service {
 // What this build can convert, from the operator registry and the adapter
 // table: the opset range of every domain, the newest IR version, every
 // operator's versions, and how each adjacent version change of each
-// ai.onnx operator is handled, both ways (derived, rewritten, replaced,
+// ai.onnx and ai.onnx.ml operator is handled, both ways (derived, rewritten, replaced,
 // expanded, or unsupported with the reason). Built once; the limits are
 // left for the server to fill.
 const v1::CapabilitiesResponse& BuildCapabilities();

@@ -18,6 +18,7 @@ v1::NodeChange NodeChangeToProto(const converter::NodeChange& node) {
   proto.set_from_version(node.from_version);
   proto.set_to_version(node.to_version);
   proto.set_adapter(node.adapter);
+  proto.set_refusal(node.refusal);
   for (const adapters::Change& change : node.changes) {
     v1::Change* out = proto.add_changes();
     out->set_kind(change.kind);
@@ -34,6 +35,7 @@ converter::NodeChange NodeChangeFromProto(const v1::NodeChange& proto) {
   node.from_version = proto.from_version();
   node.to_version = proto.to_version();
   node.adapter = proto.adapter();
+  node.refusal = proto.refusal();
   for (const v1::Change& change : proto.changes()) {
     node.changes.push_back({change.kind(), change.detail()});
   }
@@ -62,6 +64,8 @@ converter::ConvertOptions OptionsFromProto(const v1::ConvertOptions& proto) {
   options.dry_run = proto.dry_run();
   options.expand_functions = !proto.has_expand_functions() || proto.expand_functions();
   options.validate_each_step = !proto.has_validate() || proto.validate();
+  if (proto.has_ml_target_opset()) options.ml_target_opset = proto.ml_target_opset();
+  options.allow_casts = proto.allow_casts();
   return options;
 }
 
@@ -72,6 +76,8 @@ v1::ConvertOptions OptionsToProto(const converter::ConvertOptions& options) {
   proto.set_dry_run(options.dry_run);
   proto.set_expand_functions(options.expand_functions);
   proto.set_validate(options.validate_each_step);
+  if (options.ml_target_opset) proto.set_ml_target_opset(*options.ml_target_opset);
+  proto.set_allow_casts(options.allow_casts);
   return proto;
 }
 
@@ -82,8 +88,12 @@ v1::ConversionReport ReportToProto(const converter::ConversionReport& report) {
   proto.set_source_ir_version(report.source_ir_version);
   proto.set_target_ir_version(report.target_ir_version);
   proto.set_nodes_converted(report.nodes_converted);
+  proto.set_nodes_refused(report.nodes_refused);
+  if (report.source_ml_opset) proto.set_source_ml_opset(*report.source_ml_opset);
+  if (report.target_ml_opset) proto.set_target_ml_opset(*report.target_ml_opset);
   for (const converter::StepReport& step : report.steps) {
     v1::StepReport* out = proto.add_steps();
+    out->set_domain(step.domain);
     out->set_from_opset(step.from_opset);
     out->set_to_opset(step.to_opset);
     out->set_validation(step.validation);
@@ -107,8 +117,12 @@ converter::ConversionReport ReportFromProto(const v1::ConversionReport& proto) {
   report.source_ir_version = proto.source_ir_version();
   report.target_ir_version = proto.target_ir_version();
   report.nodes_converted = static_cast<int>(proto.nodes_converted());
+  report.nodes_refused = static_cast<int>(proto.nodes_refused());
+  if (proto.has_source_ml_opset()) report.source_ml_opset = proto.source_ml_opset();
+  if (proto.has_target_ml_opset()) report.target_ml_opset = proto.target_ml_opset();
   for (const v1::StepReport& step : proto.steps()) {
     converter::StepReport& out = report.steps.emplace_back();
+    out.domain = step.domain();
     out.from_opset = step.from_opset();
     out.to_opset = step.to_opset();
     out.validation = step.validation();

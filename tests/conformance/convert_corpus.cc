@@ -1,7 +1,7 @@
 // Converts the cases of the ONNX backend corpus to target opsets for the
 // ONNX Runtime conformance harness (tools/ort/run_models.js):
 //
-//   convert_corpus --out DIR [--targets 7,9,...] [--sample N]
+//   convert_corpus --out DIR [--targets 7,9,...] [--sample N] [--allow-casts]
 //                  [--cases-filter REGEX]
 //
 // Writes, under DIR:
@@ -39,6 +39,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The newest ai.onnx.ml opset (ONNX 1.22).
+constexpr int64_t kNewestMlOpset = 5;
+
 // The targets of the conformance plan (issue 4 §5).
 constexpr int64_t kDefaultTargets[] = {7, 9, 11, 13, 15, 17, 18, 19, 21, 23, 25, 26, 27};
 
@@ -48,6 +51,7 @@ constexpr cli::FlagSpec kFlags[] = {
     {"targets", true, ""},
     {"sample", true, ""},
     {"cases-filter", true, ""},
+    {"allow-casts", false, ""},
 };
 
 // What to convert and where to write it.
@@ -56,6 +60,7 @@ struct Options {
   std::vector<int64_t> targets;
   int64_t sample = 1;                 // keep every sample-th case
   std::optional<std::regex> filter;  // keep cases whose name matches
+  bool allow_casts = false;          // ConvertOptions::allow_casts
 };
 
 // The outcome names of conversions.jsonl, by status code.
@@ -93,6 +98,7 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   if (std::optional<std::string> targets = parsed.Get("targets")) {
     OC_ASSIGN_OR_RETURN(options.targets, ParseTargets(*targets));
   }
+  options.allow_casts = parsed.Has("allow-casts");
   if (std::optional<std::string> sample = parsed.Get("sample")) {
     if (!absl::SimpleAtoi(*sample, &options.sample) || options.sample < 1) {
       return absl::InvalidArgumentError("--sample needs a positive number");
@@ -144,6 +150,7 @@ struct ConversionRecord {
   std::string case_name;
   int64_t source = 0;
   int64_t target = 0;
+  bool ml = false;  // the pair converts ai.onnx.ml, not ai.onnx
   absl::Status status;
   std::string id;  // manifest id of the converted model ("" if none)
 };
@@ -152,7 +159,7 @@ struct ConversionRecord {
 // "direction", "outcome", "id", "message"}.
 std::string ConversionLine(const ConversionRecord& r) {
   return absl::StrCat("{\"case\": ", JsonQuote(r.case_name), ", \"source\": ", r.source,
-                      ", \"target\": ", r.target, ", \"direction\": \"",
+                      ", \"target\": ", r.target, ", \"direction\": \"", r.ml ? "ml-" : "",
                       r.target > r.source ? "up" : "down", "\", \"outcome\": \"",
                       OutcomeOf(r.status), "\", \"id\": ", JsonQuote(r.id),
                       ", \"message\": ", JsonQuote(r.status.message()), "}\n");
@@ -195,19 +202,32 @@ absl::Status WriteModel(const onnx::ModelProto& model, const fs::path& path) {
 // Converts `model` to `target`, writing the model on success; the record
 // carries the outcome.
 ConversionRecord ConvertOne(const testing::CorpusCase& c, const onnx::ModelProto& model,
-                            int64_t source, int64_t target, const fs::path& case_out) {
-  ConversionRecord record{c.name, source, target, absl::OkStatus(), ""};
+                            int64_t source, int64_t target, const fs::path& case_out,
+                            const Options& run, std::optional<int64_t> ml_source = std::nullopt) {
+  ConversionRecord record{c.name, ml_source.value_or(source), target, ml_source.has_value(),
+                          absl::OkStatus(), ""};
   converter::ConvertOptions options;
-  options.target_opset = target;
+  options.target_opset = ml_source ? source : target;
+  options.allow_casts = run.allow_casts;
+  if (ml_source) options.ml_target_opset = target;
   absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
   if (!result.ok()) {
     record.status = result.status();
     return record;
   }
-  fs::path path = case_out / absl::StrCat(target, ".onnx");
+  std::string stem = absl::StrCat(record.ml ? "ml" : "", target);
+  fs::path path = case_out / absl::StrCat(stem, ".onnx");
   record.status = WriteModel(result->model, path);
-  if (record.status.ok()) record.id = absl::StrCat(c.name, "@", target);
+  if (record.status.ok()) record.id = absl::StrCat(c.name, "@", stem);
   return record;
+}
+
+// The ai.onnx.ml opset `model` imports, if any.
+std::optional<int64_t> MlOpset(const onnx::ModelProto& model) {
+  for (const auto& opset : model.opset_import()) {
+    if (opset.domain() == "ai.onnx.ml") return opset.version();
+  }
+  return std::nullopt;
 }
 
 // Writes the baseline line of `c` and converts it to every target.
@@ -220,19 +240,30 @@ absl::Status ConvertCase(const testing::CorpusCase& c, const Options& options,
     return absl::OkStatus();
   }
   std::optional<int64_t> source = OwnOpset(loaded->model);
-  if (!source) return absl::OkStatus();
+  std::optional<int64_t> ml = MlOpset(loaded->model);
+  if (!source && !ml) return absl::OkStatus();
   fs::path case_out = options.out / absl::StrReplaceAll(c.name, {{"/", "__"}});
   std::error_code ec;
   fs::create_directories(case_out, ec);
   if (ec) return absl::UnavailableError(absl::StrCat(case_out.string(), ": ", ec.message()));
-  for (int64_t target : options.targets) {
-    if (target == *source) continue;
-    ConversionRecord record = ConvertOne(c, loaded->model, *source, target, case_out);
+  auto record_pair = [&](const ConversionRecord& record) {
     outputs.conversions << ConversionLine(record);
     if (!record.id.empty()) {
+      std::string stem = absl::StrCat(record.ml ? "ml" : "", record.target);
       outputs.converted << ManifestLine(record.id,
-                                        (case_out / absl::StrCat(target, ".onnx")).string(),
-                                        c.dir);
+                                        (case_out / absl::StrCat(stem, ".onnx")).string(), c.dir);
+    }
+  };
+  for (int64_t target : options.targets) {
+    if (!source || target == *source) continue;
+    record_pair(ConvertOne(c, loaded->model, *source, target, case_out, options));
+  }
+  // Models of ai.onnx.ml also go to every other ai.onnx.ml opset.
+  if (ml) {
+    for (int64_t target = 1; target <= kNewestMlOpset; ++target) {
+      if (target == *ml) continue;
+      record_pair(
+          ConvertOne(c, loaded->model, source.value_or(0), target, case_out, options, *ml));
     }
   }
   return absl::OkStatus();

@@ -1,0 +1,28 @@
+// Casts around a node whose types its target version lacks (with
+// allow_casts), through the converter.
+
+#include "adapters/adapter_test_util.h"
+#include "gtest/gtest.h"
+
+namespace onnxconvert::adapters {
+namespace {
+
+TEST(CastsTest, WidensTypesTheTargetLacks) {
+  const ConversionCase cases[] = {
+      {"int8_add_refused_by_default", 14, 13,
+       "g (int8[2] A, int8[2] B) => (int8[2] C) { [a] C = Add(A, B) }", "",
+       "'A' is tensor(int8), which Add-13 does not allow for T"},
+      {"int8_add_cast_to_int32", 14, 13,
+       "g (int8[2] A, int8[2] B) => (int8[2] C) { [a] C = Add(A, B) }",
+       "[a_cast__0] A_cast__0 = Cast <to = 6> (A); [a_cast__1] B_cast__0 = Cast <to = 6> (B); "
+       "[a] C__0 = Add(A_cast__0, B_cast__0); [a_cast__2] C = Cast <to = 3> (C__0)",
+       "", 8, /*all_nodes=*/true, /*allow_casts=*/true},
+      {"int64_relu_without_exact_carrier_refused", 14, 13,
+       "g (int64[2] X) => (int64[2] Y) { [r] Y = Relu(X) }", "",
+       "no type Relu-13 allows for T holds their values exactly", 8, false, true},
+  };
+  for (const ConversionCase& c : cases) ExpectConversion(c);
+}
+
+}  // namespace
+}  // namespace onnxconvert::adapters

@@ -1,0 +1,182 @@
+// Loop and Scan across their versions: Loop before 11 (ONNX Runtime, at
+// least) needs the body's iteration count and condition typed as scalars;
+// Scan 8 -> 9 removed the batch axis, which is rebuilt here as an outer
+// Scan over the batch around the inner, batch-free Scan (and back).
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "adapters/adapter.h"
+#include "adapters/rewrites.h"
+
+namespace onnxconvert::adapters {
+namespace {
+
+onnx::GraphProto* BodyOf(onnx::NodeProto& node) {
+  for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+    if (attribute.name() == "body" && attribute.has_g()) return attribute.mutable_g();
+  }
+  return nullptr;
+}
+
+// Gives Loop body inputs 0 (int64 iteration) and 1 (bool condition) a
+// scalar type where the body leaves them untyped or unshaped.
+absl::Status LoopScalarCounters(AdapterContext& ctx) {
+  onnx::GraphProto* body = BodyOf(ctx.node);
+  if (body == nullptr) return absl::OkStatus();
+  constexpr int32_t kCounterTypes[] = {onnx::TensorProto::INT64, onnx::TensorProto::BOOL};
+  for (int i = 0; i < 2 && i < body->input_size(); ++i) {
+    onnx::TypeProto::Tensor* tensor = body->mutable_input(i)->mutable_type()->mutable_tensor_type();
+    if (tensor->has_shape() && tensor->elem_type() != 0) continue;
+    if (tensor->elem_type() == 0) tensor->set_elem_type(kCounterTypes[i]);
+    if (!tensor->has_shape()) tensor->mutable_shape();
+    ctx.changes.push_back({"type-set", absl::StrCat("body input '", body->input(i).name(),
+                                                    "' typed as a scalar")});
+  }
+  return absl::OkStatus();
+}
+
+int64_t IntAttributeOr(const onnx::NodeProto& node, absl::string_view name, int64_t fallback) {
+  const onnx::AttributeProto* attribute = FindAttribute(node, name);
+  return attribute != nullptr ? attribute->i() : fallback;
+}
+
+bool AllZero(const onnx::AttributeProto* attribute) {
+  if (attribute == nullptr) return true;
+  for (int64_t v : attribute->ints()) {
+    if (v != 0) return false;
+  }
+  return true;
+}
+
+// `type` with one more leading dim of unknown size (a stack of values).
+onnx::TypeProto Stacked(const onnx::TypeProto& type) {
+  onnx::TypeProto stacked = type;
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return stacked;
+  onnx::TensorShapeProto* shape = stacked.mutable_tensor_type()->mutable_shape();
+  shape->add_dim();
+  for (int i = shape->dim_size() - 1; i > 0; --i) shape->mutable_dim()->SwapElements(i, i - 1);
+  return stacked;
+}
+
+// Scan-8 (a batch axis first, then the scan axis) -> an outer Scan-9 over
+// the batch whose body runs the inner, batch-free Scan-9 on one batch
+// element: states and scan inputs are sliced per batch, final states and
+// scan outputs stacked back.
+absl::Status ScanBatchToOuterScan(AdapterContext& ctx) {
+  onnx::NodeProto& node = ctx.node;
+  if (node.input_size() > 0 && !node.input(0).empty()) {
+    return absl::FailedPreconditionError(
+        "sequence_lens is given; Scan-9 scans every sequence to its full length");
+  }
+  onnx::AttributeProto* body_attribute = nullptr;
+  for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+    if (attribute.name() == "body") body_attribute = &attribute;
+  }
+  if (body_attribute == nullptr || !body_attribute->has_g()) {
+    return absl::FailedPreconditionError("the Scan has no body graph");
+  }
+  const int64_t scans = IntAttributeOr(node, "num_scan_inputs", 0);
+  const int64_t states = node.input_size() - 1 - scans;
+  if (states < 0) return absl::FailedPreconditionError("num_scan_inputs exceeds the inputs");
+  const onnx::GraphProto& body = body_attribute->g();
+  if (body.input_size() != states + scans || body.output_size() < states) {
+    return absl::FailedPreconditionError("the body's inputs do not match the Scan's");
+  }
+  // The inner Scan: the original body, on one batch element.
+  onnx::GraphProto outer;
+  outer.set_name(ctx.fresh_name(absl::StrCat(body.name(), "_batch")));
+  onnx::NodeProto* inner = outer.add_node();
+  inner->set_op_type("Scan");
+  inner->set_name(ctx.fresh_name(node.name().empty() ? "Scan" : node.name()));
+  for (int i = 0; i < states + scans; ++i) {
+    onnx::ValueInfoProto* input = outer.add_input();
+    input->set_name(ctx.fresh_name(body.input(i).name()));
+    *input->mutable_type() = i < states ? body.input(i).type() : Stacked(body.input(i).type());
+    inner->add_input(input->name());
+  }
+  for (int i = 0; i < body.output_size(); ++i) {
+    onnx::ValueInfoProto* output = outer.add_output();
+    output->set_name(ctx.fresh_name(body.output(i).name()));
+    *output->mutable_type() = i < states ? body.output(i).type() : Stacked(body.output(i).type());
+    inner->add_output(output->name());
+  }
+  AddIntAttribute(*inner, "num_scan_inputs", scans);
+  if (const onnx::AttributeProto* directions = FindAttribute(node, "directions")) {
+    AddIntsAttribute(*inner, "scan_input_directions",
+                     std::vector<int64_t>(directions->ints().begin(), directions->ints().end()));
+  }
+  onnx::AttributeProto* inner_body = inner->add_attribute();
+  inner_body->set_name("body");
+  inner_body->set_type(onnx::AttributeProto::GRAPH);
+  inner_body->set_allocated_g(body_attribute->release_g());  // the body's nodes keep their place
+  body_attribute->mutable_g()->Swap(&outer);
+  // The outer Scan scans everything over the batch axis.
+  node.mutable_input()->DeleteSubrange(0, 1);
+  RemoveAttribute(node, "directions");
+  RemoveAttribute(node, "num_scan_inputs");
+  AddIntAttribute(node, "num_scan_inputs", states + scans);
+  ctx.track_subgraph(*body_attribute->mutable_g());
+  ctx.changes.push_back({"node-inserted", absl::StrCat("inner Scan '", inner->name(),
+                                                       "' per batch element; the outer Scan "
+                                                       "scans the batch axis")});
+  return absl::OkStatus();
+}
+
+// Scan-9 -> Scan-8 for a Scan over axis 0 with outputs in forward order:
+// a batch of one is added in front of every input and removed from every
+// output.
+absl::Status ScanAddBatchOfOne(AdapterContext& ctx) {
+  onnx::NodeProto& node = ctx.node;
+  for (const char* name : {"scan_input_axes", "scan_output_axes", "scan_output_directions"}) {
+    if (!AllZero(FindAttribute(node, name))) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          name, " is set; Scan-8 scans axis 1 after the batch and writes outputs forward"));
+    }
+  }
+  auto unit_axis_node = [&](const char* op, const std::string& in, const std::string& out) {
+    onnx::NodeProto n;
+    n.set_op_type(op);
+    n.set_name(ctx.fresh_name(absl::StrCat(node.name().empty() ? "Scan" : node.name(), "_", op)));
+    n.add_input(in);
+    n.add_output(out);
+    AddIntsAttribute(n, "axes", {0});
+    return n;
+  };
+  google::protobuf::RepeatedPtrField<std::string> inputs;
+  inputs.Add("");  // no sequence_lens
+  for (const std::string& input : node.input()) {
+    std::string batched = ctx.fresh_name(absl::StrCat(input, "_batch"));
+    ctx.insert_before(unit_axis_node("Unsqueeze", input, batched));
+    *inputs.Add() = batched;
+  }
+  node.mutable_input()->Swap(&inputs);
+  for (int i = 0; i < node.output_size(); ++i) {
+    if (node.output(i).empty()) continue;
+    const std::string original = node.output(i);
+    ctx.insert_after(unit_axis_node("Squeeze", ctx.detach_output(i), original));
+  }
+  if (const onnx::AttributeProto* directions = FindAttribute(node, "scan_input_directions")) {
+    std::vector<int64_t> values(directions->ints().begin(), directions->ints().end());
+    RemoveAttribute(node, "scan_input_directions");
+    AddIntsAttribute(node, "directions", values);
+  }
+  for (const char* name : {"scan_input_axes", "scan_output_axes", "scan_output_directions"}) {
+    RemoveAttribute(node, name);
+  }
+  ctx.changes.push_back({"node-inserted", "a batch of one added around the Scan"});
+  return absl::OkStatus();
+}
+
+constexpr RewriteRow kControlFlowAdapters[] = {
+    {"Loop", 11, 1, LoopScalarCounters, "body counters typed as scalars"},
+    {"Scan", 8, 9, ScanBatchToOuterScan, "batch axis as an outer Scan"},
+    {"Scan", 9, 8, ScanAddBatchOfOne, "a batch of one"},
+};
+
+}  // namespace
+
+void RegisterControlFlowAdapters(RewriteTable& table) { RegisterRows(table, "", kControlFlowAdapters); }
+
+}  // namespace onnxconvert::adapters
