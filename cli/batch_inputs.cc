@@ -78,7 +78,8 @@ absl::Status Collector::AddDirectory(const fs::path& dir, const std::string& ori
 absl::Status Collector::AddManifest(const fs::path& manifest) {
   std::ifstream in(manifest);
   if (!in) {
-    return absl::InvalidArgumentError(absl::StrCat(manifest.string(), ": cannot read the manifest"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(manifest.string(), ": cannot read the manifest"));
   }
   fs::path base = manifest.parent_path();
   std::string line;

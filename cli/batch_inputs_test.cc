@@ -34,7 +34,8 @@ TEST(CollectBatchJobsTest, DirectoriesFilesAndManifests) {
                        (dir / "out").string(), "json");
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   // single.onnx is listed twice and runs once.
-  EXPECT_EQ(Names(*jobs), (std::vector<std::string>{"b.onnx", "sub/a.onnx", "single.onnx", "c.pb"}));
+  EXPECT_EQ(Names(*jobs),
+            (std::vector<std::string>{"b.onnx", "sub/a.onnx", "single.onnx", "c.pb"}));
   const BatchJob& nested = (*jobs)[1];
   EXPECT_EQ(nested.input, (dir / "models/sub/a.onnx").string());
   EXPECT_EQ(nested.output, (dir / "out/sub/a.onnx").string());

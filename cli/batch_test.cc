@@ -131,7 +131,8 @@ TEST_F(BatchTest, AFailingModelExitsOneLeavingItsErrorAndNoPartialFiles) {
   EXPECT_TRUE(absl::StrContains(error, "trilu.onnx: step 14 -> 13: main")) << error;
   EXPECT_TRUE(absl::StrContains(result.err, "trilu.onnx: step 14 -> 13")) << result.err;
   EXPECT_TRUE(absl::StrContains(result.out, "trilu.onnx  failed")) << result.out;
-  EXPECT_TRUE(absl::StrContains(result.out, "4 models: 0 converted, 3 skipped (up to date), 1 failed"))
+  EXPECT_TRUE(
+      absl::StrContains(result.out, "4 models: 0 converted, 3 skipped (up to date), 1 failed"))
       << result.out;
   EXPECT_TRUE(absl::StrContains(ReadTestFile(Out("batch-summary.json")), "\"status\": \"failed\""));
   for (const std::string& file : FilesUnder(dir_ / "out")) {

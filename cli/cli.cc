@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <iterator>
-#include <memory>
 #include <fstream>
 #include <functional>
+#include <iterator>
+#include <memory>
 #include <sstream>
 #include "absl/strings/string_view.h"
 
@@ -358,7 +358,8 @@ int Run(const std::vector<std::string>& all_args, std::ostream& out, std::ostrea
   std::vector<std::string> rest(args.begin() + 1, args.end());
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(rest, command->flags);
   if (parsed.ok() && !server->target.empty() && !RunsOnServer(command->name)) {
-    parsed = absl::InvalidArgumentError("--server runs convert, plan, check, inspect and batch only");
+    parsed = absl::InvalidArgumentError(
+        "--server runs convert, plan, check, inspect and batch only");
   }
   if (parsed.ok() && command->positional_count == kOneOrMore && parsed->positional.empty()) {
     parsed = absl::InvalidArgumentError("expected at least 1 argument");
