@@ -88,6 +88,9 @@ absl::StatusOr<T> RunAbandonable(std::function<absl::StatusOr<T>()> work,
   try {
     std::thread([state, work = std::move(work), slot = std::move(slot)]() mutable {
       absl::StatusOr<T> result = work();
+      // Free the slot before answering, so that the client's next call,
+      // which may follow the answer at once, finds it free.
+      slot.reset();
       absl::MutexLock lock(&state->mu);
       state->result = std::move(result);
     }).detach();

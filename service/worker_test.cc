@@ -42,6 +42,16 @@ TEST(RunAbandonableTest, ReturnsTheWorksResult) {
   EXPECT_TRUE(slots->WaitIdle(absl::Now() + absl::Seconds(5)));
 }
 
+TEST(RunAbandonableTest, SlotIsFreeOnceTheResultIsBack) {
+  std::shared_ptr<WorkSlots> slots = WorkSlots::Create(1);
+  for (int i = 0; i < 200; ++i) {
+    std::function<absl::StatusOr<int>()> work = [i] { return i; };
+    std::shared_ptr<WorkSlots::Slot> slot = slots->TryAcquire();
+    ASSERT_NE(slot, nullptr) << "call " << i;
+    ASSERT_TRUE(RunAbandonable(work, std::move(slot), WaitLimits()).ok());
+  }
+}
+
 TEST(RunAbandonableTest, CancellationReturnsAtOnceWhileTheWorkKeepsItsSlot) {
   std::shared_ptr<WorkSlots> slots = WorkSlots::Create(1);
   auto release = std::make_shared<absl::Notification>();
