@@ -19,15 +19,6 @@
 namespace onnxconvert::bench {
 namespace {
 
-constexpr int64_t kTargets[] = {7, 9, 11, 13, 15, 17, 18, 19, 21, 23, 25, 26, 27};
-
-std::optional<int64_t> OwnOpset(const onnx::ModelProto& model) {
-  for (const auto& opset : model.opset_import()) {
-    if (opset.domain().empty() || opset.domain() == "ai.onnx") return opset.version();
-  }
-  return std::nullopt;
-}
-
 double Percentile(std::vector<double>& values, double p) {
   if (values.empty()) return 0;
   size_t at = std::min(values.size() - 1, static_cast<size_t>(p * values.size()));
@@ -45,9 +36,9 @@ int Run() {
   for (const testing::CorpusCase& c : *cases) {
     absl::StatusOr<LoadedModel> loaded = LoadModel(c.model_path);
     if (!loaded.ok()) continue;
-    std::optional<int64_t> own = OwnOpset(loaded->model);
+    std::optional<int64_t> own = testing::ImportedOpset(loaded->model, "");
     if (!own) continue;
-    for (int64_t target : kTargets) {
+    for (int64_t target : testing::ConformanceTargets()) {
       if (target == *own) continue;
       converter::ConvertOptions options;
       options.target_opset = target;

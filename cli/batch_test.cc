@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cli/cli.h"
+#include "cli/cli_test_util.h"
 #include "gtest/gtest.h"
 #include "service/server.h"
 #include "tests/model_text.h"
@@ -18,18 +19,6 @@ namespace fs = std::filesystem;
 using onnxconvert::testing::FreshTestDir;
 using onnxconvert::testing::ReadTestFile;
 using onnxconvert::testing::WriteTestFile;
-
-struct Result {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-Result RunCli(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int code = Run(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 // Every file under `dir`, relative, sorted.
 std::vector<std::string> FilesUnder(const fs::path& dir) {

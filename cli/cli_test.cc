@@ -1,4 +1,5 @@
 #include "cli/cli.h"
+#include "cli/cli_test_util.h"
 
 #include <filesystem>
 #include <fstream>
@@ -17,18 +18,6 @@
 namespace onnxconvert::cli {
 namespace {
 namespace fs = std::filesystem;
-
-struct Result {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-Result RunCli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = Run(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 // A one-node model: Y = Relu(X) at opset 13, optionally with an initializer.
 onnx::ModelProto ReluModel() {

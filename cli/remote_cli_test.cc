@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cli/cli.h"
+#include "cli/cli_test_util.h"
 #include "gtest/gtest.h"
 #include "ir/model_io.h"
 #include "service/server.h"
@@ -19,18 +20,6 @@ namespace fs = std::filesystem;
 using onnxconvert::testing::FreshTestDir;
 using onnxconvert::testing::ReadTestFile;
 using onnxconvert::testing::WriteTestFile;
-
-struct Result {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-Result RunCli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = Run(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 // Timings differ from run to run, wherever the work runs.
 std::string WithoutTimings(const std::string& text) {

@@ -17,15 +17,6 @@
 namespace onnxconvert::converter {
 namespace {
 
-constexpr int64_t kTargets[] = {7, 9, 11, 13, 15, 17, 18, 19, 21, 23, 25, 26, 27};
-
-std::optional<int64_t> OwnOpset(const onnx::ModelProto& model) {
-  for (const auto& opset : model.opset_import()) {
-    if (opset.domain().empty() || opset.domain() == "ai.onnx") return opset.version();
-  }
-  return std::nullopt;
-}
-
 TEST(CorpusConversionTest, EveryCaseToEveryTarget) {
   absl::StatusOr<std::vector<testing::CorpusCase>> cases = testing::ListCorpusCases();
   ASSERT_TRUE(cases.ok()) << cases.status();
@@ -35,9 +26,9 @@ TEST(CorpusConversionTest, EveryCaseToEveryTarget) {
   for (const testing::CorpusCase& c : *cases) {
     absl::StatusOr<LoadedModel> loaded = LoadModel(c.model_path);
     ASSERT_TRUE(loaded.ok()) << loaded.status();
-    std::optional<int64_t> own = OwnOpset(loaded->model);
+    std::optional<int64_t> own = testing::ImportedOpset(loaded->model, "");
     if (!own) continue;
-    for (int64_t target : kTargets) {
+    for (int64_t target : testing::ConformanceTargets()) {
       if (target == *own) continue;
       std::string direction = target > *own ? "up" : "down";
       ConvertOptions options;

@@ -74,4 +74,17 @@ absl::StatusOr<std::vector<CorpusCase>> ListCorpusCases() {
   return cases;
 }
 
+absl::Span<const int64_t> ConformanceTargets() {
+  static constexpr int64_t kTargets[] = {7, 9, 11, 13, 15, 17, 18, 19, 21, 23, 25, 26, 27};
+  return kTargets;
+}
+
+std::optional<int64_t> ImportedOpset(const onnx::ModelProto& model, absl::string_view domain) {
+  auto canonical = [](absl::string_view d) { return d == "ai.onnx" ? absl::string_view() : d; };
+  for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
+    if (canonical(opset.domain()) == canonical(domain)) return opset.version();
+  }
+  return std::nullopt;
+}
+
 }  // namespace onnxconvert::testing

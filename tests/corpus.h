@@ -1,10 +1,15 @@
 #ifndef ONNX_CONVERT_TESTS_CORPUS_H_
 #define ONNX_CONVERT_TESTS_CORPUS_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "proto/onnx.pb.h"
 
 namespace onnxconvert::testing {
 
@@ -23,6 +28,12 @@ absl::StatusOr<std::string> CorpusRoot();
 // Every case under CorpusRoot() (node, simple, pytorch-operator), sorted by
 // name. Fails when the corpus is missing or holds no model.
 absl::StatusOr<std::vector<CorpusCase>> ListCorpusCases();
+
+// The target opsets of the conformance plan (issue 4): 7, 9, ..., 27.
+absl::Span<const int64_t> ConformanceTargets();
+
+// The opset `model` imports for `domain` ("" or "ai.onnx" for ai.onnx).
+std::optional<int64_t> ImportedOpset(const onnx::ModelProto& model, absl::string_view domain);
 
 // The workspace's source directory, resolved through the test's runfiles.
 absl::StatusOr<std::string> WorkspaceRoot();

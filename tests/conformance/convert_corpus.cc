@@ -42,9 +42,6 @@ namespace fs = std::filesystem;
 // The newest ai.onnx.ml opset (ONNX 1.22).
 constexpr int64_t kNewestMlOpset = 5;
 
-// The targets of the conformance plan (issue 4 §5).
-constexpr int64_t kDefaultTargets[] = {7, 9, 11, 13, 15, 17, 18, 19, 21, 23, 25, 26, 27};
-
 // The flags this tool accepts.
 constexpr cli::FlagSpec kFlags[] = {
     {"out", true, ""},
@@ -94,7 +91,8 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   std::optional<std::string> out = parsed.Get("out");
   if (!out || out->empty()) return absl::InvalidArgumentError("--out DIR is required");
   options.out = *out;
-  options.targets.assign(std::begin(kDefaultTargets), std::end(kDefaultTargets));
+  absl::Span<const int64_t> targets = testing::ConformanceTargets();
+  options.targets.assign(targets.begin(), targets.end());
   if (std::optional<std::string> targets = parsed.Get("targets")) {
     OC_ASSIGN_OR_RETURN(options.targets, ParseTargets(*targets));
   }
@@ -128,14 +126,6 @@ absl::StatusOr<std::vector<testing::CorpusCase>> SelectCases(const Options& opti
     selected.push_back(std::move(matching[i]));
   }
   return selected;
-}
-
-// The model's ai.onnx opset, if it imports one.
-std::optional<int64_t> OwnOpset(const onnx::ModelProto& model) {
-  for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
-    if (opset.domain().empty() || opset.domain() == "ai.onnx") return opset.version();
-  }
-  return std::nullopt;
 }
 
 // A manifest line for the harness.
@@ -222,13 +212,7 @@ ConversionRecord ConvertOne(const testing::CorpusCase& c, const onnx::ModelProto
   return record;
 }
 
-// The ai.onnx.ml opset `model` imports, if any.
-std::optional<int64_t> MlOpset(const onnx::ModelProto& model) {
-  for (const auto& opset : model.opset_import()) {
-    if (opset.domain() == "ai.onnx.ml") return opset.version();
-  }
-  return std::nullopt;
-}
+
 
 // Writes the baseline line of `c` and converts it to every target.
 absl::Status ConvertCase(const testing::CorpusCase& c, const Options& options,
@@ -239,8 +223,8 @@ absl::Status ConvertCase(const testing::CorpusCase& c, const Options& options,
     std::cerr << "skipped " << c.name << ": " << loaded.status() << "\n";
     return absl::OkStatus();
   }
-  std::optional<int64_t> source = OwnOpset(loaded->model);
-  std::optional<int64_t> ml = MlOpset(loaded->model);
+  std::optional<int64_t> source = testing::ImportedOpset(loaded->model, "");
+  std::optional<int64_t> ml = testing::ImportedOpset(loaded->model, "ai.onnx.ml");
   if (!source && !ml) return absl::OkStatus();
   fs::path case_out = options.out / absl::StrReplaceAll(c.name, {{"/", "__"}});
   std::error_code ec;
