@@ -17,6 +17,7 @@
 #include "cli/args.h"
 #include "cli/batch.h"
 #include "cli/engine.h"
+#include "cli/html_report.h"
 #include "converter/converter.h"
 #include "ir/model_io.h"
 #include "ir/model_summary.h"
@@ -204,9 +205,15 @@ absl::StatusOr<int64_t> IntFlag(const ParsedArgs& args, absl::string_view name) 
   return parsed;
 }
 
-// Writes the report to `path` as JSON (.json) or text (anything else).
-absl::Status WriteReport(const converter::ConversionReport& report, const std::string& path) {
-  bool json = path.size() >= 5 && path.substr(path.size() - 5) == ".json";
+// Writes the report on the model at `model_path` to `path` as JSON (.json),
+// an HTML page (.html) or text (anything else).
+absl::Status WriteReport(const converter::ConversionReport& report, const std::string& path,
+                         const std::string& model_path) {
+  if (absl::EndsWith(path, ".html")) {
+    std::string name = std::filesystem::path(model_path).filename().string();
+    return WriteFileAtomically(path, ConversionReportToHtml(report, name));
+  }
+  bool json = absl::EndsWith(path, ".json");
   return WriteFileAtomically(path, json ? report.ToJson() : report.ToText());
 }
 
@@ -248,7 +255,7 @@ int ConvertOrPlan(Context& ctx, bool dry_run) {
     return Fail(ctx, path, result.status(), code);
   }
   if (std::optional<std::string> report_path = ctx.args.Get("report")) {
-    absl::Status written = WriteReport(result->report, *report_path);
+    absl::Status written = WriteReport(result->report, *report_path, path);
     if (!written.ok()) return Fail(ctx, *report_path, written, kExitUsageOrIo);
   }
   ctx.out << result->report.ToText();
@@ -276,7 +283,7 @@ const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {"convert",
        "convert IN -o OUT --to N [--ml-to M] [--ir-version V] [--no-expand] [--allow-casts]\n"
-       "          [--report FILE.json|FILE.txt] [--dry-run] [--external-data-threshold BYTES]",
+       "          [--report FILE.json|FILE.html|FILE.txt] [--dry-run] [--external-data-threshold BYTES]",
        "converts the model one opset at a time (ai.onnx, and ai.onnx.ml with --ml-to),\n"
        "      validating every step; ops gone at the target are expanded into their function\n"
        "      bodies unless --no-expand; types a target version lacks are refused, or cast\n"

@@ -5,7 +5,8 @@ set -eu
 
 PACKAGES="python3-grpcio python3-protobuf bazel-bootstrap bazel-platforms g++ pkg-config python3 \
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc \
-  libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev"
+  libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev \
+  chromium"
 
 missing=""
 for pkg in $PACKAGES; do
