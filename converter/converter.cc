@@ -387,7 +387,19 @@ struct StepContext {
   bool dry_run;
   bool expand;
   bool allow_casts;
+  const std::function<bool()>& should_stop;
+  int64_t polled = 0;  // nodes seen since the last poll of should_stop
 };
+
+// How many nodes a step converts between polls of should_stop.
+constexpr int64_t kStopPollNodes = 256;
+
+// The error of a conversion stopped at a step.
+absl::Status Stopped(absl::string_view domain, int64_t from, int64_t to) {
+  return absl::CancelledError(
+      absl::StrCat(StepName(domain, from, to), ": the conversion was stopped (cancelled or past "
+                   "its deadline)"));
+}
 
 // The adapter context for converting `site`'s node from `current` to `next`.
 adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& site,
@@ -524,6 +536,9 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     std::optional<adapters::AdapterPlan> plan;
     if (next != nullptr) plan = adapters::PlanAdapter(*current, *next);
     for (const NodeSite& site : sites) {
+      if (step.should_stop && (++step.polled % kStopPollNodes) == 0 && step.should_stop()) {
+        return Stopped(step.domain, step.from, step.to);
+      }
       NodeChange change{site.path, site.node->name(), std::string(changed->name),
                         current->since_version, next != nullptr ? next->since_version : 0,
                         "", {}, ""};
@@ -689,9 +704,10 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
     for (int64_t from = track.source; from != track.target; from += direction) {
       auto start = std::chrono::steady_clock::now();
       int64_t to = from + direction;
+      if (options.should_stop && options.should_stop()) return Stopped(track.domain, from, to);
       StepContext context{index,        types, names, edits,           constants,
                           added,        track.domain, from,  to,    options.dry_run,
-                          options.expand_functions, options.allow_casts};
+                          options.expand_functions, options.allow_casts, options.should_stop};
       absl::StatusOr<StepReport> step = RunStep(context);
       if (!step.ok()) return step.status();
       if (!options.dry_run) {

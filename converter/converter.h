@@ -2,6 +2,7 @@
 #define ONNX_CONVERT_CONVERTER_CONVERTER_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,10 @@ struct ConvertOptions {
   // A node using an element type its target version lacks gets Casts to a
   // wider type around it instead of being refused.
   bool allow_casts = false;
+  // Polled before every step and every few hundred nodes; once it returns
+  // true the conversion ends with CANCELLED (a cancelled call, a passed
+  // deadline). Null: never.
+  std::function<bool()> should_stop;
 };
 
 // What happened to one node at one step.

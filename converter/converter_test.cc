@@ -128,6 +128,21 @@ TEST(ConverterTest, DryRunListsEveryNodeThatCannotBeConverted) {
   EXPECT_EQ(ConvertModel(model, options).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
+TEST(ConverterTest, StopsWhenAsked) {
+  onnx::ModelProto model = Model(
+      "<ir_version: 8, opset_import: [\"\" : 12]>\n"
+      "g (float[3] X) => (float[3] Y) { [r] Y = Relu(X) }");
+  ConvertOptions options;
+  options.target_opset = 17;
+  int polls = 0;
+  options.should_stop = [&polls] { return ++polls > 2; };
+  absl::StatusOr<ConversionResult> result = ConvertModel(model, options);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled) << result.status();
+  EXPECT_TRUE(absl::StrContains(result.status().message(), "step 14 -> 15")) << result.status();
+  options.should_stop = [] { return false; };
+  EXPECT_TRUE(ConvertModel(model, options).ok());
+}
+
 TEST(ConverterTest, SubgraphsAndFunctionsConvertWithTheirParent) {
   onnx::ModelProto model = Model(R"(<ir_version: 8, opset_import: ["" : 13, "local" : 1]>
 g (bool C, float[2] X) => (float[2] Y) {

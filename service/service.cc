@@ -1,6 +1,7 @@
 #include "service/service.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <utility>
@@ -191,12 +192,20 @@ absl::Status ConvertService::RunConvert(grpc::ServerContext* context,
   int64_t max_bytes = options_.max_model_bytes;
   ReportForms forms =
       request.report_message_only() ? ReportForms::kMessageOnly : ReportForms::kAll;
+  // An abandoned conversion (cancelled call, passed deadline) stops at its
+  // next poll instead of running to its end.
+  WaitLimits limits = LimitsFor(context, call);
+  auto stop = std::make_shared<std::atomic<bool>>(false);
+  absl::Time deadline = limits.deadline;
+  options.should_stop = [stop, deadline] { return stop->load() || absl::Now() >= deadline; };
   std::function<absl::StatusOr<v1::ConvertResponse>()> work = [bytes, name, options,
                                                                  max_bytes, forms] {
     return ConvertModelBytes(*bytes, name, options, max_bytes, forms);
   };
-  OC_ASSIGN_OR_RETURN(response, RunAbandonable(std::move(work), std::move(slot),
-                                               LimitsFor(context, call)));
+  absl::StatusOr<v1::ConvertResponse> answer =
+      RunAbandonable(std::move(work), std::move(slot), limits);
+  if (!answer.ok()) stop->store(true);
+  OC_ASSIGN_OR_RETURN(response, std::move(answer));
   call.from_opset = response.report().source_opset();
   call.bytes_out = static_cast<int64_t>(response.model().size());
   return absl::OkStatus();
