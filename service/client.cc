@@ -1,6 +1,7 @@
 #include "service/client.h"
 
 #include <fstream>
+#include <limits>
 #include <optional>
 
 #include "absl/status/status.h"
@@ -58,7 +59,9 @@ absl::StatusOr<bool> WriteFileChunks(Stream& stream, const std::string& location
 std::unique_ptr<Client> Client::Connect(const std::string& target,
                                         const ClientOptions& options) {
   grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(static_cast<int>(options.max_message_bytes));
+  // The server's answers (a large model's report) may pass the message
+  // limit that bounds what this client sends.
+  args.SetMaxReceiveMessageSize(std::numeric_limits<int>::max());
   args.SetMaxSendMessageSize(static_cast<int>(options.max_message_bytes));
   auto channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
   return std::make_unique<Client>(std::move(channel), target, options);

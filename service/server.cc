@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -55,7 +56,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   std::string address = ListenAddress(opts.address, opts.port);
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &server->port_);
   builder.SetMaxReceiveMessageSize(static_cast<int>(opts.max_message_bytes));
-  builder.SetMaxSendMessageSize(static_cast<int>(opts.max_message_bytes));
+  // Answers are bounded by the model limit, not the message limit: the
+  // report of a million converted nodes alone is over 100 MB.
+  builder.SetMaxSendMessageSize(std::numeric_limits<int>::max());
   if (opts.threads > 0) {
     grpc::ResourceQuota quota("onnx-convert-server");
     quota.SetMaxThreads(opts.threads);
@@ -74,7 +77,7 @@ Server::~Server() { Shutdown(); }
 
 std::shared_ptr<grpc::Channel> Server::InProcessChannel() {
   grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(static_cast<int>(options_.max_message_bytes));
+  args.SetMaxReceiveMessageSize(std::numeric_limits<int>::max());
   args.SetMaxSendMessageSize(static_cast<int>(options_.max_message_bytes));
   return server_->InProcessChannel(args);
 }
