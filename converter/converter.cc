@@ -722,6 +722,9 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
           // the previous opset is still valid.
           step->validation = "unchanged";
         } else if (options.validate_each_step) {
+          // The previous step's types are stale now: free them first, so
+          // that two inference results are never held at once.
+          types.Invalidate();
           auto validated = std::make_unique<TypeTable::Result>(Validate(result.model));
           if (!validated->ok()) {
             return absl::InternalError(
