@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -13,6 +15,7 @@ namespace onnxconvert::adapters {
 namespace {
 
 using schema::AttrSpec;
+using schema::FormalFor;
 using schema::FormalParam;
 using schema::OpSchema;
 using schema::TypeConstraint;
@@ -52,12 +55,6 @@ const char* SemanticChangeText(const OpSchema& a, const OpSchema& b) {
     }
   }
   return "";
-}
-
-const FormalParam* FormalFor(absl::Span<const FormalParam> formals, size_t slot) {
-  if (formals.empty()) return nullptr;
-  if (slot < formals.size()) return &formals[slot];
-  return formals.back().option == schema::ParamOption::kVariadic ? &formals.back() : nullptr;
 }
 
 // Why the values `node` passes (inputs or outputs) do not fit `to`'s formal
@@ -145,35 +142,33 @@ std::string AttributeDifference(const OpSchema& from, const OpSchema& to,
   return "";
 }
 
-}  // namespace
-
-namespace {
-
-// The types formal parameter `formal` of `schema` allows.
-absl::Span<const absl::string_view> AllowedTypes(const OpSchema& schema,
-                                                 const FormalParam& formal) {
-  const TypeConstraint* constraint = schema.FindConstraint(formal.type_str);
-  return constraint != nullptr ? constraint->allowed_types
-                               : absl::Span<const absl::string_view>(&formal.type_str, 1);
+// The formal parameters of `from` and `to` slot by slot, inputs then
+// outputs (a side is null where that version has no such slot).
+std::vector<std::pair<const FormalParam*, const FormalParam*>> PairedSlots(const OpSchema& from,
+                                                                           const OpSchema& to) {
+  std::vector<std::pair<const FormalParam*, const FormalParam*>> slots;
+  for (auto [a, b] : {std::pair{from.inputs, to.inputs}, std::pair{from.outputs, to.outputs}}) {
+    for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+      slots.emplace_back(FormalFor(a, i), FormalFor(b, i));
+    }
+  }
+  return slots;
 }
 
-// Whether every type `from` allows in each slot of `params` is allowed by
-// `to` in the same slot, and slots `to` binds together were bound together
-// by `from` too.
-bool SlotsWiden(const OpSchema& from, absl::Span<const FormalParam> from_params,
-                const OpSchema& to, absl::Span<const FormalParam> to_params) {
-  size_t slots = std::max(from_params.size(), to_params.size());
-  for (size_t i = 0; i < slots; ++i) {
-    const FormalParam* a = FormalFor(from_params, i);
-    const FormalParam* b = FormalFor(to_params, i);
+// Whether every type `from` allows in each slot is allowed by `to` in the
+// same slot, and slots (inputs or outputs) that `to` binds to one type
+// parameter were bound together by `from` too.
+bool TypesWiden(const OpSchema& from, const OpSchema& to) {
+  auto slots = PairedSlots(from, to);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    auto [a, b] = slots[i];
     if (a == nullptr || b == nullptr) continue;  // the node-aware check decides
-    absl::Span<const absl::string_view> wider = AllowedTypes(to, *b);
-    for (absl::string_view type : AllowedTypes(from, *a)) {
+    absl::Span<const absl::string_view> wider = to.AllowedTypes(*b);
+    for (absl::string_view type : from.AllowedTypes(*a)) {
       if (std::find(wider.begin(), wider.end(), type) == wider.end()) return false;
     }
     for (size_t j = 0; j < i; ++j) {
-      const FormalParam* a2 = FormalFor(from_params, j);
-      const FormalParam* b2 = FormalFor(to_params, j);
+      auto [a2, b2] = slots[j];
       if (b2 != nullptr && b2->type_str == b->type_str && to.FindConstraint(b->type_str) &&
           (a2 == nullptr || a2->type_str != a->type_str)) {
         return false;
@@ -190,10 +185,7 @@ AdapterPlan PlanAdapter(const OpSchema& from, const OpSchema& to) {
       &from, &to, Rewrites().Find(from.domain, from.name, from.since_version, to.since_version),
       absl::StrCat(from.domain.empty() ? "" : absl::StrCat(from.domain, "."), from.name, " ",
                    from.since_version, "->", to.since_version)};
-  // Inputs and outputs bind the same type parameters, so both are checked
-  // as one list of slots.
-  plan.types_widen = SlotsWiden(from, from.inputs, to, to.inputs) &&
-                     SlotsWiden(from, from.outputs, to, to.outputs);
+  plan.types_widen = TypesWiden(from, to);
   return plan;
 }
 
@@ -285,11 +277,8 @@ absl::Status CheckTypesAllowed(AdapterContext& ctx) {
       std::string actual = type != nullptr ? schema::TypeString(*type) : "";
       if (actual.empty()) continue;
       const TypeConstraint* constraint = ctx.to.FindConstraint(formal->type_str);
-      bool allowed = constraint == nullptr ? actual == formal->type_str : false;
-      if (constraint != nullptr) {
-        for (absl::string_view t : constraint->allowed_types) allowed |= t == actual;
-      }
-      if (!allowed) {
+      absl::Span<const absl::string_view> allowed_types = ctx.to.AllowedTypes(*formal);
+      if (std::find(allowed_types.begin(), allowed_types.end(), actual) == allowed_types.end()) {
         return absl::FailedPreconditionError(absl::StrCat(
             "'", values[i], "' is ", actual, ", which ", ctx.to.Label(), " does not allow for ",
             formal->type_str,

@@ -3,13 +3,11 @@
 // allows and casts its outputs back, instead of refusing.
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <map>
-
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
 #include "schema/registry.h"
@@ -44,17 +42,15 @@ const std::vector<Widening>& Widenings() {
   return *table;
 }
 
-// The allowed types of formal `slot` of `schema`'s inputs (or outputs).
+// The allowed types of formal `slot` of `schema`'s inputs (or outputs) and,
+// in `param`, its type parameter; empty for a concrete type.
 absl::Span<const absl::string_view> Allowed(const schema::OpSchema& schema,
                                             absl::Span<const schema::FormalParam> formals,
                                             int slot, absl::string_view* param) {
-  if (formals.empty()) return {};
-  const schema::FormalParam& formal =
-      slot < static_cast<int>(formals.size()) ? formals[slot] : formals.back();
-  *param = formal.type_str;
-  const schema::TypeConstraint* constraint = schema.FindConstraint(formal.type_str);
-  if (constraint == nullptr) return {};
-  return constraint->allowed_types;
+  const schema::FormalParam* formal = schema::FormalFor(formals, slot);
+  if (formal == nullptr || schema.FindConstraint(formal->type_str) == nullptr) return {};
+  *param = formal->type_str;
+  return schema.AllowedTypes(*formal);
 }
 
 std::string TensorTypeString(int32_t elem) {

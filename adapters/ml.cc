@@ -56,10 +56,6 @@ void AddTensor(onnx::NodeProto& node, absl::string_view name, onnx::TensorProto 
   *a->mutable_t() = std::move(tensor);
 }
 
-void AddString(onnx::NodeProto& node, absl::string_view name, absl::string_view value) {
-  SetStringAttribute(node, name, value);
-}
-
 bool IsCount(const std::vector<int64_t>& values) {
   for (size_t i = 0; i < values.size(); ++i) {
     if (values[i] != static_cast<int64_t>(i)) return false;
@@ -139,7 +135,7 @@ absl::Status LabelEncoderTensorsToLists(AdapterContext& ctx) {
     if (tensor.data_type() == onnx::TensorProto::STRING) {
       std::vector<std::string> values(tensor.string_data().begin(), tensor.string_data().end());
       RemoveAttribute(ctx.node, moved.tensor);
-      if (scalar && values.size() == 1) AddString(ctx.node, "default_string", values[0]);
+      if (scalar && values.size() == 1) SetStringAttribute(ctx.node, "default_string", values[0]);
       else AddStrings(ctx.node, absl::StrCat(moved.prefix, "_strings"), values);
     } else if (std::optional<std::vector<int64_t>> ints = IntValues(tensor);
                ints && tensor.data_type() == onnx::TensorProto::INT64) {
@@ -323,8 +319,8 @@ absl::Status TreeEnsembleToRegressor(AdapterContext& ctx) {
   google::protobuf::RepeatedPtrField<onnx::AttributeProto> none;
   node.mutable_attribute()->Swap(&none);
   node.set_op_type("TreeEnsembleRegressor");
-  AddString(node, "aggregate_function", kAggregates[aggregate]);
-  AddString(node, "post_transform", kTransforms[transform]);
+  SetStringAttribute(node, "aggregate_function", kAggregates[aggregate]);
+  SetStringAttribute(node, "post_transform", kTransforms[transform]);
   AddIntAttribute(node, "n_targets", targets);
   AddIntsAttribute(node, "nodes_treeids", tree_ids);
   AddIntsAttribute(node, "nodes_nodeids", node_ids);

@@ -424,13 +424,6 @@ class Checker {
     }
   }
 
-  // The formal parameter that actual slot `slot` binds to.
-  static const FormalParam* FormalFor(absl::Span<const FormalParam> formals, int slot) {
-    if (formals.empty()) return nullptr;
-    if (slot < static_cast<int>(formals.size())) return &formals[slot];
-    return formals.back().option == ParamOption::kVariadic ? &formals.back() : nullptr;
-  }
-
   // Bit i set if tensor element type i is allowed by `types` (the allowed
   // type strings of a constraint, or one concrete type string). Cached.
   uint64_t TensorMask(absl::Span<const absl::string_view> types) {
@@ -458,9 +451,7 @@ class Checker {
       int32_t elem = is_tensor ? type->tensor_type().elem_type() : 0;
       if (is_tensor && (elem <= 0 || elem >= 64)) return;
       const TypeConstraint* constraint = schema.FindConstraint(formal->type_str);
-      absl::Span<const absl::string_view> allowed =
-          constraint != nullptr ? constraint->allowed_types
-                                : absl::Span<const absl::string_view>(&formal->type_str, 1);
+      absl::Span<const absl::string_view> allowed = schema.AllowedTypes(*formal);
       bool ok;
       if (is_tensor) {
         ok = (TensorMask(allowed) >> elem) & 1;

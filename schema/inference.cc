@@ -46,13 +46,8 @@ std::optional<std::vector<int64_t>> InferenceContext::AttrInts(absl::string_view
 
 bool InferenceContext::SameTypeParam(size_t in, size_t out) const {
   const OpSchema& schema = op();
-  auto formal = [](absl::Span<const FormalParam> formals, size_t slot) -> const FormalParam* {
-    if (formals.empty()) return nullptr;
-    if (slot < formals.size()) return &formals[slot];
-    return formals.back().option == ParamOption::kVariadic ? &formals.back() : nullptr;
-  };
-  const FormalParam* a = formal(schema.inputs, in);
-  const FormalParam* b = formal(schema.outputs, out);
+  const FormalParam* a = FormalFor(schema.inputs, in);
+  const FormalParam* b = FormalFor(schema.outputs, out);
   return a != nullptr && b != nullptr && a->type_str == b->type_str;
 }
 
@@ -116,20 +111,9 @@ struct TensorTypeEq {
   bool operator()(const onnx::TypeProto* a, const onnx::TypeProto* b) const {
     const onnx::TypeProto::Tensor& x = a->tensor_type();
     const onnx::TypeProto::Tensor& y = b->tensor_type();
-    if (a->has_tensor_type() != b->has_tensor_type() || x.elem_type() != y.elem_type() ||
-        x.has_elem_type() != y.has_elem_type() ||
-        x.has_shape() != y.has_shape() || x.shape().dim_size() != y.shape().dim_size()) {
-      return false;
-    }
-    for (int i = 0; i < x.shape().dim_size(); ++i) {
-      const auto& p = x.shape().dim(i);
-      const auto& q = y.shape().dim(i);
-      if (p.value_case() != q.value_case() || p.dim_value() != q.dim_value() ||
-          p.dim_param() != q.dim_param()) {
-        return false;
-      }
-    }
-    return true;
+    return a->has_tensor_type() == b->has_tensor_type() && x.elem_type() == y.elem_type() &&
+           x.has_elem_type() == y.has_elem_type() && x.has_shape() == y.has_shape() &&
+           SameDims(x.shape(), y.shape());
   }
 };
 
@@ -255,13 +239,6 @@ class Engine {
   std::vector<std::vector<std::unique_ptr<onnx::TypeProto>>> scratch_;
   absl::flat_hash_set<const onnx::TypeProto*, TensorTypeHash, TensorTypeEq> interned_;
 };
-
-// The formal parameter that actual slot `slot` binds to.
-const FormalParam* FormalFor(absl::Span<const FormalParam> formals, size_t slot) {
-  if (formals.empty()) return nullptr;
-  if (slot < formals.size()) return &formals[slot];
-  return formals.back().option == ParamOption::kVariadic ? &formals.back() : nullptr;
-}
 
 class NodeContext : public InferenceContext {
  public:

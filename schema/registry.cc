@@ -20,6 +20,18 @@ const TypeConstraint* OpSchema::FindConstraint(absl::string_view param) const {
   return nullptr;
 }
 
+absl::Span<const absl::string_view> OpSchema::AllowedTypes(const FormalParam& formal) const {
+  const TypeConstraint* constraint = FindConstraint(formal.type_str);
+  return constraint != nullptr ? constraint->allowed_types
+                               : absl::Span<const absl::string_view>(&formal.type_str, 1);
+}
+
+const FormalParam* FormalFor(absl::Span<const FormalParam> formals, size_t slot) {
+  if (formals.empty()) return nullptr;
+  if (slot < formals.size()) return &formals[slot];
+  return formals.back().option == ParamOption::kVariadic ? &formals.back() : nullptr;
+}
+
 const FunctionBody* OpSchema::FunctionBodyFor(int64_t opset) const {
   const FunctionBody* best = nullptr;
   for (const FunctionBody& body : function_bodies) {

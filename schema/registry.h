@@ -60,6 +60,10 @@ struct FunctionBody {
   absl::string_view text;
 };
 
+// The formal parameter that actual slot `slot` of a node binds to: the
+// slot's own, or the last one when that is variadic; null past the end.
+const FormalParam* FormalFor(absl::Span<const FormalParam> formals, size_t slot);
+
 // One version of one operator, as ONNX 1.22 defines it.
 struct OpSchema {
   absl::string_view domain;  // "" for ai.onnx
@@ -83,6 +87,9 @@ struct OpSchema {
   const AttrSpec* FindAttr(absl::string_view name) const;
   // The constraint on type parameter `param`, or null.
   const TypeConstraint* FindConstraint(absl::string_view param) const;
+  // The types `formal` (one of this version's parameters) may take: its
+  // constraint's, or its own concrete type ("tensor(int64)").
+  absl::Span<const absl::string_view> AllowedTypes(const FormalParam& formal) const;
   // The static function body for a model at `opset` (the one with the
   // largest opset <= `opset`), or null.
   const FunctionBody* FunctionBodyFor(int64_t opset) const;

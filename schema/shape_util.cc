@@ -1,11 +1,10 @@
 #include "schema/shape_util.h"
 
-#include "absl/container/inlined_vector.h"
-#include "ir/status_macros.h"
-
 #include <cstring>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "ir/status_macros.h"
 #include "ir/tensor_util.h"
 
 namespace onnxconvert::schema {
