@@ -2,6 +2,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace onnxconvert::cli {
@@ -69,6 +70,15 @@ absl::StatusOr<ParsedArgs> ParseArgs(absl::Span<const std::string> args,
       inline_value = args[++i];
     }
     parsed.flags[name] = *inline_value;
+  }
+  return parsed;
+}
+
+absl::StatusOr<int64_t> IntFlag(const ParsedArgs& args, absl::string_view name) {
+  std::optional<std::string> value = args.Get(name);
+  int64_t parsed = 0;
+  if (!value || !absl::SimpleAtoi(*value, &parsed) || parsed < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--", name, " needs a number"));
   }
   return parsed;
 }

@@ -1,6 +1,7 @@
 #ifndef ONNX_CONVERT_CLI_ARGS_H_
 #define ONNX_CONVERT_CLI_ARGS_H_
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,6 +35,10 @@ struct ParsedArgs {
 // a repeated flag is an InvalidArgument error naming it. `--` ends flags.
 absl::StatusOr<ParsedArgs> ParseArgs(absl::Span<const std::string> args,
                                      absl::Span<const FlagSpec> specs);
+
+// The value of flag `name` as a non-negative integer; an InvalidArgument
+// error naming the flag when it is missing or not one.
+absl::StatusOr<int64_t> IntFlag(const ParsedArgs& args, absl::string_view name);
 
 }  // namespace onnxconvert::cli
 

@@ -15,7 +15,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
@@ -294,35 +293,16 @@ std::string SummaryJson(const std::vector<BatchJob>& jobs,
   return json.Finish();
 }
 
-// Reads a non-negative integer flag; an error names it.
-absl::StatusOr<int64_t> IntFlag(const ParsedArgs& args, absl::string_view name) {
-  std::optional<std::string> value = args.Get(name);
-  int64_t parsed = 0;
-  if (!value || !absl::SimpleAtoi(*value, &parsed) || parsed < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("--", name, " needs a number"));
-  }
-  return parsed;
-}
-
 // The settings the flags give, or a usage error.
 absl::StatusOr<BatchSettings> SettingsFromArgs(const ParsedArgs& args) {
   BatchSettings settings;
   if (!args.Has("to")) return absl::InvalidArgumentError("missing --to N");
   absl::StatusOr<int64_t> target = IntFlag(args, "to");
   if (!target.ok()) return target.status();
+  absl::StatusOr<converter::ConvertOptions> options = ConvertOptionsFromArgs(args);
+  if (!options.ok()) return options.status();
+  settings.options = *std::move(options);
   settings.options.target_opset = *target;
-  if (args.Has("ir-version")) {
-    absl::StatusOr<int64_t> ir = IntFlag(args, "ir-version");
-    if (!ir.ok()) return ir.status();
-    settings.options.ir_version = *ir;
-  }
-  if (args.Has("ml-to")) {
-    absl::StatusOr<int64_t> ml = IntFlag(args, "ml-to");
-    if (!ml.ok()) return ml.status();
-    settings.options.ml_target_opset = *ml;
-  }
-  settings.options.expand_functions = !args.Has("no-expand");
-  settings.options.allow_casts = args.Has("allow-casts");
   if (args.Has("external-data-threshold")) {
     absl::StatusOr<int64_t> threshold = IntFlag(args, "external-data-threshold");
     if (!threshold.ok()) return threshold.status();

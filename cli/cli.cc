@@ -12,7 +12,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/args.h"
 #include "cli/batch.h"
@@ -195,16 +194,6 @@ int RunInfer(Context& ctx) {
   return kExitOk;
 }
 
-// Parses a non-negative integer flag value; an error names the flag.
-absl::StatusOr<int64_t> IntFlag(const ParsedArgs& args, absl::string_view name) {
-  std::optional<std::string> value = args.Get(name);
-  int64_t parsed = 0;
-  if (!value || !absl::SimpleAtoi(*value, &parsed) || parsed < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("--", name, " needs a number"));
-  }
-  return parsed;
-}
-
 // Writes the report on the model at `model_path` to `path` as JSON (.json),
 // an HTML page (.html) or text (anything else).
 absl::Status WriteReport(const converter::ConversionReport& report, const std::string& path,
@@ -227,21 +216,11 @@ int ConvertOrPlan(Context& ctx, bool dry_run) {
     return Fail(ctx, "onnx-convert convert", absl::InvalidArgumentError("missing -o OUT"),
                 kExitUsageOrIo);
   }
-  converter::ConvertOptions options;
+  absl::StatusOr<converter::ConvertOptions> parsed = ConvertOptionsFromArgs(ctx.args);
+  if (!parsed.ok()) return Fail(ctx, "onnx-convert", parsed.status(), kExitUsageOrIo);
+  converter::ConvertOptions options = *std::move(parsed);
   options.target_opset = *target;
   options.dry_run = dry_run;
-  if (ctx.args.Has("ir-version")) {
-    absl::StatusOr<int64_t> ir = IntFlag(ctx.args, "ir-version");
-    if (!ir.ok()) return Fail(ctx, "onnx-convert", ir.status(), kExitUsageOrIo);
-    options.ir_version = *ir;
-  }
-  if (ctx.args.Has("ml-to")) {
-    absl::StatusOr<int64_t> ml = IntFlag(ctx.args, "ml-to");
-    if (!ml.ok()) return Fail(ctx, "onnx-convert", ml.status(), kExitUsageOrIo);
-    options.ml_target_opset = *ml;
-  }
-  options.expand_functions = !ctx.args.Has("no-expand");
-  options.allow_casts = ctx.args.Has("allow-casts");
   int exit_code = kExitOk;
   absl::StatusOr<LoadedModel> loaded = LoadForCommand(ctx, path, exit_code);
   if (!loaded.ok()) return exit_code;

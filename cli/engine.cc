@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "absl/strings/match.h"
+#include "ir/status_macros.h"
 #include "service/client.h"
 
 namespace onnxconvert::cli {
@@ -92,6 +93,19 @@ bool IsServerError(const absl::Status& status) {
     default:
       return true;
   }
+}
+
+absl::StatusOr<converter::ConvertOptions> ConvertOptionsFromArgs(const ParsedArgs& args) {
+  converter::ConvertOptions options;
+  if (args.Has("ir-version")) {
+    OC_ASSIGN_OR_RETURN(options.ir_version, IntFlag(args, "ir-version"));
+  }
+  if (args.Has("ml-to")) {
+    OC_ASSIGN_OR_RETURN(options.ml_target_opset, IntFlag(args, "ml-to"));
+  }
+  options.expand_functions = !args.Has("no-expand");
+  options.allow_casts = args.Has("allow-casts");
+  return options;
 }
 
 }  // namespace onnxconvert::cli

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "cli/args.h"
 #include "converter/converter.h"
 #include "ir/model_io.h"
 #include "ir/model_summary.h"
@@ -52,6 +53,11 @@ absl::StatusOr<ServerChoice> TakeServerFlag(const std::vector<std::string>& args
 // unreachable, refused the call for a limit, timed out), not about the
 // model: such errors exit with kExitUsageOrIo.
 bool IsServerError(const absl::Status& status);
+
+// The conversion options of the convert, plan and batch flags other than
+// --to and --dry-run (--ir-version, --ml-to, --no-expand, --allow-casts);
+// an InvalidArgument error names a bad flag.
+absl::StatusOr<converter::ConvertOptions> ConvertOptionsFromArgs(const ParsedArgs& args);
 
 }  // namespace onnxconvert::cli
 
