@@ -190,7 +190,8 @@ TEST(CliTest, ConvertWritesModelAndReport) {
   std::ifstream report(dir / "report.json");
   std::stringstream json;
   json << report.rdbuf();
-  EXPECT_TRUE(absl::StrContains(json.str(), "\"adapter\": \"Relu 13->14\"")) << json.str();
+  EXPECT_TRUE(absl::StrContains(json.str(), "\"op\": \"Relu\",\n          \"from_version\": 13"))
+      << json.str();
 
   onnx::ModelProto weighted = ReluModel();
   onnx::TensorProto* weight = weighted.mutable_graph()->add_initializer();
@@ -207,7 +208,7 @@ TEST(CliTest, ConvertWritesModelAndReport) {
 
   Result plan = RunCli({"plan", in.string(), "--to", "14"});
   EXPECT_EQ(plan.exit_code, 0) << plan.err;
-  EXPECT_TRUE(absl::StrContains(plan.out, "Relu 13->14")) << plan.out;
+  EXPECT_TRUE(absl::StrContains(plan.out, "1 Relu: version 13 -> 14")) << plan.out;
 
   onnx::ModelProto gelu = ReluModel();
   gelu.mutable_opset_import(0)->set_version(20);

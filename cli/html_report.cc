@@ -76,13 +76,14 @@ void AppendHeader(std::string& out, const converter::ConversionReport& report,
 void AppendStepSummary(std::string& out, const converter::ConversionReport& report) {
   absl::StrAppend(&out,
                   "<h2>Steps</h2>\n<table class=\"steps\">\n<tr><th>Step</th>"
-                  "<th>Nodes changed</th><th>Validation</th><th>ms</th></tr>\n");
+                  "<th>Nodes converted</th><th>Validation</th><th>ms</th></tr>\n");
   for (size_t i = 0; i < report.steps.size(); ++i) {
     const converter::StepReport& step = report.steps[i];
     absl::StrAppend(&out, "<tr class=\"step\"><td><a href=\"#step-", i, "\">",
                     HtmlEscape(StepTitle(step)), "</a></td><td class=\"num\">",
-                    step.nodes.size(), "</td><td class=\"",
-                    step.validation == "ok" ? "ok" : "", "\">", HtmlEscape(step.validation),
+                    step.NodeCount(), "</td><td class=\"",
+                    step.validation == "ok" || step.validation == "incremental" ? "ok" : "",
+                    "\">", HtmlEscape(step.validation),
                     "</td><td class=\"num\">", absl::StrFormat("%.1f", step.milliseconds),
                     "</td></tr>\n");
   }
@@ -116,21 +117,38 @@ void AppendNodeRow(std::string& out, const converter::NodeChange& node) {
                   node.to_version, "</td><td>", outcome, "</td></tr>\n");
 }
 
+// The nodes a step only rebound, a row per graph and op.
+void AppendBumps(std::string& out, const converter::StepReport& step) {
+  absl::StrAppend(&out,
+                  "<table class=\"bumps\">\n<tr><th>Graph</th><th>Op</th><th>Version</th>"
+                  "<th>Nodes rebound, unchanged</th></tr>\n");
+  for (const converter::VersionBump& bump : step.bumps) {
+    absl::StrAppend(&out, "<tr class=\"bump\"><td>", HtmlEscape(bump.graph), "</td><td><code>",
+                    HtmlEscape(bump.op), "</code></td><td>", bump.from_version, " \xE2\x86\x92 ",
+                    bump.to_version, "</td><td class=\"num\">", bump.nodes, "</td></tr>\n");
+  }
+  absl::StrAppend(&out, "</table>\n");
+}
+
 // A section per step listing its changed nodes.
 void AppendStepDetails(std::string& out, const converter::ConversionReport& report) {
   for (size_t i = 0; i < report.steps.size(); ++i) {
     const converter::StepReport& step = report.steps[i];
     absl::StrAppend(&out, "<section id=\"step-", i, "\">\n<h2>Step ",
                     HtmlEscape(StepTitle(step)), "</h2>\n");
-    if (step.nodes.empty()) {
+    if (step.nodes.empty() && step.bumps.empty()) {
       absl::StrAppend(&out, "<p>No node changed.</p>\n</section>\n");
       continue;
     }
-    absl::StrAppend(&out,
-                    "<table class=\"nodes\">\n<tr><th>Graph</th><th>Node</th><th>Op</th>"
-                    "<th>Version</th><th>Adapter and changes</th></tr>\n");
-    for (const converter::NodeChange& node : step.nodes) AppendNodeRow(out, node);
-    absl::StrAppend(&out, "</table>\n</section>\n");
+    if (!step.bumps.empty()) AppendBumps(out, step);
+    if (!step.nodes.empty()) {
+      absl::StrAppend(&out,
+                      "<table class=\"nodes\">\n<tr><th>Graph</th><th>Node</th><th>Op</th>"
+                      "<th>Version</th><th>Adapter and changes</th></tr>\n");
+      for (const converter::NodeChange& node : step.nodes) AppendNodeRow(out, node);
+      absl::StrAppend(&out, "</table>\n");
+    }
+    absl::StrAppend(&out, "</section>\n");
   }
 }
 

@@ -55,7 +55,8 @@ for dom in "$work/dom.html" "$work/dom_settled.html"; do
   fi
 done
 # A node name from the conversion log appears in the page.
-node=$(sed -n 's/^  main \xE2\x80\xBA \([^:]*\):.*/\1/p' "$work/convert.log" | head -n 1)
+node=$(grep -v ', unchanged$' "$work/convert.log" |
+  sed -n 's/^  main \xE2\x80\xBA \([^:]*\):.*/\1/p' | head -n 1)
 [ -n "$node" ] && expect "$work/dom.html" "<code>$node</code>"
 
 if [ "$fail" -ne 0 ]; then

@@ -11,8 +11,8 @@
 namespace onnxconvert::cli {
 namespace {
 
-// Relu then Unsqueeze (axes an attribute until opset 13); the Relu node's
-// name needs escaping.
+// Relu then Unsqueeze (axes an attribute until opset 13); the Unsqueeze
+// node's name needs escaping.
 constexpr absl::string_view kReluUnsqueeze =
     R"(<ir_version: 7, opset_import: ["" : 12, "com.vendor" : 1]>
 g (float[3] X) => (float[1,3] Y) {
@@ -28,12 +28,13 @@ g (float[3,3] X) => (float[3,3] Y) {
   [r] Y = Relu(A)
 })";
 
-// The report of converting `text` (its first node renamed to `first_name`
+// The report of converting `text` (its last node renamed to `last_name`
 // when that is not empty) to `target`.
 converter::ConversionReport Report(absl::string_view text, int64_t target, bool dry_run,
-                                   const std::string& first_name) {
+                                   const std::string& last_name) {
   onnx::ModelProto model = testing::ModelFromText(text);
-  if (!first_name.empty()) model.mutable_graph()->mutable_node(0)->set_name(first_name);
+  int last = model.graph().node_size() - 1;
+  if (!last_name.empty()) model.mutable_graph()->mutable_node(last)->set_name(last_name);
   converter::ConvertOptions options;
   options.target_opset = target;
   options.dry_run = dry_run;
@@ -47,7 +48,7 @@ struct HtmlCase {
   absl::string_view model;
   int64_t target;
   bool dry_run;
-  std::string first_node_name;
+  std::string last_node_name;
   std::string model_name;
   std::vector<std::string> expected;  // substrings the page must contain
   std::vector<std::string> absent;    // substrings it must not
@@ -66,9 +67,11 @@ TEST(HtmlReportTest, PagesShowStepsNodesAndAdaptersEscaped) {
         "<dt>IR version</dt><dd>7 \xE2\x86\x92 7</dd>",
         "<dt>Nodes converted</dt><dd>2</dd>", "<dt>Nodes refused</dt><dd>0</dd>",
         "<dt>Steps</dt><dd>1</dd>", "<tr class=\"step\"><td><a href=\"#step-0\">ai.onnx 12 "
-        "\xE2\x86\x92 13</a></td><td class=\"num\">2</td><td class=\"ok\">ok</td>",
-        "<section id=\"step-0\">", "<code>a&lt;b&amp;&quot;c</code>", "<code>unsq</code>",
-        "Relu 6-&gt;13", "Unsqueeze 11-&gt;13", "<code>attribute-to-input</code>",
+        "\xE2\x86\x92 13</a></td><td class=\"num\">2</td><td class=\"ok\">incremental</td>",
+        "<section id=\"step-0\">", "<code>a&lt;b&amp;&quot;c</code>",
+        "<tr class=\"bump\"><td>main</td><td><code>Relu</code></td><td>6 \xE2\x86\x92 13</td>"
+        "<td class=\"num\">1</td></tr>",
+        "Unsqueeze 11-&gt;13", "<code>attribute-to-input</code>",
         "<code>com.vendor.Fancy</code>"},
        {"a<b&\"c", "relu<&>", "class=\"node refused\"", "ai.onnx.ml opset"}},
       {"dry run with a refusal",
@@ -79,13 +82,14 @@ TEST(HtmlReportTest, PagesShowStepsNodesAndAdaptersEscaped) {
        "tri.onnx",
        {"<dt>Nodes refused</dt><dd>1</dd>", "<dt>Nodes converted</dt><dd>1</dd>",
         "ai.onnx 14 \xE2\x86\x92 13", "<tr class=\"node refused\">", "<code>tri</code>",
-        "<span class=\"refusal\">cannot convert: ", "<code>r</code>", "Relu 14-&gt;13",
+        "<span class=\"refusal\">cannot convert: ",
+        "<td><code>Relu</code></td><td>14 \xE2\x86\x92 13</td>",
         "<h2>Untouched ops</h2>\n<p>None.</p>"},
        {}},
   };
   for (const HtmlCase& c : cases) {
     std::string html = ConversionReportToHtml(
-        Report(c.model, c.target, c.dry_run, c.first_node_name), c.model_name);
+        Report(c.model, c.target, c.dry_run, c.last_node_name), c.model_name);
     for (const std::string& want : c.expected) {
       EXPECT_TRUE(absl::StrContains(html, want)) << c.name << ": missing " << want << "\n"
                                                  << html;

@@ -10,12 +10,14 @@
 #include "absl/strings/str_format.h"
 #include "adapters/rewrites.h"
 #include "converter/expand.h"
+#include "converter/incremental_validation.h"
 #include "ir/graph_index.h"
 #include "ir/json_writer.h"
 #include "ir/status_macros.h"
 #include "schema/checker.h"
 #include "schema/inference.h"
 #include "schema/registry.h"
+#include "schema/type_strings.h"
 
 namespace onnxconvert::converter {
 namespace {
@@ -131,11 +133,69 @@ std::string KeyOf(const onnx::NodeProto& node) {
   return Key(Registry::CanonicalDomain(node.domain()), node.op_type());
 }
 
+// What a step changed, for validating it.
+struct StepChanges {
+  // Where the step changed the main graph, node by node; they view the
+  // storage below.
+  std::vector<TouchedGroup> groups;
+  std::vector<const onnx::NodeProto*> nodes;
+  std::vector<absl::string_view> names;
+  std::vector<char> chars;
+
+  // Initializers the step added to the main graph.
+  std::vector<const onnx::TensorProto*> added;
+  // Why only a validation of the whole model will do ("" when the touched
+  // nodes suffice): a change inside a subgraph or a function, say.
+  std::string needs_full;
+};
+
 // The structural edits of one step, applied when the step ends so that the
 // node lists are rebuilt once per step, in time linear in their size, and
-// the nodes keep their addresses.
+// the nodes keep their addresses. Also notes what the step touched, for
+// its validation.
 class StepEdits {
  public:
+  explicit StepEdits(const onnx::GraphProto* main) : main_(main) {}
+
+  // Notes that the step changes `site`'s node (or what is around it), before
+  // it does: its inputs and outputs as they are now.
+  void Touch(const NodeSite& site) {
+    if (!touched_.insert(site.node).second) return;
+    if (site.graph != main_) {
+      NeedFull(site.graph == nullptr ? "a node of a function changed"
+                                     : "a node of a subgraph changed");
+      return;
+    }
+    for (const onnx::AttributeProto& attribute : site.node->attribute()) {
+      if (attribute.has_g() || attribute.graphs_size() > 0) {
+        NeedFull("a node with subgraphs changed");
+        return;
+      }
+    }
+    TouchedSite& touched = touched_sites_.emplace_back();
+    touched.site = site;
+    touched.first_name = name_spans_.size();
+    touched.inputs = site.node->input_size();
+    touched.outputs = site.node->output_size();
+    for (const std::string& input : site.node->input()) KeepName(input);
+    for (const std::string& output : site.node->output()) KeepName(output);
+  }
+  // Notes that only a validation of the whole model will do, and why.
+  void NeedFull(absl::string_view why) {
+    if (needs_full_.empty()) needs_full_ = std::string(why);
+  }
+  // Adds `tensor` to `graph`'s initializers.
+  const onnx::TensorProto* AddInitializer(onnx::GraphProto& graph, onnx::TensorProto tensor) {
+    onnx::TensorProto* stored = graph.add_initializer();
+    *stored = std::move(tensor);
+    if (&graph == main_) {
+      added_initializers_.push_back(stored);
+    } else {
+      NeedFull("a subgraph got a constant");
+    }
+    return stored;
+  }
+
   onnx::NodeProto* InsertBefore(const NodeSite& anchor, onnx::NodeProto node) {
     return Insert(anchor, std::move(node), edits_[anchor.list].before[anchor.node]);
   }
@@ -156,12 +216,15 @@ class StepEdits {
   void TrackSubgraph(onnx::GraphProto& graph, const std::string& path,
                      const onnx::GraphProto* parent) {
     subgraphs_.push_back({&graph, path, parent});
+    NeedFull("a subgraph was built");
   }
   // Keeps a retired value name alive: inferred types view such strings.
   void Retire(std::string* name) { retired_.emplace_back(name); }
 
-  // Rebuilds the edited node lists and brings `index` up to date.
-  void Apply(OpIndex& index, std::vector<std::unique_ptr<std::string>>& retired) {
+  // Rebuilds the edited node lists and brings `index` up to date; returns
+  // what the step changed.
+  StepChanges Apply(OpIndex& index, std::vector<std::unique_ptr<std::string>>& retired) {
+    StepChanges changes = Collect();
     for (auto& [list, edits] : edits_) Rebuild(*list, edits);
     for (const auto& [op, nodes] : forgotten_) index.Forget(op, nodes);
     for (NodeSite& site : added_) index.Add(site, 0, /*recurse=*/true);
@@ -175,9 +238,86 @@ class StepEdits {
     retyped_.clear();
     subgraphs_.clear();
     retired_.clear();
+    touched_.clear();
+    touched_sites_.clear();
+    name_spans_.clear();
+    chars_.clear();
+    added_initializers_.clear();
+    needs_full_.clear();
+    return changes;
   }
 
  private:
+  // A node noted by Touch, with its inputs and outputs before the step.
+  struct TouchedSite {
+    NodeSite site;
+    size_t first_name;  // in name_spans_: the inputs, then the outputs
+    int inputs;
+    int outputs;
+  };
+
+  // Copies `name` into the step's buffer of names.
+  void KeepName(absl::string_view name) {
+    name_spans_.emplace_back(chars_.size(), name.size());
+    chars_.insert(chars_.end(), name.begin(), name.end());
+  }
+
+  // The touched nodes with what was inserted around them, before the node
+  // lists are rebuilt (which frees removed nodes).
+  StepChanges Collect() {
+    StepChanges changes;
+    changes.needs_full = needs_full_;
+    changes.added = std::move(added_initializers_);
+    if (!changes.needs_full.empty()) return changes;
+    size_t anchors = 0;
+    // The nodes of each group, in order, as [begin, end) in changes.nodes.
+    std::vector<std::pair<size_t, size_t>> extents;
+    extents.reserve(touched_sites_.size());
+    changes.nodes.reserve(touched_sites_.size());
+    for (TouchedSite& touched : touched_sites_) {
+      const onnx::NodeProto* anchor = touched.site.node;
+      size_t begin = changes.nodes.size();
+      auto list = edits_.find(touched.site.list);
+      ListEdits* edits = list == edits_.end() ? nullptr : &list->second;
+      auto add_inserted = [&](auto& map) {
+        auto it = map.find(anchor);
+        if (it == map.end()) return;
+        ++anchors;
+        changes.nodes.insert(changes.nodes.end(), it->second.begin(), it->second.end());
+      };
+      if (edits != nullptr) add_inserted(edits->before);
+      if (edits == nullptr || !edits->removed.contains(anchor)) changes.nodes.push_back(anchor);
+      if (edits != nullptr) add_inserted(edits->after);
+      extents.emplace_back(begin, changes.nodes.size());
+    }
+    // Views, made once the storage no longer grows.
+    changes.chars = std::move(chars_);
+    changes.names.reserve(name_spans_.size());
+    for (auto [offset, size] : name_spans_) {
+      changes.names.emplace_back(changes.chars.data() + offset, size);
+    }
+    absl::Span<const onnx::NodeProto* const> nodes(changes.nodes);
+    absl::Span<const absl::string_view> names(changes.names);
+    changes.groups.reserve(touched_sites_.size());
+    for (size_t i = 0; i < touched_sites_.size(); ++i) {
+      const TouchedSite& touched = touched_sites_[i];
+      changes.groups.push_back(
+          {nodes.subspan(extents[i].first, extents[i].second - extents[i].first),
+           names.subspan(touched.first_name, touched.inputs),
+           names.subspan(touched.first_name + touched.inputs, touched.outputs)});
+    }
+    // Insertions around a node no one noted would go unchecked.
+    size_t inserted_around = 0;
+    for (const auto& [list, edits] : edits_) {
+      inserted_around += edits.before.size() + edits.after.size();
+      for (const onnx::NodeProto* node : edits.removed) {
+        if (!touched_.contains(node)) changes.needs_full = "a node was removed unnoted";
+      }
+    }
+    if (inserted_around != anchors) changes.needs_full = "nodes were inserted unnoted";
+    return changes;
+  }
+
   struct ListEdits {
     absl::flat_hash_map<const onnx::NodeProto*, std::vector<onnx::NodeProto*>> before;
     absl::flat_hash_map<const onnx::NodeProto*, std::vector<onnx::NodeProto*>> after;
@@ -222,6 +362,13 @@ class StepEdits {
   };
   std::vector<Subgraph> subgraphs_;
   std::vector<std::unique_ptr<std::string>> retired_;
+  const onnx::GraphProto* main_;
+  absl::flat_hash_set<const onnx::NodeProto*> touched_;
+  std::vector<TouchedSite> touched_sites_;
+  std::vector<std::pair<size_t, size_t>> name_spans_;  // (offset, size) in chars_
+  std::vector<char> chars_;
+  std::vector<const onnx::TensorProto*> added_initializers_;
+  std::string needs_full_;
 };
 
 // The version `imports` gives `domain` (canonical), if any.
@@ -275,14 +422,26 @@ class TypeTable {
     auto it = g->second.types.find(name);
     return it == g->second.types.end() ? nullptr : it->second;
   }
-  // Uses `result`, inferred for the model as it is now.
-  void Reset(std::unique_ptr<Result> result) { result_ = std::move(result); }
+  // Uses `result`, inferred (strictly, if `strict`) for the model as it is
+  // now.
+  void Reset(std::unique_ptr<Result> result, bool strict) {
+    result_ = std::move(result);
+    strict_ = strict;
+  }
   // Forgets the types: the model changed; the next lookup infers again.
-  void Invalidate() { result_.reset(); }
+  void Invalidate() {
+    result_.reset();
+    strict_ = false;
+  }
+  // The strict inference of the model as it is now, or null.
+  schema::InferenceResult* strict() {
+    return strict_ && result_ != nullptr && result_->ok() ? &**result_ : nullptr;
+  }
 
  private:
   const onnx::ModelProto& model_;
   mutable std::unique_ptr<Result> result_;
+  bool strict_ = false;
 };
 
 
@@ -292,7 +451,8 @@ class TypeTable {
 class AddedConstants {
  public:
   absl::StatusOr<std::string> Add(onnx::GraphProto* graph, NameGenerator& names,
-                                  const onnx::NodeProto& node, onnx::TensorProto value) {
+                                  StepEdits& edits, const onnx::NodeProto& node,
+                                  onnx::TensorProto value) {
     if (graph == nullptr) {
       return absl::FailedPreconditionError(
           "a constant input would be needed inside a function body (not supported yet)");
@@ -306,7 +466,7 @@ class AddedConstants {
     }
     std::string name = names.FreshName(node.name().empty() ? node.op_type() : node.name());
     value.set_name(name);
-    *graph->add_initializer() = std::move(value);
+    edits.AddInitializer(*graph, std::move(value));
     if (!key.empty()) added_.emplace(std::make_pair(graph, std::move(key)), name);
     return name;
   }
@@ -410,7 +570,7 @@ adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& s
       [&step, &site](absl::string_view value) { return step.types.TypeOf(site.graph, value); },
       changes,
       [&step, &site](onnx::TensorProto value) {
-        return step.added.Add(site.graph, step.names, *site.node, std::move(value));
+        return step.added.Add(site.graph, step.names, step.edits, *site.node, std::move(value));
       },
       [&step, &site](absl::string_view name) {
         return step.constants.Find(step.index, site.graph, name);
@@ -445,7 +605,7 @@ absl::Status RunRewrite(StepContext& step, const NodeSite& site,
                         const adapters::AdapterEntry& adapter, adapters::AdapterContext& ctx,
                         bool check_types) {
   std::string old_op = site.node->op_type();
-  std::string old_key = KeyOf(*site.node);
+  std::string old_domain = site.node->domain();
   OC_RETURN_IF_ERROR(adapter.fn(ctx));
   const OpSchema* bound = Registry::Get().Lookup(step.domain, site.node->op_type(), step.to);
   if (bound == nullptr) {
@@ -459,7 +619,7 @@ absl::Status RunRewrite(StepContext& step, const NodeSite& site,
         absl::StrCat(adapter.name, " leaves the node unfit: ", misfit));
   }
   if (site.node->op_type() != old_op) {
-    step.edits.Retyped(site, old_key);
+    step.edits.Retyped(site, Key(Registry::CanonicalDomain(old_domain), old_op));
     return absl::OkStatus();
   }
   // The rewritten node must still use only types its new version allows.
@@ -507,13 +667,24 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
         "the expansion needs constants, which a function body cannot hold (not supported yet)");
   }
   for (onnx::TensorProto& tensor : expansion.initializers) {
-    *site.graph->add_initializer() = std::move(tensor);
+    step.edits.AddInitializer(*site.graph, std::move(tensor));
   }
   for (onnx::NodeProto& node : expansion.nodes) step.edits.InsertBefore(site, std::move(node));
   step.edits.Remove(site);
   report.changes.push_back(
       {"function-expanded", absl::StrCat("replaced by ", expansion.nodes.size(), " nodes")});
   return absl::OkStatus();
+}
+
+// Counts `change`, a node only rebound, among the step's bumps.
+void CountBump(StepReport& report, const std::string& graph, const NodeChange& change) {
+  for (auto it = report.bumps.rbegin(); it != report.bumps.rend(); ++it) {
+    if (it->op == change.op && it->from_version == change.from_version && it->graph == graph) {
+      ++it->nodes;
+      return;
+    }
+  }
+  report.bumps.push_back({graph, change.op, change.from_version, change.to_version, 1});
 }
 
 absl::StatusOr<StepReport> RunStep(StepContext& step) {
@@ -535,15 +706,19 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     if (current == next) continue;
     std::optional<adapters::AdapterPlan> plan;
     if (next != nullptr) plan = adapters::PlanAdapter(*current, *next);
+    // A node these versions only rebind validates as it did.
+    bool validates_alike = next != nullptr && schema::NodeValidationUnchanged(*current, *next);
     for (const NodeSite& site : sites) {
       if (step.should_stop && (++step.polled % kStopPollNodes) == 0 && step.should_stop()) {
         return Stopped(step.domain, step.from, step.to);
       }
-      NodeChange change{site.path, site.node->name(), std::string(changed->name),
-                        current->since_version, next != nullptr ? next->since_version : 0,
-                        "", {}, ""};
+      NodeChange change;  // named once it is kept
+      change.from_version = current->since_version;
+      change.to_version = next != nullptr ? next->since_version : 0;
       absl::Status status;
+      bool bumped = false;  // rebound, node unchanged
       if (next == nullptr) {
+        if (!step.dry_run) step.edits.Touch(site);
         status = ConvertVanishingNode(step, site, *current, change);
       } else {
         adapters::AdapterContext ctx =
@@ -559,15 +734,21 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
           case adapters::AdapterEntry::kCompatible:
             if (!plan->types_widen) status = adapters::CheckTypesAllowed(ctx);
             if (!status.ok() && step.allow_casts && !step.dry_run) {
+              step.edits.Touch(site);
               status = adapters::InsertCasts(ctx);
             }
-            if (status.ok()) {
-              change.changes.push_back({"version-bump", absl::StrCat(current->Label(), " -> ",
-                                                                     next->Label())});
+            if (!status.ok()) break;
+            bumped = change.changes.empty();
+            if (!step.dry_run && (!bumped || !validates_alike)) step.edits.Touch(site);
+            if (!bumped) {
+              change.changes.push_back(
+                  {"version-bump", absl::StrCat(current->Label(), " -> ", next->Label())});
             }
             break;
           case adapters::AdapterEntry::kRewrite:
-            if (!step.dry_run) status = RunRewrite(step, site, adapter, ctx, !plan->types_widen);
+            if (step.dry_run) break;
+            step.edits.Touch(site);
+            status = RunRewrite(step, site, adapter, ctx, !plan->types_widen);
             break;
         }
       }
@@ -578,10 +759,24 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
         if (!step.dry_run || status.code() != absl::StatusCode::kFailedPrecondition) return error;
         change.refusal = std::string(error.message());
       }
-      report.nodes.push_back(std::move(change));
+      change.op = std::string(changed->name);
+      if (bumped && change.refusal.empty()) {
+        CountBump(report, site.path, change);
+      } else {
+        change.graph = site.path;
+        change.node = site.node->name();
+        report.nodes.push_back(std::move(change));
+      }
     }
   }
   return report;
+}
+
+// Strict inference of the whole model.
+absl::StatusOr<schema::InferenceResult> InferStrictly(const onnx::ModelProto& model) {
+  schema::InferenceOptions strict;
+  strict.strict = true;
+  return schema::InferModel(model, strict);
 }
 
 // Check and strict inference of the whole model: the inferred types, or the
@@ -589,9 +784,67 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
 absl::StatusOr<schema::InferenceResult> Validate(const onnx::ModelProto& model) {
   schema::CheckReport report = schema::CheckModel(model);
   OC_RETURN_IF_ERROR(report.status());
-  schema::InferenceOptions strict;
-  strict.strict = true;
-  return schema::InferModel(model, strict);
+  return InferStrictly(model);
+}
+
+// The first value of the main graph whose type `incremental` (validated
+// node by node) and `full` (the whole model inferred again) disagree on,
+// as an error.
+absl::Status CompareTypes(const onnx::ModelProto& model, const schema::InferenceResult& incremental,
+                          const schema::InferenceResult& full) {
+  const auto& mine = incremental.graphs.at(&model.graph()).types;
+  for (const auto& [name, type] : full.graphs.at(&model.graph()).types) {
+    auto it = mine.find(name);
+    if (it == mine.end()) {
+      return absl::InternalError(absl::StrCat("value '", name, "' has no type incrementally"));
+    }
+    if (it->second->SerializeAsString() != type->SerializeAsString()) {
+      return absl::InternalError(absl::StrCat("value '", name, "' is ",
+                                              schema::TypeString(*it->second),
+                                              " incrementally, ", schema::TypeString(*type),
+                                              " in full"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Validates the model after a step: the nodes the step touched when that
+// is enough to show the whole model valid, else the whole model.
+absl::Status ValidateStep(const onnx::ModelProto& model, const StepChanges& changes,
+                          const ConvertOptions& options, TypeTable& types,
+                          IncrementalValidator& incremental, StepReport& step) {
+  std::string name = StepName(step.domain, step.from_opset, step.to_opset);
+  schema::InferenceResult* before = types.strict();
+  if (!options.full_validation && changes.needs_full.empty() && before != nullptr) {
+    absl::Status status = incremental.Validate(changes.groups, changes.added, *before);
+    if (status.ok()) {
+      step.validation = "incremental";
+      for (const TouchedGroup& group : changes.groups) step.nodes_validated += group.nodes.size();
+      if (!options.cross_check) return absl::OkStatus();
+      absl::StatusOr<schema::InferenceResult> full = Validate(model);
+      if (!full.ok()) {
+        return absl::InternalError(absl::StrCat(
+            name, ": validated node by node, but the whole model does not validate: ",
+            full.status().message()));
+      }
+      absl::Status same = CompareTypes(model, *before, *full);
+      if (!same.ok()) return absl::InternalError(absl::StrCat(name, ": ", same.message()));
+      return absl::OkStatus();
+    }
+  }
+  incremental.Forget();
+  // The previous step's types are stale now: free them first, so that two
+  // inference results are never held at once.
+  types.Invalidate();
+  auto validated = std::make_unique<TypeTable::Result>(Validate(model));
+  if (!validated->ok()) {
+    return absl::InternalError(absl::StrCat(name, ": the converted model does not validate: ",
+                                            validated->status().message()));
+  }
+  step.validation = "ok";
+  step.nodes_validated = (*validated)->nodes_inferred;
+  types.Reset(std::move(validated), /*strict=*/true);
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -688,14 +941,26 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
     return absl::InvalidArgumentError(
         absl::StrCat("the input model is invalid: ", check.status().message()));
   }
-  // Types for the adapters, refreshed after every step that changes nodes.
+  // Types for the adapters, brought up to date by every step's validation.
   TypeTable types(result.model);
+  bool validate = options.validate_each_step && !options.dry_run;
+  if (validate) {
+    // The strict inference of the input, which each step's validation
+    // brings up to date.
+    auto inferred = std::make_unique<TypeTable::Result>(InferStrictly(model));
+    if (!inferred->ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("the input model does not validate: ",
+                                                     inferred->status().message()));
+    }
+    types.Reset(std::move(inferred), /*strict=*/true);
+  }
 
   OpIndex index(result.model, DomainsOf(tracks));
   NameGenerator names(result.model);
-  StepEdits edits;
+  StepEdits edits(model.has_graph() ? &model.graph() : nullptr);
   ConstantTable constants;
   AddedConstants added;
+  IncrementalValidator incremental(result.model);
   // Value names adapters replaced, kept alive because inferred types view them.
   std::vector<std::unique_ptr<std::string>> retired;
   for (const auto& [op, count] : index.others()) report.untouched_ops.emplace_back(op, count);
@@ -711,29 +976,19 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
       absl::StatusOr<StepReport> step = RunStep(context);
       if (!step.ok()) return step.status();
       if (!options.dry_run) {
-        edits.Apply(index, retired);
+        StepChanges changes = edits.Apply(index, retired);
         constants.Clear();
         SetImportedOpset(*result.model.mutable_opset_import(), track.domain, to);
         for (auto& function : *result.model.mutable_functions()) {
           SetImportedOpset(*function.mutable_opset_import(), track.domain, to);
         }
-        if (step->nodes.empty()) {
+        if (step->nodes.empty() && step->bumps.empty()) {
           // No node binds to another operator version: what validated at
           // the previous opset is still valid.
           step->validation = "unchanged";
-        } else if (options.validate_each_step) {
-          // The previous step's types are stale now: free them first, so
-          // that two inference results are never held at once.
-          types.Invalidate();
-          auto validated = std::make_unique<TypeTable::Result>(Validate(result.model));
-          if (!validated->ok()) {
-            return absl::InternalError(
-                absl::StrCat(StepName(track.domain, from, to),
-                             ": the converted model does not validate: ",
-                             validated->status().message()));
-          }
-          step->validation = "ok";
-          types.Reset(std::move(validated));
+        } else if (validate) {
+          OC_RETURN_IF_ERROR(ValidateStep(result.model, changes, options, types, incremental,
+                                          *step));
         } else {
           types.Invalidate();
         }
@@ -748,6 +1003,7 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
           ++report.nodes_refused;
         }
       }
+      for (const VersionBump& bump : step->bumps) report.nodes_converted += bump.nodes;
       report.steps.push_back(*std::move(step));
     }
   }
@@ -756,6 +1012,12 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
   if (!options.dry_run) result.model.set_ir_version(ir);
   report.target_ir_version = ir;
   return result;
+}
+
+int StepReport::NodeCount() const {
+  int count = nodes.size();
+  for (const VersionBump& bump : bumps) count += bump.nodes;
+  return count;
 }
 
 std::string ConversionReport::ToJson() const {
@@ -775,7 +1037,15 @@ std::string ConversionReport::ToJson() const {
     if (!step.domain.empty()) json.Key("domain").String(step.domain);
     json.Key("from").Int(step.from_opset).Key("to").Int(step.to_opset);
     json.Key("validation").String(step.validation);
+    json.Key("nodes_validated").Int(step.nodes_validated);
     json.Key("milliseconds").Double(step.milliseconds);
+    json.Key("bumps").BeginArray();
+    for (const VersionBump& bump : step.bumps) {
+      json.BeginObject().Key("graph").String(bump.graph).Key("op").String(bump.op);
+      json.Key("from_version").Int(bump.from_version).Key("to_version").Int(bump.to_version);
+      json.Key("nodes").Int(bump.nodes).EndObject();
+    }
+    json.EndArray();
     json.Key("nodes").BeginArray();
     for (const NodeChange& node : step.nodes) {
       json.BeginObject().Key("graph").String(node.graph).Key("node").String(node.node);
@@ -805,10 +1075,18 @@ std::string ConversionReport::ToText() const {
                                     source_opset, target_opset, source_ir_version,
                                     target_ir_version, nodes_converted);
   for (const StepReport& step : steps) {
-    absl::StrAppendFormat(&out, "%s: %d nodes, validation %s (%.1f ms)\n",
+    absl::StrAppendFormat(&out, "%s: %d nodes, validation %s%s (%.1f ms)\n",
                           StepName(step.domain, step.from_opset, step.to_opset),
-                          step.nodes.size(), step.validation,
+                          step.NodeCount(), step.validation,
+                          step.validation == "incremental"
+                              ? absl::StrCat(" (", step.nodes_validated, " nodes re-checked)")
+                              : "",
                           step.milliseconds);
+    for (const VersionBump& bump : step.bumps) {
+      absl::StrAppendFormat(&out, "  %s \xE2\x80\xBA %d %s: version %d -> %d, unchanged\n",
+                            bump.graph, bump.nodes, bump.op, bump.from_version,
+                            bump.to_version);
+    }
     for (const NodeChange& node : step.nodes) {
       absl::StrAppendFormat(&out, "  %s \xE2\x80\xBA %s: %s\n", node.graph,
                             node.node.empty() ? "(unnamed " + node.op + ")" : node.node,

@@ -19,7 +19,14 @@ struct ConvertOptions {
   // ai.onnx.ml opset to reach; unset: ai.onnx.ml nodes are left as they are.
   std::optional<int64_t> ml_target_opset;
   std::optional<int64_t> ir_version;    // pins ir_version; default: raised as needed
-  bool validate_each_step = true;       // check + strict inference after every step
+  // After every step: check + strict inference of what the step touched
+  // (the whole model where a change may reach further).
+  bool validate_each_step = true;
+  // Validate the whole model after every step instead, and, with
+  // `cross_check`, both ways, failing (Internal) where they disagree: a
+  // test of the incremental validation.
+  bool full_validation = false;
+  bool cross_check = false;
   bool dry_run = false;                 // plan only: find adapters, change nothing
   // Downgrading past an op's introduction expands the op into the function
   // body the spec gives for it (then converts that further down).
@@ -46,15 +53,35 @@ struct NodeChange {
   std::string refusal;
 };
 
+// Nodes of one op in one graph that a step rebinds to the op's next version
+// and leaves as they are.
+struct VersionBump {
+  std::string graph;
+  std::string op;
+  int from_version = 0;
+  int to_version = 0;
+  int nodes = 0;
+};
+
 // One opset step.
 struct StepReport {
   std::string domain;  // "" for ai.onnx, else e.g. "ai.onnx.ml"
   int64_t from_opset = 0;
   int64_t to_opset = 0;
+  // Nodes the step changed (or, in dry runs, cannot convert).
   std::vector<NodeChange> nodes;
-  // "ok" (checked), "unchanged" (no node changed, so still valid), "skipped".
+  // Nodes it only rebinds, by graph and op, in the order first met.
+  std::vector<VersionBump> bumps;
+  // "ok" (the whole model checked and inferred), "incremental" (the
+  // touched nodes checked and inferred against the types before the step),
+  // "unchanged" (no node binds to another version, so still valid),
+  // "skipped".
   std::string validation = "skipped";
+  int nodes_validated = 0;  // nodes checked and inferred after the step
   double milliseconds = 0;
+
+  // The nodes the step converted: changed and rebound.
+  int NodeCount() const;
 };
 
 // Everything a conversion did, in order.

@@ -35,12 +35,19 @@ g (float[N,4] X) => (float[N,4] Y) {
   ASSERT_EQ(report.steps.size(), 3u);
   // Relu changed at 13 and 14, Neg at 13.
   EXPECT_EQ(report.nodes_converted, 3);
-  EXPECT_EQ(report.steps[1].nodes.size(), 2u);
-  EXPECT_EQ(report.steps[2].nodes[0].adapter, "Relu 13->14");
+  // Rebound only: counted by op, not listed node by node.
+  EXPECT_TRUE(report.steps[1].nodes.empty());
+  ASSERT_EQ(report.steps[1].bumps.size(), 2u);
+  EXPECT_EQ(report.steps[1].NodeCount(), 2);
+  ASSERT_EQ(report.steps[2].bumps.size(), 1u);
+  EXPECT_EQ(report.steps[2].bumps[0].op, "Relu");
+  EXPECT_EQ(report.steps[2].bumps[0].from_version, 13);
+  EXPECT_EQ(report.steps[2].bumps[0].to_version, 14);
   ASSERT_EQ(report.untouched_ops.size(), 1u);
   EXPECT_EQ(report.untouched_ops[0].first, "com.vendor.Fancy");
-  EXPECT_TRUE(absl::StrContains(report.ToJson(), "\"adapter\": \"Relu 6->13\""));
-  EXPECT_TRUE(absl::StrContains(report.ToText(), "step 12 -> 13: 2 nodes, validation ok"));
+  EXPECT_TRUE(absl::StrContains(report.ToJson(), "\"op\": \"Neg\",\n          \"from_version\": 6"));
+  EXPECT_TRUE(absl::StrContains(report.ToText(), "step 12 -> 13: 2 nodes, validation "));
+  EXPECT_TRUE(absl::StrContains(report.ToText(), "main \xE2\x80\xBA 1 Relu: version 6 -> 13"));
   EXPECT_EQ(report.steps[0].validation, "unchanged") << "no node changes from 11 to 12 here";
 }
 
@@ -157,7 +164,7 @@ Twice (I) => (O) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->model.functions(0).opset_import(0).version(), 14);
   std::vector<std::string> graphs;
-  for (const NodeChange& node : result->report.steps[0].nodes) graphs.push_back(node.graph);
+  for (const VersionBump& bump : result->report.steps[0].bumps) graphs.push_back(bump.graph);
   EXPECT_EQ(graphs, (std::vector<std::string>{"main/then_branch of 'if' (If)",
                                               "function 'local.Twice'"}));
   EXPECT_EQ(result->model.functions_size(), 1);  // kept, not inlined

@@ -113,8 +113,9 @@ class NodeLabel {
     if (schema_ == nullptr && !node_.domain().empty()) {
       op = absl::StrCat(node_.domain(), ".", op);
     }
-    return node_.name().empty() ? absl::StrCat("node #", index_, " (", op, ")")
-                                : absl::StrCat("node '", node_.name(), "' (", op, ")");
+    if (!node_.name().empty()) return absl::StrCat("node '", node_.name(), "' (", op, ")");
+    return index_ >= 0 ? absl::StrCat("node #", index_, " (", op, ")")
+                       : absl::StrCat("unnamed node (", op, ")");
   }
 
  private:
@@ -131,6 +132,20 @@ class Checker {
       local_functions_[absl::StrCat(f.domain(), "\x1f", f.name())] = &f;
     }
   }
+
+  // Checks `node` of a graph at `path` on its own (not its subgraphs, not
+  // whether its inputs are defined): op known at the model's opsets, arity,
+  // attributes, and the types `types` gives its values.
+  template <typename TypeSource>
+  void CheckOneNode(const onnx::NodeProto& node, const std::string& path, const OpsetMap& opsets,
+                    const TypeSource& types) {
+    ++report_.nodes_checked;
+    const OpSchema* schema = ResolveSchema(node, -1, path, opsets);
+    NodeLabel label(node, -1, schema);
+    if (schema != nullptr) CheckAgainstSchema(node, *schema, path, label, types, false);
+  }
+
+  OpsetMap ModelOpsets() { return ImportOpsets(model_.opset_import(), "model"); }
 
   void Run() {
     CheckIrVersion();
@@ -355,9 +370,10 @@ class Checker {
     return schema;
   }
 
+  template <typename TypeSource>
   void CheckAgainstSchema(const onnx::NodeProto& node, const OpSchema& schema,
-                          const std::string& path, const NodeLabel& label, const Scope& scope,
-                          bool in_function) {
+                          const std::string& path, const NodeLabel& label,
+                          const TypeSource& scope, bool in_function) {
     CheckArity(node, schema, path, label);
     CheckAttributes(node, schema, path, label, in_function);
     CheckTypes(node, schema, path, label, scope);
@@ -392,9 +408,7 @@ class Checker {
 
   void CheckAttributes(const onnx::NodeProto& node, const OpSchema& schema,
                        const std::string& path, const NodeLabel& label, bool in_function) {
-    absl::flat_hash_set<absl::string_view> given;
     for (const onnx::AttributeProto& attribute : node.attribute()) {
-      given.insert(attribute.name());
       const AttrSpec* spec = schema.FindAttr(attribute.name());
       if (spec == nullptr) {
         Report(CheckCode::kUnknownAttribute, path, label.str(),
@@ -416,8 +430,14 @@ class Checker {
                             onnx::AttributeProto::AttributeType_Name(spec->type)));
       }
     }
+    auto given = [&node](absl::string_view name) {
+      for (const onnx::AttributeProto& attribute : node.attribute()) {
+        if (attribute.name() == name) return true;
+      }
+      return false;
+    };
     for (const AttrSpec& spec : schema.attributes) {
-      if (spec.required && !given.contains(spec.name)) {
+      if (spec.required && !given(spec.name)) {
         Report(CheckCode::kMissingAttribute, path, label.str(),
                absl::StrCat("required attribute '", spec.name, "' is missing"));
       }
@@ -439,8 +459,11 @@ class Checker {
     return it->second;
   }
 
+  // Checks the types `scope` gives the node's values (TypeOf(name)) against
+  // the type constraints.
+  template <typename TypeSource>
   void CheckTypes(const onnx::NodeProto& node, const OpSchema& schema, const std::string& path,
-                  const NodeLabel& label, const Scope& scope) {
+                  const NodeLabel& label, const TypeSource& scope) {
     // Type parameters bound so far, to check homogeneity.
     std::vector<std::pair<absl::string_view, std::string>> bound;
     auto check = [&](const std::string& value, const FormalParam* formal, const char* role) {
@@ -564,6 +587,47 @@ CheckReport CheckModel(const onnx::ModelProto& model) {
   CheckReport report;
   Checker(model, report).Run();
   return report;
+}
+
+namespace {
+
+// Types from a map, for Checker::CheckTypes.
+struct TypeLookup {
+  const NodeChecker::TypeMap& types;
+  const onnx::TypeProto* TypeOf(absl::string_view name) const {
+    auto it = types.find(name);
+    return it == types.end() ? nullptr : it->second;
+  }
+};
+
+}  // namespace
+
+struct NodeChecker::State {
+  explicit State(const onnx::ModelProto& model) : checker(model, report) {
+    opsets = checker.ModelOpsets();
+    report.issues.clear();  // the imports are the full check's business
+  }
+  CheckReport report;
+  Checker checker;
+  OpsetMap opsets;
+};
+
+NodeChecker::NodeChecker(const onnx::ModelProto& model)
+    : state_(std::make_unique<State>(model)) {}
+
+NodeChecker::~NodeChecker() = default;
+
+absl::Status NodeChecker::Check(const onnx::NodeProto& node, const std::string& path,
+                                const TypeMap& types) {
+  CheckReport& report = state_->report;
+  size_t before = report.issues.size();
+  state_->checker.CheckOneNode(node, path, state_->opsets, TypeLookup{types});
+  for (size_t i = before; i < report.issues.size(); ++i) {
+    if (!report.issues[i].is_warning) {
+      return absl::InvalidArgumentError(report.issues[i].ToString());
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace onnxconvert::schema

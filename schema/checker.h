@@ -1,10 +1,14 @@
 #ifndef ONNX_CONVERT_SCHEMA_CHECKER_H_
 #define ONNX_CONVERT_SCHEMA_CHECKER_H_
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "proto/onnx.pb.h"
 
 namespace onnxconvert::schema {
@@ -62,6 +66,30 @@ struct CheckReport {
 // types against type constraints; subgraphs and model-local functions
 // recursively. Collects every issue instead of stopping at the first.
 CheckReport CheckModel(const onnx::ModelProto& model);
+
+// Checks single nodes of one model as CheckModel checks each node, so that
+// a change to a few nodes is validated without checking the whole model
+// again. The model's opset imports are read once, when it is built.
+class NodeChecker {
+ public:
+  explicit NodeChecker(const onnx::ModelProto& model);
+  ~NodeChecker();
+
+  // Types of values by name.
+  using TypeMap = absl::flat_hash_map<absl::string_view, const onnx::TypeProto*>;
+
+  // Checks `node`, in the graph at `path`, but not its subgraphs: its op
+  // exists at the imported opset, its arity and attributes fit, and the
+  // types `types` gives its values meet the type constraints. Whether its
+  // inputs are defined before it is the caller's to see to. The first
+  // error, naming the node.
+  absl::Status Check(const onnx::NodeProto& node, const std::string& path,
+                     const TypeMap& types);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace onnxconvert::schema
 

@@ -1,5 +1,6 @@
 #include "schema/inference.h"
 
+#include <algorithm>
 #include <deque>
 #include <memory>
 
@@ -63,12 +64,6 @@ constexpr int kLookahead = 8;
 
 using OpsetMap = absl::flat_hash_map<std::string, int64_t>;
 
-// What inference knows of a value besides its type: its constant value or
-// its value as symbolic dims, for the few values that have one.
-struct ValueExtras {
-  const onnx::TensorProto* constant = nullptr;
-  const onnx::TensorShapeProto* shape_data = nullptr;  // in the result's arena
-};
 
 // The empty type of a value whose type is unknown.
 const onnx::TypeProto& NoType() { return onnx::TypeProto::default_instance(); }
@@ -117,6 +112,13 @@ struct TensorTypeEq {
   }
 };
 
+// Whether two types are equal, field by field.
+bool SameType(const onnx::TypeProto& a, const onnx::TypeProto& b) {
+  if (&a == &b) return true;
+  if (Internable(a) && Internable(b)) return TensorTypeEq()(&a, &b);
+  return a.SerializeAsString() == b.SerializeAsString();
+}
+
 class Engine;
 
 // Infers one graph; subgraphs get their own, linked to their parent.
@@ -139,9 +141,9 @@ class GraphInferencer {
   }
 
   // The extras of `name` here or in an enclosing graph, or null.
-  const ValueExtras* FindExtras(absl::string_view name) const {
+  const ValueFacts* FindExtras(absl::string_view name) const {
     for (const GraphInferencer* g = this; g != nullptr; g = g->parent_) {
-      if (auto it = g->extras_.find(name); it != g->extras_.end()) return &it->second;
+      if (auto it = g->extras_->find(name); it != g->extras_->end()) return &it->second;
     }
     return nullptr;
   }
@@ -164,12 +166,28 @@ class GraphInferencer {
   Engine& engine() { return engine_; }
   
   const onnx::TypeProto* Declared(absl::string_view name) const {
-    auto it = declared_.find(name);
-    return it == declared_.end() ? nullptr : it->second;
+    auto it = declared_->find(name);
+    return it == declared_->end() ? nullptr : it->second;
   }
 
- private:
+  // Picks up the types `done` holds for this graph, inferred before, so
+  // that InferNode re-infers single nodes against them.
+  void Resume(GraphTypes& done) {
+    types_ = &done.types;
+    declared_ = &done.declared;
+    extras_ = &done.facts;
+    resumed_ = true;
+  }
+
+  // Stores the type of initializer `tensor`.
+  void AddInitializer(const onnx::TensorProto& tensor);
+
+  // Infers `node` (the `index`th of the graph, or -1) and stores the types
+  // of its outputs. Resumed, an output that had a type must come out with
+  // the same one.
   absl::Status InferNode(const onnx::NodeProto& node, int index);
+
+ private:
 
   const onnx::GraphProto& graph_;
   const GraphInferencer* parent_;
@@ -179,9 +197,12 @@ class GraphInferencer {
   // Types of this graph's values: the result's map, filled as nodes are
   // inferred (keys view the model).
   absl::flat_hash_map<absl::string_view, const onnx::TypeProto*>* types_ = nullptr;
-  absl::flat_hash_map<absl::string_view, ValueExtras> extras_;
-  absl::flat_hash_map<absl::string_view, const onnx::TypeProto*> declared_;
+  // Facts of this graph's values: the result's map.
+  absl::flat_hash_map<absl::string_view, ValueFacts>* extras_ = nullptr;
+  // Declared types (value_info, graph outputs): the result's map.
+  absl::flat_hash_map<absl::string_view, const onnx::TypeProto*>* declared_ = nullptr;
   std::vector<onnx::TypeProto> output_types_;
+  bool resumed_ = false;
 };
 
 class Engine {
@@ -219,8 +240,8 @@ class Engine {
     return stored;
   }
   const onnx::TensorProto* Own(onnx::TensorProto tensor) {
-    owned_.push_back(std::move(tensor));
-    return &owned_.back();
+    result_.constants.push_back(std::move(tensor));
+    return &result_.constants.back();
   }
   std::string FreshSymbol() { return absl::StrCat("unk__", next_symbol_++); }
 
@@ -234,7 +255,6 @@ class Engine {
   }
 
   OpsetMap opsets_;
-  std::deque<onnx::TensorProto> owned_;
   int next_symbol_ = 0;
   std::vector<std::vector<std::unique_ptr<onnx::TypeProto>>> scratch_;
   absl::flat_hash_set<const onnx::TypeProto*, TensorTypeHash, TensorTypeEq> interned_;
@@ -257,11 +277,11 @@ class NodeContext : public InferenceContext {
     return HasType(type) ? type : nullptr;
   }
   const onnx::TensorProto* InputConstant(size_t i) const override {
-    const ValueExtras* extras = Extras(i);
+    const ValueFacts* extras = Extras(i);
     return extras != nullptr ? extras->constant : nullptr;
   }
   const onnx::TensorShapeProto* InputShapeData(size_t i) const override {
-    const ValueExtras* extras = Extras(i);
+    const ValueFacts* extras = Extras(i);
     return extras != nullptr ? extras->shape_data : nullptr;
   }
   onnx::TypeProto* MutableOutputType(size_t i) override {
@@ -305,7 +325,7 @@ class NodeContext : public InferenceContext {
   const onnx::TensorProto* output_constant(size_t i) const { return output_constants_[i]; }
 
  private:
-  const ValueExtras* Extras(size_t i) const {
+  const ValueFacts* Extras(size_t i) const {
     if (!HasInput(i)) return nullptr;
     return graph_.FindExtras(node_.input(i));
   }
@@ -435,13 +455,24 @@ absl::StatusOr<onnx::TypeProto> MergeWithDeclared(const onnx::TypeProto& inferre
   return merged;
 }
 
+void GraphInferencer::AddInitializer(const onnx::TensorProto& tensor) {
+  onnx::TypeProto* type = engine_.Scratch(depth_, 0);
+  SetElemType(type, tensor.data_type());
+  auto* shape = MutableShape(type);
+  for (int64_t dim : tensor.dims()) AddDim(shape, dim);
+  (*types_)[tensor.name()] = engine_.Store(*type);
+  (*extras_)[tensor.name()].constant = &tensor;
+}
+
 absl::Status GraphInferencer::Run(absl::Span<const onnx::TypeProto* const> input_types) {
   GraphTypes& result = engine_.result().graphs[&graph_];
   result.path = path_;
   types_ = &result.types;
+  declared_ = &result.declared;
+  extras_ = &result.facts;
   types_->reserve(graph_.input_size() + graph_.initializer_size() + graph_.node_size());
-  for (const auto& value : graph_.value_info()) declared_[value.name()] = &value.type();
-  for (const auto& value : graph_.output()) declared_[value.name()] = &value.type();
+  for (const auto& value : graph_.value_info()) (*declared_)[value.name()] = &value.type();
+  for (const auto& value : graph_.output()) (*declared_)[value.name()] = &value.type();
   absl::flat_hash_set<absl::string_view> inputs;
   for (int i = 0; i < graph_.input_size(); ++i) {
     const auto& input = graph_.input(i);
@@ -456,12 +487,7 @@ absl::Status GraphInferencer::Run(absl::Span<const onnx::TypeProto* const> input
   }
   for (const auto& tensor : graph_.initializer()) {
     if (inputs.contains(tensor.name())) continue;  // may be overridden at run time
-    extras_[tensor.name()].constant = &tensor;
-    onnx::TypeProto* type = engine_.Scratch(depth_, 0);
-    SetElemType(type, tensor.data_type());
-    auto* shape = MutableShape(type);
-    for (int64_t dim : tensor.dims()) AddDim(shape, dim);
-    (*types_)[tensor.name()] = engine_.Store(*type);
+    AddInitializer(tensor);
   }
   for (int i = 0; i < graph_.node_size(); ++i) {
     // Large graphs miss the cache on every new value: fetch ahead.
@@ -474,14 +500,14 @@ absl::Status GraphInferencer::Run(absl::Span<const onnx::TypeProto* const> input
     if (!status.ok()) return status;
   }
   output_types_ = OutputTypes();
-  extras_.clear();
   return absl::OkStatus();
 }
 
 std::string NodeLabel(const onnx::NodeProto& node, int index, const OpSchema* schema) {
   std::string op = schema != nullptr ? schema->Label() : node.op_type();
-  return node.name().empty() ? absl::StrCat("node #", index, " (", op, ")")
-                             : absl::StrCat("node '", node.name(), "' (", op, ")");
+  if (!node.name().empty()) return absl::StrCat("node '", node.name(), "' (", op, ")");
+  return index >= 0 ? absl::StrCat("node #", index, " (", op, ")")
+                    : absl::StrCat("unnamed node (", op, ")");
 }
 
 absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) {
@@ -532,15 +558,126 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
     } else {
       stored = engine_.Store(inferred != nullptr ? *inferred : NoType());
     }
-    (*types_)[name] = stored;
+    if (resumed_) {
+      auto before = types_->find(name);
+      if (before == types_->end()) {
+        types_->emplace(name, stored);
+      } else {
+        if (!SameType(*before->second, *stored)) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              path_, " \xE2\x80\xBA ", NodeLabel(node, index, schema), ": output '", name,
+              "' was ", TypeString(*before->second), ", now ", TypeString(*stored)));
+        }
+        if (before->first.data() != name.data()) {
+          // The key views the string of a node since removed: view this
+          // node's.
+          types_->erase(before);
+          types_->emplace(name, stored);
+          extras_->erase(name);
+        }
+      }
+    } else {
+      (*types_)[name] = stored;
+    }
     if (ctx && (ctx->output_data(i) != nullptr || ctx->output_constant(i) != nullptr)) {
-      extras_[name] = {ctx->output_constant(i), ctx->output_data(i)};
+      (*extras_)[name] = {ctx->output_constant(i), ctx->output_data(i)};
     }
   }
   return absl::OkStatus();
 }
 
 }  // namespace
+
+struct NodeReinferencer::State {
+  State(const onnx::ModelProto& model, const onnx::GraphProto& graph, GraphTypes& done,
+        InferenceResult& result)
+      : engine(model, Strict(), result), inferencer(graph, nullptr, done.path, engine, 0) {
+    inferencer.Resume(done);
+  }
+  static const InferenceOptions& Strict() {
+    static const InferenceOptions strict{.strict = true};
+    return strict;
+  }
+  Engine engine;
+  GraphInferencer inferencer;
+};
+
+absl::StatusOr<std::unique_ptr<NodeReinferencer>> NodeReinferencer::Create(
+    const onnx::ModelProto& model, const onnx::GraphProto& graph,
+    absl::Span<const onnx::TensorProto* const> added, InferenceResult& result) {
+  auto done = result.graphs.find(&graph);
+  if (done == result.graphs.end()) {
+    return absl::FailedPreconditionError("the graph was not inferred before");
+  }
+  auto state = std::make_unique<State>(model, graph, done->second, result);
+  for (const onnx::TensorProto* tensor : added) state->inferencer.AddInitializer(*tensor);
+  return std::unique_ptr<NodeReinferencer>(new NodeReinferencer(std::move(state)));
+}
+
+NodeReinferencer::NodeReinferencer(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+NodeReinferencer::~NodeReinferencer() = default;
+
+absl::Status NodeReinferencer::Infer(const onnx::NodeProto& node) {
+  return state_->inferencer.InferNode(node, -1);
+}
+
+namespace {
+
+// Whether two specs of one attribute have the same default.
+bool SameDefault(const AttrSpec& a, const AttrSpec& b) {
+  const AttrDefault& x = a.default_value;
+  const AttrDefault& y = b.default_value;
+  return x.i == y.i && (x.f == y.f || (x.f != x.f && y.f != y.f)) && x.s == y.s &&
+         std::equal(x.ints.begin(), x.ints.end(), y.ints.begin(), y.ints.end()) &&
+         std::equal(x.strings.begin(), x.strings.end(), y.strings.begin(), y.strings.end());
+}
+
+}  // namespace
+
+bool NodeValidationUnchanged(const OpSchema& from, const OpSchema& to) {
+  if (FindInferenceRule(from) != FindInferenceRule(to)) return false;
+  if (from.min_input != to.min_input || from.max_input != to.max_input ||
+      from.min_output != to.min_output || from.max_output != to.max_output ||
+      from.deprecated != to.deprecated) {
+    return false;
+  }
+  auto same_params = [](absl::Span<const FormalParam> a, absl::Span<const FormalParam> b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].type_str != b[i].type_str || a[i].option != b[i].option ||
+          a[i].is_homogeneous != b[i].is_homogeneous) {
+        return false;
+      }
+    }
+    return true;
+  };
+  if (!same_params(from.inputs, to.inputs) || !same_params(from.outputs, to.outputs)) {
+    return false;
+  }
+  if (from.attributes.size() != to.attributes.size()) return false;
+  for (const AttrSpec& spec : from.attributes) {
+    const AttrSpec* other = to.FindAttr(spec.name);
+    if (other == nullptr || other->type != spec.type || other->required != spec.required ||
+        other->has_default != spec.has_default || !SameDefault(spec, *other)) {
+      return false;
+    }
+  }
+  // Every type allowed before is allowed after; a constraint that allowed
+  // one type (which inference assigns outright) allows the same one.
+  for (const TypeConstraint& before : from.type_constraints) {
+    const TypeConstraint* after = to.FindConstraint(before.type_param);
+    if (after == nullptr) return false;
+    if ((before.allowed_types.size() == 1) != (after->allowed_types.size() == 1)) return false;
+    for (absl::string_view type : before.allowed_types) {
+      if (std::find(after->allowed_types.begin(), after->allowed_types.end(), type) ==
+          after->allowed_types.end()) {
+        return false;
+      }
+    }
+  }
+  return from.type_constraints.size() == to.type_constraints.size();
+}
 
 absl::StatusOr<InferenceResult> InferModel(const onnx::ModelProto& model,
                                            const InferenceOptions& options) {

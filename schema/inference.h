@@ -1,6 +1,7 @@
 #ifndef ONNX_CONVERT_SCHEMA_INFERENCE_H_
 #define ONNX_CONVERT_SCHEMA_INFERENCE_H_
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -13,6 +14,7 @@
 #include "absl/strings/string_view.h"
 #include "google/protobuf/arena.h"
 #include "proto/onnx.pb.h"
+#include "schema/registry.h"
 
 namespace onnxconvert::schema {
 
@@ -24,6 +26,13 @@ struct InferenceOptions {
   bool strict = false;
 };
 
+// What inference knows of a value besides its type, for the few values
+// that have it: its constant value, or its value as symbolic dims.
+struct ValueFacts {
+  const onnx::TensorProto* constant = nullptr;  // the model's or the result's
+  const onnx::TensorShapeProto* shape_data = nullptr;  // in the result's arena
+};
+
 // Types inferred for the values of one graph.
 struct GraphTypes {
   std::string path;  // e.g. "main" or "main/body of 'loop' (Loop)"
@@ -31,6 +40,10 @@ struct GraphTypes {
   // type, by name. Names view the model's strings; types live in the
   // result's arena, and equal tensor types are one shared object.
   absl::flat_hash_map<absl::string_view, const onnx::TypeProto*> types;
+  // Declared types (value_info, graph outputs) by name; they view the model.
+  absl::flat_hash_map<absl::string_view, const onnx::TypeProto*> declared;
+  // Facts of the values that have them, by name.
+  absl::flat_hash_map<absl::string_view, ValueFacts> facts;
 };
 
 // What inference found for a model.
@@ -52,6 +65,8 @@ struct InferenceResult {
   // "ai.onnx.TfIdfVectorizer-9": their outputs get element types from the
   // type constraints only.
   std::map<std::string, int> ops_without_rules;
+  // Constant values inference computed (ValueFacts::constant views them).
+  std::deque<onnx::TensorProto> constants;
   // Inconsistencies noted outside strict mode.
   std::vector<std::string> notes;
   int nodes_inferred = 0;
@@ -62,6 +77,39 @@ struct InferenceResult {
 // the model.
 absl::StatusOr<InferenceResult> InferModel(const onnx::ModelProto& model,
                                            const InferenceOptions& options = {});
+
+// Re-infers single nodes of the main graph of a model, one by one, against
+// the strict inference of the model before those nodes changed, so that a
+// change to a few nodes is validated without inferring the whole model
+// again.
+class NodeReinferencer {
+ public:
+  // Re-infers nodes of `graph` (the main graph of `model`), at the opsets
+  // `model` imports now, into `result`; `added` are initializers added
+  // since `result` was inferred. FailedPrecondition if `result` has no
+  // types for `graph`.
+  static absl::StatusOr<std::unique_ptr<NodeReinferencer>> Create(
+      const onnx::ModelProto& model, const onnx::GraphProto& graph,
+      absl::Span<const onnx::TensorProto* const> added, InferenceResult& result);
+  ~NodeReinferencer();
+
+  // Infers `node` strictly: new values get their types, and a value that
+  // had a type must come out with the same one. An error means that the
+  // change reaches further than the node (or is invalid): infer the whole
+  // model again to know which. Constants are known from initializers only.
+  absl::Status Infer(const onnx::NodeProto& node);
+
+ private:
+  struct State;
+  explicit NodeReinferencer(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// Whether every node that validates (check and strict inference) bound to
+// `from` validates bound to `to`, with the same output types: the two
+// versions have the same inputs, outputs, attributes and inference rule,
+// and `to` allows every type `from` does.
+bool NodeValidationUnchanged(const OpSchema& from, const OpSchema& to);
 
 // Writes `result` into `model` (the same model it was inferred from):
 // value_info for every intermediate value with an inferred type, and types

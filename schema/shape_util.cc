@@ -132,6 +132,12 @@ absl::Status InferLikeInputTypedByDtype(InferenceContext& ctx) {
 }
 
 absl::Status InferBroadcastShape(InferenceContext& ctx) {
+  if (ctx.op().FindAttr("broadcast") != nullptr) {
+    // Before opset 7: B is broadcast onto A (from `axis`, or as a suffix),
+    // so the result has A's shape.
+    PropagateShape(ctx, 0, 0);
+    return absl::OkStatus();
+  }
   absl::InlinedVector<DimRange, 4> ranges;
   bool all_equal = true;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {

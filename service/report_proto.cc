@@ -98,8 +98,17 @@ v1::ConversionReport ReportToProto(const converter::ConversionReport& report) {
     out->set_to_opset(step.to_opset);
     out->set_validation(step.validation);
     out->set_milliseconds(step.milliseconds);
+    out->set_nodes_validated(step.nodes_validated);
     for (const converter::NodeChange& node : step.nodes) {
       *out->add_nodes() = NodeChangeToProto(node);
+    }
+    for (const converter::VersionBump& bump : step.bumps) {
+      v1::VersionBump* b = out->add_bumps();
+      b->set_graph(bump.graph);
+      b->set_op(bump.op);
+      b->set_from_version(bump.from_version);
+      b->set_to_version(bump.to_version);
+      b->set_nodes(bump.nodes);
     }
   }
   for (const auto& [op, count] : report.untouched_ops) {
@@ -127,8 +136,13 @@ converter::ConversionReport ReportFromProto(const v1::ConversionReport& proto) {
     out.to_opset = step.to_opset();
     out.validation = step.validation();
     out.milliseconds = step.milliseconds();
+    out.nodes_validated = static_cast<int>(step.nodes_validated());
     for (const v1::NodeChange& node : step.nodes()) {
       out.nodes.push_back(NodeChangeFromProto(node));
+    }
+    for (const v1::VersionBump& bump : step.bumps()) {
+      out.bumps.push_back({bump.graph(), bump.op(), bump.from_version(), bump.to_version(),
+                           static_cast<int>(bump.nodes())});
     }
   }
   for (const v1::OpCount& op : proto.untouched_ops()) {

@@ -24,7 +24,10 @@ TEST(ReportProtoTest, ConversionReportSurvivesTheRoundTrip) {
   report.target_ml_opset = 4;
   report.nodes_refused = 1;
   report.steps.back().domain = "ai.onnx.ml";
-  report.steps.front().nodes.front().refusal = "cannot, for a reason";
+  report.steps.front().nodes.push_back(
+      {"main", "c", "Conv", 1, 11, "Conv 1->11", {{"kind", "detail"}}, "cannot, for a reason"});
+  report.steps.front().nodes_validated = 7;
+  ASSERT_FALSE(report.steps.front().bumps.empty());
   converter::ConversionReport back = ReportFromProto(ReportToProto(result->report));
   EXPECT_EQ(back.ToJson(), result->report.ToJson());
   EXPECT_EQ(back.ToText(), result->report.ToText());
@@ -98,9 +101,12 @@ TEST(ReportProtoTest, SummarySurvivesTheRoundTrip) {
 // gains a field, this fails. Mirror the field in the proto and in
 // report_proto.cc (so that --server runs print it too), then update here.
 TEST(ReportProtoTest, MirroredStructsHaveNotGrown) {
-  EXPECT_EQ(sizeof(converter::ConvertOptions), 80u);  // should_stop is not mirrored: the server sets it
+  // Not mirrored: should_stop (the server sets it), full_validation and
+  // cross_check (test switches).
+  EXPECT_EQ(sizeof(converter::ConvertOptions), 80u);
   EXPECT_EQ(sizeof(converter::ConversionReport), 120u);
-  EXPECT_EQ(sizeof(converter::StepReport), 112u);
+  EXPECT_EQ(sizeof(converter::StepReport), 144u);
+  EXPECT_EQ(sizeof(converter::VersionBump), 80u);
   EXPECT_EQ(sizeof(converter::NodeChange), 192u);
   EXPECT_EQ(sizeof(adapters::Change), 64u);
   EXPECT_EQ(sizeof(schema::CheckIssue), 104u);

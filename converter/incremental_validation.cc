@@ -1,0 +1,110 @@
+#include "converter/incremental_validation.h"
+
+#include <memory>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "ir/status_macros.h"
+#include "schema/checker.h"
+
+namespace onnxconvert::converter {
+namespace {
+
+// How many groups ahead the type table is prefetched.
+constexpr size_t kLookahead = 8;
+
+// "node 'x' (Op)" or "unnamed node (Op)".
+std::string Label(const onnx::NodeProto& node) {
+  return node.name().empty() ? absl::StrCat("unnamed node (", node.op_type(), ")")
+                             : absl::StrCat("node '", node.name(), "' (", node.op_type(), ")");
+}
+
+bool Contains(absl::Span<const absl::string_view> names, absl::string_view name) {
+  for (absl::string_view n : names) {
+    if (n == name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::Status IncrementalValidator::CheckWiring(const TouchedGroup& group,
+                                               const schema::GraphTypes& types) const {
+  absl::InlinedVector<absl::string_view, 4> produced;
+  for (const onnx::NodeProto* node : group.nodes) {
+    for (const onnx::AttributeProto& attribute : node->attribute()) {
+      if (attribute.has_g() || attribute.graphs_size() > 0) {
+        return absl::FailedPreconditionError(absl::StrCat(Label(*node), " has subgraphs"));
+      }
+    }
+    for (const std::string& input : node->input()) {
+      if (input.empty() || Contains(group.old_inputs, input) || Contains(produced, input) ||
+          graph_level_.contains(input)) {
+        continue;
+      }
+      return absl::FailedPreconditionError(absl::StrCat(
+          Label(*node), ": input '", input, "' may be defined only after the node"));
+    }
+    for (const std::string& output : node->output()) {
+      if (output.empty()) continue;
+      bool fresh_or_old = Contains(group.old_outputs, output) ||
+                          (!types.types.contains(output) && !graph_level_.contains(output));
+      if (Contains(produced, output) || !fresh_or_old) {
+        return absl::FailedPreconditionError(
+            absl::StrCat(Label(*node), ": output '", output, "' is defined elsewhere too"));
+      }
+      produced.push_back(output);
+    }
+  }
+  for (absl::string_view output : group.old_outputs) {
+    if (!output.empty() && !Contains(produced, output)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("value '", output, "' is no longer defined"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status IncrementalValidator::Validate(absl::Span<const TouchedGroup> groups,
+                                            absl::Span<const onnx::TensorProto* const> added,
+                                            schema::InferenceResult& types) {
+  const onnx::GraphProto& graph = model_.graph();
+  auto found = types.graphs.find(&graph);
+  if (found == types.graphs.end()) {
+    return absl::FailedPreconditionError("no types for the main graph");
+  }
+  const schema::GraphTypes& main = found->second;  // stays put in the node map
+  if (!collected_) {
+    for (const auto& input : graph.input()) graph_level_.insert(input.name());
+    for (const auto& tensor : graph.initializer()) graph_level_.insert(tensor.name());
+    for (const auto& sparse : graph.sparse_initializer()) {
+      graph_level_.insert(sparse.values().name());
+    }
+    collected_ = true;
+  } else {
+    for (const onnx::TensorProto* tensor : added) graph_level_.insert(tensor->name());
+  }
+  for (const TouchedGroup& group : groups) {
+    OC_RETURN_IF_ERROR(CheckWiring(group, main));
+  }
+  OC_ASSIGN_OR_RETURN(std::unique_ptr<schema::NodeReinferencer> reinfer,
+                      schema::NodeReinferencer::Create(model_, graph, added, types));
+  schema::NodeChecker checker(model_);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    // Large graphs miss the cache on every value: fetch ahead.
+    if (g + kLookahead < groups.size()) {
+      for (const onnx::NodeProto* node : groups[g + kLookahead].nodes) {
+        for (const std::string& input : node->input()) main.types.prefetch(input);
+        for (const std::string& output : node->output()) main.types.prefetch(output);
+      }
+    }
+    for (const onnx::NodeProto* node : groups[g].nodes) {
+      // Inputs are defined before the node: CheckWiring saw to it.
+      OC_RETURN_IF_ERROR(checker.Check(*node, main.path, main.types));
+      OC_RETURN_IF_ERROR(reinfer->Infer(*node));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace onnxconvert::converter
