@@ -59,5 +59,38 @@ TEST(CorpusConversionTest, EveryCaseToEveryTarget) {
   EXPECT_GT(tally["up ok"], 9000);
 }
 
+// Converts every case to every target validating each step both node by
+// node and as a whole model (cross_check): they must agree, on the verdict
+// and on every type. Counts how the steps were validated.
+TEST(CorpusConversionTest, IncrementalValidationAgreesWithTheWholeModel) {
+  absl::StatusOr<std::vector<testing::CorpusCase>> cases = testing::ListCorpusCases();
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  std::map<std::string, int> validations;  // "incremental", "ok", "unchanged"
+  int converted = 0;
+  for (const testing::CorpusCase& c : *cases) {
+    absl::StatusOr<LoadedModel> loaded = LoadModel(c.model_path);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    std::optional<int64_t> own = testing::ImportedOpset(loaded->model, "");
+    if (!own) continue;
+    for (int64_t target : testing::ConformanceTargets()) {
+      if (target == *own) continue;
+      ConvertOptions options;
+      options.target_opset = target;
+      options.cross_check = true;
+      absl::StatusOr<ConversionResult> result = ConvertModel(loaded->model, options);
+      if (!result.ok()) {
+        EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition)
+            << c.name << " -> " << target << ": " << result.status();
+        continue;
+      }
+      ++converted;
+      for (const StepReport& step : result->report.steps) ++validations[step.validation];
+    }
+  }
+  std::cerr << converted << " conversions; steps validated:\n";
+  for (const auto& [how, count] : validations) std::cerr << "  " << how << ": " << count << "\n";
+  EXPECT_GT(validations["incremental"], validations["ok"]);
+}
+
 }  // namespace
 }  // namespace onnxconvert::converter
