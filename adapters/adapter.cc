@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "adapters/rewrites.h"
+#include "schema/inference.h"
 #include "schema/type_strings.h"
 
 namespace onnxconvert::adapters {
@@ -100,16 +101,6 @@ std::string ParamDifference(const OpSchema& from, absl::Span<const FormalParam> 
   return "";
 }
 
-bool SameDefault(const AttrSpec& a, const AttrSpec& b) {
-  if (a.has_default != b.has_default) return false;
-  if (!a.has_default) return true;
-  const auto& x = a.default_value;
-  const auto& y = b.default_value;
-  return x.i == y.i && x.f == y.f && x.s == y.s &&
-         std::equal(x.ints.begin(), x.ints.end(), y.ints.begin(), y.ints.end()) &&
-         std::equal(x.strings.begin(), x.strings.end(), y.strings.begin(), y.strings.end());
-}
-
 bool NodeSets(const onnx::NodeProto& node, absl::string_view attribute) {
   return FindAttribute(node, attribute) != nullptr;
 }
@@ -158,6 +149,14 @@ std::vector<std::pair<const FormalParam*, const FormalParam*>> PairedSlots(const
 // Whether every type `from` allows in each slot is allowed by `to` in the
 // same slot, and slots (inputs or outputs) that `to` binds to one type
 // parameter were bound together by `from` too.
+bool SameParamNames(absl::Span<const FormalParam> a, absl::Span<const FormalParam> b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].name != b[i].name) return false;
+  }
+  return true;
+}
+
 bool TypesWiden(const OpSchema& from, const OpSchema& to) {
   auto slots = PairedSlots(from, to);
   for (size_t i = 0; i < slots.size(); ++i) {
@@ -186,6 +185,10 @@ AdapterPlan PlanAdapter(const OpSchema& from, const OpSchema& to) {
       absl::StrCat(from.domain.empty() ? "" : absl::StrCat(from.domain, "."), from.name, " ",
                    from.since_version, "->", to.since_version)};
   plan.types_widen = TypesWiden(from, to);
+  plan.rebinds_only = plan.rewrite == nullptr && plan.types_widen && !IsSemanticChange(from, to) &&
+                      SameParamNames(from.inputs, to.inputs) &&
+                      SameParamNames(from.outputs, to.outputs) &&
+                      schema::NodeValidationUnchanged(from, to);
   return plan;
 }
 

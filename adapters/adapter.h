@@ -20,6 +20,10 @@ namespace onnxconvert::adapters {
 struct Change {
   std::string kind;    // "version-bump", "attribute-to-input", "node-replaced", ...
   std::string detail;  // human-readable, e.g. "axes moved to input 'axes__0'"
+
+  bool operator==(const Change& other) const {
+    return kind == other.kind && detail == other.detail;
+  }
 };
 
 // What an adapter sees of the node it converts from one operator version to
@@ -92,6 +96,11 @@ struct AdapterPlan {
   // Every type a value may have under `from` is allowed by `to` in the same
   // place, with no new same-type requirement: nodes need no type check.
   bool types_widen = false;
+  // Every node valid under `from` is valid under `to` as it is, with the
+  // same output types: same signature, attributes and inference, wider
+  // types, no rewrite, no change of meaning. FindAdapter says kCompatible
+  // for every valid node without looking at it.
+  bool rebinds_only = false;
 };
 
 // The plan for converting between two adjacent versions of an operator.
@@ -154,6 +163,9 @@ std::string NodeFitsVersion(const schema::OpSchema& to, const onnx::NodeProto& n
 // node's negative axis attributes (which count from the back from 11 on)
 // with the rank they index; fails when that rank is unknown.
 absl::Status ResolveNegativeAxes(AdapterContext& ctx);
+
+// Whether ResolveNegativeAxes may change a node going from `from` to `to`.
+bool NegativeAxesMatter(const schema::OpSchema& from, const schema::OpSchema& to);
 
 // Casts the node's inputs whose element types `to` does not allow to the
 // nearest wider type it does (exactly holding every value), and its outputs

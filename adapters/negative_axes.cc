@@ -54,10 +54,16 @@ int64_t RankFor(const AdapterContext& ctx, const AxisAttribute& row,
 
 }  // namespace
 
-absl::Status ResolveNegativeAxes(AdapterContext& ctx) {
-  if (!ctx.from.domain.empty() || ctx.from.since_version < 11 || ctx.to.since_version >= 11) {
-    return absl::OkStatus();
+bool NegativeAxesMatter(const schema::OpSchema& from, const schema::OpSchema& to) {
+  if (!from.domain.empty() || from.since_version < 11 || to.since_version >= 11) return false;
+  for (const AxisAttribute& row : kAxisAttributes) {
+    if (from.name == row.op) return true;
   }
+  return false;
+}
+
+absl::Status ResolveNegativeAxes(AdapterContext& ctx) {
+  if (!NegativeAxesMatter(ctx.from, ctx.to)) return absl::OkStatus();
   for (const AxisAttribute& row : kAxisAttributes) {
     if (ctx.from.name != row.op) continue;
     onnx::AttributeProto* attribute = nullptr;

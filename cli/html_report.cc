@@ -107,6 +107,15 @@ void AppendNodeRow(std::string& out, const converter::NodeChange& node) {
   bool refused = !node.refusal.empty();
   std::string name = node.node.empty() ? "<em>(unnamed)</em>"
                                        : absl::StrCat("<code>", HtmlEscape(node.node), "</code>");
+  if (!node.alike.empty()) {
+    // The page names a few; the JSON report names them all.
+    constexpr size_t kNamed = 20;
+    absl::StrAppend(&name, "<br>and ", node.alike.size(), " more alike:");
+    for (size_t i = 0; i < node.alike.size() && i < kNamed; ++i) {
+      absl::StrAppend(&name, " <code>", HtmlEscape(node.alike[i]), "</code>");
+    }
+    if (node.alike.size() > kNamed) absl::StrAppend(&name, " \xE2\x80\xA6");
+  }
   std::string outcome =
       refused ? absl::StrCat("<span class=\"refusal\">cannot convert: ", HtmlEscape(node.refusal),
                              "</span>")

@@ -1,7 +1,9 @@
 #include "converter/converter.h"
 
 #include <chrono>
+#include <cstring>
 #include <deque>
+#include <functional>
 #include <map>
 
 #include "absl/container/flat_hash_map.h"
@@ -11,6 +13,7 @@
 #include "adapters/rewrites.h"
 #include "converter/expand.h"
 #include "converter/incremental_validation.h"
+#include "converter/side_by_side.h"
 #include "ir/graph_index.h"
 #include "ir/json_writer.h"
 #include "ir/status_macros.h"
@@ -34,7 +37,7 @@ struct NodeSite {
   onnx::NodeProto* node;
   onnx::GraphProto* graph;  // null inside functions
   NodeList* list;           // the node list that holds the node
-  std::string path;
+  absl::string_view path;   // of the graph; OpIndex keeps the string
 };
 
 // The index key of an operator: its canonical domain and its name.
@@ -42,19 +45,27 @@ std::string Key(absl::string_view domain, absl::string_view op) {
   return absl::StrCat(domain, "\x1f", op);
 }
 
+// The mutable object behind `message`, reached without a mutable accessor
+// (which would write has-bits while other threads read the model).
+template <typename T>
+T* Mutable(const T& message) {
+  return const_cast<T*>(&message);
+}
+
 // Every ai.onnx node of the model by op type, collected once and kept up to
 // date as steps insert, replace and remove nodes.
 class OpIndex {
  public:
   // Indexes the nodes of `domains` (canonical names); the others are only
-  // counted.
+  // counted. Only reads `model` while it is built.
   OpIndex(onnx::ModelProto& model, absl::flat_hash_set<std::string> domains)
       : domains_(std::move(domains)) {
-    if (model.has_graph()) AddGraph(*model.mutable_graph(), "main", 0);
-    for (onnx::FunctionProto& function : *model.mutable_functions()) {
-      std::string path = absl::StrCat("function '", function.domain(), ".", function.name(), "'");
-      for (onnx::NodeProto& node : *function.mutable_node()) {
-        Add({&node, nullptr, function.mutable_node(), path}, 0, true);
+    if (model.has_graph()) AddGraph(*Mutable(model.graph()), "main", 0);
+    for (const onnx::FunctionProto& function : model.functions()) {
+      absl::string_view path =
+          Intern(absl::StrCat("function '", function.domain(), ".", function.name(), "'"));
+      for (const onnx::NodeProto& node : function.node()) {
+        Add({Mutable(node), nullptr, Mutable(function.node()), path}, 0, true);
       }
     }
   }
@@ -70,22 +81,27 @@ class OpIndex {
   void Add(const NodeSite& site, int depth, bool recurse) {
     onnx::NodeProto& node = *site.node;
     absl::string_view domain = Registry::CanonicalDomain(node.domain());
-    if (domains_.contains(domain)) {
-      by_op_[Key(domain, node.op_type())].push_back(site);
+    if (domain != last_domain_) {
+      last_domain_ = std::string(domain);
+      last_indexed_ = domains_.contains(domain);
+    }
+    if (last_indexed_) {
+      SitesOf(domain, node.op_type()).push_back(site);
     } else {
       ++others_[absl::StrCat(domain.empty() ? "ai.onnx" : domain, ".", node.op_type())];
     }
     if (!recurse || depth >= kMaxDepth) return;
-    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (!attribute.has_g() && attribute.graphs_size() == 0) continue;
       std::string owner = absl::StrCat(" of '", node.name(), "' (", node.op_type(), ")");
       if (attribute.has_g()) {
-        parents_[attribute.mutable_g()] = site.graph;
-        AddGraph(*attribute.mutable_g(), absl::StrCat(site.path, "/", attribute.name(), owner),
+        parents_[&attribute.g()] = site.graph;
+        AddGraph(*Mutable(attribute.g()), absl::StrCat(site.path, "/", attribute.name(), owner),
                  depth + 1);
       }
       for (int i = 0; i < attribute.graphs_size(); ++i) {
-        parents_[attribute.mutable_graphs(i)] = site.graph;
-        AddGraph(*attribute.mutable_graphs(i),
+        parents_[&attribute.graphs(i)] = site.graph;
+        AddGraph(*Mutable(attribute.graphs(i)),
                  absl::StrCat(site.path, "/", attribute.name(), "[", i, "]", owner), depth + 1);
       }
     }
@@ -100,11 +116,11 @@ class OpIndex {
 
   // Adds the nodes of `graph`, not those of its subgraphs; `parent`
   // encloses it.
-  void AddShallow(onnx::GraphProto& graph, const std::string& path,
-                  const onnx::GraphProto* parent) {
+  void AddShallow(onnx::GraphProto& graph, std::string path, const onnx::GraphProto* parent) {
     parents_[&graph] = parent;
+    absl::string_view interned = Intern(std::move(path));
     for (onnx::NodeProto& node : *graph.mutable_node()) {
-      Add({&node, &graph, graph.mutable_node(), path}, 0, false);
+      Add({&node, &graph, graph.mutable_node(), interned}, 0, false);
     }
   }
 
@@ -116,13 +132,45 @@ class OpIndex {
   }
 
  private:
-  void AddGraph(onnx::GraphProto& graph, const std::string& path, int depth) {
-    for (onnx::NodeProto& node : *graph.mutable_node()) {
-      Add({&node, &graph, graph.mutable_node(), path}, depth, true);
+  void AddGraph(onnx::GraphProto& graph, std::string path, int depth) {
+    absl::string_view interned = Intern(std::move(path));
+    for (const onnx::NodeProto& node : graph.node()) {
+      Add({Mutable(node), &graph, Mutable(graph.node()), interned}, depth, true);
     }
   }
 
+  // A view of `path` that lives as long as the index.
+  absl::string_view Intern(std::string path) {
+    paths_.push_back(std::move(path));
+    return paths_.back();
+  }
+
+  std::deque<std::string> paths_;
+
+  // The sites of op `op` of `domain`, found without building a key string.
+  std::vector<NodeSite>& SitesOf(absl::string_view domain, absl::string_view op) {
+    char buffer[96];
+    absl::string_view key;
+    std::string long_key;
+    if (domain.size() + op.size() + 1 <= sizeof(buffer)) {
+      std::memcpy(buffer, domain.data(), domain.size());
+      buffer[domain.size()] = '\x1f';
+      std::memcpy(buffer + domain.size() + 1, op.data(), op.size());
+      key = absl::string_view(buffer, domain.size() + 1 + op.size());
+    } else {
+      long_key = Key(domain, op);
+      key = long_key;
+    }
+    auto it = by_op_.find(key);
+    if (it == by_op_.end()) it = by_op_.emplace(std::string(key), std::vector<NodeSite>()).first;
+    return it->second;
+  }
+
   absl::flat_hash_set<std::string> domains_;
+  // Whether the domain of the last node added was indexed: most nodes share
+  // one domain.
+  std::string last_domain_ = "\x01";
+  bool last_indexed_ = false;
   absl::flat_hash_map<std::string, std::vector<NodeSite>> by_op_;
   std::map<std::string, int> others_;
   absl::flat_hash_map<const onnx::GraphProto*, const onnx::GraphProto*> parents_;
@@ -132,6 +180,14 @@ class OpIndex {
 std::string KeyOf(const onnx::NodeProto& node) {
   return Key(Registry::CanonicalDomain(node.domain()), node.op_type());
 }
+
+// What steps took out of the model that inferred types may still view
+// (value names of replaced outputs and of removed nodes), kept until the
+// conversion ends.
+struct Retired {
+  std::vector<std::unique_ptr<std::string>> names;
+  std::vector<std::unique_ptr<onnx::NodeProto>> nodes;
+};
 
 // What a step changed, for validating it.
 struct StepChanges {
@@ -156,6 +212,18 @@ struct StepChanges {
 class StepEdits {
  public:
   explicit StepEdits(const onnx::GraphProto* main) : main_(main) {}
+  StepEdits(const StepEdits&) = delete;
+  StepEdits& operator=(const StepEdits&) = delete;
+  // Frees the nodes inserted by a step that failed before Apply.
+  ~StepEdits() {
+    for (auto& [list, edits] : edits_) {
+      for (auto* map : {&edits.before, &edits.after}) {
+        for (auto& [anchor, nodes] : *map) {
+          for (onnx::NodeProto* node : nodes) delete node;
+        }
+      }
+    }
+  }
 
   // Notes that the step changes `site`'s node (or what is around it), before
   // it does: its inputs and outputs as they are now.
@@ -223,15 +291,15 @@ class StepEdits {
 
   // Rebuilds the edited node lists and brings `index` up to date; returns
   // what the step changed.
-  StepChanges Apply(OpIndex& index, std::vector<std::unique_ptr<std::string>>& retired) {
+  StepChanges Apply(OpIndex& index, Retired& retired) {
     StepChanges changes = Collect();
-    for (auto& [list, edits] : edits_) Rebuild(*list, edits);
+    for (auto& [list, edits] : edits_) Rebuild(*list, edits, retired);
     for (const auto& [op, nodes] : forgotten_) index.Forget(op, nodes);
     for (NodeSite& site : added_) index.Add(site, 0, /*recurse=*/true);
     // A retyped node's subgraphs are indexed already.
     for (NodeSite& site : retyped_) index.Add(site, 0, /*recurse=*/false);
-    for (auto& [graph, path, parent] : subgraphs_) index.AddShallow(*graph, path, parent);
-    for (auto& name : retired_) retired.push_back(std::move(name));
+    for (auto& [graph, path, parent] : subgraphs_) index.AddShallow(*graph, std::move(path), parent);
+    for (auto& name : retired_) retired.names.push_back(std::move(name));
     edits_.clear();
     forgotten_.clear();
     added_.clear();
@@ -332,7 +400,8 @@ class StepEdits {
     return stored;
   }
 
-  static void Rebuild(NodeList& list, ListEdits& edits) {
+  // Rebuilds `list` with `edits`; removed nodes go to `retired`.
+  static void Rebuild(NodeList& list, ListEdits& edits, Retired& retired) {
     std::vector<onnx::NodeProto*> old(list.size());
     list.ExtractSubrange(0, list.size(), old.data());
     auto add_all = [&](auto& map, const onnx::NodeProto* anchor) {
@@ -343,7 +412,7 @@ class StepEdits {
     for (onnx::NodeProto* node : old) {
       add_all(edits.before, node);
       if (edits.removed.contains(node)) {
-        delete node;
+        retired.nodes.emplace_back(node);
       } else {
         list.AddAllocated(node);
       }
@@ -458,22 +527,27 @@ class AddedConstants {
           "a constant input would be needed inside a function body (not supported yet)");
     }
     value.clear_name();
-    std::string key;
-    if (value.ByteSizeLong() <= kShareableBytes) key = value.SerializeAsString();
-    if (!key.empty()) {
-      auto it = added_.find(std::make_pair(graph, key));
-      if (it != added_.end()) return it->second;
+    bool shareable = value.ByteSizeLong() <= kShareableBytes;
+    Shared& shared = added_[graph];
+    if (shareable) {
+      key_.clear();
+      value.AppendToString(&key_);  // reuses the buffer
+      auto it = shared.find(key_);
+      if (it != shared.end()) return it->second;
     }
     std::string name = names.FreshName(node.name().empty() ? node.op_type() : node.name());
     value.set_name(name);
     edits.AddInitializer(*graph, std::move(value));
-    if (!key.empty()) added_.emplace(std::make_pair(graph, std::move(key)), name);
+    if (shareable) shared.emplace(key_, name);
     return name;
   }
 
  private:
   static constexpr size_t kShareableBytes = 256;
-  absl::flat_hash_map<std::pair<const onnx::GraphProto*, std::string>, std::string> added_;
+  // Names of the constants added to a graph, by serialized value.
+  using Shared = absl::flat_hash_map<std::string, std::string>;
+  absl::flat_hash_map<const onnx::GraphProto*, Shared> added_;
+  std::string key_;  // scratch
 };
 
 // The constants of each graph, by name: initializers and the outputs of
@@ -676,15 +750,26 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
   return absl::OkStatus();
 }
 
-// Counts `change`, a node only rebound, among the step's bumps.
-void CountBump(StepReport& report, const std::string& graph, const NodeChange& change) {
+// Whether `change`, of a node of `op` in `graph`, is exactly what `kept`
+// records.
+bool SameChange(const NodeChange& kept, const NodeChange& change, absl::string_view graph,
+                absl::string_view op) {
+  return kept.refusal.empty() && change.refusal.empty() && kept.op == op &&
+         kept.from_version == change.from_version && kept.to_version == change.to_version &&
+         kept.graph == graph && kept.adapter == change.adapter && kept.changes == change.changes;
+}
+
+// Counts a node of `op` in `graph` only rebound from version `from` to `to`
+// among the step's bumps.
+void CountBump(StepReport& report, absl::string_view graph, absl::string_view op, int from,
+               int to) {
   for (auto it = report.bumps.rbegin(); it != report.bumps.rend(); ++it) {
-    if (it->op == change.op && it->from_version == change.from_version && it->graph == graph) {
+    if (it->from_version == from && it->op == op && it->graph == graph) {
       ++it->nodes;
       return;
     }
   }
-  report.bumps.push_back({graph, change.op, change.from_version, change.to_version, 1});
+  report.bumps.push_back({std::string(graph), std::string(op), from, to, 1});
 }
 
 absl::StatusOr<StepReport> RunStep(StepContext& step) {
@@ -708,9 +793,17 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     if (next != nullptr) plan = adapters::PlanAdapter(*current, *next);
     // A node these versions only rebind validates as it did.
     bool validates_alike = next != nullptr && schema::NodeValidationUnchanged(*current, *next);
+    // Every node these versions only rebind is counted, not looked at.
+    bool count_only = plan.has_value() && plan->rebinds_only &&
+                      !adapters::NegativeAxesMatter(*current, *next);
     for (const NodeSite& site : sites) {
       if (step.should_stop && (++step.polled % kStopPollNodes) == 0 && step.should_stop()) {
         return Stopped(step.domain, step.from, step.to);
+      }
+      if (count_only) {
+        CountBump(report, site.path, changed->name, current->since_version,
+                  next->since_version);
+        continue;
       }
       NodeChange change;  // named once it is kept
       change.from_version = current->since_version;
@@ -724,7 +817,10 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
         adapters::AdapterContext ctx =
             MakeAdapterContext(step, site, *current, *next, change.changes);
         if (!step.dry_run) status = adapters::ResolveNegativeAxes(ctx);
-        adapters::AdapterEntry adapter = adapters::FindAdapter(*plan, *site.node);
+        // A registered rewrite is used as it is; else the entry is derived.
+        std::optional<adapters::AdapterEntry> derived;
+        if (plan->rewrite == nullptr) derived = adapters::FindAdapter(*plan, *site.node);
+        const adapters::AdapterEntry& adapter = derived ? *derived : *plan->rewrite;
         change.adapter = adapter.name;
         switch (status.ok() ? adapter.kind : adapters::AdapterEntry::kUnsupported) {
           case adapters::AdapterEntry::kUnsupported:
@@ -759,11 +855,14 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
         if (!step.dry_run || status.code() != absl::StatusCode::kFailedPrecondition) return error;
         change.refusal = std::string(error.message());
       }
-      change.op = std::string(changed->name);
       if (bumped && change.refusal.empty()) {
-        CountBump(report, site.path, change);
+        CountBump(report, site.path, changed->name, change.from_version, change.to_version);
+      } else if (!report.nodes.empty() && SameChange(report.nodes.back(), change, site.path,
+                                                     changed->name)) {
+        report.nodes.back().alike.push_back(site.node->name());
       } else {
-        change.graph = site.path;
+        change.op = std::string(changed->name);
+        change.graph = std::string(site.path);
         change.node = site.node->name();
         report.nodes.push_back(std::move(change));
       }
@@ -799,10 +898,10 @@ absl::Status CompareTypes(const onnx::ModelProto& model, const schema::Inference
       return absl::InternalError(absl::StrCat("value '", name, "' has no type incrementally"));
     }
     if (it->second->SerializeAsString() != type->SerializeAsString()) {
-      return absl::InternalError(absl::StrCat("value '", name, "' is ",
-                                              schema::TypeString(*it->second),
-                                              " incrementally, ", schema::TypeString(*type),
-                                              " in full"));
+      return absl::InternalError(absl::StrCat("value '", name, "' is {",
+                                              it->second->ShortDebugString(),
+                                              "} incrementally, {", type->ShortDebugString(),
+                                              "} in full"));
     }
   }
   return absl::OkStatus();
@@ -936,47 +1035,56 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
   }
   report.source_ir_version = model.ir_version();
 
-  schema::CheckReport check = schema::CheckModel(model);
+  // The input is checked, inferred strictly (the types each step's
+  // validation then brings up to date) and indexed: side by side in a large
+  // model, as all of it only reads the model.
+  bool validate = options.validate_each_step && !options.dry_run;
+  schema::CheckReport check;
+  auto inferred = std::make_unique<TypeTable::Result>(absl::UnknownError("not inferred"));
+  std::optional<OpIndex> index;
+  std::optional<NameGenerator> names;
+  RunSideBySide(
+      [&] {
+        check = schema::CheckModel(model);
+        names.emplace(model);
+        index.emplace(result.model, DomainsOf(tracks));
+      },
+      [&] {
+        if (validate) *inferred = InferStrictly(model);
+      },
+      static_cast<size_t>(model.graph().node_size()) >= kSideBySideNodes);
   if (!check.status().ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the input model is invalid: ", check.status().message()));
   }
   // Types for the adapters, brought up to date by every step's validation.
   TypeTable types(result.model);
-  bool validate = options.validate_each_step && !options.dry_run;
   if (validate) {
-    // The strict inference of the input, which each step's validation
-    // brings up to date.
-    auto inferred = std::make_unique<TypeTable::Result>(InferStrictly(model));
     if (!inferred->ok()) {
       return absl::InvalidArgumentError(absl::StrCat("the input model does not validate: ",
                                                      inferred->status().message()));
     }
     types.Reset(std::move(inferred), /*strict=*/true);
   }
-
-  OpIndex index(result.model, DomainsOf(tracks));
-  NameGenerator names(result.model);
   StepEdits edits(model.has_graph() ? &model.graph() : nullptr);
   ConstantTable constants;
   AddedConstants added;
   IncrementalValidator incremental(result.model);
-  // Value names adapters replaced, kept alive because inferred types view them.
-  std::vector<std::unique_ptr<std::string>> retired;
-  for (const auto& [op, count] : index.others()) report.untouched_ops.emplace_back(op, count);
+  Retired retired;
+  for (const auto& [op, count] : index->others()) report.untouched_ops.emplace_back(op, count);
   for (const Track& track : tracks) {
     int64_t direction = track.target > track.source ? 1 : -1;
     for (int64_t from = track.source; from != track.target; from += direction) {
       auto start = std::chrono::steady_clock::now();
       int64_t to = from + direction;
       if (options.should_stop && options.should_stop()) return Stopped(track.domain, from, to);
-      StepContext context{index,        types, names, edits,           constants,
+      StepContext context{*index,       types, *names, edits,          constants,
                           added,        track.domain, from,  to,    options.dry_run,
                           options.expand_functions, options.allow_casts, options.should_stop};
       absl::StatusOr<StepReport> step = RunStep(context);
       if (!step.ok()) return step.status();
       if (!options.dry_run) {
-        StepChanges changes = edits.Apply(index, retired);
+        StepChanges changes = edits.Apply(*index, retired);
         constants.Clear();
         SetImportedOpset(*result.model.mutable_opset_import(), track.domain, to);
         for (auto& function : *result.model.mutable_functions()) {
@@ -997,11 +1105,8 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
                                std::chrono::steady_clock::now() - start)
                                .count();
       for (const NodeChange& node : step->nodes) {
-        if (node.refusal.empty()) {
-          ++report.nodes_converted;
-        } else {
-          ++report.nodes_refused;
-        }
+        (node.refusal.empty() ? report.nodes_converted : report.nodes_refused) +=
+            node.NodeCount();
       }
       for (const VersionBump& bump : step->bumps) report.nodes_converted += bump.nodes;
       report.steps.push_back(*std::move(step));
@@ -1015,7 +1120,8 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
 }
 
 int StepReport::NodeCount() const {
-  int count = nodes.size();
+  int count = 0;
+  for (const NodeChange& node : nodes) count += node.NodeCount();
   for (const VersionBump& bump : bumps) count += bump.nodes;
   return count;
 }
@@ -1049,6 +1155,11 @@ std::string ConversionReport::ToJson() const {
     json.Key("nodes").BeginArray();
     for (const NodeChange& node : step.nodes) {
       json.BeginObject().Key("graph").String(node.graph).Key("node").String(node.node);
+      if (!node.alike.empty()) {
+        json.Key("alike").BeginArray();
+        for (const std::string& name : node.alike) json.String(name);
+        json.EndArray();
+      }
       json.Key("op").String(node.op).Key("from_version").Int(node.from_version);
       json.Key("to_version").Int(node.to_version).Key("adapter").String(node.adapter);
       if (!node.refusal.empty()) json.Key("refusal").String(node.refusal);
@@ -1070,6 +1181,22 @@ std::string ConversionReport::ToJson() const {
   return json.Finish();
 }
 
+namespace {
+
+// " and 3 more alike (b, c, d)", naming at most a few.
+std::string AlikeText(const std::vector<std::string>& alike) {
+  if (alike.empty()) return "";
+  constexpr size_t kNamed = 3;
+  std::string names;
+  for (size_t i = 0; i < alike.size() && i < kNamed; ++i) {
+    absl::StrAppend(&names, i == 0 ? "" : ", ", alike[i].empty() ? "(unnamed)" : alike[i]);
+  }
+  return absl::StrCat(" and ", alike.size(), " more alike (", names,
+                      alike.size() > kNamed ? ", ..." : "", ")");
+}
+
+}  // namespace
+
 std::string ConversionReport::ToText() const {
   std::string out = absl::StrFormat("opset %d -> %d, ir_version %d -> %d, %d nodes converted\n",
                                     source_opset, target_opset, source_ir_version,
@@ -1088,8 +1215,9 @@ std::string ConversionReport::ToText() const {
                             bump.to_version);
     }
     for (const NodeChange& node : step.nodes) {
-      absl::StrAppendFormat(&out, "  %s \xE2\x80\xBA %s: %s\n", node.graph,
+      absl::StrAppendFormat(&out, "  %s \xE2\x80\xBA %s%s: %s\n", node.graph,
                             node.node.empty() ? "(unnamed " + node.op + ")" : node.node,
+                            AlikeText(node.alike),
                             node.refusal.empty() ? node.adapter
                                                  : absl::StrCat("CANNOT CONVERT: ", node.refusal));
     }

@@ -40,10 +40,14 @@ struct ConvertOptions {
   std::function<bool()> should_stop;
 };
 
-// What happened to one node at one step.
+// What happened to one node at one step (and to the nodes after it that
+// changed exactly alike).
 struct NodeChange {
   std::string graph;    // graph path, e.g. "main" or "function 'local.F'"
   std::string node;     // node name ("" if unnamed)
+  // Names of the further nodes of the same graph and op that the step
+  // changed exactly alike (same adapter, same changes), in graph order.
+  std::vector<std::string> alike;
   std::string op;       // e.g. "Relu"
   int from_version = 0;
   int to_version = 0;
@@ -51,6 +55,9 @@ struct NodeChange {
   std::vector<adapters::Change> changes;
   // Dry runs only: why the node cannot be converted ("" when it can).
   std::string refusal;
+
+  // The nodes this entry stands for: 1 + alike.size().
+  int NodeCount() const { return 1 + static_cast<int>(alike.size()); }
 };
 
 // Nodes of one op in one graph that a step rebinds to the op's next version

@@ -178,3 +178,48 @@ TEST(ConverterTest, MinIrVersionForOpset) {
 
 }  // namespace
 }  // namespace onnxconvert::converter
+
+namespace onnxconvert::converter {
+namespace {
+
+// A chain of `blocks` Relu -> Unsqueeze -> Squeeze blocks in ONNX text, at
+// opset 12 (axes are attributes), with a Clip (min and max attributes
+// until 11) every 100 blocks for downgrades.
+std::string ChainText(int blocks) {
+  std::string text =
+      R"(<ir_version: 7, opset_import: ["" : 12]> g (float[N,8] x0) => (float[N,8] y) {)";
+  for (int b = 0; b < blocks; ++b) {
+    absl::StrAppend(&text, "\n  [r", b, "] a", b, " = Relu(x", b, ")");
+    absl::StrAppend(&text, "\n  [u", b, "] u", b, " = Unsqueeze <axes = [0]> (a", b, ")");
+    absl::StrAppend(&text, "\n  [s", b, "] x", b + 1, " = Squeeze <axes = [0]> (u", b, ")");
+  }
+  absl::StrAppend(&text, "\n  y = Identity(x", blocks, ")\n}");
+  return text;
+}
+
+// Large enough that the input is checked and inferred, and the touched
+// nodes validated, on two threads: the result and every type must be what
+// one thread and the whole model's validation give.
+TEST(ConverterTest, LargeModelsValidateSideBySideAlikeTheWholeModel) {
+  onnx::ModelProto model = Model(ChainText(3000));
+  for (int64_t target : {13, 21, 10}) {
+    ConvertOptions options = To(target);
+    options.cross_check = true;
+    absl::StatusOr<ConversionResult> result = ConvertModel(model, options);
+    ASSERT_TRUE(result.ok()) << target << ": " << result.status();
+    int incremental = 0;
+    for (const StepReport& step : result->report.steps) {
+      incremental += step.validation == "incremental";
+      EXPECT_NE(step.validation, "ok") << target << ": step " << step.from_opset;
+    }
+    EXPECT_GT(incremental, 0) << target;
+    ConvertOptions full = To(target);
+    full.full_validation = true;
+    absl::StatusOr<ConversionResult> whole = ConvertModel(model, full);
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    EXPECT_EQ(result->model.SerializeAsString(), whole->model.SerializeAsString()) << target;
+  }
+}
+
+}  // namespace
+}  // namespace onnxconvert::converter

@@ -5,6 +5,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "ir/status_macros.h"
+#include "converter/side_by_side.h"
 #include "schema/checker.h"
 
 namespace onnxconvert::converter {
@@ -12,6 +13,18 @@ namespace {
 
 // How many groups ahead the type table is prefetched.
 constexpr size_t kLookahead = 8;
+
+// The types a reinferencer sees, for the checker.
+class ReinferredTypes : public schema::NodeChecker::TypeSource {
+ public:
+  explicit ReinferredTypes(const schema::NodeReinferencer& reinfer) : reinfer_(reinfer) {}
+  const onnx::TypeProto* TypeOf(absl::string_view name) const override {
+    return reinfer_.TypeOf(name);
+  }
+
+ private:
+  const schema::NodeReinferencer& reinfer_;
+};
 
 // "node 'x' (Op)" or "unnamed node (Op)".
 std::string Label(const onnx::NodeProto& node) {
@@ -84,12 +97,38 @@ absl::Status IncrementalValidator::Validate(absl::Span<const TouchedGroup> group
   } else {
     for (const onnx::TensorProto* tensor : added) graph_level_.insert(tensor->name());
   }
-  for (const TouchedGroup& group : groups) {
-    OC_RETURN_IF_ERROR(CheckWiring(group, main));
-  }
-  OC_ASSIGN_OR_RETURN(std::unique_ptr<schema::NodeReinferencer> reinfer,
+  // The groups are independent (each reads values from before the step or
+  // its own), so two halves are validated side by side, each writing only
+  // its own reinferencer until both are done. The added initializers are
+  // committed first, for both to see.
+  OC_ASSIGN_OR_RETURN(std::unique_ptr<schema::NodeReinferencer> first,
                       schema::NodeReinferencer::Create(model_, graph, added, types));
+  first->Commit();
+  OC_ASSIGN_OR_RETURN(std::unique_ptr<schema::NodeReinferencer> second,
+                      schema::NodeReinferencer::Create(model_, graph, {}, types));
+  size_t nodes = 0;
+  for (const TouchedGroup& group : groups) nodes += group.nodes.size();
+  size_t half = 0;
+  for (size_t counted = 0; half < groups.size() && 2 * counted < nodes; ++half) {
+    counted += groups[half].nodes.size();
+  }
+  absl::Status first_status, second_status;
+  RunSideBySide(
+      [&] { first_status = ValidateGroups(groups.subspan(0, half), main, *first); },
+      [&] { second_status = ValidateGroups(groups.subspan(half), main, *second); },
+      nodes >= kSideBySideNodes);
+  OC_RETURN_IF_ERROR(first_status);
+  OC_RETURN_IF_ERROR(second_status);
+  first->Commit();
+  second->Commit();
+  return absl::OkStatus();
+}
+
+absl::Status IncrementalValidator::ValidateGroups(absl::Span<const TouchedGroup> groups,
+                                                  const schema::GraphTypes& main,
+                                                  schema::NodeReinferencer& reinfer) const {
   schema::NodeChecker checker(model_);
+  ReinferredTypes types(reinfer);
   for (size_t g = 0; g < groups.size(); ++g) {
     // Large graphs miss the cache on every value: fetch ahead.
     if (g + kLookahead < groups.size()) {
@@ -98,10 +137,11 @@ absl::Status IncrementalValidator::Validate(absl::Span<const TouchedGroup> group
         for (const std::string& output : node->output()) main.types.prefetch(output);
       }
     }
+    OC_RETURN_IF_ERROR(CheckWiring(groups[g], main));
     for (const onnx::NodeProto* node : groups[g].nodes) {
       // Inputs are defined before the node: CheckWiring saw to it.
-      OC_RETURN_IF_ERROR(checker.Check(*node, main.path, main.types));
-      OC_RETURN_IF_ERROR(reinfer->Infer(*node));
+      OC_RETURN_IF_ERROR(checker.Check(*node, main.path, types));
+      OC_RETURN_IF_ERROR(reinfer.Infer(*node));
     }
   }
   return absl::OkStatus();

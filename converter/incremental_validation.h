@@ -52,6 +52,12 @@ class IncrementalValidator {
   }
 
  private:
+  // Checks and re-infers `groups` through `reinfer`, reading `main`, the
+  // types before the step, which it leaves as they are.
+  absl::Status ValidateGroups(absl::Span<const TouchedGroup> groups,
+                              const schema::GraphTypes& main,
+                              schema::NodeReinferencer& reinfer) const;
+
   // Checks the wiring rules of `group` (the first list above).
   absl::Status CheckWiring(const TouchedGroup& group, const schema::GraphTypes& types) const;
 

@@ -591,13 +591,10 @@ CheckReport CheckModel(const onnx::ModelProto& model) {
 
 namespace {
 
-// Types from a map, for Checker::CheckTypes.
+// Types from a NodeChecker::TypeSource, for Checker::CheckTypes.
 struct TypeLookup {
-  const NodeChecker::TypeMap& types;
-  const onnx::TypeProto* TypeOf(absl::string_view name) const {
-    auto it = types.find(name);
-    return it == types.end() ? nullptr : it->second;
-  }
+  const NodeChecker::TypeSource& types;
+  const onnx::TypeProto* TypeOf(absl::string_view name) const { return types.TypeOf(name); }
 };
 
 }  // namespace
@@ -618,7 +615,7 @@ NodeChecker::NodeChecker(const onnx::ModelProto& model)
 NodeChecker::~NodeChecker() = default;
 
 absl::Status NodeChecker::Check(const onnx::NodeProto& node, const std::string& path,
-                                const TypeMap& types) {
+                                const TypeSource& types) {
   CheckReport& report = state_->report;
   size_t before = report.issues.size();
   state_->checker.CheckOneNode(node, path, state_->opsets, TypeLookup{types});

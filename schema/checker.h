@@ -75,8 +75,13 @@ class NodeChecker {
   explicit NodeChecker(const onnx::ModelProto& model);
   ~NodeChecker();
 
-  // Types of values by name.
-  using TypeMap = absl::flat_hash_map<absl::string_view, const onnx::TypeProto*>;
+  // Where Check finds the types of values.
+  class TypeSource {
+   public:
+    virtual ~TypeSource() = default;
+    // The type of value `name`, or null when it is unknown.
+    virtual const onnx::TypeProto* TypeOf(absl::string_view name) const = 0;
+  };
 
   // Checks `node`, in the graph at `path`, but not its subgraphs: its op
   // exists at the imported opset, its arity and attributes fit, and the
@@ -84,7 +89,7 @@ class NodeChecker {
   // inputs are defined before it is the caller's to see to. The first
   // error, naming the node.
   absl::Status Check(const onnx::NodeProto& node, const std::string& path,
-                     const TypeMap& types);
+                     const TypeSource& types);
 
  private:
   struct State;

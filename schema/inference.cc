@@ -8,6 +8,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "schema/inference_context.h"
 #include "schema/inference_rules.h"
 #include "schema/registry.h"
@@ -116,7 +117,9 @@ struct TensorTypeEq {
 bool SameType(const onnx::TypeProto& a, const onnx::TypeProto& b) {
   if (&a == &b) return true;
   if (Internable(a) && Internable(b)) return TensorTypeEq()(&a, &b);
-  return a.SerializeAsString() == b.SerializeAsString();
+  // Not by serializing: that writes cached sizes, and other threads may be
+  // reading these types.
+  return google::protobuf::util::MessageDifferencer::Equals(a, b);
 }
 
 class Engine;
@@ -136,6 +139,8 @@ class GraphInferencer {
   const onnx::TypeProto* FindType(absl::string_view name) const {
     for (const GraphInferencer* g = this; g != nullptr; g = g->parent_) {
       if (auto it = g->types_->find(name); it != g->types_->end()) return it->second;
+      if (g->base_ == nullptr) continue;
+      if (auto it = g->base_->types.find(name); it != g->base_->types.end()) return it->second;
     }
     return nullptr;
   }
@@ -144,6 +149,8 @@ class GraphInferencer {
   const ValueFacts* FindExtras(absl::string_view name) const {
     for (const GraphInferencer* g = this; g != nullptr; g = g->parent_) {
       if (auto it = g->extras_->find(name); it != g->extras_->end()) return &it->second;
+      if (g->base_ == nullptr) continue;
+      if (auto it = g->base_->facts.find(name); it != g->base_->facts.end()) return &it->second;
     }
     return nullptr;
   }
@@ -171,12 +178,13 @@ class GraphInferencer {
   }
 
   // Picks up the types `done` holds for this graph, inferred before, so
-  // that InferNode re-infers single nodes against them.
-  void Resume(GraphTypes& done) {
-    types_ = &done.types;
+  // that InferNode re-infers single nodes against them, reading `done` and
+  // writing what changes into `overlay`.
+  void Resume(const GraphTypes& done, GraphTypes& overlay) {
+    base_ = &done;
+    types_ = &overlay.types;
+    extras_ = &overlay.facts;
     declared_ = &done.declared;
-    extras_ = &done.facts;
-    resumed_ = true;
   }
 
   // Stores the type of initializer `tensor`.
@@ -200,9 +208,11 @@ class GraphInferencer {
   // Facts of this graph's values: the result's map.
   absl::flat_hash_map<absl::string_view, ValueFacts>* extras_ = nullptr;
   // Declared types (value_info, graph outputs): the result's map.
-  absl::flat_hash_map<absl::string_view, const onnx::TypeProto*>* declared_ = nullptr;
+  const absl::flat_hash_map<absl::string_view, const onnx::TypeProto*>* declared_ = nullptr;
   std::vector<onnx::TypeProto> output_types_;
-  bool resumed_ = false;
+  // Resumed: the types inferred before, read under types_ and extras_
+  // (which then hold only what changed).
+  const GraphTypes* base_ = nullptr;
 };
 
 class Engine {
@@ -471,8 +481,8 @@ absl::Status GraphInferencer::Run(absl::Span<const onnx::TypeProto* const> input
   declared_ = &result.declared;
   extras_ = &result.facts;
   types_->reserve(graph_.input_size() + graph_.initializer_size() + graph_.node_size());
-  for (const auto& value : graph_.value_info()) (*declared_)[value.name()] = &value.type();
-  for (const auto& value : graph_.output()) (*declared_)[value.name()] = &value.type();
+  for (const auto& value : graph_.value_info()) result.declared[value.name()] = &value.type();
+  for (const auto& value : graph_.output()) result.declared[value.name()] = &value.type();
   absl::flat_hash_set<absl::string_view> inputs;
   for (int i = 0; i < graph_.input_size(); ++i) {
     const auto& input = graph_.input(i);
@@ -558,24 +568,23 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
     } else {
       stored = engine_.Store(inferred != nullptr ? *inferred : NoType());
     }
-    if (resumed_) {
-      auto before = types_->find(name);
-      if (before == types_->end()) {
-        types_->emplace(name, stored);
-      } else {
-        if (!SameType(*before->second, *stored)) {
-          return absl::FailedPreconditionError(absl::StrCat(
-              path_, " \xE2\x80\xBA ", NodeLabel(node, index, schema), ": output '", name,
-              "' was ", TypeString(*before->second), ", now ", TypeString(*stored)));
-        }
-        if (before->first.data() != name.data()) {
-          // The key views the string of a node since removed: view this
-          // node's.
-          types_->erase(before);
-          types_->emplace(name, stored);
-          extras_->erase(name);
-        }
+    if (base_ != nullptr) {
+      // Resumed: a value known before keeps its type; the overlay records
+      // new values, and known ones whose name now lives in another string.
+      const onnx::TypeProto* before = nullptr;
+      bool same_string = false;
+      if (auto it = types_->find(name); it != types_->end()) {
+        before = it->second;
+      } else if (auto known = base_->types.find(name); known != base_->types.end()) {
+        before = known->second;
+        same_string = known->first.data() == name.data();
       }
+      if (before != nullptr && !SameType(*before, *stored)) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            path_, " \xE2\x80\xBA ", NodeLabel(node, index, schema), ": output '", name,
+            "' was ", TypeString(*before), ", now ", TypeString(*stored)));
+      }
+      if (!same_string) types_->insert_or_assign(name, stored);
     } else {
       (*types_)[name] = stored;
     }
@@ -591,13 +600,20 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
 struct NodeReinferencer::State {
   State(const onnx::ModelProto& model, const onnx::GraphProto& graph, GraphTypes& done,
         InferenceResult& result)
-      : engine(model, Strict(), result), inferencer(graph, nullptr, done.path, engine, 0) {
-    inferencer.Resume(done);
+      : result(result),
+        done(done),
+        engine(model, Strict(), scratch),
+        inferencer(graph, nullptr, done.path, engine, 0) {
+    inferencer.Resume(done, overlay);
   }
   static const InferenceOptions& Strict() {
     static const InferenceOptions strict{.strict = true};
     return strict;
   }
+  InferenceResult& result;
+  GraphTypes& done;
+  GraphTypes overlay;       // what the nodes inferred changed
+  InferenceResult scratch;  // owns the types and constants inferred
   Engine engine;
   GraphInferencer inferencer;
 };
@@ -622,18 +638,37 @@ absl::Status NodeReinferencer::Infer(const onnx::NodeProto& node) {
   return state_->inferencer.InferNode(node, -1);
 }
 
-namespace {
-
-// Whether two specs of one attribute have the same default.
-bool SameDefault(const AttrSpec& a, const AttrSpec& b) {
-  const AttrDefault& x = a.default_value;
-  const AttrDefault& y = b.default_value;
-  return x.i == y.i && (x.f == y.f || (x.f != x.f && y.f != y.f)) && x.s == y.s &&
-         std::equal(x.ints.begin(), x.ints.end(), y.ints.begin(), y.ints.end()) &&
-         std::equal(x.strings.begin(), x.strings.end(), y.strings.begin(), y.strings.end());
+const onnx::TypeProto* NodeReinferencer::TypeOf(absl::string_view name) const {
+  return state_->inferencer.FindType(name);
 }
 
-}  // namespace
+void NodeReinferencer::Commit() {
+  GraphTypes& done = state_->done;
+  GraphTypes& overlay = state_->overlay;
+  for (const auto& [name, type] : overlay.types) {
+    // A known name's key may view the string of a node since removed:
+    // every entry for it is keyed anew, by the overlay's view.
+    done.types.erase(name);
+    done.types.emplace(name, type);
+    if (overlay.facts.contains(name)) continue;
+    auto fact = done.facts.find(name);
+    if (fact == done.facts.end() || fact->first.data() == name.data()) continue;
+    ValueFacts kept = fact->second;
+    done.facts.erase(fact);
+    done.facts.emplace(name, kept);
+  }
+  for (const auto& [name, facts] : overlay.facts) {
+    done.facts.erase(name);
+    done.facts.emplace(name, facts);
+  }
+  overlay.types.clear();
+  overlay.facts.clear();
+  // The result now views types and constants the scratch result owns.
+  InferenceResult& result = state_->result;
+  result.kept_arenas.push_back(state_->scratch.arena);
+  result.kept_constants.push_back(std::move(state_->scratch.constants));
+  state_->scratch.constants.clear();
+}
 
 bool NodeValidationUnchanged(const OpSchema& from, const OpSchema& to) {
   if (FindInferenceRule(from) != FindInferenceRule(to)) return false;
@@ -659,7 +694,7 @@ bool NodeValidationUnchanged(const OpSchema& from, const OpSchema& to) {
   for (const AttrSpec& spec : from.attributes) {
     const AttrSpec* other = to.FindAttr(spec.name);
     if (other == nullptr || other->type != spec.type || other->required != spec.required ||
-        other->has_default != spec.has_default || !SameDefault(spec, *other)) {
+        !SameDefault(spec, *other)) {
       return false;
     }
   }

@@ -67,6 +67,10 @@ struct InferenceResult {
   std::map<std::string, int> ops_without_rules;
   // Constant values inference computed (ValueFacts::constant views them).
   std::deque<onnx::TensorProto> constants;
+  // Arenas and constants of later re-inferences (NodeReinferencer::Commit)
+  // whose types and constants the tables above view.
+  std::vector<std::shared_ptr<google::protobuf::Arena>> kept_arenas;
+  std::vector<std::deque<onnx::TensorProto>> kept_constants;
   // Inconsistencies noted outside strict mode.
   std::vector<std::string> notes;
   int nodes_inferred = 0;
@@ -81,7 +85,9 @@ absl::StatusOr<InferenceResult> InferModel(const onnx::ModelProto& model,
 // Re-infers single nodes of the main graph of a model, one by one, against
 // the strict inference of the model before those nodes changed, so that a
 // change to a few nodes is validated without inferring the whole model
-// again.
+// again. What it infers is kept aside until Commit writes it into the
+// result: several reinferencers of one result may Infer at once on
+// separate threads (each only reads the result), then Commit one at a time.
 class NodeReinferencer {
  public:
   // Re-infers nodes of `graph` (the main graph of `model`), at the opsets
@@ -98,6 +104,13 @@ class NodeReinferencer {
   // change reaches further than the node (or is invalid): infer the whole
   // model again to know which. Constants are known from initializers only.
   absl::Status Infer(const onnx::NodeProto& node);
+
+  // The type of value `name`: as inferred here so far, else as before.
+  const onnx::TypeProto* TypeOf(absl::string_view name) const;
+
+  // Writes what Infer inferred into the result. Not while another
+  // reinferencer of the result is inferring.
+  void Commit();
 
  private:
   struct State;

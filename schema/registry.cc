@@ -32,6 +32,16 @@ const FormalParam* FormalFor(absl::Span<const FormalParam> formals, size_t slot)
   return formals.back().option == ParamOption::kVariadic ? &formals.back() : nullptr;
 }
 
+bool SameDefault(const AttrSpec& a, const AttrSpec& b) {
+  if (a.has_default != b.has_default) return false;
+  if (!a.has_default) return true;
+  const AttrDefault& x = a.default_value;
+  const AttrDefault& y = b.default_value;
+  return x.i == y.i && (x.f == y.f || (x.f != x.f && y.f != y.f)) && x.s == y.s &&
+         std::equal(x.ints.begin(), x.ints.end(), y.ints.begin(), y.ints.end()) &&
+         std::equal(x.strings.begin(), x.strings.end(), y.strings.begin(), y.strings.end());
+}
+
 const FunctionBody* OpSchema::FunctionBodyFor(int64_t opset) const {
   const FunctionBody* best = nullptr;
   for (const FunctionBody& body : function_bodies) {

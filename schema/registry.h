@@ -64,6 +64,10 @@ struct FunctionBody {
 // slot's own, or the last one when that is variadic; null past the end.
 const FormalParam* FormalFor(absl::Span<const FormalParam> formals, size_t slot);
 
+// Whether two specs of an attribute agree on its default (both have none,
+// or equal ones; NaN equals NaN).
+bool SameDefault(const AttrSpec& a, const AttrSpec& b);
+
 // One version of one operator, as ONNX 1.22 defines it.
 struct OpSchema {
   absl::string_view domain;  // "" for ai.onnx
