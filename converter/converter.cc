@@ -226,9 +226,8 @@ class StepEdits {
   }
 
   // Notes that the step changes `site`'s node (or what is around it), before
-  // it does: its inputs and outputs as they are now.
+  // it does: its inputs and outputs as they are now. Once per node and step.
   void Touch(const NodeSite& site) {
-    if (!touched_.insert(site.node).second) return;
     if (site.graph != main_) {
       NeedFull(site.graph == nullptr ? "a node of a function changed"
                                      : "a node of a subgraph changed");
@@ -241,12 +240,18 @@ class StepEdits {
       }
     }
     TouchedSite& touched = touched_sites_.emplace_back();
-    touched.site = site;
+    touched.node = site.node;
+    touched.list = site.list;
     touched.first_name = name_spans_.size();
     touched.inputs = site.node->input_size();
     touched.outputs = site.node->output_size();
     for (const std::string& input : site.node->input()) KeepName(input);
     for (const std::string& output : site.node->output()) KeepName(output);
+  }
+  // Makes room for `more` nodes to be touched.
+  void Reserve(size_t more) {
+    touched_sites_.reserve(touched_sites_.size() + more);
+    name_spans_.reserve(name_spans_.size() + 2 * more);
   }
   // Notes that only a validation of the whole model will do, and why.
   void NeedFull(absl::string_view why) {
@@ -306,7 +311,6 @@ class StepEdits {
     retyped_.clear();
     subgraphs_.clear();
     retired_.clear();
-    touched_.clear();
     touched_sites_.clear();
     name_spans_.clear();
     chars_.clear();
@@ -318,7 +322,8 @@ class StepEdits {
  private:
   // A node noted by Touch, with its inputs and outputs before the step.
   struct TouchedSite {
-    NodeSite site;
+    onnx::NodeProto* node;
+    NodeList* list;
     size_t first_name;  // in name_spans_: the inputs, then the outputs
     int inputs;
     int outputs;
@@ -343,9 +348,9 @@ class StepEdits {
     extents.reserve(touched_sites_.size());
     changes.nodes.reserve(touched_sites_.size());
     for (TouchedSite& touched : touched_sites_) {
-      const onnx::NodeProto* anchor = touched.site.node;
+      const onnx::NodeProto* anchor = touched.node;
       size_t begin = changes.nodes.size();
-      auto list = edits_.find(touched.site.list);
+      auto list = edits_.find(touched.list);
       ListEdits* edits = list == edits_.end() ? nullptr : &list->second;
       auto add_inserted = [&](auto& map) {
         auto it = map.find(anchor);
@@ -376,10 +381,18 @@ class StepEdits {
     }
     // Insertions around a node no one noted would go unchecked.
     size_t inserted_around = 0;
+    size_t removed = 0;
     for (const auto& [list, edits] : edits_) {
       inserted_around += edits.before.size() + edits.after.size();
-      for (const onnx::NodeProto* node : edits.removed) {
-        if (!touched_.contains(node)) changes.needs_full = "a node was removed unnoted";
+      removed += edits.removed.size();
+    }
+    if (removed > 0) {
+      absl::flat_hash_set<const onnx::NodeProto*> touched;
+      for (const TouchedSite& site : touched_sites_) touched.insert(site.node);
+      for (const auto& [list, edits] : edits_) {
+        for (const onnx::NodeProto* node : edits.removed) {
+          if (!touched.contains(node)) changes.needs_full = "a node was removed unnoted";
+        }
       }
     }
     if (inserted_around != anchors) changes.needs_full = "nodes were inserted unnoted";
@@ -432,7 +445,6 @@ class StepEdits {
   std::vector<Subgraph> subgraphs_;
   std::vector<std::unique_ptr<std::string>> retired_;
   const onnx::GraphProto* main_;
-  absl::flat_hash_set<const onnx::NodeProto*> touched_;
   std::vector<TouchedSite> touched_sites_;
   std::vector<std::pair<size_t, size_t>> name_spans_;  // (offset, size) in chars_
   std::vector<char> chars_;
@@ -796,6 +808,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     // Every node these versions only rebind is counted, not looked at.
     bool count_only = plan.has_value() && plan->rebinds_only &&
                       !adapters::NegativeAxesMatter(*current, *next);
+    if (!count_only && !step.dry_run) step.edits.Reserve(sites.size());
     for (const NodeSite& site : sites) {
       if (step.should_stop && (++step.polled % kStopPollNodes) == 0 && step.should_stop()) {
         return Stopped(step.domain, step.from, step.to);
@@ -827,20 +840,25 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
             if (!status.ok()) break;
             status = absl::FailedPreconditionError(adapter.reason);
             break;
-          case adapters::AdapterEntry::kCompatible:
+          case adapters::AdapterEntry::kCompatible: {
             if (!plan->types_widen) status = adapters::CheckTypesAllowed(ctx);
+            bool touched = false;
             if (!status.ok() && step.allow_casts && !step.dry_run) {
               step.edits.Touch(site);
+              touched = true;
               status = adapters::InsertCasts(ctx);
             }
             if (!status.ok()) break;
             bumped = change.changes.empty();
-            if (!step.dry_run && (!bumped || !validates_alike)) step.edits.Touch(site);
+            if (!step.dry_run && !touched && (!bumped || !validates_alike)) {
+              step.edits.Touch(site);
+            }
             if (!bumped) {
               change.changes.push_back(
                   {"version-bump", absl::StrCat(current->Label(), " -> ", next->Label())});
             }
             break;
+          }
           case adapters::AdapterEntry::kRewrite:
             if (step.dry_run) break;
             step.edits.Touch(site);
