@@ -7,7 +7,7 @@
 namespace onnxconvert::converter {
 
 // Work on fewer nodes than this is not worth a second thread.
-inline constexpr size_t kSideBySideNodes = 4096;
+inline constexpr size_t kSideBySideNodes = 1024;
 
 // Runs `a` and `b`: on two threads when `parallel` and a thread can be had,
 // else one after the other. Returns once both have finished.
