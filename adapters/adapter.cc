@@ -217,9 +217,6 @@ AdapterEntry FindAdapter(const AdapterPlan& plan, const onnx::NodeProto& node) {
   return {AdapterEntry::kCompatible, nullptr, "", name};
 }
 
-AdapterEntry FindAdapter(const OpSchema& from, const OpSchema& to, const onnx::NodeProto& node) {
-  return FindAdapter(PlanAdapter(from, to), node);
-}
 
 const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, absl::string_view name) {
   for (const onnx::AttributeProto& a : node.attribute()) {

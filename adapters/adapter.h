@@ -77,15 +77,6 @@ struct AdapterEntry {
   std::string name;  // e.g. "Softmax 12->13: axis semantics"
 };
 
-// The adapter for converting `node` from operator version `from` to the
-// adjacent version `to` (either direction). Compatible changes are derived
-// from the registry: identical inputs and outputs, and attributes that mean
-// the same for this node (those it sets exist with the same type, those it
-// leaves unset keep their default); type sets are checked by the caller.
-// Changes the spec lists as semantic are never treated as compatible.
-AdapterEntry FindAdapter(const schema::OpSchema& from, const schema::OpSchema& to,
-                         const onnx::NodeProto& node);
-
 // What FindAdapter decides once per pair of versions, before looking at
 // nodes: the rewrite registered for the pair, if any, and the pair's name.
 struct AdapterPlan {
@@ -106,7 +97,13 @@ struct AdapterPlan {
 // The plan for converting between two adjacent versions of an operator.
 AdapterPlan PlanAdapter(const schema::OpSchema& from, const schema::OpSchema& to);
 
-// FindAdapter for one node, given the pair's plan.
+// The adapter for converting `node` between the plan's two adjacent
+// operator versions (either direction): the registered rewrite, else one
+// derived from the registry. Compatible changes have identical inputs and
+// outputs, and attributes that mean the same for this node (those it sets
+// exist with the same type, those it leaves unset keep their default);
+// type sets are checked by the caller. Changes the spec lists as semantic
+// are never treated as compatible.
 AdapterEntry FindAdapter(const AdapterPlan& plan, const onnx::NodeProto& node);
 
 // The attribute `name` of `node`, or null.

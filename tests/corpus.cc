@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "schema/registry.h"
 
 namespace onnxconvert::testing {
 namespace fs = std::filesystem;
@@ -80,9 +81,11 @@ absl::Span<const int64_t> ConformanceTargets() {
 }
 
 std::optional<int64_t> ImportedOpset(const onnx::ModelProto& model, absl::string_view domain) {
-  auto canonical = [](absl::string_view d) { return d == "ai.onnx" ? absl::string_view() : d; };
+  using schema::Registry;
   for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
-    if (canonical(opset.domain()) == canonical(domain)) return opset.version();
+    if (Registry::CanonicalDomain(opset.domain()) == Registry::CanonicalDomain(domain)) {
+      return opset.version();
+    }
   }
   return std::nullopt;
 }
