@@ -262,14 +262,16 @@ const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {"convert",
        "convert IN -o OUT --to N [--ml-to M] [--ir-version V] [--no-expand] [--allow-casts]\n"
-       "          [--report FILE.json|FILE.html|FILE.txt] [--dry-run] [--external-data-threshold BYTES]",
+       "          [--full-validation] [--report FILE.json|FILE.html|FILE.txt] [--dry-run]\n"
+       "          [--external-data-threshold BYTES]",
        "converts the model one opset at a time (ai.onnx, and ai.onnx.ml with --ml-to),\n"
-       "      validating every step; ops gone at the target are expanded into their function\n"
+       "      validating every step (the nodes it touched; the whole model with\n"
+       "      --full-validation); ops gone at the target are expanded into their function\n"
        "      bodies unless --no-expand; types a target version lacks are refused, or cast\n"
        "      to a wider type around the node with --allow-casts",
        {{"output", true, "o"}, {"to", true, ""}, {"ml-to", true, ""}, {"ir-version", true, ""},
-        {"no-expand", false, ""}, {"allow-casts", false, ""}, {"report", true, ""},
-        {"dry-run", false, ""},
+        {"no-expand", false, ""}, {"allow-casts", false, ""}, {"full-validation", false, ""},
+        {"report", true, ""}, {"dry-run", false, ""},
         {"external-data-threshold", true, ""}},
        1, RunConvert},
       {"plan", "plan IN --to N [--ml-to M] [--no-expand] [--allow-casts] [--report FILE]",

@@ -183,6 +183,13 @@ TEST(CliTest, ConvertWritesModelAndReport) {
                           (dir / "report.json").string()});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_TRUE(absl::StrContains(result.out, "opset 13 -> 14")) << result.out;
+  EXPECT_TRUE(absl::StrContains(result.out, "validation incremental")) << result.out;
+  // The whole model validated after each step: the same model.
+  Result full = RunCli({"convert", in.string(), "-o", (dir / "full.onnx").string(), "--to", "14",
+                        "--full-validation"});
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  EXPECT_TRUE(absl::StrContains(full.out, "step 13 -> 14: 1 nodes, validation ok")) << full.out;
+  EXPECT_EQ(testing::ReadTestFile(dir / "full.onnx"), testing::ReadTestFile(out));
   std::ifstream converted(out, std::ios::binary);
   onnx::ModelProto model;
   ASSERT_TRUE(model.ParseFromIstream(&converted));

@@ -105,6 +105,7 @@ absl::StatusOr<converter::ConvertOptions> ConvertOptionsFromArgs(const ParsedArg
   }
   options.expand_functions = !args.Has("no-expand");
   options.allow_casts = args.Has("allow-casts");
+  options.full_validation = args.Has("full-validation");
   return options;
 }
 

@@ -22,10 +22,11 @@ struct ConvertOptions {
   // After every step: check + strict inference of what the step touched
   // (the whole model where a change may reach further).
   bool validate_each_step = true;
-  // Validate the whole model after every step instead, and, with
-  // `cross_check`, both ways, failing (Internal) where they disagree: a
-  // test of the incremental validation.
+  // Validate the whole model after every step instead (slower, the same
+  // verdict).
   bool full_validation = false;
+  // Validate both ways and fail (Internal) where they disagree: a test of
+  // the incremental validation.
   bool cross_check = false;
   bool dry_run = false;                 // plan only: find adapters, change nothing
   // Downgrading past an op's introduction expands the op into the function

@@ -68,6 +68,7 @@ converter::ConvertOptions OptionsFromProto(const v1::ConvertOptions& proto) {
   options.validate_each_step = !proto.has_validate() || proto.validate();
   if (proto.has_ml_target_opset()) options.ml_target_opset = proto.ml_target_opset();
   options.allow_casts = proto.allow_casts();
+  options.full_validation = proto.full_validation();
   return options;
 }
 
@@ -80,6 +81,7 @@ v1::ConvertOptions OptionsToProto(const converter::ConvertOptions& options) {
   proto.set_validate(options.validate_each_step);
   if (options.ml_target_opset) proto.set_ml_target_opset(*options.ml_target_opset);
   proto.set_allow_casts(options.allow_casts);
+  proto.set_full_validation(options.full_validation);
   return proto;
 }
 

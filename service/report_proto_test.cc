@@ -50,9 +50,11 @@ TEST(ReportProtoTest, OptionsSurviveTheRoundTripAndDefaultToOn) {
   options.validate_each_step = false;
   options.ml_target_opset = 3;
   options.allow_casts = true;
+  options.full_validation = true;
   converter::ConvertOptions back = OptionsFromProto(OptionsToProto(options));
   EXPECT_EQ(back.ml_target_opset, 3);
   EXPECT_TRUE(back.allow_casts);
+  EXPECT_TRUE(back.full_validation);
   EXPECT_EQ(back.target_opset, 9);
   EXPECT_EQ(back.ir_version, 4);
   EXPECT_TRUE(back.dry_run);
@@ -65,6 +67,7 @@ TEST(ReportProtoTest, OptionsSurviveTheRoundTripAndDefaultToOn) {
   EXPECT_FALSE(unset.ir_version.has_value());
   EXPECT_FALSE(unset.ml_target_opset.has_value());
   EXPECT_FALSE(unset.allow_casts);
+  EXPECT_FALSE(unset.full_validation);
 }
 
 TEST(ReportProtoTest, CheckReportSurvivesTheRoundTrip) {
@@ -109,8 +112,8 @@ TEST(ReportProtoTest, SummarySurvivesTheRoundTrip) {
 // gains a field, this fails. Mirror the field in the proto and in
 // report_proto.cc (so that --server runs print it too), then update here.
 TEST(ReportProtoTest, MirroredStructsHaveNotGrown) {
-  // Not mirrored: should_stop (the server sets it), full_validation and
-  // cross_check (test switches).
+  // Not mirrored: should_stop (the server sets it) and cross_check (a test
+  // switch).
   EXPECT_EQ(sizeof(converter::ConvertOptions), 80u);
   EXPECT_EQ(sizeof(converter::ConversionReport), 120u);
   EXPECT_EQ(sizeof(converter::StepReport), 144u);
