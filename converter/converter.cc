@@ -213,6 +213,9 @@ struct StepChanges {
   // Why only a validation of the whole model will do ("" when the touched
   // nodes suffice): a change inside a subgraph or a function, say.
   std::string needs_full;
+  // The nodes rewritten in place and validated while the step went on (not
+  // among `groups`), if the step validated any early.
+  std::unique_ptr<EarlyValidator> early;
 };
 
 // The structural edits of one step, applied when the step ends so that the
@@ -258,10 +261,57 @@ class StepEdits {
     for (const std::string& input : site.node->input()) KeepName(input);
     for (const std::string& output : site.node->output()) KeepName(output);
   }
-  // Makes room for `more` nodes to be touched.
+  // Makes room for `more` nodes to be touched; once many are, starts
+  // validating early the nodes rewritten in place, if armed.
   void Reserve(size_t more) {
     touched_sites_.reserve(touched_sites_.size() + more);
     name_spans_.reserve(name_spans_.size() + 2 * more);
+    touchable_ += more;
+    if (make_early_ && early_ == nullptr && touchable_ >= kSideBySideNodes) {
+      early_ = make_early_();
+      for (const onnx::TensorProto* tensor : added_initializers_) early_->AddInitializer(tensor);
+      if (!early_->ok()) early_.reset();
+      make_early_ = nullptr;
+    }
+  }
+
+  // Lets this step validate early the nodes it rewrites in place, once it
+  // has many to touch: `make` starts the validator, `wiring` checks each
+  // node's wiring against `base`, the inference before the step.
+  void ArmEarly(std::function<std::unique_ptr<EarlyValidator>()> make,
+                IncrementalValidator* wiring, const schema::GraphTypes* base) {
+    make_early_ = std::move(make);
+    wiring_ = wiring;
+    base_ = base;
+  }
+
+  // Notes that the step is done with `site`'s node: if the node was
+  // rewritten in place, it goes to the early validator.
+  void Finished(const NodeSite& site) {
+    if (early_ == nullptr || !needs_full_.empty() || touched_sites_.empty()) return;
+    TouchedSite& touched = touched_sites_.back();
+    if (touched.node != site.node || site.graph != main_) return;
+    if (auto list = edits_.find(site.list); list != edits_.end()) {
+      const ListEdits& edits = list->second;
+      if (edits.before.contains(site.node) || edits.after.contains(site.node) ||
+          edits.removed.contains(site.node)) {
+        return;  // validated with what was inserted around it, after the step
+      }
+    }
+    absl::string_view names[kMaxEarlyNames];
+    size_t count = static_cast<size_t>(touched.inputs + touched.outputs);
+    if (count > kMaxEarlyNames) return;
+    for (size_t i = 0; i < count; ++i) {
+      auto [offset, size] = name_spans_[touched.first_name + i];
+      names[i] = absl::string_view(chars_.data() + offset, size);
+    }
+    const onnx::NodeProto* node = site.node;
+    TouchedGroup group{absl::MakeConstSpan(&node, 1),
+                       absl::MakeConstSpan(names, touched.inputs),
+                       absl::MakeConstSpan(names + touched.inputs, touched.outputs)};
+    if (!wiring_->CheckWiringNow(group, *base_).ok()) return;  // left to the step's validation
+    early_->AddNode(node);
+    touched.early = true;
   }
   // Notes that only a validation of the whole model will do, and why.
   void NeedFull(absl::string_view why) {
@@ -273,6 +323,8 @@ class StepEdits {
     *stored = std::move(tensor);
     if (&graph == main_) {
       added_initializers_.push_back(stored);
+      if (wiring_ != nullptr) wiring_->NoteInitializer(*stored);
+      if (early_ != nullptr) early_->AddInitializer(stored);
     } else {
       NeedFull("a subgraph got a constant");
     }
@@ -337,7 +389,12 @@ class StepEdits {
     size_t first_name;  // in name_spans_: the inputs, then the outputs
     int inputs;
     int outputs;
+    bool early = false;  // validated early, on its own
   };
+
+  // A node with more inputs and outputs than this is validated after the
+  // step, not early.
+  static constexpr size_t kMaxEarlyNames = 64;
 
   // Copies `name` into the step's buffer of names.
   void KeepName(absl::string_view name) {
@@ -351,6 +408,9 @@ class StepEdits {
     StepChanges changes;
     changes.needs_full = needs_full_;
     changes.added = std::move(added_initializers_);
+    changes.early = std::move(early_);
+    make_early_ = nullptr;
+    touchable_ = 0;
     if (!changes.needs_full.empty()) return changes;
     size_t anchors = 0;
     // The nodes of each group, in order, as [begin, end) in changes.nodes.
@@ -360,6 +420,10 @@ class StepEdits {
     for (TouchedSite& touched : touched_sites_) {
       const onnx::NodeProto* anchor = touched.node;
       size_t begin = changes.nodes.size();
+      if (touched.early) {
+        extents.emplace_back(begin, begin);
+        continue;
+      }
       auto list = edits_.find(touched.list);
       ListEdits* edits = list == edits_.end() ? nullptr : &list->second;
       auto add_inserted = [&](auto& map) {
@@ -384,6 +448,7 @@ class StepEdits {
     changes.groups.reserve(touched_sites_.size());
     for (size_t i = 0; i < touched_sites_.size(); ++i) {
       const TouchedSite& touched = touched_sites_[i];
+      if (touched.early) continue;
       changes.groups.push_back(
           {nodes.subspan(extents[i].first, extents[i].second - extents[i].first),
            names.subspan(touched.first_name, touched.inputs),
@@ -458,6 +523,12 @@ class StepEdits {
   std::vector<TouchedSite> touched_sites_;
   std::vector<std::pair<size_t, size_t>> name_spans_;  // (offset, size) in chars_
   std::vector<char> chars_;
+  // Early validation: armed for the step, started once it touches enough.
+  std::function<std::unique_ptr<EarlyValidator>()> make_early_;
+  IncrementalValidator* wiring_ = nullptr;
+  const schema::GraphTypes* base_ = nullptr;
+  std::unique_ptr<EarlyValidator> early_;
+  size_t touchable_ = 0;
   std::vector<const onnx::TensorProto*> added_initializers_;
   std::string needs_full_;
 };
@@ -882,6 +953,8 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
         // A dry run goes on, listing every node that cannot be converted.
         if (!step.dry_run || status.code() != absl::StatusCode::kFailedPrecondition) return error;
         change.refusal = std::string(error.message());
+      } else if (!step.dry_run) {
+        step.edits.Finished(site);
       }
       if (bumped && change.refusal.empty()) {
         CountBump(report, site.path, changed->name, change.from_version, change.to_version);
@@ -942,9 +1015,15 @@ absl::Status ValidateStep(const onnx::ModelProto& model, const StepChanges& chan
                           IncrementalValidator& incremental, StepReport& step) {
   std::string name = StepName(step.domain, step.from_opset, step.to_opset);
   schema::InferenceResult* before = types.strict();
-  if (!options.full_validation && changes.needs_full.empty() && before != nullptr) {
+  // The nodes validated early, while the step went on.
+  absl::Status early = changes.early != nullptr ? changes.early->Finish() : absl::OkStatus();
+  if (!options.full_validation && changes.needs_full.empty() && before != nullptr && early.ok()) {
     absl::Status status = incremental.Validate(changes.groups, changes.added, *before);
     if (status.ok()) {
+      if (changes.early != nullptr) {
+        changes.early->Commit();
+        step.nodes_validated += changes.early->nodes();
+      }
       step.validation = "incremental";
       for (const TouchedGroup& group : changes.groups) step.nodes_validated += group.nodes.size();
       if (!options.cross_check) return absl::OkStatus();
@@ -1098,6 +1177,8 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
   ConstantTable constants;
   AddedConstants added;
   IncrementalValidator incremental(result.model);
+  // The opsets a step converts to, for its early validation.
+  google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto> imports_after;
   Retired retired;
   for (const auto& [op, count] : index->others()) report.untouched_ops.emplace_back(op, count);
   for (const Track& track : tracks) {
@@ -1106,6 +1187,20 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
       auto start = std::chrono::steady_clock::now();
       int64_t to = from + direction;
       if (options.should_stop && options.should_stop()) return Stopped(track.domain, from, to);
+      if (validate && !options.full_validation && types.strict() != nullptr) {
+        // The step's rewrites in place are validated while it goes on.
+        schema::InferenceResult* before = types.strict();
+        auto main = before->graphs.find(&result.model.graph());
+        if (main != before->graphs.end()) {
+          imports_after = result.model.opset_import();
+          SetImportedOpset(imports_after, track.domain, to);
+          edits.ArmEarly(
+              [&result, &imports_after, before] {
+                return std::make_unique<EarlyValidator>(result.model, imports_after, *before);
+              },
+              &incremental, &main->second);
+        }
+      }
       StepContext context{*index,       types, *names, edits,          constants,
                           added,        track.domain, from,  to,    options.dry_run,
                           options.expand_functions, options.allow_casts, options.should_stop};

@@ -1,6 +1,7 @@
 #include "converter/incremental_validation.h"
 
 #include <memory>
+#include <system_error>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,9 @@ namespace {
 
 // How many groups ahead the type table is prefetched.
 constexpr size_t kLookahead = 8;
+
+// How many nodes the step queues at a time for early validation.
+constexpr size_t kBatch = 256;
 
 // The types a reinferencer sees, for the checker.
 class ReinferredTypes : public schema::NodeChecker::TypeSource {
@@ -88,12 +92,7 @@ absl::Status IncrementalValidator::Validate(absl::Span<const TouchedGroup> group
   }
   const schema::GraphTypes& main = found->second;  // stays put in the node map
   if (!collected_) {
-    for (const auto& input : graph.input()) graph_level_.insert(input.name());
-    for (const auto& tensor : graph.initializer()) graph_level_.insert(tensor.name());
-    for (const auto& sparse : graph.sparse_initializer()) {
-      graph_level_.insert(sparse.values().name());
-    }
-    collected_ = true;
+    Collect();
   } else {
     for (const onnx::TensorProto* tensor : added) graph_level_.insert(tensor->name());
   }
@@ -122,6 +121,118 @@ absl::Status IncrementalValidator::Validate(absl::Span<const TouchedGroup> group
   first->Commit();
   second->Commit();
   return absl::OkStatus();
+}
+
+void IncrementalValidator::Collect() {
+  const onnx::GraphProto& graph = model_.graph();
+  for (const auto& input : graph.input()) graph_level_.insert(input.name());
+  for (const auto& tensor : graph.initializer()) graph_level_.insert(tensor.name());
+  for (const auto& sparse : graph.sparse_initializer()) graph_level_.insert(sparse.values().name());
+  collected_ = true;
+}
+
+void IncrementalValidator::NoteInitializer(const onnx::TensorProto& tensor) {
+  if (collected_) graph_level_.insert(tensor.name());  // else Collect finds it
+}
+
+absl::Status IncrementalValidator::CheckWiringNow(const TouchedGroup& group,
+                                                  const schema::GraphTypes& types) {
+  if (!collected_) Collect();
+  return CheckWiring(group, types);
+}
+
+EarlyValidator::EarlyValidator(const onnx::ModelProto& model,
+                               const schema::NodeChecker::Imports& imports,
+                               schema::InferenceResult& types)
+    : model_(model) {
+  auto found = types.graphs.find(&model.graph());
+  if (found == types.graphs.end()) return;
+  absl::StatusOr<std::unique_ptr<schema::NodeReinferencer>> reinfer =
+      schema::NodeReinferencer::Create(model, model.graph(), {}, types, &imports);
+  if (!reinfer.ok()) return;
+  reinfer_ = *std::move(reinfer);
+  checker_ = std::make_unique<schema::NodeChecker>(model, imports);
+  path_ = found->second.path;
+  try {
+    thread_ = std::thread([this] { Run(); });
+  } catch (const std::system_error&) {
+    // No thread to be had: AddNode validates at once.
+  }
+}
+
+EarlyValidator::~EarlyValidator() {
+  if (thread_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      closed_ = true;
+    }
+    ready_.notify_one();
+    thread_.join();
+  }
+}
+
+void EarlyValidator::AddInitializer(const onnx::TensorProto* tensor) { Queue({nullptr, tensor}); }
+
+void EarlyValidator::AddNode(const onnx::NodeProto* node) {
+  ++nodes_;
+  Queue({node, nullptr});
+}
+
+void EarlyValidator::Queue(Item item) {
+  if (!thread_.joinable()) {
+    Process(item);
+    return;
+  }
+  pending_.push_back(item);
+  if (pending_.size() >= kBatch) Flush();
+}
+
+void EarlyValidator::Flush() {
+  if (pending_.empty()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.insert(queue_.end(), pending_.begin(), pending_.end());
+  }
+  pending_.clear();
+  ready_.notify_one();
+}
+
+absl::Status EarlyValidator::Finish() {
+  if (!finished_ && thread_.joinable()) {
+    Flush();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      closed_ = true;
+    }
+    ready_.notify_one();
+    thread_.join();
+  }
+  finished_ = true;
+  return status_;
+}
+
+void EarlyValidator::Run() {
+  std::vector<Item> batch;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ready_.wait(lock, [this] { return !queue_.empty() || closed_; });
+      batch.swap(queue_);
+      if (batch.empty() && closed_) return;
+    }
+    for (const Item& item : batch) Process(item);
+    batch.clear();
+  }
+}
+
+void EarlyValidator::Process(const Item& item) {
+  if (!status_.ok()) return;
+  if (item.tensor != nullptr) {
+    reinfer_->AddInitializer(*item.tensor);
+    return;
+  }
+  status_ = checker_->Check(*item.node, path_, ReinferredTypes(*reinfer_));
+  if (status_.ok()) status_ = reinfer_->Infer(*item.node);
 }
 
 absl::Status IncrementalValidator::ValidateGroups(absl::Span<const TouchedGroup> groups,

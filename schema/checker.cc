@@ -145,7 +145,10 @@ class Checker {
     if (schema != nullptr) CheckAgainstSchema(node, *schema, path, label, types, false);
   }
 
-  OpsetMap ModelOpsets() { return ImportOpsets(model_.opset_import(), "model"); }
+  OpsetMap ImportedOpsets(
+      const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports) {
+    return ImportOpsets(imports, "model");
+  }
 
   void Run() {
     CheckIrVersion();
@@ -601,8 +604,8 @@ struct TypeLookup {
 }  // namespace
 
 struct NodeChecker::State {
-  explicit State(const onnx::ModelProto& model) : checker(model, report) {
-    opsets = checker.ModelOpsets();
+  State(const onnx::ModelProto& model, const Imports& imports) : checker(model, report) {
+    opsets = checker.ImportedOpsets(imports);
     report.issues.clear();  // the imports are the full check's business
   }
   CheckReport report;
@@ -611,7 +614,10 @@ struct NodeChecker::State {
 };
 
 NodeChecker::NodeChecker(const onnx::ModelProto& model)
-    : state_(std::make_unique<State>(model)) {}
+    : NodeChecker(model, model.opset_import()) {}
+
+NodeChecker::NodeChecker(const onnx::ModelProto& model, const Imports& imports)
+    : state_(std::make_unique<State>(model, imports)) {}
 
 NodeChecker::~NodeChecker() = default;
 

@@ -72,7 +72,12 @@ CheckReport CheckModel(const onnx::ModelProto& model);
 // again. The model's opset imports are read once, when it is built.
 class NodeChecker {
  public:
+  using Imports = google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>;
+
   explicit NodeChecker(const onnx::ModelProto& model);
+  // Checks nodes as if `model` imported `imports` (the opsets a step is
+  // converting to, before the model says so).
+  NodeChecker(const onnx::ModelProto& model, const Imports& imports);
   ~NodeChecker();
 
   // Where Check finds the types of values.

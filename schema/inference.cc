@@ -217,9 +217,10 @@ class GraphInferencer {
 
 class Engine {
  public:
-  Engine(const onnx::ModelProto& model, const InferenceOptions& options, InferenceResult& result)
+  Engine(const onnx::ModelProto& model, const InferenceOptions& options, InferenceResult& result,
+         const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>* imports = nullptr)
       : options_(options), result_(result) {
-    for (const auto& opset : model.opset_import()) {
+    for (const auto& opset : imports != nullptr ? *imports : model.opset_import()) {
       opsets_[std::string(Registry::CanonicalDomain(opset.domain()))] = opset.version();
     }
   }
@@ -599,10 +600,10 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
 
 struct NodeReinferencer::State {
   State(const onnx::ModelProto& model, const onnx::GraphProto& graph, GraphTypes& done,
-        InferenceResult& result)
+        InferenceResult& result, const Imports* imports)
       : result(result),
         done(done),
-        engine(model, Strict(), scratch),
+        engine(model, Strict(), scratch, imports),
         inferencer(graph, nullptr, done.path, engine, 0) {
     inferencer.Resume(done, overlay);
   }
@@ -620,12 +621,13 @@ struct NodeReinferencer::State {
 
 absl::StatusOr<std::unique_ptr<NodeReinferencer>> NodeReinferencer::Create(
     const onnx::ModelProto& model, const onnx::GraphProto& graph,
-    absl::Span<const onnx::TensorProto* const> added, InferenceResult& result) {
+    absl::Span<const onnx::TensorProto* const> added, InferenceResult& result,
+    const Imports* imports) {
   auto done = result.graphs.find(&graph);
   if (done == result.graphs.end()) {
     return absl::FailedPreconditionError("the graph was not inferred before");
   }
-  auto state = std::make_unique<State>(model, graph, done->second, result);
+  auto state = std::make_unique<State>(model, graph, done->second, result, imports);
   for (const onnx::TensorProto* tensor : added) state->inferencer.AddInitializer(*tensor);
   return std::unique_ptr<NodeReinferencer>(new NodeReinferencer(std::move(state)));
 }
@@ -636,6 +638,10 @@ NodeReinferencer::~NodeReinferencer() = default;
 
 absl::Status NodeReinferencer::Infer(const onnx::NodeProto& node) {
   return state_->inferencer.InferNode(node, -1);
+}
+
+void NodeReinferencer::AddInitializer(const onnx::TensorProto& tensor) {
+  state_->inferencer.AddInitializer(tensor);
 }
 
 const onnx::TypeProto* NodeReinferencer::TypeOf(absl::string_view name) const {

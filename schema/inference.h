@@ -90,13 +90,16 @@ absl::StatusOr<InferenceResult> InferModel(const onnx::ModelProto& model,
 // separate threads (each only reads the result), then Commit one at a time.
 class NodeReinferencer {
  public:
+  using Imports = google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>;
+
   // Re-infers nodes of `graph` (the main graph of `model`), at the opsets
-  // `model` imports now, into `result`; `added` are initializers added
-  // since `result` was inferred. FailedPrecondition if `result` has no
-  // types for `graph`.
+  // `model` imports now (or `imports`, when given: those a step converts
+  // to), into `result`; `added` are initializers added since `result` was
+  // inferred. FailedPrecondition if `result` has no types for `graph`.
   static absl::StatusOr<std::unique_ptr<NodeReinferencer>> Create(
       const onnx::ModelProto& model, const onnx::GraphProto& graph,
-      absl::Span<const onnx::TensorProto* const> added, InferenceResult& result);
+      absl::Span<const onnx::TensorProto* const> added, InferenceResult& result,
+      const Imports* imports = nullptr);
   ~NodeReinferencer();
 
   // Infers `node` strictly: new values get their types, and a value that
@@ -104,6 +107,9 @@ class NodeReinferencer {
   // change reaches further than the node (or is invalid): infer the whole
   // model again to know which. Constants are known from initializers only.
   absl::Status Infer(const onnx::NodeProto& node);
+
+  // Stores the type of initializer `tensor`, added since.
+  void AddInitializer(const onnx::TensorProto& tensor);
 
   // The type of value `name`: as inferred here so far, else as before.
   const onnx::TypeProto* TypeOf(absl::string_view name) const;
