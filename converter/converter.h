@@ -118,6 +118,10 @@ struct ConversionResult {
   ConversionReport report;
 };
 
+// How reports and errors name a step: "step 12 -> 13", or
+// "ai.onnx.ml step 2 -> 1" for another domain.
+std::string StepName(absl::string_view domain, int64_t from, int64_t to);
+
 // The ai.onnx IR version that opset `opset` first shipped with.
 int64_t MinIrVersionForOpset(int64_t opset);
 

@@ -1,0 +1,188 @@
+#ifndef ONNX_CONVERT_CONVERTER_OP_INDEX_H_
+#define ONNX_CONVERT_CONVERTER_OP_INDEX_H_
+
+// Internal to the converter: where the nodes of each op are.
+
+#include <cstring>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "proto/onnx.pb.h"
+#include "schema/registry.h"
+
+namespace onnxconvert::converter {
+
+// How deep subgraphs nest before the converter stops following them.
+inline constexpr int kMaxGraphDepth = 64;
+// How many nodes ahead a walk over a large graph fetches.
+inline constexpr int kIndexLookahead = 8;
+
+using NodeList = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
+
+// A node of ai.onnx somewhere in the model.
+struct NodeSite {
+  onnx::NodeProto* node;
+  onnx::GraphProto* graph;  // null inside functions
+  NodeList* list;           // the node list that holds the node
+  absl::string_view path;   // of the graph; OpIndex keeps the string
+};
+
+// The index key of an operator: its canonical domain and its name.
+inline std::string OpKey(absl::string_view domain, absl::string_view op) {
+  return absl::StrCat(domain, "\x1f", op);
+}
+
+// The mutable object behind `message`, reached without a mutable accessor
+// (which would write has-bits while other threads read the model).
+template <typename T>
+T* Mutable(const T& message) {
+  return const_cast<T*>(&message);
+}
+
+// Every ai.onnx node of the model by op type, collected once and kept up to
+// date as steps insert, replace and remove nodes.
+class OpIndex {
+ public:
+  // Indexes the nodes of `domains` (canonical names); the others are only
+  // counted. Only reads `model` while it is built.
+  OpIndex(onnx::ModelProto& model, absl::flat_hash_set<std::string> domains)
+      : domains_(std::move(domains)) {
+    if (model.has_graph()) AddGraph(*Mutable(model.graph()), "main", 0);
+    for (const onnx::FunctionProto& function : model.functions()) {
+      absl::string_view path =
+          Intern(absl::StrCat("function '", function.domain(), ".", function.name(), "'"));
+      for (const onnx::NodeProto& node : function.node()) {
+        Add({Mutable(node), nullptr, Mutable(function.node()), path}, 0, true);
+      }
+    }
+  }
+
+  absl::Span<const NodeSite> NodesOf(absl::string_view domain, absl::string_view op) const {
+    auto it = by_op_.find(OpKey(domain, op));
+    if (it == by_op_.end()) return {};
+    return it->second;
+  }
+  const std::map<std::string, int>& others() const { return others_; }
+
+  // Adds `site` (and, when `recurse`, the nodes of its subgraphs).
+  void Add(const NodeSite& site, int depth, bool recurse) {
+    onnx::NodeProto& node = *site.node;
+    absl::string_view domain = schema::Registry::CanonicalDomain(node.domain());
+    if (domain != last_domain_) {
+      last_domain_ = std::string(domain);
+      last_indexed_ = domains_.contains(domain);
+    }
+    if (last_indexed_) {
+      SitesOf(domain, node.op_type()).push_back(site);
+    } else {
+      ++others_[absl::StrCat(domain.empty() ? "ai.onnx" : domain, ".", node.op_type())];
+    }
+    if (!recurse || depth >= kMaxGraphDepth) return;
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (!attribute.has_g() && attribute.graphs_size() == 0) continue;
+      std::string owner = absl::StrCat(" of '", node.name(), "' (", node.op_type(), ")");
+      if (attribute.has_g()) {
+        parents_[&attribute.g()] = site.graph;
+        AddGraph(*Mutable(attribute.g()), absl::StrCat(site.path, "/", attribute.name(), owner),
+                 depth + 1);
+      }
+      for (int i = 0; i < attribute.graphs_size(); ++i) {
+        parents_[&attribute.graphs(i)] = site.graph;
+        AddGraph(*Mutable(attribute.graphs(i)),
+                 absl::StrCat(site.path, "/", attribute.name(), "[", i, "]", owner), depth + 1);
+      }
+    }
+  }
+
+  // The graph enclosing subgraph `graph`, or null (a top-level graph or a
+  // function).
+  const onnx::GraphProto* ParentOf(const onnx::GraphProto* graph) const {
+    auto it = parents_.find(graph);
+    return it == parents_.end() ? nullptr : it->second;
+  }
+
+  // Adds the nodes of `graph`, not those of its subgraphs; `parent`
+  // encloses it.
+  void AddShallow(onnx::GraphProto& graph, std::string path, const onnx::GraphProto* parent) {
+    parents_[&graph] = parent;
+    absl::string_view interned = Intern(std::move(path));
+    for (onnx::NodeProto& node : *graph.mutable_node()) {
+      Add({&node, &graph, graph.mutable_node(), interned}, 0, false);
+    }
+  }
+
+  // Forgets `nodes`, listed under `key` (KeyOf their domain and op).
+  void Forget(absl::string_view key, const absl::flat_hash_set<const onnx::NodeProto*>& nodes) {
+    auto it = by_op_.find(key);
+    if (it == by_op_.end()) return;
+    std::erase_if(it->second, [&](const NodeSite& site) { return nodes.contains(site.node); });
+  }
+
+ private:
+  void AddGraph(onnx::GraphProto& graph, std::string path, int depth) {
+    absl::string_view interned = Intern(std::move(path));
+    const NodeList& nodes = graph.node();
+    for (int i = 0; i < nodes.size(); ++i) {
+      // Large graphs miss the cache on every node: fetch the nodes ahead,
+      // then their op types.
+      if (i + 2 * kIndexLookahead < nodes.size()) __builtin_prefetch(&nodes[i + 2 * kIndexLookahead]);
+      if (i + kIndexLookahead < nodes.size()) {
+        __builtin_prefetch(nodes[i + kIndexLookahead].op_type().data());
+        __builtin_prefetch(&nodes[i + kIndexLookahead].attribute());
+      }
+      Add({Mutable(nodes[i]), &graph, Mutable(graph.node()), interned}, depth, true);
+    }
+  }
+
+  // A view of `path` that lives as long as the index.
+  absl::string_view Intern(std::string path) {
+    paths_.push_back(std::move(path));
+    return paths_.back();
+  }
+
+  std::deque<std::string> paths_;
+
+  // The sites of op `op` of `domain`, found without building a key string.
+  std::vector<NodeSite>& SitesOf(absl::string_view domain, absl::string_view op) {
+    char buffer[96];
+    absl::string_view key;
+    std::string long_key;
+    if (domain.size() + op.size() + 1 <= sizeof(buffer)) {
+      std::memcpy(buffer, domain.data(), domain.size());
+      buffer[domain.size()] = '\x1f';
+      std::memcpy(buffer + domain.size() + 1, op.data(), op.size());
+      key = absl::string_view(buffer, domain.size() + 1 + op.size());
+    } else {
+      long_key = OpKey(domain, op);
+      key = long_key;
+    }
+    auto it = by_op_.find(key);
+    if (it == by_op_.end()) it = by_op_.emplace(std::string(key), std::vector<NodeSite>()).first;
+    return it->second;
+  }
+
+  absl::flat_hash_set<std::string> domains_;
+  // Whether the domain of the last node added was indexed: most nodes share
+  // one domain.
+  std::string last_domain_ = "\x01";
+  bool last_indexed_ = false;
+  absl::flat_hash_map<std::string, std::vector<NodeSite>> by_op_;
+  std::map<std::string, int> others_;
+  absl::flat_hash_map<const onnx::GraphProto*, const onnx::GraphProto*> parents_;
+};
+
+// The index key of `node` (domain and op type).
+inline std::string OpKeyOf(const onnx::NodeProto& node) {
+  return OpKey(schema::Registry::CanonicalDomain(node.domain()), node.op_type());
+}
+
+}  // namespace onnxconvert::converter
+
+#endif  // ONNX_CONVERT_CONVERTER_OP_INDEX_H_

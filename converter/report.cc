@@ -1,0 +1,127 @@
+// The report of a conversion as JSON and text.
+
+#include "converter/converter.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "ir/json_writer.h"
+
+namespace onnxconvert::converter {
+
+std::string StepName(absl::string_view domain, int64_t from, int64_t to) {
+  return absl::StrCat(domain, domain.empty() ? "" : " ", "step ", from, " -> ", to);
+}
+
+int StepReport::NodeCount() const {
+  int count = 0;
+  for (const NodeChange& node : nodes) count += node.NodeCount();
+  for (const VersionBump& bump : bumps) count += bump.nodes;
+  return count;
+}
+
+std::string ConversionReport::ToJson() const {
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("source_opset").Int(source_opset).Key("target_opset").Int(target_opset);
+  if (source_ml_opset) {
+    json.Key("source_ml_opset").Int(*source_ml_opset).Key("target_ml_opset").Int(*target_ml_opset);
+  }
+  json.Key("source_ir_version").Int(source_ir_version);
+  json.Key("target_ir_version").Int(target_ir_version);
+  json.Key("nodes_converted").Int(nodes_converted);
+  if (nodes_refused > 0) json.Key("nodes_refused").Int(nodes_refused);
+  json.Key("steps").BeginArray();
+  for (const StepReport& step : steps) {
+    json.BeginObject();
+    if (!step.domain.empty()) json.Key("domain").String(step.domain);
+    json.Key("from").Int(step.from_opset).Key("to").Int(step.to_opset);
+    json.Key("validation").String(step.validation);
+    json.Key("nodes_validated").Int(step.nodes_validated);
+    json.Key("milliseconds").Double(step.milliseconds);
+    json.Key("bumps").BeginArray();
+    for (const VersionBump& bump : step.bumps) {
+      json.BeginObject().Key("graph").String(bump.graph).Key("op").String(bump.op);
+      json.Key("from_version").Int(bump.from_version).Key("to_version").Int(bump.to_version);
+      json.Key("nodes").Int(bump.nodes).EndObject();
+    }
+    json.EndArray();
+    json.Key("nodes").BeginArray();
+    for (const NodeChange& node : step.nodes) {
+      json.BeginObject().Key("graph").String(node.graph).Key("node").String(node.node);
+      if (!node.alike.empty()) {
+        json.Key("alike").BeginArray();
+        for (const std::string& name : node.alike) json.String(name);
+        json.EndArray();
+      }
+      json.Key("op").String(node.op).Key("from_version").Int(node.from_version);
+      json.Key("to_version").Int(node.to_version).Key("adapter").String(node.adapter);
+      if (!node.refusal.empty()) json.Key("refusal").String(node.refusal);
+      json.Key("changes").BeginArray();
+      for (const adapters::Change& change : node.changes) {
+        json.BeginObject().Key("kind").String(change.kind).Key("detail").String(change.detail)
+            .EndObject();
+      }
+      json.EndArray().EndObject();
+    }
+    json.EndArray().EndObject();
+  }
+  json.EndArray();
+  json.Key("untouched_ops").BeginArray();
+  for (const auto& [op, count] : untouched_ops) {
+    json.BeginObject().Key("op").String(op).Key("count").Int(count).EndObject();
+  }
+  json.EndArray().EndObject();
+  return json.Finish();
+}
+
+namespace {
+
+// " and 3 more alike (b, c, d)", naming at most a few.
+std::string AlikeText(const std::vector<std::string>& alike) {
+  if (alike.empty()) return "";
+  constexpr size_t kNamed = 3;
+  std::string names;
+  for (size_t i = 0; i < alike.size() && i < kNamed; ++i) {
+    absl::StrAppend(&names, i == 0 ? "" : ", ", alike[i].empty() ? "(unnamed)" : alike[i]);
+  }
+  return absl::StrCat(" and ", alike.size(), " more alike (", names,
+                      alike.size() > kNamed ? ", ..." : "", ")");
+}
+
+}  // namespace
+
+std::string ConversionReport::ToText() const {
+  std::string out = absl::StrFormat("opset %d -> %d, ir_version %d -> %d, %d nodes converted\n",
+                                    source_opset, target_opset, source_ir_version,
+                                    target_ir_version, nodes_converted);
+  for (const StepReport& step : steps) {
+    absl::StrAppendFormat(&out, "%s: %d nodes, validation %s%s (%.1f ms)\n",
+                          StepName(step.domain, step.from_opset, step.to_opset),
+                          step.NodeCount(), step.validation,
+                          step.validation == "incremental"
+                              ? absl::StrCat(" (", step.nodes_validated, " nodes re-checked)")
+                              : "",
+                          step.milliseconds);
+    for (const VersionBump& bump : step.bumps) {
+      absl::StrAppendFormat(&out, "  %s \xE2\x80\xBA %d %s: version %d -> %d, unchanged\n",
+                            bump.graph, bump.nodes, bump.op, bump.from_version,
+                            bump.to_version);
+    }
+    for (const NodeChange& node : step.nodes) {
+      absl::StrAppendFormat(&out, "  %s \xE2\x80\xBA %s%s: %s\n", node.graph,
+                            node.node.empty() ? "(unnamed " + node.op + ")" : node.node,
+                            AlikeText(node.alike),
+                            node.refusal.empty() ? node.adapter
+                                                 : absl::StrCat("CANNOT CONVERT: ", node.refusal));
+    }
+  }
+  if (nodes_refused > 0) {
+    absl::StrAppendFormat(&out, "%d nodes cannot be converted\n", nodes_refused);
+  }
+  for (const auto& [op, count] : untouched_ops) {
+    absl::StrAppendFormat(&out, "left as is: %s (%d nodes)\n", op, count);
+  }
+  return out;
+}
+
+}  // namespace onnxconvert::converter
