@@ -501,14 +501,16 @@ absl::Status CompareTypes(const onnx::ModelProto& model, const schema::Inference
 // Validates the model after a step: the nodes the step touched when that
 // is enough to show the whole model valid, else the whole model.
 absl::Status ValidateStep(const onnx::ModelProto& model, const StepChanges& changes,
-                          const ConvertOptions& options, TypeTable& types,
+                          const ConvertOptions& options, const OpIndex& index, TypeTable& types,
                           IncrementalValidator& incremental, StepReport& step) {
   std::string name = StepName(step.domain, step.from_opset, step.to_opset);
   schema::InferenceResult* before = types.strict();
   // The nodes validated early, while the step went on.
   absl::Status early = changes.early != nullptr ? changes.early->Finish() : absl::OkStatus();
   if (!options.full_validation && changes.needs_full.empty() && before != nullptr && early.ok()) {
-    absl::Status status = incremental.Validate(changes.groups, changes.added, *before);
+    absl::Status status =
+        incremental.Validate(changes.groups, changes.added, *before,
+                             [&index](const onnx::GraphProto* g) { return index.ParentOf(g); });
     if (status.ok()) {
       if (changes.early != nullptr) {
         changes.early->Commit();
@@ -708,8 +710,8 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
           // the previous opset is still valid.
           step->validation = "unchanged";
         } else if (validate) {
-          OC_RETURN_IF_ERROR(ValidateStep(result.model, changes, options, types, incremental,
-                                          *step));
+          OC_RETURN_IF_ERROR(ValidateStep(result.model, changes, options, *index, types,
+                                          incremental, *step));
         } else {
           types.Invalidate();
         }

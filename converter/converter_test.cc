@@ -234,3 +234,27 @@ TEST(ConverterTest, LargeModelsValidateSideBySideAlikeTheWholeModel) {
 
 }  // namespace
 }  // namespace onnxconvert::converter
+
+namespace onnxconvert::converter {
+namespace {
+
+// A node changed inside a subgraph is validated there, with the enclosing
+// graph's values in scope, not by validating the whole model again.
+TEST(ConverterTest, NodesChangedInSubgraphsAreValidatedIncrementally) {
+  onnx::ModelProto model = Model(R"(<ir_version: 8, opset_import: ["" : 14]>
+g (bool C, float[2] X) => (float[2] Y) {
+  [if] Y = If <then_branch = t () => (float[2] A) { [inner] A = Relu(X) },
+               else_branch = e () => (float[2] B) { [other] B = Neg(X) }> (C)
+})");
+  ConvertOptions options = To(13);
+  options.cross_check = true;
+  absl::StatusOr<ConversionResult> result = ConvertModel(model, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->report.steps.size(), 1u);
+  const StepReport& step = result->report.steps[0];
+  EXPECT_EQ(step.validation, "incremental");
+  EXPECT_EQ(step.nodes_validated, 1);  // Relu-14 -> 13 in then_branch
+}
+
+}  // namespace
+}  // namespace onnxconvert::converter

@@ -1,7 +1,9 @@
 #include "converter/incremental_validation.h"
 
+#include <map>
 #include <memory>
 #include <system_error>
+#include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
@@ -45,8 +47,17 @@ bool Contains(absl::Span<const absl::string_view> names, absl::string_view name)
 
 }  // namespace
 
-absl::Status IncrementalValidator::CheckWiring(const TouchedGroup& group,
-                                               const schema::GraphTypes& types) const {
+absl::Status IncrementalValidator::CheckWiring(
+    const TouchedGroup& group, const absl::flat_hash_set<std::string>& graph_level,
+    absl::Span<const schema::GraphTypes* const> scopes) {
+  // A name no scope knows is fresh.
+  auto known = [&](absl::string_view name) {
+    if (graph_level.contains(name)) return true;
+    for (const schema::GraphTypes* scope : scopes) {
+      if (scope->types.contains(name)) return true;
+    }
+    return false;
+  };
   absl::InlinedVector<absl::string_view, 4> produced;
   for (const onnx::NodeProto* node : group.nodes) {
     for (const onnx::AttributeProto& attribute : node->attribute()) {
@@ -56,7 +67,7 @@ absl::Status IncrementalValidator::CheckWiring(const TouchedGroup& group,
     }
     for (const std::string& input : node->input()) {
       if (input.empty() || Contains(group.old_inputs, input) || Contains(produced, input) ||
-          graph_level_.contains(input)) {
+          graph_level.contains(input)) {
         continue;
       }
       return absl::FailedPreconditionError(absl::StrCat(
@@ -64,8 +75,7 @@ absl::Status IncrementalValidator::CheckWiring(const TouchedGroup& group,
     }
     for (const std::string& output : node->output()) {
       if (output.empty()) continue;
-      bool fresh_or_old = Contains(group.old_outputs, output) ||
-                          (!types.types.contains(output) && !graph_level_.contains(output));
+      bool fresh_or_old = Contains(group.old_outputs, output) || !known(output);
       if (Contains(produced, output) || !fresh_or_old) {
         return absl::FailedPreconditionError(
             absl::StrCat(Label(*node), ": output '", output, "' is defined elsewhere too"));
@@ -82,10 +92,23 @@ absl::Status IncrementalValidator::CheckWiring(const TouchedGroup& group,
   return absl::OkStatus();
 }
 
-absl::Status IncrementalValidator::Validate(absl::Span<const TouchedGroup> groups,
+absl::Status IncrementalValidator::Validate(absl::Span<const TouchedGroup> all_groups,
                                             absl::Span<const onnx::TensorProto* const> added,
-                                            schema::InferenceResult& types) {
+                                            schema::InferenceResult& types,
+                                            const ParentOf& parent_of) {
   const onnx::GraphProto& graph = model_.graph();
+  // Groups in subgraphs are validated graph by graph, after the main
+  // graph's (they only read values from before the step, as those do).
+  std::vector<TouchedGroup> main_groups;
+  std::map<const onnx::GraphProto*, std::vector<TouchedGroup>> subgraph_groups;
+  bool in_subgraphs = false;
+  for (const TouchedGroup& group : all_groups) in_subgraphs |= group.graph != &graph;
+  if (in_subgraphs) {
+    for (const TouchedGroup& group : all_groups) {
+      (group.graph == &graph ? main_groups : subgraph_groups[group.graph]).push_back(group);
+    }
+  }
+  absl::Span<const TouchedGroup> groups = in_subgraphs ? main_groups : all_groups;
   auto found = types.graphs.find(&graph);
   if (found == types.graphs.end()) {
     return absl::FailedPreconditionError("no types for the main graph");
@@ -118,8 +141,52 @@ absl::Status IncrementalValidator::Validate(absl::Span<const TouchedGroup> group
       nodes >= kSideBySideNodes);
   OC_RETURN_IF_ERROR(first_status);
   OC_RETURN_IF_ERROR(second_status);
+  for (const auto& [subgraph, groups_there] : subgraph_groups) {
+    OC_RETURN_IF_ERROR(ValidateSubgraph(*subgraph, groups_there, types, parent_of));
+  }
   first->Commit();
   second->Commit();
+  return absl::OkStatus();
+}
+
+absl::Status IncrementalValidator::ValidateSubgraph(const onnx::GraphProto& graph,
+                                                    absl::Span<const TouchedGroup> groups,
+                                                    schema::InferenceResult& types,
+                                                    const ParentOf& parent_of) {
+  // The enclosing graphs, innermost first, with their types.
+  std::vector<const onnx::GraphProto*> ancestors;
+  std::vector<const schema::GraphTypes*> scopes;
+  auto found = types.graphs.find(&graph);
+  if (found == types.graphs.end()) {
+    return absl::FailedPreconditionError("the subgraph was not inferred");
+  }
+  scopes.push_back(&found->second);
+  for (const onnx::GraphProto* g = parent_of(&graph); g != nullptr; g = parent_of(g)) {
+    auto outer = types.graphs.find(g);
+    if (outer == types.graphs.end() || ancestors.size() > 64) {
+      return absl::FailedPreconditionError("an enclosing graph was not inferred");
+    }
+    ancestors.push_back(g);
+    scopes.push_back(&outer->second);
+  }
+  absl::flat_hash_set<std::string> graph_level;
+  for (const auto& input : graph.input()) graph_level.insert(input.name());
+  for (const auto& tensor : graph.initializer()) graph_level.insert(tensor.name());
+  for (const TouchedGroup& group : groups) {
+    OC_RETURN_IF_ERROR(CheckWiring(group, graph_level, scopes));
+  }
+  OC_ASSIGN_OR_RETURN(std::unique_ptr<schema::NodeReinferencer> reinfer,
+                      schema::NodeReinferencer::Create(model_, graph, {}, types, nullptr,
+                                                       ancestors));
+  schema::NodeChecker checker(model_);
+  ReinferredTypes reinferred(*reinfer);
+  for (const TouchedGroup& group : groups) {
+    for (const onnx::NodeProto* node : group.nodes) {
+      OC_RETURN_IF_ERROR(checker.Check(*node, found->second.path, reinferred));
+      OC_RETURN_IF_ERROR(reinfer->Infer(*node));
+    }
+  }
+  reinfer->Commit();
   return absl::OkStatus();
 }
 

@@ -2,6 +2,7 @@
 #define ONNX_CONVERT_CONVERTER_INCREMENTAL_VALIDATION_H_
 
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -17,10 +18,11 @@
 
 namespace onnxconvert::converter {
 
-// The nodes one step touched around one node of the main graph (the
-// anchor), in graph order: those inserted before it, the anchor itself
-// unless the step removed it, those inserted after it.
+// The nodes one step touched around one node (the anchor), in graph order:
+// those inserted before it, the anchor itself unless the step removed it,
+// those inserted after it.
 struct TouchedGroup {
+  const onnx::GraphProto* graph;  // the main graph or a subgraph
   absl::Span<const onnx::NodeProto* const> nodes;
   // The anchor's inputs and outputs before the step.
   absl::Span<const absl::string_view> old_inputs;
@@ -43,11 +45,14 @@ class IncrementalValidator {
  public:
   explicit IncrementalValidator(const onnx::ModelProto& model) : model_(model) {}
 
+  // The graph enclosing a subgraph (null for the main graph).
+  using ParentOf = std::function<const onnx::GraphProto*(const onnx::GraphProto*)>;
+
   // Validates after a step that touched `groups` and added the initializers
   // `added` to the main graph; `types` is the inference before the step.
   absl::Status Validate(absl::Span<const TouchedGroup> groups,
                         absl::Span<const onnx::TensorProto* const> added,
-                        schema::InferenceResult& types);
+                        schema::InferenceResult& types, const ParentOf& parent_of);
 
   // Forgets what it collected of the main graph: a step was validated
   // otherwise, and may have changed it.
@@ -74,8 +79,21 @@ class IncrementalValidator {
                               const schema::GraphTypes& main,
                               schema::NodeReinferencer& reinfer) const;
 
-  // Checks the wiring rules of `group` (the first list above).
-  absl::Status CheckWiring(const TouchedGroup& group, const schema::GraphTypes& types) const;
+  // Validates `groups`, all in subgraph `graph`, against `types`.
+  absl::Status ValidateSubgraph(const onnx::GraphProto& graph,
+                                absl::Span<const TouchedGroup> groups,
+                                schema::InferenceResult& types, const ParentOf& parent_of);
+
+  // Checks the wiring rules of `group` (the first list above) in the main
+  // graph.
+  absl::Status CheckWiring(const TouchedGroup& group, const schema::GraphTypes& types) const {
+    return CheckWiring(group, graph_level_, {&types});
+  }
+  // Checks them in a graph whose inputs and initializers are `graph_level`
+  // and whose values, and those of the graphs enclosing it, `scopes` type.
+  static absl::Status CheckWiring(const TouchedGroup& group,
+                                  const absl::flat_hash_set<std::string>& graph_level,
+                                  absl::Span<const schema::GraphTypes* const> scopes);
 
   const onnx::ModelProto& model_;
   // Inputs and initializers of the main graph, collected on first use.

@@ -71,9 +71,8 @@ class StepEdits {
   // Notes that the step changes `site`'s node (or what is around it), before
   // it does: its inputs and outputs as they are now. Once per node and step.
   void Touch(const NodeSite& site) {
-    if (site.graph != main_) {
-      NeedFull(site.graph == nullptr ? "a node of a function changed"
-                                     : "a node of a subgraph changed");
+    if (site.graph == nullptr) {
+      NeedFull("a node of a function changed");
       return;
     }
     for (const onnx::AttributeProto& attribute : site.node->attribute()) {
@@ -84,6 +83,7 @@ class StepEdits {
     }
     TouchedSite& touched = touched_sites_.emplace_back();
     touched.node = site.node;
+    touched.graph = site.graph;
     touched.list = site.list;
     touched.first_name = name_spans_.size();
     touched.inputs = site.node->input_size();
@@ -136,7 +136,7 @@ class StepEdits {
       names[i] = absl::string_view(chars_.data() + offset, size);
     }
     const onnx::NodeProto* node = site.node;
-    TouchedGroup group{absl::MakeConstSpan(&node, 1),
+    TouchedGroup group{main_, absl::MakeConstSpan(&node, 1),
                        absl::MakeConstSpan(names, touched.inputs),
                        absl::MakeConstSpan(names + touched.inputs, touched.outputs)};
     if (!wiring_->CheckWiringNow(group, *base_).ok()) return;  // left to the step's validation
@@ -215,6 +215,7 @@ class StepEdits {
   // A node noted by Touch, with its inputs and outputs before the step.
   struct TouchedSite {
     onnx::NodeProto* node;
+    const onnx::GraphProto* graph;
     NodeList* list;
     size_t first_name;  // in name_spans_: the inputs, then the outputs
     int inputs;
@@ -280,7 +281,7 @@ class StepEdits {
       const TouchedSite& touched = touched_sites_[i];
       if (touched.early) continue;
       changes.groups.push_back(
-          {nodes.subspan(extents[i].first, extents[i].second - extents[i].first),
+          {touched.graph, nodes.subspan(extents[i].first, extents[i].second - extents[i].first),
            names.subspan(touched.first_name, touched.inputs),
            names.subspan(touched.first_name + touched.inputs, touched.outputs)});
     }

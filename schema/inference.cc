@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <memory>
+#include <optional>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
@@ -599,13 +600,22 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
 }  // namespace
 
 struct NodeReinferencer::State {
+  // `outer`: the graphs enclosing `graph`, innermost first, with their
+  // types; read only.
   State(const onnx::ModelProto& model, const onnx::GraphProto& graph, GraphTypes& done,
-        InferenceResult& result, const Imports* imports)
-      : result(result),
-        done(done),
-        engine(model, Strict(), scratch, imports),
-        inferencer(graph, nullptr, done.path, engine, 0) {
-    inferencer.Resume(done, overlay);
+        InferenceResult& result, const Imports* imports,
+        absl::Span<const std::pair<const onnx::GraphProto*, GraphTypes*>> outer)
+      : result(result), done(done), engine(model, Strict(), scratch, imports) {
+    const GraphInferencer* parent = nullptr;
+    int depth = 0;
+    for (auto it = outer.rbegin(); it != outer.rend(); ++it, ++depth) {
+      GraphInferencer& enclosing =
+          enclosing_.emplace_back(*it->first, parent, it->second->path, engine, depth);
+      enclosing.Resume(*it->second, enclosing_overlays_.emplace_back());
+      parent = &enclosing;
+    }
+    inferencer.emplace(graph, parent, done.path, engine, depth);
+    inferencer->Resume(done, overlay);
   }
   static const InferenceOptions& Strict() {
     static const InferenceOptions strict{.strict = true};
@@ -616,19 +626,30 @@ struct NodeReinferencer::State {
   GraphTypes overlay;       // what the nodes inferred changed
   InferenceResult scratch;  // owns the types and constants inferred
   Engine engine;
-  GraphInferencer inferencer;
+  // The enclosing graphs, outermost first (empty overlays: only read).
+  std::deque<GraphInferencer> enclosing_;
+  std::deque<GraphTypes> enclosing_overlays_;
+  std::optional<GraphInferencer> inferencer;
 };
 
 absl::StatusOr<std::unique_ptr<NodeReinferencer>> NodeReinferencer::Create(
     const onnx::ModelProto& model, const onnx::GraphProto& graph,
     absl::Span<const onnx::TensorProto* const> added, InferenceResult& result,
-    const Imports* imports) {
+    const Imports* imports, absl::Span<const onnx::GraphProto* const> enclosing) {
   auto done = result.graphs.find(&graph);
   if (done == result.graphs.end()) {
     return absl::FailedPreconditionError("the graph was not inferred before");
   }
-  auto state = std::make_unique<State>(model, graph, done->second, result, imports);
-  for (const onnx::TensorProto* tensor : added) state->inferencer.AddInitializer(*tensor);
+  std::vector<std::pair<const onnx::GraphProto*, GraphTypes*>> outer;
+  for (const onnx::GraphProto* g : enclosing) {
+    auto types = result.graphs.find(g);
+    if (types == result.graphs.end()) {
+      return absl::FailedPreconditionError("an enclosing graph was not inferred before");
+    }
+    outer.emplace_back(g, &types->second);
+  }
+  auto state = std::make_unique<State>(model, graph, done->second, result, imports, outer);
+  for (const onnx::TensorProto* tensor : added) state->inferencer->AddInitializer(*tensor);
   return std::unique_ptr<NodeReinferencer>(new NodeReinferencer(std::move(state)));
 }
 
@@ -637,15 +658,15 @@ NodeReinferencer::NodeReinferencer(std::unique_ptr<State> state) : state_(std::m
 NodeReinferencer::~NodeReinferencer() = default;
 
 absl::Status NodeReinferencer::Infer(const onnx::NodeProto& node) {
-  return state_->inferencer.InferNode(node, -1);
+  return state_->inferencer->InferNode(node, -1);
 }
 
 void NodeReinferencer::AddInitializer(const onnx::TensorProto& tensor) {
-  state_->inferencer.AddInitializer(tensor);
+  state_->inferencer->AddInitializer(tensor);
 }
 
 const onnx::TypeProto* NodeReinferencer::TypeOf(absl::string_view name) const {
-  return state_->inferencer.FindType(name);
+  return state_->inferencer->FindType(name);
 }
 
 void NodeReinferencer::Commit() {

@@ -92,14 +92,17 @@ class NodeReinferencer {
  public:
   using Imports = google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>;
 
-  // Re-infers nodes of `graph` (the main graph of `model`), at the opsets
+  // Re-infers nodes of `graph` (the main graph of `model`, or a subgraph
+  // within the graphs `enclosing` it, innermost first), at the opsets
   // `model` imports now (or `imports`, when given: those a step converts
-  // to), into `result`; `added` are initializers added since `result` was
-  // inferred. FailedPrecondition if `result` has no types for `graph`.
+  // to), into `result`; `added` are initializers added to `graph` since
+  // `result` was inferred. FailedPrecondition if `result` has no types for
+  // one of the graphs.
   static absl::StatusOr<std::unique_ptr<NodeReinferencer>> Create(
       const onnx::ModelProto& model, const onnx::GraphProto& graph,
       absl::Span<const onnx::TensorProto* const> added, InferenceResult& result,
-      const Imports* imports = nullptr);
+      const Imports* imports = nullptr,
+      absl::Span<const onnx::GraphProto* const> enclosing = {});
   ~NodeReinferencer();
 
   // Infers `node` strictly: new values get their types, and a value that
