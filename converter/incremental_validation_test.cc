@@ -1,0 +1,104 @@
+#include "converter/incremental_validation.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "schema/inference.h"
+#include "tests/model_text.h"
+
+namespace onnxconvert::converter {
+namespace {
+
+// X -> Relu -> A -> Neg -> B -> Abs -> Y at opset 13.
+constexpr absl::string_view kChain = R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,3] Y) {
+  [relu] A = Relu(X)
+  [neg] B = Neg(A)
+  [abs] Y = Abs(B)
+})";
+
+// One behaviour: the Relu node changed as `edit` says (its old inputs and
+// outputs are those above), then validated on its own.
+struct Case {
+  std::string name;
+  void (*edit)(onnx::NodeProto& relu);
+  std::string error;  // "" when the change validates
+};
+
+TEST(IncrementalValidatorTest, TouchedNodesValidateOnlyWhenTheirWiringAndTypesHold) {
+  const Case cases[] = {
+      {"unchanged node", [](onnx::NodeProto&) {}, ""},
+      {"another op, same types", [](onnx::NodeProto& n) { n.set_op_type("Sigmoid"); }, ""},
+      {"reads a value defined after it",
+       [](onnx::NodeProto& n) { n.set_input(0, "B"); }, "may be defined only after the node"},
+      {"drops its old output",
+       [](onnx::NodeProto& n) { n.set_output(0, "fresh"); }, "'A' is no longer defined"},
+      {"defines a value defined elsewhere",
+       [](onnx::NodeProto& n) { n.set_output(0, "Y"); }, "defined elsewhere too"},
+      {"changes a type",
+       [](onnx::NodeProto& n) {
+         n.set_op_type("Cast");
+         onnx::AttributeProto* to = n.add_attribute();
+         to->set_name("to");
+         to->set_type(onnx::AttributeProto::INT);
+         to->set_i(onnx::TensorProto::INT64);
+       },
+       "'A' was tensor(float)"},
+      {"breaks its op's rules",
+       [](onnx::NodeProto& n) { n.add_input("X"); }, "arity"},
+  };
+  for (const Case& c : cases) {
+    onnx::ModelProto model = testing::ModelFromText(kChain);
+    schema::InferenceOptions strict;
+    strict.strict = true;
+    absl::StatusOr<schema::InferenceResult> types = schema::InferModel(model, strict);
+    ASSERT_TRUE(types.ok()) << types.status();
+    onnx::NodeProto& relu = *model.mutable_graph()->mutable_node(0);
+    const std::vector<absl::string_view> old_inputs = {"X"};
+    const std::vector<absl::string_view> old_outputs = {"A"};
+    c.edit(relu);
+    const onnx::NodeProto* nodes[] = {&relu};
+    TouchedGroup group{&model.graph(), nodes, old_inputs, old_outputs};
+    IncrementalValidator validator(model);
+    absl::Status status = validator.Validate({&group, 1}, {}, *types,
+                                             [](const onnx::GraphProto*) { return nullptr; });
+    if (c.error.empty()) {
+      EXPECT_TRUE(status.ok()) << c.name << ": " << status;
+    } else {
+      EXPECT_FALSE(status.ok()) << c.name;
+      EXPECT_TRUE(absl::StrContains(status.message(), c.error)) << c.name << ": " << status;
+    }
+  }
+}
+
+// A node inserted before the anchor may feed it under a new name.
+TEST(IncrementalValidatorTest, InsertedNodesMayFeedTheAnchorUnderNewNames) {
+  onnx::ModelProto model = testing::ModelFromText(kChain);
+  schema::InferenceOptions strict;
+  strict.strict = true;
+  absl::StatusOr<schema::InferenceResult> types = schema::InferModel(model, strict);
+  ASSERT_TRUE(types.ok()) << types.status();
+  onnx::NodeProto inserted;
+  inserted.set_op_type("Identity");
+  inserted.add_input("X");
+  inserted.add_output("X_copy");
+  onnx::NodeProto& relu = *model.mutable_graph()->mutable_node(0);
+  relu.set_input(0, "X_copy");
+  const std::vector<absl::string_view> old_inputs = {"X"};
+  const std::vector<absl::string_view> old_outputs = {"A"};
+  const onnx::NodeProto* nodes[] = {&inserted, &relu};
+  TouchedGroup group{&model.graph(), nodes, old_inputs, old_outputs};
+  IncrementalValidator validator(model);
+  absl::Status status = validator.Validate({&group, 1}, {}, *types,
+                                           [](const onnx::GraphProto*) { return nullptr; });
+  ASSERT_TRUE(status.ok()) << status;
+  // The new value has its type now.
+  const auto& main = types->graphs.at(&model.graph()).types;
+  ASSERT_TRUE(main.contains("X_copy"));
+  EXPECT_EQ(main.at("X_copy")->tensor_type().shape().dim_size(), 2);
+}
+
+}  // namespace
+}  // namespace onnxconvert::converter
