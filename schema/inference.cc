@@ -1,6 +1,7 @@
 #include "schema/inference.h"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -232,6 +233,22 @@ class Engine {
     auto it = opsets_.find(Registry::CanonicalDomain(domain));
     return it == opsets_.end() ? 0 : it->second;
   }
+  // The schema `node` binds to at the imported opsets (null if none) and
+  // its rule, remembered for the last few ops: graphs repeat a few ops.
+  std::pair<const OpSchema*, InferenceFn> Resolve(const onnx::NodeProto& node) {
+    for (const Resolved& known : resolved_) {
+      if (known.op == node.op_type() && known.domain == node.domain()) {
+        return {known.schema, known.rule};
+      }
+    }
+    int64_t opset = OpsetOf(node.domain());
+    const OpSchema* schema =
+        opset > 0 ? Registry::Get().Lookup(node.domain(), node.op_type(), opset) : nullptr;
+    InferenceFn rule = schema != nullptr ? FindInferenceRule(*schema) : nullptr;
+    Resolved& slot = resolved_[next_resolved_++ % kResolved];
+    slot = {node.op_type(), node.domain(), schema, rule};
+    return {schema, rule};
+  }
   // A cleared scratch type for output `slot` of a node at nesting `depth`,
   // reused from node to node so that inferring allocates nothing.
   onnx::TypeProto* Scratch(int depth, size_t slot) {
@@ -267,6 +284,15 @@ class Engine {
   }
 
   OpsetMap opsets_;
+  struct Resolved {
+    std::string op;
+    std::string domain = "\x01";  // matches no node until filled
+    const OpSchema* schema = nullptr;
+    InferenceFn rule = nullptr;
+  };
+  static constexpr size_t kResolved = 8;
+  std::array<Resolved, kResolved> resolved_;
+  size_t next_resolved_ = 0;
   int next_symbol_ = 0;
   std::vector<std::vector<std::unique_ptr<onnx::TypeProto>>> scratch_;
   absl::flat_hash_set<const onnx::TypeProto*, TensorTypeHash, TensorTypeEq> interned_;
@@ -523,9 +549,7 @@ std::string NodeLabel(const onnx::NodeProto& node, int index, const OpSchema* sc
 }
 
 absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) {
-  int64_t opset = engine_.OpsetOf(node.domain());
-  const OpSchema* schema =
-      opset > 0 ? Registry::Get().Lookup(node.domain(), node.op_type(), opset) : nullptr;
+  auto [schema, rule] = engine_.Resolve(node);
   // The label is built only when something is reported.
   auto fail = [&](absl::string_view message) -> absl::Status {
     std::string text = absl::StrCat(path_, " \xE2\x80\xBA ", NodeLabel(node, index, schema),
@@ -538,7 +562,6 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
   if (schema != nullptr) {
     ++engine_.result().nodes_inferred;
     NodeContext& context = ctx.emplace(node, *schema, *this);
-    InferenceFn rule = FindInferenceRule(*schema);
     if (rule == nullptr) {
       ++engine_.result().ops_without_rules[schema->Label()];
     } else {
