@@ -147,6 +147,9 @@ absl::Status ScalesForEveryAxis(AdapterContext& ctx) {
     ctx.node.set_input(1, full_roi);
   }
   bool sizes = Given(ctx.node, 3);
+  if (!sizes && !Given(ctx.node, 2)) {
+    return absl::FailedPreconditionError("the node gives neither scales nor sizes");
+  }
   int input = sizes ? 3 : 2;
   const std::string given = ctx.node.input(input);
   const onnx::TensorProto* constant = sizes ? nullptr : ctx.constant_of(given);

@@ -705,7 +705,11 @@ absl::StatusOr<AttentionHeads> SplitAttentionHeads(Body& b, const Call& call, in
     return absl::InvalidArgumentError(absl::StrCat(h.q_heads, " query heads cannot share ",
                                                    h.kv_heads, " key/value heads evenly"));
   }
-  h.has_past = call.Has(kPastKey) && call.Has(kPastValue);
+  if (call.Has(kPastKey) != call.Has(kPastValue)) {
+    return absl::FailedPreconditionError(
+        "past_key and past_value must be given together; the node gives one");
+  }
+  h.has_past = call.Has(kPastKey);
   if (h.has_past) {
     h.k = b.Op("Concat", {"past_key", h.k}, "axis = 2");
     h.v = b.Op("Concat", {"past_value", h.v}, "axis = 2");

@@ -792,6 +792,13 @@ absl::Status Resize(InferenceContext& ctx) {
   std::vector<int64_t> axes(rank);
   std::iota(axes.begin(), axes.end(), 0);
   if (std::optional<std::vector<int64_t>> given = ctx.AttrInts("axes")) axes = *given;
+  for (int64_t& axis : axes) {
+    if (axis < -rank || axis >= rank) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("axis ", axis, " is out of range for rank ", rank));
+    }
+    if (axis < 0) axis += rank;
+  }
   onnx::TensorShapeProto out = *shape;
   if (sizes && sizes->size() == axes.size()) {
     for (size_t i = 0; i < axes.size(); ++i) {

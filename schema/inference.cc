@@ -558,6 +558,17 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
     engine_.result().notes.push_back(std::move(text));
     return absl::OkStatus();
   };
+  if (schema != nullptr &&
+      (node.input_size() < schema->min_input || node.input_size() > schema->max_input ||
+       node.output_size() > schema->max_output)) {
+    // Rules count on the arity the checker enforces: an unchecked node
+    // outside it gets no rule (strict: an error).
+    absl::Status failed = fail(absl::StrCat("has ", node.input_size(), " inputs and ",
+                                            node.output_size(), " outputs, which ",
+                                            schema->Label(), " does not take"));
+    if (!failed.ok()) return failed;
+    schema = nullptr;
+  }
   std::optional<NodeContext> ctx;
   if (schema != nullptr) {
     ++engine_.result().nodes_inferred;
