@@ -155,6 +155,14 @@ class ConstantTable {
     graphs_.clear();
     owned_.clear();
   }
+  // Brings the table up to date after a step that changed no Constant node
+  // and added `added` to `graph`'s initializers.
+  void AddInitializers(const onnx::GraphProto* graph,
+                       absl::Span<const onnx::TensorProto* const> added) {
+    auto it = graphs_.find(graph);
+    if (it == graphs_.end()) return;  // collected when first asked for
+    for (const onnx::TensorProto* tensor : added) it->second.try_emplace(tensor->name(), tensor);
+  }
 
  private:
   using Constants = absl::flat_hash_map<std::string, const onnx::TensorProto*>;
@@ -462,6 +470,20 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
   return report;
 }
 
+// Whether a step may have changed what the constant table knows beyond the
+// initializers it added: Constant nodes changed, inserted or retyped, or a
+// change outside what the step can list node by node.
+bool ChangesConstants(const StepReport& step, const StepChanges& changes) {
+  if (!changes.needs_full.empty() || changes.retyped) return true;
+  for (const NodeChange& node : step.nodes) {
+    if (node.op == "Constant") return true;
+  }
+  for (const onnx::NodeProto* node : changes.nodes) {
+    if (node->op_type() == "Constant") return true;
+  }
+  return false;
+}
+
 // Strict inference of the whole model.
 absl::StatusOr<schema::InferenceResult> InferStrictly(const onnx::ModelProto& model) {
   schema::InferenceOptions strict;
@@ -700,7 +722,13 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
       if (!step.ok()) return step.status();
       if (!options.dry_run) {
         StepChanges changes = edits.Apply(*index, retired);
-        constants.Clear();
+        // The constants stay known across steps unless a step changed
+        // Constant nodes or subgraphs (or inserted nodes it may not say).
+        if (ChangesConstants(*step, changes)) {
+          constants.Clear();
+        } else {
+          constants.AddInitializers(&result.model.graph(), changes.added);
+        }
         SetImportedOpset(*result.model.mutable_opset_import(), track.domain, to);
         for (auto& function : *result.model.mutable_functions()) {
           SetImportedOpset(*function.mutable_opset_import(), track.domain, to);

@@ -46,6 +46,8 @@ struct StepChanges {
   // The nodes rewritten in place and validated while the step went on (not
   // among `groups`), if the step validated any early.
   std::unique_ptr<EarlyValidator> early;
+  // Whether some node's op type changed.
+  bool retyped = false;
 };
 
 // The structural edits of one step, applied when the step ends so that the
@@ -238,6 +240,7 @@ class StepEdits {
   StepChanges Collect() {
     StepChanges changes;
     changes.needs_full = needs_full_;
+    changes.retyped = !retyped_.empty();
     changes.added = std::move(added_initializers_);
     changes.early = std::move(early_);
     make_early_ = nullptr;
