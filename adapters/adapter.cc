@@ -185,10 +185,10 @@ AdapterPlan PlanAdapter(const OpSchema& from, const OpSchema& to) {
       absl::StrCat(from.domain.empty() ? "" : absl::StrCat(from.domain, "."), from.name, " ",
                    from.since_version, "->", to.since_version)};
   plan.types_widen = TypesWiden(from, to);
-  plan.rebinds_only = plan.rewrite == nullptr && plan.types_widen && !IsSemanticChange(from, to) &&
-                      SameParamNames(from.inputs, to.inputs) &&
-                      SameParamNames(from.outputs, to.outputs) &&
-                      schema::NodeValidationUnchanged(from, to);
+  plan.validates_alike = schema::NodeValidationUnchanged(from, to);
+  plan.rebinds_only = plan.rewrite == nullptr && plan.types_widen && plan.validates_alike &&
+                      !IsSemanticChange(from, to) && SameParamNames(from.inputs, to.inputs) &&
+                      SameParamNames(from.outputs, to.outputs);
   return plan;
 }
 

@@ -87,6 +87,9 @@ struct AdapterPlan {
   // Every type a value may have under `from` is allowed by `to` in the same
   // place, with no new same-type requirement: nodes need no type check.
   bool types_widen = false;
+  // A node that validates bound to `from` validates bound to `to`, with the
+  // same output types (schema::NodeValidationUnchanged).
+  bool validates_alike = false;
   // Every node valid under `from` is valid under `to` as it is, with the
   // same output types: same signature, attributes and inference, wider
   // types, no rewrite, no change of meaning. FindAdapter says kCompatible

@@ -383,7 +383,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     std::optional<adapters::AdapterPlan> plan;
     if (next != nullptr) plan = adapters::PlanAdapter(*current, *next);
     // A node these versions only rebind validates as it did.
-    bool validates_alike = next != nullptr && schema::NodeValidationUnchanged(*current, *next);
+    bool validates_alike = plan.has_value() && plan->validates_alike;
     // Every node these versions only rebind is counted, not looked at.
     bool count_only = plan.has_value() && plan->rebinds_only &&
                       !adapters::NegativeAxesMatter(*current, *next);
@@ -510,7 +510,7 @@ absl::Status CompareTypes(const onnx::ModelProto& model, const schema::Inference
     if (it == mine.end()) {
       return absl::InternalError(absl::StrCat("value '", name, "' has no type incrementally"));
     }
-    if (it->second->SerializeAsString() != type->SerializeAsString()) {
+    if (!schema::SameType(*it->second, *type)) {
       return absl::InternalError(absl::StrCat("value '", name, "' is {",
                                               it->second->ShortDebugString(),
                                               "} incrementally, {", type->ShortDebugString(),

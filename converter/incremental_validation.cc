@@ -7,8 +7,8 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
-#include "ir/status_macros.h"
 #include "converter/side_by_side.h"
+#include "ir/status_macros.h"
 #include "schema/checker.h"
 
 namespace onnxconvert::converter {
@@ -31,6 +31,14 @@ class ReinferredTypes : public schema::NodeChecker::TypeSource {
  private:
   const schema::NodeReinferencer& reinfer_;
 };
+
+// Checks `node`, in the graph at `path`, with the types `reinfer` sees, then
+// re-infers it.
+absl::Status CheckAndReinfer(schema::NodeChecker& checker, schema::NodeReinferencer& reinfer,
+                             const onnx::NodeProto& node, const std::string& path) {
+  OC_RETURN_IF_ERROR(checker.Check(node, path, ReinferredTypes(reinfer)));
+  return reinfer.Infer(node);
+}
 
 // "node 'x' (Op)" or "unnamed node (Op)".
 std::string Label(const onnx::NodeProto& node) {
@@ -179,11 +187,9 @@ absl::Status IncrementalValidator::ValidateSubgraph(const onnx::GraphProto& grap
                       schema::NodeReinferencer::Create(model_, graph, {}, types, nullptr,
                                                        ancestors));
   schema::NodeChecker checker(model_);
-  ReinferredTypes reinferred(*reinfer);
   for (const TouchedGroup& group : groups) {
     for (const onnx::NodeProto* node : group.nodes) {
-      OC_RETURN_IF_ERROR(checker.Check(*node, found->second.path, reinferred));
-      OC_RETURN_IF_ERROR(reinfer->Infer(*node));
+      OC_RETURN_IF_ERROR(CheckAndReinfer(checker, *reinfer, *node, found->second.path));
     }
   }
   reinfer->Commit();
@@ -298,15 +304,13 @@ void EarlyValidator::Process(const Item& item) {
     reinfer_->AddInitializer(*item.tensor);
     return;
   }
-  status_ = checker_->Check(*item.node, path_, ReinferredTypes(*reinfer_));
-  if (status_.ok()) status_ = reinfer_->Infer(*item.node);
+  status_ = CheckAndReinfer(*checker_, *reinfer_, *item.node, path_);
 }
 
 absl::Status IncrementalValidator::ValidateGroups(absl::Span<const TouchedGroup> groups,
                                                   const schema::GraphTypes& main,
                                                   schema::NodeReinferencer& reinfer) const {
   schema::NodeChecker checker(model_);
-  ReinferredTypes types(reinfer);
   for (size_t g = 0; g < groups.size(); ++g) {
     // Large graphs miss the cache on every value: fetch ahead.
     if (g + kLookahead < groups.size()) {
@@ -318,8 +322,7 @@ absl::Status IncrementalValidator::ValidateGroups(absl::Span<const TouchedGroup>
     OC_RETURN_IF_ERROR(CheckWiring(groups[g], main));
     for (const onnx::NodeProto* node : groups[g].nodes) {
       // Inputs are defined before the node: CheckWiring saw to it.
-      OC_RETURN_IF_ERROR(checker.Check(*node, main.path, types));
-      OC_RETURN_IF_ERROR(reinfer.Infer(*node));
+      OC_RETURN_IF_ERROR(CheckAndReinfer(checker, reinfer, *node, main.path));
     }
   }
   return absl::OkStatus();

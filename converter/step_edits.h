@@ -31,8 +31,8 @@ struct Retired {
 
 // What a step changed, for validating it.
 struct StepChanges {
-  // Where the step changed the main graph, node by node; they view the
-  // storage below.
+  // Where the step changed the main graph and subgraphs, node by node; they
+  // view the storage below.
   std::vector<TouchedGroup> groups;
   std::vector<const onnx::NodeProto*> nodes;
   std::vector<absl::string_view> names;
@@ -133,10 +133,7 @@ class StepEdits {
     absl::string_view names[kMaxEarlyNames];
     size_t count = static_cast<size_t>(touched.inputs + touched.outputs);
     if (count > kMaxEarlyNames) return;
-    for (size_t i = 0; i < count; ++i) {
-      auto [offset, size] = name_spans_[touched.first_name + i];
-      names[i] = absl::string_view(chars_.data() + offset, size);
-    }
+    for (size_t i = 0; i < count; ++i) names[i] = KeptName(touched.first_name + i);
     const onnx::NodeProto* node = site.node;
     TouchedGroup group{main_, absl::MakeConstSpan(&node, 1),
                        absl::MakeConstSpan(names, touched.inputs),
@@ -174,7 +171,7 @@ class StepEdits {
     edits_[anchor.list].removed.insert(anchor.node);
     forgotten_[OpKeyOf(*anchor.node)].insert(anchor.node);
   }
-  // Records that `site`'s node has a new op type; `old_key` was its KeyOf.
+  // Records that `site`'s node has a new op type; `old_key` was its OpKeyOf.
   void Retyped(const NodeSite& site, const std::string& old_key) {
     forgotten_[old_key].insert(site.node);
     retyped_.push_back(site);
@@ -234,9 +231,13 @@ class StepEdits {
     name_spans_.emplace_back(chars_.size(), name.size());
     chars_.insert(chars_.end(), name.begin(), name.end());
   }
+  // The `i`th name kept, viewing the buffer (until it grows).
+  absl::string_view KeptName(size_t i) const {
+    return absl::string_view(chars_.data() + name_spans_[i].first, name_spans_[i].second);
+  }
 
   // The touched nodes with what was inserted around them, before the node
-  // lists are rebuilt (which frees removed nodes).
+  // lists are rebuilt (which retires removed nodes).
   StepChanges Collect() {
     StepChanges changes;
     changes.needs_full = needs_full_;
@@ -271,12 +272,11 @@ class StepEdits {
       if (edits != nullptr) add_inserted(edits->after);
       extents.emplace_back(begin, changes.nodes.size());
     }
-    // Views, made once the storage no longer grows.
-    changes.chars = std::move(chars_);
+    // Views, made once the storage no longer grows (moving a vector keeps
+    // its buffer).
     changes.names.reserve(name_spans_.size());
-    for (auto [offset, size] : name_spans_) {
-      changes.names.emplace_back(changes.chars.data() + offset, size);
-    }
+    for (size_t i = 0; i < name_spans_.size(); ++i) changes.names.push_back(KeptName(i));
+    changes.chars = std::move(chars_);
     absl::Span<const onnx::NodeProto* const> nodes(changes.nodes);
     absl::Span<const absl::string_view> names(changes.names);
     changes.groups.reserve(touched_sites_.size());

@@ -1,12 +1,10 @@
 #ifndef ONNX_CONVERT_SCHEMA_CHECKER_H_
 #define ONNX_CONVERT_SCHEMA_CHECKER_H_
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "proto/onnx.pb.h"

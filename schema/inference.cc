@@ -115,15 +115,6 @@ struct TensorTypeEq {
   }
 };
 
-// Whether two types are equal, field by field.
-bool SameType(const onnx::TypeProto& a, const onnx::TypeProto& b) {
-  if (&a == &b) return true;
-  if (Internable(a) && Internable(b)) return TensorTypeEq()(&a, &b);
-  // Not by serializing: that writes cached sizes, and other threads may be
-  // reading these types.
-  return google::protobuf::util::MessageDifferencer::Equals(a, b);
-}
-
 class Engine;
 
 // Infers one graph; subgraphs get their own, linked to their parent.
@@ -659,6 +650,7 @@ struct NodeReinferencer::State {
   GraphTypes& done;
   GraphTypes overlay;       // what the nodes inferred changed
   InferenceResult scratch;  // owns the types and constants inferred
+  bool arena_kept = false;  // the result holds scratch's arena
   Engine engine;
   // The enclosing graphs, outermost first (empty overlays: only read).
   std::deque<GraphInferencer> enclosing_;
@@ -726,7 +718,8 @@ void NodeReinferencer::Commit() {
   overlay.facts.clear();
   // The result now views types and constants the scratch result owns.
   InferenceResult& result = state_->result;
-  result.kept_arenas.push_back(state_->scratch.arena);
+  if (!state_->arena_kept) result.kept_arenas.push_back(state_->scratch.arena);
+  state_->arena_kept = true;
   result.kept_constants.push_back(std::move(state_->scratch.constants));
   state_->scratch.constants.clear();
 }
@@ -773,6 +766,14 @@ bool NodeValidationUnchanged(const OpSchema& from, const OpSchema& to) {
     }
   }
   return from.type_constraints.size() == to.type_constraints.size();
+}
+
+bool SameType(const onnx::TypeProto& a, const onnx::TypeProto& b) {
+  if (&a == &b) return true;
+  if (Internable(a) && Internable(b)) return TensorTypeEq()(&a, &b);
+  // Not by serializing: that writes cached sizes, and other threads may be
+  // reading these types.
+  return google::protobuf::util::MessageDifferencer::Equals(a, b);
 }
 
 absl::StatusOr<InferenceResult> InferModel(const onnx::ModelProto& model,

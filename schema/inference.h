@@ -127,6 +127,9 @@ class NodeReinferencer {
   std::unique_ptr<State> state_;
 };
 
+// Whether two types are equal, field by field.
+bool SameType(const onnx::TypeProto& a, const onnx::TypeProto& b);
+
 // Whether every node that validates (check and strict inference) bound to
 // `from` validates bound to `to`, with the same output types: the two
 // versions have the same inputs, outputs, attributes and inference rule,
