@@ -73,6 +73,7 @@ class StepEdits {
   // Notes that the step changes `site`'s node (or what is around it), before
   // it does: its inputs and outputs as they are now. Once per node and step.
   void Touch(const NodeSite& site) {
+    if (touched_log_ != nullptr) touched_log_->insert(site.node);
     if (site.graph == nullptr) {
       NeedFull("a node of a function changed");
       return;
@@ -93,6 +94,9 @@ class StepEdits {
     for (const std::string& input : site.node->input()) KeepName(input);
     for (const std::string& output : site.node->output()) KeepName(output);
   }
+  // Adds every node the step touches to `log` (null: none), as it does.
+  void LogTouched(absl::flat_hash_set<const onnx::NodeProto*>* log) { touched_log_ = log; }
+
   // Makes room for `more` nodes to be touched; once many are, starts
   // validating early the nodes rewritten in place, if armed.
   void Reserve(size_t more) {
@@ -353,6 +357,7 @@ class StepEdits {
   };
   std::vector<Subgraph> subgraphs_;
   std::vector<std::unique_ptr<std::string>> retired_;
+  absl::flat_hash_set<const onnx::NodeProto*>* touched_log_ = nullptr;
   const onnx::GraphProto* main_;
   std::vector<TouchedSite> touched_sites_;
   std::vector<std::pair<size_t, size_t>> name_spans_;  // (offset, size) in chars_

@@ -1571,7 +1571,10 @@ NameGenerator::NameGenerator(const onnx::ModelProto& model)
 
 NameGenerator::~NameGenerator() = default;
 
-std::string NameGenerator::FreshName(absl::string_view prefix) { return pool_->Fresh(prefix); }
+std::string NameGenerator::FreshName(absl::string_view prefix) {
+  if (observer_) observer_(prefix);
+  return pool_->Fresh(prefix);
+}
 
 void NameGenerator::Reserve(absl::string_view name) { pool_->Note(name); }
 

@@ -41,6 +41,7 @@
 
 #include <cstdint>
 #include <map>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -507,11 +508,17 @@ class NameGenerator {
 
   // A name "<prefix>__<n>" not used anywhere before; reserved. O(1) amortised.
   std::string FreshName(absl::string_view prefix);
+  // Calls `observer` with the prefix of every FreshName from now on (null:
+  // none).
+  void Observe(std::function<void(absl::string_view prefix)> observer) {
+    observer_ = std::move(observer);
+  }
   // Marks `name` as used.
   void Reserve(absl::string_view name);
 
  private:
   std::unique_ptr<NamePool> pool_;
+  std::function<void(absl::string_view)> observer_;
 };
 
 }  // namespace onnxconvert

@@ -1,0 +1,456 @@
+#include "converter/step_runner.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "adapters/rewrites.h"
+#include "converter/expand.h"
+#include "ir/status_macros.h"
+#include "schema/checker.h"
+#include "schema/type_strings.h"
+
+namespace onnxconvert::converter {
+
+using schema::OpSchema;
+using schema::Registry;
+
+// The version `imports` gives `domain` (canonical), if any.
+std::optional<int64_t> ImportedOpset(
+    const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
+    absl::string_view domain) {
+  for (const auto& opset : imports) {
+    if (Registry::CanonicalDomain(opset.domain()) == domain) return opset.version();
+  }
+  return std::nullopt;
+}
+
+void SetImportedOpset(google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
+                      absl::string_view domain, int64_t opset) {
+  for (auto& entry : imports) {
+    if (Registry::CanonicalDomain(entry.domain()) == domain) entry.set_version(opset);
+  }
+}
+
+namespace {
+
+std::string NodeName(const onnx::NodeProto& node) {
+  return node.name().empty() ? absl::StrCat("(unnamed ", node.op_type(), ")")
+                             : absl::StrCat("'", node.name(), "'");
+}
+
+absl::Status StepError(absl::StatusCode code, absl::string_view domain, int64_t from, int64_t to,
+                       const NodeSite& site, const OpSchema& schema, absl::string_view reason) {
+  return absl::Status(code, absl::StrFormat("%s: %s \xE2\x80\xBA node %s (%s): %s",
+                                            StepName(domain, from, to), site.path,
+                                            NodeName(*site.node), schema.Label(), reason));
+}
+
+}  // namespace
+
+// The error of a conversion stopped at a step.
+absl::Status Stopped(absl::string_view domain, int64_t from, int64_t to) {
+  return absl::CancelledError(
+      absl::StrCat(StepName(domain, from, to), ": the conversion was stopped (cancelled or past "
+                   "its deadline)"));
+}
+
+namespace {
+
+// The adapter context for converting `site`'s node from `current` to `next`.
+adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& site,
+                                            const OpSchema& current, const OpSchema& next,
+                                            std::vector<adapters::Change>& changes) {
+  adapters::AdapterContext ctx{
+      *site.node, current, next,
+      [&step, &site](absl::string_view value) { return step.types.TypeOf(site.graph, value); },
+      changes,
+      [&step, &site](onnx::TensorProto value) {
+        return step.added.Add(site.graph, step.names, step.edits, *site.node, std::move(value),
+                              step.order);
+      },
+      [&step, &site](absl::string_view name) {
+        return step.constants.Find(step.index, site.graph, name);
+      }};
+  ctx.to_opset = step.to;
+  ctx.insert_before = [&step, &site](onnx::NodeProto node) {
+    return step.edits.InsertBefore(site, std::move(node));
+  };
+  ctx.insert_after = [&step, &site](onnx::NodeProto node) {
+    return step.edits.InsertAfter(site, std::move(node));
+  };
+  ctx.fresh_name = [&step](absl::string_view hint) { return step.names.FreshName(hint); };
+  ctx.detach_output = [&step, &site](int i) {
+    auto* outputs = site.node->mutable_output();
+    std::string fresh = step.names.FreshName(outputs->Get(i));
+    // The old string object stays alive: inferred types view it.
+    outputs->AddAllocated(new std::string(fresh));
+    outputs->SwapElements(i, outputs->size() - 1);
+    step.edits.Retire(outputs->ReleaseLast());
+    return fresh;
+  };
+  ctx.track_subgraph = [&step, &site](onnx::GraphProto& graph) {
+    step.edits.TrackSubgraph(graph, absl::StrCat(site.path, "/", graph.name()), site.graph);
+  };
+  return ctx;
+}
+
+// Runs the rewrite `adapter` on `site`'s node and checks that the node then
+// fits the operator version it binds to at the step's target opset (the
+// rewrite may have replaced the op).
+absl::Status RunRewrite(StepContext& step, const NodeSite& site,
+                        const adapters::AdapterEntry& adapter, adapters::AdapterContext& ctx,
+                        bool check_types) {
+  std::string old_op = site.node->op_type();
+  std::string old_domain = site.node->domain();
+  OC_RETURN_IF_ERROR(adapter.fn(ctx));
+  const OpSchema* bound = Registry::Get().Lookup(step.domain, site.node->op_type(), step.to);
+  if (bound == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        adapter.name, " leaves a ", site.node->op_type(), " node, which does not exist at opset ",
+        step.to));
+  }
+  std::string misfit = adapters::NodeFitsVersion(*bound, *site.node);
+  if (!misfit.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(adapter.name, " leaves the node unfit: ", misfit));
+  }
+  if (site.node->op_type() != old_op) {
+    step.edits.Retyped(site, OpKey(Registry::CanonicalDomain(old_domain), old_op));
+    return absl::OkStatus();
+  }
+  // The rewritten node must still use only types its new version allows.
+  if (!check_types) return absl::OkStatus();
+  absl::Status types = adapters::CheckTypesAllowed(ctx);
+  if (!types.ok() && step.allow_casts) return adapters::InsertCasts(ctx);
+  return types;
+}
+
+// Converts one node of an op that does not exist at the step's target:
+// a registered replacement, else the expansion of its function body.
+absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const OpSchema& current,
+                                  NodeChange& report) {
+  const adapters::AdapterEntry* replacement =
+      adapters::Rewrites().Find(step.domain, current.name, current.since_version, 0);
+  if (replacement != nullptr) {
+    report.adapter = replacement->name;
+    if (step.dry_run) return absl::OkStatus();
+    adapters::AdapterContext ctx = MakeAdapterContext(step, site, current, current,
+                                                      report.changes);
+    return RunRewrite(step, site, *replacement, ctx, /*check_types=*/false);
+  }
+  int first = Registry::Get().VersionsOf(step.domain, current.name).front();
+  if (current.function_bodies.empty() && current.context_dependent_function_opsets.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(current.name, " does not exist before opset ", first,
+                     " and the spec gives no function body to expand it into"));
+  }
+  if (!step.expand) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        current.name, " does not exist before opset ", first,
+        "; its function body would express it, but expansion is off (--no-expand)"));
+  }
+  report.adapter = absl::StrCat(current.Label(), ": function body expanded");
+  if (step.dry_run) return absl::OkStatus();
+  OC_ASSIGN_OR_RETURN(
+      Expansion expansion,
+      ExpandFunctionNode(
+          *site.node, current, step.from, step.to,
+          [&](absl::string_view value) { return step.types.TypeOf(site.graph, value); },
+          [&](absl::string_view name) { return step.constants.Find(step.index, site.graph, name); },
+          [&](absl::string_view hint) { return step.names.FreshName(hint); }));
+  if (!expansion.initializers.empty() && site.graph == nullptr) {
+    return absl::FailedPreconditionError(
+        "the expansion needs constants, which a function body cannot hold (not supported yet)");
+  }
+  for (onnx::TensorProto& tensor : expansion.initializers) {
+    step.edits.AddInitializer(*site.graph, std::move(tensor));
+  }
+  for (onnx::NodeProto& node : expansion.nodes) step.edits.InsertBefore(site, std::move(node));
+  step.edits.Remove(site);
+  report.changes.push_back(
+      {"function-expanded", absl::StrCat("replaced by ", expansion.nodes.size(), " nodes")});
+  return absl::OkStatus();
+}
+
+// Counts a node of `op` in `graph` only rebound from version `from` to `to`
+// among the step's bumps.
+void CountBump(StepReport& report, absl::string_view graph, absl::string_view op, int from,
+               int to) {
+  for (auto it = report.bumps.rbegin(); it != report.bumps.rend(); ++it) {
+    if (it->from_version == from && it->op == op && it->graph == graph) {
+      ++it->nodes;
+      return;
+    }
+  }
+  report.bumps.push_back({std::string(graph), std::string(op), from, to, 1});
+}
+
+
+}  // namespace
+
+// Whether `change`, of a node of `op` in `graph`, is exactly what `kept`
+// records.
+bool SameChange(const NodeChange& kept, const NodeChange& change, absl::string_view graph,
+                absl::string_view op) {
+  return kept.refusal.empty() && change.refusal.empty() && kept.op == op &&
+         kept.from_version == change.from_version && kept.to_version == change.to_version &&
+         kept.graph == graph && kept.adapter == change.adapter && kept.changes == change.changes;
+}
+
+absl::StatusOr<StepReport> RunStep(StepContext& step) {
+  StepReport report;
+  report.domain = std::string(step.domain);
+  report.from_opset = step.from;
+  report.to_opset = step.to;
+  const Registry& registry = Registry::Get();
+  // Upgrading k -> k+1 touches ops with a version introduced at k+1;
+  // downgrading k -> k-1 touches ops with a version introduced at k.
+  int64_t boundary = std::max(step.from, step.to);
+  int64_t op_rank = 0;
+  for (const OpSchema* changed : registry.ChangedAt(step.domain, boundary)) {
+    step.order = step.step_rank * kOpRanks + op_rank++;
+    absl::Span<const NodeSite> sites = step.index.NodesOf(step.domain, changed->name);
+    if (sites.empty()) continue;
+    // The versions on both sides of the step are the same for every node.
+    const OpSchema* current = registry.Lookup(step.domain, changed->name, step.from);
+    const OpSchema* next = registry.Lookup(step.domain, changed->name, step.to);
+    if (current == nullptr) continue;  // the op is not valid here anyway
+    if (current == next) continue;
+    std::optional<adapters::AdapterPlan> plan;
+    if (next != nullptr) plan = adapters::PlanAdapter(*current, *next);
+    // A node these versions only rebind validates as it did.
+    bool validates_alike = plan.has_value() && plan->validates_alike;
+    // Every node these versions only rebind is counted, not looked at.
+    bool count_only = plan.has_value() && plan->rebinds_only &&
+                      !adapters::NegativeAxesMatter(*current, *next);
+    if (!count_only && !step.dry_run) step.edits.Reserve(sites.size());
+    for (const NodeSite& site : sites) {
+      if (step.should_stop && (++step.polled % kStopPollNodes) == 0 && step.should_stop()) {
+        return Stopped(step.domain, step.from, step.to);
+      }
+      if (count_only) {
+        CountBump(report, site.path, changed->name, current->since_version,
+                  next->since_version);
+        continue;
+      }
+      NodeChange change;  // named once it is kept
+      change.from_version = current->since_version;
+      change.to_version = next != nullptr ? next->since_version : 0;
+      absl::Status status;
+      bool bumped = false;  // rebound, node unchanged
+      if (next == nullptr) {
+        if (!step.dry_run) step.edits.Touch(site);
+        status = ConvertVanishingNode(step, site, *current, change);
+      } else {
+        adapters::AdapterContext ctx =
+            MakeAdapterContext(step, site, *current, *next, change.changes);
+        if (!step.dry_run) status = adapters::ResolveNegativeAxes(ctx);
+        // A registered rewrite is used as it is; else the entry is derived.
+        std::optional<adapters::AdapterEntry> derived;
+        if (plan->rewrite == nullptr) derived = adapters::FindAdapter(*plan, *site.node);
+        const adapters::AdapterEntry& adapter = derived ? *derived : *plan->rewrite;
+        change.adapter = adapter.name;
+        switch (status.ok() ? adapter.kind : adapters::AdapterEntry::kUnsupported) {
+          case adapters::AdapterEntry::kUnsupported:
+            if (!status.ok()) break;
+            status = absl::FailedPreconditionError(adapter.reason);
+            break;
+          case adapters::AdapterEntry::kCompatible: {
+            if (!plan->types_widen) status = adapters::CheckTypesAllowed(ctx);
+            bool touched = false;
+            if (!status.ok() && step.allow_casts && !step.dry_run) {
+              step.edits.Touch(site);
+              touched = true;
+              status = adapters::InsertCasts(ctx);
+            }
+            if (!status.ok()) break;
+            bumped = change.changes.empty();
+            if (!step.dry_run && !touched && (!bumped || !validates_alike)) {
+              step.edits.Touch(site);
+            }
+            if (!bumped) {
+              change.changes.push_back(
+                  {"version-bump", absl::StrCat(current->Label(), " -> ", next->Label())});
+            }
+            break;
+          }
+          case adapters::AdapterEntry::kRewrite:
+            if (step.dry_run) break;
+            step.edits.Touch(site);
+            status = RunRewrite(step, site, adapter, ctx, !plan->types_widen);
+            break;
+        }
+      }
+      if (!status.ok()) {
+        absl::Status error = StepError(status.code(), step.domain, step.from, step.to, site,
+                                       *current, status.message());
+        // A dry run goes on, listing every node that cannot be converted.
+        if (!step.dry_run || status.code() != absl::StatusCode::kFailedPrecondition) return error;
+        change.refusal = std::string(error.message());
+      } else if (!step.dry_run) {
+        step.edits.Finished(site);
+      }
+      if (bumped && change.refusal.empty()) {
+        CountBump(report, site.path, changed->name, change.from_version, change.to_version);
+      } else if (!report.nodes.empty() && SameChange(report.nodes.back(), change, site.path,
+                                                     changed->name)) {
+        report.nodes.back().alike.push_back(site.node->name());
+      } else {
+        change.op = std::string(changed->name);
+        change.graph = std::string(site.path);
+        change.node = site.node->name();
+        report.nodes.push_back(std::move(change));
+      }
+    }
+  }
+  return report;
+}
+
+// Whether a step may have changed what the constant table knows beyond the
+// initializers it added: Constant nodes changed, inserted or retyped, or a
+// change outside what the step can list node by node.
+bool ChangesConstants(const StepReport& step, const StepChanges& changes) {
+  if (!changes.needs_full.empty() || changes.retyped) return true;
+  for (const NodeChange& node : step.nodes) {
+    if (node.op == "Constant") return true;
+  }
+  for (const onnx::NodeProto* node : changes.nodes) {
+    if (node->op_type() == "Constant") return true;
+  }
+  return false;
+}
+
+// Strict inference of the whole model.
+absl::StatusOr<schema::InferenceResult> InferStrictly(const onnx::ModelProto& model) {
+  schema::InferenceOptions strict;
+  strict.strict = true;
+  return schema::InferModel(model, strict);
+}
+
+// Check and strict inference of the whole model: the inferred types, or the
+// first error.
+absl::StatusOr<schema::InferenceResult> Validate(const onnx::ModelProto& model) {
+  schema::CheckReport report = schema::CheckModel(model);
+  OC_RETURN_IF_ERROR(report.status());
+  return InferStrictly(model);
+}
+
+namespace {
+
+// The first value of the main graph whose type `incremental` (validated
+// node by node) and `full` (the whole model inferred again) disagree on,
+// as an error.
+absl::Status CompareTypes(const onnx::ModelProto& model, const schema::InferenceResult& incremental,
+                          const schema::InferenceResult& full) {
+  const auto& mine = incremental.graphs.at(&model.graph()).types;
+  for (const auto& [name, type] : full.graphs.at(&model.graph()).types) {
+    auto it = mine.find(name);
+    if (it == mine.end()) {
+      return absl::InternalError(absl::StrCat("value '", name, "' has no type incrementally"));
+    }
+    if (!schema::SameType(*it->second, *type)) {
+      return absl::InternalError(absl::StrCat("value '", name, "' is {",
+                                              it->second->ShortDebugString(),
+                                              "} incrementally, {", type->ShortDebugString(),
+                                              "} in full"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// Validates the model after a step: the nodes the step touched when that
+// is enough to show the whole model valid, else the whole model.
+absl::Status ValidateStep(const onnx::ModelProto& model, const StepChanges& changes,
+                          const ConvertOptions& options, const OpIndex& index, TypeTable& types,
+                          IncrementalValidator& incremental, StepReport& step,
+                          bool whole_model_allowed) {
+  std::string name = StepName(step.domain, step.from_opset, step.to_opset);
+  schema::InferenceResult* before = types.strict();
+  // The nodes validated early, while the step went on.
+  absl::Status early = changes.early != nullptr ? changes.early->Finish() : absl::OkStatus();
+  if (!options.full_validation && changes.needs_full.empty() && before != nullptr && early.ok()) {
+    absl::Status status =
+        incremental.Validate(changes.groups, changes.added, *before,
+                             [&index](const onnx::GraphProto* g) { return index.ParentOf(g); });
+    if (status.ok()) {
+      if (changes.early != nullptr) {
+        changes.early->Commit();
+        step.nodes_validated += changes.early->nodes();
+      }
+      step.validation = "incremental";
+      for (const TouchedGroup& group : changes.groups) step.nodes_validated += group.nodes.size();
+      if (!options.cross_check) return absl::OkStatus();
+      absl::StatusOr<schema::InferenceResult> full = Validate(model);
+      if (!full.ok()) {
+        return absl::InternalError(absl::StrCat(
+            name, ": validated node by node, but the whole model does not validate: ",
+            full.status().message()));
+      }
+      absl::Status same = CompareTypes(model, *before, *full);
+      if (!same.ok()) return absl::InternalError(absl::StrCat(name, ": ", same.message()));
+      return absl::OkStatus();
+    }
+  }
+  if (!whole_model_allowed) {
+    return absl::UnimplementedError(
+        absl::StrCat(name, ": the touched nodes do not show the model valid"));
+  }
+  incremental.Forget();
+  // The previous step's types are stale now: free them first, so that two
+  // inference results are never held at once.
+  types.Invalidate();
+  auto validated = std::make_unique<TypeTable::Result>(Validate(model));
+  if (!validated->ok()) {
+    return absl::InternalError(absl::StrCat(name, ": the converted model does not validate: ",
+                                            validated->status().message()));
+  }
+  step.validation = "ok";
+  step.nodes_validated = (*validated)->nodes_inferred;
+  types.Reset(std::move(validated), /*strict=*/true);
+  return absl::OkStatus();
+}
+
+// The domains to convert: ai.onnx always, ai.onnx.ml when asked for.
+absl::StatusOr<std::vector<Track>> PlanTracks(const onnx::ModelProto& model,
+                                              const ConvertOptions& options) {
+  std::vector<Track> tracks;
+  auto add = [&](absl::string_view domain, absl::string_view label, int64_t target,
+                 bool required) -> absl::Status {
+    std::optional<int64_t> source = ImportedOpset(model.opset_import(), domain);
+    if (!source) {
+      if (!required) return absl::OkStatus();
+      return absl::InvalidArgumentError(
+          absl::StrCat("the model imports no ", label, " opset to convert from"));
+    }
+    int64_t newest = Registry::Get().MaxOpset(domain);
+    if (target < 1 || target > newest) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("target opset ", target, domain.empty() ? "" : absl::StrCat(" of ", label),
+                       " does not exist (1 to ", newest, ")"));
+    }
+    tracks.push_back({std::string(domain), *source, target});
+    return absl::OkStatus();
+  };
+  // A model of ai.onnx.ml alone needs no ai.onnx opset when only its
+  // ai.onnx.ml opset is converted.
+  bool ml_only = options.ml_target_opset.has_value() &&
+                 !ImportedOpset(model.opset_import(), "").has_value();
+  OC_RETURN_IF_ERROR(add("", "ai.onnx", options.target_opset, /*required=*/!ml_only));
+  if (options.ml_target_opset) {
+    OC_RETURN_IF_ERROR(add("ai.onnx.ml", "ai.onnx.ml", *options.ml_target_opset,
+                           /*required=*/true));
+  }
+  return tracks;
+}
+
+// The domains `tracks` convert, for the index.
+absl::flat_hash_set<std::string> DomainsOf(const std::vector<Track>& tracks) {
+  absl::flat_hash_set<std::string> domains;
+  for (const Track& track : tracks) domains.insert(track.domain);
+  return domains;
+}
+
+}  // namespace onnxconvert::converter

@@ -1,0 +1,691 @@
+#include "converter/windowed.h"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
+#include "absl/container/node_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "converter/step_runner.h"
+#include "ir/status_macros.h"
+#include "ir/wire.h"
+#include "schema/checker.h"
+
+namespace onnxconvert::converter {
+namespace {
+
+using schema::Registry;
+
+// Field numbers of the wire format this reads.
+constexpr uint32_t kModelGraph = 7;
+constexpr uint32_t kGraphNode = 1;
+constexpr uint32_t kNodeInput = 1;
+constexpr uint32_t kNodeOutput = 2;
+constexpr uint32_t kNodeName = 3;
+constexpr uint32_t kNodeDomain = 7;
+
+// Bytes of node fields gathered before they are handed to the sink.
+constexpr size_t kFlushBytes = 1 << 20;
+
+absl::Status NotWindowed(absl::string_view why) { return absl::UnimplementedError(why); }
+
+// The names a serialized node uses, read without parsing it (views of its
+// bytes).
+struct NodeNames {
+  std::vector<absl::string_view> inputs;
+  std::vector<absl::string_view> outputs;
+  absl::string_view name;
+  absl::string_view domain;
+};
+
+absl::Status ScanNode(absl::string_view node, NodeNames& names) {
+  names.inputs.clear();
+  names.outputs.clear();
+  names.name = {};
+  names.domain = {};
+  wire::FieldReader reader(node);
+  wire::Field field;
+  bool found;
+  while (true) {
+    OC_RETURN_IF_ERROR(reader.Next(field, found));
+    if (!found) return absl::OkStatus();
+    if (field.wire_type != wire::kLengthDelimited) continue;
+    switch (field.number) {
+      case kNodeInput: names.inputs.push_back(field.payload); break;
+      case kNodeOutput: names.outputs.push_back(field.payload); break;
+      case kNodeName: names.name = field.payload; break;
+      case kNodeDomain: names.domain = field.payload; break;
+      default: break;
+    }
+  }
+}
+
+// The types CheckModel checks a main-graph node's values against: those
+// the graph declares (inputs, initializers, value_info, outputs), in the
+// order it declares them.
+class DeclaredTypes : public schema::NodeChecker::TypeSource {
+ public:
+  explicit DeclaredTypes(const onnx::GraphProto& graph) {
+    auto declare = [this](const onnx::ValueInfoProto& value) {
+      if (!value.name().empty() && value.type().value_case() != onnx::TypeProto::VALUE_NOT_SET) {
+        types_.try_emplace(value.name(), &value.type());
+      }
+    };
+    for (const auto& input : graph.input()) declare(input);
+    for (const auto& tensor : graph.initializer()) {
+      auto [it, inserted] = tensor_types_.try_emplace(tensor.data_type());
+      if (inserted) it->second.mutable_tensor_type()->set_elem_type(tensor.data_type());
+      types_.try_emplace(tensor.name(), &it->second);
+    }
+    for (const auto& value : graph.value_info()) declare(value);
+    for (const auto& output : graph.output()) declare(output);
+  }
+  const onnx::TypeProto* TypeOf(absl::string_view name) const override {
+    auto it = types_.find(name);
+    return it == types_.end() ? nullptr : it->second;
+  }
+
+ private:
+  absl::flat_hash_map<absl::string_view, const onnx::TypeProto*> types_;
+  absl::node_hash_map<int32_t, onnx::TypeProto> tensor_types_;
+};
+
+// One step's report, gathered window by window: entries by the rank of
+// their op among those that change at the step, as a whole conversion
+// orders them.
+struct StepParts {
+  StepReport report;
+  absl::flat_hash_map<std::string, int> rank_of;
+  std::map<int, std::vector<NodeChange>> nodes;
+  std::map<int, VersionBump> bumps;
+
+  void Merge(StepReport& window) {
+    report.milliseconds += window.milliseconds;
+    report.nodes_validated += window.nodes_validated;
+    for (NodeChange& change : window.nodes) {
+      std::vector<NodeChange>& list = nodes[rank_of[change.op]];
+      if (!list.empty() && SameChange(list.back(), change, change.graph, change.op)) {
+        list.back().alike.push_back(std::move(change.node));
+        for (std::string& name : change.alike) list.back().alike.push_back(std::move(name));
+      } else {
+        list.push_back(std::move(change));
+      }
+    }
+    for (VersionBump& bump : window.bumps) {
+      auto [it, inserted] = bumps.try_emplace(rank_of[bump.op], bump);
+      if (!inserted) it->second.nodes += bump.nodes;
+    }
+  }
+
+  StepReport Done() && {
+    for (auto& [rank, list] : nodes) {
+      for (NodeChange& change : list) report.nodes.push_back(std::move(change));
+    }
+    for (auto& [rank, bump] : bumps) report.bumps.push_back(std::move(bump));
+    report.validation =
+        report.nodes.empty() && report.bumps.empty() ? "unchanged" : "incremental";
+    return std::move(report);
+  }
+};
+
+class WindowedConversion {
+ public:
+  WindowedConversion(absl::string_view bytes, const ConvertOptions& options,
+                     const WindowOptions& windows, ModelSink& out)
+      : bytes_(bytes), options_(options), windows_(windows), out_(out) {}
+
+  absl::StatusOr<ConversionReport> Run() {
+    OC_RETURN_IF_ERROR(CheckOptions());
+    OC_RETURN_IF_ERROR(Split());
+    OC_RETURN_IF_ERROR(ScanBackwards());
+    OC_RETURN_IF_ERROR(Prepare());
+    forward_.emplace(graph_payload_);
+    for (int64_t begin = 0; begin < node_count_; begin += windows_.window_nodes) {
+      OC_RETURN_IF_ERROR(
+          ConvertWindow(begin, std::min(node_count_, begin + windows_.window_nodes)));
+    }
+    OC_RETURN_IF_ERROR(Finish());
+    return std::move(report_);
+  }
+
+ private:
+  absl::Status CheckOptions() const {
+    if (options_.ml_target_opset) return NotWindowed("ai.onnx.ml is converted too");
+    if (options_.dry_run) return NotWindowed("a dry run");
+    if (options_.full_validation || options_.cross_check || !options_.validate_each_step) {
+      return NotWindowed("the options ask for whole-model validation (or none)");
+    }
+    if (windows_.window_nodes < 1) return NotWindowed("no window size");
+    return absl::OkStatus();
+  }
+
+  // Splits the model into its main graph's nodes, indexed, and the rest,
+  // parsed into window_.
+  absl::Status Split() {
+    std::string shell;
+    wire::FieldReader model(bytes_);
+    wire::Field field;
+    bool found;
+    bool has_graph = false;
+    while (true) {
+      if (!model.Next(field, found).ok()) return NotWindowed("the model does not parse");
+      if (!found) break;
+      if (field.number != kModelGraph) {
+        shell.append(field.whole.data(), field.whole.size());
+        continue;
+      }
+      if (has_graph || field.wire_type != wire::kLengthDelimited) {
+        return NotWindowed("the graph field is not one message");
+      }
+      has_graph = true;
+      graph_payload_ = field.payload;
+    }
+    if (!has_graph) return NotWindowed("the model has no graph");
+    if (graph_payload_.size() > UINT32_MAX) return NotWindowed("the graph is over 4 GiB");
+    if (!window_.ParseFromString(shell)) return NotWindowed("the model does not parse");
+    if (window_.functions_size() > 0) return NotWindowed("the model has functions");
+    if (window_.training_info_size() > 0) return NotWindowed("the model has training graphs");
+    std::string rest;
+    wire::FieldReader graph(graph_payload_);
+    while (true) {
+      if (!graph.Next(field, found).ok()) return NotWindowed("the graph does not parse");
+      if (!found) break;
+      if (field.number == kGraphNode && field.wire_type == wire::kLengthDelimited) {
+        node_offsets_.push_back(static_cast<uint32_t>(field.whole.data() - graph_payload_.data()));
+      } else {
+        rest.append(field.whole.data(), field.whole.size());
+      }
+    }
+    node_count_ = static_cast<int64_t>(node_offsets_.size());
+    if (node_count_ < windows_.min_nodes) {
+      return NotWindowed(absl::StrCat("the graph has ", node_count_, " nodes, fewer than ",
+                                      windows_.min_nodes));
+    }
+    graph_ = window_.mutable_graph();
+    if (!graph_->ParseFromString(rest)) return NotWindowed("the graph does not parse");
+    if (graph_->sparse_initializer_size() > 0) {
+      return NotWindowed("the graph has sparse initializers");
+    }
+    original_initializers_ = graph_->initializer_size();
+    return absl::OkStatus();
+  }
+
+  // Walks the nodes from the last to the first: where each value is used
+  // for the last time, which outputs are never used, whether a value is
+  // defined twice, and which names a fresh name must avoid.
+  absl::Status ScanBackwards() {
+    names_.emplace(window_);
+    for (const auto& input : graph_->input()) graph_level_.insert(input.name());
+    for (const auto& tensor : graph_->initializer()) graph_level_.insert(tensor.name());
+    absl::flat_hash_set<absl::string_view> live;
+    for (const auto& output : graph_->output()) live.insert(output.name());
+    std::vector<uint64_t> fingerprints;
+    fingerprints.reserve(node_count_);
+    NodeNames node;
+    wire::Field field;
+    bool found;
+    for (int64_t i = node_count_ - 1; i >= 0; --i) {
+      wire::FieldReader reader(graph_payload_.substr(node_offsets_[i]));
+      OC_RETURN_IF_ERROR(reader.Next(field, found));
+      if (!ScanNode(field.payload, node).ok()) return NotWindowed("a node does not parse");
+      if (!node.domain.empty() && node.domain != "ai.onnx") {
+        return NotWindowed(absl::StrCat("a node of domain '", node.domain, "'"));
+      }
+      names_->Reserve(node.name);
+      for (absl::string_view output : node.outputs) {
+        bool dead = output.empty() || !live.erase(output);
+        uses_.push_back(dead);
+        if (output.empty()) continue;
+        names_->Reserve(output);
+        fingerprints.push_back(wire::Fingerprint(output));
+        if (graph_level_.contains(output)) return NotWindowed("a value is defined twice");
+      }
+      for (auto input = node.inputs.rbegin(); input != node.inputs.rend(); ++input) {
+        uses_.push_back(!input->empty() && live.insert(*input).second);
+        names_->Reserve(*input);
+      }
+    }
+    std::vector<uint32_t>().swap(node_offsets_);
+    std::sort(fingerprints.begin(), fingerprints.end());
+    if (std::adjacent_find(fingerprints.begin(), fingerprints.end()) != fingerprints.end()) {
+      return NotWindowed("two values have one name (or names that hash alike)");
+    }
+    return absl::OkStatus();
+  }
+
+  // Checks and infers what the graph declares; sets up the steps.
+  absl::Status Prepare() {
+    schema::CheckReport check = schema::CheckModel(window_);
+    for (const schema::CheckIssue& issue : check.issues) {
+      // The graph's outputs are defined by the nodes, not here.
+      bool output_undefined = issue.code == schema::CheckCode::kUndefinedInput &&
+                              issue.node.empty() &&
+                              absl::StartsWith(issue.message, "graph output");
+      if (!issue.is_warning && !output_undefined) {
+        return NotWindowed(absl::StrCat("the model does not check: ", issue.ToString()));
+      }
+    }
+    absl::StatusOr<schema::InferenceResult> inferred = InferStrictly(window_);
+    if (!inferred.ok()) return NotWindowed("the graph's declarations do not infer");
+    types_.emplace(window_);
+    types_->Reset(std::make_unique<TypeTable::Result>(std::move(inferred)), /*strict=*/true);
+    result_ = types_->strict();
+    live_ = &result_->graphs.at(graph_);
+    declared_.emplace(*graph_);
+    checker_.emplace(window_);
+    incremental_.emplace(window_);
+    constants_.SetCarried(&carried_constants_);
+    absl::StatusOr<std::vector<Track>> tracks = PlanTracks(window_, options_);
+    if (!tracks.ok()) return NotWindowed(tracks.status().message());
+    if (tracks->size() != 1 || !tracks->front().domain.empty()) {
+      return NotWindowed("a domain other than ai.onnx is converted");
+    }
+    track_ = tracks->front();
+    source_imports_ = window_.opset_import();
+    report_.source_opset = track_.source;
+    report_.target_opset = track_.target;
+    report_.source_ir_version = window_.ir_version();
+    int64_t direction = track_.target > track_.source ? 1 : -1;
+    for (int64_t from = track_.source; from != track_.target; from += direction) {
+      StepParts& parts = steps_.emplace_back();
+      parts.report.from_opset = from;
+      parts.report.to_opset = from + direction;
+      int rank = 0;
+      for (const schema::OpSchema* op :
+           Registry::Get().ChangedAt("", std::max(from, from + direction))) {
+        parts.rank_of.try_emplace(op->name, rank++);
+      }
+    }
+    names_->Observe([this](absl::string_view prefix) {
+      int64_t order = *order_;
+      auto [it, inserted] = prefix_orders_.try_emplace(prefix, order);
+      if (inserted) return;
+      if (order < it->second) out_of_order_ = true;
+      it->second = std::max(it->second, order);
+    });
+    return absl::OkStatus();
+  }
+
+  // Parses, validates, converts and writes nodes [begin, end).
+  absl::Status ConvertWindow(int64_t begin, int64_t end) {
+    *window_.mutable_opset_import() = source_imports_;
+    constants_.Clear();
+    OC_RETURN_IF_ERROR(ParseWindow(end - begin));
+    OC_RETURN_IF_ERROR(ValidateWindow());
+    {
+      OpIndex index(window_, {""});
+      StepEdits edits(graph_);
+      edits.LogTouched(&touched_);
+      Retired retired;
+      for (size_t s = 0; s < steps_.size(); ++s) {
+        OC_RETURN_IF_ERROR(RunWindowStep(s, index, edits, retired));
+      }
+      if (out_of_order_ || added_.out_of_order()) {
+        return NotWindowed("a name or constant would be shared in another order");
+      }
+      OC_RETURN_IF_ERROR(Emit());
+      ForgetWindow();
+    }
+    graph_->mutable_node()->Clear();
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseWindow(int64_t count) {
+    originals_.clear();
+    touched_.clear();
+    wire::Field field;
+    bool found;
+    for (int64_t i = 0; i < count;) {
+      OC_RETURN_IF_ERROR(forward_->Next(field, found));
+      if (!found) return absl::InternalError("fewer nodes than counted");
+      if (field.number != kGraphNode || field.wire_type != wire::kLengthDelimited) continue;
+      onnx::NodeProto* node = graph_->add_node();
+      if (!node->ParseFromArray(field.payload.data(), static_cast<int>(field.payload.size()))) {
+        return NotWindowed("a node does not parse");
+      }
+      for (const onnx::AttributeProto& attribute : node->attribute()) {
+        if (attribute.has_g() || attribute.graphs_size() > 0) {
+          return NotWindowed("a node has subgraphs");
+        }
+      }
+      originals_.emplace(node, field.whole);
+      ++i;
+    }
+    return absl::OkStatus();
+  }
+
+  // Checks and infers the window's nodes as they came, as the whole model's
+  // check and strict inference would; notes the values they use for the
+  // last time and those they define.
+  absl::Status ValidateWindow() {
+    absl::StatusOr<std::unique_ptr<schema::NodeReinferencer>> reinfer =
+        schema::NodeReinferencer::Create(window_, *graph_, {}, *result_);
+    if (!reinfer.ok()) return NotWindowed(reinfer.status().message());
+    for (const onnx::NodeProto& node : graph_->node()) {
+      for (const std::string& input : node.input()) {
+        bool last = uses_.back();
+        uses_.pop_back();
+        if (last) dying_.push_back(input);
+        if (!input.empty() && (*reinfer)->TypeOf(input) == nullptr) {
+          return NotWindowed(absl::StrCat("input '", input, "' is not defined before its use"));
+        }
+      }
+      for (int i = node.output_size() - 1; i >= 0; --i) {
+        bool dead = uses_.back();
+        uses_.pop_back();
+        if (node.output(i).empty()) continue;
+        defined_.insert(node.output(i));
+        if (dead) dying_.push_back(node.output(i));
+      }
+      absl::Status checked = checker_->Check(node, "main", *declared_);
+      if (!checked.ok()) return NotWindowed(checked.message());
+      absl::Status inferred = (*reinfer)->Infer(node);
+      if (!inferred.ok()) return NotWindowed(inferred.message());
+    }
+    (*reinfer)->Commit();
+    return absl::OkStatus();
+  }
+
+  absl::Status RunWindowStep(size_t s, OpIndex& index, StepEdits& edits, Retired& retired) {
+    auto start = std::chrono::steady_clock::now();
+    StepParts& parts = steps_[s];
+    int64_t from = parts.report.from_opset;
+    int64_t to = parts.report.to_opset;
+    if (options_.should_stop && options_.should_stop()) return Stopped("", from, to);
+    google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto> imports_after =
+        window_.opset_import();
+    SetImportedOpset(imports_after, "", to);
+    schema::InferenceResult* before = result_;
+    edits.ArmEarly(
+        [this, &imports_after, before] {
+          return std::make_unique<EarlyValidator>(window_, imports_after, *before);
+        },
+        &*incremental_, live_);
+    StepContext context{index, *types_, *names_, edits, constants_, added_, "", from, to,
+                        false, options_.expand_functions, options_.allow_casts,
+                        options_.should_stop};
+    context.step_rank = static_cast<int64_t>(s);
+    order_ = &context.order;
+    absl::StatusOr<StepReport> step = RunStep(context);
+    order_ = &no_order_;
+    if (!step.ok()) return Windowless(step.status());
+    StepChanges changes = edits.Apply(index, retired);
+    if (ChangesConstants(*step, changes)) {
+      constants_.Clear();
+    } else {
+      constants_.AddInitializers(graph_, changes.added);
+    }
+    for (const onnx::TensorProto* tensor : changes.added) added_names_.push_back(tensor);
+    SetImportedOpset(*window_.mutable_opset_import(), "", to);
+    for (const onnx::NodeProto* node : touched_) {
+      if (!originals_.contains(node)) {
+        return NotWindowed("a node one step inserted is changed by a later one");
+      }
+    }
+    if (!step->nodes.empty() || !step->bumps.empty()) {
+      absl::Status valid = ValidateStep(window_, changes, options_, index, *types_,
+                                        *incremental_, *step, /*whole_model_allowed=*/false);
+      if (!valid.ok()) return Windowless(valid);
+    }
+    step->milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count();
+    parts.Merge(*step);
+    return absl::OkStatus();
+  }
+
+  // `status` as it ends the windowed conversion: stopping stays stopping;
+  // any other failure leaves it to the whole conversion to say.
+  static absl::Status Windowless(const absl::Status& status) {
+    if (status.code() == absl::StatusCode::kCancelled) return status;
+    return NotWindowed(status.message());
+  }
+
+  // Writes the window's nodes: those no step touched as they came.
+  absl::Status Emit() {
+    for (const onnx::NodeProto& node : graph_->node()) {
+      auto original = originals_.find(&node);
+      if (original != originals_.end() && !touched_.contains(&node)) {
+        pending_.append(original->second.data(), original->second.size());
+      } else {
+        wire::AppendLengthDelimitedHeader(kGraphNode, node.ByteSizeLong(), pending_);
+        node.AppendToString(&pending_);
+      }
+      if (pending_.size() >= kFlushBytes) OC_RETURN_IF_ERROR(Flush());
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Flush() {
+    absl::Status status = out_.AppendNodes(pending_);
+    pending_.clear();
+    return status;
+  }
+
+  // Forgets what later windows will not read: the types of values used for
+  // the last time, and of values the steps made up around the window's
+  // nodes; keeps the rest in storage of its own (the window's nodes and
+  // inference arenas are freed).
+  void ForgetWindow() {
+    for (const onnx::NodeProto& node : graph_->node()) {
+      for (const std::string& output : node.output()) {
+        if (!output.empty() && !defined_.contains(output)) Evict(output);
+      }
+    }
+    for (const std::string& name : dying_) {
+      if (graph_level_.contains(name)) continue;
+      Evict(name);
+      carried_constants_.erase(name);
+      defined_.erase(name);
+      carried_names_.erase(name);
+    }
+    for (const onnx::NodeProto& node : graph_->node()) {
+      if (node.op_type() == "Constant" && node.output_size() == 1 &&
+          defined_.contains(node.output(0))) {
+        CarryConstant(node);
+      }
+    }
+    for (const std::string& name : defined_) Keep(name);
+    for (const onnx::TensorProto* tensor : added_names_) {
+      auto it = live_->types.find(tensor->name());
+      if (it != live_->types.end()) it->second = Persist(*it->second);
+    }
+    result_->kept_arenas.clear();
+    result_->kept_constants.clear();
+    dying_.clear();
+    defined_.clear();
+    added_names_.clear();
+  }
+
+  void Evict(absl::string_view name) {
+    live_->types.erase(name);
+    live_->facts.erase(name);
+  }
+
+  const onnx::TypeProto* Persist(const onnx::TypeProto& type) {
+    auto* copy = google::protobuf::Arena::CreateMessage<onnx::TypeProto>(result_->arena.get());
+    *copy = type;
+    return copy;
+  }
+
+  // Keys the type and facts of `name` anew, by a name and in storage that
+  // outlive the window.
+  void Keep(const std::string& name) {
+    auto type = live_->types.find(name);
+    if (type == live_->types.end()) return;
+    absl::string_view key = *carried_names_.insert(name).first;
+    const onnx::TypeProto* kept = Persist(*type->second);
+    live_->types.erase(type);
+    live_->types.emplace(key, kept);
+    auto facts = live_->facts.find(name);
+    if (facts == live_->facts.end()) return;
+    schema::ValueFacts value = facts->second;
+    if (value.constant != nullptr) {
+      value.constant = &carried_facts_.emplace_back(*value.constant);
+    }
+    if (value.shape_data != nullptr) {
+      auto* data = google::protobuf::Arena::CreateMessage<onnx::TensorShapeProto>(
+          result_->arena.get());
+      *data = *value.shape_data;
+      value.shape_data = data;
+    }
+    live_->facts.erase(facts);
+    live_->facts.emplace(key, value);
+  }
+
+  // Keeps the value of Constant `node` for the adapters of later windows.
+  void CarryConstant(const onnx::NodeProto& node) {
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.name() == "value" && attribute.has_t()) {
+        carried_constants_[node.output(0)] = attribute.t();
+        return;
+      }
+      if (std::optional<onnx::TensorProto> tensor = adapters::ShorthandTensor(attribute)) {
+        carried_constants_[node.output(0)] = *std::move(tensor);
+        return;
+      }
+    }
+  }
+
+  absl::Status Finish() {
+    OC_RETURN_IF_ERROR(Flush());
+    for (const auto& output : graph_->output()) {
+      if (!live_->types.contains(output.name())) {
+        return NotWindowed(absl::StrCat("graph output '", output.name(), "' is not defined"));
+      }
+    }
+    // The constants the steps added, in the order a whole conversion adds
+    // them.
+    auto* initializers = graph_->mutable_initializer();
+    std::vector<onnx::TensorProto> added;
+    for (int i = original_initializers_; i < initializers->size(); ++i) {
+      added.push_back(std::move(*initializers->Mutable(i)));
+    }
+    std::stable_sort(added.begin(), added.end(),
+                     [this](const onnx::TensorProto& a, const onnx::TensorProto& b) {
+                       return added_.OrderOf(a.name()) < added_.OrderOf(b.name());
+                     });
+    initializers->DeleteSubrange(original_initializers_,
+                                 initializers->size() - original_initializers_);
+    for (onnx::TensorProto& tensor : added) *initializers->Add() = std::move(tensor);
+    int64_t ir = options_.ir_version.value_or(
+        std::max(report_.source_ir_version, MinIrVersionForOpset(report_.target_opset)));
+    window_.set_ir_version(ir);
+    report_.target_ir_version = ir;
+    for (StepParts& parts : steps_) {
+      StepReport step = std::move(parts).Done();
+      for (const NodeChange& node : step.nodes) report_.nodes_converted += node.NodeCount();
+      for (const VersionBump& bump : step.bumps) report_.nodes_converted += bump.nodes;
+      report_.steps.push_back(std::move(step));
+    }
+    std::unique_ptr<onnx::GraphProto> graph(window_.release_graph());
+    graph->mutable_node()->Clear();
+    std::string graph_rest = graph->SerializeAsString();
+    std::string model = window_.SerializeAsString();
+    window_.set_allocated_graph(graph.release());
+    // The graph goes where protobuf puts field 7: after fields 1 to 6.
+    size_t split = model.size();
+    wire::FieldReader reader(model);
+    wire::Field field;
+    bool found;
+    for (size_t at = 0; reader.Next(field, found).ok() && found; at = reader.offset()) {
+      if (field.number > kModelGraph) {
+        split = at;
+        break;
+      }
+    }
+    absl::string_view all(model);
+    return out_.Finish(all.substr(0, split), graph_rest, all.substr(split));
+  }
+
+  absl::string_view bytes_;
+  const ConvertOptions& options_;
+  const WindowOptions& windows_;
+  ModelSink& out_;
+
+  // The model without its main graph's nodes; the nodes of one window at a
+  // time.
+  onnx::ModelProto window_;
+  onnx::GraphProto* graph_ = nullptr;
+  absl::string_view graph_payload_;
+  std::vector<uint32_t> node_offsets_;  // until ScanBackwards is done
+  int64_t node_count_ = 0;
+  int original_initializers_ = 0;
+  std::optional<wire::FieldReader> forward_;
+  // Per node input, then per output in reverse, from the last node to the
+  // first (read from the back): the last use of a value, an unused output.
+  std::vector<bool> uses_;
+  absl::flat_hash_set<std::string> graph_level_;  // inputs and initializers
+
+  std::optional<NameGenerator> names_;
+  std::optional<TypeTable> types_;
+  schema::InferenceResult* result_ = nullptr;
+  schema::GraphTypes* live_ = nullptr;  // the main graph's types
+  std::optional<DeclaredTypes> declared_;
+  std::optional<schema::NodeChecker> checker_;
+  std::optional<IncrementalValidator> incremental_;
+  ConstantTable constants_;
+  AddedConstants added_;
+  Track track_;
+  google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto> source_imports_;
+  std::vector<StepParts> steps_;
+  ConversionReport report_;
+
+  // Names and values kept across windows.
+  absl::node_hash_set<std::string> carried_names_;
+  absl::flat_hash_map<std::string, onnx::TensorProto> carried_constants_;
+  std::deque<onnx::TensorProto> carried_facts_;
+
+  // The order of the work RunStep is doing, and the latest order each
+  // fresh-name prefix was used at.
+  int64_t no_order_ = 0;
+  const int64_t* order_ = &no_order_;
+  absl::flat_hash_map<std::string, int64_t> prefix_orders_;
+  bool out_of_order_ = false;
+
+  // The window's.
+  absl::flat_hash_map<const onnx::NodeProto*, absl::string_view> originals_;
+  absl::flat_hash_set<const onnx::NodeProto*> touched_;
+  std::vector<std::string> dying_;             // last used or never used here
+  absl::flat_hash_set<std::string> defined_;  // by the window's nodes as they came
+  std::vector<const onnx::TensorProto*> added_names_;
+  std::string pending_;  // node bytes not yet written
+};
+
+}  // namespace
+
+absl::StatusOr<ConversionReport> ConvertWindowed(absl::string_view bytes,
+                                                 const ConvertOptions& options, ModelSink& out,
+                                                 const WindowOptions& windows) {
+  return WindowedConversion(bytes, options, windows, out).Run();
+}
+
+absl::StatusOr<ConversionReport> ConvertSerialized(absl::string_view bytes,
+                                                   const ConvertOptions& options, ModelSink& out,
+                                                   const WindowOptions& windows,
+                                                   std::string* whole_reason) {
+  absl::StatusOr<ConversionReport> windowed = ConvertWindowed(bytes, options, out, windows);
+  if (whole_reason != nullptr) whole_reason->clear();
+  if (windowed.ok() || windowed.status().code() != absl::StatusCode::kUnimplemented) {
+    return windowed;
+  }
+  if (whole_reason != nullptr) *whole_reason = std::string(windowed.status().message());
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InvalidArgumentError("the model does not parse as an ONNX ModelProto");
+  }
+  OC_ASSIGN_OR_RETURN(ConversionResult result, ConvertModel(std::move(model), options));
+  OC_RETURN_IF_ERROR(out.WriteWhole(result.model));
+  return std::move(result.report);
+}
+
+}  // namespace onnxconvert::converter

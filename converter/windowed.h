@@ -1,0 +1,52 @@
+#ifndef ONNX_CONVERT_CONVERTER_WINDOWED_H_
+#define ONNX_CONVERT_CONVERTER_WINDOWED_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "converter/converter.h"
+#include "ir/model_sink.h"
+
+namespace onnxconvert::converter {
+
+// How ConvertWindowed cuts a graph.
+struct WindowOptions {
+  // Nodes parsed, converted and written at a time.
+  int64_t window_nodes = 4096;
+  // Graphs with fewer nodes are not worth it (Unimplemented).
+  int64_t min_nodes = 16384;
+};
+
+// Converts the serialized model `bytes` as ConvertModel converts it, to the
+// same bytes with the same report, without holding its main graph parsed:
+// the nodes are parsed a window at a time, checked, inferred and taken
+// through every step, then written to `out` (unchanged nodes as their
+// original bytes) and freed. Only the types of values still to be used are
+// kept between windows. Peak memory is the bytes plus a few bytes per node.
+//
+// Unimplemented, with the reason, writing nothing that counts, when the
+// windows cannot be shown to convert exactly as the whole model would (then
+// convert the model whole): the model has functions, training graphs,
+// subgraphs or nodes of other domains; the options ask for ai.onnx.ml,
+// a dry run or whole-model validation; the model or a step does not
+// validate node by node (the whole conversion then says why); work of
+// later windows would come first in a whole conversion (nodes inserted by
+// one step and changed by a later one, shared names or constants). Other
+// errors: Cancelled (should_stop), or the sink's.
+absl::StatusOr<ConversionReport> ConvertWindowed(absl::string_view bytes,
+                                                 const ConvertOptions& options, ModelSink& out,
+                                                 const WindowOptions& windows = {});
+
+// ConvertWindowed, else (Unimplemented) ConvertModel on the parsed model,
+// written whole to `out`. `whole_reason` (if not null) gets why the model
+// was converted whole ("" if it was not).
+absl::StatusOr<ConversionReport> ConvertSerialized(absl::string_view bytes,
+                                                   const ConvertOptions& options, ModelSink& out,
+                                                   const WindowOptions& windows = {},
+                                                   std::string* whole_reason = nullptr);
+
+}  // namespace onnxconvert::converter
+
+#endif  // ONNX_CONVERT_CONVERTER_WINDOWED_H_

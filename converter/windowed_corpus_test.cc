@@ -1,0 +1,73 @@
+// Converts every corpus case to every conformance target window by window
+// (windows of 1 and of 3 nodes, so that every boundary is crossed) and as a
+// whole model: the same bytes and report, or the same error. Counts the
+// conversions the windows did and why they left the others whole.
+
+#include <iostream>
+#include <map>
+#include <string>
+
+#include "converter/converter.h"
+#include "converter/windowed.h"
+#include "gtest/gtest.h"
+#include "ir/model_io.h"
+#include "ir/model_sink.h"
+#include "tests/corpus.h"
+
+namespace onnxconvert::converter {
+namespace {
+
+std::string Untimed(ConversionReport report) {
+  for (StepReport& step : report.steps) step.milliseconds = 0;
+  return report.ToJson();
+}
+
+TEST(WindowedCorpusTest, WindowsConvertAsTheWholeModel) {
+  absl::StatusOr<std::vector<testing::CorpusCase>> cases = testing::ListCorpusCases();
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  std::map<std::string, int> tally;
+  int windowed = 0;
+  for (const testing::CorpusCase& c : *cases) {
+    absl::StatusOr<LoadedModel> loaded = LoadModel(c.model_path);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    std::optional<int64_t> own = testing::ImportedOpset(loaded->model, "");
+    if (!own) continue;
+    std::string bytes = loaded->model.SerializeAsString();
+    for (int64_t target : testing::ConformanceTargets()) {
+      if (target == *own) continue;
+      ConvertOptions options;
+      options.target_opset = target;
+      absl::StatusOr<ConversionResult> whole = ConvertModel(loaded->model, options);
+      std::string whole_bytes = whole.ok() ? whole->model.SerializeAsString() : "";
+      for (int64_t window : {1, 3}) {
+        WindowOptions windows;
+        windows.window_nodes = window;
+        windows.min_nodes = 1;
+        StringModelSink sink;
+        std::string why;
+        absl::StatusOr<ConversionReport> report =
+            ConvertSerialized(bytes, options, sink, windows, &why);
+        std::string label = c.name + " -> " + std::to_string(target) + " in windows of " +
+                            std::to_string(window);
+        ASSERT_EQ(report.status(), whole.status()) << label;
+        if (why.empty()) {
+          ++windowed;
+        } else {
+          // A refusal: the whole conversion refuses it too, saying why.
+          ++tally[why.rfind("step ", 0) == 0 ? "a step refuses a node"
+                                              : why.substr(0, why.find('\''))];
+        }
+        if (!whole.ok()) continue;
+        ASSERT_EQ(Untimed(*report), Untimed(whole->report)) << label;
+        ASSERT_TRUE(sink.bytes() == whole_bytes) << label;
+      }
+    }
+  }
+  std::cerr << "converted window by window: " << windowed << "\n";
+  std::cerr << "left whole, by reason:\n";
+  for (const auto& [reason, count] : tally) std::cerr << "  " << count << "  " << reason << "\n";
+  EXPECT_GT(windowed, 10000);
+}
+
+}  // namespace
+}  // namespace onnxconvert::converter

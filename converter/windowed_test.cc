@@ -1,0 +1,267 @@
+// ConvertWindowed against ConvertModel: the same bytes out and the same
+// report (timings aside), window by window; and the cases it leaves to the
+// whole conversion.
+
+#include "converter/windowed.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "bench/synthetic_models.h"
+#include "gtest/gtest.h"
+#include "ir/model_sink.h"
+#include "ir/text_parser.h"
+#include "tests/model_text.h"
+
+namespace onnxconvert::converter {
+namespace {
+
+// `report` as JSON with its timings zeroed.
+std::string Untimed(ConversionReport report) {
+  for (StepReport& step : report.steps) step.milliseconds = 0;
+  return report.ToJson();
+}
+
+// The whole conversion of `bytes`: the converted model's bytes and report.
+struct Whole {
+  std::string bytes;
+  std::string report;
+};
+
+Whole ConvertWhole(const std::string& bytes, const ConvertOptions& options) {
+  onnx::ModelProto model;
+  EXPECT_TRUE(model.ParseFromString(bytes));
+  absl::StatusOr<ConversionResult> result = ConvertModel(model, options);
+  EXPECT_TRUE(result.ok()) << result.status();
+  if (!result.ok()) return {};
+  return {result->model.SerializeAsString(), Untimed(result->report)};
+}
+
+WindowOptions SmallWindows(int64_t window_nodes) {
+  WindowOptions windows;
+  windows.window_nodes = window_nodes;
+  windows.min_nodes = 1;
+  return windows;
+}
+
+struct ChainCase {
+  int64_t nodes;
+  int64_t target;
+  int64_t window_nodes;
+  // Why it is converted whole ("" for windows).
+  std::string whole_reason;
+};
+
+class WindowedChainTest : public ::testing::TestWithParam<ChainCase> {};
+
+TEST_P(WindowedChainTest, SameBytesAndReportAsTheWholeConversion) {
+  const ChainCase& c = GetParam();
+  std::string bytes = bench::MakeChainModel(c.nodes).SerializeAsString();
+  ConvertOptions options;
+  options.target_opset = c.target;
+  Whole whole = ConvertWhole(bytes, options);
+  StringModelSink sink;
+  std::string why;
+  absl::StatusOr<ConversionReport> report =
+      ConvertSerialized(bytes, options, sink, SmallWindows(c.window_nodes), &why);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(why, c.whole_reason);
+  EXPECT_EQ(Untimed(*report), whole.report);
+  ASSERT_EQ(sink.bytes().size(), whole.bytes.size());
+  EXPECT_TRUE(sink.bytes() == whole.bytes) << "the windowed model differs";
+  if (sink.bytes() != whole.bytes) {
+    onnx::ModelProto a, b;
+    ASSERT_TRUE(a.ParseFromString(sink.bytes()));
+    ASSERT_TRUE(b.ParseFromString(whole.bytes));
+    EXPECT_EQ(a.DebugString().substr(0, 3000), b.DebugString().substr(0, 3000));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Chains, WindowedChainTest,
+                         ::testing::Values(ChainCase{500, 13, 64}, ChainCase{500, 21, 7},
+                                           ChainCase{500, 11, 64}, ChainCase{500, 7, 5},
+                                           ChainCase{1000, 27, 1000},
+                                           // Unsqueeze, in the window before,
+                                           // would take the axes Squeeze,
+                                           // converted first, shares.
+                                           ChainCase{37, 13, 1,
+                                                     "a name or constant would be shared in "
+                                                     "another order"}));
+
+// A model in text syntax, serialized.
+std::string Serialized(absl::string_view text) {
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(text);
+  EXPECT_TRUE(model.ok()) << model.status();
+  return model.ok() ? model->SerializeAsString() : std::string();
+}
+
+// Windows of one node, for graphs of two nodes or more.
+WindowOptions TwoNodesOrMore() {
+  WindowOptions windows = SmallWindows(1);
+  windows.min_nodes = 2;
+  return windows;
+}
+
+struct WholeCase {
+  std::string name;
+  std::string model;
+  int64_t target;
+  std::string reason;  // what ConvertWindowed says
+};
+
+class WindowedWholeTest : public ::testing::TestWithParam<WholeCase> {};
+
+// Models the windows cannot convert as the whole conversion would are left
+// to it, saying why; ConvertSerialized then converts them whole, to the
+// same bytes or error.
+TEST_P(WindowedWholeTest, LeftToTheWholeConversion) {
+  const WholeCase& c = GetParam();
+  std::string bytes = Serialized(c.model);
+  ConvertOptions options;
+  options.target_opset = c.target;
+  StringModelSink sink;
+  absl::StatusOr<ConversionReport> windowed =
+      ConvertWindowed(bytes, options, sink, TwoNodesOrMore());
+  ASSERT_EQ(windowed.status().code(), absl::StatusCode::kUnimplemented) << windowed.status();
+  EXPECT_NE(windowed.status().message().find(c.reason), std::string::npos)
+      << windowed.status();
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromString(bytes));
+  absl::StatusOr<ConversionResult> whole = ConvertModel(model, options);
+  StringModelSink serialized;
+  std::string why;
+  absl::StatusOr<ConversionReport> report =
+      ConvertSerialized(bytes, options, serialized, TwoNodesOrMore(), &why);
+  EXPECT_NE(why.find(c.reason), std::string::npos) << why;
+  ASSERT_EQ(report.status(), whole.status());
+  if (whole.ok()) {
+    EXPECT_EQ(Untimed(*report), Untimed(whole->report));
+    EXPECT_TRUE(serialized.bytes() == whole->model.SerializeAsString());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, WindowedWholeTest,
+    ::testing::Values(
+        WholeCase{"UndefinedInput",
+                  R"(<ir_version: 7, opset_import: ["" : 12]>
+                     g (float[2] X) => (float[2] Y) { T = Relu(X) Y = Add(T, Missing) })",
+                  13, "not defined before its use"},
+        WholeCase{"DefinedTwice",
+                  R"(<ir_version: 7, opset_import: ["" : 12]>
+                     g (float[2] X) => (float[2] Y) { Y = Relu(X) Y = Neg(X) })",
+                  13, "two values have one name"},
+        WholeCase{"OtherDomain",
+                  R"(<ir_version: 7, opset_import: ["" : 12, "com.vendor" : 1]>
+                     g (float[2] X) => (float[2] Y) { T = com.vendor.Op(X) Y = Relu(T) })",
+                  13, "domain 'com.vendor'"},
+        WholeCase{"Subgraph",
+                  R"(<ir_version: 7, opset_import: ["" : 12]>
+                     g (bool C, float[2] X) => (float[2] Y) {
+                       Z = Not(C)
+                       Y = If(Z) <then_branch = t () => (float[2] A) { A = Relu(X) },
+                                  else_branch = e () => (float[2] B) { B = Neg(X) }> })",
+                  13, "subgraphs"},
+        WholeCase{"Refused",
+                  R"(<ir_version: 7, opset_import: ["" : 13]>
+                     g (float[2] X) => (float[2] Y) { T = Relu(X) Y = Gelu(T) })",
+                  7, "does not exist"},
+        WholeCase{"WrongType",
+                  R"(<ir_version: 7, opset_import: ["" : 12]>
+                     g (int32[2] X) => (int32[2] Y) { T = Neg(X) Y = Sqrt(T) })",
+                  13, "Sqrt"},
+        WholeCase{"TooSmall",
+                  R"(<ir_version: 7, opset_import: ["" : 12]>
+                     g (float[2] X) => (float[2] Y) { Y = Relu(X) })",
+                  13, "fewer than 2"}),
+    [](const ::testing::TestParamInfo<WholeCase>& info) { return info.param.name; });
+
+// Unnamed nodes share a fresh-name prefix (their op), so that a later
+// window's earlier step would take a name first: left whole.
+TEST(WindowedTest, SharedPrefixesInAnotherOrderAreLeftWhole) {
+  std::string bytes = Serialized(R"(<ir_version: 7, opset_import: ["" : 12]>
+      g (float[2,1] X) => (float[2,1] Y) {
+        A = Squeeze <axes = [1]> (X)
+        B = Unsqueeze <axes = [1]> (A)
+        C = Squeeze <axes = [1]> (B)
+        Y = Unsqueeze <axes = [1]> (C)
+      })");
+  ConvertOptions options;
+  options.target_opset = 13;
+  Whole whole = ConvertWhole(bytes, options);
+  StringModelSink sink;
+  std::string why;
+  absl::StatusOr<ConversionReport> report =
+      ConvertSerialized(bytes, options, sink, SmallWindows(1), &why);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(Untimed(*report), whole.report);
+  EXPECT_TRUE(sink.bytes() == whole.bytes);
+}
+
+// A Constant of one window feeds an adapter of a later one.
+TEST(WindowedTest, ConstantsOfEarlierWindowsReachLaterAdapters) {
+  std::string bytes = Serialized(R"(<ir_version: 7, opset_import: ["" : 13]>
+      g (float[2,3] X) => (float[2,3] Y) {
+        Axes = Constant <value = int64[1] {1}> ()
+        A = Relu(X)
+        B = Unsqueeze(A, Axes)
+        C = Relu(B)
+        Y = Squeeze(C, Axes)
+      })");
+  ConvertOptions options;
+  options.target_opset = 11;
+  Whole whole = ConvertWhole(bytes, options);
+  for (int64_t window : {1, 2, 3, 5}) {
+    StringModelSink sink;
+    absl::StatusOr<ConversionReport> report =
+        ConvertWindowed(bytes, options, sink, SmallWindows(window));
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_EQ(Untimed(*report), whole.report) << window;
+    EXPECT_TRUE(sink.bytes() == whole.bytes) << window;
+  }
+}
+
+TEST(WindowedTest, StopsWhenAsked) {
+  std::string bytes = bench::MakeChainModel(200).SerializeAsString();
+  ConvertOptions options;
+  options.target_opset = 13;
+  options.should_stop = [] { return true; };
+  StringModelSink sink;
+  absl::StatusOr<ConversionReport> report =
+      ConvertSerialized(bytes, options, sink, SmallWindows(16));
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kCancelled) << report.status();
+}
+
+TEST(WindowedTest, FileSinkWritesTheSameBytesAndNothingPartial) {
+  std::string bytes = bench::MakeChainModel(300).SerializeAsString();
+  ConvertOptions options;
+  options.target_opset = 21;
+  Whole whole = ConvertWhole(bytes, options);
+  std::string path = absl::StrCat(::testing::TempDir(), "/windowed.onnx");
+  {
+    FileModelSink sink(path);
+    absl::StatusOr<ConversionReport> report =
+        ConvertWindowed(bytes, options, sink, SmallWindows(32));
+    ASSERT_TRUE(report.ok()) << report.status();
+  }
+  std::ifstream file(path, std::ios::binary);
+  std::string written((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(written == whole.bytes);
+  EXPECT_FALSE(std::ifstream(path + ".partial").good());
+  EXPECT_FALSE(std::ifstream(path + ".nodes.partial").good());
+  // A conversion that fails leaves nothing at the path.
+  std::string failed_path = absl::StrCat(::testing::TempDir(), "/failed.onnx");
+  {
+    FileModelSink sink(failed_path);
+    options.should_stop = [] { return true; };
+    EXPECT_FALSE(ConvertSerialized(bytes, options, sink, SmallWindows(32)).ok());
+  }
+  EXPECT_FALSE(std::ifstream(failed_path).good());
+  EXPECT_FALSE(std::ifstream(failed_path + ".nodes.partial").good());
+}
+
+}  // namespace
+}  // namespace onnxconvert::converter

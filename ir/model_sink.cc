@@ -1,0 +1,125 @@
+#include "ir/model_sink.h"
+
+#include <fcntl.h>
+#include <sys/sendfile.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "ir/wire.h"
+
+namespace onnxconvert {
+namespace {
+
+// The ModelProto field number of the graph.
+constexpr uint32_t kGraphField = 7;
+
+}  // namespace
+
+absl::Status StringModelSink::AppendNodes(absl::string_view bytes) {
+  nodes_.append(bytes.data(), bytes.size());
+  return absl::OkStatus();
+}
+
+absl::Status StringModelSink::Finish(absl::string_view head, absl::string_view graph_rest,
+                                     absl::string_view tail) {
+  model_.assign(head.data(), head.size());
+  wire::AppendLengthDelimitedHeader(kGraphField, nodes_.size() + graph_rest.size(), model_);
+  model_.append(nodes_);
+  model_.append(graph_rest.data(), graph_rest.size());
+  model_.append(tail.data(), tail.size());
+  std::string().swap(nodes_);
+  return absl::OkStatus();
+}
+
+absl::Status StringModelSink::WriteWhole(const onnx::ModelProto& model) {
+  std::string().swap(nodes_);
+  if (!model.SerializeToString(&model_)) {
+    return absl::InvalidArgumentError("the converted model does not serialize");
+  }
+  return absl::OkStatus();
+}
+
+FileModelSink::~FileModelSink() {
+  DropNodes();
+  std::remove((path_ + ".partial").c_str());
+}
+
+void FileModelSink::DropNodes() {
+  if (nodes_ != nullptr) std::fclose(nodes_);
+  nodes_ = nullptr;
+  node_bytes_ = 0;
+  std::remove((path_ + ".nodes.partial").c_str());
+}
+
+absl::Status FileModelSink::Error(absl::string_view what, const std::string& file) const {
+  return absl::UnavailableError(absl::StrCat("cannot ", what, " '", file, "': ",
+                                             std::strerror(errno)));
+}
+
+absl::Status FileModelSink::AppendNodes(absl::string_view bytes) {
+  std::string file = path_ + ".nodes.partial";
+  if (nodes_ == nullptr) {
+    nodes_ = std::fopen(file.c_str(), "w+b");
+    if (nodes_ == nullptr) return Error("create", file);
+  }
+  if (std::fwrite(bytes.data(), 1, bytes.size(), nodes_) != bytes.size()) {
+    return Error("write", file);
+  }
+  node_bytes_ += bytes.size();
+  return absl::OkStatus();
+}
+
+absl::Status FileModelSink::Finish(absl::string_view head, absl::string_view graph_rest,
+                                   absl::string_view tail) {
+  std::string partial = path_ + ".partial";
+  std::string header(head);
+  wire::AppendLengthDelimitedHeader(kGraphField, node_bytes_ + graph_rest.size(), header);
+  std::FILE* out = std::fopen(partial.c_str(), "wb");
+  if (out == nullptr) return Error("create", partial);
+  auto write = [&](absl::string_view bytes) {
+    return std::fwrite(bytes.data(), 1, bytes.size(), out) == bytes.size();
+  };
+  bool ok = write(header);
+  if (ok && nodes_ != nullptr) {
+    // The node bytes are copied file to file by the kernel.
+    ok = std::fflush(nodes_) == 0 && std::fflush(out) == 0;
+    off_t offset = 0;
+    int from = fileno(nodes_);
+    int to = fileno(out);
+    while (ok && offset < node_bytes_) {
+      ssize_t sent = sendfile(to, from, &offset, node_bytes_ - offset);
+      if (sent <= 0) ok = false;
+    }
+  }
+  ok = ok && write(graph_rest) && write(tail);
+  ok = (std::fclose(out) == 0) && ok;
+  DropNodes();
+  if (!ok) {
+    absl::Status error = Error("write", partial);
+    std::remove(partial.c_str());
+    return error;
+  }
+  if (std::rename(partial.c_str(), path_.c_str()) != 0) return Error("rename to", path_);
+  return absl::OkStatus();
+}
+
+absl::Status FileModelSink::WriteWhole(const onnx::ModelProto& model) {
+  DropNodes();
+  std::string partial = path_ + ".partial";
+  int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return Error("create", partial);
+  bool ok = model.SerializeToFileDescriptor(fd);
+  ok = (::close(fd) == 0) && ok;
+  if (!ok) {
+    absl::Status error = Error("write", partial);
+    std::remove(partial.c_str());
+    return error;
+  }
+  if (std::rename(partial.c_str(), path_.c_str()) != 0) return Error("rename to", path_);
+  return absl::OkStatus();
+}
+
+}  // namespace onnxconvert

@@ -1,0 +1,77 @@
+#ifndef ONNX_CONVERT_IR_MODEL_SINK_H_
+#define ONNX_CONVERT_IR_MODEL_SINK_H_
+
+// Where a serialized model is written while it is produced: the main
+// graph's node fields first, as they come, then the rest around them.
+
+#include <cstdio>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "proto/onnx.pb.h"
+
+namespace onnxconvert {
+
+// Receives a serialized ModelProto in two parts: the node fields of its main
+// graph, appended in order, then the fields around them.
+class ModelSink {
+ public:
+  virtual ~ModelSink() = default;
+
+  // Appends `bytes`: node fields (tag, length, NodeProto) of the main graph.
+  virtual absl::Status AppendNodes(absl::string_view bytes) = 0;
+  // Completes the model: `head` (the model's fields before its graph), the
+  // graph field, whose payload is the node bytes appended and then
+  // `graph_rest` (the graph's other fields), and `tail` (the model's fields
+  // after its graph).
+  virtual absl::Status Finish(absl::string_view head, absl::string_view graph_rest,
+                              absl::string_view tail) = 0;
+  // Writes `model` whole instead, dropping what was appended.
+  virtual absl::Status WriteWhole(const onnx::ModelProto& model) = 0;
+};
+
+// Collects the model in memory.
+class StringModelSink : public ModelSink {
+ public:
+  absl::Status AppendNodes(absl::string_view bytes) override;
+  absl::Status Finish(absl::string_view head, absl::string_view graph_rest,
+                      absl::string_view tail) override;
+  absl::Status WriteWhole(const onnx::ModelProto& model) override;
+
+  // The model's bytes, once finished.
+  const std::string& bytes() const { return model_; }
+
+ private:
+  std::string nodes_;
+  std::string model_;
+};
+
+// Writes the model to a file: the node bytes go to "<path>.nodes.partial"
+// as they come (so that they are not held in memory), the model to
+// "<path>.partial", which is renamed to `path` once complete. Nothing is
+// left at `path` unless the model is complete.
+class FileModelSink : public ModelSink {
+ public:
+  explicit FileModelSink(std::string path) : path_(std::move(path)) {}
+  ~FileModelSink() override;
+  FileModelSink(const FileModelSink&) = delete;
+  FileModelSink& operator=(const FileModelSink&) = delete;
+
+  absl::Status AppendNodes(absl::string_view bytes) override;
+  absl::Status Finish(absl::string_view head, absl::string_view graph_rest,
+                      absl::string_view tail) override;
+  absl::Status WriteWhole(const onnx::ModelProto& model) override;
+
+ private:
+  absl::Status Error(absl::string_view what, const std::string& file) const;
+  void DropNodes();
+
+  std::string path_;
+  std::FILE* nodes_ = nullptr;
+  int64_t node_bytes_ = 0;
+};
+
+}  // namespace onnxconvert
+
+#endif  // ONNX_CONVERT_IR_MODEL_SINK_H_

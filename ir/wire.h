@@ -1,0 +1,57 @@
+#ifndef ONNX_CONVERT_IR_WIRE_H_
+#define ONNX_CONVERT_IR_WIRE_H_
+
+// Reading and writing the protobuf wire format directly, for code that
+// works on a serialized model without parsing all of it.
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
+namespace onnxconvert::wire {
+
+// Wire types of the protobuf encoding.
+enum WireType : int { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
+
+// One field of a serialized message.
+struct Field {
+  uint32_t number = 0;
+  int wire_type = 0;
+  absl::string_view whole;    // the field as encoded: tag, length and payload
+  absl::string_view payload;  // length-delimited: the bytes; else empty
+  uint64_t varint = 0;        // varint fields: the value
+};
+
+// Reads the fields of one serialized message in order.
+class FieldReader {
+ public:
+  explicit FieldReader(absl::string_view message) : data_(message) {}
+
+  // Reads the next field into `field`: true if there was one, false at the
+  // end; an error (naming the byte offset) where the bytes are not a
+  // well-formed message. Groups (wire types 3 and 4) are errors.
+  absl::Status Next(Field& field, bool& found);
+  // The offset of the next field in the message.
+  size_t offset() const { return offset_; }
+
+ private:
+  bool ReadVarint(uint64_t& value);
+
+  absl::string_view data_;
+  size_t offset_ = 0;
+};
+
+// Appends `value` as a varint.
+void AppendVarint(uint64_t value, std::string& out);
+
+// Appends the tag of length-delimited field `number` and `length`.
+void AppendLengthDelimitedHeader(uint32_t number, uint64_t length, std::string& out);
+
+// A 64-bit hash of `bytes` (FNV-1a with a final mix), stable across runs.
+uint64_t Fingerprint(absl::string_view bytes);
+
+}  // namespace onnxconvert::wire
+
+#endif  // ONNX_CONVERT_IR_WIRE_H_
