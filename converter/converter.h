@@ -3,11 +3,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "adapters/adapter.h"
 #include "proto/onnx.pb.h"
 
@@ -41,6 +44,66 @@ struct ConvertOptions {
   std::function<bool()> should_stop;
 };
 
+// Names held compactly, in one buffer: a large model's report may name
+// hundreds of thousands of nodes changed alike.
+class NameList {
+ public:
+  NameList() = default;
+  NameList(std::initializer_list<absl::string_view> names) {
+    for (absl::string_view name : names) push_back(name);
+  }
+  template <typename Iterator>
+  NameList(Iterator begin, Iterator end) {
+    for (; begin != end; ++begin) push_back(*begin);
+  }
+
+  void push_back(absl::string_view name) {
+    chars_.append(name.data(), name.size());
+    ends_.push_back(static_cast<uint32_t>(chars_.size()));
+  }
+  // Appends every name of `other`.
+  void Append(const NameList& other) {
+    size_t base = chars_.size();
+    chars_.append(other.chars_);
+    for (uint32_t end : other.ends_) ends_.push_back(static_cast<uint32_t>(base + end));
+  }
+  size_t size() const { return ends_.size(); }
+  bool empty() const { return ends_.empty(); }
+  absl::string_view operator[](size_t i) const {
+    size_t begin = i == 0 ? 0 : ends_[i - 1];
+    return absl::string_view(chars_).substr(begin, ends_[i] - begin);
+  }
+  bool operator==(const NameList& other) const = default;
+
+  // Iterates over the names as views.
+  class const_iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = absl::string_view;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const absl::string_view*;
+    using reference = absl::string_view;
+    const_iterator(const NameList* list, size_t i) : list_(list), i_(i) {}
+    absl::string_view operator*() const { return (*list_)[i_]; }
+    const_iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const const_iterator& other) const { return i_ == other.i_; }
+    bool operator!=(const const_iterator& other) const { return i_ != other.i_; }
+
+   private:
+    const NameList* list_;
+    size_t i_;
+  };
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, size()}; }
+
+ private:
+  std::string chars_;
+  std::vector<uint32_t> ends_;  // where each name ends in chars_ (under 4 GiB)
+};
+
 // What happened to one node at one step (and to the nodes after it that
 // changed exactly alike).
 struct NodeChange {
@@ -48,7 +111,7 @@ struct NodeChange {
   std::string node;     // node name ("" if unnamed)
   // Names of the further nodes of the same graph and op that the step
   // changed exactly alike (same adapter, same changes), in graph order.
-  std::vector<std::string> alike;
+  NameList alike;
   std::string op;       // e.g. "Relu"
   int from_version = 0;
   int to_version = 0;

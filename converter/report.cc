@@ -50,7 +50,7 @@ std::string ConversionReport::ToJson() const {
       json.BeginObject().Key("graph").String(node.graph).Key("node").String(node.node);
       if (!node.alike.empty()) {
         json.Key("alike").BeginArray();
-        for (const std::string& name : node.alike) json.String(name);
+        for (absl::string_view name : node.alike) json.String(name);
         json.EndArray();
       }
       json.Key("op").String(node.op).Key("from_version").Int(node.from_version);
@@ -77,12 +77,12 @@ std::string ConversionReport::ToJson() const {
 namespace {
 
 // " and 3 more alike (b, c, d)", naming at most a few.
-std::string AlikeText(const std::vector<std::string>& alike) {
+std::string AlikeText(const NameList& alike) {
   if (alike.empty()) return "";
   constexpr size_t kNamed = 3;
   std::string names;
   for (size_t i = 0; i < alike.size() && i < kNamed; ++i) {
-    absl::StrAppend(&names, i == 0 ? "" : ", ", alike[i].empty() ? "(unnamed)" : alike[i]);
+    absl::StrAppend(&names, i == 0 ? "" : ", ", alike[i].empty() ? absl::string_view("(unnamed)") : alike[i]);
   }
   return absl::StrCat(" and ", alike.size(), " more alike (", names,
                       alike.size() > kNamed ? ", ..." : "", ")");

@@ -1,8 +1,13 @@
 #include "converter/windowed.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +20,7 @@
 #include "absl/container/node_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "converter/side_by_side.h"
 #include "converter/step_runner.h"
 #include "ir/status_macros.h"
 #include "ir/wire.h"
@@ -32,6 +38,9 @@ constexpr uint32_t kNodeInput = 1;
 constexpr uint32_t kNodeOutput = 2;
 constexpr uint32_t kNodeName = 3;
 constexpr uint32_t kNodeDomain = 7;
+
+// How many nodes apart ScanBackwards finds its way back in.
+constexpr size_t kCheckpointNodes = 256;
 
 // Bytes of node fields gathered before they are handed to the sink.
 constexpr size_t kFlushBytes = 1 << 20;
@@ -114,8 +123,8 @@ struct StepParts {
     for (NodeChange& change : window.nodes) {
       std::vector<NodeChange>& list = nodes[rank_of[change.op]];
       if (!list.empty() && SameChange(list.back(), change, change.graph, change.op)) {
-        list.back().alike.push_back(std::move(change.node));
-        for (std::string& name : change.alike) list.back().alike.push_back(std::move(name));
+        list.back().alike.push_back(change.node);
+        list.back().alike.Append(change.alike);
       } else {
         list.push_back(std::move(change));
       }
@@ -200,12 +209,14 @@ class WindowedConversion {
       if (!graph.Next(field, found).ok()) return NotWindowed("the graph does not parse");
       if (!found) break;
       if (field.number == kGraphNode && field.wire_type == wire::kLengthDelimited) {
-        node_offsets_.push_back(static_cast<uint32_t>(field.whole.data() - graph_payload_.data()));
+        if (node_count_ % kCheckpointNodes == 0) {
+          checkpoints_.push_back(static_cast<uint32_t>(field.whole.data() - graph_payload_.data()));
+        }
+        ++node_count_;
       } else {
         rest.append(field.whole.data(), field.whole.size());
       }
     }
-    node_count_ = static_cast<int64_t>(node_offsets_.size());
     if (node_count_ < windows_.min_nodes) {
       return NotWindowed(absl::StrCat("the graph has ", node_count_, " nodes, fewer than ",
                                       windows_.min_nodes));
@@ -233,31 +244,56 @@ class WindowedConversion {
     NodeNames node;
     wire::Field field;
     bool found;
-    for (int64_t i = node_count_ - 1; i >= 0; --i) {
-      wire::FieldReader reader(graph_payload_.substr(node_offsets_[i]));
-      OC_RETURN_IF_ERROR(reader.Next(field, found));
-      if (!ScanNode(field.payload, node).ok()) return NotWindowed("a node does not parse");
-      if (!node.domain.empty() && node.domain != "ai.onnx") {
-        return NotWindowed(absl::StrCat("a node of domain '", node.domain, "'"));
+    // The nodes of one checkpoint's stretch, read forwards, walked backwards.
+    std::vector<absl::string_view> stretch;
+    for (int64_t c = static_cast<int64_t>(checkpoints_.size()) - 1; c >= 0; --c) {
+      stretch.clear();
+      wire::FieldReader reader(graph_payload_.substr(checkpoints_[c]));
+      while (stretch.size() < kCheckpointNodes) {
+        OC_RETURN_IF_ERROR(reader.Next(field, found));
+        if (!found) break;
+        if (field.number == kGraphNode && field.wire_type == wire::kLengthDelimited) {
+          stretch.push_back(field.payload);
+        }
       }
-      names_->Reserve(node.name);
-      for (absl::string_view output : node.outputs) {
-        bool dead = output.empty() || !live.erase(output);
-        uses_.push_back(dead);
-        if (output.empty()) continue;
-        names_->Reserve(output);
-        fingerprints.push_back(wire::Fingerprint(output));
-        if (graph_level_.contains(output)) return NotWindowed("a value is defined twice");
-      }
-      for (auto input = node.inputs.rbegin(); input != node.inputs.rend(); ++input) {
-        uses_.push_back(!input->empty() && live.insert(*input).second);
-        names_->Reserve(*input);
+      for (auto payload = stretch.rbegin(); payload != stretch.rend(); ++payload) {
+        OC_RETURN_IF_ERROR(ScanNodeBackwards(*payload, node, live, fingerprints));
       }
     }
-    std::vector<uint32_t>().swap(node_offsets_);
-    std::sort(fingerprints.begin(), fingerprints.end());
-    if (std::adjacent_find(fingerprints.begin(), fingerprints.end()) != fingerprints.end()) {
-      return NotWindowed("two values have one name (or names that hash alike)");
+    std::vector<uint32_t>().swap(checkpoints_);
+    // Looked for while the windows are converted; Finish waits for it.
+    names_unique_ =
+        std::async(std::launch::async, [fingerprints = std::move(fingerprints)]() mutable {
+          std::sort(fingerprints.begin(), fingerprints.end());
+          bool unique =
+              std::adjacent_find(fingerprints.begin(), fingerprints.end()) == fingerprints.end();
+          std::vector<uint64_t>().swap(fingerprints);
+          return unique;
+        });
+    return absl::OkStatus();
+  }
+
+  // Notes the last uses, unused outputs and names of node `payload`,
+  // walking backwards.
+  absl::Status ScanNodeBackwards(absl::string_view payload, NodeNames& node,
+                                 absl::flat_hash_set<absl::string_view>& live,
+                                 std::vector<uint64_t>& fingerprints) {
+    if (!ScanNode(payload, node).ok()) return NotWindowed("a node does not parse");
+    if (!node.domain.empty() && node.domain != "ai.onnx") {
+      return NotWindowed(absl::StrCat("a node of domain '", node.domain, "'"));
+    }
+    names_->Reserve(node.name);
+    for (absl::string_view output : node.outputs) {
+      bool dead = output.empty() || !live.erase(output);
+      uses_.push_back(dead);
+      if (output.empty()) continue;
+      names_->Reserve(output);
+      fingerprints.push_back(wire::Fingerprint(output));
+      if (graph_level_.contains(output)) return NotWindowed("a value is defined twice");
+    }
+    for (auto input = node.inputs.rbegin(); input != node.inputs.rend(); ++input) {
+      uses_.push_back(!input->empty() && live.insert(*input).second);
+      names_->Reserve(*input);
     }
     return absl::OkStatus();
   }
@@ -336,6 +372,11 @@ class WindowedConversion {
       ForgetWindow();
     }
     graph_->mutable_node()->Clear();
+#ifdef __GLIBC__
+    // The window's memory goes back to the system, not to a heap that only
+    // grows as windows come and go.
+    malloc_trim(0);
+#endif
     return absl::OkStatus();
   }
 
@@ -358,39 +399,60 @@ class WindowedConversion {
         }
       }
       originals_.emplace(node, field.whole);
+      NoteUses(field.payload);
       ++i;
     }
     return absl::OkStatus();
   }
 
+  // Notes the values the node `payload` uses for the last time and those it
+  // defines (views of the model's bytes).
+  void NoteUses(absl::string_view payload) {
+    ScanNode(payload, scanned_).IgnoreError();  // it parsed
+    for (absl::string_view input : scanned_.inputs) {
+      if (uses_.back()) dying_.push_back(input);
+      uses_.pop_back();
+    }
+    for (auto output = scanned_.outputs.rbegin(); output != scanned_.outputs.rend(); ++output) {
+      bool dead = uses_.back();
+      uses_.pop_back();
+      if (output->empty()) continue;
+      defined_.insert(*output);
+      if (dead) dying_.push_back(*output);
+    }
+  }
+
   // Checks and infers the window's nodes as they came, as the whole model's
-  // check and strict inference would; notes the values they use for the
-  // last time and those they define.
+  // check and strict inference would: the check on a second thread.
   absl::Status ValidateWindow() {
     absl::StatusOr<std::unique_ptr<schema::NodeReinferencer>> reinfer =
         schema::NodeReinferencer::Create(window_, *graph_, {}, *result_);
     if (!reinfer.ok()) return NotWindowed(reinfer.status().message());
-    for (const onnx::NodeProto& node : graph_->node()) {
-      for (const std::string& input : node.input()) {
-        bool last = uses_.back();
-        uses_.pop_back();
-        if (last) dying_.push_back(input);
-        if (!input.empty() && (*reinfer)->TypeOf(input) == nullptr) {
-          return NotWindowed(absl::StrCat("input '", input, "' is not defined before its use"));
-        }
-      }
-      for (int i = node.output_size() - 1; i >= 0; --i) {
-        bool dead = uses_.back();
-        uses_.pop_back();
-        if (node.output(i).empty()) continue;
-        defined_.insert(node.output(i));
-        if (dead) dying_.push_back(node.output(i));
-      }
-      absl::Status checked = checker_->Check(node, "main", *declared_);
-      if (!checked.ok()) return NotWindowed(checked.message());
-      absl::Status inferred = (*reinfer)->Infer(node);
-      if (!inferred.ok()) return NotWindowed(inferred.message());
-    }
+    absl::Status checked;
+    absl::Status inferred;
+    RunSideBySide(
+        [&] {
+          for (const onnx::NodeProto& node : graph_->node()) {
+            checked = checker_->Check(node, "main", *declared_);
+            if (!checked.ok()) return;
+          }
+        },
+        [&] {
+          for (const onnx::NodeProto& node : graph_->node()) {
+            for (const std::string& input : node.input()) {
+              if (!input.empty() && (*reinfer)->TypeOf(input) == nullptr) {
+                inferred = absl::InvalidArgumentError(
+                    absl::StrCat("input '", input, "' is not defined before its use"));
+                return;
+              }
+            }
+            inferred = (*reinfer)->Infer(node);
+            if (!inferred.ok()) return;
+          }
+        },
+        static_cast<size_t>(graph_->node_size()) >= kSideBySideNodes);
+    if (!checked.ok()) return NotWindowed(checked.message());
+    if (!inferred.ok()) return NotWindowed(inferred.message());
     (*reinfer)->Commit();
     return absl::OkStatus();
   }
@@ -481,7 +543,7 @@ class WindowedConversion {
         if (!output.empty() && !defined_.contains(output)) Evict(output);
       }
     }
-    for (const std::string& name : dying_) {
+    for (absl::string_view name : dying_) {
       if (graph_level_.contains(name)) continue;
       Evict(name);
       carried_constants_.erase(name);
@@ -494,7 +556,7 @@ class WindowedConversion {
         CarryConstant(node);
       }
     }
-    for (const std::string& name : defined_) Keep(name);
+    for (absl::string_view name : defined_) Keep(name);
     for (const onnx::TensorProto* tensor : added_names_) {
       auto it = live_->types.find(tensor->name());
       if (it != live_->types.end()) it->second = Persist(*it->second);
@@ -519,10 +581,10 @@ class WindowedConversion {
 
   // Keys the type and facts of `name` anew, by a name and in storage that
   // outlive the window.
-  void Keep(const std::string& name) {
+  void Keep(absl::string_view name) {
     auto type = live_->types.find(name);
     if (type == live_->types.end()) return;
-    absl::string_view key = *carried_names_.insert(name).first;
+    absl::string_view key = *carried_names_.insert(std::string(name)).first;
     const onnx::TypeProto* kept = Persist(*type->second);
     live_->types.erase(type);
     live_->types.emplace(key, kept);
@@ -557,6 +619,9 @@ class WindowedConversion {
   }
 
   absl::Status Finish() {
+    if (!names_unique_.get()) {
+      return NotWindowed("two values have one name (or names that hash alike)");
+    }
     OC_RETURN_IF_ERROR(Flush());
     for (const auto& output : graph_->output()) {
       if (!live_->types.contains(output.name())) {
@@ -617,7 +682,9 @@ class WindowedConversion {
   onnx::ModelProto window_;
   onnx::GraphProto* graph_ = nullptr;
   absl::string_view graph_payload_;
-  std::vector<uint32_t> node_offsets_;  // until ScanBackwards is done
+  // Where every kCheckpointNodes-th node starts in graph_payload_, until
+  // ScanBackwards is done.
+  std::vector<uint32_t> checkpoints_;
   int64_t node_count_ = 0;
   int original_initializers_ = 0;
   std::optional<wire::FieldReader> forward_;
@@ -625,6 +692,8 @@ class WindowedConversion {
   // first (read from the back): the last use of a value, an unused output.
   std::vector<bool> uses_;
   absl::flat_hash_set<std::string> graph_level_;  // inputs and initializers
+  // Whether no two values share a name (no two fingerprints are equal).
+  std::future<bool> names_unique_;
 
   std::optional<NameGenerator> names_;
   std::optional<TypeTable> types_;
@@ -655,8 +724,11 @@ class WindowedConversion {
   // The window's.
   absl::flat_hash_map<const onnx::NodeProto*, absl::string_view> originals_;
   absl::flat_hash_set<const onnx::NodeProto*> touched_;
-  std::vector<std::string> dying_;             // last used or never used here
-  absl::flat_hash_set<std::string> defined_;  // by the window's nodes as they came
+  // Values last used, or never used, here; values the window's nodes
+  // define as they came (views of the model's bytes).
+  std::vector<absl::string_view> dying_;
+  absl::flat_hash_set<absl::string_view> defined_;
+  NodeNames scanned_;  // scratch
   std::vector<const onnx::TensorProto*> added_names_;
   std::string pending_;  // node bytes not yet written
 };

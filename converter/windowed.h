@@ -15,8 +15,8 @@ namespace onnxconvert::converter {
 struct WindowOptions {
   // Nodes parsed, converted and written at a time.
   int64_t window_nodes = 4096;
-  // Graphs with fewer nodes are not worth it (Unimplemented).
-  int64_t min_nodes = 16384;
+  // Graphs with fewer nodes are converted whole (Unimplemented).
+  int64_t min_nodes = 4096;
 };
 
 // Converts the serialized model `bytes` as ConvertModel converts it, to the

@@ -19,7 +19,7 @@ v1::NodeChange NodeChangeToProto(const converter::NodeChange& node) {
   proto.set_to_version(node.to_version);
   proto.set_adapter(node.adapter);
   proto.set_refusal(node.refusal);
-  for (const std::string& name : node.alike) proto.add_alike(name);
+  for (absl::string_view name : node.alike) proto.add_alike(std::string(name));
   for (const adapters::Change& change : node.changes) {
     v1::Change* out = proto.add_changes();
     out->set_kind(change.kind);
@@ -37,7 +37,7 @@ converter::NodeChange NodeChangeFromProto(const v1::NodeChange& proto) {
   node.to_version = proto.to_version();
   node.adapter = proto.adapter();
   node.refusal = proto.refusal();
-  node.alike.assign(proto.alike().begin(), proto.alike().end());
+  node.alike = converter::NameList(proto.alike().begin(), proto.alike().end());
   for (const v1::Change& change : proto.changes()) {
     node.changes.push_back({change.kind(), change.detail()});
   }
