@@ -108,17 +108,27 @@ absl::StatusOr<converter::ConversionResult> ConvertWithRetries(
 // Loads, converts and saves one model, then writes its report.
 absl::Status ConvertJob(const BatchJob& job, const BatchSettings& settings, Engine& engine,
                         JobResult& result) {
+  std::error_code ec;
+  fs::create_directories(fs::path(job.output).parent_path(), ec);
+  auto finish = [&](const converter::ConversionReport& report) {
+    result.from_opset = report.source_opset;
+    result.to_opset = report.target_opset;
+    result.nodes_changed = report.nodes_converted;
+    return WriteFileAtomically(job.report,
+                               settings.json_reports ? report.ToJson() : report.ToText());
+  };
+  if (!settings.external_data_threshold) {
+    // A large model converts from its file, window by window.
+    absl::StatusOr<std::optional<converter::ConversionReport>> windowed =
+        engine.ConvertFile(job.input, job.output, settings.options);
+    if (!windowed.ok()) return windowed.status();
+    if (windowed->has_value()) return finish(**windowed);
+  }
   absl::StatusOr<LoadedModel> loaded = LoadModel(job.input);
   if (!loaded.ok()) return loaded.status();
   absl::StatusOr<converter::ConversionResult> converted =
       ConvertWithRetries(engine, *loaded, settings.options);
   if (!converted.ok()) return converted.status();
-  const converter::ConversionReport& report = converted->report;
-  result.from_opset = report.source_opset;
-  result.to_opset = report.target_opset;
-  result.nodes_changed = report.nodes_converted;
-  std::error_code ec;
-  fs::create_directories(fs::path(job.output).parent_path(), ec);
   SaveOptions save;
   save.source_base_dir = loaded->base_dir;
   if (settings.external_data_threshold) {
@@ -126,8 +136,7 @@ absl::Status ConvertJob(const BatchJob& job, const BatchSettings& settings, Engi
   }
   absl::Status saved = SaveModel(converted->model, job.output, save);
   if (!saved.ok()) return saved;
-  return WriteFileAtomically(job.report,
-                             settings.json_reports ? report.ToJson() : report.ToText());
+  return finish(converted->report);
 }
 
 // Runs one job: skips it when complete, else converts it; a failure leaves

@@ -206,6 +206,18 @@ absl::Status WriteReport(const converter::ConversionReport& report, const std::s
   return WriteFileAtomically(path, json ? report.ToJson() : report.ToText());
 }
 
+// Writes the --report file and prints the report of the conversion of the
+// model at `path`.
+int ReportConversion(Context& ctx, const converter::ConversionReport& report,
+                     const std::string& path) {
+  if (std::optional<std::string> report_path = ctx.args.Get("report")) {
+    absl::Status written = WriteReport(report, *report_path, path);
+    if (!written.ok()) return Fail(ctx, *report_path, written, kExitUsageOrIo);
+  }
+  ctx.out << report.ToText();
+  return kExitOk;
+}
+
 int ConvertOrPlan(Context& ctx, bool dry_run) {
   const std::string& path = ctx.args.positional[0];
   absl::StatusOr<int64_t> target = IntFlag(ctx.args, "to");
@@ -221,6 +233,13 @@ int ConvertOrPlan(Context& ctx, bool dry_run) {
   converter::ConvertOptions options = *std::move(parsed);
   options.target_opset = *target;
   options.dry_run = dry_run;
+  if (!dry_run && !ctx.args.Has("external-data-threshold")) {
+    // A large model converts from its file, window by window.
+    absl::StatusOr<std::optional<converter::ConversionReport>> windowed =
+        ctx.engine.ConvertFile(path, *output, options);
+    if (!windowed.ok()) return Fail(ctx, path, windowed.status(), kExitUsageOrIo);
+    if (windowed->has_value()) return ReportConversion(ctx, **windowed, path);
+  }
   int exit_code = kExitOk;
   absl::StatusOr<LoadedModel> loaded = LoadForCommand(ctx, path, exit_code);
   if (!loaded.ok()) return exit_code;
@@ -233,11 +252,8 @@ int ConvertOrPlan(Context& ctx, bool dry_run) {
                    : kExitInvalidModel;
     return Fail(ctx, path, result.status(), code);
   }
-  if (std::optional<std::string> report_path = ctx.args.Get("report")) {
-    absl::Status written = WriteReport(result->report, *report_path, path);
-    if (!written.ok()) return Fail(ctx, *report_path, written, kExitUsageOrIo);
-  }
-  ctx.out << result->report.ToText();
+  int reported = ReportConversion(ctx, result->report, path);
+  if (reported != kExitOk) return reported;
   // A plan that cannot be carried out fails, as the conversion would.
   if (dry_run) return result->report.nodes_refused > 0 ? kExitInvalidModel : kExitOk;
   SaveOptions save;

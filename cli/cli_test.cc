@@ -10,6 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "bench/synthetic_models.h"
 #include "gtest/gtest.h"
 #include "proto/onnx.pb.h"
 #include "tests/corpus.h"
@@ -172,6 +173,44 @@ TEST(CliTest, CheckReportsValidAndInvalidModels) {
   EXPECT_EQ(json.exit_code, 1);
   EXPECT_TRUE(absl::StrContains(json.out, "\"code\": \"undefined-input\"")) << json.out;
   EXPECT_TRUE(absl::StrContains(json.out, "\"valid\": false")) << json.out;
+}
+
+// A model of 30,000 nodes converts from its file, window by window, to the
+// same bytes and report as when it is loaded and converted whole (as with
+// --external-data-threshold, which saves it whole); batch too.
+TEST(CliTest, LargeModelsConvertWindowByWindow) {
+  fs::path dir = testing::FreshTestDir("windowed");
+  fs::path in = dir / "chain.onnx";
+  testing::WriteTestFile(in, bench::MakeChainModel(30000).SerializeAsString());
+  Result windowed = RunCli({"convert", in.string(), "-o", (dir / "windowed.onnx").string(),
+                            "--to", "13", "--report", (dir / "windowed.json").string()});
+  ASSERT_EQ(windowed.exit_code, 0) << windowed.err;
+  Result whole = RunCli({"convert", in.string(), "-o", (dir / "whole.onnx").string(), "--to",
+                         "13", "--report", (dir / "whole.json").string(),
+                         "--external-data-threshold", "1000000"});
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_TRUE(absl::StrContains(windowed.out, "step 12 -> 13: 30000 nodes")) << windowed.out;
+  // The same report, timings aside.
+  auto untimed = [](std::string json) {
+    std::stringstream in(json), out;
+    for (std::string line; std::getline(in, line);) {
+      if (!absl::StrContains(line, "\"milliseconds\"")) out << line << "\n";
+    }
+    return out.str();
+  };
+  EXPECT_EQ(untimed(testing::ReadTestFile(dir / "windowed.json")),
+            untimed(testing::ReadTestFile(dir / "whole.json")));
+  std::string bytes = testing::ReadTestFile(dir / "windowed.onnx");
+  EXPECT_TRUE(bytes == testing::ReadTestFile(dir / "whole.onnx"));
+  onnx::ModelProto converted;
+  ASSERT_TRUE(converted.ParseFromString(bytes));
+  EXPECT_EQ(converted.graph().node_size(), 30000);
+  EXPECT_EQ(converted.graph().node(3).input_size(), 2);  // Unsqueeze: axes as an input
+  EXPECT_FALSE(fs::exists(dir / "windowed.onnx.partial"));
+  EXPECT_FALSE(fs::exists(dir / "windowed.onnx.nodes.partial"));
+  Result batch = RunCli({"batch", in.string(), "-o", (dir / "batch").string(), "--to", "13"});
+  ASSERT_EQ(batch.exit_code, 0) << batch.err;
+  EXPECT_TRUE(testing::ReadTestFile(dir / "batch" / "chain.onnx") == bytes);
 }
 
 TEST(CliTest, ConvertWritesModelAndReport) {

@@ -3,6 +3,8 @@
 #include <optional>
 
 #include "absl/strings/match.h"
+#include "converter/windowed.h"
+#include "ir/model_sink.h"
 #include "ir/status_macros.h"
 #include "service/client.h"
 
@@ -20,6 +22,18 @@ class Local final : public Engine {
   absl::StatusOr<converter::ConversionResult> Convert(
       LoadedModel& model, const converter::ConvertOptions& options) override {
     return converter::ConvertModel(std::move(model.model), options);
+  }
+  absl::StatusOr<std::optional<converter::ConversionReport>> ConvertFile(
+      const std::string& path, const std::string& output,
+      const converter::ConvertOptions& options) override {
+    absl::StatusOr<MappedFile> file = MappedFile::Open(path);
+    if (!file.ok()) return std::nullopt;  // loading it says why
+    FileModelSink sink(output);
+    absl::StatusOr<converter::ConversionReport> report =
+        converter::ConvertWindowed(file->bytes(), options, sink);
+    if (report.status().code() == absl::StatusCode::kUnimplemented) return std::nullopt;
+    if (!report.ok()) return report.status();
+    return *std::move(report);
   }
 };
 

@@ -2,6 +2,7 @@
 #define ONNX_CONVERT_CLI_ENGINE_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,15 @@ class Engine {
   // path and base_dir stay.
   virtual absl::StatusOr<converter::ConversionResult> Convert(
       LoadedModel& model, const converter::ConvertOptions& options) = 0;
+  // Converts the model file at `path` to `output` without holding the model
+  // parsed, a window of nodes at a time (converter::ConvertWindowed): the
+  // report, or nullopt when the model is for Convert to convert whole
+  // (nothing was written then). Only the local engine converts this way.
+  virtual absl::StatusOr<std::optional<converter::ConversionReport>> ConvertFile(
+      const std::string& path, const std::string& output,
+      const converter::ConvertOptions& options) {
+    return std::nullopt;
+  }
 };
 
 // The engine that runs the library in this process.

@@ -1,11 +1,39 @@
 #include "cli/engine.h"
 
+#include <filesystem>
+
+#include "bench/synthetic_models.h"
 #include "gtest/gtest.h"
+#include "tests/test_files.h"
 
 namespace onnxconvert::cli {
 namespace {
 
 using Args = std::vector<std::string>;
+namespace fs = std::filesystem;
+
+// The local engine converts a large model from its file, window by window;
+// a small one (or a missing file) it leaves to Convert, writing nothing.
+TEST(LocalEngineTest, ConvertsLargeModelFilesWindowByWindow) {
+  fs::path dir = testing::FreshTestDir("engine");
+  converter::ConvertOptions options;
+  options.target_opset = 13;
+  testing::WriteTestFile(dir / "large.onnx", bench::MakeChainModel(30000).SerializeAsString());
+  absl::StatusOr<std::optional<converter::ConversionReport>> large = LocalEngine().ConvertFile(
+      (dir / "large.onnx").string(), (dir / "large13.onnx").string(), options);
+  ASSERT_TRUE(large.ok()) << large.status();
+  ASSERT_TRUE(large->has_value());
+  EXPECT_EQ((*large)->nodes_converted, 30000);
+  EXPECT_TRUE(fs::exists(dir / "large13.onnx"));
+  testing::WriteTestFile(dir / "small.onnx", bench::MakeChainModel(30).SerializeAsString());
+  for (const char* name : {"small.onnx", "missing.onnx"}) {
+    absl::StatusOr<std::optional<converter::ConversionReport>> small =
+        LocalEngine().ConvertFile((dir / name).string(), (dir / "out.onnx").string(), options);
+    ASSERT_TRUE(small.ok()) << small.status();
+    EXPECT_FALSE(small->has_value()) << name;
+    EXPECT_FALSE(fs::exists(dir / "out.onnx"));
+  }
+}
 
 TEST(TakeServerFlagTest, BeforeOrAfterTheCommandInEitherForm) {
   absl::StatusOr<ServerChoice> before = TakeServerFlag({"--server", "h:1", "check", "m.onnx"});

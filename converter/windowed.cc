@@ -42,6 +42,9 @@ constexpr uint32_t kNodeDomain = 7;
 // How many nodes apart ScanBackwards finds its way back in.
 constexpr size_t kCheckpointNodes = 256;
 
+// Free heap bytes that make a window give memory back to the system.
+constexpr size_t kTrimBytes = size_t{4} << 20;
+
 // Bytes of node fields gathered before they are handed to the sink.
 constexpr size_t kFlushBytes = 1 << 20;
 
@@ -226,6 +229,11 @@ class WindowedConversion {
     if (graph_->sparse_initializer_size() > 0) {
       return NotWindowed("the graph has sparse initializers");
     }
+    for (const onnx::TensorProto& tensor : graph_->initializer()) {
+      if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+        return NotWindowed("tensors are kept in external files");
+      }
+    }
     original_initializers_ = graph_->initializer_size();
     return absl::OkStatus();
   }
@@ -373,9 +381,9 @@ class WindowedConversion {
     }
     graph_->mutable_node()->Clear();
 #ifdef __GLIBC__
-    // The window's memory goes back to the system, not to a heap that only
-    // grows as windows come and go.
-    malloc_trim(0);
+    // Memory freed by the windows goes back to the system once there is
+    // much of it, rather than staying with a heap that only grows.
+    if (mallinfo2().fordblks > kTrimBytes) malloc_trim(0);
 #endif
     return absl::OkStatus();
   }

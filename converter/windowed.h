@@ -16,7 +16,7 @@ struct WindowOptions {
   // Nodes parsed, converted and written at a time.
   int64_t window_nodes = 4096;
   // Graphs with fewer nodes are converted whole (Unimplemented).
-  int64_t min_nodes = 4096;
+  int64_t min_nodes = 16384;
 };
 
 // Converts the serialized model `bytes` as ConvertModel converts it, to the

@@ -1,7 +1,9 @@
 #include "ir/model_sink.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +17,9 @@ namespace {
 
 // The ModelProto field number of the graph.
 constexpr uint32_t kGraphField = 7;
+
+// The largest message protobuf parses.
+constexpr uint64_t kMaxModelBytes = (uint64_t{1} << 31) - 1;
 
 }  // namespace
 
@@ -77,6 +82,13 @@ absl::Status FileModelSink::Finish(absl::string_view head, absl::string_view gra
   std::string partial = path_ + ".partial";
   std::string header(head);
   wire::AppendLengthDelimitedHeader(kGraphField, node_bytes_ + graph_rest.size(), header);
+  uint64_t total = header.size() + node_bytes_ + graph_rest.size() + tail.size();
+  if (total > kMaxModelBytes) {
+    DropNodes();
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the converted model would take ", total,
+        " bytes, over protobuf's 2 GiB: keep its tensors in external data"));
+  }
   std::FILE* out = std::fopen(partial.c_str(), "wb");
   if (out == nullptr) return Error("create", partial);
   auto write = [&](absl::string_view bytes) {
@@ -95,6 +107,7 @@ absl::Status FileModelSink::Finish(absl::string_view head, absl::string_view gra
     }
   }
   ok = ok && write(graph_rest) && write(tail);
+  ok = ok && std::fflush(out) == 0 && ::fsync(fileno(out)) == 0;
   ok = (std::fclose(out) == 0) && ok;
   DropNodes();
   if (!ok) {
@@ -111,7 +124,7 @@ absl::Status FileModelSink::WriteWhole(const onnx::ModelProto& model) {
   std::string partial = path_ + ".partial";
   int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return Error("create", partial);
-  bool ok = model.SerializeToFileDescriptor(fd);
+  bool ok = model.SerializeToFileDescriptor(fd) && ::fsync(fd) == 0;
   ok = (::close(fd) == 0) && ok;
   if (!ok) {
     absl::Status error = Error("write", partial);
@@ -120,6 +133,30 @@ absl::Status FileModelSink::WriteWhole(const onnx::ModelProto& model) {
   }
   if (std::rename(partial.c_str(), path_.c_str()) != 0) return Error("rename to", path_);
   return absl::OkStatus();
+}
+
+absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) {
+    return absl::NotFoundError(absl::StrCat("cannot open '", path, "': ", std::strerror(errno)));
+  }
+  struct stat info;
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return absl::InvalidArgumentError(absl::StrCat("'", path, "' is not a regular file"));
+  }
+  size_t size = static_cast<size_t>(info.st_size);
+  void* data = size == 0 ? nullptr : ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (data == MAP_FAILED) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot map '", path, "': ", std::strerror(errno)));
+  }
+  return MappedFile(data, size);
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr) ::munmap(data_, size_);
 }
 
 }  // namespace onnxconvert

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "proto/onnx.pb.h"
 
@@ -41,6 +42,8 @@ class StringModelSink : public ModelSink {
 
   // The model's bytes, once finished.
   const std::string& bytes() const { return model_; }
+  // The model's bytes, taken (the sink is left empty).
+  std::string TakeBytes() { return std::move(model_); }
 
  private:
   std::string nodes_;
@@ -49,8 +52,9 @@ class StringModelSink : public ModelSink {
 
 // Writes the model to a file: the node bytes go to "<path>.nodes.partial"
 // as they come (so that they are not held in memory), the model to
-// "<path>.partial", which is renamed to `path` once complete. Nothing is
-// left at `path` unless the model is complete.
+// "<path>.partial", which is synced and renamed to `path` once complete.
+// Nothing is left at `path` unless the model is complete. A model over
+// protobuf's 2 GiB is refused (ResourceExhausted).
 class FileModelSink : public ModelSink {
  public:
   explicit FileModelSink(std::string path) : path_(std::move(path)) {}
@@ -70,6 +74,27 @@ class FileModelSink : public ModelSink {
   std::string path_;
   std::FILE* nodes_ = nullptr;
   int64_t node_bytes_ = 0;
+};
+
+// A file's bytes mapped read-only into memory: pages are read as they are
+// touched, and the system may drop them again (they are the file's).
+class MappedFile {
+ public:
+  // Maps the file at `path`; an error names it.
+  static absl::StatusOr<MappedFile> Open(const std::string& path);
+  MappedFile(MappedFile&& other) noexcept : data_(other.data_), size_(other.size_) {
+    other.data_ = nullptr;
+    other.size_ = 0;
+  }
+  MappedFile& operator=(MappedFile&&) = delete;
+  ~MappedFile();
+
+  absl::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
+
+ private:
+  MappedFile(void* data, size_t size) : data_(data), size_(size) {}
+  void* data_;
+  size_t size_;
 };
 
 }  // namespace onnxconvert

@@ -5,7 +5,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "converter/windowed.h"
 #include "ir/model_io.h"
+#include "ir/model_sink.h"
 #include "ir/model_summary.h"
 #include "ir/status_macros.h"
 #include "schema/checker.h"
@@ -72,6 +74,20 @@ absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(const std::string& bytes,
   Stopwatch clock;
   v1::ConvertResponse response;
   v1::Timings& timings = *response.mutable_timings();
+  if (!options.dry_run && static_cast<int64_t>(bytes.size()) <= max_model_bytes) {
+    // A large model converts from its bytes, window by window.
+    StringModelSink sink;
+    absl::StatusOr<converter::ConversionReport> windowed =
+        converter::ConvertWindowed(bytes, options, sink);
+    if (windowed.status().code() != absl::StatusCode::kUnimplemented) {
+      if (!windowed.ok()) return windowed.status();
+      timings.set_convert_ms(clock.Lap());
+      *response.mutable_model() = sink.TakeBytes();
+      SetReport(*windowed, forms, response);
+      timings.set_total_ms(clock.Total());
+      return response;
+    }
+  }
   OC_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseForCall(bytes, name, max_model_bytes));
   timings.set_parse_ms(clock.Lap());
   OC_ASSIGN_OR_RETURN(converter::ConversionResult result,

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "bench/synthetic_models.h"
 #include "gtest/gtest.h"
 #include "ir/model_io.h"
 #include "ir/model_summary.h"
@@ -38,6 +39,21 @@ TEST(ConvertModelBytesTest, GivesTheLibrarysModelAndReport) {
   EXPECT_NE(response->report_json().find("\"target_opset\": 17"), std::string::npos);
   EXPECT_EQ(response->report_text().substr(0, 20), "opset 11 -> 17, ir_v");
   EXPECT_GE(response->timings().total_ms(), response->timings().convert_ms());
+}
+
+// A large model converts window by window: the library's bytes and report.
+TEST(ConvertModelBytesTest, LargeModelsConvertWindowByWindow) {
+  std::string bytes = bench::MakeChainModel(30000).SerializeAsString();
+  absl::StatusOr<v1::ConvertResponse> response =
+      ConvertModelBytes(bytes, "chain.onnx", Target(21), kNoLimit);
+  ASSERT_TRUE(response.ok()) << response.status();
+  absl::StatusOr<converter::ConversionResult> local =
+      converter::ConvertModel(bench::MakeChainModel(30000), Target(21));
+  ASSERT_TRUE(local.ok());
+  EXPECT_TRUE(response->model() == local->model.SerializeAsString());
+  EXPECT_EQ(response->report().nodes_converted(), local->report.nodes_converted);
+  EXPECT_EQ(response->report().steps_size(), 9);
+  EXPECT_EQ(response->timings().parse_ms(), 0);  // never parsed whole
 }
 
 TEST(ConvertModelBytesTest, DryRunReturnsNoModel) {

@@ -23,7 +23,7 @@ namespace {
 // A chain whose conversion to opset 25 takes over a second (the deadline
 // and cancellation tests need it to outlast 200 ms by far).
 const std::string& SlowModelBytes() {
-  static const auto* bytes = new std::string(testing::UnsqueezeChain(30000).SerializeAsString());
+  static const auto* bytes = new std::string(testing::UnsqueezeChain(150000).SerializeAsString());
   return *bytes;
 }
 
