@@ -3,6 +3,7 @@
 // fresh process that reads it, so that the peak is the conversion's alone:
 //
 //   bazel run -c opt //bench:convert_memory -- 1000000 21
+//   bazel run -c opt //bench:convert_memory -- 20000 21 500   (500 MB of weights too)
 //
 // Two ways are measured, each in its own process:
 //  - whole: the file read into memory, parsed into a ModelProto, converted
@@ -111,11 +112,21 @@ int Windowed(const char* path, int64_t target) {
 int main(int argc, char** argv) {
   int64_t nodes = argc > 1 ? std::atoll(argv[1]) : 100000;
   int64_t target = argc > 2 ? std::atoll(argv[2]) : 13;
-  if (argc <= 4) {
-    // Write the chain, then measure each way in a fresh process.
+  if (argc != 5) {
+    // Write the chain (with `weights_mb` of weights besides, if given), then
+    // measure each way in a fresh process.
+    int64_t weights_mb = argc > 3 ? std::atoll(argv[3]) : 0;
     std::string path = std::string("/tmp/onnx-convert-chain-") + std::to_string(nodes) + ".onnx";
-    std::ofstream(path, std::ios::binary)
-        << onnxconvert::bench::MakeChainModel(nodes).SerializeAsString();
+    onnx::ModelProto model = onnxconvert::bench::MakeChainModel(nodes);
+    if (weights_mb > 0) {
+      onnx::TensorProto* weights = model.mutable_graph()->add_initializer();
+      weights->set_name("weights");
+      weights->set_data_type(onnx::TensorProto::FLOAT);
+      weights->add_dims(weights_mb << 18);
+      weights->set_raw_data(std::string(weights_mb << 20, '\1'));
+    }
+    std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+    model.Clear();
     char self[4096];
     ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
     if (length <= 0) return 1;

@@ -13,6 +13,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "converter/converter.h"
+#include "converter/windowed.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "ir/model_sink.h"
 #include "gtest/gtest.h"
 #include "ir/model_io.h"
 #include "tests/corpus.h"
@@ -83,6 +86,68 @@ TEST(MutatedModelsTest, DamagedModelsConvertOrFailWithAMessage) {
   }
   std::cerr << converted << " damaged models converted, " << failed << " refused or rejected\n";
   EXPECT_GT(failed, 0);  // the damage is real
+}
+
+// The same damage, and bytes flipped or cut off, converted window by window
+// (windows of two nodes) and whole: the same bytes and report, or the same
+// error; bytes that do not parse are refused with a message. Never a crash.
+TEST(MutatedModelsTest, DamagedModelsConvertInWindowsAsWhole) {
+  absl::StatusOr<std::vector<testing::CorpusCase>> cases = testing::ListCorpusCases();
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  std::mt19937 random(getenv("SEED") != nullptr ? std::atoi(getenv("SEED")) : 20261124);
+  WindowOptions windows;
+  windows.window_nodes = 2;
+  windows.min_nodes = 1;
+  int windowed = 0;
+  int unparsable = 0;
+  for (size_t i = 0; i < cases->size(); ++i) {
+    const testing::CorpusCase& c = (*cases)[i];
+    absl::StatusOr<LoadedModel> loaded = LoadModel(c.model_path);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    if (loaded->model.opset_import_size() == 0) continue;
+    onnx::ModelProto model = loaded->model;
+    for (int damage = random() % 3; damage > 0; --damage) Damage(model, random);
+    std::string bytes = model.SerializeAsString();
+    if (random() % 4 == 0 && !bytes.empty()) {
+      // Flip a byte, or cut the model short.
+      size_t at = random() % bytes.size();
+      if (random() % 2 == 0) {
+        bytes[at] = static_cast<char>(bytes[at] ^ (1 << (random() % 8)));
+      } else {
+        bytes.resize(at);
+      }
+    }
+    ConvertOptions options;
+    options.target_opset = 7 + random() % 21;
+    StringModelSink sink;
+    std::string why;
+    absl::StatusOr<ConversionReport> report =
+        ConvertSerialized(bytes, options, sink, windows, &why);
+    windowed += report.ok() && why.empty();
+    onnx::ModelProto parsed;
+    if (!parsed.ParseFromString(bytes)) {
+      ++unparsable;
+      EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument) << c.name;
+      continue;
+    }
+    absl::StatusOr<ConversionResult> whole = ConvertModel(parsed, options);
+    ASSERT_EQ(report.status(), whole.status()) << c.name << " -> " << options.target_opset;
+    if (!whole.ok()) continue;
+    for (StepReport& step : report->steps) step.milliseconds = 0;
+    for (StepReport& step : whole->report.steps) step.milliseconds = 0;
+    EXPECT_EQ(report->ToJson(), whole->report.ToJson()) << c.name;
+    if (bytes == parsed.SerializeAsString()) {
+      EXPECT_TRUE(sink.bytes() == whole->model.SerializeAsString()) << c.name;
+      continue;
+    }
+    // Bytes protobuf would encode otherwise: the windows keep the untouched
+    // nodes as they were encoded; the message is the same.
+    onnx::ModelProto out;
+    ASSERT_TRUE(out.ParseFromString(sink.bytes())) << c.name;
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(out, whole->model)) << c.name;
+  }
+  std::cerr << windowed << " converted window by window, " << unparsable << " did not parse\n";
+  EXPECT_GT(windowed, 100);
 }
 
 }  // namespace

@@ -149,7 +149,9 @@ class ConstantTable {
       auto [it, inserted] = graphs_.try_emplace(graph);
       if (inserted) Collect(*graph, it->second);
       auto found = it->second.find(name);
-      if (found != it->second.end()) return found->second;
+      if (found != it->second.end()) {
+        return opaque_ != nullptr && opaque_->contains(name) ? nullptr : found->second;
+      }
       if (depth == 0 && carried_ != nullptr) {
         auto outside = carried_->find(name);
         if (outside != carried_->end()) return &outside->second;
@@ -168,6 +170,9 @@ class ConstantTable {
   void SetCarried(const absl::flat_hash_map<std::string, onnx::TensorProto>* carried) {
     carried_ = carried;
   }
+  // Names of initializers whose values the table does not know (their data
+  // was not read); null: none. Not owned.
+  void SetOpaque(const absl::flat_hash_set<std::string>* opaque) { opaque_ = opaque; }
   // Brings the table up to date after a step that changed no Constant node
   // and added `added` to `graph`'s initializers.
   void AddInitializers(const onnx::GraphProto* graph,
@@ -210,6 +215,7 @@ class ConstantTable {
   absl::flat_hash_map<const onnx::GraphProto*, Constants> graphs_;
   std::deque<onnx::TensorProto> owned_;
   const absl::flat_hash_map<std::string, onnx::TensorProto>* carried_ = nullptr;
+  const absl::flat_hash_set<std::string>* opaque_ = nullptr;
 };
 
 // What one step works with.

@@ -34,6 +34,8 @@ using schema::Registry;
 // Field numbers of the wire format this reads.
 constexpr uint32_t kModelGraph = 7;
 constexpr uint32_t kGraphNode = 1;
+constexpr uint32_t kGraphInitializer = 5;
+constexpr uint32_t kTensorDataType = 2;
 constexpr uint32_t kNodeInput = 1;
 constexpr uint32_t kNodeOutput = 2;
 constexpr uint32_t kNodeName = 3;
@@ -49,6 +51,44 @@ constexpr size_t kTrimBytes = size_t{4} << 20;
 constexpr size_t kFlushBytes = 1 << 20;
 
 absl::Status NotWindowed(absl::string_view why) { return absl::UnimplementedError(why); }
+
+// Where the first field numbered above `number` starts in `message` (its
+// size if none does): protobuf writes fields in the order of their numbers.
+size_t FirstFieldAfter(absl::string_view message, uint32_t number) {
+  wire::FieldReader reader(message);
+  wire::Field field;
+  bool found;
+  for (size_t at = 0; reader.Next(field, found).ok() && found; at = reader.offset()) {
+    if (field.number > number) return at;
+  }
+  return message.size();
+}
+
+// The fields of the floating-point TensorProto `tensor` but its data (name,
+// type, dims, ...), or nullopt for a tensor of another type.
+std::optional<std::string> FloatTensorHeader(absl::string_view tensor) {
+  // TensorProto's data fields: float, int32, string, int64, raw, double and
+  // uint64 data.
+  static constexpr uint32_t kData[] = {4, 5, 6, 7, 9, 10, 11};
+  std::string header;
+  wire::FieldReader reader(tensor);
+  wire::Field field;
+  bool found;
+  bool floating = false;
+  while (reader.Next(field, found).ok() && found) {
+    if (field.number == kTensorDataType && field.wire_type == wire::kVarint) {
+      floating = field.varint == onnx::TensorProto::FLOAT ||
+                 field.varint == onnx::TensorProto::FLOAT16 ||
+                 field.varint == onnx::TensorProto::DOUBLE ||
+                 field.varint == onnx::TensorProto::BFLOAT16;
+    }
+    if (std::find(std::begin(kData), std::end(kData), field.number) == std::end(kData)) {
+      header.append(field.whole.data(), field.whole.size());
+    }
+  }
+  if (!floating) return std::nullopt;
+  return header;
+}
 
 // The names a serialized node uses, read without parsing it (views of its
 // bytes).
@@ -216,9 +256,21 @@ class WindowedConversion {
           checkpoints_.push_back(static_cast<uint32_t>(field.whole.data() - graph_payload_.data()));
         }
         ++node_count_;
-      } else {
-        rest.append(field.whole.data(), field.whole.size());
+        continue;
       }
+      if (field.number == kGraphInitializer && field.wire_type == wire::kLengthDelimited) {
+        std::optional<std::string> header;
+        if (static_cast<int64_t>(field.payload.size()) >= windows_.header_only_bytes) {
+          header = FloatTensorHeader(field.payload);
+        }
+        initializer_bytes_.push_back(header ? field.whole : absl::string_view());
+        if (header) {
+          wire::AppendLengthDelimitedHeader(kGraphInitializer, header->size(), rest);
+          rest.append(*header);
+          continue;
+        }
+      }
+      rest.append(field.whole.data(), field.whole.size());
     }
     if (node_count_ < windows_.min_nodes) {
       return NotWindowed(absl::StrCat("the graph has ", node_count_, " nodes, fewer than ",
@@ -235,6 +287,9 @@ class WindowedConversion {
       }
     }
     original_initializers_ = graph_->initializer_size();
+    if (initializer_bytes_.size() != static_cast<size_t>(original_initializers_)) {
+      return NotWindowed("the initializers do not parse");
+    }
     return absl::OkStatus();
   }
 
@@ -324,6 +379,13 @@ class WindowedConversion {
     types_->Reset(std::make_unique<TypeTable::Result>(std::move(inferred)), /*strict=*/true);
     result_ = types_->strict();
     live_ = &result_->graphs.at(graph_);
+    // Initializers read as headers have no value to infer from.
+    for (int i = 0; i < graph_->initializer_size(); ++i) {
+      if (initializer_bytes_[i].empty()) continue;
+      live_->facts.erase(graph_->initializer(i).name());
+      headers_only_.insert(graph_->initializer(i).name());
+    }
+    constants_.SetOpaque(&headers_only_);
     declared_.emplace(*graph_);
     checker_.emplace(window_);
     incremental_.emplace(window_);
@@ -660,24 +722,36 @@ class WindowedConversion {
       for (const VersionBump& bump : step.bumps) report_.nodes_converted += bump.nodes;
       report_.steps.push_back(std::move(step));
     }
+    // The graph's fields but its nodes, with the initializers read as
+    // headers written as they came.
     std::unique_ptr<onnx::GraphProto> graph(window_.release_graph());
     graph->mutable_node()->Clear();
-    std::string graph_rest = graph->SerializeAsString();
+    google::protobuf::RepeatedPtrField<onnx::TensorProto> tensors;
+    tensors.Swap(graph->mutable_initializer());
+    std::string others = graph->SerializeAsString();
+    std::deque<std::string> encoded;
+    std::vector<absl::string_view> graph_rest;
+    absl::string_view rest(others);
+    size_t split = FirstFieldAfter(rest, kGraphInitializer);
+    graph_rest.push_back(rest.substr(0, split));
+    for (int i = 0; i < tensors.size(); ++i) {
+      if (i < original_initializers_ && !initializer_bytes_[i].empty()) {
+        graph_rest.push_back(initializer_bytes_[i]);
+        continue;
+      }
+      std::string& bytes = encoded.emplace_back();
+      wire::AppendLengthDelimitedHeader(kGraphInitializer, tensors[i].ByteSizeLong(), bytes);
+      tensors[i].AppendToString(&bytes);
+      graph_rest.push_back(bytes);
+    }
+    graph_rest.push_back(rest.substr(split));
     std::string model = window_.SerializeAsString();
+    graph->mutable_initializer()->Swap(&tensors);
     window_.set_allocated_graph(graph.release());
     // The graph goes where protobuf puts field 7: after fields 1 to 6.
-    size_t split = model.size();
-    wire::FieldReader reader(model);
-    wire::Field field;
-    bool found;
-    for (size_t at = 0; reader.Next(field, found).ok() && found; at = reader.offset()) {
-      if (field.number > kModelGraph) {
-        split = at;
-        break;
-      }
-    }
     absl::string_view all(model);
-    return out_.Finish(all.substr(0, split), graph_rest, all.substr(split));
+    size_t graph_at = FirstFieldAfter(all, kModelGraph);
+    return out_.Finish(all.substr(0, graph_at), graph_rest, all.substr(graph_at));
   }
 
   absl::string_view bytes_;
@@ -695,6 +769,10 @@ class WindowedConversion {
   std::vector<uint32_t> checkpoints_;
   int64_t node_count_ = 0;
   int original_initializers_ = 0;
+  // Per original initializer: its field as it came when it was read as a
+  // header, else empty; and the names of those read as headers.
+  std::vector<absl::string_view> initializer_bytes_;
+  absl::flat_hash_set<std::string> headers_only_;
   std::optional<wire::FieldReader> forward_;
   // Per node input, then per output in reverse, from the last node to the
   // first (read from the back): the last use of a value, an unused output.

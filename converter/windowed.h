@@ -17,6 +17,11 @@ struct WindowOptions {
   int64_t window_nodes = 4096;
   // Graphs with fewer nodes are converted whole (Unimplemented).
   int64_t min_nodes = 16384;
+  // Floating-point initializers of at least this many bytes are read as
+  // headers (name, type, dims): their data is written out as it came, never
+  // parsed or held, and the adapters see no value for them (a conversion
+  // that needs one is left whole).
+  int64_t header_only_bytes = 64 << 10;
 };
 
 // Converts the serialized model `bytes` as ConvertModel converts it, to the

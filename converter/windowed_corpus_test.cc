@@ -1,6 +1,6 @@
 // Converts every corpus case to every conformance target window by window
-// (windows of 1 and of 3 nodes, so that every boundary is crossed) and as a
-// whole model: the same bytes and report, or the same error. Counts the
+// (windows of 1 and of 3 nodes, so that every boundary is crossed; every
+// floating-point initializer read as a header) and as a whole model: the same bytes and report, or the same error. Counts the
 // conversions the windows did and why they left the others whole.
 
 #include <iostream>
@@ -43,6 +43,7 @@ TEST(WindowedCorpusTest, WindowsConvertAsTheWholeModel) {
         WindowOptions windows;
         windows.window_nodes = window;
         windows.min_nodes = 1;
+        windows.header_only_bytes = 1;  // every floating-point initializer
         StringModelSink sink;
         std::string why;
         absl::StatusOr<ConversionReport> report =

@@ -81,9 +81,9 @@ TEST_P(WindowedChainTest, SameBytesAndReportAsTheWholeConversion) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Chains, WindowedChainTest,
-                         ::testing::Values(ChainCase{500, 13, 64}, ChainCase{500, 21, 7},
-                                           ChainCase{500, 11, 64}, ChainCase{500, 7, 5},
-                                           ChainCase{1000, 27, 1000},
+                         ::testing::Values(ChainCase{500, 13, 64, ""}, ChainCase{500, 21, 7, ""},
+                                           ChainCase{500, 11, 64, ""}, ChainCase{500, 7, 5, ""},
+                                           ChainCase{1000, 27, 1000, ""},
                                            // Unsqueeze, in the window before,
                                            // would take the axes Squeeze,
                                            // converted first, shares.
@@ -222,6 +222,44 @@ TEST(WindowedTest, ConstantsOfEarlierWindowsReachLaterAdapters) {
     EXPECT_EQ(Untimed(*report), whole.report) << window;
     EXPECT_TRUE(sink.bytes() == whole.bytes) << window;
   }
+}
+
+// A large floating-point initializer is read as a header and written out as
+// it came; the adapters see no value for it, so a conversion that needs one
+// is left whole.
+TEST(WindowedTest, LargeWeightsAreCopiedNotParsed) {
+  onnx::ModelProto model = bench::MakeChainModel(200);
+  onnx::TensorProto* weight = model.mutable_graph()->mutable_initializer(0);
+  ASSERT_EQ(weight->name(), "W");
+  std::string data(4 * 256, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 7);
+  weight->set_raw_data(data);
+  std::string bytes = model.SerializeAsString();
+  ConvertOptions options;
+  options.target_opset = 21;
+  Whole whole = ConvertWhole(bytes, options);
+  WindowOptions windows = SmallWindows(16);
+  windows.header_only_bytes = 1000;  // W (1 KiB), not B
+  StringModelSink sink;
+  absl::StatusOr<ConversionReport> report = ConvertWindowed(bytes, options, sink, windows);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(Untimed(*report), whole.report);
+  EXPECT_TRUE(sink.bytes() == whole.bytes);
+  // Upsample 9 -> 7 needs its scales' values: not read, so left whole.
+  std::string upsample = Serialized(R"(<ir_version: 7, opset_import: ["" : 9]>
+      g (float[1,1,2,2] X) => (float[1,1,4,4] Y) <float[4] S = {1.0, 1.0, 2.0, 2.0}> {
+        T = Relu(X)
+        Y = Upsample <mode = "nearest"> (T, S)
+      })");
+  options.target_opset = 7;
+  windows.header_only_bytes = 1;
+  absl::StatusOr<ConversionReport> left =
+      ConvertWindowed(upsample, options, sink, windows);
+  EXPECT_EQ(left.status().code(), absl::StatusCode::kUnimplemented) << left.status();
+  EXPECT_NE(left.status().message().find("Upsample"), std::string::npos) << left.status();
+  std::string why;
+  EXPECT_TRUE(ConvertSerialized(upsample, options, sink, windows, &why).ok());
+  EXPECT_FALSE(why.empty());
 }
 
 TEST(WindowedTest, StopsWhenAsked) {

@@ -28,12 +28,23 @@ absl::Status StringModelSink::AppendNodes(absl::string_view bytes) {
   return absl::OkStatus();
 }
 
-absl::Status StringModelSink::Finish(absl::string_view head, absl::string_view graph_rest,
+namespace {
+
+size_t TotalSize(absl::Span<const absl::string_view> pieces) {
+  size_t total = 0;
+  for (absl::string_view piece : pieces) total += piece.size();
+  return total;
+}
+
+}  // namespace
+
+absl::Status StringModelSink::Finish(absl::string_view head,
+                                     absl::Span<const absl::string_view> graph_rest,
                                      absl::string_view tail) {
   model_.assign(head.data(), head.size());
-  wire::AppendLengthDelimitedHeader(kGraphField, nodes_.size() + graph_rest.size(), model_);
+  wire::AppendLengthDelimitedHeader(kGraphField, nodes_.size() + TotalSize(graph_rest), model_);
   model_.append(nodes_);
-  model_.append(graph_rest.data(), graph_rest.size());
+  for (absl::string_view piece : graph_rest) model_.append(piece.data(), piece.size());
   model_.append(tail.data(), tail.size());
   std::string().swap(nodes_);
   return absl::OkStatus();
@@ -77,12 +88,14 @@ absl::Status FileModelSink::AppendNodes(absl::string_view bytes) {
   return absl::OkStatus();
 }
 
-absl::Status FileModelSink::Finish(absl::string_view head, absl::string_view graph_rest,
+absl::Status FileModelSink::Finish(absl::string_view head,
+                                   absl::Span<const absl::string_view> graph_rest,
                                    absl::string_view tail) {
   std::string partial = path_ + ".partial";
   std::string header(head);
-  wire::AppendLengthDelimitedHeader(kGraphField, node_bytes_ + graph_rest.size(), header);
-  uint64_t total = header.size() + node_bytes_ + graph_rest.size() + tail.size();
+  size_t rest = TotalSize(graph_rest);
+  wire::AppendLengthDelimitedHeader(kGraphField, node_bytes_ + rest, header);
+  uint64_t total = header.size() + node_bytes_ + rest + tail.size();
   if (total > kMaxModelBytes) {
     DropNodes();
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -106,17 +119,12 @@ absl::Status FileModelSink::Finish(absl::string_view head, absl::string_view gra
       if (sent <= 0) ok = false;
     }
   }
-  ok = ok && write(graph_rest) && write(tail);
+  for (absl::string_view piece : graph_rest) ok = ok && write(piece);
+  ok = ok && write(tail);
   ok = ok && std::fflush(out) == 0 && ::fsync(fileno(out)) == 0;
   ok = (std::fclose(out) == 0) && ok;
   DropNodes();
-  if (!ok) {
-    absl::Status error = Error("write", partial);
-    std::remove(partial.c_str());
-    return error;
-  }
-  if (std::rename(partial.c_str(), path_.c_str()) != 0) return Error("rename to", path_);
-  return absl::OkStatus();
+  return Commit(ok);
 }
 
 absl::Status FileModelSink::WriteWhole(const onnx::ModelProto& model) {
@@ -126,7 +134,12 @@ absl::Status FileModelSink::WriteWhole(const onnx::ModelProto& model) {
   if (fd < 0) return Error("create", partial);
   bool ok = model.SerializeToFileDescriptor(fd) && ::fsync(fd) == 0;
   ok = (::close(fd) == 0) && ok;
-  if (!ok) {
+  return Commit(ok);
+}
+
+absl::Status FileModelSink::Commit(bool written) {
+  std::string partial = path_ + ".partial";
+  if (!written) {
     absl::Status error = Error("write", partial);
     std::remove(partial.c_str());
     return error;

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "proto/onnx.pb.h"
 
 namespace onnxconvert {
@@ -24,9 +25,10 @@ class ModelSink {
   virtual absl::Status AppendNodes(absl::string_view bytes) = 0;
   // Completes the model: `head` (the model's fields before its graph), the
   // graph field, whose payload is the node bytes appended and then
-  // `graph_rest` (the graph's other fields), and `tail` (the model's fields
-  // after its graph).
-  virtual absl::Status Finish(absl::string_view head, absl::string_view graph_rest,
+  // `graph_rest` (the graph's other fields, in pieces), and `tail` (the
+  // model's fields after its graph).
+  virtual absl::Status Finish(absl::string_view head,
+                              absl::Span<const absl::string_view> graph_rest,
                               absl::string_view tail) = 0;
   // Writes `model` whole instead, dropping what was appended.
   virtual absl::Status WriteWhole(const onnx::ModelProto& model) = 0;
@@ -36,7 +38,7 @@ class ModelSink {
 class StringModelSink : public ModelSink {
  public:
   absl::Status AppendNodes(absl::string_view bytes) override;
-  absl::Status Finish(absl::string_view head, absl::string_view graph_rest,
+  absl::Status Finish(absl::string_view head, absl::Span<const absl::string_view> graph_rest,
                       absl::string_view tail) override;
   absl::Status WriteWhole(const onnx::ModelProto& model) override;
 
@@ -63,13 +65,16 @@ class FileModelSink : public ModelSink {
   FileModelSink& operator=(const FileModelSink&) = delete;
 
   absl::Status AppendNodes(absl::string_view bytes) override;
-  absl::Status Finish(absl::string_view head, absl::string_view graph_rest,
+  absl::Status Finish(absl::string_view head, absl::Span<const absl::string_view> graph_rest,
                       absl::string_view tail) override;
   absl::Status WriteWhole(const onnx::ModelProto& model) override;
 
  private:
   absl::Status Error(absl::string_view what, const std::string& file) const;
   void DropNodes();
+  // Renames "<path>.partial" to `path` if it was `written` whole, else
+  // removes it; the error names the file.
+  absl::Status Commit(bool written);
 
   std::string path_;
   std::FILE* nodes_ = nullptr;
