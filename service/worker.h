@@ -108,6 +108,11 @@ absl::StatusOr<T> RunAbandonable(std::function<absl::StatusOr<T>()> work,
       return absl::CancelledError("the client cancelled the call");
     }
   }
+  // Work that stopped because the deadline passed says so as the wait would.
+  if (!state->result->ok() && state->result->status().code() == absl::StatusCode::kCancelled &&
+      absl::Now() >= limits.deadline) {
+    return absl::DeadlineExceededError("the deadline passed before the work finished");
+  }
   return *std::move(state->result);
 }
 
