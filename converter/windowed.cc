@@ -496,7 +496,7 @@ class WindowedConversion {
   // check and strict inference would: the check on a second thread.
   absl::Status ValidateWindow() {
     absl::StatusOr<std::unique_ptr<schema::NodeReinferencer>> reinfer =
-        schema::NodeReinferencer::Create(window_, *graph_, {}, *result_);
+        schema::NodeReinferencer::CreateInPlace(window_, *graph_, *result_);
     if (!reinfer.ok()) return NotWindowed(reinfer.status().message());
     absl::Status checked;
     absl::Status inferred;

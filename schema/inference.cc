@@ -180,6 +180,15 @@ class GraphInferencer {
     declared_ = &done.declared;
   }
 
+  // Picks up the types `done` holds for this graph, inferred before, so
+  // that InferNode infers further nodes straight into it.
+  void Extend(GraphTypes& done) {
+    base_ = nullptr;
+    types_ = &done.types;
+    extras_ = &done.facts;
+    declared_ = &done.declared;
+  }
+
   // Stores the type of initializer `tensor`.
   void AddInitializer(const onnx::TensorProto& tensor);
 
@@ -629,7 +638,8 @@ struct NodeReinferencer::State {
   // types; read only.
   State(const onnx::ModelProto& model, const onnx::GraphProto& graph, GraphTypes& done,
         InferenceResult& result, const Imports* imports,
-        absl::Span<const std::pair<const onnx::GraphProto*, GraphTypes*>> outer)
+        absl::Span<const std::pair<const onnx::GraphProto*, GraphTypes*>> outer,
+        bool in_place = false)
       : result(result), done(done), engine(model, Strict(), scratch, imports) {
     const GraphInferencer* parent = nullptr;
     int depth = 0;
@@ -640,7 +650,11 @@ struct NodeReinferencer::State {
       parent = &enclosing;
     }
     inferencer.emplace(graph, parent, done.path, engine, depth);
-    inferencer->Resume(done, overlay);
+    if (in_place) {
+      inferencer->Extend(done);
+    } else {
+      inferencer->Resume(done, overlay);
+    }
   }
   static const InferenceOptions& Strict() {
     static const InferenceOptions strict{.strict = true};
@@ -676,6 +690,20 @@ absl::StatusOr<std::unique_ptr<NodeReinferencer>> NodeReinferencer::Create(
   }
   auto state = std::make_unique<State>(model, graph, done->second, result, imports, outer);
   for (const onnx::TensorProto* tensor : added) state->inferencer->AddInitializer(*tensor);
+  return std::unique_ptr<NodeReinferencer>(new NodeReinferencer(std::move(state)));
+}
+
+absl::StatusOr<std::unique_ptr<NodeReinferencer>> NodeReinferencer::CreateInPlace(
+    const onnx::ModelProto& model, const onnx::GraphProto& graph, InferenceResult& result,
+    const Imports* imports) {
+  auto done = result.graphs.find(&graph);
+  if (done == result.graphs.end()) {
+    return absl::FailedPreconditionError("the graph was not inferred before");
+  }
+  auto state = std::make_unique<State>(model, graph, done->second, result, imports,
+                                       absl::Span<const std::pair<const onnx::GraphProto*,
+                                                                  GraphTypes*>>(),
+                                       /*in_place=*/true);
   return std::unique_ptr<NodeReinferencer>(new NodeReinferencer(std::move(state)));
 }
 

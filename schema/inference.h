@@ -103,6 +103,13 @@ class NodeReinferencer {
       absl::Span<const onnx::TensorProto* const> added, InferenceResult& result,
       const Imports* imports = nullptr,
       absl::Span<const onnx::GraphProto* const> enclosing = {});
+  // Infers nodes new to `result` (the main graph's next nodes, in order)
+  // straight into it, with no overlay: their outputs must be values it
+  // has no type for (the caller sees to that). Commit then only keeps what
+  // the inferred types view.
+  static absl::StatusOr<std::unique_ptr<NodeReinferencer>> CreateInPlace(
+      const onnx::ModelProto& model, const onnx::GraphProto& graph, InferenceResult& result,
+      const Imports* imports = nullptr);
   ~NodeReinferencer();
 
   // Infers `node` strictly: new values get their types, and a value that
