@@ -36,8 +36,8 @@ class Engine {
   // report, or nullopt when the model is for Convert to convert whole
   // (nothing was written then). Only the local engine converts this way.
   virtual absl::StatusOr<std::optional<converter::ConversionReport>> ConvertFile(
-      const std::string& path, const std::string& output,
-      const converter::ConvertOptions& options) {
+      const std::string& /*path*/, const std::string& /*output*/,
+      const converter::ConvertOptions& /*options*/) {
     return std::nullopt;
   }
 };
