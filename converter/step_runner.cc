@@ -104,7 +104,11 @@ absl::Status RunRewrite(StepContext& step, const NodeSite& site,
   std::string old_op = site.node->op_type();
   std::string old_domain = site.node->domain();
   OC_RETURN_IF_ERROR(adapter.fn(ctx));
-  const OpSchema* bound = Registry::Get().Lookup(step.domain, site.node->op_type(), step.to);
+  // A node that kept its op binds to the version the step converts to.
+  bool same_op = &ctx.from != &ctx.to && site.node->op_type() == old_op &&
+                 site.node->domain() == old_domain;
+  const OpSchema* bound =
+      same_op ? &ctx.to : Registry::Get().Lookup(step.domain, site.node->op_type(), step.to);
   if (bound == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
         adapter.name, " leaves a ", site.node->op_type(), " node, which does not exist at opset ",

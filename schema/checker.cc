@@ -1,5 +1,6 @@
 #include "schema/checker.h"
 
+#include <array>
 #include <functional>
 #include <optional>
 
@@ -17,6 +18,8 @@ namespace {
 constexpr int kMaxDepth = 64;
 // How many nodes ahead the scope is prefetched.
 constexpr int kLookahead = 8;
+// Graphs with fewer nodes stay in the cache: fetching ahead only costs.
+constexpr int kLookaheadNodes = 262144;
 constexpr int64_t kNewestIrVersion = 13;
 
 // The IR version that introduced each element type (by TensorProto.DataType).
@@ -298,7 +301,9 @@ class Checker {
       const onnx::NodeProto& node = nodes[i];
       ++report_.nodes_checked;
       // Large graphs miss the cache on every new value: fetch ahead.
-      if (i + kLookahead < nodes.size()) scope.Prefetch(nodes[i + kLookahead]);
+      if (nodes.size() >= kLookaheadNodes && i + kLookahead < nodes.size()) {
+        scope.Prefetch(nodes[i + kLookahead]);
+      }
       const OpSchema* schema = ResolveSchema(node, i, path, opsets);
       NodeLabel label(node, i, schema);
       CheckInputsDefined(node, i, path, label, scope, outputs_index);
@@ -354,9 +359,13 @@ class Checker {
         local_functions_.contains(absl::StrCat(node.domain(), "\x1f", node.op_type()))) {
       return nullptr;  // a call of a model-local function
     }
+    const OpSchema* schema = Remembered(domain, node.op_type(), opset->second);
     const Registry& registry = Registry::Get();
-    if (!registry.KnowsDomain(domain)) return nullptr;  // a vendor domain
-    const OpSchema* schema = registry.Lookup(domain, node.op_type(), opset->second);
+    if (schema == nullptr) {
+      if (!registry.KnowsDomain(domain)) return nullptr;  // a vendor domain
+      schema = registry.Lookup(domain, node.op_type(), opset->second);
+      if (schema != nullptr) Remember(domain, node.op_type(), opset->second, schema);
+    }
     if (schema == nullptr) {
       absl::Span<const int> versions = registry.VersionsOf(domain, node.op_type());
       Report(CheckCode::kUnknownOperator, path, label.str(),
@@ -372,6 +381,20 @@ class Checker {
              absl::StrCat(schema->Label(), " is deprecated"), /*warning=*/true);
     }
     return schema;
+  }
+
+  // The schema of (domain, op) at `opset` if it is among the last few
+  // resolved (graphs repeat a few ops), else null.
+  const OpSchema* Remembered(absl::string_view domain, absl::string_view op, int64_t opset) const {
+    for (const Resolved& known : resolved_) {
+      if (known.opset == opset && known.op == op && known.domain == domain) return known.schema;
+    }
+    return nullptr;
+  }
+  void Remember(absl::string_view domain, absl::string_view op, int64_t opset,
+                const OpSchema* schema) {
+    Resolved& slot = resolved_[next_resolved_++ % resolved_.size()];
+    slot = {std::string(domain), std::string(op), opset, schema};
   }
 
   template <typename TypeSource>
@@ -553,6 +576,15 @@ class Checker {
   const onnx::ModelProto& model_;
   CheckReport& report_;
   absl::flat_hash_map<std::string, const onnx::FunctionProto*> local_functions_;
+  // The last few (domain, op, opset) resolved to a schema.
+  struct Resolved {
+    std::string domain = "\x01";  // matches no node until filled
+    std::string op;
+    int64_t opset = 0;
+    const OpSchema* schema = nullptr;
+  };
+  std::array<Resolved, 8> resolved_;
+  size_t next_resolved_ = 0;
   absl::flat_hash_map<const absl::string_view*, uint64_t> tensor_masks_;
 };
 

@@ -64,6 +64,8 @@ namespace {
 constexpr int kMaxDepth = 64;
 // How many nodes ahead the value table is prefetched.
 constexpr int kLookahead = 8;
+// Graphs with fewer nodes stay in the cache: fetching ahead only costs.
+constexpr int kLookaheadNodes = 262144;
 
 using OpsetMap = absl::flat_hash_map<std::string, int64_t>;
 
@@ -527,9 +529,11 @@ absl::Status GraphInferencer::Run(absl::Span<const onnx::TypeProto* const> input
     if (inputs.contains(tensor.name())) continue;  // may be overridden at run time
     AddInitializer(tensor);
   }
+  // Large graphs miss the cache on every new value: fetch ahead (small ones
+  // stay in the cache, where that only costs).
+  int lookahead_until = graph_.node_size() >= kLookaheadNodes ? graph_.node_size() - kLookahead : 0;
   for (int i = 0; i < graph_.node_size(); ++i) {
-    // Large graphs miss the cache on every new value: fetch ahead.
-    if (i + kLookahead < graph_.node_size()) {
+    if (i < lookahead_until) {
       for (const std::string& output : graph_.node(i + kLookahead).output()) {
         types_->prefetch(output);
       }
