@@ -189,6 +189,7 @@ struct StepParts {
   }
 };
 
+// One conversion of a model's bytes, window by window (see ConvertWindowed).
 class WindowedConversion {
  public:
   WindowedConversion(absl::string_view bytes, const ConvertOptions& options,
@@ -220,8 +221,8 @@ class WindowedConversion {
     return absl::OkStatus();
   }
 
-  // Splits the model into its main graph's nodes, indexed, and the rest,
-  // parsed into window_.
+  // Splits the model into its main graph's nodes (counted, a checkpoint
+  // every kCheckpointNodes) and the rest, parsed into window_.
   absl::Status Split() {
     std::string shell;
     wire::FieldReader model(bytes_);

@@ -25,21 +25,26 @@ struct WindowOptions {
 };
 
 // Converts the serialized model `bytes` as ConvertModel converts it, to the
-// same bytes with the same report, without holding its main graph parsed:
-// the nodes are parsed a window at a time, checked, inferred and taken
-// through every step, then written to `out` (unchanged nodes as their
-// original bytes) and freed. Only the types of values still to be used are
-// kept between windows. Peak memory is the bytes plus a few bytes per node.
+// same report and, for bytes encoded as protobuf encodes them, the same
+// bytes (otherwise the nodes no step touched keep their encoding), without
+// holding its main graph parsed: the nodes are parsed a window at a time,
+// checked, inferred and taken through every step, then written to `out`
+// (untouched nodes as their original bytes) and freed. Between windows only
+// the types of values still to be used are kept. Besides `bytes`, memory
+// holds one window, two bits per value, a fingerprint per value while
+// repeated names are looked for, and the report.
 //
 // Unimplemented, with the reason, writing nothing that counts, when the
 // windows cannot be shown to convert exactly as the whole model would (then
 // convert the model whole): the model has functions, training graphs,
-// subgraphs or nodes of other domains; the options ask for ai.onnx.ml,
-// a dry run or whole-model validation; the model or a step does not
-// validate node by node (the whole conversion then says why); work of
-// later windows would come first in a whole conversion (nodes inserted by
-// one step and changed by a later one, shared names or constants). Other
-// errors: Cancelled (should_stop), or the sink's.
+// subgraphs, nodes of other domains, sparse initializers or external data;
+// the options ask for ai.onnx.ml, a dry run or whole-model validation; the
+// model or a step does not validate node by node, or a step refuses a node
+// (the whole conversion then says why); work of later windows would come
+// first in a whole conversion (nodes inserted by one step and changed by a
+// later one, shared names or constants); an adapter needs the value of an
+// initializer read as a header. Other errors: Cancelled (should_stop), or
+// the sink's.
 absl::StatusOr<ConversionReport> ConvertWindowed(absl::string_view bytes,
                                                  const ConvertOptions& options, ModelSink& out,
                                                  const WindowOptions& windows = {});
