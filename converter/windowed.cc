@@ -44,8 +44,10 @@ constexpr uint32_t kNodeDomain = 7;
 // How many nodes apart ScanBackwards finds its way back in.
 constexpr size_t kCheckpointNodes = 256;
 
-// Free heap bytes that make a window give memory back to the system.
+// Free heap bytes that make a window give memory back to the system, and
+// how many windows apart it looks.
 constexpr size_t kTrimBytes = size_t{4} << 20;
+constexpr int64_t kTrimWindows = 8;
 
 // Bytes of node fields gathered before they are handed to the sink.
 constexpr size_t kFlushBytes = 1 << 20;
@@ -445,8 +447,11 @@ class WindowedConversion {
     graph_->mutable_node()->Clear();
 #ifdef __GLIBC__
     // Memory freed by the windows goes back to the system once there is
-    // much of it, rather than staying with a heap that only grows.
-    if (mallinfo2().fordblks > kTrimBytes) malloc_trim(0);
+    // much of it, rather than staying with a heap that only grows; every
+    // few windows (the next window reuses most of it).
+    if (++windows_done_ % kTrimWindows == 0 && mallinfo2().fordblks > kTrimBytes) {
+      malloc_trim(0);
+    }
 #endif
     return absl::OkStatus();
   }
@@ -818,6 +823,7 @@ class WindowedConversion {
   NodeNames scanned_;  // scratch
   std::vector<const onnx::TensorProto*> added_names_;
   std::string pending_;  // node bytes not yet written
+  int64_t windows_done_ = 0;
 };
 
 }  // namespace
