@@ -122,6 +122,53 @@ absl::StatusOr<v1::InspectResponse> InspectModelBytes(const std::string& bytes,
   return response;
 }
 
+namespace {
+
+// Sends `bytes` as the converted model, from memory.
+void SendFromMemory(std::string bytes, StreamOutput& output) {
+  output.model_bytes = std::move(bytes);
+  output.model_in_memory = true;
+  output.result.add_files()->set_size(static_cast<int64_t>(output.model_bytes.size()));
+}
+
+// Sends the files of the workspace's output directory.
+absl::Status SendOutputFiles(const StreamWorkspace& workspace, StreamOutput& output) {
+  OC_ASSIGN_OR_RETURN(auto files, workspace.OutputFiles());
+  for (const auto& [file_name, size] : files) {
+    v1::FileInfo* file = output.result.add_files();
+    file->set_name(file_name);
+    file->set_size(size);
+  }
+  return absl::OkStatus();
+}
+
+// Converts the uploaded model from its file window by window, into the
+// output directory (`uploaded`) or memory: false when it is for the whole
+// conversion to convert.
+absl::StatusOr<bool> ConvertUploadedInWindows(const StreamWorkspace& workspace,
+                                              const converter::ConvertOptions& options,
+                                              bool uploaded, int64_t max_model_bytes,
+                                              ReportForms forms, StreamOutput& output) {
+  absl::StatusOr<MappedFile> file = MappedFile::Open(workspace.input_model_path());
+  if (!file.ok() || static_cast<int64_t>(file->bytes().size()) > max_model_bytes) return false;
+  StringModelSink memory;
+  FileModelSink disk(workspace.output_model_path());
+  ModelSink& sink = uploaded ? static_cast<ModelSink&>(disk) : memory;
+  absl::StatusOr<converter::ConversionReport> report =
+      converter::ConvertWindowed(file->bytes(), options, sink);
+  if (report.status().code() == absl::StatusCode::kUnimplemented) return false;
+  if (!report.ok()) return report.status();
+  SetReport(*report, forms, output.result);
+  if (uploaded) {
+    OC_RETURN_IF_ERROR(SendOutputFiles(workspace, output));
+  } else {
+    SendFromMemory(memory.TakeBytes(), output);
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspace,
                                                   const v1::StreamHeader& header,
                                                   int64_t max_model_bytes) {
@@ -130,31 +177,41 @@ absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspa
   v1::Timings& timings = *output.result.mutable_timings();
   const std::string& name = header.model_name().empty() ? "model" : header.model_name();
   bool uploaded = header.external_data() == v1::EXTERNAL_DATA_UPLOADED;
+  converter::ConvertOptions options = OptionsFromProto(header.options());
+  ReportForms forms =
+      header.report_message_only() ? ReportForms::kMessageOnly : ReportForms::kAll;
+  if (!options.dry_run && !header.has_external_data_threshold()) {
+    // A large model converts from its file, window by window.
+    absl::StatusOr<bool> windowed =
+        ConvertUploadedInWindows(workspace, options, uploaded, max_model_bytes, forms, output);
+    if (!windowed.ok()) return workspace.Relabel(windowed.status(), name);
+    if (*windowed) {
+      timings.set_convert_ms(clock.Lap());
+      timings.set_total_ms(clock.Total());
+      return output;
+    }
+  }
   LoadOptions load;
   load.max_model_bytes = max_model_bytes;
   load.verify_external_data = uploaded;
   absl::StatusOr<LoadedModel> loaded = LoadModel(workspace.input_model_path(), load);
   if (!loaded.ok()) return AsInvalidArgument(workspace.Relabel(loaded.status(), name));
   timings.set_parse_ms(clock.Lap());
-  converter::ConvertOptions options = OptionsFromProto(header.options());
   OC_ASSIGN_OR_RETURN(converter::ConversionResult result,
                       converter::ConvertModel(loaded->model, options));
   timings.set_convert_ms(clock.Lap());
-  SetReport(result.report,
-            header.report_message_only() ? ReportForms::kMessageOnly : ReportForms::kAll,
-            output.result);
+  SetReport(result.report, forms, output.result);
   if (options.dry_run) {
     timings.set_total_ms(clock.Total());
     return output;
   }
   if (!uploaded) {
-    if (!result.model.SerializeToString(&output.model_bytes)) {
+    std::string bytes;
+    if (!result.model.SerializeToString(&bytes)) {
       return absl::ResourceExhaustedError(
           absl::StrCat(name, ": the converted model cannot be serialized (over 2 GiB?)"));
     }
-    output.model_in_memory = true;
-    v1::FileInfo* file = output.result.add_files();
-    file->set_size(static_cast<int64_t>(output.model_bytes.size()));
+    SendFromMemory(std::move(bytes), output);
   } else {
     SaveOptions save;
     save.source_base_dir = workspace.input_dir();
@@ -162,12 +219,7 @@ absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspa
         header.has_external_data_threshold() ? header.external_data_threshold() : -1;
     OC_RETURN_IF_ERROR(workspace.Relabel(
         SaveModel(result.model, workspace.output_model_path(), save), name));
-    OC_ASSIGN_OR_RETURN(auto files, workspace.OutputFiles());
-    for (const auto& [file_name, size] : files) {
-      v1::FileInfo* file = output.result.add_files();
-      file->set_name(file_name);
-      file->set_size(size);
-    }
+    OC_RETURN_IF_ERROR(SendOutputFiles(workspace, output));
   }
   timings.set_serialize_ms(clock.Lap());
   timings.set_total_ms(clock.Total());

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "bench/synthetic_models.h"
 #include "gtest/gtest.h"
 #include "ir/model_io.h"
@@ -122,6 +123,41 @@ std::unique_ptr<StreamWorkspace> Uploaded(const onnx::ModelProto& model,
   }
   EXPECT_TRUE((*workspace)->FinishUpload().ok());
   return *std::move(workspace);
+}
+
+// A large uploaded model converts from its file, window by window, into the
+// output directory or memory: the library's bytes, never parsed whole.
+TEST(ConvertUploadedModelTest, LargeModelsConvertWindowByWindow) {
+  onnx::ModelProto model = bench::MakeChainModel(30000);
+  absl::StatusOr<converter::ConversionResult> local = converter::ConvertModel(model, Target(13));
+  ASSERT_TRUE(local.ok());
+  std::string expected = local->model.SerializeAsString();
+  for (v1::ExternalData mode : {v1::EXTERNAL_DATA_UPLOADED, v1::EXTERNAL_DATA_KEPT_BY_CLIENT}) {
+    std::string dir =
+        onnxconvert::testing::FreshTestDir(absl::StrCat("uploaded_windows_", mode)).string();
+    auto workspace = Uploaded(model, "", dir);
+    v1::StreamHeader header;
+    header.set_model_name("chain.onnx");
+    header.set_external_data(mode);
+    header.mutable_options()->set_target_opset(13);
+    absl::StatusOr<StreamOutput> output = ConvertUploadedModel(*workspace, header, kNoLimit);
+    ASSERT_TRUE(output.ok()) << output.status();
+    EXPECT_EQ(output->result.timings().parse_ms(), 0);  // never parsed whole
+    EXPECT_EQ(output->result.report().nodes_converted(), local->report.nodes_converted);
+    ASSERT_EQ(output->result.files_size(), 1);
+    std::string bytes = output->model_bytes;
+    if (!output->model_in_memory) {
+      ASSERT_TRUE(workspace
+                      ->ReadOutput(output->result.files(0).name(), 1 << 20,
+                                   [&](std::string_view piece) {
+                                     bytes.append(piece);
+                                     return absl::OkStatus();
+                                   })
+                      .ok());
+    }
+    EXPECT_EQ(output->model_in_memory, mode == v1::EXTERNAL_DATA_KEPT_BY_CLIENT);
+    EXPECT_TRUE(bytes == expected);
+  }
 }
 
 TEST(ConvertUploadedModelTest, UploadedExternalDataComesBackInTheOutputsDataFile) {
