@@ -29,11 +29,7 @@ class Local final : public Engine {
     absl::StatusOr<MappedFile> file = MappedFile::Open(path);
     if (!file.ok()) return std::nullopt;  // loading it says why
     FileModelSink sink(output);
-    absl::StatusOr<converter::ConversionReport> report =
-        converter::ConvertWindowed(file->bytes(), options, sink);
-    if (report.status().code() == absl::StatusCode::kUnimplemented) return std::nullopt;
-    if (!report.ok()) return report.status();
-    return *std::move(report);
+    return converter::ConvertWindowedIfPossible(file->bytes(), options, sink);
   }
 };
 

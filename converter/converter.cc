@@ -1,16 +1,10 @@
 #include "converter/converter.h"
 
 #include <chrono>
-#include <deque>
-#include <functional>
-#include <map>
+#include <memory>
+#include <optional>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "adapters/rewrites.h"
-#include "converter/expand.h"
 #include "converter/incremental_validation.h"
 #include "converter/op_index.h"
 #include "converter/side_by_side.h"
@@ -20,15 +14,8 @@
 #include "ir/status_macros.h"
 #include "schema/checker.h"
 #include "schema/inference.h"
-#include "schema/registry.h"
-#include "schema/type_strings.h"
 
 namespace onnxconvert::converter {
-namespace {
-
-using schema::Registry;
-
-}  // namespace
 
 int64_t MinIrVersionForOpset(int64_t opset) {
   // (first opset, IR version) of each ONNX release that raised the IR.
@@ -102,7 +89,7 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
   AddedConstants added;
   IncrementalValidator incremental(result.model);
   // The opsets a step converts to, for its early validation.
-  google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto> imports_after;
+  Imports imports_after;
   Retired retired;
   for (const auto& [op, count] : index->others()) report.untouched_ops.emplace_back(op, count);
   for (const Track& track : tracks) {
@@ -113,17 +100,8 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
       if (options.should_stop && options.should_stop()) return Stopped(track.domain, from, to);
       if (validate && !options.full_validation && types.strict() != nullptr) {
         // The step's rewrites in place are validated while it goes on.
-        schema::InferenceResult* before = types.strict();
-        auto main = before->graphs.find(&result.model.graph());
-        if (main != before->graphs.end()) {
-          imports_after = result.model.opset_import();
-          SetImportedOpset(imports_after, track.domain, to);
-          edits.ArmEarly(
-              [&result, &imports_after, before] {
-                return std::make_unique<EarlyValidator>(result.model, imports_after, *before);
-              },
-              &incremental, &main->second);
-        }
+        ArmEarlyValidation(edits, result.model, track.domain, to, *types.strict(), incremental,
+                           imports_after);
       }
       StepContext context{*index,       types, *names, edits,          constants,
                           added,        track.domain, from,  to,    options.dry_run,
@@ -131,14 +109,8 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
       absl::StatusOr<StepReport> step = RunStep(context);
       if (!step.ok()) return step.status();
       if (!options.dry_run) {
-        StepChanges changes = edits.Apply(*index, retired);
-        // The constants stay known across steps unless a step changed
-        // Constant nodes or subgraphs (or inserted nodes it may not say).
-        if (ChangesConstants(*step, changes)) {
-          constants.Clear();
-        } else {
-          constants.AddInitializers(&result.model.graph(), changes.added);
-        }
+        StepChanges changes =
+            ApplyStep(*step, edits, *index, retired, constants, &result.model.graph());
         SetImportedOpset(*result.model.mutable_opset_import(), track.domain, to);
         for (auto& function : *result.model.mutable_functions()) {
           SetImportedOpset(*function.mutable_opset_import(), track.domain, to);
@@ -157,16 +129,10 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
       step->milliseconds = std::chrono::duration<double, std::milli>(
                                std::chrono::steady_clock::now() - start)
                                .count();
-      for (const NodeChange& node : step->nodes) {
-        (node.refusal.empty() ? report.nodes_converted : report.nodes_refused) +=
-            node.NodeCount();
-      }
-      for (const VersionBump& bump : step->bumps) report.nodes_converted += bump.nodes;
-      report.steps.push_back(*std::move(step));
+      AddStep(*std::move(step), report);
     }
   }
-  int64_t ir = options.ir_version.value_or(
-      std::max(report.source_ir_version, MinIrVersionForOpset(report.target_opset)));
+  int64_t ir = TargetIrVersion(options, report.source_ir_version, report.target_opset);
   if (!options.dry_run) result.model.set_ir_version(ir);
   report.target_ir_version = ir;
   return result;

@@ -311,6 +311,56 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
   return report;
 }
 
+const onnx::TensorProto* ConstantNodeValue(const onnx::NodeProto& node,
+                                           std::deque<onnx::TensorProto>& owned) {
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.name() == "value" && attribute.has_t()) return &attribute.t();
+    if (std::optional<onnx::TensorProto> tensor = adapters::ShorthandTensor(attribute)) {
+      return &owned.emplace_back(*std::move(tensor));
+    }
+  }
+  return nullptr;
+}
+
+void ArmEarlyValidation(StepEdits& edits, const onnx::ModelProto& model,
+                        absl::string_view domain, int64_t to, schema::InferenceResult& before,
+                        IncrementalValidator& incremental, Imports& imports_after) {
+  auto main = before.graphs.find(&model.graph());
+  if (main == before.graphs.end()) return;
+  imports_after = model.opset_import();
+  SetImportedOpset(imports_after, domain, to);
+  edits.ArmEarly(
+      [&model, &imports_after, &before] {
+        return std::make_unique<EarlyValidator>(model, imports_after, before);
+      },
+      &incremental, &main->second);
+}
+
+StepChanges ApplyStep(const StepReport& step, StepEdits& edits, OpIndex& index, Retired& retired,
+                      ConstantTable& constants, const onnx::GraphProto* main) {
+  StepChanges changes = edits.Apply(index, retired);
+  // The constants stay known across steps unless a step changed Constant
+  // nodes or subgraphs (or inserted nodes it may not say).
+  if (ChangesConstants(step, changes)) {
+    constants.Clear();
+  } else {
+    constants.AddInitializers(main, changes.added);
+  }
+  return changes;
+}
+
+void AddStep(StepReport step, ConversionReport& report) {
+  for (const NodeChange& node : step.nodes) {
+    (node.refusal.empty() ? report.nodes_converted : report.nodes_refused) += node.NodeCount();
+  }
+  for (const VersionBump& bump : step.bumps) report.nodes_converted += bump.nodes;
+  report.steps.push_back(std::move(step));
+}
+
+int64_t TargetIrVersion(const ConvertOptions& options, int64_t source_ir, int64_t target_opset) {
+  return options.ir_version.value_or(std::max(source_ir, MinIrVersionForOpset(target_opset)));
+}
+
 // Whether a step may have changed what the constant table knows beyond the
 // initializers it added: Constant nodes changed, inserted or retyped, or a
 // change outside what the step can list node by node.

@@ -136,6 +136,12 @@ class AddedConstants {
   std::string key_;  // scratch
 };
 
+// The value Constant `node` produces, or null (sparse values): its
+// `value` tensor, or the tensor a shorthand attribute stands for, kept in
+// `owned`.
+const onnx::TensorProto* ConstantNodeValue(const onnx::NodeProto& node,
+                                           std::deque<onnx::TensorProto>& owned);
+
 // The constants of each graph, by name: initializers and the outputs of
 // Constant nodes, collected once per graph when first asked for and
 // forgotten when a step changes the graphs.
@@ -194,22 +200,10 @@ class ConstantTable {
           !schema::Registry::CanonicalDomain(node.domain()).empty()) {
         continue;
       }
-      if (const onnx::TensorProto* value = ConstantValue(node)) {
+      if (const onnx::TensorProto* value = ConstantNodeValue(node, owned_)) {
         constants.try_emplace(node.output(0), value);
       }
     }
-  }
-
-  // The value a Constant node produces, or null (sparse values).
-  const onnx::TensorProto* ConstantValue(const onnx::NodeProto& node) {
-    for (const onnx::AttributeProto& attribute : node.attribute()) {
-      if (attribute.name() == "value" && attribute.has_t()) return &attribute.t();
-      if (std::optional<onnx::TensorProto> tensor = adapters::ShorthandTensor(attribute)) {
-        owned_.push_back(*std::move(tensor));
-        return &owned_.back();
-      }
-    }
-    return nullptr;
   }
 
   absl::flat_hash_map<const onnx::GraphProto*, Constants> graphs_;
@@ -255,9 +249,32 @@ absl::Status Stopped(absl::string_view domain, int64_t from, int64_t to);
 bool SameChange(const NodeChange& kept, const NodeChange& change, absl::string_view graph,
                 absl::string_view op);
 
+using Imports = google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>;
+
+// Lets the step to opset `to` of `domain` validate early the nodes it
+// rewrites in place in `model`'s main graph, against `before`, the strict
+// inference before the step (nothing when it has no types for that graph).
+// `imports_after` holds the step's opsets while it runs.
+void ArmEarlyValidation(StepEdits& edits, const onnx::ModelProto& model,
+                        absl::string_view domain, int64_t to, schema::InferenceResult& before,
+                        IncrementalValidator& incremental, Imports& imports_after);
+
 // Runs one step: every node whose op binds to another version at the
 // step's target is rebound or rewritten (edits applied by the caller).
 absl::StatusOr<StepReport> RunStep(StepContext& step);
+
+// Applies the edits of `step` to the node lists and brings the constants
+// of `main` up to date.
+StepChanges ApplyStep(const StepReport& step, StepEdits& edits, OpIndex& index, Retired& retired,
+                      ConstantTable& constants, const onnx::GraphProto* main);
+
+// Adds `step` to `report`, counting the nodes it converted (or, in dry
+// runs, refused).
+void AddStep(StepReport step, ConversionReport& report);
+
+// The IR version a conversion to `target_opset` gives a model of IR
+// `source_ir`: the one pinned by the options, else raised as needed.
+int64_t TargetIrVersion(const ConvertOptions& options, int64_t source_ir, int64_t target_opset);
 
 // Whether a step may have changed what the constant table knows beyond the
 // initializers it added: Constant nodes changed, inserted or retyped, or a

@@ -438,6 +438,11 @@ class WindowedConversion {
       for (size_t s = 0; s < steps_.size(); ++s) {
         OC_RETURN_IF_ERROR(RunWindowStep(s, index, edits, retired));
       }
+      for (const onnx::NodeProto* node : touched_) {
+        if (!originals_.contains(node)) {
+          return NotWindowed("a node one step inserted is changed by a later one");
+        }
+      }
       if (out_of_order_ || added_.out_of_order()) {
         return NotWindowed("a name or constant would be shared in another order");
       }
@@ -539,15 +544,8 @@ class WindowedConversion {
     int64_t from = parts.report.from_opset;
     int64_t to = parts.report.to_opset;
     if (options_.should_stop && options_.should_stop()) return Stopped("", from, to);
-    google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto> imports_after =
-        window_.opset_import();
-    SetImportedOpset(imports_after, "", to);
-    schema::InferenceResult* before = result_;
-    edits.ArmEarly(
-        [this, &imports_after, before] {
-          return std::make_unique<EarlyValidator>(window_, imports_after, *before);
-        },
-        &*incremental_, live_);
+    Imports imports_after;
+    ArmEarlyValidation(edits, window_, "", to, *result_, *incremental_, imports_after);
     StepContext context{index, *types_, *names_, edits, constants_, added_, "", from, to,
                         false, options_.expand_functions, options_.allow_casts,
                         options_.should_stop};
@@ -556,19 +554,9 @@ class WindowedConversion {
     absl::StatusOr<StepReport> step = RunStep(context);
     order_ = &no_order_;
     if (!step.ok()) return Windowless(step.status());
-    StepChanges changes = edits.Apply(index, retired);
-    if (ChangesConstants(*step, changes)) {
-      constants_.Clear();
-    } else {
-      constants_.AddInitializers(graph_, changes.added);
-    }
+    StepChanges changes = ApplyStep(*step, edits, index, retired, constants_, graph_);
     for (const onnx::TensorProto* tensor : changes.added) added_names_.push_back(tensor);
     SetImportedOpset(*window_.mutable_opset_import(), "", to);
-    for (const onnx::NodeProto* node : touched_) {
-      if (!originals_.contains(node)) {
-        return NotWindowed("a node one step inserted is changed by a later one");
-      }
-    }
     if (!step->nodes.empty() || !step->bumps.empty()) {
       absl::Status valid = ValidateStep(window_, changes, options_, index, *types_,
                                         *incremental_, *step, /*whole_model_allowed=*/false);
@@ -595,8 +583,7 @@ class WindowedConversion {
       if (original != originals_.end() && !touched_.contains(&node)) {
         pending_.append(original->second.data(), original->second.size());
       } else {
-        wire::AppendLengthDelimitedHeader(kGraphNode, node.ByteSizeLong(), pending_);
-        node.AppendToString(&pending_);
+        wire::AppendMessageField(kGraphNode, node, pending_);
       }
       if (pending_.size() >= kFlushBytes) OC_RETURN_IF_ERROR(Flush());
     }
@@ -682,15 +669,9 @@ class WindowedConversion {
 
   // Keeps the value of Constant `node` for the adapters of later windows.
   void CarryConstant(const onnx::NodeProto& node) {
-    for (const onnx::AttributeProto& attribute : node.attribute()) {
-      if (attribute.name() == "value" && attribute.has_t()) {
-        carried_constants_[node.output(0)] = attribute.t();
-        return;
-      }
-      if (std::optional<onnx::TensorProto> tensor = adapters::ShorthandTensor(attribute)) {
-        carried_constants_[node.output(0)] = *std::move(tensor);
-        return;
-      }
+    std::deque<onnx::TensorProto> owned;
+    if (const onnx::TensorProto* value = ConstantNodeValue(node, owned)) {
+      carried_constants_[node.output(0)] = *value;
     }
   }
 
@@ -718,16 +699,10 @@ class WindowedConversion {
     initializers->DeleteSubrange(original_initializers_,
                                  initializers->size() - original_initializers_);
     for (onnx::TensorProto& tensor : added) *initializers->Add() = std::move(tensor);
-    int64_t ir = options_.ir_version.value_or(
-        std::max(report_.source_ir_version, MinIrVersionForOpset(report_.target_opset)));
+    int64_t ir = TargetIrVersion(options_, report_.source_ir_version, report_.target_opset);
     window_.set_ir_version(ir);
     report_.target_ir_version = ir;
-    for (StepParts& parts : steps_) {
-      StepReport step = std::move(parts).Done();
-      for (const NodeChange& node : step.nodes) report_.nodes_converted += node.NodeCount();
-      for (const VersionBump& bump : step.bumps) report_.nodes_converted += bump.nodes;
-      report_.steps.push_back(std::move(step));
-    }
+    for (StepParts& parts : steps_) AddStep(std::move(parts).Done(), report_);
     // The graph's fields but its nodes, with the initializers read as
     // headers written as they came.
     std::unique_ptr<onnx::GraphProto> graph(window_.release_graph());
@@ -746,8 +721,7 @@ class WindowedConversion {
         continue;
       }
       std::string& bytes = encoded.emplace_back();
-      wire::AppendLengthDelimitedHeader(kGraphInitializer, tensors[i].ByteSizeLong(), bytes);
-      tensors[i].AppendToString(&bytes);
+      wire::AppendMessageField(kGraphInitializer, tensors[i], bytes);
       graph_rest.push_back(bytes);
     }
     graph_rest.push_back(rest.substr(split));
@@ -832,6 +806,15 @@ absl::StatusOr<ConversionReport> ConvertWindowed(absl::string_view bytes,
                                                  const ConvertOptions& options, ModelSink& out,
                                                  const WindowOptions& windows) {
   return WindowedConversion(bytes, options, windows, out).Run();
+}
+
+absl::StatusOr<std::optional<ConversionReport>> ConvertWindowedIfPossible(
+    absl::string_view bytes, const ConvertOptions& options, ModelSink& out,
+    const WindowOptions& windows) {
+  absl::StatusOr<ConversionReport> report = ConvertWindowed(bytes, options, out, windows);
+  if (report.status().code() == absl::StatusCode::kUnimplemented) return std::nullopt;
+  if (!report.ok()) return report.status();
+  return *std::move(report);
 }
 
 absl::StatusOr<ConversionReport> ConvertSerialized(absl::string_view bytes,

@@ -2,6 +2,7 @@
 #define ONNX_CONVERT_CONVERTER_WINDOWED_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -48,6 +49,12 @@ struct WindowOptions {
 absl::StatusOr<ConversionReport> ConvertWindowed(absl::string_view bytes,
                                                  const ConvertOptions& options, ModelSink& out,
                                                  const WindowOptions& windows = {});
+
+// ConvertWindowed, with a model that is for the whole conversion to convert
+// (Unimplemented) as nullopt.
+absl::StatusOr<std::optional<ConversionReport>> ConvertWindowedIfPossible(
+    absl::string_view bytes, const ConvertOptions& options, ModelSink& out,
+    const WindowOptions& windows = {});
 
 // ConvertWindowed, else (Unimplemented) ConvertModel on the parsed model,
 // written whole to `out`. `whole_reason` (if not null) gets why the model

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "converter/converter.h"
+#include "converter/report_testing.h"
 #include "converter/windowed.h"
 #include "gtest/gtest.h"
 #include "ir/model_io.h"
@@ -16,11 +17,6 @@
 
 namespace onnxconvert::converter {
 namespace {
-
-std::string Untimed(ConversionReport report) {
-  for (StepReport& step : report.steps) step.milliseconds = 0;
-  return report.ToJson();
-}
 
 TEST(WindowedCorpusTest, WindowsConvertAsTheWholeModel) {
   absl::StatusOr<std::vector<testing::CorpusCase>> cases = testing::ListCorpusCases();
@@ -59,7 +55,7 @@ TEST(WindowedCorpusTest, WindowsConvertAsTheWholeModel) {
                                               : why.substr(0, why.find('\''))];
         }
         if (!whole.ok()) continue;
-        ASSERT_EQ(Untimed(*report), Untimed(whole->report)) << label;
+        ASSERT_EQ(UntimedJson(*report), UntimedJson(whole->report)) << label;
         ASSERT_TRUE(sink.bytes() == whole_bytes) << label;
       }
     }

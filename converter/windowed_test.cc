@@ -2,6 +2,7 @@
 // report (timings aside), window by window; and the cases it leaves to the
 // whole conversion.
 
+#include "converter/report_testing.h"
 #include "converter/windowed.h"
 
 #include <cstdio>
@@ -19,12 +20,6 @@
 namespace onnxconvert::converter {
 namespace {
 
-// `report` as JSON with its timings zeroed.
-std::string Untimed(ConversionReport report) {
-  for (StepReport& step : report.steps) step.milliseconds = 0;
-  return report.ToJson();
-}
-
 // The whole conversion of `bytes`: the converted model's bytes and report.
 struct Whole {
   std::string bytes;
@@ -37,7 +32,7 @@ Whole ConvertWhole(const std::string& bytes, const ConvertOptions& options) {
   absl::StatusOr<ConversionResult> result = ConvertModel(model, options);
   EXPECT_TRUE(result.ok()) << result.status();
   if (!result.ok()) return {};
-  return {result->model.SerializeAsString(), Untimed(result->report)};
+  return {result->model.SerializeAsString(), UntimedJson(result->report)};
 }
 
 WindowOptions SmallWindows(int64_t window_nodes) {
@@ -69,7 +64,7 @@ TEST_P(WindowedChainTest, SameBytesAndReportAsTheWholeConversion) {
       ConvertSerialized(bytes, options, sink, SmallWindows(c.window_nodes), &why);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(why, c.whole_reason);
-  EXPECT_EQ(Untimed(*report), whole.report);
+  EXPECT_EQ(UntimedJson(*report), whole.report);
   ASSERT_EQ(sink.bytes().size(), whole.bytes.size());
   EXPECT_TRUE(sink.bytes() == whole.bytes) << "the windowed model differs";
   if (sink.bytes() != whole.bytes) {
@@ -138,7 +133,7 @@ TEST_P(WindowedWholeTest, LeftToTheWholeConversion) {
   EXPECT_NE(why.find(c.reason), std::string::npos) << why;
   ASSERT_EQ(report.status(), whole.status());
   if (whole.ok()) {
-    EXPECT_EQ(Untimed(*report), Untimed(whole->report));
+    EXPECT_EQ(UntimedJson(*report), UntimedJson(whole->report));
     EXPECT_TRUE(serialized.bytes() == whole->model.SerializeAsString());
   }
 }
@@ -197,7 +192,7 @@ TEST(WindowedTest, SharedPrefixesInAnotherOrderAreLeftWhole) {
   absl::StatusOr<ConversionReport> report =
       ConvertSerialized(bytes, options, sink, SmallWindows(1), &why);
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ(Untimed(*report), whole.report);
+  EXPECT_EQ(UntimedJson(*report), whole.report);
   EXPECT_TRUE(sink.bytes() == whole.bytes);
 }
 
@@ -219,7 +214,7 @@ TEST(WindowedTest, ConstantsOfEarlierWindowsReachLaterAdapters) {
     absl::StatusOr<ConversionReport> report =
         ConvertWindowed(bytes, options, sink, SmallWindows(window));
     ASSERT_TRUE(report.ok()) << report.status();
-    EXPECT_EQ(Untimed(*report), whole.report) << window;
+    EXPECT_EQ(UntimedJson(*report), whole.report) << window;
     EXPECT_TRUE(sink.bytes() == whole.bytes) << window;
   }
 }
@@ -243,7 +238,7 @@ TEST(WindowedTest, LargeWeightsAreCopiedNotParsed) {
   StringModelSink sink;
   absl::StatusOr<ConversionReport> report = ConvertWindowed(bytes, options, sink, windows);
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ(Untimed(*report), whole.report);
+  EXPECT_EQ(UntimedJson(*report), whole.report);
   EXPECT_TRUE(sink.bytes() == whole.bytes);
   // Upsample 9 -> 7 needs its scales' values: not read, so left whole.
   std::string upsample = Serialized(R"(<ir_version: 7, opset_import: ["" : 9]>

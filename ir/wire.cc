@@ -71,6 +71,15 @@ void AppendLengthDelimitedHeader(uint32_t number, uint64_t length, std::string& 
   AppendVarint(length, out);
 }
 
+void AppendMessageField(uint32_t number, const google::protobuf::MessageLite& message,
+                        std::string& out) {
+  size_t size = message.ByteSizeLong();
+  AppendLengthDelimitedHeader(number, size, out);
+  size_t at = out.size();
+  out.resize(at + size);
+  message.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(&out[at]));
+}
+
 uint64_t Fingerprint(absl::string_view bytes) {
   uint64_t hash = 0xcbf29ce484222325ull;
   for (char c : bytes) {

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "google/protobuf/message_lite.h"
 
 namespace onnxconvert::wire {
 
@@ -48,6 +49,11 @@ void AppendVarint(uint64_t value, std::string& out);
 
 // Appends the tag of length-delimited field `number` and `length`.
 void AppendLengthDelimitedHeader(uint32_t number, uint64_t length, std::string& out);
+
+// Appends `message` as length-delimited field `number` (its size computed
+// once).
+void AppendMessageField(uint32_t number, const google::protobuf::MessageLite& message,
+                        std::string& out);
 
 // A 64-bit hash of `bytes` (FNV-1a with a final mix), stable across runs.
 uint64_t Fingerprint(absl::string_view bytes);

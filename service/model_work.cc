@@ -77,10 +77,9 @@ absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(const std::string& bytes,
   if (!options.dry_run && static_cast<int64_t>(bytes.size()) <= max_model_bytes) {
     // A large model converts from its bytes, window by window.
     StringModelSink sink;
-    absl::StatusOr<converter::ConversionReport> windowed =
-        converter::ConvertWindowed(bytes, options, sink);
-    if (windowed.status().code() != absl::StatusCode::kUnimplemented) {
-      if (!windowed.ok()) return windowed.status();
+    OC_ASSIGN_OR_RETURN(std::optional<converter::ConversionReport> windowed,
+                        converter::ConvertWindowedIfPossible(bytes, options, sink));
+    if (windowed) {
       timings.set_convert_ms(clock.Lap());
       *response.mutable_model() = sink.TakeBytes();
       SetReport(*windowed, forms, response);
@@ -154,10 +153,9 @@ absl::StatusOr<bool> ConvertUploadedInWindows(const StreamWorkspace& workspace,
   StringModelSink memory;
   FileModelSink disk(workspace.output_model_path());
   ModelSink& sink = uploaded ? static_cast<ModelSink&>(disk) : memory;
-  absl::StatusOr<converter::ConversionReport> report =
-      converter::ConvertWindowed(file->bytes(), options, sink);
-  if (report.status().code() == absl::StatusCode::kUnimplemented) return false;
-  if (!report.ok()) return report.status();
+  OC_ASSIGN_OR_RETURN(std::optional<converter::ConversionReport> report,
+                      converter::ConvertWindowedIfPossible(file->bytes(), options, sink));
+  if (!report) return false;
   SetReport(*report, forms, output.result);
   if (uploaded) {
     OC_RETURN_IF_ERROR(SendOutputFiles(workspace, output));
