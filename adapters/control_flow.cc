@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/arena.h"
 #include "adapters/adapter.h"
 #include "adapters/rewrites.h"
 
@@ -84,8 +85,11 @@ absl::Status ScanBatchToOuterScan(AdapterContext& ctx) {
   if (body.input_size() != states + scans || body.output_size() < states) {
     return absl::FailedPreconditionError("the body's inputs do not match the Scan's");
   }
-  // The inner Scan: the original body, on one batch element.
-  onnx::GraphProto outer;
+  // The inner Scan: the original body, on one batch element. The new
+  // graphs are made on the node's arena, if it has one, so that the body's
+  // nodes move by address.
+  google::protobuf::Arena* arena = node.GetArena();
+  onnx::GraphProto& outer = *google::protobuf::Arena::CreateMessage<onnx::GraphProto>(arena);
   outer.set_name(ctx.fresh_name(absl::StrCat(body.name(), "_batch")));
   onnx::NodeProto* inner = outer.add_node();
   inner->set_op_type("Scan");
@@ -110,8 +114,10 @@ absl::Status ScanBatchToOuterScan(AdapterContext& ctx) {
   onnx::AttributeProto* inner_body = inner->add_attribute();
   inner_body->set_name("body");
   inner_body->set_type(onnx::AttributeProto::GRAPH);
-  inner_body->set_allocated_g(body_attribute->release_g());  // the body's nodes keep their place
-  body_attribute->mutable_g()->Swap(&outer);
+  // The body's nodes keep their place (one arena, or none: the unsafe-arena
+  // moves neither copy nor leak).
+  inner_body->unsafe_arena_set_allocated_g(body_attribute->unsafe_arena_release_g());
+  body_attribute->unsafe_arena_set_allocated_g(&outer);
   // The outer Scan scans everything over the batch axis.
   node.mutable_input()->DeleteSubrange(0, 1);
   RemoveAttribute(node, "directions");

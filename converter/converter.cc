@@ -39,9 +39,15 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
                                               const ConvertOptions& options) {
   ConversionResult result;
   result.model.Swap(&input);
-  const onnx::ModelProto& model = result.model;  // as given, until the first step
+  OC_ASSIGN_OR_RETURN(result.report, ConvertModelInPlace(result.model, options));
+  return result;
+}
+
+absl::StatusOr<ConversionReport> ConvertModelInPlace(onnx::ModelProto& converted,
+                                                     const ConvertOptions& options) {
+  const onnx::ModelProto& model = converted;  // as given, until the first step
   OC_ASSIGN_OR_RETURN(std::vector<Track> tracks, PlanTracks(model, options));
-  ConversionReport& report = result.report;
+  ConversionReport report;
   for (const Track& track : tracks) {
     if (track.domain.empty()) {
       report.source_opset = track.source;
@@ -65,7 +71,7 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
       [&] {
         check = schema::CheckModel(model);
         names.emplace(model);
-        index.emplace(result.model, DomainsOf(tracks));
+        index.emplace(converted, DomainsOf(tracks));
       },
       [&] {
         if (validate) *inferred = InferStrictly(model);
@@ -76,7 +82,7 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
         absl::StrCat("the input model is invalid: ", check.status().message()));
   }
   // Types for the adapters, brought up to date by every step's validation.
-  TypeTable types(result.model);
+  TypeTable types(converted);
   if (validate) {
     if (!inferred->ok()) {
       return absl::InvalidArgumentError(absl::StrCat("the input model does not validate: ",
@@ -87,7 +93,7 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
   StepEdits edits(model.has_graph() ? &model.graph() : nullptr);
   ConstantTable constants;
   AddedConstants added;
-  IncrementalValidator incremental(result.model);
+  IncrementalValidator incremental(converted);
   // The opsets a step converts to, for its early validation.
   Imports imports_after;
   Retired retired;
@@ -100,7 +106,7 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
       if (options.should_stop && options.should_stop()) return Stopped(track.domain, from, to);
       if (validate && !options.full_validation && types.strict() != nullptr) {
         // The step's rewrites in place are validated while it goes on.
-        ArmEarlyValidation(edits, result.model, track.domain, to, *types.strict(), incremental,
+        ArmEarlyValidation(edits, converted, track.domain, to, *types.strict(), incremental,
                            imports_after);
       }
       StepContext context{*index,       types, *names, edits,          constants,
@@ -110,9 +116,9 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
       if (!step.ok()) return step.status();
       if (!options.dry_run) {
         StepChanges changes =
-            ApplyStep(*step, edits, *index, retired, constants, &result.model.graph());
-        SetImportedOpset(*result.model.mutable_opset_import(), track.domain, to);
-        for (auto& function : *result.model.mutable_functions()) {
+            ApplyStep(*step, edits, *index, retired, constants, &converted.graph());
+        SetImportedOpset(*converted.mutable_opset_import(), track.domain, to);
+        for (auto& function : *converted.mutable_functions()) {
           SetImportedOpset(*function.mutable_opset_import(), track.domain, to);
         }
         if (step->nodes.empty() && step->bumps.empty()) {
@@ -120,7 +126,7 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
           // the previous opset is still valid.
           step->validation = "unchanged";
         } else if (validate) {
-          OC_RETURN_IF_ERROR(ValidateStep(result.model, changes, options, *index, types,
+          OC_RETURN_IF_ERROR(ValidateStep(converted, changes, options, *index, types,
                                           incremental, *step));
         } else {
           types.Invalidate();
@@ -133,9 +139,9 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
     }
   }
   int64_t ir = TargetIrVersion(options, report.source_ir_version, report.target_opset);
-  if (!options.dry_run) result.model.set_ir_version(ir);
+  if (!options.dry_run) converted.set_ir_version(ir);
   report.target_ir_version = ir;
-  return result;
+  return report;
 }
 
 }  // namespace onnxconvert::converter

@@ -201,6 +201,12 @@ absl::StatusOr<ConversionResult> ConvertModel(const onnx::ModelProto& model,
 absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& model,
                                               const ConvertOptions& options);
 
+// ConvertModel on the caller's object itself, which may live on an arena:
+// `model` becomes the converted model and the report is returned. On
+// failure `model` is left part-converted (the caller discards it).
+absl::StatusOr<ConversionReport> ConvertModelInPlace(onnx::ModelProto& model,
+                                                     const ConvertOptions& options);
+
 }  // namespace onnxconvert::converter
 
 #endif  // ONNX_CONVERT_CONVERTER_CONVERTER_H_

@@ -14,6 +14,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "converter/incremental_validation.h"
+#include "google/protobuf/arena.h"
 #include "converter/op_index.h"
 #include "converter/side_by_side.h"
 #include "proto/onnx.pb.h"
@@ -59,9 +60,11 @@ class StepEdits {
   explicit StepEdits(const onnx::GraphProto* main) : main_(main) {}
   StepEdits(const StepEdits&) = delete;
   StepEdits& operator=(const StepEdits&) = delete;
-  // Frees the nodes inserted by a step that failed before Apply.
+  // Frees the nodes inserted by a step that failed before Apply (an arena
+  // frees its own).
   ~StepEdits() {
     for (auto& [list, edits] : edits_) {
+      if (list->GetArena() != nullptr) continue;
       for (auto* map : {&edits.before, &edits.after}) {
         for (auto& [anchor, nodes] : *map) {
           for (onnx::NodeProto* node : nodes) delete node;
@@ -320,27 +323,35 @@ class StepEdits {
 
   onnx::NodeProto* Insert(const NodeSite& anchor, onnx::NodeProto node,
                           std::vector<onnx::NodeProto*>& slot) {
-    auto* stored = new onnx::NodeProto(std::move(node));
+    // On the list's arena, if it has one: Rebuild moves nodes by address.
+    auto* stored = google::protobuf::Arena::CreateMessage<onnx::NodeProto>(
+        anchor.list->GetArena());
+    *stored = std::move(node);
     slot.push_back(stored);
     added_.push_back({stored, anchor.graph, anchor.list, anchor.path});
     return stored;
   }
 
-  // Rebuilds `list` with `edits`; removed nodes go to `retired`.
+  // Rebuilds `list` with `edits`, every node keeping its address; removed
+  // nodes go to `retired` (on an arena, the arena keeps them).
   static void Rebuild(NodeList& list, ListEdits& edits, Retired& retired) {
+    // The list and its nodes share one arena or none, so the unsafe-arena
+    // moves neither copy nor leak.
+    const bool on_arena = list.GetArena() != nullptr;
     std::vector<onnx::NodeProto*> old(list.size());
-    list.ExtractSubrange(0, list.size(), old.data());
+    list.UnsafeArenaExtractSubrange(0, list.size(), old.data());
+    auto add = [&](onnx::NodeProto* node) { list.UnsafeArenaAddAllocated(node); };
     auto add_all = [&](auto& map, const onnx::NodeProto* anchor) {
       auto it = map.find(anchor);
       if (it == map.end()) return;
-      for (onnx::NodeProto* node : it->second) list.AddAllocated(node);
+      for (onnx::NodeProto* node : it->second) add(node);
     };
     for (onnx::NodeProto* node : old) {
       add_all(edits.before, node);
-      if (edits.removed.contains(node)) {
+      if (!edits.removed.contains(node)) {
+        add(node);
+      } else if (!on_arena) {
         retired.nodes.emplace_back(node);
-      } else {
-        list.AddAllocated(node);
       }
       add_all(edits.after, node);
     }

@@ -21,6 +21,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "converter/side_by_side.h"
+#include "google/protobuf/arena.h"
 #include "converter/step_runner.h"
 #include "ir/status_macros.h"
 #include "ir/wire.h"
@@ -827,13 +828,16 @@ absl::StatusOr<ConversionReport> ConvertSerialized(absl::string_view bytes,
     return windowed;
   }
   if (whole_reason != nullptr) *whole_reason = std::string(windowed.status().message());
-  onnx::ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+  // On an arena: the parse and the conversion allocate from its blocks, and
+  // the model is freed at once rather than message by message.
+  google::protobuf::Arena arena;
+  auto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  if (!model->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return absl::InvalidArgumentError("the model does not parse as an ONNX ModelProto");
   }
-  OC_ASSIGN_OR_RETURN(ConversionResult result, ConvertModel(std::move(model), options));
-  OC_RETURN_IF_ERROR(out.WriteWhole(result.model));
-  return std::move(result.report);
+  OC_ASSIGN_OR_RETURN(ConversionReport report, ConvertModelInPlace(*model, options));
+  OC_RETURN_IF_ERROR(out.WriteWhole(*model));
+  return report;
 }
 
 }  // namespace onnxconvert::converter

@@ -1,9 +1,13 @@
 // Converts every corpus case to every conformance target window by window
 // (windows of 1 and of 3 nodes, so that every boundary is crossed; every
-// floating-point initializer read as a header) and as a whole model: the same bytes and report, or the same error. Counts the
-// conversions the windows did and why they left the others whole.
+// floating-point initializer read as a header), whole on an arena as
+// ConvertSerialized does below its window threshold, and with ConvertModel:
+// the same bytes and report, or the same error. Counts the conversions the
+// windows did and why they left the others whole.
 
+#include <algorithm>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -23,6 +27,7 @@ TEST(WindowedCorpusTest, WindowsConvertAsTheWholeModel) {
   ASSERT_TRUE(cases.ok()) << cases.status();
   std::map<std::string, int> tally;
   int windowed = 0;
+  int on_arena = 0;
   for (const testing::CorpusCase& c : *cases) {
     absl::StatusOr<LoadedModel> loaded = LoadModel(c.model_path);
     ASSERT_TRUE(loaded.ok()) << loaded.status();
@@ -35,10 +40,11 @@ TEST(WindowedCorpusTest, WindowsConvertAsTheWholeModel) {
       options.target_opset = target;
       absl::StatusOr<ConversionResult> whole = ConvertModel(loaded->model, options);
       std::string whole_bytes = whole.ok() ? whole->model.SerializeAsString() : "";
-      for (int64_t window : {1, 3}) {
+      // Window 0: ConvertSerialized's whole conversion, on an arena.
+      for (int64_t window : {0, 1, 3}) {
         WindowOptions windows;
-        windows.window_nodes = window;
-        windows.min_nodes = 1;
+        windows.window_nodes = std::max<int64_t>(window, 1);
+        windows.min_nodes = window == 0 ? std::numeric_limits<int64_t>::max() : 1;
         windows.header_only_bytes = 1;  // every floating-point initializer
         StringModelSink sink;
         std::string why;
@@ -47,7 +53,10 @@ TEST(WindowedCorpusTest, WindowsConvertAsTheWholeModel) {
         std::string label = c.name + " -> " + std::to_string(target) + " in windows of " +
                             std::to_string(window);
         ASSERT_EQ(report.status(), whole.status()) << label;
-        if (why.empty()) {
+        if (window == 0) {
+          ASSERT_FALSE(why.empty()) << label;
+          ++on_arena;
+        } else if (why.empty()) {
           ++windowed;
         } else {
           // A refusal: the whole conversion refuses it too, saying why.
@@ -60,6 +69,7 @@ TEST(WindowedCorpusTest, WindowsConvertAsTheWholeModel) {
       }
     }
   }
+  std::cerr << "converted whole on an arena: " << on_arena << "\n";
   std::cerr << "converted window by window: " << windowed << "\n";
   std::cerr << "left whole, by reason:\n";
   for (const auto& [reason, count] : tally) std::cerr << "  " << count << "  " << reason << "\n";
