@@ -2,13 +2,14 @@
 // from opset 12 to 13 and to 21, against protobuf parse + serialize of the
 // same model (the floor): bytes in, converted bytes out. ConvertTo* parse
 // the model, convert it whole and serialize it; SerializedTo* convert the
-// bytes with ConvertSerialized (window by window from 16,384 nodes, whole
-// below), as the CLI and the service do.
+// bytes with ConvertBytesIfPossible (window by window from 16,384 nodes,
+// whole on an arena below), as the CLI and the service do.
 //
 //   bazel run -c opt //bench:convert_bench
 
 #include <malloc.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -56,11 +57,10 @@ void ConvertSerialized(benchmark::State& state, int64_t target) {
     converter::ConvertOptions options;
     options.target_opset = target;
     StringModelSink sink;
-    std::string whole_reason;
-    absl::StatusOr<converter::ConversionReport> report =
-        converter::ConvertSerialized(bytes, options, sink, {}, &whole_reason);
-    if (!report.ok()) {
-      state.SkipWithError(std::string(report.status().message()).c_str());
+    absl::StatusOr<std::optional<converter::ConversionReport>> report =
+        converter::ConvertBytesIfPossible(bytes, options, sink);
+    if (!report.ok() || !report->has_value()) {
+      state.SkipWithError(report.ok() ? "left to the caller" : report.status().ToString().c_str());
       break;
     }
     benchmark::DoNotOptimize(sink.bytes());

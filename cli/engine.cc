@@ -29,7 +29,7 @@ class Local final : public Engine {
     absl::StatusOr<MappedFile> file = MappedFile::Open(path);
     if (!file.ok()) return std::nullopt;  // loading it says why
     FileModelSink sink(output);
-    return converter::ConvertWindowedIfPossible(file->bytes(), options, sink);
+    return converter::ConvertBytesIfPossible(file->bytes(), options, sink);
   }
 };
 

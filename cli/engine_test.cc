@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "bench/synthetic_models.h"
+#include "converter/converter.h"
 #include "gtest/gtest.h"
 #include "tests/test_files.h"
 
@@ -12,26 +13,47 @@ namespace {
 using Args = std::vector<std::string>;
 namespace fs = std::filesystem;
 
-// The local engine converts a large model from its file, window by window;
-// a small one (or a missing file) it leaves to Convert, writing nothing.
-TEST(LocalEngineTest, ConvertsLargeModelFilesWindowByWindow) {
+// The local engine converts a model from its file: a large one window by
+// window, a small one whole on an arena, both as Convert would. What needs
+// the loader or Convert's own error it leaves to them, writing nothing.
+TEST(LocalEngineTest, ConvertsModelFilesAsConvertWould) {
   fs::path dir = testing::FreshTestDir("engine");
   converter::ConvertOptions options;
   options.target_opset = 13;
-  testing::WriteTestFile(dir / "large.onnx", bench::MakeChainModel(30000).SerializeAsString());
-  absl::StatusOr<std::optional<converter::ConversionReport>> large = LocalEngine().ConvertFile(
-      (dir / "large.onnx").string(), (dir / "large13.onnx").string(), options);
-  ASSERT_TRUE(large.ok()) << large.status();
-  ASSERT_TRUE(large->has_value());
-  EXPECT_EQ((*large)->nodes_converted, 30000);
-  EXPECT_TRUE(fs::exists(dir / "large13.onnx"));
-  testing::WriteTestFile(dir / "small.onnx", bench::MakeChainModel(30).SerializeAsString());
-  for (const char* name : {"small.onnx", "missing.onnx"}) {
-    absl::StatusOr<std::optional<converter::ConversionReport>> small =
+  for (int nodes : {30000, 30}) {
+    onnx::ModelProto model = bench::MakeChainModel(nodes);
+    testing::WriteTestFile(dir / "in.onnx", model.SerializeAsString());
+    absl::StatusOr<std::optional<converter::ConversionReport>> converted =
+        LocalEngine().ConvertFile((dir / "in.onnx").string(), (dir / "out.onnx").string(),
+                                  options);
+    ASSERT_TRUE(converted.ok()) << converted.status();
+    ASSERT_TRUE(converted->has_value()) << nodes;
+    absl::StatusOr<converter::ConversionResult> whole = converter::ConvertModel(model, options);
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    EXPECT_EQ((*converted)->nodes_converted, whole->report.nodes_converted) << nodes;
+    EXPECT_TRUE(testing::ReadTestFile(dir / "out.onnx") == whole->model.SerializeAsString())
+        << nodes;
+    fs::remove(dir / "out.onnx");
+  }
+
+  onnx::ModelProto external = bench::MakeChainModel(30);
+  onnx::TensorProto& weight = *external.mutable_graph()->mutable_initializer(0);
+  weight.clear_raw_data();
+  weight.set_data_location(onnx::TensorProto::EXTERNAL);
+  onnx::StringStringEntryProto* location = weight.add_external_data();
+  location->set_key("location");
+  location->set_value("weights.bin");
+  testing::WriteTestFile(dir / "external.onnx", external.SerializeAsString());
+  onnx::ModelProto unknown_op = bench::MakeChainModel(30);
+  unknown_op.mutable_graph()->mutable_node(0)->set_op_type("NoSuchOp");
+  testing::WriteTestFile(dir / "unknown_op.onnx", unknown_op.SerializeAsString());
+  testing::WriteTestFile(dir / "garbage.onnx", "\xff\xff\xff");
+  for (const char* name : {"external.onnx", "unknown_op.onnx", "garbage.onnx", "missing.onnx"}) {
+    absl::StatusOr<std::optional<converter::ConversionReport>> left =
         LocalEngine().ConvertFile((dir / name).string(), (dir / "out.onnx").string(), options);
-    ASSERT_TRUE(small.ok()) << small.status();
-    EXPECT_FALSE(small->has_value()) << name;
-    EXPECT_FALSE(fs::exists(dir / "out.onnx"));
+    ASSERT_TRUE(left.ok()) << left.status();
+    EXPECT_FALSE(left->has_value()) << name;
+    EXPECT_FALSE(fs::exists(dir / "out.onnx")) << name;
   }
 }
 

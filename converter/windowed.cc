@@ -23,8 +23,10 @@
 #include "converter/side_by_side.h"
 #include "google/protobuf/arena.h"
 #include "converter/step_runner.h"
+#include "ir/model_scan.h"
 #include "ir/status_macros.h"
 #include "ir/wire.h"
+#include "ir/wire_diagnostics.h"
 #include "schema/checker.h"
 
 namespace onnxconvert::converter {
@@ -809,12 +811,39 @@ absl::StatusOr<ConversionReport> ConvertWindowed(absl::string_view bytes,
   return WindowedConversion(bytes, options, windows, out).Run();
 }
 
-absl::StatusOr<std::optional<ConversionReport>> ConvertWindowedIfPossible(
+namespace {
+
+// `bytes` parsed onto `arena`, or null when they do not parse. On an arena
+// the parse and the conversion allocate from its blocks and the model is
+// freed at once, rather than message by message.
+onnx::ModelProto* ParseOnArena(absl::string_view bytes, google::protobuf::Arena& arena) {
+  auto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  if (!model->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return nullptr;
+  return model;
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<ConversionReport>> ConvertBytesIfPossible(
     absl::string_view bytes, const ConvertOptions& options, ModelSink& out,
     const WindowOptions& windows) {
-  absl::StatusOr<ConversionReport> report = ConvertWindowed(bytes, options, out, windows);
-  if (report.status().code() == absl::StatusCode::kUnimplemented) return std::nullopt;
-  if (!report.ok()) return report.status();
+  absl::StatusOr<ConversionReport> windowed = ConvertWindowed(bytes, options, out, windows);
+  if (windowed.ok()) return *std::move(windowed);
+  if (windowed.status().code() != absl::StatusCode::kUnimplemented) return windowed.status();
+  if (options.dry_run) return std::nullopt;
+  google::protobuf::Arena arena;
+  onnx::ModelProto* model = ParseOnArena(bytes, arena);
+  if (model == nullptr) return std::nullopt;
+  ModelScan scan = ScanModel(*model);
+  if (scan.external_tensors || (scan.unknown_fields && NeedsWireCheck(*model))) {
+    return std::nullopt;
+  }
+  absl::StatusOr<ConversionReport> report = ConvertModelInPlace(*model, options);
+  if (!report.ok()) {
+    if (report.status().code() == absl::StatusCode::kCancelled) return report.status();
+    return std::nullopt;
+  }
+  OC_RETURN_IF_ERROR(out.WriteWhole(*model));
   return *std::move(report);
 }
 
@@ -828,11 +857,9 @@ absl::StatusOr<ConversionReport> ConvertSerialized(absl::string_view bytes,
     return windowed;
   }
   if (whole_reason != nullptr) *whole_reason = std::string(windowed.status().message());
-  // On an arena: the parse and the conversion allocate from its blocks, and
-  // the model is freed at once rather than message by message.
   google::protobuf::Arena arena;
-  auto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-  if (!model->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+  onnx::ModelProto* model = ParseOnArena(bytes, arena);
+  if (model == nullptr) {
     return absl::InvalidArgumentError("the model does not parse as an ONNX ModelProto");
   }
   OC_ASSIGN_OR_RETURN(ConversionReport report, ConvertModelInPlace(*model, options));

@@ -50,15 +50,22 @@ absl::StatusOr<ConversionReport> ConvertWindowed(absl::string_view bytes,
                                                  const ConvertOptions& options, ModelSink& out,
                                                  const WindowOptions& windows = {});
 
-// ConvertWindowed, with a model that is for the whole conversion to convert
-// (Unimplemented) as nullopt.
-absl::StatusOr<std::optional<ConversionReport>> ConvertWindowedIfPossible(
+// How the CLI and the service convert a model they hold as bytes:
+// ConvertWindowed, else (Unimplemented) the whole conversion of the model
+// parsed onto a protobuf arena, written to `out`. nullopt, with nothing
+// written that counts, when the caller's own load and whole conversion must
+// do it: a dry run; bytes that do not parse, or parse only with a field of
+// the wrong wire type kept unknown (LoadModel says where); tensors in
+// external files (they are found beside the model); or a whole conversion
+// that fails (the caller's conversion then gives the error in its terms).
+// Other errors: Cancelled (should_stop), or the sink's.
+absl::StatusOr<std::optional<ConversionReport>> ConvertBytesIfPossible(
     absl::string_view bytes, const ConvertOptions& options, ModelSink& out,
     const WindowOptions& windows = {});
 
-// ConvertWindowed, else (Unimplemented) ConvertModel on the parsed model,
-// written whole to `out`. `whole_reason` (if not null) gets why the model
-// was converted whole ("" if it was not).
+// ConvertWindowed, else (Unimplemented) ConvertModel on the model parsed
+// onto a protobuf arena, written whole to `out`. `whole_reason` (if not
+// null) gets why the model was converted whole ("" if it was not).
 absl::StatusOr<ConversionReport> ConvertSerialized(absl::string_view bytes,
                                                    const ConvertOptions& options, ModelSink& out,
                                                    const WindowOptions& windows = {},

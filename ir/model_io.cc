@@ -24,6 +24,7 @@
 #include "google/protobuf/wire_format.h"
 #include "google/protobuf/wire_format_lite.h"
 #include "ir/external_data.h"
+#include "ir/model_scan.h"
 #include "ir/status_macros.h"
 #include "ir/tensor_util.h"
 #include "ir/wire_diagnostics.h"
@@ -724,6 +725,13 @@ absl::Status SaveModelImpl(const onnx::ModelProto& model,
   return absl::OkStatus();
 }
 
+// Whether a parsed model must be diagnosed from its bytes: it keeps a field
+// protobuf accepted but FindWireError reports. The reflective walk runs
+// only on a model the scan found unknown fields in.
+bool NeedsDiagnosis(const onnx::ModelProto& model, const ModelScan& scan) {
+  return scan.unknown_fields && NeedsWireCheck(model);
+}
+
 }  // namespace
 
 absl::StatusOr<onnx::ModelProto> ParseModel(std::string_view bytes,
@@ -740,18 +748,21 @@ absl::StatusOr<onnx::ModelProto> ParseModel(std::string_view bytes,
     google::protobuf::LogSilencer silence_utf8_warnings;
     parsed = model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
   }
-  if (!parsed || NeedsWireCheck(model)) return Diagnose(source_name, bytes);
+  if (!parsed || NeedsDiagnosis(model, ScanModel(model))) return Diagnose(source_name, bytes);
   return model;
 }
 
 absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
                                       const LoadOptions& options) {
   LoadedModel loaded;
+  ModelScan scan;
   {
     OC_ASSIGN_OR_RETURN(ModelFile file,
                         ModelFile::Open(path, options.max_model_bytes));
     if (file.size() == 0) return Malformed(path, "the input is empty");
-    if (!file.Parse(loaded.model) || NeedsWireCheck(loaded.model)) {
+    bool parsed = file.Parse(loaded.model);
+    if (parsed) scan = ScanModel(loaded.model);
+    if (!parsed || NeedsDiagnosis(loaded.model, scan)) {
       loaded.model = onnx::ModelProto();  // free it before reading the bytes
       OC_ASSIGN_OR_RETURN(std::string bytes, file.ReadAll(path));
       return Diagnose(path, bytes);
@@ -759,6 +770,7 @@ absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
   }
   loaded.path = path;
   loaded.base_dir = DirectoryOf(path);
+  if (!scan.external_tensors) return loaded;  // nothing to check or load
   if (options.load_external_data) {
     OC_RETURN_IF_ERROR(WithPrefix(
         path, LoadExternalData(loaded.model, loaded.base_dir,

@@ -78,7 +78,7 @@ absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(const std::string& bytes,
     // A large model converts from its bytes, window by window.
     StringModelSink sink;
     OC_ASSIGN_OR_RETURN(std::optional<converter::ConversionReport> windowed,
-                        converter::ConvertWindowedIfPossible(bytes, options, sink));
+                        converter::ConvertBytesIfPossible(bytes, options, sink));
     if (windowed) {
       timings.set_convert_ms(clock.Lap());
       *response.mutable_model() = sink.TakeBytes();
@@ -154,7 +154,7 @@ absl::StatusOr<bool> ConvertUploadedInWindows(const StreamWorkspace& workspace,
   FileModelSink disk(workspace.output_model_path());
   ModelSink& sink = uploaded ? static_cast<ModelSink&>(disk) : memory;
   OC_ASSIGN_OR_RETURN(std::optional<converter::ConversionReport> report,
-                      converter::ConvertWindowedIfPossible(file->bytes(), options, sink));
+                      converter::ConvertBytesIfPossible(file->bytes(), options, sink));
   if (!report) return false;
   SetReport(*report, forms, output.result);
   if (uploaded) {
