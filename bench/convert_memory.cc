@@ -9,7 +9,8 @@
 //  - whole: the file read into memory, parsed into a ModelProto, converted
 //    (ConvertModel) and serialized; the parsed model alone is reported too;
 //  - windowed: the file mapped into memory and converted from its bytes
-//    (ConvertWindowed) to an output file, as `onnx-convert convert` does.
+//    (ConvertSerialized: window by window from 16,384 nodes, whole on an
+//    arena below) to an output file, as `onnx-convert convert` does.
 // Each peak counts everything the process holds above what it held before
 // reading the file (the operator registry, built first, is outside it): the
 // model's bytes once read or mapped, the conversion, and the output.

@@ -813,6 +813,16 @@ absl::StatusOr<ConversionReport> ConvertWindowed(absl::string_view bytes,
 
 namespace {
 
+// An arena for a whole model: blocks from 64 KiB up to 1 MiB, as for
+// inferred types, rather than protobuf's default of up to 8 KiB (thousands
+// of blocks for a 10 k-node model).
+google::protobuf::ArenaOptions ModelArenaOptions() {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = 64 << 10;
+  options.max_block_size = 1 << 20;
+  return options;
+}
+
 // `bytes` parsed onto `arena`, or null when they do not parse. On an arena
 // the parse and the conversion allocate from its blocks and the model is
 // freed at once, rather than message by message.
@@ -831,7 +841,7 @@ absl::StatusOr<std::optional<ConversionReport>> ConvertBytesIfPossible(
   if (windowed.ok()) return *std::move(windowed);
   if (windowed.status().code() != absl::StatusCode::kUnimplemented) return windowed.status();
   if (options.dry_run) return std::nullopt;
-  google::protobuf::Arena arena;
+  google::protobuf::Arena arena(ModelArenaOptions());
   onnx::ModelProto* model = ParseOnArena(bytes, arena);
   if (model == nullptr) return std::nullopt;
   ModelScan scan = ScanModel(*model);
@@ -857,7 +867,7 @@ absl::StatusOr<ConversionReport> ConvertSerialized(absl::string_view bytes,
     return windowed;
   }
   if (whole_reason != nullptr) *whole_reason = std::string(windowed.status().message());
-  google::protobuf::Arena arena;
+  google::protobuf::Arena arena(ModelArenaOptions());
   onnx::ModelProto* model = ParseOnArena(bytes, arena);
   if (model == nullptr) {
     return absl::InvalidArgumentError("the model does not parse as an ONNX ModelProto");
