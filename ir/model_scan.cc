@@ -101,31 +101,34 @@ class Scanner {
     Note(type);
     switch (type.value_case()) {
       case onnx::TypeProto::kTensorType:
-        Note(type.tensor_type());
-        if (type.tensor_type().has_shape()) Visit(type.tensor_type().shape());
-        break;
+        return VisitShapeOf(type.tensor_type());
+      case onnx::TypeProto::kSparseTensorType:
+        return VisitShapeOf(type.sparse_tensor_type());
       case onnx::TypeProto::kSequenceType:
-        Note(type.sequence_type());
-        if (type.sequence_type().has_elem_type()) Visit(type.sequence_type().elem_type());
-        break;
+        return VisitElementOf(type.sequence_type());
+      case onnx::TypeProto::kOptionalType:
+        return VisitElementOf(type.optional_type());
       case onnx::TypeProto::kMapType:
         Note(type.map_type());
         if (type.map_type().has_value_type()) Visit(type.map_type().value_type());
-        break;
-      case onnx::TypeProto::kOptionalType:
-        Note(type.optional_type());
-        if (type.optional_type().has_elem_type()) Visit(type.optional_type().elem_type());
-        break;
-      case onnx::TypeProto::kSparseTensorType:
-        Note(type.sparse_tensor_type());
-        if (type.sparse_tensor_type().has_shape()) Visit(type.sparse_tensor_type().shape());
-        break;
+        return;
       case onnx::TypeProto::kOpaqueType:
-        Note(type.opaque_type());
-        break;
+        return Note(type.opaque_type());
       case onnx::TypeProto::VALUE_NOT_SET:
-        break;
+        return;
     }
+  }
+  // A tensor or sparse tensor type, and its shape.
+  template <typename TensorType>
+  void VisitShapeOf(const TensorType& tensor) {
+    Note(tensor);
+    if (tensor.has_shape()) Visit(tensor.shape());
+  }
+  // A sequence or optional type, and its element type.
+  template <typename Container>
+  void VisitElementOf(const Container& container) {
+    Note(container);
+    if (container.has_elem_type()) Visit(container.elem_type());
   }
   void Visit(const onnx::TrainingInfoProto& training) {
     Note(training);
