@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/arena.h"
 #include "adapters/adapter.h"
 #include "adapters/rewrites.h"
+#include "google/protobuf/arena.h"
 
 namespace onnxconvert::adapters {
 namespace {

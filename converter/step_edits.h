@@ -14,9 +14,9 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "converter/incremental_validation.h"
-#include "google/protobuf/arena.h"
 #include "converter/op_index.h"
 #include "converter/side_by_side.h"
+#include "google/protobuf/arena.h"
 #include "proto/onnx.pb.h"
 #include "schema/inference.h"
 

@@ -21,12 +21,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "converter/side_by_side.h"
-#include "google/protobuf/arena.h"
 #include "converter/step_runner.h"
+#include "google/protobuf/arena.h"
 #include "ir/model_scan.h"
 #include "ir/status_macros.h"
 #include "ir/wire.h"
-#include "ir/wire_diagnostics.h"
 #include "schema/checker.h"
 
 namespace onnxconvert::converter {
@@ -845,9 +844,7 @@ absl::StatusOr<std::optional<ConversionReport>> ConvertBytesIfPossible(
   onnx::ModelProto* model = ParseOnArena(bytes, arena);
   if (model == nullptr) return std::nullopt;
   ModelScan scan = ScanModel(*model);
-  if (scan.external_tensors || (scan.unknown_fields && NeedsWireCheck(*model))) {
-    return std::nullopt;
-  }
+  if (scan.external_tensors || KeepsWireError(*model, scan)) return std::nullopt;
   absl::StatusOr<ConversionReport> report = ConvertModelInPlace(*model, options);
   if (!report.ok()) {
     if (report.status().code() == absl::StatusCode::kCancelled) return report.status();

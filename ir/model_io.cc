@@ -725,13 +725,6 @@ absl::Status SaveModelImpl(const onnx::ModelProto& model,
   return absl::OkStatus();
 }
 
-// Whether a parsed model must be diagnosed from its bytes: it keeps a field
-// protobuf accepted but FindWireError reports. The reflective walk runs
-// only on a model the scan found unknown fields in.
-bool NeedsDiagnosis(const onnx::ModelProto& model, const ModelScan& scan) {
-  return scan.unknown_fields && NeedsWireCheck(model);
-}
-
 }  // namespace
 
 absl::StatusOr<onnx::ModelProto> ParseModel(std::string_view bytes,
@@ -748,7 +741,7 @@ absl::StatusOr<onnx::ModelProto> ParseModel(std::string_view bytes,
     google::protobuf::LogSilencer silence_utf8_warnings;
     parsed = model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
   }
-  if (!parsed || NeedsDiagnosis(model, ScanModel(model))) return Diagnose(source_name, bytes);
+  if (!parsed || KeepsWireError(model, ScanModel(model))) return Diagnose(source_name, bytes);
   return model;
 }
 
@@ -762,7 +755,7 @@ absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
     if (file.size() == 0) return Malformed(path, "the input is empty");
     bool parsed = file.Parse(loaded.model);
     if (parsed) scan = ScanModel(loaded.model);
-    if (!parsed || NeedsDiagnosis(loaded.model, scan)) {
+    if (!parsed || KeepsWireError(loaded.model, scan)) {
       loaded.model = onnx::ModelProto();  // free it before reading the bytes
       OC_ASSIGN_OR_RETURN(std::string bytes, file.ReadAll(path));
       return Diagnose(path, bytes);

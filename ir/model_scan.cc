@@ -1,6 +1,7 @@
 #include "ir/model_scan.h"
 
 #include "ir/tensor_util.h"
+#include "ir/wire_diagnostics.h"
 
 namespace onnxconvert {
 namespace {
@@ -152,5 +153,9 @@ class Scanner {
 }  // namespace
 
 ModelScan ScanModel(const onnx::ModelProto& model) { return Scanner().Run(model); }
+
+bool KeepsWireError(const onnx::ModelProto& model, const ModelScan& scan) {
+  return scan.unknown_fields && NeedsWireCheck(model);
+}
 
 }  // namespace onnxconvert

@@ -20,6 +20,11 @@ struct ModelScan {
 // reflection: a small fraction of a parse.
 ModelScan ScanModel(const onnx::ModelProto& model);
 
+// Whether parsed `model` keeps a field protobuf accepted but FindWireError
+// reports (NeedsWireCheck), walking it by reflection only when `scan` (its
+// ScanModel) found unknown fields.
+bool KeepsWireError(const onnx::ModelProto& model, const ModelScan& scan);
+
 }  // namespace onnxconvert
 
 #endif  // ONNX_CONVERT_IR_MODEL_SCAN_H_

@@ -89,6 +89,7 @@ TEST(ModelScanTest, AWellFormedModelHasNothingToCheck) {
   ModelScan scan = ScanModel(*model);
   EXPECT_FALSE(scan.unknown_fields);
   EXPECT_FALSE(scan.external_tensors);
+  EXPECT_FALSE(KeepsWireError(*model, scan));
 }
 
 TEST(ModelScanTest, AWireErrorIsAnUnknownField) {
@@ -102,6 +103,7 @@ TEST(ModelScanTest, AWireErrorIsAnUnknownField) {
   ASSERT_TRUE(parsed.ParseFromString(bytes));
   EXPECT_TRUE(ScanModel(parsed).unknown_fields);
   EXPECT_TRUE(NeedsWireCheck(parsed));
+  EXPECT_TRUE(KeepsWireError(parsed, ScanModel(parsed)));
 }
 
 }  // namespace
