@@ -37,7 +37,7 @@ struct AdapterContext {
   std::vector<Change>& changes;
   // Adds `value` as a constant of the node's graph under a fresh name and
   // returns the name; fails where constants cannot be added (functions).
-  std::function<absl::StatusOr<std::string>(onnx::TensorProto value)> add_constant;
+  std::function<absl::StatusOr<std::string>(onnx::TensorProto&& value)> add_constant;
   // The value of `name` when it is a constant of the node's graph
   // (initializer), or null.
   std::function<const onnx::TensorProto*(absl::string_view name)> constant_of;

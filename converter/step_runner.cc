@@ -65,7 +65,7 @@ adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& s
       *site.node, current, next,
       [&step, &site](absl::string_view value) { return step.types.TypeOf(site.graph, value); },
       changes,
-      [&step, &site](onnx::TensorProto value) {
+      [&step, &site](onnx::TensorProto&& value) {
         return step.added.Add(site.graph, step.names, step.edits, *site.node, std::move(value),
                               step.order);
       },

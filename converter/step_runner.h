@@ -86,17 +86,18 @@ class AddedConstants {
  public:
   absl::StatusOr<std::string> Add(onnx::GraphProto* graph, NameGenerator& names,
                                   StepEdits& edits, const onnx::NodeProto& node,
-                                  onnx::TensorProto value, int64_t order = 0) {
+                                  onnx::TensorProto&& value, int64_t order = 0) {
     if (graph == nullptr) {
       return absl::FailedPreconditionError(
           "a constant input would be needed inside a function body (not supported yet)");
     }
     value.clear_name();
-    bool shareable = value.ByteSizeLong() <= kShareableBytes;
+    size_t bytes = value.ByteSizeLong();
+    bool shareable = bytes <= kShareableBytes;
     Shared& shared = added_[graph];
     if (shareable) {
-      key_.clear();
-      value.AppendToString(&key_);  // reuses the buffer
+      key_.resize(bytes);  // reuses the buffer
+      value.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(key_.data()));
       auto it = shared.find(key_);
       if (it != shared.end()) {
         // Work that comes before the constant's creator in a whole

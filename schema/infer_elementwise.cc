@@ -64,8 +64,9 @@ absl::Status BitCast(InferenceContext& ctx) {
 // Folds integer arithmetic on small known values (shape computations).
 absl::Status FoldIntegers(InferenceContext& ctx, const std::function<int64_t(int64_t, int64_t)>& op) {
   std::optional<std::vector<int64_t>> a = KnownInts(ctx, 0);
+  if (!a || a->empty()) return absl::OkStatus();
   std::optional<std::vector<int64_t>> b = KnownInts(ctx, 1);
-  if (!a || !b || a->empty() || b->empty()) return absl::OkStatus();
+  if (!b || b->empty()) return absl::OkStatus();
   if (a->size() != b->size() && a->size() != 1 && b->size() != 1) return absl::OkStatus();
   size_t n = std::max(a->size(), b->size());
   onnx::TensorShapeProto data;

@@ -10,6 +10,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/arena.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "schema/inference_context.h"
 #include "schema/inference_rules.h"
@@ -252,13 +253,26 @@ class Engine {
     return {schema, rule};
   }
   // A cleared scratch type for output `slot` of a node at nesting `depth`,
-  // reused from node to node so that inferring allocates nothing.
+  // valid until the node is done. Scratch types live on an arena of their
+  // own, so that clearing one frees nothing and filling it allocates from
+  // the arena.
   onnx::TypeProto* Scratch(int depth, size_t slot) {
     if (scratch_.size() <= static_cast<size_t>(depth)) scratch_.resize(depth + 1);
     auto& level = scratch_[depth];
-    while (level.size() <= slot) level.push_back(std::make_unique<onnx::TypeProto>());
+    while (level.size() <= slot) {
+      level.push_back(google::protobuf::Arena::CreateMessage<onnx::TypeProto>(&scratch_arena_));
+    }
     level[slot]->Clear();
-    return level[slot].get();
+    return level[slot];
+  }
+  // Notes that a node at nesting `depth` is done: every few nodes of the
+  // main graph (when no scratch type is in use), the scratch arena starts
+  // over within its first block.
+  void NodeDone(int depth) {
+    if (depth != 0 || ++nodes_since_reset_ < kNodesPerScratchReset) return;
+    nodes_since_reset_ = 0;
+    scratch_.clear();
+    scratch_arena_.Reset();
   }
   // A stored type equal to `type`: tensor types are shared between values
   // (stored types never change), others are copied into the arena.
@@ -296,7 +310,18 @@ class Engine {
   std::array<Resolved, kResolved> resolved_;
   size_t next_resolved_ = 0;
   int next_symbol_ = 0;
-  std::vector<std::vector<std::unique_ptr<onnx::TypeProto>>> scratch_;
+  static constexpr size_t kScratchBlockBytes = 64 << 10;
+  static constexpr int kNodesPerScratchReset = 32;
+  static google::protobuf::ArenaOptions ScratchArenaOptions(char* block) {
+    google::protobuf::ArenaOptions options;
+    options.initial_block = block;
+    options.initial_block_size = kScratchBlockBytes;
+    return options;
+  }
+  std::unique_ptr<char[]> scratch_block_{new char[kScratchBlockBytes]};
+  google::protobuf::Arena scratch_arena_{ScratchArenaOptions(scratch_block_.get())};
+  std::vector<std::vector<onnx::TypeProto*>> scratch_;
+  int nodes_since_reset_ = 0;
   absl::flat_hash_set<const onnx::TypeProto*, TensorTypeHash, TensorTypeEq> interned_;
 };
 
@@ -632,6 +657,8 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
       (*extras_)[name] = {ctx->output_constant(i), ctx->output_data(i)};
     }
   }
+  ctx.reset();
+  engine_.NodeDone(depth_);
   return absl::OkStatus();
 }
 

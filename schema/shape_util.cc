@@ -198,6 +198,23 @@ std::vector<int64_t> RawInts(const std::string& raw) {
 
 }  // namespace
 
+bool HoldsIntValues(int32_t data_type) {
+  switch (data_type) {
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT16:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::BOOL:
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64:
+      return true;
+    default:
+      return false;
+  }
+}
+
 absl::StatusOr<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor) {
   if (IsExternal(tensor)) return absl::FailedPreconditionError("tensor data is external");
   std::optional<int64_t> count = ElementCount(tensor);
@@ -279,7 +296,8 @@ absl::StatusOr<std::vector<double>> FloatValues(const onnx::TensorProto& tensor)
 
 std::optional<std::vector<int64_t>> KnownInts(InferenceContext& ctx, size_t i) {
   if (!ctx.HasInput(i)) return std::nullopt;
-  if (const onnx::TensorProto* constant = ctx.InputConstant(i)) {
+  const onnx::TensorProto* constant = ctx.InputConstant(i);
+  if (constant != nullptr && HoldsIntValues(constant->data_type())) {
     absl::StatusOr<std::vector<int64_t>> values = IntValues(*constant);
     if (values.ok()) return *std::move(values);
   }

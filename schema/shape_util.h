@@ -86,6 +86,8 @@ absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank,
 
 // The values of an integer tensor (int32, int64, int8, ..., raw or typed
 // data); an error if not integral or not stored inline.
+// Whether IntValues reads tensors of element type `data_type`.
+bool HoldsIntValues(int32_t data_type);
 absl::StatusOr<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor);
 // The values of a floating-point tensor (float, double, float16, bfloat16).
 absl::StatusOr<std::vector<double>> FloatValues(const onnx::TensorProto& tensor);
