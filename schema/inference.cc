@@ -220,6 +220,30 @@ class GraphInferencer {
   const GraphTypes* base_ = nullptr;
 };
 
+// What a node's outputs follow from when its rule reads only its input
+// types: the op version, which input and output slots are filled, and the
+// input types (stored types, compared by address).
+struct MemoKey {
+  const OpSchema* schema = nullptr;
+  uint64_t outputs = 0;  // bit i: output i is named
+  absl::InlinedVector<const void*, 4> inputs;  // kAbsentInput where unnamed
+
+  bool operator==(const MemoKey& other) const {
+    return schema == other.schema && outputs == other.outputs && inputs == other.inputs;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const MemoKey& key) {
+    return H::combine(std::move(h), key.schema, key.outputs, key.inputs);
+  }
+};
+
+// The stored output types a rule gave for a MemoKey, and the inputs whose
+// values it asked for and found unknown (bit i: input i).
+struct MemoEntry {
+  uint32_t facts_read = 0;
+  absl::InlinedVector<const onnx::TypeProto*, 4> outputs;
+};
+
 class Engine {
  public:
   Engine(const onnx::ModelProto& model, const InferenceOptions& options, InferenceResult& result,
@@ -284,6 +308,15 @@ class Engine {
     interned_.insert(stored);
     return stored;
   }
+  // The outputs remembered for `key`, or null.
+  const MemoEntry* Recall(const MemoKey& key) const {
+    auto it = memo_.find(key);
+    return it == memo_.end() ? nullptr : &it->second;
+  }
+  // Remembers `entry` for `key`, while the table is not full.
+  void Remember(MemoKey key, MemoEntry entry) {
+    if (memo_.size() < kMaxMemo) memo_.insert_or_assign(std::move(key), std::move(entry));
+  }
   const onnx::TensorProto* Own(onnx::TensorProto tensor) {
     result_.constants.push_back(std::move(tensor));
     return &result_.constants.back();
@@ -323,31 +356,66 @@ class Engine {
   std::vector<std::vector<onnx::TypeProto*>> scratch_;
   int nodes_since_reset_ = 0;
   absl::flat_hash_set<const onnx::TypeProto*, TensorTypeHash, TensorTypeEq> interned_;
+  static constexpr size_t kMaxMemo = 1 << 16;
+  absl::flat_hash_map<MemoKey, MemoEntry> memo_;
 };
 
 class NodeContext : public InferenceContext {
  public:
   NodeContext(const onnx::NodeProto& node, const OpSchema& schema, GraphInferencer& graph)
-      : node_(node), schema_(schema), graph_(graph), outputs_(node.output_size(), nullptr),
-        owned_(node.output_size(), nullptr), output_data_(node.output_size(), nullptr),
-        output_constants_(node.output_size(), nullptr) {}
+      : node_(node), schema_(schema), graph_(graph), inputs_(node.input_size(), nullptr),
+        outputs_(node.output_size(), nullptr), owned_(node.output_size(), nullptr),
+        output_data_(node.output_size(), nullptr),
+        output_constants_(node.output_size(), nullptr) {
+    for (int i = 0; i < node.input_size(); ++i) {
+      if (node.input(i).empty()) continue;
+      const onnx::TypeProto* type = graph.FindType(node.input(i));
+      if (HasType(type)) inputs_[i] = type;
+    }
+  }
 
-  const onnx::NodeProto& node() const override { return node_; }
+  // Reading the node, the opset, a known input value or a fresh symbol,
+  // or recording an output's value, makes the outputs more than a function
+  // of the op and the input types.
+  const onnx::NodeProto& node() const override {
+    pure_ = false;
+    return node_;
+  }
+  const onnx::NodeProto& wiring() const override { return node_; }
   const OpSchema& op() const override { return schema_; }
-  int64_t opset() const override { return graph_.engine().OpsetOf(node_.domain()); }
+  int64_t opset() const override {
+    pure_ = false;
+    return graph_.engine().OpsetOf(node_.domain());
+  }
 
   const onnx::TypeProto* InputType(size_t i) const override {
-    if (!HasInput(i)) return nullptr;
-    const onnx::TypeProto* type = graph_.FindType(node_.input(i));
-    return HasType(type) ? type : nullptr;
+    return i < inputs_.size() ? inputs_[i] : nullptr;
   }
   const onnx::TensorProto* InputConstant(size_t i) const override {
     const ValueFacts* extras = Extras(i);
-    return extras != nullptr ? extras->constant : nullptr;
+    return NoteFact(i, extras != nullptr ? extras->constant : nullptr);
   }
   const onnx::TensorShapeProto* InputShapeData(size_t i) const override {
     const ValueFacts* extras = Extras(i);
-    return extras != nullptr ? extras->shape_data : nullptr;
+    return NoteFact(i, extras != nullptr ? extras->shape_data : nullptr);
+  }
+  // The input types the rule sees (null: absent or unknown).
+  absl::Span<const onnx::TypeProto* const> input_types() const { return inputs_; }
+  // Whether the outputs follow from the op and the input types alone, so
+  // far; then `facts_read` has bit i set if the rule asked for input i's
+  // value and found none.
+  bool pure() const { return pure_; }
+  uint32_t facts_read() const { return facts_read_; }
+  // Whether the inputs in `mask` (bit i: input i) have no known value.
+  bool FactsUnknown(uint32_t mask) const {
+    for (size_t i = 0; mask != 0; ++i, mask >>= 1) {
+      if ((mask & 1) == 0) continue;
+      const ValueFacts* extras = Extras(i);
+      if (extras != nullptr && (extras->constant != nullptr || extras->shape_data != nullptr)) {
+        return false;
+      }
+    }
+    return true;
   }
   onnx::TypeProto* MutableOutputType(size_t i) override {
     // A scratch type on first write; a shared input type is copied first.
@@ -362,9 +430,9 @@ class NodeContext : public InferenceContext {
     return HasType(outputs_[i]) ? outputs_[i] : nullptr;
   }
   void ShareInputType(size_t in, size_t out) override {
-    if (!HasInput(in) || out >= outputs_.size()) return;
-    const onnx::TypeProto* type = graph_.FindType(node_.input(in));
-    if (!HasType(type)) return;
+    if (out >= outputs_.size()) return;
+    const onnx::TypeProto* type = InputType(in);
+    if (type == nullptr) return;
     outputs_[out] = type;  // stored types never change
     owned_[out] = nullptr;
   }
@@ -373,17 +441,22 @@ class NodeContext : public InferenceContext {
   // Whether Result(i) is an input's stored type, used as it is.
   bool IsShared(size_t i) const { return outputs_[i] != nullptr && owned_[i] == nullptr; }
   void SetOutputShapeData(size_t i, onnx::TensorShapeProto data) override {
+    pure_ = false;
     auto* stored = google::protobuf::Arena::CreateMessage<onnx::TensorShapeProto>(
         graph_.engine().result().arena.get());
     stored->Swap(&data);
     output_data_[i] = stored;
   }
   void SetOutputConstant(size_t i, onnx::TensorProto value) override {
+    pure_ = false;
     output_constants_[i] = graph_.engine().Own(std::move(value));
   }
   absl::StatusOr<std::vector<onnx::TypeProto>> InferSubgraph(
       absl::string_view attr_name, absl::Span<const onnx::TypeProto* const> input_types) override;
-  std::string FreshSymbol() override { return graph_.engine().FreshSymbol(); }
+  std::string FreshSymbol() override {
+    pure_ = false;
+    return graph_.engine().FreshSymbol();
+  }
 
 
   const onnx::TensorShapeProto* output_data(size_t i) const { return output_data_[i]; }
@@ -394,10 +467,22 @@ class NodeContext : public InferenceContext {
     if (!HasInput(i)) return nullptr;
     return graph_.FindExtras(node_.input(i));
   }
+  template <typename T>
+  const T* NoteFact(size_t i, const T* fact) const {
+    if (fact != nullptr || i >= 32) {
+      pure_ = false;
+    } else {
+      facts_read_ |= uint32_t{1} << i;
+    }
+    return fact;
+  }
 
   const onnx::NodeProto& node_;
   const OpSchema& schema_;
   GraphInferencer& graph_;
+  mutable bool pure_ = true;
+  mutable uint32_t facts_read_ = 0;
+  absl::InlinedVector<const onnx::TypeProto*, 4> inputs_;
   absl::InlinedVector<const onnx::TypeProto*, 4> outputs_;  // scratch or stored
   absl::InlinedVector<onnx::TypeProto*, 4> owned_;  // the scratch type written, if any
   absl::InlinedVector<const onnx::TensorShapeProto*, 4> output_data_;
@@ -406,6 +491,7 @@ class NodeContext : public InferenceContext {
 
 absl::StatusOr<std::vector<onnx::TypeProto>> NodeContext::InferSubgraph(
     absl::string_view attr_name, absl::Span<const onnx::TypeProto* const> input_types) {
+  pure_ = false;
   const onnx::AttributeProto* attribute = Attr(attr_name);
   if (attribute == nullptr || !attribute->has_g()) {
     return absl::InvalidArgumentError(absl::StrCat("no graph attribute '", attr_name, "'"));
@@ -570,6 +656,27 @@ absl::Status GraphInferencer::Run(absl::Span<const onnx::TypeProto* const> input
   return absl::OkStatus();
 }
 
+// Stands for an input slot left empty in a MemoKey.
+const char kAbsentInput = 0;
+
+// The memo key of `ctx`'s node, or nullopt when it has too many outputs
+// to say which are named.
+std::optional<MemoKey> MemoKeyOf(const NodeContext& ctx) {
+  const onnx::NodeProto& node = ctx.wiring();
+  if (node.output_size() > 64) return std::nullopt;
+  MemoKey key;
+  key.schema = &ctx.op();
+  for (int i = 0; i < node.output_size(); ++i) {
+    if (!node.output(i).empty()) key.outputs |= uint64_t{1} << i;
+  }
+  key.inputs.resize(node.input_size());
+  for (int i = 0; i < node.input_size(); ++i) {
+    key.inputs[i] = node.input(i).empty() ? static_cast<const void*>(&kAbsentInput)
+                                          : ctx.input_types()[i];
+  }
+  return key;
+}
+
 std::string NodeLabel(const onnx::NodeProto& node, int index, const OpSchema* schema) {
   std::string op = schema != nullptr ? schema->Label() : node.op_type();
   if (!node.name().empty()) return absl::StrCat("node '", node.name(), "' (", op, ")");
@@ -599,26 +706,46 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
     schema = nullptr;
   }
   std::optional<NodeContext> ctx;
+  // Set while the outputs may be remembered for nodes like this one.
+  std::optional<MemoKey> memo_key;
+  // The outputs remembered from a node like this one, if any.
+  const MemoEntry* recalled = nullptr;
   if (schema != nullptr) {
     ++engine_.result().nodes_inferred;
     NodeContext& context = ctx.emplace(node, *schema, *this);
     if (rule == nullptr) {
       ++engine_.result().ops_without_rules[schema->Label()];
     } else {
-      absl::Status status = rule(context);
+      memo_key = MemoKeyOf(context);
+      if (memo_key) recalled = engine_.Recall(*memo_key);
+      if (recalled != nullptr && !context.FactsUnknown(recalled->facts_read)) recalled = nullptr;
+      absl::Status status = recalled != nullptr ? absl::OkStatus() : rule(context);
       if (!status.ok()) {
+        memo_key.reset();
         absl::Status failed = fail(status.message());
         if (!failed.ok()) return failed;
       }
     }
     // Element types the rule left unset follow from the type constraints.
-    InferFromConstraints(context);
+    if (recalled == nullptr) InferFromConstraints(context);
+    if (recalled != nullptr || !context.pure()) memo_key.reset();
+  }
+  MemoEntry remembered;
+  if (memo_key) {
+    remembered.facts_read = ctx->facts_read();
+    remembered.outputs.resize(node.output_size(), nullptr);
   }
   for (int i = 0; i < node.output_size(); ++i) {
     const std::string& name = node.output(i);
     if (name.empty()) continue;
     const onnx::TypeProto* declared = Declared(name);
-    const onnx::TypeProto* inferred = ctx ? ctx->Result(i) : nullptr;
+    const onnx::TypeProto* inferred =
+        recalled != nullptr ? recalled->outputs[i] : ctx ? ctx->Result(i) : nullptr;
+    // The inferred type as stored: recalled and shared types already are.
+    auto settle = [&]() -> const onnx::TypeProto* {
+      if (inferred != nullptr && (recalled != nullptr || ctx->IsShared(i))) return inferred;
+      return engine_.Store(inferred != nullptr ? *inferred : NoType());
+    };
     const onnx::TypeProto* stored;
     if (declared != nullptr) {
       absl::StatusOr<onnx::TypeProto> merged =
@@ -628,10 +755,10 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
         if (!status.ok()) return status;
       }
       stored = engine_.Store(merged.ok() ? *merged : *declared);
-    } else if (inferred != nullptr && ctx->IsShared(i)) {
-      stored = inferred;
+      if (memo_key) remembered.outputs[i] = settle();
     } else {
-      stored = engine_.Store(inferred != nullptr ? *inferred : NoType());
+      stored = settle();
+      if (memo_key) remembered.outputs[i] = stored;
     }
     if (base_ != nullptr) {
       // Resumed: a value known before keeps its type; the overlay records
@@ -657,6 +784,7 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
       (*extras_)[name] = {ctx->output_constant(i), ctx->output_data(i)};
     }
   }
+  if (memo_key) engine_.Remember(*std::move(memo_key), std::move(remembered));
   ctx.reset();
   engine_.NodeDone(depth_);
   return absl::OkStatus();

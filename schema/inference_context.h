@@ -29,11 +29,17 @@ class InferenceContext {
   // The opset version imported for the node's domain.
   virtual int64_t opset() const = 0;
 
+  // The node, for its input and output slots only (num_inputs, HasInput,
+  // num_outputs, HasOutput). The engine tells these reads apart from
+  // node(): a rule that reads no more than its inputs' types gives the same
+  // outputs for the same input types, which the engine remembers.
+  virtual const onnx::NodeProto& wiring() const { return node(); }
+
   // Number of input slots the node lists (including empty optional ones).
-  size_t num_inputs() const { return node().input_size(); }
+  size_t num_inputs() const { return wiring().input_size(); }
   // True if input `i` is listed and not the empty name of a missing optional.
   bool HasInput(size_t i) const {
-    return i < num_inputs() && !node().input(i).empty();
+    return i < num_inputs() && !wiring().input(i).empty();
   }
   // The type of input `i`, or nullptr when absent or unknown.
   virtual const onnx::TypeProto* InputType(size_t i) const = 0;
@@ -57,10 +63,10 @@ class InferenceContext {
   std::optional<std::vector<int64_t>> AttrInts(absl::string_view name) const;
 
   // Number of output slots the node lists.
-  size_t num_outputs() const { return node().output_size(); }
+  size_t num_outputs() const { return wiring().output_size(); }
   // True if output `i` is listed and not empty.
   bool HasOutput(size_t i) const {
-    return i < num_outputs() && !node().output(i).empty();
+    return i < num_outputs() && !wiring().output(i).empty();
   }
   // The type inferred so far for output `i` (starts empty); write into it.
   virtual onnx::TypeProto* MutableOutputType(size_t i) = 0;

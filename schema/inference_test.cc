@@ -44,6 +44,20 @@ INSTANTIATE_TEST_SUITE_P(
                   "float[N,3,4]"},
         InferCase{"comparison_is_bool", "g (float[2] A, float[2] B) => (Y) { Y = Less(A, B) }",
                   "Y", "bool[2]"},
+        // The second MatMul has the first one's op and input types: its type
+        // is the one remembered.
+        InferCase{"repeated_node_remembered",
+                  "g (float[N,4] X, float[4,4] W) => (Y) {\n"
+                  "  h = MatMul(X, W)\n  r = Relu(h)\n  Y = MatMul(r, W)\n}",
+                  "Y", "float[N,4]"},
+        // Add(a, b) is remembered for int64[2] inputs of unknown value; Add(s,
+        // zeros) has the same input types, but s is known (Shape of X): its
+        // rule runs again and folds, and Reshape then knows its shape.
+        InferCase{"remembered_rule_reruns_on_known_values",
+                  "g (float[2,3] X, int64[2] a, int64[2] b) => (Y, u) <int64[2] zeros = {0, 0}> {\n"
+                  "  u = Add(a, b)\n  s = Shape(X)\n  t = Add(s, zeros)\n"
+                  "  Y = Reshape(X, t)\n}",
+                  "Y", "float[2,3]"},
         InferCase{"shape_chain_keeps_symbols",
                   "g (float[N,3,4] X) => (Y) <int64[1] zero = {0}, int64[1] minus_one = {-1}> {\n"
                   "  s = Shape(X)\n  n = Gather(s, zero)\n  target = Concat <axis = 0> (n, minus_one)\n"
