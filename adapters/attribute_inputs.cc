@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
 #include "adapters/rewrites.h"
+#include "ir/status_macros.h"
 
 namespace onnxconvert::adapters {
 namespace {
@@ -73,34 +74,34 @@ const MovedAttributes& Find(const AdapterContext& ctx) {
   return kMoved[0];  // unreachable: only registered ops get here
 }
 
-// The attribute's value as a tensor in the form the input takes.
-absl::StatusOr<onnx::TensorProto> AsTensor(AdapterContext& ctx, const onnx::AttributeProto& a,
-                                           Form form) {
-  onnx::TensorProto value;
+// Sets `value` (empty) to the attribute's value as a tensor in the form the
+// input takes.
+absl::Status AsTensor(AdapterContext& ctx, const onnx::AttributeProto& a, Form form,
+                      onnx::TensorProto& value) {
   switch (form) {
     case Form::kInts:
       value.set_data_type(onnx::TensorProto::INT64);
       value.add_dims(a.ints_size());
       for (int64_t v : a.ints()) value.add_int64_data(v);
-      return value;
+      return absl::OkStatus();
     case Form::kIntScalar:
       value.set_data_type(onnx::TensorProto::INT64);
       value.add_int64_data(a.i());
-      return value;
+      return absl::OkStatus();
     case Form::kIntVector:
       value.set_data_type(onnx::TensorProto::INT64);
       value.add_dims(1);
       value.add_int64_data(a.i());
-      return value;
+      return absl::OkStatus();
     case Form::kFloatScalar:
       value.set_data_type(onnx::TensorProto::FLOAT);
       value.add_float_data(a.f());
-      return value;
+      return absl::OkStatus();
     case Form::kFloats:
       value.set_data_type(onnx::TensorProto::FLOAT);
       value.add_dims(a.floats_size());
       for (float v : a.floats()) value.add_float_data(v);
-      return value;
+      return absl::OkStatus();
     case Form::kLikeInput0: {
       const onnx::TypeProto* type = ctx.type_of(ctx.node.input(0));
       int32_t elem = type != nullptr && type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
@@ -115,10 +116,10 @@ absl::StatusOr<onnx::TensorProto> AsTensor(AdapterContext& ctx, const onnx::Attr
             "attribute '", a.name(), "' must become an input of the element type of '",
             ctx.node.input(0), "', which is ", elem == 0 ? "unknown" : "not float or double"));
       }
-      return value;
+      return absl::OkStatus();
     }
   }
-  return value;
+  return absl::OkStatus();
 }
 
 absl::Status AttributeToInput(AdapterContext& ctx) {
@@ -126,9 +127,9 @@ absl::Status AttributeToInput(AdapterContext& ctx) {
   for (const Slot& slot : moved.slots) {
     const onnx::AttributeProto* attribute = FindAttribute(ctx.node, slot.attribute);
     if (attribute == nullptr) continue;  // the input's absence means the same default
-    absl::StatusOr<onnx::TensorProto> value = AsTensor(ctx, *attribute, slot.form);
-    if (!value.ok()) return value.status();
-    absl::StatusOr<std::string> name = ctx.add_constant(*std::move(value));
+    onnx::TensorProto value;
+    OC_RETURN_IF_ERROR(AsTensor(ctx, *attribute, slot.form, value));
+    absl::StatusOr<std::string> name = ctx.add_constant(std::move(value));
     if (!name.ok()) return name.status();
     while (ctx.node.input_size() <= slot.input) ctx.node.add_input("");
     ctx.node.set_input(slot.input, *name);

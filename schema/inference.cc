@@ -356,7 +356,7 @@ class Engine {
   std::vector<std::vector<onnx::TypeProto*>> scratch_;
   int nodes_since_reset_ = 0;
   absl::flat_hash_set<const onnx::TypeProto*, TensorTypeHash, TensorTypeEq> interned_;
-  static constexpr size_t kMaxMemo = 1 << 16;
+  static constexpr size_t kMaxMemo = 4096;
   absl::flat_hash_map<MemoKey, MemoEntry> memo_;
 };
 
