@@ -1,0 +1,49 @@
+// Converts the synthetic chain model of bench/synthetic_models.h the way
+// the CLI does (ConvertBytesIfPossible), or parses and serializes it (the
+// floor), a given number of times, for counting instructions under
+// callgrind (tools/bench-instructions.sh): counts do not move with the
+// machine's load as times do.
+//
+//   convert_repeat NODES TARGET_OPSET REPETITIONS    (TARGET_OPSET 0: the floor)
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include "bench/synthetic_models.h"
+#include "converter/converter.h"
+#include "converter/windowed.h"
+#include "ir/model_sink.h"
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: convert_repeat NODES TARGET_OPSET REPETITIONS\n");
+    return 2;
+  }
+  const int64_t nodes = std::atoll(argv[1]);
+  const int64_t target = std::atoll(argv[2]);
+  const int repetitions = std::atoi(argv[3]);
+  const std::string& bytes = onnxconvert::bench::SerializedChainModel(nodes);
+  size_t written = 0;
+  for (int i = 0; i < repetitions; ++i) {
+    if (target == 0) {
+      onnx::ModelProto model;
+      if (!model.ParseFromString(bytes)) return 1;
+      written += model.SerializeAsString().size();
+      continue;
+    }
+    onnxconvert::converter::ConvertOptions options;
+    options.target_opset = target;
+    onnxconvert::StringModelSink sink;
+    absl::StatusOr<std::optional<onnxconvert::converter::ConversionReport>> report =
+        onnxconvert::converter::ConvertBytesIfPossible(bytes, options, sink);
+    if (!report.ok() || !report->has_value()) {
+      std::fprintf(stderr, "the conversion was left to the caller or failed\n");
+      return 1;
+    }
+    written += sink.bytes().size();
+  }
+  std::printf("%zu bytes written\n", written);
+  return 0;
+}
