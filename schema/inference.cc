@@ -237,10 +237,19 @@ struct MemoKey {
   }
 };
 
-// The stored output types a rule gave for a MemoKey, and the inputs whose
-// values it asked for and found unknown (bit i: input i).
+// What a rule found when it asked for the value of an input: the input's
+// constant and shape data (null where unknown), compared by address.
+struct FactRead {
+  size_t input = 0;
+  const onnx::TensorProto* constant = nullptr;
+  const onnx::TensorShapeProto* shape_data = nullptr;
+};
+
+// The stored output types a rule gave for a MemoKey, and the input values
+// it asked for: a node like it takes these types only if its inputs' values
+// are the same (the same objects, or unknown alike).
 struct MemoEntry {
-  uint32_t facts_read = 0;
+  absl::InlinedVector<FactRead, 2> facts;
   absl::InlinedVector<const onnx::TypeProto*, 4> outputs;
 };
 
@@ -374,9 +383,9 @@ class NodeContext : public InferenceContext {
     }
   }
 
-  // Reading the node, the opset, a known input value or a fresh symbol,
-  // or recording an output's value, makes the outputs more than a function
-  // of the op and the input types.
+  // Reading the node, the opset or a fresh symbol, or recording an
+  // output's value, makes the outputs more than a function of the op, the
+  // input types and the input values the rule asked for.
   const onnx::NodeProto& node() const override {
     pure_ = false;
     return node_;
@@ -393,27 +402,28 @@ class NodeContext : public InferenceContext {
   }
   const onnx::TensorProto* InputConstant(size_t i) const override {
     const ValueFacts* extras = Extras(i);
-    return NoteFact(i, extras != nullptr ? extras->constant : nullptr);
+    NoteFact(i, extras);
+    return extras != nullptr ? extras->constant : nullptr;
   }
   const onnx::TensorShapeProto* InputShapeData(size_t i) const override {
     const ValueFacts* extras = Extras(i);
-    return NoteFact(i, extras != nullptr ? extras->shape_data : nullptr);
+    NoteFact(i, extras);
+    return extras != nullptr ? extras->shape_data : nullptr;
   }
   // The input types the rule sees (null: absent or unknown).
   absl::Span<const onnx::TypeProto* const> input_types() const { return inputs_; }
-  // Whether the outputs follow from the op and the input types alone, so
-  // far; then `facts_read` has bit i set if the rule asked for input i's
-  // value and found none.
+  // Whether the outputs follow from the op, the input types and the input
+  // values in facts_read() alone, so far.
   bool pure() const { return pure_; }
-  uint32_t facts_read() const { return facts_read_; }
-  // Whether the inputs in `mask` (bit i: input i) have no known value.
-  bool FactsUnknown(uint32_t mask) const {
-    for (size_t i = 0; mask != 0; ++i, mask >>= 1) {
-      if ((mask & 1) == 0) continue;
-      const ValueFacts* extras = Extras(i);
-      if (extras != nullptr && (extras->constant != nullptr || extras->shape_data != nullptr)) {
-        return false;
-      }
+  // The input values the rule asked for, as it found them.
+  absl::Span<const FactRead> facts_read() const { return facts_read_; }
+  // Whether the inputs' values are what `facts` found.
+  bool SameFacts(absl::Span<const FactRead> facts) const {
+    for (const FactRead& fact : facts) {
+      const ValueFacts* extras = Extras(fact.input);
+      const onnx::TensorProto* constant = extras != nullptr ? extras->constant : nullptr;
+      const onnx::TensorShapeProto* data = extras != nullptr ? extras->shape_data : nullptr;
+      if (constant != fact.constant || data != fact.shape_data) return false;
     }
     return true;
   }
@@ -467,21 +477,19 @@ class NodeContext : public InferenceContext {
     if (!HasInput(i)) return nullptr;
     return graph_.FindExtras(node_.input(i));
   }
-  template <typename T>
-  const T* NoteFact(size_t i, const T* fact) const {
-    if (fact != nullptr || i >= 32) {
-      pure_ = false;
-    } else {
-      facts_read_ |= uint32_t{1} << i;
+  void NoteFact(size_t i, const ValueFacts* extras) const {
+    for (const FactRead& fact : facts_read_) {
+      if (fact.input == i) return;
     }
-    return fact;
+    facts_read_.push_back({i, extras != nullptr ? extras->constant : nullptr,
+                           extras != nullptr ? extras->shape_data : nullptr});
   }
 
   const onnx::NodeProto& node_;
   const OpSchema& schema_;
   GraphInferencer& graph_;
   mutable bool pure_ = true;
-  mutable uint32_t facts_read_ = 0;
+  mutable absl::InlinedVector<FactRead, 2> facts_read_;
   absl::InlinedVector<const onnx::TypeProto*, 4> inputs_;
   absl::InlinedVector<const onnx::TypeProto*, 4> outputs_;  // scratch or stored
   absl::InlinedVector<onnx::TypeProto*, 4> owned_;  // the scratch type written, if any
@@ -718,7 +726,7 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
     } else {
       memo_key = MemoKeyOf(context);
       if (memo_key) recalled = engine_.Recall(*memo_key);
-      if (recalled != nullptr && !context.FactsUnknown(recalled->facts_read)) recalled = nullptr;
+      if (recalled != nullptr && !context.SameFacts(recalled->facts)) recalled = nullptr;
       absl::Status status = recalled != nullptr ? absl::OkStatus() : rule(context);
       if (!status.ok()) {
         memo_key.reset();
@@ -732,7 +740,7 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
   }
   MemoEntry remembered;
   if (memo_key) {
-    remembered.facts_read = ctx->facts_read();
+    remembered.facts.assign(ctx->facts_read().begin(), ctx->facts_read().end());
     remembered.outputs.resize(node.output_size(), nullptr);
   }
   for (int i = 0; i < node.output_size(); ++i) {

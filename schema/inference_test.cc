@@ -50,6 +50,16 @@ INSTANTIATE_TEST_SUITE_P(
                   "g (float[N,4] X, float[4,4] W) => (Y) {\n"
                   "  h = MatMul(X, W)\n  r = Relu(h)\n  Y = MatMul(r, W)\n}",
                   "Y", "float[N,4]"},
+        // Two Unsqueezes of X: the rule reads the axes' value, so the second,
+        // with other axes, is not given the first one's type.
+        InferCase{"remembered_rule_reruns_on_other_constants",
+                  "g (float[2,3,4] X) => (Y, Z) <int64[1] a0 = {0}, int64[1] a1 = {1}> {\n"
+                  "  Z = Unsqueeze(X, a0)\n  Y = Unsqueeze(X, a1)\n}",
+                  "Y", "float[2,1,3,4]"},
+        InferCase{"remembered_rule_reuses_the_same_constant",
+                  "g (float[2,3,4] X) => (Y, Z) <int64[1] a1 = {1}> {\n"
+                  "  Z = Unsqueeze(X, a1)\n  Y = Unsqueeze(X, a1)\n}",
+                  "Y", "float[2,1,3,4]"},
         // Add(a, b) is remembered for int64[2] inputs of unknown value; Add(s,
         // zeros) has the same input types, but s is known (Shape of X): its
         // rule runs again and folds, and Reshape then knows its shape.
