@@ -205,6 +205,7 @@ class WindowedConversion {
     OC_RETURN_IF_ERROR(Split());
     OC_RETURN_IF_ERROR(ScanBackwards());
     OC_RETURN_IF_ERROR(Prepare());
+    out_.Expect(bytes_.size());
     forward_.emplace(graph_payload_);
     for (int64_t begin = 0; begin < node_count_; begin += windows_.window_nodes) {
       OC_RETURN_IF_ERROR(

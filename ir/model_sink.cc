@@ -23,6 +23,11 @@ constexpr uint64_t kMaxModelBytes = (uint64_t{1} << 31) - 1;
 
 }  // namespace
 
+void StringModelSink::Expect(size_t bytes) {
+  // Room for the fields around the nodes and a model that grew a little.
+  nodes_.reserve(bytes + bytes / 8 + 4096);
+}
+
 absl::Status StringModelSink::AppendNodes(absl::string_view bytes) {
   nodes_.append(bytes.data(), bytes.size());
   return absl::OkStatus();
@@ -41,11 +46,24 @@ size_t TotalSize(absl::Span<const absl::string_view> pieces) {
 absl::Status StringModelSink::Finish(absl::string_view head,
                                      absl::Span<const absl::string_view> graph_rest,
                                      absl::string_view tail) {
-  model_.assign(head.data(), head.size());
-  wire::AppendLengthDelimitedHeader(kGraphField, nodes_.size() + TotalSize(graph_rest), model_);
-  model_.append(nodes_);
-  for (absl::string_view piece : graph_rest) model_.append(piece.data(), piece.size());
-  model_.append(tail.data(), tail.size());
+  std::string front(head.data(), head.size());
+  wire::AppendLengthDelimitedHeader(kGraphField, nodes_.size() + TotalSize(graph_rest), front);
+  size_t total = front.size() + nodes_.size() + TotalSize(graph_rest) + tail.size();
+  if (nodes_.capacity() >= total) {
+    // In place: the nodes move up within the room reserved, and the model
+    // takes over the buffer.
+    nodes_.insert(0, front);
+    for (absl::string_view piece : graph_rest) nodes_.append(piece.data(), piece.size());
+    nodes_.append(tail.data(), tail.size());
+    model_ = std::move(nodes_);
+  } else {
+    model_.clear();
+    model_.reserve(total);
+    model_.append(front);
+    model_.append(nodes_);
+    for (absl::string_view piece : graph_rest) model_.append(piece.data(), piece.size());
+    model_.append(tail.data(), tail.size());
+  }
   std::string().swap(nodes_);
   return absl::OkStatus();
 }

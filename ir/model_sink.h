@@ -21,6 +21,9 @@ class ModelSink {
  public:
   virtual ~ModelSink() = default;
 
+  // Tells the sink the model will take about `bytes`, before anything is
+  // appended (a sink in memory reserves that much once).
+  virtual void Expect(size_t bytes) {}
   // Appends `bytes`: node fields (tag, length, NodeProto) of the main graph.
   virtual absl::Status AppendNodes(absl::string_view bytes) = 0;
   // Completes the model: `head` (the model's fields before its graph), the
@@ -37,6 +40,7 @@ class ModelSink {
 // Collects the model in memory.
 class StringModelSink : public ModelSink {
  public:
+  void Expect(size_t bytes) override;
   absl::Status AppendNodes(absl::string_view bytes) override;
   absl::Status Finish(absl::string_view head, absl::Span<const absl::string_view> graph_rest,
                       absl::string_view tail) override;
@@ -48,6 +52,8 @@ class StringModelSink : public ModelSink {
   std::string TakeBytes() { return std::move(model_); }
 
  private:
+  // The node bytes; once finished, the whole model, built in place when
+  // Expect reserved room enough.
   std::string nodes_;
   std::string model_;
 };
