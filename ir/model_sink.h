@@ -23,7 +23,7 @@ class ModelSink {
 
   // Tells the sink the model will take about `bytes`, before anything is
   // appended (a sink in memory reserves that much once).
-  virtual void Expect(size_t bytes) {}
+  virtual void Expect(size_t /*bytes*/) {}
   // Appends `bytes`: node fields (tag, length, NodeProto) of the main graph.
   virtual absl::Status AppendNodes(absl::string_view bytes) = 0;
   // Completes the model: `head` (the model's fields before its graph), the
