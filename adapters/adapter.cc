@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "adapters/rewrites.h"
@@ -270,7 +271,7 @@ std::string NodeFitsVersion(const OpSchema& to, const onnx::NodeProto& node) {
 
 absl::Status CheckTypesAllowed(AdapterContext& ctx) {
   // Type parameter -> the type its first value binds it to.
-  std::vector<std::pair<absl::string_view, std::string>> bound;
+  absl::InlinedVector<std::pair<absl::string_view, std::string>, 4> bound;
   auto check = [&](const google::protobuf::RepeatedPtrField<std::string>& values,
                    absl::Span<const FormalParam> to_formals) -> absl::Status {
     for (int i = 0; i < values.size(); ++i) {

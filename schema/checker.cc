@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -492,7 +493,7 @@ class Checker {
   void CheckTypes(const onnx::NodeProto& node, const OpSchema& schema, const std::string& path,
                   const NodeLabel& label, const TypeSource& scope) {
     // Type parameters bound so far, to check homogeneity.
-    std::vector<std::pair<absl::string_view, std::string>> bound;
+    absl::InlinedVector<std::pair<absl::string_view, std::string>, 4> bound;
     auto check = [&](const std::string& value, const FormalParam* formal, const char* role) {
       if (value.empty() || formal == nullptr) return;
       const onnx::TypeProto* type = scope.TypeOf(value);
