@@ -46,24 +46,23 @@ size_t TotalSize(absl::Span<const absl::string_view> pieces) {
 absl::Status StringModelSink::Finish(absl::string_view head,
                                      absl::Span<const absl::string_view> graph_rest,
                                      absl::string_view tail) {
+  size_t graph_bytes = nodes_.size() + TotalSize(graph_rest);
   std::string front(head.data(), head.size());
-  wire::AppendLengthDelimitedHeader(kGraphField, nodes_.size() + TotalSize(graph_rest), front);
-  size_t total = front.size() + nodes_.size() + TotalSize(graph_rest) + tail.size();
+  wire::AppendLengthDelimitedHeader(kGraphField, graph_bytes, front);
+  size_t total = front.size() + graph_bytes + tail.size();
   if (nodes_.capacity() >= total) {
     // In place: the nodes move up within the room reserved, and the model
     // takes over the buffer.
     nodes_.insert(0, front);
-    for (absl::string_view piece : graph_rest) nodes_.append(piece.data(), piece.size());
-    nodes_.append(tail.data(), tail.size());
     model_ = std::move(nodes_);
   } else {
     model_.clear();
     model_.reserve(total);
     model_.append(front);
     model_.append(nodes_);
-    for (absl::string_view piece : graph_rest) model_.append(piece.data(), piece.size());
-    model_.append(tail.data(), tail.size());
   }
+  for (absl::string_view piece : graph_rest) model_.append(piece.data(), piece.size());
+  model_.append(tail.data(), tail.size());
   std::string().swap(nodes_);
   return absl::OkStatus();
 }

@@ -220,9 +220,10 @@ class GraphInferencer {
   const GraphTypes* base_ = nullptr;
 };
 
-// What a node's outputs follow from when its rule reads only its input
-// types: the op version, which input and output slots are filled, and the
-// input types (stored types, compared by address).
+// What a node's outputs follow from when its rule reads only its inputs'
+// types and values: the op version, which input and output slots are
+// filled, and the input types (stored types, compared by address); the
+// values read are checked apart (MemoEntry::facts).
 struct MemoKey {
   const OpSchema* schema = nullptr;
   uint64_t outputs = 0;  // bit i: output i is named

@@ -31,8 +31,8 @@ class InferenceContext {
 
   // The node, for its input and output slots only (num_inputs, HasInput,
   // num_outputs, HasOutput). The engine tells these reads apart from
-  // node(): a rule that reads no more than its inputs' types gives the same
-  // outputs for the same input types, which the engine remembers.
+  // node(): a rule that reads no more than its inputs' types and values
+  // gives the same outputs for the same ones, which the engine remembers.
   virtual const onnx::NodeProto& wiring() const { return node(); }
 
   // Number of input slots the node lists (including empty optional ones).
