@@ -15,7 +15,7 @@ bool FieldReader::ReadVarint(uint64_t& value) {
   return false;
 }
 
-absl::Status FieldReader::Next(Field& field, bool& found) {
+absl::Status FieldReader::NextSlowly(Field& field, bool& found) {
   found = false;
   if (offset_ >= data_.size()) return absl::OkStatus();
   size_t start = offset_;

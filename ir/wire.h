@@ -33,11 +33,43 @@ class FieldReader {
   // Reads the next field into `field`: true if there was one, false at the
   // end; an error (naming the byte offset) where the bytes are not a
   // well-formed message. Groups (wire types 3 and 4) are errors.
-  absl::Status Next(Field& field, bool& found);
+  absl::Status Next(Field& field, bool& found) {
+    if (ReadShortLengthDelimited(field)) {
+      found = true;
+      return absl::OkStatus();
+    }
+    return NextSlowly(field, found);
+  }
   // The offset of the next field in the message.
   size_t offset() const { return offset_; }
 
  private:
+  // Reads the next field when it is the most common kind, a length-delimited
+  // field of a one-byte tag and a length under 16 KiB that fits; false
+  // (nothing read) otherwise.
+  bool ReadShortLengthDelimited(Field& field) {
+    if (offset_ + 3 > data_.size()) return false;
+    const size_t left = data_.size() - offset_;
+    const auto* at = reinterpret_cast<const uint8_t*>(data_.data() + offset_);
+    const uint8_t tag = at[0];
+    if (tag >= 0x80 || (tag & 7) != kLengthDelimited || tag < 8) return false;
+    size_t length = at[1];
+    size_t header = 2;
+    if (length >= 0x80) {
+      if (at[2] >= 0x80) return false;
+      length = (length & 0x7f) | (size_t{at[2]} << 7);
+      header = 3;
+    }
+    if (length > left - header) return false;
+    field.number = tag >> 3;
+    field.wire_type = kLengthDelimited;
+    field.varint = 0;
+    field.whole = absl::string_view(data_.data() + offset_, header + length);
+    field.payload = absl::string_view(data_.data() + offset_ + header, length);
+    offset_ += header + length;
+    return true;
+  }
+  absl::Status NextSlowly(Field& field, bool& found);
   bool ReadVarint(uint64_t& value);
 
   absl::string_view data_;
