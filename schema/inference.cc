@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "ir/wire.h"
 #include "schema/inference_context.h"
 #include "schema/inference_rules.h"
 #include "schema/registry.h"
@@ -21,7 +22,7 @@
 namespace onnxconvert::schema {
 
 const onnx::AttributeProto* InferenceContext::Attr(absl::string_view name) const {
-  for (const onnx::AttributeProto& attribute : node().attribute()) {
+  for (const onnx::AttributeProto& attribute : attributes()) {
     if (attribute.name() == name) return &attribute;
   }
   return nullptr;
@@ -221,20 +222,23 @@ class GraphInferencer {
 };
 
 // What a node's outputs follow from when its rule reads only its inputs'
-// types and values: the op version, which input and output slots are
-// filled, and the input types (stored types, compared by address); the
+// types and values and its attributes: the op version, which input and
+// output slots are filled, the input types (stored types, compared by
+// address) and the attributes (serialized, each after its size); the
 // values read are checked apart (MemoEntry::facts).
 struct MemoKey {
   const OpSchema* schema = nullptr;
   uint64_t outputs = 0;  // bit i: output i is named
   absl::InlinedVector<const void*, 4> inputs;  // kAbsentInput where unnamed
+  std::string attributes;
 
   bool operator==(const MemoKey& other) const {
-    return schema == other.schema && outputs == other.outputs && inputs == other.inputs;
+    return schema == other.schema && outputs == other.outputs && inputs == other.inputs &&
+           attributes == other.attributes;
   }
   template <typename H>
   friend H AbslHashValue(H h, const MemoKey& key) {
-    return H::combine(std::move(h), key.schema, key.outputs, key.inputs);
+    return H::combine(std::move(h), key.schema, key.outputs, key.inputs, key.attributes);
   }
 };
 
@@ -392,6 +396,9 @@ class NodeContext : public InferenceContext {
     return node_;
   }
   const onnx::NodeProto& wiring() const override { return node_; }
+  const google::protobuf::RepeatedPtrField<onnx::AttributeProto>& attributes() const override {
+    return node_.attribute();
+  }
   const OpSchema& op() const override { return schema_; }
   int64_t opset() const override {
     pure_ = false;
@@ -668,12 +675,22 @@ absl::Status GraphInferencer::Run(absl::Span<const onnx::TypeProto* const> input
 // Stands for an input slot left empty in a MemoKey.
 const char kAbsentInput = 0;
 
+// The most bytes of attributes a MemoKey holds: a node with more (a graph,
+// a large tensor) is not remembered.
+constexpr size_t kMaxMemoAttributeBytes = 256;
+
 // The memo key of `ctx`'s node, or nullopt when it has too many outputs
-// to say which are named.
+// to say which are named or too large attributes.
 std::optional<MemoKey> MemoKeyOf(const NodeContext& ctx) {
   const onnx::NodeProto& node = ctx.wiring();
   if (node.output_size() > 64) return std::nullopt;
   MemoKey key;
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    size_t size = attribute.ByteSizeLong();
+    if (key.attributes.size() + size + 2 > kMaxMemoAttributeBytes) return std::nullopt;
+    wire::AppendVarint(size, key.attributes);
+    attribute.AppendPartialToString(&key.attributes);
+  }
   key.schema = &ctx.op();
   for (int i = 0; i < node.output_size(); ++i) {
     if (!node.output(i).empty()) key.outputs |= uint64_t{1} << i;

@@ -34,6 +34,12 @@ class InferenceContext {
   // node(): a rule that reads no more than its inputs' types and values
   // gives the same outputs for the same ones, which the engine remembers.
   virtual const onnx::NodeProto& wiring() const { return node(); }
+  // The node's attributes, as Attr and the Attr* readers see them. The
+  // engine tells these reads apart from node() too: it remembers outputs by
+  // the attributes' values as well.
+  virtual const google::protobuf::RepeatedPtrField<onnx::AttributeProto>& attributes() const {
+    return node().attribute();
+  }
 
   // Number of input slots the node lists (including empty optional ones).
   size_t num_inputs() const { return wiring().input_size(); }

@@ -60,6 +60,20 @@ INSTANTIATE_TEST_SUITE_P(
                   "g (float[2,3,4] X) => (Y, Z) <int64[1] a1 = {1}> {\n"
                   "  Z = Unsqueeze(X, a1)\n  Y = Unsqueeze(X, a1)\n}",
                   "Y", "float[2,1,3,4]"},
+        // Two Transposes of X: the rule reads perm, so the second, with
+        // another perm, is not given the first one's type; with the same perm
+        // it takes the remembered one.
+        InferCase{"remembered_rule_reruns_on_other_attributes",
+                  "g (float[2,3,4] X) => (Y, Z) {\n"
+                  "  Z = Transpose <perm = [0, 2, 1]> (X)\n  Y = Transpose <perm = [2, 1, 0]> (X)\n}",
+                  "Y", "float[4,3,2]"},
+        InferCase{"remembered_rule_reuses_the_same_attributes",
+                  "g (float[2,3,4] X) => (Y, Z) {\n"
+                  "  Z = Transpose <perm = [0, 2, 1]> (X)\n  Y = Transpose <perm = [0, 2, 1]> (X)\n}",
+                  "Y", "float[2,4,3]"},
+        InferCase{"remembered_cast_reruns_on_another_type",
+                  "g (float[2] X) => (Y, Z) { Z = Cast <to = 7> (X)\n Y = Cast <to = 10> (X) }",
+                  "Y", "float16[2]"},
         // Add(a, b) is remembered for int64[2] inputs of unknown value; Add(s,
         // zeros) has the same input types, but s is known (Shape of X): its
         // rule runs again and folds, and Reshape then knows its shape.
