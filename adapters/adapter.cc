@@ -232,7 +232,12 @@ const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, absl::str
 void RemoveAttribute(onnx::NodeProto& node, absl::string_view name) {
   auto& attributes = *node.mutable_attribute();
   for (int i = 0; i < attributes.size(); ++i) {
-    if (attributes[i].name() == name) attributes.DeleteSubrange(i--, 1);
+    if (attributes[i].name() != name) continue;
+    // Moved last, the others keeping their order, and cleared rather than
+    // freed: the field keeps it for the next attribute parsed into it.
+    for (int j = i; j + 1 < attributes.size(); ++j) attributes.SwapElements(j, j + 1);
+    attributes.RemoveLast();
+    --i;
   }
 }
 

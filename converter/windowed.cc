@@ -432,9 +432,10 @@ class WindowedConversion {
     *window_.mutable_opset_import() = source_imports_;
     constants_.Clear();
     OC_RETURN_IF_ERROR(ParseWindow(end - begin));
-    OC_RETURN_IF_ERROR(ValidateWindow());
+    std::optional<OpIndex> indexed;
+    OC_RETURN_IF_ERROR(ValidateWindow(indexed));
     {
-      OpIndex index(window_, {""});
+      OpIndex& index = *indexed;
       StepEdits edits(graph_);
       edits.LogTouched(&touched_);
       Retired retired;
@@ -507,8 +508,9 @@ class WindowedConversion {
   }
 
   // Checks and infers the window's nodes as they came, as the whole model's
-  // check and strict inference would: the check on a second thread.
-  absl::Status ValidateWindow() {
+  // check and strict inference would: the check, then indexing the nodes
+  // by op into `index`, on a second thread.
+  absl::Status ValidateWindow(std::optional<OpIndex>& index) {
     absl::StatusOr<std::unique_ptr<schema::NodeReinferencer>> reinfer =
         schema::NodeReinferencer::CreateInPlace(window_, *graph_, *result_);
     if (!reinfer.ok()) return NotWindowed(reinfer.status().message());
@@ -520,6 +522,7 @@ class WindowedConversion {
             checked = checker_->Check(node, "main", *declared_);
             if (!checked.ok()) return;
           }
+          index.emplace(window_, absl::flat_hash_set<std::string>{""});
         },
         [&] {
           for (const onnx::NodeProto& node : graph_->node()) {
@@ -609,12 +612,14 @@ class WindowedConversion {
         if (!output.empty() && !defined_.contains(output)) Evict(output);
       }
     }
+    // (Most windows carry no constant and few names: the sets are looked
+    // into only when they hold some.)
     for (absl::string_view name : dying_) {
       if (graph_level_.contains(name)) continue;
       Evict(name);
-      carried_constants_.erase(name);
+      if (!carried_constants_.empty()) carried_constants_.erase(name);
       defined_.erase(name);
-      carried_names_.erase(name);
+      if (!carried_names_.empty()) carried_names_.erase(name);
     }
     for (const onnx::NodeProto& node : graph_->node()) {
       if (node.op_type() == "Constant" && node.output_size() == 1 &&
