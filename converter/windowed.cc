@@ -300,16 +300,36 @@ class WindowedConversion {
   }
 
   // Walks the nodes from the last to the first: where each value is used
-  // for the last time, which outputs are never used, whether a value is
-  // defined twice, and which names a fresh name must avoid.
+  // for the last time and which outputs are never used; beside it, on a
+  // second thread, walks them from the first to reserve their names (which
+  // a fresh name must avoid) and to look for a value defined twice.
   absl::Status ScanBackwards() {
     names_.emplace(window_);
     for (const auto& input : graph_->input()) graph_level_.insert(input.name());
     for (const auto& tensor : graph_->initializer()) graph_level_.insert(tensor.name());
+    std::future<absl::StatusOr<std::vector<uint64_t>>> named =
+        std::async(std::launch::async, [this] { return ReserveNames(); });
+    absl::Status walked = WalkBackwards();
+    absl::StatusOr<std::vector<uint64_t>> fingerprints = named.get();
+    std::vector<uint32_t>().swap(checkpoints_);
+    OC_RETURN_IF_ERROR(walked);
+    if (!fingerprints.ok()) return fingerprints.status();
+    // Looked for while the windows are converted; Finish waits for it.
+    names_unique_ =
+        std::async(std::launch::async, [fingerprints = *std::move(fingerprints)]() mutable {
+          std::sort(fingerprints.begin(), fingerprints.end());
+          bool unique =
+              std::adjacent_find(fingerprints.begin(), fingerprints.end()) == fingerprints.end();
+          std::vector<uint64_t>().swap(fingerprints);
+          return unique;
+        });
+    return absl::OkStatus();
+  }
+
+  // The last uses and unused outputs, from the last node to the first.
+  absl::Status WalkBackwards() {
     absl::flat_hash_set<absl::string_view> live;
     for (const auto& output : graph_->output()) live.insert(output.name());
-    std::vector<uint64_t> fingerprints;
-    fingerprints.reserve(node_count_);
     NodeNames node;
     wire::Field field;
     bool found;
@@ -326,45 +346,45 @@ class WindowedConversion {
         }
       }
       for (auto payload = stretch.rbegin(); payload != stretch.rend(); ++payload) {
-        OC_RETURN_IF_ERROR(ScanNodeBackwards(*payload, node, live, fingerprints));
+        if (!ScanNode(*payload, node).ok()) return NotWindowed("a node does not parse");
+        if (!node.domain.empty() && node.domain != "ai.onnx") {
+          return NotWindowed(absl::StrCat("a node of domain '", node.domain, "'"));
+        }
+        for (absl::string_view output : node.outputs) {
+          uses_.push_back(output.empty() || !live.erase(output));
+        }
+        for (auto input = node.inputs.rbegin(); input != node.inputs.rend(); ++input) {
+          uses_.push_back(!input->empty() && live.insert(*input).second);
+        }
       }
     }
-    std::vector<uint32_t>().swap(checkpoints_);
-    // Looked for while the windows are converted; Finish waits for it.
-    names_unique_ =
-        std::async(std::launch::async, [fingerprints = std::move(fingerprints)]() mutable {
-          std::sort(fingerprints.begin(), fingerprints.end());
-          bool unique =
-              std::adjacent_find(fingerprints.begin(), fingerprints.end()) == fingerprints.end();
-          std::vector<uint64_t>().swap(fingerprints);
-          return unique;
-        });
     return absl::OkStatus();
   }
 
-  // Notes the last uses, unused outputs and names of node `payload`,
-  // walking backwards.
-  absl::Status ScanNodeBackwards(absl::string_view payload, NodeNames& node,
-                                 absl::flat_hash_set<absl::string_view>& live,
-                                 std::vector<uint64_t>& fingerprints) {
-    if (!ScanNode(payload, node).ok()) return NotWindowed("a node does not parse");
-    if (!node.domain.empty() && node.domain != "ai.onnx") {
-      return NotWindowed(absl::StrCat("a node of domain '", node.domain, "'"));
+  // Reserves every name the nodes use; the fingerprint of every value they
+  // define (an error where one is a graph input or initializer).
+  absl::StatusOr<std::vector<uint64_t>> ReserveNames() {
+    std::vector<uint64_t> fingerprints;
+    fingerprints.reserve(node_count_);
+    NodeNames node;
+    wire::FieldReader reader(graph_payload_);
+    wire::Field field;
+    bool found;
+    while (true) {
+      OC_RETURN_IF_ERROR(reader.Next(field, found));
+      if (!found) break;
+      if (field.number != kGraphNode || field.wire_type != wire::kLengthDelimited) continue;
+      if (!ScanNode(field.payload, node).ok()) return NotWindowed("a node does not parse");
+      names_->Reserve(node.name);
+      for (absl::string_view output : node.outputs) {
+        if (output.empty()) continue;
+        names_->Reserve(output);
+        fingerprints.push_back(wire::Fingerprint(output));
+        if (graph_level_.contains(output)) return NotWindowed("a value is defined twice");
+      }
+      for (absl::string_view input : node.inputs) names_->Reserve(input);
     }
-    names_->Reserve(node.name);
-    for (absl::string_view output : node.outputs) {
-      bool dead = output.empty() || !live.erase(output);
-      uses_.push_back(dead);
-      if (output.empty()) continue;
-      names_->Reserve(output);
-      fingerprints.push_back(wire::Fingerprint(output));
-      if (graph_level_.contains(output)) return NotWindowed("a value is defined twice");
-    }
-    for (auto input = node.inputs.rbegin(); input != node.inputs.rend(); ++input) {
-      uses_.push_back(!input->empty() && live.insert(*input).second);
-      names_->Reserve(*input);
-    }
-    return absl::OkStatus();
+    return fingerprints;
   }
 
   // Checks and infers what the graph declares; sets up the steps.
