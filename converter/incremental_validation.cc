@@ -17,6 +17,10 @@ namespace {
 // How many groups ahead the type table is prefetched.
 constexpr size_t kLookahead = 8;
 
+// The values a graph has when the early validator fetches their types
+// ahead (fewer stay in the cache).
+constexpr size_t kFetchAheadValues = 65536;
+
 // How many nodes the step queues at a time for early validation.
 constexpr size_t kBatch = 256;
 
@@ -226,6 +230,7 @@ EarlyValidator::EarlyValidator(const onnx::ModelProto& model,
   reinfer_ = *std::move(reinfer);
   checker_ = std::make_unique<schema::NodeChecker>(model, imports);
   path_ = found->second.path;
+  if (found->second.types.size() >= kFetchAheadValues) base_ = &found->second;
   try {
     thread_ = std::thread([this] { Run(); });
   } catch (const std::system_error&) {
@@ -293,7 +298,16 @@ void EarlyValidator::Run() {
       batch.swap(queue_);
       if (batch.empty() && closed_) return;
     }
-    for (const Item& item : batch) Process(item);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      // Large graphs miss the cache on every value: fetch ahead.
+      if (base_ != nullptr && i + kLookahead < batch.size()) {
+        if (const onnx::NodeProto* node = batch[i + kLookahead].node) {
+          for (const std::string& input : node->input()) base_->types.prefetch(input);
+          for (const std::string& output : node->output()) base_->types.prefetch(output);
+        }
+      }
+      Process(batch[i]);
+    }
     batch.clear();
   }
 }

@@ -145,6 +145,9 @@ class EarlyValidator {
   std::unique_ptr<schema::NodeReinferencer> reinfer_;
   std::unique_ptr<schema::NodeChecker> checker_;
   std::string path_;
+  // The main graph's types before the step, when there are enough that
+  // they are fetched ahead; else null.
+  const schema::GraphTypes* base_ = nullptr;
   std::vector<Item> pending_;  // the caller's, not yet queued
   int nodes_ = 0;
   std::mutex mutex_;
