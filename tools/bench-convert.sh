@@ -2,16 +2,21 @@
 # Runs //bench:convert_bench one benchmark per process (a benchmark runs
 # differently after larger ones in the same process: the heap they leave)
 # and prints the medians of 5 repetitions with their ratio to the floor
-# (protobuf parse + serialize of the same model).
+# (protobuf parse + serialize of the same model). It stops the Bazel server
+# first.
 #
 #   tools/bench-convert.sh [sizes...]     default: 10000 100000 1000000
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bazel build -c opt //bench:convert_bench >/dev/null 2>&1
+# An idle Bazel server still wakes up: on a machine of 2 cores it moved the
+# conversion's times by up to 30%. Stopped, it starts again at the next build.
+bazel shutdown >/dev/null 2>&1
+binary=bazel-bin/bench/convert_bench
 sizes=("$@")
 [ $# -eq 0 ] && sizes=(10000 100000 1000000)
 median() {  # benchmark size -> median real time in ms
-  bazel-bin/bench/convert_bench --benchmark_filter="^BM_$1/$2/" --benchmark_repetitions=5 \
+  "$binary" --benchmark_filter="^BM_$1/$2/" --benchmark_repetitions=5 \
     --benchmark_report_aggregates_only=true --benchmark_format=csv 2>/dev/null |
     awk -F, '/_median"/ { t = $3; u = $5; gsub(/"/, "", u);
       if (u == "us") t /= 1000; if (u == "ns") t /= 1e6; if (u == "s") t *= 1000;
