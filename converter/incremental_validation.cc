@@ -21,6 +21,13 @@ constexpr size_t kLookahead = 8;
 // ahead (fewer stay in the cache).
 constexpr size_t kFetchAheadValues = 65536;
 
+// Fetches the types of `node`'s values from `types` ahead of their use
+// (large graphs miss the cache on every value).
+void PrefetchTypes(const schema::GraphTypes& types, const onnx::NodeProto& node) {
+  for (const std::string& input : node.input()) types.types.prefetch(input);
+  for (const std::string& output : node.output()) types.types.prefetch(output);
+}
+
 // How many nodes the step queues at a time for early validation.
 constexpr size_t kBatch = 256;
 
@@ -299,12 +306,9 @@ void EarlyValidator::Run() {
       if (batch.empty() && closed_) return;
     }
     for (size_t i = 0; i < batch.size(); ++i) {
-      // Large graphs miss the cache on every value: fetch ahead.
-      if (base_ != nullptr && i + kLookahead < batch.size()) {
-        if (const onnx::NodeProto* node = batch[i + kLookahead].node) {
-          for (const std::string& input : node->input()) base_->types.prefetch(input);
-          for (const std::string& output : node->output()) base_->types.prefetch(output);
-        }
+      if (base_ != nullptr && i + kLookahead < batch.size() &&
+          batch[i + kLookahead].node != nullptr) {
+        PrefetchTypes(*base_, *batch[i + kLookahead].node);
       }
       Process(batch[i]);
     }
@@ -326,12 +330,8 @@ absl::Status IncrementalValidator::ValidateGroups(absl::Span<const TouchedGroup>
                                                   schema::NodeReinferencer& reinfer) const {
   schema::NodeChecker checker(model_);
   for (size_t g = 0; g < groups.size(); ++g) {
-    // Large graphs miss the cache on every value: fetch ahead.
     if (g + kLookahead < groups.size()) {
-      for (const onnx::NodeProto* node : groups[g + kLookahead].nodes) {
-        for (const std::string& input : node->input()) main.types.prefetch(input);
-        for (const std::string& output : node->output()) main.types.prefetch(output);
-      }
+      for (const onnx::NodeProto* node : groups[g + kLookahead].nodes) PrefetchTypes(main, *node);
     }
     OC_RETURN_IF_ERROR(CheckWiring(groups[g], main));
     for (const onnx::NodeProto* node : groups[g].nodes) {

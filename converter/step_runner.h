@@ -24,6 +24,7 @@
 #include "converter/op_index.h"
 #include "converter/step_edits.h"
 #include "ir/graph_index.h"
+#include "ir/wire.h"
 #include "proto/onnx.pb.h"
 #include "schema/inference.h"
 #include "schema/registry.h"
@@ -96,8 +97,8 @@ class AddedConstants {
     bool shareable = bytes <= kShareableBytes;
     Shared& shared = added_[graph];
     if (shareable) {
-      key_.resize(bytes);  // reuses the buffer
-      value.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(key_.data()));
+      key_.clear();  // reuses the buffer
+      wire::AppendSerialized(value, bytes, key_);
       auto it = shared.find(key_);
       if (it != shared.end()) {
         // Work that comes before the constant's creator in a whole

@@ -75,6 +75,11 @@ void AppendMessageField(uint32_t number, const google::protobuf::MessageLite& me
                         std::string& out) {
   size_t size = message.ByteSizeLong();
   AppendLengthDelimitedHeader(number, size, out);
+  AppendSerialized(message, size, out);
+}
+
+void AppendSerialized(const google::protobuf::MessageLite& message, size_t size,
+                      std::string& out) {
   size_t at = out.size();
   out.resize(at + size);
   message.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(&out[at]));

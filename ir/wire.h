@@ -82,6 +82,11 @@ void AppendVarint(uint64_t value, std::string& out);
 // Appends the tag of length-delimited field `number` and `length`.
 void AppendLengthDelimitedHeader(uint32_t number, uint64_t length, std::string& out);
 
+// Appends the bytes of `message`, whose ByteSizeLong() has just given
+// `size` (the sizes it cached are used, not computed again).
+void AppendSerialized(const google::protobuf::MessageLite& message, size_t size,
+                      std::string& out);
+
 // Appends `message` as length-delimited field `number` (its size computed
 // once).
 void AppendMessageField(uint32_t number, const google::protobuf::MessageLite& message,

@@ -687,9 +687,10 @@ std::optional<MemoKey> MemoKeyOf(const NodeContext& ctx) {
   MemoKey key;
   for (const onnx::AttributeProto& attribute : node.attribute()) {
     size_t size = attribute.ByteSizeLong();
-    if (key.attributes.size() + size + 2 > kMaxMemoAttributeBytes) return std::nullopt;
+    // The size goes before the bytes, in at most 2 bytes under the bound.
+    if (key.attributes.size() + 2 + size > kMaxMemoAttributeBytes) return std::nullopt;
     wire::AppendVarint(size, key.attributes);
-    attribute.AppendPartialToString(&key.attributes);
+    wire::AppendSerialized(attribute, size, key.attributes);
   }
   key.schema = &ctx.op();
   for (int i = 0; i < node.output_size(); ++i) {
