@@ -4,6 +4,7 @@
 // the model, convert it whole and serialize it; SerializedTo* convert the
 // bytes with ConvertBytesIfPossible (window by window from 16,384 nodes,
 // whole on an arena below), as the CLI and the service do.
+// tools/bench-convert.sh runs them in turn, one process each.
 //
 //   bazel run -c opt //bench:convert_bench
 
@@ -15,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "bench/synthetic_models.h"
 #include "benchmark/benchmark.h"
 #include "converter/converter.h"
@@ -24,53 +26,61 @@
 namespace onnxconvert::bench {
 namespace {
 
+// Parses and serializes `bytes`, the floor.
+void ParseAndSerialize(const std::string& bytes) {
+  onnx::ModelProto model;
+  model.ParseFromString(bytes);
+  benchmark::DoNotOptimize(model.SerializeAsString());
+}
+
+// Parses `bytes`, converts the model whole to `target` and serializes it.
+absl::Status ConvertWhole(const std::string& bytes, int64_t target) {
+  onnx::ModelProto model;
+  model.ParseFromString(bytes);
+  converter::ConvertOptions options;
+  options.target_opset = target;
+  absl::StatusOr<converter::ConversionResult> result =
+      converter::ConvertModel(std::move(model), options);
+  if (!result.ok()) return result.status();
+  benchmark::DoNotOptimize(result->model.SerializeAsString());
+  return absl::OkStatus();
+}
+
+// Converts `bytes` to `target` as the CLI and the service do.
+absl::Status ConvertSerialized(const std::string& bytes, int64_t target) {
+  converter::ConvertOptions options;
+  options.target_opset = target;
+  StringModelSink sink;
+  absl::StatusOr<std::optional<converter::ConversionReport>> report =
+      converter::ConvertBytesIfPossible(bytes, options, sink);
+  if (!report.ok()) return report.status();
+  if (!report->has_value()) return absl::InternalError("left to the caller");
+  benchmark::DoNotOptimize(sink.bytes());
+  return absl::OkStatus();
+}
+
+using ConvertFn = absl::Status (*)(const std::string&, int64_t);
+
 void BM_ParseAndSerialize(benchmark::State& state) {
   const std::string& bytes = SerializedChainModel(state.range(0));
-  for (auto _ : state) {
-    onnx::ModelProto model;
-    model.ParseFromString(bytes);
-    benchmark::DoNotOptimize(model.SerializeAsString());
-  }
+  for (auto _ : state) ParseAndSerialize(bytes);
 }
 
-void Convert(benchmark::State& state, int64_t target) {
+void Convert(benchmark::State& state, ConvertFn convert, int64_t target) {
   const std::string& bytes = SerializedChainModel(state.range(0));
   for (auto _ : state) {
-    onnx::ModelProto model;
-    model.ParseFromString(bytes);
-    converter::ConvertOptions options;
-    options.target_opset = target;
-    absl::StatusOr<converter::ConversionResult> result =
-        converter::ConvertModel(std::move(model), options);
-    if (!result.ok()) {
-      state.SkipWithError(std::string(result.status().message()).c_str());
+    absl::Status status = convert(bytes, target);
+    if (!status.ok()) {
+      state.SkipWithError(status.ToString().c_str());
       break;
     }
-    benchmark::DoNotOptimize(result->model.SerializeAsString());
   }
 }
 
-void BM_ConvertTo13(benchmark::State& state) { Convert(state, 13); }
-void BM_ConvertTo21(benchmark::State& state) { Convert(state, 21); }
-
-void ConvertSerialized(benchmark::State& state, int64_t target) {
-  const std::string& bytes = SerializedChainModel(state.range(0));
-  for (auto _ : state) {
-    converter::ConvertOptions options;
-    options.target_opset = target;
-    StringModelSink sink;
-    absl::StatusOr<std::optional<converter::ConversionReport>> report =
-        converter::ConvertBytesIfPossible(bytes, options, sink);
-    if (!report.ok() || !report->has_value()) {
-      state.SkipWithError(report.ok() ? "left to the caller" : report.status().ToString().c_str());
-      break;
-    }
-    benchmark::DoNotOptimize(sink.bytes());
-  }
-}
-
-void BM_SerializedTo13(benchmark::State& state) { ConvertSerialized(state, 13); }
-void BM_SerializedTo21(benchmark::State& state) { ConvertSerialized(state, 21); }
+void BM_ConvertTo13(benchmark::State& state) { Convert(state, ConvertWhole, 13); }
+void BM_ConvertTo21(benchmark::State& state) { Convert(state, ConvertWhole, 21); }
+void BM_SerializedTo13(benchmark::State& state) { Convert(state, ConvertSerialized, 13); }
+void BM_SerializedTo21(benchmark::State& state) { Convert(state, ConvertSerialized, 21); }
 
 // The fastest repetition: other load on the machine only ever slows a
 // repetition down, so the minimum is the measure least moved by it.

@@ -197,10 +197,9 @@ std::string ChainText(int blocks) {
   return text;
 }
 
-// Large enough that the input is checked and inferred, and the touched
-// nodes validated, on two threads: the result and every type must be what
-// one thread and the whole model's validation give.
-TEST(ConverterTest, LargeModelsValidateSideBySideAlikeTheWholeModel) {
+// A large model's steps, validated node by node, must give the result and
+// every type that the whole model's validation gives.
+TEST(ConverterTest, LargeModelsValidateNodeByNodeAlikeTheWholeModel) {
   onnx::ModelProto model = Model(ChainText(3000));
   for (int64_t target : {13, 21, 10}) {
     ConvertOptions options = To(target);

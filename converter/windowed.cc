@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
-#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -20,7 +19,6 @@
 #include "absl/container/node_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "converter/side_by_side.h"
 #include "converter/step_runner.h"
 #include "google/protobuf/arena.h"
 #include "ir/model_scan.h"
@@ -300,29 +298,20 @@ class WindowedConversion {
   }
 
   // Walks the nodes from the last to the first: where each value is used
-  // for the last time and which outputs are never used; beside it, on a
-  // second thread, walks them from the first to reserve their names (which
-  // a fresh name must avoid) and to look for a value defined twice.
+  // for the last time and which outputs are never used; then from the
+  // first, to reserve their names (which a fresh name must avoid) and to
+  // look for a value defined twice.
   absl::Status ScanBackwards() {
     names_.emplace(window_);
     for (const auto& input : graph_->input()) graph_level_.insert(input.name());
     for (const auto& tensor : graph_->initializer()) graph_level_.insert(tensor.name());
-    std::future<absl::StatusOr<std::vector<uint64_t>>> named =
-        std::async(std::launch::async, [this] { return ReserveNames(); });
-    absl::Status walked = WalkBackwards();
-    absl::StatusOr<std::vector<uint64_t>> fingerprints = named.get();
+    OC_RETURN_IF_ERROR(WalkBackwards());
     std::vector<uint32_t>().swap(checkpoints_);
-    OC_RETURN_IF_ERROR(walked);
-    if (!fingerprints.ok()) return fingerprints.status();
-    // Looked for while the windows are converted; Finish waits for it.
-    names_unique_ =
-        std::async(std::launch::async, [fingerprints = *std::move(fingerprints)]() mutable {
-          std::sort(fingerprints.begin(), fingerprints.end());
-          bool unique =
-              std::adjacent_find(fingerprints.begin(), fingerprints.end()) == fingerprints.end();
-          std::vector<uint64_t>().swap(fingerprints);
-          return unique;
-        });
+    OC_ASSIGN_OR_RETURN(std::vector<uint64_t> fingerprints, ReserveNames());
+    std::sort(fingerprints.begin(), fingerprints.end());
+    if (std::adjacent_find(fingerprints.begin(), fingerprints.end()) != fingerprints.end()) {
+      return NotWindowed("two values have one name (or names that hash alike)");
+    }
     return absl::OkStatus();
   }
 
@@ -528,39 +517,26 @@ class WindowedConversion {
   }
 
   // Checks and infers the window's nodes as they came, as the whole model's
-  // check and strict inference would: the check, then indexing the nodes
-  // by op into `index`, on a second thread.
+  // check and strict inference would, and indexes them by op into `index`.
   absl::Status ValidateWindow(std::optional<OpIndex>& index) {
     absl::StatusOr<std::unique_ptr<schema::NodeReinferencer>> reinfer =
         schema::NodeReinferencer::CreateInPlace(window_, *graph_, *result_);
     if (!reinfer.ok()) return NotWindowed(reinfer.status().message());
-    absl::Status checked;
-    absl::Status inferred;
-    RunSideBySide(
-        [&] {
-          for (const onnx::NodeProto& node : graph_->node()) {
-            checked = checker_->Check(node, "main", *declared_);
-            if (!checked.ok()) return;
-          }
-          index.emplace(window_, absl::flat_hash_set<std::string>{""});
-        },
-        [&] {
-          for (const onnx::NodeProto& node : graph_->node()) {
-            for (const std::string& input : node.input()) {
-              if (!input.empty() && (*reinfer)->TypeOf(input) == nullptr) {
-                inferred = absl::InvalidArgumentError(
-                    absl::StrCat("input '", input, "' is not defined before its use"));
-                return;
-              }
-            }
-            inferred = (*reinfer)->Infer(node);
-            if (!inferred.ok()) return;
-          }
-        },
-        static_cast<size_t>(graph_->node_size()) >= kSideBySideNodes);
-    if (!checked.ok()) return NotWindowed(checked.message());
-    if (!inferred.ok()) return NotWindowed(inferred.message());
+    for (const onnx::NodeProto& node : graph_->node()) {
+      absl::Status checked = checker_->Check(node, "main", *declared_);
+      if (!checked.ok()) return NotWindowed(checked.message());
+    }
+    for (const onnx::NodeProto& node : graph_->node()) {
+      for (const std::string& input : node.input()) {
+        if (!input.empty() && (*reinfer)->TypeOf(input) == nullptr) {
+          return NotWindowed(absl::StrCat("input '", input, "' is not defined before its use"));
+        }
+      }
+      absl::Status inferred = (*reinfer)->Infer(node);
+      if (!inferred.ok()) return NotWindowed(inferred.message());
+    }
     (*reinfer)->Commit();
+    index.emplace(window_, absl::flat_hash_set<std::string>{""});
     return absl::OkStatus();
   }
 
@@ -570,8 +546,6 @@ class WindowedConversion {
     int64_t from = parts.report.from_opset;
     int64_t to = parts.report.to_opset;
     if (options_.should_stop && options_.should_stop()) return Stopped("", from, to);
-    Imports imports_after;
-    ArmEarlyValidation(edits, window_, "", to, *result_, *incremental_, imports_after);
     StepContext context{index, *types_, *names_, edits, constants_, added_, "", from, to,
                         false, options_.expand_functions, options_.allow_casts,
                         options_.should_stop};
@@ -704,9 +678,6 @@ class WindowedConversion {
   }
 
   absl::Status Finish() {
-    if (!names_unique_.get()) {
-      return NotWindowed("two values have one name (or names that hash alike)");
-    }
     OC_RETURN_IF_ERROR(Flush());
     for (const auto& output : graph_->output()) {
       if (!live_->types.contains(output.name())) {
@@ -786,8 +757,6 @@ class WindowedConversion {
   // first (read from the back): the last use of a value, an unused output.
   std::vector<bool> uses_;
   absl::flat_hash_set<std::string> graph_level_;  // inputs and initializers
-  // Whether no two values share a name (no two fingerprints are equal).
-  std::future<bool> names_unique_;
 
   std::optional<NameGenerator> names_;
   std::optional<TypeTable> types_;

@@ -1,12 +1,16 @@
 #!/bin/bash
 # Runs //bench:convert_bench one benchmark per process (a benchmark runs
-# differently after larger ones in the same process: the heap they leave)
-# and prints, for 5 repetitions of each, the median and the fastest with
-# their ratio to the floor (protobuf parse + serialize of the same model).
-# Other load on the machine only slows a repetition down, so the fastest is
-# the figure it moves least. It stops the Bazel server first.
+# differently after larger ones in the same process: the heap they leave),
+# in rounds: each round runs the floor (protobuf parse + serialize of the
+# same model), then each way of converting, for at least 2 s each. A load
+# that comes and goes on the machine then moves a round's floor and its
+# conversions alike, so the ratio of each conversion to its round's floor
+# moves far less than either time. Prints, per size and way, the median
+# time of the rounds with the median ratio and the range of the ratios.
+# It stops the Bazel server first.
 #
 #   tools/bench-convert.sh [sizes...]     default: 10000 100000 1000000
+#   ROUNDS=5 (default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bazel build -c opt //bench:convert_bench >/dev/null 2>&1
@@ -14,40 +18,55 @@ bazel build -c opt //bench:convert_bench >/dev/null 2>&1
 # conversion's times by up to 30%. Stopped, it starts again at the next build.
 bazel shutdown >/dev/null 2>&1
 binary=bazel-bin/bench/convert_bench
+rounds=${ROUNDS:-5}
 sizes=("$@")
 [ $# -eq 0 ] && sizes=(10000 100000 1000000)
-benches=(ParseAndSerialize SerializedTo13 SerializedTo21 ConvertTo13 ConvertTo21)
-declare -A median fastest
+ways=(SerializedTo13 SerializedTo21 ConvertTo13 ConvertTo21)
+
+# The mean time per iteration of benchmark $1 at size $2, in ms.
+time_of() {
+  "$binary" --benchmark_filter="^BM_$1/$2/" --benchmark_format=csv 2>/dev/null |
+    awk -F, '/^"BM_/ { t = $3; u = $5; gsub(/"/, "", u);
+      if (u == "us") t /= 1000; if (u == "ns") t /= 1e6; if (u == "s") t *= 1000;
+      printf "%.3f\n", t }'
+}
+# "median lowest highest" of the numbers on stdin.
+summary() {
+  sort -g | awk '{ v[NR] = $1 } END {
+    m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    printf "%s %s %s\n", m, v[1], v[NR] }'
+}
+
+declare -A cell floor
 for n in "${sizes[@]}"; do
-  for b in "${benches[@]}"; do
-    # "median min" in ms
-    read -r m f < <("$binary" --benchmark_filter="^BM_$b/$n/" --benchmark_repetitions=5 \
-      --benchmark_report_aggregates_only=true --benchmark_format=csv 2>/dev/null |
-      awk -F, '/_(median|min)"/ { t = $3; u = $5; gsub(/"/, "", u);
-        if (u == "us") t /= 1000; if (u == "ns") t /= 1e6; if (u == "s") t *= 1000;
-        if ($1 ~ /_median"/) m = t; else f = t }
-        END { printf "%.2f %.2f\n", m, f }')
-    median[$b,$n]=$m
-    fastest[$b,$n]=$f
+  floors=()
+  declare -A times=() ratios=()
+  for ((r = 0; r < rounds; ++r)) do
+    f=$(time_of ParseAndSerialize "$n")
+    floors+=("$f")
+    for way in "${ways[@]}"; do
+      t=$(time_of "$way" "$n")
+      times[$way]+="$t "
+      ratios[$way]+="$(awk -v t="$t" -v f="$f" 'BEGIN { printf "%.3f", t / f }') "
+    done
+  done
+  read -r fm _ _ < <(printf '%s\n' "${floors[@]}" | summary)
+  floor[$n]=$fm
+  for way in "${ways[@]}"; do
+    read -r tm _ _ < <(printf '%s\n' ${times[$way]} | summary)
+    read -r rm rlo rhi < <(printf '%s\n' ${ratios[$way]} | summary)
+    cell[$way,$n]=$(printf '%.2f ms (%.2f×; %.2f–%.2f×)' "$tm" "$rm" "$rlo" "$rhi")
   done
 done
-table() {  # title, array name
-  local -n times=$2
-  printf '%s\n\n| nodes | parse + serialize |' "$1"
-  for b in "${benches[@]:1}"; do printf ' %s |' "$b"; done
-  printf '\n| --- | --- |'
-  for b in "${benches[@]:1}"; do printf ' --- |'; done
+printf '| nodes | parse + serialize |'
+for way in "${ways[@]}"; do printf ' %s |' "$way"; done
+printf '\n| --- | --- |'
+for way in "${ways[@]}"; do printf ' --- |'; done
+printf '\n'
+for n in "${sizes[@]}"; do
+  printf '| %s | %.2f ms |' "$n" "${floor[$n]}"
+  for way in "${ways[@]}"; do printf ' %s |' "${cell[$way,$n]}"; done
   printf '\n'
-  for n in "${sizes[@]}"; do
-    local floor=${times[ParseAndSerialize,$n]}
-    printf '| %s | %s ms |' "$n" "$floor"
-    for b in "${benches[@]:1}"; do
-      local t=${times[$b,$n]}
-      printf ' %s ms (%s) |' "$t" "$(awk -v t="$t" -v f="$floor" 'BEGIN { printf "%.2fx", t / f }')"
-    done
-    printf '\n'
-  done
-  printf '\n'
-}
-table "Medians of 5 repetitions" median
-table "Fastest of 5 repetitions" fastest
+done
+printf '\n%s rounds. Each cell: the median time (the median ratio to the floor of\n' "$rounds"
+printf 'the same round; the lowest and the highest).\n'
