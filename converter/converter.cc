@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "converter/incremental_validation.h"
 #include "converter/op_index.h"
+#include "converter/side_by_side.h"
 #include "converter/step_edits.h"
 #include "converter/step_runner.h"
 #include "ir/graph_index.h"
@@ -59,19 +60,30 @@ absl::StatusOr<ConversionReport> ConvertModelInPlace(onnx::ModelProto& converted
   report.source_ir_version = model.ir_version();
 
   // The input is checked, inferred strictly (the types each step's
-  // validation then brings up to date) and indexed.
+  // validation then brings up to date) and indexed: side by side in a large
+  // model, as all of it only reads the model.
   bool validate = options.validate_each_step && !options.dry_run;
-  schema::CheckReport check = schema::CheckModel(model);
+  schema::CheckReport check;
+  auto inferred = std::make_unique<TypeTable::Result>(absl::UnknownError("not inferred"));
+  std::optional<OpIndex> index;
+  std::optional<NameGenerator> names;
+  RunSideBySide(
+      [&] {
+        check = schema::CheckModel(model);
+        names.emplace(model);
+        index.emplace(converted, DomainsOf(tracks));
+      },
+      [&] {
+        if (validate) *inferred = InferStrictly(model);
+      },
+      static_cast<size_t>(model.graph().node_size()) >= kSideBySideNodes);
   if (!check.status().ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the input model is invalid: ", check.status().message()));
   }
-  NameGenerator names(model);
-  OpIndex index(converted, DomainsOf(tracks));
   // Types for the adapters, brought up to date by every step's validation.
   TypeTable types(converted);
   if (validate) {
-    auto inferred = std::make_unique<TypeTable::Result>(InferStrictly(model));
     if (!inferred->ok()) {
       return absl::InvalidArgumentError(absl::StrCat("the input model does not validate: ",
                                                      inferred->status().message()));
@@ -82,22 +94,29 @@ absl::StatusOr<ConversionReport> ConvertModelInPlace(onnx::ModelProto& converted
   ConstantTable constants;
   AddedConstants added;
   IncrementalValidator incremental(converted);
+  // The opsets a step converts to, for its early validation.
+  Imports imports_after;
   Retired retired;
-  for (const auto& [op, count] : index.others()) report.untouched_ops.emplace_back(op, count);
+  for (const auto& [op, count] : index->others()) report.untouched_ops.emplace_back(op, count);
   for (const Track& track : tracks) {
     int64_t direction = track.target > track.source ? 1 : -1;
     for (int64_t from = track.source; from != track.target; from += direction) {
       auto start = std::chrono::steady_clock::now();
       int64_t to = from + direction;
       if (options.should_stop && options.should_stop()) return Stopped(track.domain, from, to);
-      StepContext context{index,       types, names, edits,          constants,
+      if (validate && !options.full_validation && types.strict() != nullptr) {
+        // The step's rewrites in place are validated while it goes on.
+        ArmEarlyValidation(edits, converted, track.domain, to, *types.strict(), incremental,
+                           imports_after);
+      }
+      StepContext context{*index,       types, *names, edits,          constants,
                           added,        track.domain, from,  to,    options.dry_run,
                           options.expand_functions, options.allow_casts, options.should_stop};
       absl::StatusOr<StepReport> step = RunStep(context);
       if (!step.ok()) return step.status();
       if (!options.dry_run) {
         StepChanges changes =
-            ApplyStep(*step, edits, index, retired, constants, &converted.graph());
+            ApplyStep(*step, edits, *index, retired, constants, &converted.graph());
         SetImportedOpset(*converted.mutable_opset_import(), track.domain, to);
         for (auto& function : *converted.mutable_functions()) {
           SetImportedOpset(*function.mutable_opset_import(), track.domain, to);
@@ -107,7 +126,7 @@ absl::StatusOr<ConversionReport> ConvertModelInPlace(onnx::ModelProto& converted
           // the previous opset is still valid.
           step->validation = "unchanged";
         } else if (validate) {
-          OC_RETURN_IF_ERROR(ValidateStep(converted, changes, options, index, types,
+          OC_RETURN_IF_ERROR(ValidateStep(converted, changes, options, *index, types,
                                           incremental, *step));
         } else {
           types.Invalidate();

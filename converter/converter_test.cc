@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "converter/side_by_side.h"
 #include "gtest/gtest.h"
 #include "ir/text_printer.h"
 #include "tests/model_text.h"
@@ -197,10 +198,14 @@ std::string ChainText(int blocks) {
   return text;
 }
 
-// A large model's steps, validated node by node, must give the result and
-// every type that the whole model's validation gives.
-TEST(ConverterTest, LargeModelsValidateNodeByNodeAlikeTheWholeModel) {
-  onnx::ModelProto model = Model(ChainText(3000));
+// A large model's steps, validated node by node (on one thread, and from
+// kSideBySideNodes on two), must give the result and every type that the
+// whole model's validation gives.
+class LargeModelTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(LargeModelTest, ValidatesNodeByNodeAlikeTheWholeModel) {
+  const int blocks = GetParam();
+  onnx::ModelProto model = Model(ChainText(blocks));
   for (int64_t target : {13, 21, 10}) {
     ConvertOptions options = To(target);
     options.cross_check = true;
@@ -213,15 +218,15 @@ TEST(ConverterTest, LargeModelsValidateNodeByNodeAlikeTheWholeModel) {
     }
     EXPECT_GT(incremental, 0) << target;
     if (target == 13) {
-      // The step validates the 6,000 nodes it rewrote (axes to inputs), not
-      // the 9,001 of the graph: the Relu and Identity nodes are only rebound.
-      EXPECT_EQ(result->report.steps[0].nodes_validated, 6000);
+      // The step validates the nodes it rewrote (axes to inputs), not the
+      // whole graph: the Relu and Identity nodes are only rebound.
+      EXPECT_EQ(result->report.steps[0].nodes_validated, 2 * blocks);
       ASSERT_EQ(result->report.steps[0].bumps.size(), 2u);
       EXPECT_EQ(result->report.steps[0].bumps[0].nodes + result->report.steps[0].bumps[1].nodes,
-                3001);
+                blocks + 1);
       // Nodes changed alike are one entry each: Unsqueeze, Squeeze.
       ASSERT_EQ(result->report.steps[0].nodes.size(), 2u);
-      EXPECT_EQ(result->report.steps[0].nodes[0].NodeCount(), 3000);
+      EXPECT_EQ(result->report.steps[0].nodes[0].NodeCount(), blocks);
     }
     ConvertOptions full = To(target);
     full.full_validation = true;
@@ -230,6 +235,11 @@ TEST(ConverterTest, LargeModelsValidateNodeByNodeAlikeTheWholeModel) {
     EXPECT_EQ(result->model.SerializeAsString(), whole->model.SerializeAsString()) << target;
   }
 }
+
+// 3,000 blocks validate on one thread; kSideBySideNodes / 2 blocks rewrite
+// kSideBySideNodes nodes, validated on two.
+INSTANTIATE_TEST_SUITE_P(OneAndTwoThreads, LargeModelTest,
+                         ::testing::Values(3000, static_cast<int>(kSideBySideNodes / 2)));
 
 }  // namespace
 }  // namespace onnxconvert::converter

@@ -2,10 +2,12 @@
 
 #include <map>
 #include <memory>
+#include <system_error>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "converter/side_by_side.h"
 #include "ir/status_macros.h"
 #include "schema/checker.h"
 
@@ -15,12 +17,19 @@ namespace {
 // How many groups ahead the type table is prefetched.
 constexpr size_t kLookahead = 8;
 
+// The values a graph has when the early validator fetches their types
+// ahead (fewer stay in the cache).
+constexpr size_t kFetchAheadValues = 65536;
+
 // Fetches the types of `node`'s values from `types` ahead of their use
 // (large graphs miss the cache on every value).
 void PrefetchTypes(const schema::GraphTypes& types, const onnx::NodeProto& node) {
   for (const std::string& input : node.input()) types.types.prefetch(input);
   for (const std::string& output : node.output()) types.types.prefetch(output);
 }
+
+// How many nodes the step queues at a time for early validation.
+constexpr size_t kBatch = 256;
 
 // The types a reinferencer sees, for the checker.
 class ReinferredTypes : public schema::NodeChecker::TypeSource {
@@ -129,15 +138,33 @@ absl::Status IncrementalValidator::Validate(absl::Span<const TouchedGroup> all_g
   } else {
     for (const onnx::TensorProto* tensor : added) graph_level_.insert(tensor->name());
   }
-  // The reinferencer writes the types it infers only on Commit, so that the
-  // groups read the values from before the step (or their own).
-  OC_ASSIGN_OR_RETURN(std::unique_ptr<schema::NodeReinferencer> reinfer,
+  // The groups are independent (each reads values from before the step or
+  // its own), so two halves are validated side by side, each writing only
+  // its own reinferencer until both are done. The added initializers are
+  // committed first, for both to see.
+  OC_ASSIGN_OR_RETURN(std::unique_ptr<schema::NodeReinferencer> first,
                       schema::NodeReinferencer::Create(model_, graph, added, types));
-  OC_RETURN_IF_ERROR(ValidateGroups(groups, main, *reinfer));
+  first->Commit();
+  OC_ASSIGN_OR_RETURN(std::unique_ptr<schema::NodeReinferencer> second,
+                      schema::NodeReinferencer::Create(model_, graph, {}, types));
+  size_t nodes = 0;
+  for (const TouchedGroup& group : groups) nodes += group.nodes.size();
+  size_t half = 0;
+  for (size_t counted = 0; half < groups.size() && 2 * counted < nodes; ++half) {
+    counted += groups[half].nodes.size();
+  }
+  absl::Status first_status, second_status;
+  RunSideBySide(
+      [&] { first_status = ValidateGroups(groups.subspan(0, half), main, *first); },
+      [&] { second_status = ValidateGroups(groups.subspan(half), main, *second); },
+      nodes >= kSideBySideNodes);
+  OC_RETURN_IF_ERROR(first_status);
+  OC_RETURN_IF_ERROR(second_status);
   for (const auto& [subgraph, groups_there] : subgraph_groups) {
     OC_RETURN_IF_ERROR(ValidateSubgraph(*subgraph, groups_there, types, parent_of));
   }
-  reinfer->Commit();
+  first->Commit();
+  second->Commit();
   return absl::OkStatus();
 }
 
@@ -186,6 +213,116 @@ void IncrementalValidator::Collect() {
   for (const auto& tensor : graph.initializer()) graph_level_.insert(tensor.name());
   for (const auto& sparse : graph.sparse_initializer()) graph_level_.insert(sparse.values().name());
   collected_ = true;
+}
+
+void IncrementalValidator::NoteInitializer(const onnx::TensorProto& tensor) {
+  if (collected_) graph_level_.insert(tensor.name());  // else Collect finds it
+}
+
+absl::Status IncrementalValidator::CheckWiringNow(const TouchedGroup& group,
+                                                  const schema::GraphTypes& types) {
+  if (!collected_) Collect();
+  return CheckWiring(group, types);
+}
+
+EarlyValidator::EarlyValidator(const onnx::ModelProto& model,
+                               const schema::NodeChecker::Imports& imports,
+                               schema::InferenceResult& types)
+    : model_(model) {
+  auto found = types.graphs.find(&model.graph());
+  if (found == types.graphs.end()) return;
+  absl::StatusOr<std::unique_ptr<schema::NodeReinferencer>> reinfer =
+      schema::NodeReinferencer::Create(model, model.graph(), {}, types, &imports);
+  if (!reinfer.ok()) return;
+  reinfer_ = *std::move(reinfer);
+  checker_ = std::make_unique<schema::NodeChecker>(model, imports);
+  path_ = found->second.path;
+  if (found->second.types.size() >= kFetchAheadValues) base_ = &found->second;
+  try {
+    thread_ = std::thread([this] { Run(); });
+  } catch (const std::system_error&) {
+    // No thread to be had: AddNode validates at once.
+  }
+}
+
+EarlyValidator::~EarlyValidator() {
+  if (thread_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      closed_ = true;
+    }
+    ready_.notify_one();
+    thread_.join();
+  }
+}
+
+void EarlyValidator::AddInitializer(const onnx::TensorProto* tensor) { Queue({nullptr, tensor}); }
+
+void EarlyValidator::AddNode(const onnx::NodeProto* node) {
+  ++nodes_;
+  Queue({node, nullptr});
+}
+
+void EarlyValidator::Queue(Item item) {
+  if (!thread_.joinable()) {
+    Process(item);
+    return;
+  }
+  pending_.push_back(item);
+  if (pending_.size() >= kBatch) Flush();
+}
+
+void EarlyValidator::Flush() {
+  if (pending_.empty()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.insert(queue_.end(), pending_.begin(), pending_.end());
+  }
+  pending_.clear();
+  ready_.notify_one();
+}
+
+absl::Status EarlyValidator::Finish() {
+  if (!finished_ && thread_.joinable()) {
+    Flush();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      closed_ = true;
+    }
+    ready_.notify_one();
+    thread_.join();
+  }
+  finished_ = true;
+  return status_;
+}
+
+void EarlyValidator::Run() {
+  std::vector<Item> batch;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ready_.wait(lock, [this] { return !queue_.empty() || closed_; });
+      batch.swap(queue_);
+      if (batch.empty() && closed_) return;
+    }
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (base_ != nullptr && i + kLookahead < batch.size() &&
+          batch[i + kLookahead].node != nullptr) {
+        PrefetchTypes(*base_, *batch[i + kLookahead].node);
+      }
+      Process(batch[i]);
+    }
+    batch.clear();
+  }
+}
+
+void EarlyValidator::Process(const Item& item) {
+  if (!status_.ok()) return;
+  if (item.tensor != nullptr) {
+    reinfer_->AddInitializer(*item.tensor);
+    return;
+  }
+  status_ = CheckAndReinfer(*checker_, *reinfer_, *item.node, path_);
 }
 
 absl::Status IncrementalValidator::ValidateGroups(absl::Span<const TouchedGroup> groups,

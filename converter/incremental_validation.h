@@ -1,9 +1,12 @@
 #ifndef ONNX_CONVERT_CONVERTER_INCREMENTAL_VALIDATION_H_
 #define ONNX_CONVERT_CONVERTER_INCREMENTAL_VALIDATION_H_
 
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -58,6 +61,14 @@ class IncrementalValidator {
     collected_ = false;
   }
 
+  // Notes initializer `tensor`, just added to the main graph by the step.
+  void NoteInitializer(const onnx::TensorProto& tensor);
+
+  // Checks the wiring of `group` (the first rule above) against `types`,
+  // the inference before the step, while the step goes on: for a node
+  // rewritten in place, validated early.
+  absl::Status CheckWiringNow(const TouchedGroup& group, const schema::GraphTypes& types);
+
  private:
   // Collects the inputs and initializers of the main graph, once.
   void Collect();
@@ -88,6 +99,64 @@ class IncrementalValidator {
   // Inputs and initializers of the main graph, collected on first use.
   absl::flat_hash_set<std::string> graph_level_;
   bool collected_ = false;
+};
+
+// Validates, on a second thread while a step goes on, the nodes the step
+// rewrote in place (nothing inserted or removed around them, wiring checked
+// by the caller), so that most of the step's validation is done when its
+// rewrites are. Each node is checked and re-inferred as
+// IncrementalValidator does, against the inference before the step, which
+// it only reads until Commit.
+class EarlyValidator {
+ public:
+  // Starts the thread (or, if none can be had, validates in AddNode);
+  // `imports` are the opsets the step converts to.
+  EarlyValidator(const onnx::ModelProto& model, const schema::NodeChecker::Imports& imports,
+                 schema::InferenceResult& types);
+  // Stops the thread; what it found is dropped unless committed.
+  ~EarlyValidator();
+  EarlyValidator(const EarlyValidator&) = delete;
+  EarlyValidator& operator=(const EarlyValidator&) = delete;
+
+  // Whether it could start (the main graph was inferred before).
+  bool ok() const { return reinfer_ != nullptr; }
+  // Queues `tensor`, an initializer the step added to the main graph.
+  void AddInitializer(const onnx::TensorProto* tensor);
+  // Queues `node`, rewritten in place.
+  void AddNode(const onnx::NodeProto* node);
+  // Waits for the queued nodes: OK if each checked and re-inferred.
+  absl::Status Finish();
+  // Writes the types it inferred into the inference (after Finish).
+  void Commit() { reinfer_->Commit(); }
+  // The nodes queued.
+  int nodes() const { return nodes_; }
+
+ private:
+  struct Item {
+    const onnx::NodeProto* node;      // or
+    const onnx::TensorProto* tensor;  // an initializer
+  };
+  void Queue(Item item);
+  void Flush();
+  void Process(const Item& item);
+  void Run();
+
+  const onnx::ModelProto& model_;
+  std::unique_ptr<schema::NodeReinferencer> reinfer_;
+  std::unique_ptr<schema::NodeChecker> checker_;
+  std::string path_;
+  // The main graph's types before the step, when there are enough that
+  // they are fetched ahead; else null.
+  const schema::GraphTypes* base_ = nullptr;
+  std::vector<Item> pending_;  // the caller's, not yet queued
+  int nodes_ = 0;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::vector<Item> queue_;  // guarded by mutex_
+  bool closed_ = false;      // guarded by mutex_
+  absl::Status status_;  // the thread's until it is joined
+  std::thread thread_;
+  bool finished_ = false;
 };
 
 }  // namespace onnxconvert::converter

@@ -3,6 +3,7 @@
 
 // Internal to the converter: the edits of one step, and what it touched.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "absl/types/span.h"
 #include "converter/incremental_validation.h"
 #include "converter/op_index.h"
+#include "converter/side_by_side.h"
 #include "google/protobuf/arena.h"
 #include "proto/onnx.pb.h"
 #include "schema/inference.h"
@@ -42,6 +44,9 @@ struct StepChanges {
   // Why only a validation of the whole model will do ("" when the touched
   // nodes suffice): a change inside a subgraph or a function, say.
   std::string needs_full;
+  // The nodes rewritten in place and validated while the step went on (not
+  // among `groups`), if the step validated any early.
+  std::unique_ptr<EarlyValidator> early;
   // Whether some node's op type changed.
   bool retyped = false;
 };
@@ -95,12 +100,55 @@ class StepEdits {
   // Adds every node the step touches to `log` (null: none), as it does.
   void LogTouched(absl::flat_hash_set<const onnx::NodeProto*>* log) { touched_log_ = log; }
 
-  // Makes room for `more` nodes to be touched.
+  // Makes room for `more` nodes to be touched; once many are, starts
+  // validating early the nodes rewritten in place, if armed.
   void Reserve(size_t more) {
     touched_sites_.reserve(touched_sites_.size() + more);
     name_spans_.reserve(name_spans_.size() + 2 * more);
+    touchable_ += more;
+    if (make_early_ && early_ == nullptr && touchable_ >= kSideBySideNodes) {
+      early_ = make_early_();
+      for (const onnx::TensorProto* tensor : added_initializers_) early_->AddInitializer(tensor);
+      if (!early_->ok()) early_.reset();
+      make_early_ = nullptr;
+    }
   }
 
+  // Lets this step validate early the nodes it rewrites in place, once it
+  // has many to touch: `make` starts the validator, `wiring` checks each
+  // node's wiring against `base`, the inference before the step.
+  void ArmEarly(std::function<std::unique_ptr<EarlyValidator>()> make,
+                IncrementalValidator* wiring, const schema::GraphTypes* base) {
+    make_early_ = std::move(make);
+    wiring_ = wiring;
+    base_ = base;
+  }
+
+  // Notes that the step is done with `site`'s node: if the node was
+  // rewritten in place, it goes to the early validator.
+  void Finished(const NodeSite& site) {
+    if (early_ == nullptr || !needs_full_.empty() || touched_sites_.empty()) return;
+    TouchedSite& touched = touched_sites_.back();
+    if (touched.node != site.node || site.graph != main_) return;
+    if (auto list = edits_.find(site.list); list != edits_.end()) {
+      const ListEdits& edits = list->second;
+      if (edits.before.contains(site.node) || edits.after.contains(site.node) ||
+          edits.removed.contains(site.node)) {
+        return;  // validated with what was inserted around it, after the step
+      }
+    }
+    absl::string_view names[kMaxEarlyNames];
+    size_t count = static_cast<size_t>(touched.inputs + touched.outputs);
+    if (count > kMaxEarlyNames) return;
+    for (size_t i = 0; i < count; ++i) names[i] = KeptName(touched.first_name + i);
+    const onnx::NodeProto* node = site.node;
+    TouchedGroup group{main_, absl::MakeConstSpan(&node, 1),
+                       absl::MakeConstSpan(names, touched.inputs),
+                       absl::MakeConstSpan(names + touched.inputs, touched.outputs)};
+    if (!wiring_->CheckWiringNow(group, *base_).ok()) return;  // left to the step's validation
+    early_->AddNode(node);
+    touched.early = true;
+  }
   // Notes that only a validation of the whole model will do, and why.
   void NeedFull(absl::string_view why) {
     if (needs_full_.empty()) needs_full_ = std::string(why);
@@ -111,6 +159,8 @@ class StepEdits {
     *stored = std::move(tensor);
     if (&graph == main_) {
       added_initializers_.push_back(stored);
+      if (wiring_ != nullptr) wiring_->NoteInitializer(*stored);
+      if (early_ != nullptr) early_->AddInitializer(stored);
     } else {
       NeedFull("a subgraph got a constant");
     }
@@ -176,7 +226,12 @@ class StepEdits {
     size_t first_name;  // in name_spans_: the inputs, then the outputs
     int inputs;
     int outputs;
+    bool early = false;  // validated early, on its own
   };
+
+  // A node with more inputs and outputs than this is validated after the
+  // step, not early.
+  static constexpr size_t kMaxEarlyNames = 64;
 
   // Copies `name` into the step's buffer of names.
   void KeepName(absl::string_view name) {
@@ -195,6 +250,9 @@ class StepEdits {
     changes.needs_full = needs_full_;
     changes.retyped = !retyped_.empty();
     changes.added = std::move(added_initializers_);
+    changes.early = std::move(early_);
+    make_early_ = nullptr;
+    touchable_ = 0;
     if (!changes.needs_full.empty()) return changes;
     size_t anchors = 0;
     // The nodes of each group, in order, as [begin, end) in changes.nodes.
@@ -204,6 +262,10 @@ class StepEdits {
     for (TouchedSite& touched : touched_sites_) {
       const onnx::NodeProto* anchor = touched.node;
       size_t begin = changes.nodes.size();
+      if (touched.early) {
+        extents.emplace_back(begin, begin);
+        continue;
+      }
       auto list = edits_.find(touched.list);
       ListEdits* edits = list == edits_.end() ? nullptr : &list->second;
       auto add_inserted = [&](auto& map) {
@@ -227,6 +289,7 @@ class StepEdits {
     changes.groups.reserve(touched_sites_.size());
     for (size_t i = 0; i < touched_sites_.size(); ++i) {
       const TouchedSite& touched = touched_sites_[i];
+      if (touched.early) continue;
       changes.groups.push_back(
           {touched.graph, nodes.subspan(extents[i].first, extents[i].second - extents[i].first),
            names.subspan(touched.first_name, touched.inputs),
@@ -310,6 +373,12 @@ class StepEdits {
   std::vector<TouchedSite> touched_sites_;
   std::vector<std::pair<size_t, size_t>> name_spans_;  // (offset, size) in chars_
   std::vector<char> chars_;
+  // Early validation: armed for the step, started once it touches enough.
+  std::function<std::unique_ptr<EarlyValidator>()> make_early_;
+  IncrementalValidator* wiring_ = nullptr;
+  const schema::GraphTypes* base_ = nullptr;
+  std::unique_ptr<EarlyValidator> early_;
+  size_t touchable_ = 0;
   std::vector<const onnx::TensorProto*> added_initializers_;
   std::string needs_full_;
 };

@@ -292,6 +292,8 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
         // A dry run goes on, listing every node that cannot be converted.
         if (!step.dry_run || status.code() != absl::StatusCode::kFailedPrecondition) return error;
         change.refusal = std::string(error.message());
+      } else if (!step.dry_run) {
+        step.edits.Finished(site);
       }
       if (bumped && change.refusal.empty()) {
         CountBump(report, site.path, changed->name, change.from_version, change.to_version);
@@ -318,6 +320,20 @@ const onnx::TensorProto* ConstantNodeValue(const onnx::NodeProto& node,
     }
   }
   return nullptr;
+}
+
+void ArmEarlyValidation(StepEdits& edits, const onnx::ModelProto& model,
+                        absl::string_view domain, int64_t to, schema::InferenceResult& before,
+                        IncrementalValidator& incremental, Imports& imports_after) {
+  auto main = before.graphs.find(&model.graph());
+  if (main == before.graphs.end()) return;
+  imports_after = model.opset_import();
+  SetImportedOpset(imports_after, domain, to);
+  edits.ArmEarly(
+      [&model, &imports_after, &before] {
+        return std::make_unique<EarlyValidator>(model, imports_after, before);
+      },
+      &incremental, &main->second);
 }
 
 StepChanges ApplyStep(const StepReport& step, StepEdits& edits, OpIndex& index, Retired& retired,
@@ -407,11 +423,17 @@ absl::Status ValidateStep(const onnx::ModelProto& model, const StepChanges& chan
                           bool whole_model_allowed) {
   std::string name = StepName(step.domain, step.from_opset, step.to_opset);
   schema::InferenceResult* before = types.strict();
-  if (!options.full_validation && changes.needs_full.empty() && before != nullptr) {
+  // The nodes validated early, while the step went on.
+  absl::Status early = changes.early != nullptr ? changes.early->Finish() : absl::OkStatus();
+  if (!options.full_validation && changes.needs_full.empty() && before != nullptr && early.ok()) {
     absl::Status status =
         incremental.Validate(changes.groups, changes.added, *before,
                              [&index](const onnx::GraphProto* g) { return index.ParentOf(g); });
     if (status.ok()) {
+      if (changes.early != nullptr) {
+        changes.early->Commit();
+        step.nodes_validated += changes.early->nodes();
+      }
       step.validation = "incremental";
       for (const TouchedGroup& group : changes.groups) step.nodes_validated += group.nodes.size();
       if (!options.cross_check) return absl::OkStatus();

@@ -251,6 +251,16 @@ absl::Status Stopped(absl::string_view domain, int64_t from, int64_t to);
 bool SameChange(const NodeChange& kept, const NodeChange& change, absl::string_view graph,
                 absl::string_view op);
 
+using Imports = google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>;
+
+// Lets the step to opset `to` of `domain` validate early the nodes it
+// rewrites in place in `model`'s main graph, against `before`, the strict
+// inference before the step (nothing when it has no types for that graph).
+// `imports_after` holds the step's opsets while it runs.
+void ArmEarlyValidation(StepEdits& edits, const onnx::ModelProto& model,
+                        absl::string_view domain, int64_t to, schema::InferenceResult& before,
+                        IncrementalValidator& incremental, Imports& imports_after);
+
 // Runs one step: every node whose op binds to another version at the
 // step's target is rebound or rewritten (edits applied by the caller).
 absl::StatusOr<StepReport> RunStep(StepContext& step);

@@ -297,21 +297,24 @@ class WindowedConversion {
     return absl::OkStatus();
   }
 
-  // Walks the nodes from the last to the first: where each value is used
-  // for the last time and which outputs are never used; then from the
-  // first, to reserve their names (which a fresh name must avoid) and to
-  // look for a value defined twice.
+  // Walks the nodes from the first, to reserve their names (which a fresh
+  // name must avoid) and to look for a value defined twice; then from the
+  // last to the first: where each value is used for the last time and
+  // which outputs are never used. (In this order, the fingerprints of the
+  // first walk are gone before the second fills its bits.)
   absl::Status ScanBackwards() {
     names_.emplace(window_);
     for (const auto& input : graph_->input()) graph_level_.insert(input.name());
     for (const auto& tensor : graph_->initializer()) graph_level_.insert(tensor.name());
+    {
+      OC_ASSIGN_OR_RETURN(std::vector<uint64_t> fingerprints, ReserveNames());
+      std::sort(fingerprints.begin(), fingerprints.end());
+      if (std::adjacent_find(fingerprints.begin(), fingerprints.end()) != fingerprints.end()) {
+        return NotWindowed("two values have one name (or names that hash alike)");
+      }
+    }
     OC_RETURN_IF_ERROR(WalkBackwards());
     std::vector<uint32_t>().swap(checkpoints_);
-    OC_ASSIGN_OR_RETURN(std::vector<uint64_t> fingerprints, ReserveNames());
-    std::sort(fingerprints.begin(), fingerprints.end());
-    if (std::adjacent_find(fingerprints.begin(), fingerprints.end()) != fingerprints.end()) {
-      return NotWindowed("two values have one name (or names that hash alike)");
-    }
     return absl::OkStatus();
   }
 

@@ -492,8 +492,14 @@ class Checker {
   template <typename TypeSource>
   void CheckTypes(const onnx::NodeProto& node, const OpSchema& schema, const std::string& path,
                   const NodeLabel& label, const TypeSource& scope) {
-    // Type parameters bound so far, to check homogeneity.
-    absl::InlinedVector<std::pair<absl::string_view, std::string>, 4> bound;
+    // Type parameters bound so far, to check homogeneity: to a tensor's
+    // element type, or to the type string of another type (elem 0).
+    struct Binding {
+      absl::string_view param;
+      int32_t elem;
+      std::string other;
+    };
+    absl::InlinedVector<Binding, 4> bound;
     auto check = [&](const std::string& value, const FormalParam* formal, const char* role) {
       if (value.empty() || formal == nullptr) return;
       const onnx::TypeProto* type = scope.TypeOf(value);
@@ -525,19 +531,18 @@ class Checker {
         return;
       }
       if (constraint == nullptr || !formal->is_homogeneous) return;
-      std::string actual = is_tensor ? std::string() : TypeString(*type);
-      std::string key = is_tensor ? absl::StrCat("#", elem) : actual;
-      for (const auto& [param, bound_key] : bound) {
-        if (param != formal->type_str) continue;
-        if (bound_key != key) {
+      std::string other = is_tensor ? std::string() : TypeString(*type);
+      for (const Binding& binding : bound) {
+        if (binding.param != formal->type_str) continue;
+        if (binding.elem != elem || binding.other != other) {
           Report(CheckCode::kTypeConstraint, path, label.str(),
                  absl::StrCat(role, " '", value, "' (", formal->name, ") is ", TypeString(*type),
                               ", but ", formal->type_str, " is already bound to ",
-                              BoundTypeName(bound_key)));
+                              BoundTypeName(binding.elem, binding.other)));
         }
         return;
       }
-      bound.emplace_back(formal->type_str, std::move(key));
+      bound.push_back({formal->type_str, elem, std::move(other)});
     };
     for (int i = 0; i < node.input_size(); ++i) {
       check(node.input(i), FormalFor(schema.inputs, i), "input");
@@ -547,11 +552,11 @@ class Checker {
     }
   }
 
-  // The type string of a binding key ("#1" for tensor(float)).
-  static std::string BoundTypeName(const std::string& key) {
-    if (key.empty() || key[0] != '#') return key;
+  // The type string of a binding: tensor element type `elem`, or `other`.
+  static std::string BoundTypeName(int32_t elem, const std::string& other) {
+    if (elem == 0) return other;
     onnx::TypeProto type;
-    type.mutable_tensor_type()->set_elem_type(std::stoi(key.substr(1)));
+    type.mutable_tensor_type()->set_elem_type(elem);
     return TypeString(type);
   }
 
