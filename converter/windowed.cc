@@ -480,6 +480,10 @@ class WindowedConversion {
   absl::Status ParseWindow(int64_t count) {
     originals_.clear();
     touched_.clear();
+    // (A cleared table of this size gives back its memory: grown again one
+    // doubling at a time, it would move every entry ~twice.)
+    originals_.reserve(static_cast<size_t>(count));
+    defined_.reserve(static_cast<size_t>(count));
     wire::Field field;
     bool found;
     for (int64_t i = 0; i < count;) {
