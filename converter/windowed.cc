@@ -41,7 +41,7 @@ constexpr uint32_t kNodeOutput = 2;
 constexpr uint32_t kNodeName = 3;
 constexpr uint32_t kNodeDomain = 7;
 
-// How many nodes apart ScanBackwards finds its way back in.
+// How many nodes apart WalkBackwards finds its way back in.
 constexpr size_t kCheckpointNodes = 256;
 
 // Free heap bytes that make a window give memory back to the system, and
@@ -201,7 +201,7 @@ class WindowedConversion {
   absl::StatusOr<ConversionReport> Run() {
     OC_RETURN_IF_ERROR(CheckOptions());
     OC_RETURN_IF_ERROR(Split());
-    OC_RETURN_IF_ERROR(ScanBackwards());
+    OC_RETURN_IF_ERROR(ScanNames());
     OC_RETURN_IF_ERROR(Prepare());
     out_.Expect(bytes_.size());
     forward_.emplace(graph_payload_);
@@ -302,7 +302,7 @@ class WindowedConversion {
   // last to the first: where each value is used for the last time and
   // which outputs are never used. (In this order, the fingerprints of the
   // first walk are gone before the second fills its bits.)
-  absl::Status ScanBackwards() {
+  absl::Status ScanNames() {
     names_.emplace(window_);
     for (const auto& input : graph_->input()) graph_level_.insert(input.name());
     for (const auto& tensor : graph_->initializer()) graph_level_.insert(tensor.name());
@@ -751,7 +751,7 @@ class WindowedConversion {
   onnx::GraphProto* graph_ = nullptr;
   absl::string_view graph_payload_;
   // Where every kCheckpointNodes-th node starts in graph_payload_, until
-  // ScanBackwards is done.
+  // WalkBackwards is done.
   std::vector<uint32_t> checkpoints_;
   int64_t node_count_ = 0;
   int original_initializers_ = 0;

@@ -510,13 +510,14 @@ class Checker {
       const TypeConstraint* constraint = schema.FindConstraint(formal->type_str);
       absl::Span<const absl::string_view> allowed = schema.AllowedTypes(*formal);
       bool ok;
+      std::string other;  // the type string of a type other than a tensor
       if (is_tensor) {
         ok = (TensorMask(allowed) >> elem) & 1;
       } else {
-        std::string actual = TypeString(*type);
-        if (actual.empty()) return;
+        other = TypeString(*type);
+        if (other.empty()) return;
         ok = false;
-        for (absl::string_view t : allowed) ok |= t == actual;
+        for (absl::string_view t : allowed) ok |= t == other;
       }
       if (!ok) {
         Report(CheckCode::kTypeConstraint, path, label.str(),
@@ -531,7 +532,6 @@ class Checker {
         return;
       }
       if (constraint == nullptr || !formal->is_homogeneous) return;
-      std::string other = is_tensor ? std::string() : TypeString(*type);
       for (const Binding& binding : bound) {
         if (binding.param != formal->type_str) continue;
         if (binding.elem != elem || binding.other != other) {
