@@ -43,14 +43,6 @@ class ReinferredTypes : public schema::NodeChecker::TypeSource {
   const schema::NodeReinferencer& reinfer_;
 };
 
-// Checks `node`, in the graph at `path`, with the types `reinfer` sees, then
-// re-infers it.
-absl::Status CheckAndReinfer(schema::NodeChecker& checker, schema::NodeReinferencer& reinfer,
-                             const onnx::NodeProto& node, const std::string& path) {
-  OC_RETURN_IF_ERROR(checker.Check(node, path, ReinferredTypes(reinfer)));
-  return reinfer.Infer(node);
-}
-
 // "node 'x' (Op)" or "unnamed node (Op)".
 std::string Label(const onnx::NodeProto& node) {
   return node.name().empty() ? absl::StrCat("unnamed node (", node.op_type(), ")")
@@ -65,6 +57,16 @@ bool Contains(absl::Span<const absl::string_view> names, absl::string_view name)
 }
 
 }  // namespace
+
+absl::Status InferAndCheck(schema::NodeChecker& checker, schema::NodeReinferencer& reinfer,
+                           const onnx::NodeProto& node, const std::string& path) {
+  absl::Status inferred = reinfer.Infer(node);
+  if (inferred.ok() && reinfer.RepeatsCheckedNode()) return absl::OkStatus();
+  OC_RETURN_IF_ERROR(checker.Check(node, path, ReinferredTypes(reinfer)));
+  OC_RETURN_IF_ERROR(inferred);
+  reinfer.NoteChecked();
+  return absl::OkStatus();
+}
 
 absl::Status IncrementalValidator::CheckWiring(
     const TouchedGroup& group, const absl::flat_hash_set<std::string>& graph_level,
@@ -200,7 +202,7 @@ absl::Status IncrementalValidator::ValidateSubgraph(const onnx::GraphProto& grap
   schema::NodeChecker checker(model_);
   for (const TouchedGroup& group : groups) {
     for (const onnx::NodeProto* node : group.nodes) {
-      OC_RETURN_IF_ERROR(CheckAndReinfer(checker, *reinfer, *node, found->second.path));
+      OC_RETURN_IF_ERROR(InferAndCheck(checker, *reinfer, *node, found->second.path));
     }
   }
   reinfer->Commit();
@@ -322,7 +324,7 @@ void EarlyValidator::Process(const Item& item) {
     reinfer_->AddInitializer(*item.tensor);
     return;
   }
-  status_ = CheckAndReinfer(*checker_, *reinfer_, *item.node, path_);
+  status_ = InferAndCheck(*checker_, *reinfer_, *item.node, path_);
 }
 
 absl::Status IncrementalValidator::ValidateGroups(absl::Span<const TouchedGroup> groups,
@@ -336,7 +338,7 @@ absl::Status IncrementalValidator::ValidateGroups(absl::Span<const TouchedGroup>
     OC_RETURN_IF_ERROR(CheckWiring(groups[g], main));
     for (const onnx::NodeProto* node : groups[g].nodes) {
       // Inputs are defined before the node: CheckWiring saw to it.
-      OC_RETURN_IF_ERROR(CheckAndReinfer(checker, reinfer, *node, main.path));
+      OC_RETURN_IF_ERROR(InferAndCheck(checker, reinfer, *node, main.path));
     }
   }
   return absl::OkStatus();

@@ -29,6 +29,13 @@ struct TouchedGroup {
   absl::Span<const absl::string_view> old_outputs;
 };
 
+// Infers `node` (in the graph at `path`) with `reinfer`, then checks it
+// against the types inferred, unless it repeats a node checked so before
+// (NodeReinferencer::RepeatsCheckedNode). The checker's finding comes
+// first when both fail.
+absl::Status InferAndCheck(schema::NodeChecker& checker, schema::NodeReinferencer& reinfer,
+                           const onnx::NodeProto& node, const std::string& path);
+
 // Validates the model after a step from the nodes the step touched, given
 // the strict inference of the model before the step, which it brings up to
 // date. OK means the model as a whole checks and infers strictly, with

@@ -15,10 +15,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/container/node_hash_map.h"
 #include "absl/container/node_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "converter/incremental_validation.h"
 #include "converter/step_runner.h"
 #include "google/protobuf/arena.h"
 #include "ir/model_scan.h"
@@ -44,10 +44,9 @@ constexpr uint32_t kNodeDomain = 7;
 // How many nodes apart WalkBackwards finds its way back in.
 constexpr size_t kCheckpointNodes = 256;
 
-// Free heap bytes that make a window give memory back to the system, and
-// how many windows apart it looks.
+// Free heap bytes that make a window give memory back to the system; it
+// looks each time this many bytes of nodes have been converted since.
 constexpr size_t kTrimBytes = size_t{4} << 20;
-constexpr int64_t kTrimWindows = 8;
 
 // Bytes of node fields gathered before they are handed to the sink.
 constexpr size_t kFlushBytes = 1 << 20;
@@ -122,36 +121,6 @@ absl::Status ScanNode(absl::string_view node, NodeNames& names) {
     }
   }
 }
-
-// The types CheckModel checks a main-graph node's values against: those
-// the graph declares (inputs, initializers, value_info, outputs), in the
-// order it declares them.
-class DeclaredTypes : public schema::NodeChecker::TypeSource {
- public:
-  explicit DeclaredTypes(const onnx::GraphProto& graph) {
-    auto declare = [this](const onnx::ValueInfoProto& value) {
-      if (!value.name().empty() && value.type().value_case() != onnx::TypeProto::VALUE_NOT_SET) {
-        types_.try_emplace(value.name(), &value.type());
-      }
-    };
-    for (const auto& input : graph.input()) declare(input);
-    for (const auto& tensor : graph.initializer()) {
-      auto [it, inserted] = tensor_types_.try_emplace(tensor.data_type());
-      if (inserted) it->second.mutable_tensor_type()->set_elem_type(tensor.data_type());
-      types_.try_emplace(tensor.name(), &it->second);
-    }
-    for (const auto& value : graph.value_info()) declare(value);
-    for (const auto& output : graph.output()) declare(output);
-  }
-  const onnx::TypeProto* TypeOf(absl::string_view name) const override {
-    auto it = types_.find(name);
-    return it == types_.end() ? nullptr : it->second;
-  }
-
- private:
-  absl::flat_hash_map<absl::string_view, const onnx::TypeProto*> types_;
-  absl::node_hash_map<int32_t, onnx::TypeProto> tensor_types_;
-};
 
 // One step's report, gathered window by window: entries by the rank of
 // their op among those that change at the step, as a whole conversion
@@ -404,7 +373,6 @@ class WindowedConversion {
       headers_only_.insert(graph_->initializer(i).name());
     }
     constants_.SetOpaque(&headers_only_);
-    declared_.emplace(*graph_);
     checker_.emplace(window_);
     incremental_.emplace(window_);
     constants_.SetCarried(&carried_constants_);
@@ -469,9 +437,11 @@ class WindowedConversion {
 #ifdef __GLIBC__
     // Memory freed by the windows goes back to the system once there is
     // much of it, rather than staying with a heap that only grows; every
-    // few windows (the next window reuses most of it).
-    if (++windows_done_ % kTrimWindows == 0 && mallinfo2().fordblks > kTrimBytes) {
-      malloc_trim(0);
+    // few MB of the model (the peak's measure), since each time the next
+    // windows fault back in what they use of it.
+    if (bytes_since_trim_ >= kTrimBytes) {
+      bytes_since_trim_ = 0;
+      if (mallinfo2().fordblks > kTrimBytes) malloc_trim(0);
     }
 #endif
     return absl::OkStatus();
@@ -500,6 +470,7 @@ class WindowedConversion {
         }
       }
       originals_.emplace(node, field.whole);
+      bytes_since_trim_ += field.whole.size();
       NoteUses(field.payload);
       ++i;
     }
@@ -524,23 +495,20 @@ class WindowedConversion {
   }
 
   // Checks and infers the window's nodes as they came, as the whole model's
-  // check and strict inference would, and indexes them by op into `index`.
+  // check and strict inference would (the check sees the inferred types,
+  // which hold to the declared ones), and indexes them by op into `index`.
   absl::Status ValidateWindow(std::optional<OpIndex>& index) {
     absl::StatusOr<std::unique_ptr<schema::NodeReinferencer>> reinfer =
         schema::NodeReinferencer::CreateInPlace(window_, *graph_, *result_);
     if (!reinfer.ok()) return NotWindowed(reinfer.status().message());
-    for (const onnx::NodeProto& node : graph_->node()) {
-      absl::Status checked = checker_->Check(node, "main", *declared_);
-      if (!checked.ok()) return NotWindowed(checked.message());
-    }
     for (const onnx::NodeProto& node : graph_->node()) {
       for (const std::string& input : node.input()) {
         if (!input.empty() && (*reinfer)->TypeOf(input) == nullptr) {
           return NotWindowed(absl::StrCat("input '", input, "' is not defined before its use"));
         }
       }
-      absl::Status inferred = (*reinfer)->Infer(node);
-      if (!inferred.ok()) return NotWindowed(inferred.message());
+      absl::Status valid = InferAndCheck(*checker_, **reinfer, node, "main");
+      if (!valid.ok()) return NotWindowed(valid.message());
     }
     (*reinfer)->Commit();
     index.emplace(window_, absl::flat_hash_set<std::string>{""});
@@ -769,7 +737,6 @@ class WindowedConversion {
   std::optional<TypeTable> types_;
   schema::InferenceResult* result_ = nullptr;
   schema::GraphTypes* live_ = nullptr;  // the main graph's types
-  std::optional<DeclaredTypes> declared_;
   std::optional<schema::NodeChecker> checker_;
   std::optional<IncrementalValidator> incremental_;
   ConstantTable constants_;
@@ -801,7 +768,8 @@ class WindowedConversion {
   NodeNames scanned_;  // scratch
   std::vector<const onnx::TensorProto*> added_names_;
   std::string pending_;  // node bytes not yet written
-  int64_t windows_done_ = 0;
+  // Bytes of nodes parsed since the heap was last looked at.
+  size_t bytes_since_trim_ = 0;
 };
 
 }  // namespace

@@ -256,6 +256,10 @@ struct FactRead {
 struct MemoEntry {
   absl::InlinedVector<FactRead, 2> facts;
   absl::InlinedVector<const onnx::TypeProto*, 4> outputs;
+  // Set when a node with these outputs (the node's whole output list,
+  // `checked_outputs` long) passed the checker.
+  bool checked = false;
+  int checked_outputs = 0;
 };
 
 class Engine {
@@ -323,14 +327,23 @@ class Engine {
     return stored;
   }
   // The outputs remembered for `key`, or null.
-  const MemoEntry* Recall(const MemoKey& key) const {
+  MemoEntry* Recall(const MemoKey& key) {
     auto it = memo_.find(key);
     return it == memo_.end() ? nullptr : &it->second;
   }
-  // Remembers `entry` for `key`, while the table is not full.
-  void Remember(MemoKey key, MemoEntry entry) {
-    if (memo_.size() < kMaxMemo) memo_.insert_or_assign(std::move(key), std::move(entry));
+  // Remembers `entry` for `key`, while the table is not full: the entry
+  // as stored, or null.
+  MemoEntry* Remember(MemoKey key, MemoEntry entry) {
+    if (memo_.size() >= kMaxMemo) return nullptr;
+    return &memo_.insert_or_assign(std::move(key), std::move(entry)).first->second;
   }
+  // The memo entry whose output types the node last inferred took, when
+  // it took them all as they are stored there (else null); valid until the
+  // next node is inferred.
+  MemoEntry* last_entry() const { return last_entry_; }
+  void set_last_entry(MemoEntry* entry) { last_entry_ = entry; }
+  int last_outputs() const { return last_outputs_; }
+  void set_last_outputs(int outputs) { last_outputs_ = outputs; }
   const onnx::TensorProto* Own(onnx::TensorProto tensor) {
     result_.constants.push_back(std::move(tensor));
     return &result_.constants.back();
@@ -372,6 +385,8 @@ class Engine {
   absl::flat_hash_set<const onnx::TypeProto*, TensorTypeHash, TensorTypeEq> interned_;
   static constexpr size_t kMaxMemo = 4096;
   absl::flat_hash_map<MemoKey, MemoEntry> memo_;
+  MemoEntry* last_entry_ = nullptr;
+  int last_outputs_ = 0;
 };
 
 class NodeContext : public InferenceContext {
@@ -736,7 +751,10 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
   // Set while the outputs may be remembered for nodes like this one.
   std::optional<MemoKey> memo_key;
   // The outputs remembered from a node like this one, if any.
-  const MemoEntry* recalled = nullptr;
+  MemoEntry* recalled = nullptr;
+  engine_.set_last_entry(nullptr);
+  // Whether every output's stored type is the one the memo holds for it.
+  bool stored_as_remembered = true;
   if (schema != nullptr) {
     ++engine_.result().nodes_inferred;
     NodeContext& context = ctx.emplace(node, *schema, *this);
@@ -787,6 +805,9 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
       stored = settle();
       if (memo_key) remembered.outputs[i] = stored;
     }
+    const onnx::TypeProto* memo_type =
+        recalled != nullptr ? recalled->outputs[i] : memo_key ? remembered.outputs[i] : nullptr;
+    stored_as_remembered &= stored == memo_type;
     if (base_ != nullptr) {
       // Resumed: a value known before keeps its type; the overlay records
       // new values, and known ones whose name now lives in another string.
@@ -811,7 +832,12 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
       (*extras_)[name] = {ctx->output_constant(i), ctx->output_data(i)};
     }
   }
-  if (memo_key) engine_.Remember(*std::move(memo_key), std::move(remembered));
+  MemoEntry* entry = recalled;
+  if (memo_key) entry = engine_.Remember(*std::move(memo_key), std::move(remembered));
+  if (stored_as_remembered) {
+    engine_.set_last_entry(entry);
+    engine_.set_last_outputs(node.output_size());
+  }
   ctx.reset();
   engine_.NodeDone(depth_);
   return absl::OkStatus();
@@ -899,6 +925,19 @@ NodeReinferencer::~NodeReinferencer() = default;
 
 absl::Status NodeReinferencer::Infer(const onnx::NodeProto& node) {
   return state_->inferencer->InferNode(node, -1);
+}
+
+bool NodeReinferencer::RepeatsCheckedNode() const {
+  const MemoEntry* entry = state_->engine.last_entry();
+  return entry != nullptr && entry->checked &&
+         entry->checked_outputs == state_->engine.last_outputs();
+}
+
+void NodeReinferencer::NoteChecked() {
+  MemoEntry* entry = state_->engine.last_entry();
+  if (entry == nullptr || entry->checked) return;
+  entry->checked = true;
+  entry->checked_outputs = state_->engine.last_outputs();
 }
 
 void NodeReinferencer::AddInitializer(const onnx::TensorProto& tensor) {

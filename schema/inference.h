@@ -118,6 +118,16 @@ class NodeReinferencer {
   // model again to know which. Constants are known from initializers only.
   absl::Status Infer(const onnx::NodeProto& node);
 
+  // Whether the node Infer last inferred repeats one that NoteChecked
+  // marked: the same op version, arity, attributes and input types, and
+  // the same output types. A check of the node (NodeChecker::Check, which
+  // reads no more than these) finds what the check of that one found.
+  bool RepeatsCheckedNode() const;
+
+  // Notes that the node Infer last inferred passed the check with the
+  // types inferred for it (see RepeatsCheckedNode).
+  void NoteChecked();
+
   // Stores the type of initializer `tensor`, added since.
   void AddInitializer(const onnx::TensorProto& tensor);
 

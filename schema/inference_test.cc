@@ -164,6 +164,40 @@ g (float[N,4] X) => (Y) {
   EXPECT_EQ(model.graph().value_info(0).name(), "T");
 }
 
+// Which re-inferred nodes repeat the one checked first: the same op
+// version, arity, attributes and input types, and the same output types.
+TEST(NodeReinferencerTest, RepeatsCheckedNodeOnlyForNodesLikeTheCheckedOne) {
+  onnx::ModelProto model = Model(R"(<ir_version: 8, opset_import: ["" : 11]>
+g (float[2,M] X, int64[2,M] I) => (float[2,1,3] Y) {
+  [first] A = Unsqueeze <axes = [1]> (X)
+  [same] B = Unsqueeze <axes = [1]> (X)
+  [other_axes] C = Unsqueeze <axes = [0]> (X)
+  [other_input_type] D = Unsqueeze <axes = [1]> (I)
+  [declared_output] Y = Unsqueeze <axes = [1]> (X)
+  [other_op] E = Relu(X)
+  [again] F = Unsqueeze <axes = [1]> (X)
+})");
+  // Y is declared float[2,1,3], more than the float[2,1,M] inferred: it
+  // takes the declared type, not the one remembered.
+  InferenceOptions strict;
+  strict.strict = true;
+  absl::StatusOr<InferenceResult> result = InferModel(model, strict);
+  ASSERT_TRUE(result.ok()) << result.status();
+  absl::StatusOr<std::unique_ptr<NodeReinferencer>> reinfer =
+      NodeReinferencer::Create(model, model.graph(), {}, *result);
+  ASSERT_TRUE(reinfer.ok()) << reinfer.status();
+  const std::map<std::string, bool> repeats = {
+      {"first", false},           {"same", true},           {"other_axes", false},
+      {"other_input_type", false}, {"declared_output", false}, {"other_op", false},
+      {"again", true},
+  };
+  for (const onnx::NodeProto& node : model.graph().node()) {
+    ASSERT_TRUE((*reinfer)->Infer(node).ok()) << node.name();
+    EXPECT_EQ((*reinfer)->RepeatsCheckedNode(), repeats.at(node.name())) << node.name();
+    if (node.name() == "first") (*reinfer)->NoteChecked();
+  }
+}
+
 TEST(InferenceRulesTest, RulesCoverRealOpsWithoutOverlap) {
   int rules = 0;
   for (auto family : {ElementwiseRules(), ShapeRules(), NnRules(), MiscRules()}) {
