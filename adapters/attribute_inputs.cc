@@ -127,7 +127,10 @@ absl::Status AttributeToInput(AdapterContext& ctx) {
   for (const Slot& slot : moved.slots) {
     const onnx::AttributeProto* attribute = FindAttribute(ctx.node, slot.attribute);
     if (attribute == nullptr) continue;  // the input's absence means the same default
-    onnx::TensorProto value;
+    // One tensor per thread, cleared for each value: most values are equal
+    // to one added before, which add_constant then leaves where it is.
+    static thread_local onnx::TensorProto value;
+    value.Clear();
     OC_RETURN_IF_ERROR(AsTensor(ctx, *attribute, slot.form, value));
     absl::StatusOr<std::string> name = ctx.add_constant(std::move(value));
     if (!name.ok()) return name.status();
