@@ -44,9 +44,11 @@ constexpr uint32_t kNodeDomain = 7;
 // How many nodes apart WalkBackwards finds its way back in.
 constexpr size_t kCheckpointNodes = 256;
 
-// Free heap bytes that make a window give memory back to the system; it
-// looks each time this many bytes of nodes have been converted since.
-constexpr size_t kTrimBytes = size_t{4} << 20;
+// Free heap bytes, beyond those free when the conversion began, that make
+// a window give memory back to the system, and how many windows apart it
+// looks.
+constexpr size_t kTrimBytes = size_t{2} << 20;
+constexpr int64_t kTrimWindows = 8;
 
 // Bytes of node fields gathered before they are handed to the sink.
 constexpr size_t kFlushBytes = 1 << 20;
@@ -168,6 +170,9 @@ class WindowedConversion {
       : bytes_(bytes), options_(options), windows_(windows), out_(out) {}
 
   absl::StatusOr<ConversionReport> Run() {
+#ifdef __GLIBC__
+    free_at_start_ = mallinfo2().fordblks;
+#endif
     OC_RETURN_IF_ERROR(CheckOptions());
     OC_RETURN_IF_ERROR(Split());
     OC_RETURN_IF_ERROR(ScanNames());
@@ -435,13 +440,14 @@ class WindowedConversion {
     }
     graph_->mutable_node()->Clear();
 #ifdef __GLIBC__
-    // Memory freed by the windows goes back to the system once there is
-    // much of it, rather than staying with a heap that only grows; every
-    // few MB of the model (the peak's measure), since each time the next
-    // windows fault back in what they use of it.
-    if (bytes_since_trim_ >= kTrimBytes) {
-      bytes_since_trim_ = 0;
-      if (mallinfo2().fordblks > kTrimBytes) malloc_trim(0);
+    // Memory freed by the windows goes back to the system, every few
+    // windows, once there is more of it than was free when the conversion
+    // began, rather than staying with a heap that only grows. Memory free
+    // before is the process's (a service's heap, say): giving it back each
+    // time would only fault in again what the windows use of it.
+    if (++windows_done_ % kTrimWindows == 0 &&
+        mallinfo2().fordblks > free_at_start_ + kTrimBytes) {
+      malloc_trim(0);
     }
 #endif
     return absl::OkStatus();
@@ -470,7 +476,6 @@ class WindowedConversion {
         }
       }
       originals_.emplace(node, field.whole);
-      bytes_since_trim_ += field.whole.size();
       NoteUses(field.payload);
       ++i;
     }
@@ -768,8 +773,9 @@ class WindowedConversion {
   NodeNames scanned_;  // scratch
   std::vector<const onnx::TensorProto*> added_names_;
   std::string pending_;  // node bytes not yet written
-  // Bytes of nodes parsed since the heap was last looked at.
-  size_t bytes_since_trim_ = 0;
+  int64_t windows_done_ = 0;
+  // Free heap bytes when the conversion began.
+  size_t free_at_start_ = 0;
 };
 
 }  // namespace
