@@ -80,7 +80,7 @@ class IncrementalValidator {
   // Collects the inputs and initializers of the main graph, once.
   void Collect();
 
-  // Checks and re-infers `groups` through `reinfer`, reading `main`, the
+  // Re-infers and checks `groups` through `reinfer`, reading `main`, the
   // types before the step, which it leaves as they are.
   absl::Status ValidateGroups(absl::Span<const TouchedGroup> groups,
                               const schema::GraphTypes& main,
@@ -111,7 +111,7 @@ class IncrementalValidator {
 // Validates, on a second thread while a step goes on, the nodes the step
 // rewrote in place (nothing inserted or removed around them, wiring checked
 // by the caller), so that most of the step's validation is done when its
-// rewrites are. Each node is checked and re-inferred as
+// rewrites are. Each node is re-inferred and checked as
 // IncrementalValidator does, against the inference before the step, which
 // it only reads until Commit.
 class EarlyValidator {
@@ -131,7 +131,7 @@ class EarlyValidator {
   void AddInitializer(const onnx::TensorProto* tensor);
   // Queues `node`, rewritten in place.
   void AddNode(const onnx::NodeProto* node);
-  // Waits for the queued nodes: OK if each checked and re-inferred.
+  // Waits for the queued nodes: OK if each re-inferred and checked.
   absl::Status Finish();
   // Writes the types it inferred into the inference (after Finish).
   void Commit() { reinfer_->Commit(); }
