@@ -1,5 +1,9 @@
 #include "cli/cli.h"
 
+#include <optional>
+
+#include "ir/memory_budget.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -341,6 +345,36 @@ const Command* FindCommand(absl::string_view name) {
   return nullptr;
 }
 
+// The size of the file `path`, or 0.
+int64_t FileBytes(const std::string& path) {
+  std::error_code ec;
+  uintmax_t size = std::filesystem::file_size(path, ec);
+  return ec ? 0 : static_cast<int64_t>(size);
+}
+
+// Runs `command` within a memory budget for its first file (batch keeps one
+// per model); running out of memory, or any exception, ends the command
+// with one line naming the file, never a crash.
+int RunWithinBudget(const Command& command, Context& ctx) {
+  const std::string file = ctx.args.positional.empty() ? "" : ctx.args.positional[0];
+  const bool budgeted = command.positional_count == 1;
+  const int64_t budget = BudgetFor(FileBytes(file));
+  absl::Status failed;
+  try {
+    std::optional<MemoryBudget> scope;
+    if (budgeted) scope.emplace(budget);
+    return command.run(ctx);
+  } catch (const MemoryBudgetExceeded&) {
+    failed = BudgetError(file, budget);
+  } catch (const std::bad_alloc&) {
+    failed = absl::ResourceExhaustedError(absl::StrCat(file, ": out of memory"));
+  } catch (const std::exception& e) {
+    failed = absl::InternalError(absl::StrCat(file, ": ", e.what()));
+  }
+  ctx.err << "onnx-convert " << command.name << ": " << failed.message() << "\n";
+  return kExitInvalidModel;
+}
+
 }  // namespace
 
 int Run(const std::vector<std::string>& all_args, std::ostream& out, std::ostream& err) {
@@ -381,7 +415,7 @@ int Run(const std::vector<std::string>& all_args, std::ostream& out, std::ostrea
   std::unique_ptr<Engine> remote;
   if (!server->target.empty()) remote = RemoteEngine(server->target);
   Context ctx{*parsed, out, err, remote ? *remote : LocalEngine()};
-  return command->run(ctx);
+  return RunWithinBudget(*command, ctx);
 }
 
 }  // namespace onnxconvert::cli

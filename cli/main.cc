@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "ir/model_io.h"
 
 int main(int argc, char** argv) {
+  onnxconvert::QuietProtobufUtf8Logs();
   std::vector<std::string> args(argv + 1, argv + argc);
   return onnxconvert::cli::Run(args, std::cout, std::cerr);
 }

@@ -114,30 +114,39 @@ struct Call {
     }
     return tensor->elem_type();
   }
-  // The rank of input `i`.
-  absl::StatusOr<int> Rank(int i) const {
+  // The rank of input `i`, which must be at least `at_least`.
+  absl::StatusOr<int> Rank(int i, int at_least = 0) const {
     const onnx::TypeProto::Tensor* tensor = Tensor(i);
     if (tensor == nullptr || !tensor->has_shape()) {
       return absl::FailedPreconditionError(
           absl::StrCat("the rank of input '", InputName(i), "' is unknown"));
     }
-    return tensor->shape().dim_size();
+    int rank = tensor->shape().dim_size();
+    if (rank < at_least) {
+      return absl::InvalidArgumentError(absl::StrCat("input '", InputName(i), "' has rank ", rank,
+                                                     ", below ", at_least));
+    }
+    return rank;
   }
-  // The size of axis `axis` (negative: from the back) of input `i`, or -1.
+  // The size of axis `axis` (negative: from the back) of input `i`, or -1
+  // when unknown or above kMaxConstantElements: bodies build constants of
+  // sizes they know, which a declared size must not make arbitrarily large.
   int64_t Dim(int i, int axis) const {
     const onnx::TypeProto::Tensor* tensor = Tensor(i);
     if (tensor == nullptr || !tensor->has_shape()) return -1;
     int rank = tensor->shape().dim_size();
     if (axis < 0) axis += rank;
     if (axis < 0 || axis >= rank || !tensor->shape().dim(axis).has_dim_value()) return -1;
-    return tensor->shape().dim(axis).dim_value();
+    int64_t size = tensor->shape().dim(axis).dim_value();
+    return size <= kMaxConstantElements ? size : -1;
   }
   // The size of axis `axis` of input `i`, which the body needs.
   absl::StatusOr<int64_t> NeedDim(int i, int axis) const {
     int64_t size = Dim(i, axis);
     if (size < 0) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("the size of axis ", axis, " of input '", InputName(i), "' is unknown"));
+      return absl::FailedPreconditionError(absl::StrCat("the size of axis ", axis, " of input '",
+                                                        InputName(i), "' is unknown or above ",
+                                                        kMaxConstantElements));
     }
     return size;
   }
@@ -542,7 +551,7 @@ absl::StatusOr<std::string> Nll(Body& b, const Call& call, const NllInputs& in, 
 absl::StatusOr<std::string> NegativeLogLikelihoodLossBody(const Call& call) {
   OC_ASSIGN_OR_RETURN(int32_t t, call.ElemType(0));
   OC_ASSIGN_OR_RETURN(int32_t tind, call.ElemType(1));
-  OC_ASSIGN_OR_RETURN(int rank, call.Rank(0));
+  OC_ASSIGN_OR_RETURN(int rank, call.Rank(0, 2));
   Body b(call);
   NllInputs in{"input", rank, call.Dim(0, 1), "target", call.Has(2) ? "weight" : ""};
   OC_ASSIGN_OR_RETURN(std::string loss, Nll(b, call, in, t, tind));
@@ -556,7 +565,7 @@ absl::StatusOr<std::string> NegativeLogLikelihoodLossBody(const Call& call) {
 absl::StatusOr<std::string> SoftmaxCrossEntropyLossBody(const Call& call) {
   OC_ASSIGN_OR_RETURN(int32_t t, call.ElemType(0));
   OC_ASSIGN_OR_RETURN(int32_t tind, call.ElemType(1));
-  OC_ASSIGN_OR_RETURN(int rank, call.Rank(0));
+  OC_ASSIGN_OR_RETURN(int rank, call.Rank(0, 2));
   Body b(call);
   std::string log_prob;
   if (rank <= 2) {
@@ -727,7 +736,7 @@ absl::StatusOr<std::string> MaskBias(Body& b, const Call& call, const AttentionH
   std::string bias = u == kBool ? BoolToBias(b, "attn_mask", t) : b.Cast("attn_mask", u, t);
   int64_t mask_len = call.Dim(kMask, -1);
   if (call.schema.since_version < 24 || (mask_len >= 0 && mask_len == h.total_len)) return bias;
-  OC_ASSIGN_OR_RETURN(int mask_rank, call.Rank(kMask));
+  OC_ASSIGN_OR_RETURN(int mask_rank, call.Rank(kMask, 1));
   std::string missing = b.Op("Sub", {b.DimOf(h.k, 2), b.DimOf(bias, mask_rank - 1)});
   std::string pads =
       b.Op("Concat", {b.Int64s(std::vector<int64_t>(2 * mask_rank - 1, 0)), missing}, "axis = 0");

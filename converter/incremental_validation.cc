@@ -2,6 +2,7 @@
 
 #include <map>
 #include <memory>
+#include <new>
 #include <system_error>
 #include <vector>
 
@@ -320,11 +321,17 @@ void EarlyValidator::Run() {
 
 void EarlyValidator::Process(const Item& item) {
   if (!status_.ok()) return;
-  if (item.tensor != nullptr) {
-    reinfer_->AddInitializer(*item.tensor);
-    return;
+  // On the validator's own thread an exception would end the process: out
+  // of memory ends the validation instead.
+  try {
+    if (item.tensor != nullptr) {
+      reinfer_->AddInitializer(*item.tensor);
+      return;
+    }
+    status_ = InferAndCheck(*checker_, *reinfer_, *item.node, path_);
+  } catch (const std::bad_alloc&) {
+    status_ = absl::ResourceExhaustedError(absl::StrCat(path_, ": out of memory while validating"));
   }
-  status_ = InferAndCheck(*checker_, *reinfer_, *item.node, path_);
 }
 
 absl::Status IncrementalValidator::ValidateGroups(absl::Span<const TouchedGroup> groups,

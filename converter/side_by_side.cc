@@ -1,5 +1,6 @@
 #include "converter/side_by_side.h"
 
+#include <exception>
 #include <system_error>
 #include <thread>
 
@@ -8,15 +9,30 @@ namespace onnxconvert::converter {
 void RunSideBySide(const std::function<void()>& a, const std::function<void()>& b,
                    bool parallel) {
   if (parallel) {
+    // An exception of either (out of memory) waits for the other, then
+    // goes on from here.
+    std::exception_ptr a_failed;
     std::thread thread;
     try {
-      thread = std::thread(a);
+      thread = std::thread([&a, &a_failed] {
+        try {
+          a();
+        } catch (...) {
+          a_failed = std::current_exception();
+        }
+      });
     } catch (const std::system_error&) {
       // No thread to be had: one after the other.
     }
     if (thread.joinable()) {
-      b();
+      try {
+        b();
+      } catch (...) {
+        thread.join();
+        throw;
+      }
       thread.join();
+      if (a_failed) std::rethrow_exception(a_failed);
       return;
     }
   }

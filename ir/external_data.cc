@@ -308,6 +308,14 @@ absl::StatusOr<std::string> ResolveExternalLocation(std::string_view base_dir,
   if (!fs::is_regular_file(status)) {
     return LocationError(location, "is not a regular file");
   }
+  // A second name of a file may be anywhere: its data cannot be shown to
+  // belong to the model's directory.
+  uintmax_t links = fs::hard_link_count(resolved, ec);
+  if (!ec && links > 1) {
+    return LocationError(location, absl::StrCat("is a hard link (the file has ", links,
+                                                " names), which may lead outside the "
+                                                "model's directory"));
+  }
   return resolved;
 }
 

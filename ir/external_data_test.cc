@@ -132,8 +132,8 @@ TEST(ExternalDataTest, RelativeLocations) {
   }
 }
 
-// A model directory with weights (16 bytes), a subdirectory, and symlinks
-// inside and outside it.
+// A model directory with weights (16 bytes), a subdirectory, symlinks
+// inside and outside it, and a hard link to a file outside it.
 struct Sandbox {
   fs::path dir;
   fs::path outside;
@@ -150,6 +150,8 @@ Sandbox MakeSandbox(const std::string& name) {
   fs::create_symlink(box.dir / "weights.bin", box.dir / "alias.bin");
   fs::create_symlink("sub", box.dir / "sub_alias");
   fs::create_symlink(box.dir / "missing.bin", box.dir / "dangling.bin");
+  // A second name, inside the model's directory, of a file outside it.
+  fs::create_hard_link(box.outside / "secret.bin", box.dir / "hard_link.bin");
   return box;
 }
 
@@ -178,6 +180,8 @@ TEST(ExternalDataTest, CheckExternalReference) {
        absl::StatusCode::kInvalidArgument, "resolves outside the model's directory"},
       {"dir_symlink_escape", ExternalTensor("escape_dir/secret.bin", 0, 6),
        absl::StatusCode::kInvalidArgument, "resolves outside the model's directory"},
+      {"hard_link", ExternalTensor("hard_link.bin", 0, 6), absl::StatusCode::kInvalidArgument,
+       "is a hard link (the file has 2 names)"},
       {"missing", ExternalTensor("absent.bin", 0, 1), absl::StatusCode::kNotFound,
        "external data file 'absent.bin' does not exist"},
       {"dangling", ExternalTensor("dangling.bin", 0, 1), absl::StatusCode::kNotFound,

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <bit>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
@@ -726,6 +728,17 @@ absl::Status SaveModelImpl(const onnx::ModelProto& model,
 }
 
 }  // namespace
+
+void QuietProtobufUtf8Logs() {
+  google::protobuf::SetLogHandler([](google::protobuf::LogLevel level, const char* filename,
+                                     int line, const std::string& message) {
+    if (absl::StrContains(message, "invalid UTF-8")) return;
+    static constexpr const char* kLevels[] = {"INFO", "WARNING", "ERROR", "FATAL"};
+    std::fprintf(stderr, "[libprotobuf %s %s:%d] %s\n",
+                 kLevels[std::clamp(static_cast<int>(level), 0, 3)], filename, line,
+                 message.c_str());
+  });
+}
 
 absl::StatusOr<onnx::ModelProto> ParseModel(std::string_view bytes,
                                             std::string_view source_name,

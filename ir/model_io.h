@@ -48,6 +48,12 @@ absl::StatusOr<onnx::ModelProto> ParseModel(std::string_view bytes,
 absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
                                       const LoadOptions& options = {});
 
+// Makes protobuf's log drop its complaints about string fields that are not
+// UTF-8 (proto2 keeps such bytes as they are, and so does this tool), which
+// it prints on serializing them; other messages still go to stderr. For a
+// program's main, before any model is read.
+void QuietProtobufUtf8Logs();
+
 // Choices for writing a model.
 struct SaveOptions {
   // Tensors with data of at least this many bytes go to an external file;

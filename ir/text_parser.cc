@@ -23,8 +23,12 @@ namespace {
 using text::Token;
 using text::TokenKind;
 
-// Graphs nested deeper than this are refused (no stack overflow).
-constexpr int kMaxNesting = 64;
+// Graphs, and types, nested deeper than this are refused: no stack
+// overflow, and what parses stays within the 100 message levels protobuf
+// (and so the model loader) accepts: 16 graphs take 48 levels (graph, node,
+// attribute each), 16 types 32 (type, sequence or optional or map each).
+constexpr int kMaxNesting = 16;
+constexpr int kMaxTypeNesting = 16;
 
 // `@doc` and `@raw` annotations read before an item.
 bool IsHex(absl::string_view value) {
@@ -146,6 +150,14 @@ class Parser {
   }
 
   absl::Status Type(onnx::TypeProto& type) {
+    if (type_nesting_ >= kMaxTypeNesting) return Error("types nested too deeply");
+    ++type_nesting_;
+    absl::Status status = TypeBody(type);
+    --type_nesting_;
+    return status;
+  }
+
+  absl::Status TypeBody(onnx::TypeProto& type) {
     if (Peek().kind != TokenKind::kIdentifier) return Error("expected a type");
     std::string keyword = Next().text;
     if (keyword == "seq" || keyword == "optional") {
@@ -812,6 +824,7 @@ class Parser {
   std::vector<Token> tokens_;
   size_t pos_ = 0;
   int nesting_ = 0;
+  int type_nesting_ = 0;
 };
 
 template <typename Proto, typename Method>

@@ -6,7 +6,10 @@
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "ir/model_io.h"
 #include "ir/text_printer.h"
+#include "absl/strings/str_cat.h"
+#include <tuple>
 
 namespace onnxconvert {
 namespace {
@@ -163,6 +166,38 @@ TEST(TextParserTest, DeepNestingIsRefusedNotOverflowed) {
   absl::StatusOr<onnx::NodeProto> node = ParseNodeText(text);
   ASSERT_FALSE(node.ok());
   EXPECT_TRUE(absl::StrContains(node.status().message(), "nested too deeply"));
+}
+
+// A model of graphs and types nested as deep as the parser takes them
+// loads back from its bytes; one level more of either is refused, not a
+// stack overflow (30,000 levels were one) nor a file the loader refuses.
+TEST(TextParserTest, NestingTheParserTakesIsNestingTheLoaderTakes) {
+  auto model_text = [](int graphs, int types) {
+    std::string type = "float[N]";
+    for (int i = 1; i < types; ++i) type = absl::StrCat("seq(", type, ")");
+    std::string text = absl::StrCat("<ir_version: 10, opset_import: [\"\" : 18]>\nmain (bool c, ",
+                                    type, " s) => (", type, " y) {\n");
+    for (int i = 1; i < graphs; ++i) {
+      absl::StrAppend(&text, "y = If (c) <then_branch = g", i, " () => (", type, " y) {\n");
+    }
+    absl::StrAppend(&text, "y = Identity (s)\n");
+    for (int i = 1; i < graphs; ++i) {
+      absl::StrAppend(&text, "}, else_branch = e", i, " () => (", type,
+                      " y) { y = Identity (s) }>\n");
+    }
+    return absl::StrCat(text, "}\n");
+  };
+  absl::StatusOr<onnx::ModelProto> deepest = ParseModelText(model_text(16, 16));
+  ASSERT_TRUE(deepest.ok()) << deepest.status();
+  absl::StatusOr<onnx::ModelProto> loaded = ParseModel(deepest->SerializeAsString(), "deepest");
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+  for (auto [graphs, types, message] :
+       {std::tuple{17, 1, "graphs nested too deeply"}, std::tuple{1, 17, "types nested too deeply"},
+        std::tuple{1, 30000, "types nested too deeply"}}) {
+    absl::StatusOr<onnx::ModelProto> model = ParseModelText(model_text(graphs, types));
+    ASSERT_FALSE(model.ok()) << graphs << " graphs, " << types << " types";
+    EXPECT_TRUE(absl::StrContains(model.status().message(), message)) << model.status();
+  }
 }
 
 TEST(TextParserTest, TypesRoundTrip) {

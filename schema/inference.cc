@@ -451,6 +451,8 @@ class NodeContext : public InferenceContext {
     return true;
   }
   onnx::TypeProto* MutableOutputType(size_t i) override {
+    // A slot the node does not list takes the write and drops it.
+    if (i >= owned_.size()) return Discard();
     // A scratch type on first write; a shared input type is copied first.
     if (owned_[i] == nullptr) {
       onnx::TypeProto* type = graph_.engine().Scratch(graph_.depth(), i);
@@ -460,7 +462,7 @@ class NodeContext : public InferenceContext {
     return owned_[i];
   }
   const onnx::TypeProto* OutputTypeIfSet(size_t i) const override {
-    return HasType(outputs_[i]) ? outputs_[i] : nullptr;
+    return i < outputs_.size() && HasType(outputs_[i]) ? outputs_[i] : nullptr;
   }
   void ShareInputType(size_t in, size_t out) override {
     if (out >= outputs_.size()) return;
@@ -475,6 +477,7 @@ class NodeContext : public InferenceContext {
   bool IsShared(size_t i) const { return outputs_[i] != nullptr && owned_[i] == nullptr; }
   void SetOutputShapeData(size_t i, onnx::TensorShapeProto data) override {
     pure_ = false;
+    if (i >= output_data_.size()) return;
     auto* stored = google::protobuf::Arena::CreateMessage<onnx::TensorShapeProto>(
         graph_.engine().result().arena.get());
     stored->Swap(&data);
@@ -482,6 +485,7 @@ class NodeContext : public InferenceContext {
   }
   void SetOutputConstant(size_t i, onnx::TensorProto value) override {
     pure_ = false;
+    if (i >= output_constants_.size()) return;
     output_constants_[i] = graph_.engine().Own(std::move(value));
   }
   absl::StatusOr<std::vector<onnx::TypeProto>> InferSubgraph(
@@ -496,6 +500,11 @@ class NodeContext : public InferenceContext {
   const onnx::TensorProto* output_constant(size_t i) const { return output_constants_[i]; }
 
  private:
+  // A scratch type for writes to output slots the node does not list.
+  onnx::TypeProto* Discard() {
+    discarded_.emplace();
+    return &*discarded_;
+  }
   const ValueFacts* Extras(size_t i) const {
     if (!HasInput(i)) return nullptr;
     return graph_.FindExtras(node_.input(i));
@@ -518,6 +527,7 @@ class NodeContext : public InferenceContext {
   absl::InlinedVector<onnx::TypeProto*, 4> owned_;  // the scratch type written, if any
   absl::InlinedVector<const onnx::TensorShapeProto*, 4> output_data_;
   absl::InlinedVector<const onnx::TensorProto*, 4> output_constants_;
+  std::optional<onnx::TypeProto> discarded_;
 };
 
 absl::StatusOr<std::vector<onnx::TypeProto>> NodeContext::InferSubgraph(
@@ -738,7 +748,7 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
   };
   if (schema != nullptr &&
       (node.input_size() < schema->min_input || node.input_size() > schema->max_input ||
-       node.output_size() > schema->max_output)) {
+       node.output_size() < schema->min_output || node.output_size() > schema->max_output)) {
     // Rules count on the arity the checker enforces: an unchecked node
     // outside it gets no rule (strict: an error).
     absl::Status failed = fail(absl::StrCat("has ", node.input_size(), " inputs and ",
