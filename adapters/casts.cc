@@ -140,7 +140,11 @@ absl::Status InsertCasts(AdapterContext& ctx) {
   }
   // Type parameter -> the carrier its inputs are cast to.
   std::map<std::string, int32_t> carriers;
-  for (const auto& [param, types] : bound) {
+  for (const auto& binding : bound) {
+    // Named, not bound: clang 14 (the fuzzing build) cannot capture a
+    // structured binding in the lambda below.
+    const auto& param = binding.first;
+    const auto& types = binding.second;
     absl::string_view unused;
     absl::Span<const absl::string_view> allowed;
     for (int i = 0; i < ctx.node.input_size(); ++i) {

@@ -737,7 +737,11 @@ std::string NodeLabel(const onnx::NodeProto& node, int index, const OpSchema* sc
 }
 
 absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) {
-  auto [schema, rule] = engine_.Resolve(node);
+  // Named variables, not a structured binding: the lambda below captures
+  // `schema`, which clang 14 (the fuzzing build) does not allow of one.
+  const auto resolved = engine_.Resolve(node);
+  const OpSchema* schema = resolved.first;
+  const InferenceFn rule = resolved.second;
   // The label is built only when something is reported.
   auto fail = [&](absl::string_view message) -> absl::Status {
     std::string text = absl::StrCat(path_, " \xE2\x80\xBA ", NodeLabel(node, index, schema),

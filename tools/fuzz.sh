@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs a libFuzzer campaign on one fuzz target of fuzz/ and records it.
 #
-#   tools/fuzz.sh TARGET SECONDS [JOBS]
+#   tools/fuzz.sh TARGET SECONDS
 #
 # TARGET is load_check_infer_fuzzer, convert_fuzzer, text_fuzzer or
 # service_fuzzer. Builds it with clang-14, ASan + UBSan and libFuzzer
@@ -15,7 +15,6 @@ set -eu
 cd "$(dirname "$0")/.."
 target=$1
 seconds=$2
-jobs=${3:-1}
 base=${FUZZ_OUTPUT_BASE:-$HOME/.cache/bazel-onnx-convert-fuzz}
 
 bazel --output_base="$base" build --config=fuzz "//fuzz:$target" >&2
@@ -37,7 +36,7 @@ fi
 
 log="$findings/last.log"
 "$binary" "$corpus" "$@" -dict=fuzz/onnx.dict -max_total_time="$seconds" \
-  -max_len=65536 -rss_limit_mb=4096 -timeout=30 -jobs="$jobs" -workers="$jobs" \
+  -max_len=65536 -rss_limit_mb=4096 -timeout=30 \
   -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1 || true
 {
   echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) $target ${seconds}s at $(git rev-parse --short HEAD)"

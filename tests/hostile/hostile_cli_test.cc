@@ -43,8 +43,10 @@ Outcome RunCli(const std::vector<std::string>& args, const fs::path& dir) {
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid == 0) {
+#ifndef __SANITIZE_ADDRESS__  // ASan maps terabytes of shadow memory
     rlimit limit{kAddressSpace, kAddressSpace};
     setrlimit(RLIMIT_AS, &limit);
+#endif
     int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int null = open("/dev/null", O_WRONLY);
     dup2(err, 2);
