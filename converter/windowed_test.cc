@@ -275,19 +275,23 @@ TEST(WindowedTest, WeightsReadAsHeadersAreCheckedAgainstTheirDataInTheFile) {
   };
   const Case cases[] = {
       {"raw_data", nullptr, ""},
-      {"float_data", [](onnx::TensorProto& w, onnx::TensorProto&) {
+      {"float_data",
+       [](onnx::TensorProto& w, onnx::TensorProto&) {
          w.clear_raw_data();
          for (int i = 0; i < 256; ++i) w.add_float_data(0.5f * i);
-       }, ""},
+       },
+       ""},
       {"float16_in_int32_data",
        [&](onnx::TensorProto&, onnx::TensorProto& v) { float16_values(v, 16); }, ""},
       {"raw_data_a_byte_short",
        [](onnx::TensorProto& w, onnx::TensorProto&) { w.mutable_raw_data()->pop_back(); },
        "tensor 'W': raw_data holds 1023 bytes; dims [16, 16] of FLOAT need 1024"},
-      {"float_data_a_value_over", [](onnx::TensorProto& w, onnx::TensorProto&) {
+      {"float_data_a_value_over",
+       [](onnx::TensorProto& w, onnx::TensorProto&) {
          w.clear_raw_data();
          for (int i = 0; i < 257; ++i) w.add_float_data(1.0f);
-       }, "tensor 'W': float_data holds 257 values; dims [16, 16] of FLOAT need 256"},
+       },
+       "tensor 'W': float_data holds 257 values; dims [16, 16] of FLOAT need 256"},
       {"float16_a_value_short",
        [&](onnx::TensorProto&, onnx::TensorProto& v) { float16_values(v, 15); },
        "tensor 'V': int32_data holds 15 values; dims [16] of FLOAT16 need 16"},

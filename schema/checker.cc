@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <functional>
 #include <optional>
 #include <utility>
@@ -46,58 +47,54 @@ int64_t IrVersionForElemType(int32_t elem_type) {
 
 using Attribute = onnx::AttributeProto;
 
-// A field an attribute's value can be in, and the attribute type it is for.
+// The fields an attribute's value can be in, and the attribute type each
+// is for; a field's index is its bit in ValueFieldBits.
 struct ValueField {
   Attribute::AttributeType type;
   const char* name;
-  bool (*is_set)(const Attribute&);
 };
 
 constexpr ValueField kValueFields[] = {
-    {Attribute::FLOAT, "f", [](const Attribute& a) { return a.has_f(); }},
-    {Attribute::INT, "i", [](const Attribute& a) { return a.has_i(); }},
-    {Attribute::STRING, "s", [](const Attribute& a) { return a.has_s(); }},
-    {Attribute::TENSOR, "t", [](const Attribute& a) { return a.has_t(); }},
-    {Attribute::GRAPH, "g", [](const Attribute& a) { return a.has_g(); }},
-    {Attribute::SPARSE_TENSOR, "sparse_tensor",
-     [](const Attribute& a) { return a.has_sparse_tensor(); }},
-    {Attribute::TYPE_PROTO, "tp", [](const Attribute& a) { return a.has_tp(); }},
-    {Attribute::FLOATS, "floats", [](const Attribute& a) { return a.floats_size() > 0; }},
-    {Attribute::INTS, "ints", [](const Attribute& a) { return a.ints_size() > 0; }},
-    {Attribute::STRINGS, "strings", [](const Attribute& a) { return a.strings_size() > 0; }},
-    {Attribute::TENSORS, "tensors", [](const Attribute& a) { return a.tensors_size() > 0; }},
-    {Attribute::GRAPHS, "graphs", [](const Attribute& a) { return a.graphs_size() > 0; }},
-    {Attribute::SPARSE_TENSORS, "sparse_tensors",
-     [](const Attribute& a) { return a.sparse_tensors_size() > 0; }},
-    {Attribute::TYPE_PROTOS, "type_protos",
-     [](const Attribute& a) { return a.type_protos_size() > 0; }},
+    {Attribute::FLOAT, "f"},
+    {Attribute::INT, "i"},
+    {Attribute::STRING, "s"},
+    {Attribute::TENSOR, "t"},
+    {Attribute::GRAPH, "g"},
+    {Attribute::SPARSE_TENSOR, "sparse_tensor"},
+    {Attribute::TYPE_PROTO, "tp"},
+    {Attribute::FLOATS, "floats"},
+    {Attribute::INTS, "ints"},
+    {Attribute::STRINGS, "strings"},
+    {Attribute::TENSORS, "tensors"},
+    {Attribute::GRAPHS, "graphs"},
+    {Attribute::SPARSE_TENSORS, "sparse_tensors"},
+    {Attribute::TYPE_PROTOS, "type_protos"},
 };
 
-// The first two fields that hold a value of an attribute (null if fewer).
-struct ValueFields {
-  const ValueField* first = nullptr;
-  const ValueField* second = nullptr;
-};
+// The bits of the fields of kValueFields that hold tensors.
+constexpr uint32_t kTensorFieldBits = (1u << 3) | (1u << 5) | (1u << 10) | (1u << 12);
 
-ValueFields ValueFieldsOf(const Attribute& attribute) {
-  ValueFields set;
-  for (const ValueField& field : kValueFields) {
-    if (!field.is_set(attribute)) continue;
-    if (set.first != nullptr) {
-      set.second = &field;
-      break;
-    }
-    set.first = &field;
-  }
-  return set;
+// Bit i set when field kValueFields[i] of `a` holds a value (branch-free: it
+// runs for every attribute).
+uint32_t ValueFieldBits(const Attribute& a) {
+  return uint32_t{a.has_f()} | uint32_t{a.has_i()} << 1 | uint32_t{a.has_s()} << 2 |
+         uint32_t{a.has_t()} << 3 | uint32_t{a.has_g()} << 4 |
+         uint32_t{a.has_sparse_tensor()} << 5 | uint32_t{a.has_tp()} << 6 |
+         uint32_t{a.floats_size() > 0} << 7 | uint32_t{a.ints_size() > 0} << 8 |
+         uint32_t{a.strings_size() > 0} << 9 | uint32_t{a.tensors_size() > 0} << 10 |
+         uint32_t{a.graphs_size() > 0} << 11 | uint32_t{a.sparse_tensors_size() > 0} << 12 |
+         uint32_t{a.type_protos_size() > 0} << 13;
 }
+
+// The field of the lowest bit of `bits` (not 0).
+const ValueField& FirstField(uint32_t bits) { return kValueFields[std::countr_zero(bits)]; }
 
 // The attribute type of an AttributeProto, deduced from its value when the
 // `type` field is absent (IR version 1).
 Attribute::AttributeType ActualType(const Attribute& a) {
   if (a.has_type()) return a.type();
-  const ValueField* field = ValueFieldsOf(a).first;
-  return field != nullptr ? field->type : Attribute::UNDEFINED;
+  uint32_t bits = ValueFieldBits(a);
+  return bits != 0 ? FirstField(bits).type : Attribute::UNDEFINED;
 }
 
 // A function's name as a node calls it: "domain.name", ":overload" after.
@@ -494,18 +491,20 @@ class Checker {
   void CheckAttributeValue(const Attribute& attribute, const std::string& path,
                            const Label& label, bool in_function) {
     const std::string& name = attribute.name();
-    if (name.empty()) Report(CheckCode::kAttributeType, path, label.str(), "an attribute has no name");
-    ValueFields fields = ValueFieldsOf(attribute);
-    if (fields.second != nullptr) {
+    if (name.empty()) {
+      Report(CheckCode::kAttributeType, path, label.str(), "an attribute has no name");
+    }
+    uint32_t bits = ValueFieldBits(attribute);
+    if (std::popcount(bits) > 1) {
       Report(CheckCode::kAttributeType, path, label.str(),
-             absl::StrCat("attribute '", name, "' has values in both ", fields.first->name,
-                          " and ", fields.second->name, "; an attribute has one value"));
-    } else if (fields.first != nullptr && attribute.has_type() &&
-               attribute.type() != fields.first->type) {
+             absl::StrCat("attribute '", name, "' has values in both ", FirstField(bits).name,
+                          " and ", FirstField(bits & (bits - 1)).name,
+                          "; an attribute has one value"));
+    } else if (bits != 0 && attribute.has_type() && attribute.type() != FirstField(bits).type) {
       Report(CheckCode::kAttributeType, path, label.str(),
              absl::StrCat("attribute '", name, "' is of type ",
                           Attribute::AttributeType_Name(attribute.type()),
-                          " but its value is in ", fields.first->name));
+                          " but its value is in ", FirstField(bits).name));
     } else if (!attribute.has_type() && model_.ir_version() >= 2) {
       Report(CheckCode::kAttributeType, path, label.str(),
              absl::StrCat("attribute '", name,
@@ -516,13 +515,13 @@ class Checker {
         Report(CheckCode::kAttributeType, path, label.str(),
                absl::StrCat("attribute '", name,
                             "' refers to a function attribute outside a function"));
-      } else if (fields.first != nullptr) {
+      } else if (bits != 0) {
         Report(CheckCode::kAttributeType, path, label.str(),
                absl::StrCat("attribute '", name, "' refers to function attribute '",
                             attribute.ref_attr_name(), "' but also has a value"));
       }
     }
-    CheckAttributeTensors(attribute, path, label);
+    if (bits & kTensorFieldBits) CheckAttributeTensors(attribute, path, label);
   }
 
   template <typename Label>

@@ -245,12 +245,14 @@ TEST(CheckerTest, TensorsHoldWhatTheirDataTypeAndDimsSay) {
        CheckCode::kTensor,
        absl::StrCat(kMain, "raw_data holds 2 bytes; dims [2] of FLOAT4E2M1 need 1")},
       {"string_in_raw_data", WithInitializer("string[1] W = raw \"61\""), nullptr,
-       CheckCode::kTensor, absl::StrCat(kMain, "STRING data in raw_data; it belongs in string_data")},
+       CheckCode::kTensor,
+       absl::StrCat(kMain, "STRING data in raw_data; it belongs in string_data")},
       // Data in two fields at once.
       {"float_data_and_raw_data", WithInitializer("float[1] W = {1.0}"),
        [](onnx::ModelProto& m) { W(m).set_raw_data(std::string(4, '\0')); },
        CheckCode::kTensor,
-       absl::StrCat(kMain, "data in both float_data and raw_data; a tensor's data is in one field")},
+       absl::StrCat(kMain,
+                    "data in both float_data and raw_data; a tensor's data is in one field")},
       // FLOAT data in the field of another type.
       {"float_in_int64_data", WithInitializer("int64[1] W = {1}"),
        [](onnx::ModelProto& m) { W(m).set_data_type(onnx::TensorProto::FLOAT); },
@@ -258,11 +260,12 @@ TEST(CheckerTest, TensorsHoldWhatTheirDataTypeAndDimsSay) {
        absl::StrCat(kMain, "FLOAT data in int64_data; it belongs in float_data or raw_data")},
       {"external_with_data", WithInitializer("float[1] W = external [\"location\" : \"w.bin\"]"),
        [](onnx::ModelProto& m) { W(m).add_float_data(1.0); }, CheckCode::kTensor,
-       absl::StrCat(kMain, "stored externally (data_location EXTERNAL) but has data in float_data")},
+       absl::StrCat(kMain,
+                    "stored externally (data_location EXTERNAL) but has data in float_data")},
       {"external_without_location",
        WithInitializer("float[1] W = external [\"offset\" : \"0\"]"), nullptr, CheckCode::kTensor,
-       absl::StrCat(kMain,
-                    "stored externally (data_location EXTERNAL) but external_data has no location")},
+       absl::StrCat(kMain, "stored externally (data_location EXTERNAL) but external_data has "
+                           "no location")},
       {"tensor_attribute",
        absl::StrCat(kHeader, "g () => (Y) { [c] Y = Constant <value = float[2] {1.0}> () }"),
        nullptr, CheckCode::kTensor,
@@ -271,7 +274,8 @@ TEST(CheckerTest, TensorsHoldWhatTheirDataTypeAndDimsSay) {
       {"tensor_in_a_subgraph",
        absl::StrCat(kHeader,
                     "g (bool C) => (Y) { [if] Y = If <then_branch = t () => (A) <int64[2] K = {1}> "
-                    "{ A = Identity(K) }, else_branch = e () => (B) { B = Constant <value_int = 1> () }> (C) }"),
+                    "{ A = Identity(K) }, "
+                    "else_branch = e () => (B) { B = Constant <value_int = 1> () }> (C) }"),
        nullptr, CheckCode::kTensor,
        "main/then_branch of 'if' (If): tensor: tensor 'K': int64_data holds 1 value; dims [2] of "
        "INT64 need 2"},
@@ -385,7 +389,8 @@ TEST(CheckerTest, SparseTensorsHaveIndicesInTheirDenseShapeInOrder) {
          s.mutable_indices()->add_int32_data(0);
          return s;
        }()),
-       CheckCode::kSparseTensor, absl::StrCat(kSparseMain, "indices are INT32; they must be INT64")},
+       CheckCode::kSparseTensor,
+       absl::StrCat(kSparseMain, "indices are INT32; they must be INT64")},
       {"values_without_indices", kOutputsS,
        AsInitializer([] {
          onnx::SparseTensorProto s = Sparse({6}, 2, {}, {});
@@ -573,8 +578,10 @@ G (A) => (B) {
   for (const MalformedCase& c : cases) ExpectFirstError(c);
   ExpectValid("diamond", absl::StrCat(kCalls, R"(
 <domain: "local", opset_import: ["" : 13, "local" : 1]>
-F (A) => (B) { T = local.G(A) 
- B = local.H(T) }
+F (A) => (B) {
+  T = local.G(A)
+  B = local.H(T)
+}
 <domain: "local", opset_import: ["" : 13, "local" : 1]>
 G (A) => (B) { B = local.H(A) }
 <domain: "local", opset_import: ["" : 13]>

@@ -251,7 +251,8 @@ absl::Status CheckIndices(const onnx::SparseTensorProto& sparse, int64_t nnz, in
   const onnx::TensorProto& indices = sparse.indices();
   OC_RETURN_IF_ERROR(WithPrefix("indices", CheckTensor(indices)));
   if (indices.data_type() != onnx::TensorProto::INT64) {
-    return Invalid(absl::StrCat("indices are ", onnx::TensorProto::DataType_Name(indices.data_type()),
+    return Invalid(absl::StrCat("indices are ",
+                                onnx::TensorProto::DataType_Name(indices.data_type()),
                                 "; they must be INT64"));
   }
   const auto& shape = indices.dims();

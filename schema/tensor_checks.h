@@ -49,7 +49,7 @@ TensorDataSizes DataSizesOf(const onnx::TensorProto& tensor);
 // of its own), its data is in one field, the one its data type allows or
 // raw_data, holding exactly as much as the dims need (raw_data: the exact
 // byte size, 4-bit types two to a byte, 2-bit types four). Errors begin
-// "tensor 'name': ".
+// "tensor 'name': " ("unnamed tensor: " for a tensor without a name).
 absl::Status CheckTensor(const onnx::TensorProto& tensor);
 
 // CheckTensor for a tensor read without its data, whose data fields are
