@@ -67,13 +67,50 @@ size_t FirstFieldAfter(absl::string_view message, uint32_t number) {
   return message.size();
 }
 
+// A TensorProto's data field, by number, and how its values are encoded
+// when packed: `value_bytes` each, 0 for varints; -1 for a field of one
+// value per occurrence (string_data), or of bytes (raw_data).
+struct WireDataField {
+  uint32_t number;
+  schema::TensorField field;
+  int value_bytes;
+};
+
+constexpr WireDataField kWireDataFields[] = {
+    {4, schema::TensorField::kFloat, 4},   {5, schema::TensorField::kInt32, 0},
+    {6, schema::TensorField::kString, -1}, {7, schema::TensorField::kInt64, 0},
+    {9, schema::TensorField::kRaw, -1},    {10, schema::TensorField::kDouble, 8},
+    {11, schema::TensorField::kUint64, 0},
+};
+
+// Adds what one occurrence of data field `data` holds to `sizes`, counting
+// packed varints by their last bytes (below 0x80) rather than decoding them.
+void AddDataSize(const wire::Field& field, const WireDataField& data,
+                 schema::TensorDataSizes& sizes) {
+  int64_t& size = sizes[data.field];
+  if (data.field == schema::TensorField::kRaw) {
+    size = static_cast<int64_t>(field.payload.size());  // the last occurrence wins
+  } else if (field.wire_type != wire::kLengthDelimited || data.value_bytes < 0) {
+    ++size;  // one value, not packed
+  } else if (data.value_bytes > 0) {
+    size += static_cast<int64_t>(field.payload.size()) / data.value_bytes;
+  } else {
+    size += std::count_if(field.payload.begin(), field.payload.end(),
+                          [](char byte) { return (static_cast<uint8_t>(byte) & 0x80) == 0; });
+  }
+}
+
+// A tensor read without its data.
+struct TensorHeader {
+  std::string bytes;               // its fields but the data fields
+  schema::TensorDataSizes sizes;  // what its data fields hold
+};
+
 // The fields of the floating-point TensorProto `tensor` but its data (name,
-// type, dims, ...), or nullopt for a tensor of another type.
-std::optional<std::string> FloatTensorHeader(absl::string_view tensor) {
-  // TensorProto's data fields: float, int32, string, int64, raw, double and
-  // uint64 data.
-  static constexpr uint32_t kData[] = {4, 5, 6, 7, 9, 10, 11};
-  std::string header;
+// type, dims, ...) and the sizes of its data, or nullopt for a tensor of
+// another type.
+std::optional<TensorHeader> FloatTensorHeader(absl::string_view tensor) {
+  TensorHeader header;
   wire::FieldReader reader(tensor);
   wire::Field field;
   bool found;
@@ -85,8 +122,12 @@ std::optional<std::string> FloatTensorHeader(absl::string_view tensor) {
                  field.varint == onnx::TensorProto::DOUBLE ||
                  field.varint == onnx::TensorProto::BFLOAT16;
     }
-    if (std::find(std::begin(kData), std::end(kData), field.number) == std::end(kData)) {
-      header.append(field.whole.data(), field.whole.size());
+    auto data = std::find_if(std::begin(kWireDataFields), std::end(kWireDataFields),
+                             [&field](const WireDataField& d) { return d.number == field.number; });
+    if (data == std::end(kWireDataFields)) {
+      header.bytes.append(field.whole.data(), field.whole.size());
+    } else {
+      AddDataSize(field, *data, header.sizes);
     }
   }
   if (!floating) return std::nullopt;
@@ -237,14 +278,15 @@ class WindowedConversion {
         continue;
       }
       if (field.number == kGraphInitializer && field.wire_type == wire::kLengthDelimited) {
-        std::optional<std::string> header;
+        std::optional<TensorHeader> header;
         if (static_cast<int64_t>(field.payload.size()) >= windows_.header_only_bytes) {
           header = FloatTensorHeader(field.payload);
         }
         initializer_bytes_.push_back(header ? field.whole : absl::string_view());
+        initializer_sizes_.push_back(header ? header->sizes : schema::TensorDataSizes());
         if (header) {
-          wire::AppendLengthDelimitedHeader(kGraphInitializer, header->size(), rest);
-          rest.append(*header);
+          wire::AppendLengthDelimitedHeader(kGraphInitializer, header->bytes.size(), rest);
+          rest.append(header->bytes);
           continue;
         }
       }
@@ -355,7 +397,14 @@ class WindowedConversion {
 
   // Checks and infers what the graph declares; sets up the steps.
   absl::Status Prepare() {
-    schema::CheckReport check = schema::CheckModel(window_);
+    // Initializers read as headers are checked against their data's sizes.
+    absl::flat_hash_map<const onnx::TensorProto*, schema::TensorDataSizes> sizes;
+    for (int i = 0; i < original_initializers_; ++i) {
+      if (!initializer_bytes_[i].empty()) sizes[&graph_->initializer(i)] = initializer_sizes_[i];
+    }
+    schema::CheckOptions check_options;
+    check_options.sizes_read_apart = &sizes;
+    schema::CheckReport check = schema::CheckModel(window_, check_options);
     for (const schema::CheckIssue& issue : check.issues) {
       // The graph's outputs are defined by the nodes, not here.
       bool output_undefined = issue.code == schema::CheckCode::kUndefinedInput &&
@@ -731,6 +780,8 @@ class WindowedConversion {
   // Per original initializer: its field as it came when it was read as a
   // header, else empty; and the names of those read as headers.
   std::vector<absl::string_view> initializer_bytes_;
+  // The sizes of the data of those read as headers.
+  std::vector<schema::TensorDataSizes> initializer_sizes_;
   absl::flat_hash_set<std::string> headers_only_;
   std::optional<wire::FieldReader> forward_;
   // Per node input, then per output in reverse, from the last node to the

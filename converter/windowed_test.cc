@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
 
@@ -255,6 +256,78 @@ TEST(WindowedTest, LargeWeightsAreCopiedNotParsed) {
   std::string why;
   EXPECT_TRUE(ConvertSerialized(upsample, options, sink, windows, &why).ok());
   EXPECT_FALSE(why.empty());
+}
+
+// An initializer read as a header is checked against the sizes of its data
+// in the file, however they are encoded: the windows take the models the
+// whole conversion takes and leave it those it refuses, for the same reason.
+TEST(WindowedTest, WeightsReadAsHeadersAreCheckedAgainstTheirDataInTheFile) {
+  struct Case {
+    std::string name;
+    std::function<void(onnx::TensorProto& w, onnx::TensorProto& v)> edit;
+    std::string error;  // "" when the model is valid
+  };
+  // V, unused, is FLOAT16 in int32_data: varints of 3 bytes, counted without decoding.
+  auto float16_values = [](onnx::TensorProto& v, int count) {
+    v.clear_raw_data();
+    v.set_data_type(onnx::TensorProto::FLOAT16);
+    for (int i = 0; i < count; ++i) v.add_int32_data(0x7c00);  // infinity
+  };
+  const Case cases[] = {
+      {"raw_data", nullptr, ""},
+      {"float_data",
+       [](onnx::TensorProto& w, onnx::TensorProto&) {
+         w.clear_raw_data();
+         for (int i = 0; i < 256; ++i) w.add_float_data(0.5f * i);
+       },
+       ""},
+      {"float16_in_int32_data",
+       [&](onnx::TensorProto&, onnx::TensorProto& v) { float16_values(v, 16); }, ""},
+      {"raw_data_a_byte_short",
+       [](onnx::TensorProto& w, onnx::TensorProto&) { w.mutable_raw_data()->pop_back(); },
+       "tensor 'W': raw_data holds 1023 bytes; dims [16, 16] of FLOAT need 1024"},
+      {"float_data_a_value_over",
+       [](onnx::TensorProto& w, onnx::TensorProto&) {
+         w.clear_raw_data();
+         for (int i = 0; i < 257; ++i) w.add_float_data(1.0f);
+       },
+       "tensor 'W': float_data holds 257 values; dims [16, 16] of FLOAT need 256"},
+      {"float16_a_value_short",
+       [&](onnx::TensorProto&, onnx::TensorProto& v) { float16_values(v, 15); },
+       "tensor 'V': int32_data holds 15 values; dims [16] of FLOAT16 need 16"},
+      {"data_in_two_fields",
+       [](onnx::TensorProto& w, onnx::TensorProto&) { w.add_float_data(1.0f); },
+       "tensor 'W': data in both float_data and raw_data; a tensor's data is in one field"},
+  };
+  for (const Case& c : cases) {
+    onnx::ModelProto model = bench::MakeChainModel(200);
+    onnx::TensorProto& w = *model.mutable_graph()->mutable_initializer(0);
+    // An unused copy of B for the FLOAT16 cases.
+    onnx::TensorProto& v = *model.mutable_graph()->add_initializer();
+    v = model.graph().initializer(1);
+    v.set_name("V");
+    if (c.edit) c.edit(w, v);
+    std::string bytes = model.SerializeAsString();
+    ConvertOptions options;
+    options.target_opset = 13;
+    absl::StatusOr<ConversionResult> whole = ConvertModel(model, options);
+    WindowOptions windows = SmallWindows(16);
+    windows.header_only_bytes = 1;  // every floating-point initializer
+    StringModelSink sink;
+    absl::StatusOr<ConversionReport> report = ConvertWindowed(bytes, options, sink, windows);
+    if (c.error.empty()) {
+      ASSERT_TRUE(whole.ok()) << c.name << ": " << whole.status();
+      ASSERT_TRUE(report.ok()) << c.name << ": " << report.status();
+      EXPECT_TRUE(sink.bytes() == whole->model.SerializeAsString()) << c.name;
+      continue;
+    }
+    EXPECT_FALSE(whole.ok()) << c.name;
+    EXPECT_NE(whole.status().message().find(c.error), std::string::npos)
+        << c.name << ": " << whole.status();
+    EXPECT_EQ(report.status().code(), absl::StatusCode::kUnimplemented) << c.name;
+    EXPECT_NE(report.status().message().find(c.error), std::string::npos)
+        << c.name << ": " << report.status();
+  }
 }
 
 TEST(WindowedTest, StopsWhenAsked) {

@@ -1,8 +1,12 @@
 #include "schema/checker.h"
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <functional>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -41,21 +45,69 @@ int64_t IrVersionForElemType(int32_t elem_type) {
   }
 }
 
-// The attribute type of an AttributeProto, deduced from its fields when the
+using Attribute = onnx::AttributeProto;
+
+// The fields an attribute's value can be in, and the attribute type each
+// is for; a field's index is its bit in ValueFieldBits.
+struct ValueField {
+  Attribute::AttributeType type;
+  const char* name;
+};
+
+constexpr ValueField kValueFields[] = {
+    {Attribute::FLOAT, "f"},
+    {Attribute::INT, "i"},
+    {Attribute::STRING, "s"},
+    {Attribute::TENSOR, "t"},
+    {Attribute::GRAPH, "g"},
+    {Attribute::SPARSE_TENSOR, "sparse_tensor"},
+    {Attribute::TYPE_PROTO, "tp"},
+    {Attribute::FLOATS, "floats"},
+    {Attribute::INTS, "ints"},
+    {Attribute::STRINGS, "strings"},
+    {Attribute::TENSORS, "tensors"},
+    {Attribute::GRAPHS, "graphs"},
+    {Attribute::SPARSE_TENSORS, "sparse_tensors"},
+    {Attribute::TYPE_PROTOS, "type_protos"},
+};
+
+// The bits of the fields of kValueFields that hold tensors.
+constexpr uint32_t kTensorFieldBits = (1u << 3) | (1u << 5) | (1u << 10) | (1u << 12);
+
+// Bit i set when field kValueFields[i] of `a` holds a value (branch-free: it
+// runs for every attribute).
+uint32_t ValueFieldBits(const Attribute& a) {
+  return uint32_t{a.has_f()} | uint32_t{a.has_i()} << 1 | uint32_t{a.has_s()} << 2 |
+         uint32_t{a.has_t()} << 3 | uint32_t{a.has_g()} << 4 |
+         uint32_t{a.has_sparse_tensor()} << 5 | uint32_t{a.has_tp()} << 6 |
+         uint32_t{a.floats_size() > 0} << 7 | uint32_t{a.ints_size() > 0} << 8 |
+         uint32_t{a.strings_size() > 0} << 9 | uint32_t{a.tensors_size() > 0} << 10 |
+         uint32_t{a.graphs_size() > 0} << 11 | uint32_t{a.sparse_tensors_size() > 0} << 12 |
+         uint32_t{a.type_protos_size() > 0} << 13;
+}
+
+// The field of the lowest bit of `bits` (not 0).
+const ValueField& FirstField(uint32_t bits) { return kValueFields[std::countr_zero(bits)]; }
+
+// The attribute type of an AttributeProto, deduced from its value when the
 // `type` field is absent (IR version 1).
-onnx::AttributeProto::AttributeType ActualType(const onnx::AttributeProto& a) {
+Attribute::AttributeType ActualType(const Attribute& a) {
   if (a.has_type()) return a.type();
-  if (a.has_f()) return onnx::AttributeProto::FLOAT;
-  if (a.has_i()) return onnx::AttributeProto::INT;
-  if (a.has_s()) return onnx::AttributeProto::STRING;
-  if (a.has_t()) return onnx::AttributeProto::TENSOR;
-  if (a.has_g()) return onnx::AttributeProto::GRAPH;
-  if (a.floats_size() > 0) return onnx::AttributeProto::FLOATS;
-  if (a.ints_size() > 0) return onnx::AttributeProto::INTS;
-  if (a.strings_size() > 0) return onnx::AttributeProto::STRINGS;
-  if (a.tensors_size() > 0) return onnx::AttributeProto::TENSORS;
-  if (a.graphs_size() > 0) return onnx::AttributeProto::GRAPHS;
-  return onnx::AttributeProto::UNDEFINED;
+  uint32_t bits = ValueFieldBits(a);
+  return bits != 0 ? FirstField(bits).type : Attribute::UNDEFINED;
+}
+
+// A function's name as a node calls it: "domain.name", ":overload" after.
+std::string FunctionName(const onnx::FunctionProto& function) {
+  return function.overload().empty()
+             ? absl::StrCat(function.domain(), ".", function.name())
+             : absl::StrCat(function.domain(), ".", function.name(), ":", function.overload());
+}
+
+// The key of a model-local function: its domain, name and overload.
+std::string FunctionKey(absl::string_view domain, absl::string_view name,
+                        absl::string_view overload) {
+  return absl::StrCat(domain, "\x1f", name, "\x1f", overload);
 }
 
 // Names defined so far in a graph and its enclosing graphs, with the
@@ -128,10 +180,15 @@ class NodeLabel {
   const OpSchema* schema_;
 };
 
+// The label of an issue that is not at a node: none.
+struct NoNode {
+  std::string str() const { return {}; }
+};
+
 class Checker {
  public:
-  Checker(const onnx::ModelProto& model, CheckReport& report)
-      : model_(model), report_(report) {
+  Checker(const onnx::ModelProto& model, CheckReport& report, const CheckOptions& options = {})
+      : model_(model), report_(report), options_(options) {
     for (const onnx::FunctionProto& f : model.functions()) {
       local_functions_[absl::StrCat(f.domain(), "\x1f", f.name())] = &f;
     }
@@ -146,7 +203,8 @@ class Checker {
     ++report_.nodes_checked;
     const OpSchema* schema = ResolveSchema(node, -1, path, opsets);
     NodeLabel label(node, -1, schema);
-    if (schema != nullptr) CheckAgainstSchema(node, *schema, path, label, types, false);
+    CheckAttributeValues(node, path, label, /*in_function=*/false);
+    if (schema != nullptr) CheckAgainstSchema(node, *schema, path, label, types);
   }
 
   OpsetMap ImportedOpsets(
@@ -160,20 +218,21 @@ class Checker {
     if (!model_.has_graph()) {
       Report(CheckCode::kEmptyGraph, "main", "", "the model has no graph");
     } else {
-      CheckGraph(model_.graph(), "main", nullptr, opsets, 0);
+      CheckGraph(model_.graph(), "main", nullptr, opsets, 0, /*in_function=*/false);
     }
     for (const onnx::FunctionProto& function : model_.functions()) {
       CheckFunction(function, opsets);
     }
+    CheckFunctionCalls();
     for (int i = 0; i < model_.training_info_size(); ++i) {
       const auto& info = model_.training_info(i);
       if (info.has_initialization()) {
         CheckGraph(info.initialization(), absl::StrCat("training[", i, "]/initialization"),
-                   nullptr, opsets, 0);
+                   nullptr, opsets, 0, /*in_function=*/false);
       }
       if (info.has_algorithm()) {
         CheckGraph(info.algorithm(), absl::StrCat("training[", i, "]/algorithm"), nullptr,
-                   opsets, 0);
+                   opsets, 0, /*in_function=*/false);
       }
     }
   }
@@ -186,8 +245,11 @@ class Checker {
 
   void CheckIrVersion() {
     int64_t ir = model_.ir_version();
-    if (!model_.has_ir_version() || ir < 1) {
+    if (!model_.has_ir_version() || ir == 0) {
       Report(CheckCode::kIrVersion, "model", "", "ir_version is missing");
+    } else if (ir < 0) {
+      Report(CheckCode::kIrVersion, "model", "",
+             absl::StrCat("ir_version ", ir, " is invalid: IR versions start at 1"));
     } else if (ir > kNewestIrVersion) {
       Report(CheckCode::kIrVersion, "model", "",
              absl::StrCat("ir_version ", ir, " is newer than the newest known (",
@@ -242,6 +304,9 @@ class Checker {
     std::string path = absl::StrCat("function '", function.domain(), ".", function.name(), "'");
     OpsetMap opsets = ImportOpsets(function.opset_import(), path);
     for (const auto& [domain, version] : model_opsets) opsets.try_emplace(domain, version);
+    for (const Attribute& attribute : function.attribute_proto()) {
+      CheckAttributeValue(attribute, path, NoNode(), /*in_function=*/false);
+    }
     Scope scope(nullptr);
     for (const std::string& input : function.input()) scope.Define(input);
     CheckNodes(function.node(), path, scope, opsets, 0, /*in_function=*/true);
@@ -254,7 +319,7 @@ class Checker {
   }
 
   void CheckGraph(const onnx::GraphProto& graph, const std::string& path, const Scope* parent,
-                  const OpsetMap& opsets, int depth) {
+                  const OpsetMap& opsets, int depth, bool in_function) {
     ++report_.graphs_checked;
     Scope scope(parent);
     // Most nodes have one output; a table sized for two would be twice as big.
@@ -267,14 +332,18 @@ class Checker {
     for (const auto& tensor : graph.initializer()) {
       scope.Define(tensor.name());
       scope.DeclareTensor(tensor.name(), tensor.data_type());
+      ReportTensor(CheckTensorHere(tensor), CheckCode::kTensor, path, NoNode(), "");
     }
-    for (const auto& sparse : graph.sparse_initializer()) scope.Define(sparse.values().name());
+    for (const auto& sparse : graph.sparse_initializer()) {
+      scope.Define(sparse.values().name());
+      ReportTensor(CheckSparseTensor(sparse), CheckCode::kSparseTensor, path, NoNode(), "");
+    }
     for (const auto& value : graph.value_info()) scope.Declare(value.name(), value.type());
     for (const auto& output : graph.output()) {
       scope.Declare(output.name(), output.type());
       CheckElemTypeIr(output.type(), path, output.name());
     }
-    CheckNodes(graph.node(), path, scope, opsets, depth, /*in_function=*/false);
+    CheckNodes(graph.node(), path, scope, opsets, depth, in_function);
     for (const auto& output : graph.output()) {
       if (!scope.IsDefined(output.name())) {
         Report(CheckCode::kUndefinedInput, path, "",
@@ -308,9 +377,10 @@ class Checker {
       const OpSchema* schema = ResolveSchema(node, i, path, opsets);
       NodeLabel label(node, i, schema);
       CheckInputsDefined(node, i, path, label, scope, outputs_index);
-      if (schema != nullptr) CheckAgainstSchema(node, *schema, path, label, scope, in_function);
+      CheckAttributeValues(node, path, label, in_function);
+      if (schema != nullptr) CheckAgainstSchema(node, *schema, path, label, scope);
       for (const onnx::AttributeProto& attribute : node.attribute()) {
-        CheckSubgraphs(attribute, node, path, scope, opsets, depth);
+        CheckSubgraphs(attribute, node, path, scope, opsets, depth, in_function);
       }
       for (const std::string& output : node.output()) {
         if (output.empty()) continue;
@@ -401,10 +471,177 @@ class Checker {
   template <typename TypeSource>
   void CheckAgainstSchema(const onnx::NodeProto& node, const OpSchema& schema,
                           const std::string& path, const NodeLabel& label,
-                          const TypeSource& scope, bool in_function) {
+                          const TypeSource& scope) {
     CheckArity(node, schema, path, label);
-    CheckAttributes(node, schema, path, label, in_function);
+    CheckAttributes(node, schema, path, label);
     CheckTypes(node, schema, path, label, scope);
+  }
+
+  void CheckAttributeValues(const onnx::NodeProto& node, const std::string& path,
+                            const NodeLabel& label, bool in_function) {
+    for (const Attribute& attribute : node.attribute()) {
+      CheckAttributeValue(attribute, path, label, in_function);
+    }
+  }
+
+  // Checks an attribute on its own: a name, one value in the field its type
+  // says, a reference to a function's attribute only in a function body and
+  // then without a value, and its tensors.
+  template <typename Label>
+  void CheckAttributeValue(const Attribute& attribute, const std::string& path,
+                           const Label& label, bool in_function) {
+    const std::string& name = attribute.name();
+    if (name.empty()) {
+      Report(CheckCode::kAttributeType, path, label.str(), "an attribute has no name");
+    }
+    uint32_t bits = ValueFieldBits(attribute);
+    if (std::popcount(bits) > 1) {
+      Report(CheckCode::kAttributeType, path, label.str(),
+             absl::StrCat("attribute '", name, "' has values in both ", FirstField(bits).name,
+                          " and ", FirstField(bits & (bits - 1)).name,
+                          "; an attribute has one value"));
+    } else if (bits != 0 && attribute.has_type() && attribute.type() != FirstField(bits).type) {
+      Report(CheckCode::kAttributeType, path, label.str(),
+             absl::StrCat("attribute '", name, "' is of type ",
+                          Attribute::AttributeType_Name(attribute.type()),
+                          " but its value is in ", FirstField(bits).name));
+    } else if (!attribute.has_type() && model_.ir_version() >= 2) {
+      Report(CheckCode::kAttributeType, path, label.str(),
+             absl::StrCat("attribute '", name,
+                          "' has no type (IR version 2 and later require one)"));
+    }
+    if (attribute.has_ref_attr_name()) {
+      if (!in_function) {
+        Report(CheckCode::kAttributeType, path, label.str(),
+               absl::StrCat("attribute '", name,
+                            "' refers to a function attribute outside a function"));
+      } else if (bits != 0) {
+        Report(CheckCode::kAttributeType, path, label.str(),
+               absl::StrCat("attribute '", name, "' refers to function attribute '",
+                            attribute.ref_attr_name(), "' but also has a value"));
+      }
+    }
+    if (bits & kTensorFieldBits) CheckAttributeTensors(attribute, path, label);
+  }
+
+  template <typename Label>
+  void CheckAttributeTensors(const Attribute& attribute, const std::string& path,
+                             const Label& label) {
+    if (attribute.has_t()) {
+      ReportTensor(CheckTensorHere(attribute.t()), CheckCode::kTensor, path, label,
+                   attribute.name());
+    }
+    for (const onnx::TensorProto& tensor : attribute.tensors()) {
+      ReportTensor(CheckTensorHere(tensor), CheckCode::kTensor, path, label, attribute.name());
+    }
+    if (attribute.has_sparse_tensor()) {
+      ReportTensor(CheckSparseTensor(attribute.sparse_tensor()), CheckCode::kSparseTensor, path,
+                   label, attribute.name());
+    }
+    for (const onnx::SparseTensorProto& sparse : attribute.sparse_tensors()) {
+      ReportTensor(CheckSparseTensor(sparse), CheckCode::kSparseTensor, path, label,
+                   attribute.name());
+    }
+  }
+
+  // CheckTensor, against the sizes its data has in the file when it was
+  // read without it.
+  absl::Status CheckTensorHere(const onnx::TensorProto& tensor) const {
+    if (options_.sizes_read_apart != nullptr) {
+      auto it = options_.sizes_read_apart->find(&tensor);
+      if (it != options_.sizes_read_apart->end()) return CheckTensor(tensor, it->second);
+    }
+    return CheckTensor(tensor);
+  }
+
+  // Reports a tensor's error, if any, as the value of `attribute` when not "".
+  template <typename Label>
+  void ReportTensor(const absl::Status& status, CheckCode code, const std::string& path,
+                    const Label& label, const std::string& attribute) {
+    if (status.ok()) return;
+    Report(code, path, label.str(),
+           attribute.empty() ? std::string(status.message())
+                             : absl::StrCat("attribute '", attribute, "': ", status.message()));
+  }
+
+  // Reports each cycle of model-local functions that call each other, in
+  // their bodies or their bodies' subgraphs.
+  void CheckFunctionCalls() {
+    int count = model_.functions_size();
+    if (count == 0) return;
+    absl::flat_hash_map<std::string, int> index;
+    for (int f = 0; f < count; ++f) {
+      const onnx::FunctionProto& function = model_.functions(f);
+      index.try_emplace(FunctionKey(function.domain(), function.name(), function.overload()), f);
+    }
+    std::vector<std::vector<int>> calls(count);
+    for (int f = 0; f < count; ++f) {
+      CollectCalls(model_.functions(f).node(), index, calls[f], 0);
+    }
+    FindCallCycles(calls);
+  }
+
+  // Appends to `calls` the model-local functions `nodes` call (each once).
+  void CollectCalls(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
+                    const absl::flat_hash_map<std::string, int>& index, std::vector<int>& calls,
+                    int depth) {
+    if (depth >= kMaxDepth) return;  // reported by the graph's check
+    for (const onnx::NodeProto& node : nodes) {
+      auto it = index.find(FunctionKey(node.domain(), node.op_type(), node.overload()));
+      if (it != index.end() && std::find(calls.begin(), calls.end(), it->second) == calls.end()) {
+        calls.push_back(it->second);
+      }
+      for (const Attribute& attribute : node.attribute()) {
+        if (attribute.has_g()) CollectCalls(attribute.g().node(), index, calls, depth + 1);
+        for (const onnx::GraphProto& graph : attribute.graphs()) {
+          CollectCalls(graph.node(), index, calls, depth + 1);
+        }
+      }
+    }
+  }
+
+  // A depth-first walk of the call graph `calls`, without recursion; each
+  // call back into a function still being walked closes a cycle.
+  void FindCallCycles(const std::vector<std::vector<int>>& calls) {
+    enum : int8_t { kNew, kOnPath, kDone };
+    std::vector<int8_t> state(calls.size(), kNew);
+    std::vector<std::pair<int, size_t>> path;  // function, next call to follow
+    for (size_t root = 0; root < calls.size(); ++root) {
+      if (state[root] != kNew) continue;
+      state[root] = kOnPath;
+      path.push_back({static_cast<int>(root), 0});
+      while (!path.empty()) {
+        auto& [function, next] = path.back();
+        if (next == calls[function].size()) {
+          state[function] = kDone;
+          path.pop_back();
+          continue;
+        }
+        int callee = calls[function][next++];
+        if (state[callee] == kOnPath) {
+          ReportCallCycle(path, callee);
+        } else if (state[callee] == kNew) {
+          state[callee] = kOnPath;
+          path.push_back({callee, 0});
+        }
+      }
+    }
+  }
+
+  void ReportCallCycle(const std::vector<std::pair<int, size_t>>& path, int callee) {
+    std::vector<std::string> names;
+    bool in_cycle = false;
+    for (const auto& [function, next] : path) {
+      in_cycle |= function == callee;
+      if (in_cycle) names.push_back(FunctionName(model_.functions(function)));
+    }
+    names.push_back(FunctionName(model_.functions(callee)));
+    std::string where = absl::StrCat("function '", names.front(), "'");
+    Report(CheckCode::kFunctionCycle, where, "",
+           names.size() == 2
+               ? absl::StrCat("calls itself: ", absl::StrJoin(names, " -> "))
+               : absl::StrCat("model-local functions call each other in a cycle: ",
+                              absl::StrJoin(names, " -> ")));
   }
 
   void CheckArity(const onnx::NodeProto& node, const OpSchema& schema, const std::string& path,
@@ -435,18 +672,12 @@ class Checker {
   }
 
   void CheckAttributes(const onnx::NodeProto& node, const OpSchema& schema,
-                       const std::string& path, const NodeLabel& label, bool in_function) {
+                       const std::string& path, const NodeLabel& label) {
     for (const onnx::AttributeProto& attribute : node.attribute()) {
       const AttrSpec* spec = schema.FindAttr(attribute.name());
       if (spec == nullptr) {
         Report(CheckCode::kUnknownAttribute, path, label.str(),
                absl::StrCat(schema.Label(), " has no attribute '", attribute.name(), "'"));
-        continue;
-      }
-      if (attribute.has_ref_attr_name() && !in_function) {
-        Report(CheckCode::kAttributeType, path, label.str(),
-               absl::StrCat("attribute '", attribute.name(),
-                            "' refers to a function attribute outside a function"));
         continue;
       }
       onnx::AttributeProto::AttributeType actual = ActualType(attribute);
@@ -562,7 +793,7 @@ class Checker {
 
   void CheckSubgraphs(const onnx::AttributeProto& attribute, const onnx::NodeProto& node,
                       const std::string& path, const Scope& scope, const OpsetMap& opsets,
-                      int depth) {
+                      int depth, bool in_function) {
     if (!attribute.has_g() && attribute.graphs_size() == 0) return;
     std::string owner = absl::StrCat(" of '", node.name(), "' (", node.op_type(), ")");
     if (depth >= kMaxDepth) {
@@ -571,16 +802,17 @@ class Checker {
     }
     if (attribute.has_g()) {
       CheckGraph(attribute.g(), absl::StrCat(path, "/", attribute.name(), owner), &scope,
-                 opsets, depth + 1);
+                 opsets, depth + 1, in_function);
     }
     for (int i = 0; i < attribute.graphs_size(); ++i) {
       CheckGraph(attribute.graphs(i), absl::StrCat(path, "/", attribute.name(), "[", i, "]", owner),
-                 &scope, opsets, depth + 1);
+                 &scope, opsets, depth + 1, in_function);
     }
   }
 
   const onnx::ModelProto& model_;
   CheckReport& report_;
+  CheckOptions options_;
   absl::flat_hash_map<std::string, const onnx::FunctionProto*> local_functions_;
   // The last few (domain, op, opset) resolved to a schema.
   struct Resolved {
@@ -601,7 +833,8 @@ const char* CheckCodeName(CheckCode code) {
       "ir-version",          "opset-import",      "duplicate-value",  "undefined-input",
       "not-topological",     "cycle",             "unknown-operator", "deprecated-operator",
       "arity",               "unknown-attribute", "attribute-type",   "missing-attribute",
-      "type-constraint",     "empty-graph",
+      "type-constraint",     "tensor",            "sparse-tensor",    "function-cycle",
+      "empty-graph",
   };
   return kNames[static_cast<int>(code)];
 }
@@ -625,9 +858,9 @@ absl::Status CheckReport::status() const {
   return absl::OkStatus();
 }
 
-CheckReport CheckModel(const onnx::ModelProto& model) {
+CheckReport CheckModel(const onnx::ModelProto& model, const CheckOptions& options) {
   CheckReport report;
-  Checker(model, report).Run();
+  Checker(model, report, options).Run();
   return report;
 }
 

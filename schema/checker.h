@@ -5,15 +5,17 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "proto/onnx.pb.h"
+#include "schema/tensor_checks.h"
 
 namespace onnxconvert::schema {
 
 // Stable codes of the checker's findings.
 enum class CheckCode {
-  kIrVersion,           // ir_version missing, unknown, or too old for a feature
+  kIrVersion,           // ir_version missing, invalid, unknown, or too old for a feature
   kOpsetImport,         // missing, duplicated or unknown opset imports
   kDuplicateValue,      // a value defined twice (SSA)
   kUndefinedInput,      // an input nothing defines
@@ -23,10 +25,13 @@ enum class CheckCode {
   kDeprecatedOperator,  // the op version is deprecated (a warning)
   kArity,               // too few or too many inputs or outputs
   kUnknownAttribute,    // an attribute the op version does not define
-  kAttributeType,       // an attribute of the wrong type
+  kAttributeType,       // an attribute of the wrong type, or whose type and value disagree
   kMissingAttribute,    // a required attribute is absent
   kTypeConstraint,      // a value's type is not allowed by the op's constraint
-  kEmptyGraph,          // the model has no graph
+  kTensor,              // a tensor's data type, dims or data are malformed
+  kSparseTensor,        // a sparse tensor's values, dims or indices are malformed
+  kFunctionCycle,       // model-local functions that call themselves or each other
+  kEmptyGraph,          // the model has no graph (the last code)
 };
 
 // The stable name of a code, e.g. "unknown-operator".
@@ -58,12 +63,24 @@ struct CheckReport {
   absl::Status status() const;
 };
 
+// What CheckModel is told beyond the model.
+struct CheckOptions {
+  // Tensors of the model read without their data (a large model's
+  // initializers, converter/windowed.h), with the sizes of the data fields
+  // they have in the file: their data is checked against these.
+  const absl::flat_hash_map<const onnx::TensorProto*, TensorDataSizes>* sizes_read_apart =
+      nullptr;
+};
+
 // Checks a model against the ONNX 1.22 IR and operator rules: IR version,
 // opset imports, SSA and topological order (outer scopes for subgraphs),
-// each op known at its opset, arity, attributes and their types, declared
-// types against type constraints; subgraphs and model-local functions
-// recursively. Collects every issue instead of stopping at the first.
-CheckReport CheckModel(const onnx::ModelProto& model);
+// each op known at its opset, arity, attributes (their type against their
+// value and the op's), declared types against type constraints, tensors
+// and sparse tensors (initializers and attribute values, see
+// tensor_checks.h); subgraphs and model-local functions recursively, and
+// that those functions do not call themselves, directly or not. Collects
+// every issue instead of stopping at the first.
+CheckReport CheckModel(const onnx::ModelProto& model, const CheckOptions& options = {});
 
 // Checks single nodes of one model as CheckModel checks each node, so that
 // a change to a few nodes is validated without checking the whole model
@@ -86,8 +103,9 @@ class NodeChecker {
     virtual const onnx::TypeProto* TypeOf(absl::string_view name) const = 0;
   };
 
-  // Checks `node`, in the graph at `path`, but not its subgraphs: its op
-  // exists at the imported opset, its arity and attributes fit, and the
+  // Checks `node`, in the graph at `path`, but not its subgraphs: its
+  // attributes are well-formed (tensors included), its op exists at the
+  // imported opset, its arity and attributes fit, and the
   // types `types` gives its values meet the type constraints. Whether its
   // inputs are defined before it is the caller's to see to. The first
   // error, naming the node.

@@ -3,7 +3,7 @@
 # not yet on this machine. Safe to run again; does nothing when all is there.
 set -eu
 
-PACKAGES="python3-grpcio python3-protobuf bazel-bootstrap bazel-platforms g++ pkg-config python3 \
+PACKAGES="python3-grpcio python3-protobuf python3-onnx bazel-bootstrap bazel-platforms g++ pkg-config python3 \
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc \
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev \
   chromium"
