@@ -119,6 +119,9 @@ TEST(HostileCliTest, EveryHostileInputEndsWithAnExitCodeAndOneLine) {
       EXPECT_LE(lines.size(), 1u) << label << ":\n" << outcome.err;
       EXPECT_FALSE(absl::StrContains(outcome.err, "libprotobuf")) << label << ": " << outcome.err;
       EXPECT_FALSE(absl::StrContains(outcome.err, "Sanitizer")) << label << ": " << outcome.err;
+      if (model.invalid && command[0] == "check") {
+        EXPECT_EQ(outcome.code, 1) << label << ": an invalid model passed the check";
+      }
       if (outcome.code != 0 && command.size() > 2) {
         EXPECT_FALSE(fs::exists(output)) << label << ": a failed run left " << output;
       }

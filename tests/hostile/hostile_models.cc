@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "ir/text_parser.h"
@@ -330,6 +331,12 @@ void AddMalformed(std::vector<HostileModel>& out) {
                  external.SerializeAsString()});
 }
 
+// The classes of models that are invalid, by the start of their names.
+constexpr const char* kInvalidClasses[] = {
+    "zero_outputs_", "checker_", "seq_model_", "ir_version_", "truncated",
+    "length_",       "nested_",  "external_",
+};
+
 }  // namespace
 
 std::vector<HostileModel> HostileModels() {
@@ -341,6 +348,11 @@ std::vector<HostileModel> HostileModels() {
   AddOverflows(out);
   AddCheckerParity(out);
   AddMalformed(out);
+  for (HostileModel& model : out) {
+    for (const char* prefix : kInvalidClasses) {
+      model.invalid |= absl::StartsWith(model.name, prefix);
+    }
+  }
   return out;
 }
 

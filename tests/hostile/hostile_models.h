@@ -16,6 +16,9 @@ struct HostileModel {
   // Beside the model, a file `linked_data` that is a hard link to a file
   // outside the model's directory (the model refers to it as external data).
   std::string linked_data;
+  // The model is invalid (onnx.checker or the loader refuses it): `check`
+  // must say so.
+  bool invalid = false;
 };
 
 // The catalogue of hostile inputs of the hardening issue: nodes without
