@@ -186,6 +186,34 @@ TEST_F(ServiceTest, StreamRefusesLocationsThatClimbOut) {
   EXPECT_TRUE(absl::StrContains(status.error_message(), "../w.bin")) << status.error_message();
 }
 
+// Over a loopback port, where the client's limit on trailing metadata
+// (8 KiB) applies: the error must fit in it.
+TEST_F(ServiceTest, StreamChunkWithAHugeNameIsInvalidArgumentWithAShortMessage) {
+  Start();
+  auto stub = v1::OnnxConvert::NewStub(
+      grpc::CreateChannel(Target(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  auto stream = stub->ConvertStream(&context);
+  v1::ConvertStreamRequest message;
+  message.mutable_header()->mutable_options()->set_target_opset(14);
+  stream->Write(message);
+  message.mutable_chunk()->set_data(testing::ExternalDataModel("w.bin").SerializeAsString());
+  stream->Write(message);
+  message.mutable_chunk()->set_name(std::string(5000, 'n'));
+  message.mutable_chunk()->set_data("x");
+  stream->Write(message);
+  stream->WritesDone();
+  v1::ConvertStreamResponse response;
+  while (stream->Read(&response)) {
+  }
+  grpc::Status status = stream->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+      << status.error_message().substr(0, 300);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "nnnn\xE2\x80\xA6 (5000 bytes)"))
+      << status.error_message().substr(0, 300);
+  EXPECT_LT(status.error_message().size(), 400u) << status.error_message().substr(0, 300);
+}
+
 TEST_F(ServiceTest, MalformedModelIsInvalidArgumentNamingIt) {
   Start();
   v1::ConvertResponse response;
