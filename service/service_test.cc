@@ -214,6 +214,43 @@ TEST_F(ServiceTest, StreamChunkWithAHugeNameIsInvalidArgumentWithAShortMessage) 
   EXPECT_LT(status.error_message().size(), 400u) << status.error_message().substr(0, 300);
 }
 
+// What a call throws fails that call only; the server keeps serving.
+TEST_F(ServiceTest, ExceptionsFailOnlyTheirCallNamingTheRequest) {
+  ServiceOptions options;
+  options.testing_crash_hooks = true;
+  Start(options);
+  struct Case {
+    const char* hook;
+    grpc::StatusCode code;
+    const char* message;
+  };
+  for (const Case& thrown :
+       {Case{"bad_alloc", grpc::StatusCode::RESOURCE_EXHAUSTED,
+             "request job-1: out of memory (std::bad_alloc)"},
+        Case{"throw", grpc::StatusCode::INTERNAL,
+             "request job-1: unexpected error (crash hook 'throw')"}}) {
+    grpc::ClientContext context;
+    context.AddMetadata("x-request-id", "job-1");
+    context.AddMetadata(kCrashHookMetadata, thrown.hook);
+    v1::ConvertResponse response;
+    grpc::Status status =
+        Stub()->Convert(&context, Request(testing::TinyCnnBytes(), 17), &response);
+    EXPECT_EQ(status.error_code(), thrown.code) << thrown.hook;
+    EXPECT_EQ(status.error_message(), thrown.message);
+    v1::CheckResponse checked;
+    grpc::ClientContext check_context;
+    check_context.AddMetadata(kCrashHookMetadata, thrown.hook);
+    v1::ModelRequest request;
+    request.set_model(testing::TinyCnnBytes());
+    EXPECT_EQ(Stub()->Check(&check_context, request, &checked).error_code(), thrown.code);
+  }
+  v1::ConvertResponse response;
+  grpc::ClientContext context;
+  ASSERT_TRUE(Stub()->Convert(&context, Request(testing::TinyCnnBytes(), 17), &response).ok());
+  EXPECT_EQ(response.report().target_opset(), 17);
+  EXPECT_TRUE(Eventually([&] { return RunningWorkers() == 0; }));
+}
+
 TEST_F(ServiceTest, MalformedModelIsInvalidArgumentNamingIt) {
   Start();
   v1::ConvertResponse response;
