@@ -15,7 +15,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/grpc_health.grpc.pb.h"
@@ -37,21 +36,12 @@ const std::string& SlowModelBytes() {
   return *bytes;
 }
 
-// The processes whose parent is `parent`, from /proc.
+// The processes that the main thread of `parent` started.
 std::vector<pid_t> ChildrenOf(pid_t parent) {
   std::vector<pid_t> children;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    pid_t pid = 0;
-    if (!absl::SimpleAtoi(entry.path().filename().string(), &pid)) continue;
-    std::string stat = onnxconvert::testing::ReadTestFile(entry.path() / "stat");
-    size_t close = stat.rfind(')');  // "pid (comm) state ppid ..."
-    pid_t ppid = 0;
-    std::vector<std::string> fields =
-        absl::StrSplit(close == std::string::npos ? "" : stat.substr(close + 2), ' ');
-    if (fields.size() > 1 && absl::SimpleAtoi(fields[1], &ppid) && ppid == parent) {
-      children.push_back(pid);
-    }
-  }
+  std::istringstream list(onnxconvert::testing::ReadTestFile(
+      absl::StrCat("/proc/", parent, "/task/", parent, "/children")));
+  for (pid_t child = 0; list >> child;) children.push_back(child);
   return children;
 }
 
@@ -60,6 +50,14 @@ std::vector<pid_t> ChildrenOf(pid_t parent) {
 std::vector<pid_t> WorkerPids(pid_t server) {
   std::vector<pid_t> zygote = ChildrenOf(server);
   return zygote.size() == 1 ? ChildrenOf(zygote[0]) : std::vector<pid_t>();
+}
+
+// A chain whose conversion to opset 25 takes over a second, for deadlines
+// of a few hundred ms.
+const std::string& SlowerModelBytes() {
+  static const auto* bytes =
+      new std::string(testing::UnsqueezeChain(150000).SerializeAsString());
+  return *bytes;
 }
 
 // A channel to 127.0.0.1:`port` that takes answers up to 64 MiB.
@@ -392,10 +390,11 @@ TEST(ServerProcessTest, DeadlineAndCancellationKillTheWorkerAndReplaceIt) {
   ServerProcess server("process_deadline", {"--workers=1", "--max_concurrent=1"});
   std::vector<pid_t> first = WorkerPids(server.pid());
   ASSERT_EQ(first.size(), 1u);
+  v1::ConvertRequest slow = Request(SlowerModelBytes(), 25);
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
   v1::ConvertResponse converted;
-  grpc::Status status = server.Stub()->Convert(&context, Request(SlowModelBytes(), 25), &converted);
+  grpc::Status status = server.Stub()->Convert(&context, slow, &converted);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
   std::vector<pid_t> second;
   EXPECT_TRUE(ServerProcess::Eventually([&] {
@@ -410,7 +409,7 @@ TEST(ServerProcessTest, DeadlineAndCancellationKillTheWorkerAndReplaceIt) {
     ServerProcess::Eventually([&] { return server.RunningWorkers() == 1; });
     cancelled.TryCancel();
   });
-  status = server.Stub()->Convert(&cancelled, Request(SlowModelBytes(), 25), &converted);
+  status = server.Stub()->Convert(&cancelled, slow, &converted);
   canceller.join();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED) << status.error_message();
   EXPECT_TRUE(ServerProcess::Eventually([&] {
