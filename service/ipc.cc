@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 
@@ -25,6 +26,47 @@ using StoredSize = uint64_t;
 
 // Bytes before the first section: the count and every size.
 size_t HeaderBytes(size_t count) { return sizeof(StoredSize) * (count + 1); }
+
+// Files up to this size are written and read with write() and pread()
+// rather than mapped: for small files a mapping costs more than a copy.
+constexpr size_t kCopiedFileBytes = size_t{256} << 10;
+
+// Lays `sections` out at `out` (HeaderBytes, then their bytes).
+void Lay(absl::Span<const Section> sections, char* out) {
+  StoredSize count = sections.size();
+  std::memcpy(out, &count, sizeof(count));
+  size_t at = HeaderBytes(sections.size());
+  for (size_t i = 0; i < sections.size(); ++i) {
+    StoredSize size = sections[i].size;
+    std::memcpy(out + sizeof(StoredSize) * (i + 1), &size, sizeof(size));
+    if (size > 0) sections[i].write(out + at);
+    at += size;
+  }
+}
+
+// Writes all of `bytes` to `fd`.
+bool WriteAll(int fd, const char* bytes, size_t size) {
+  while (size > 0) {
+    ssize_t written = write(fd, bytes, size);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) return false;
+    bytes += written;
+    size -= static_cast<size_t>(written);
+  }
+  return true;
+}
+
+// Reads `size` bytes of `fd` from offset 0 into `out`.
+bool ReadAll(int fd, char* out, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t got = pread(fd, out + done, size - done, static_cast<off_t>(done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    done += static_cast<size_t>(got);
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -118,6 +160,15 @@ absl::StatusOr<UniqueFd> WriteSections(const char* name, absl::Span<const Sectio
   for (const Section& section : sections) total += section.size;
   UniqueFd file(memfd_create(name, MFD_CLOEXEC));
   if (!file.valid()) return absl::InternalError(absl::StrCat(name, ": ", ErrnoText("memfd_create")));
+  if (total <= kCopiedFileBytes) {
+    auto buffer = std::make_unique<char[]>(total);
+    Lay(sections, buffer.get());
+    if (!WriteAll(file.get(), buffer.get(), total)) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(name, ": ", total, " bytes: ", ErrnoText("write")));
+    }
+    return file;
+  }
   if (ftruncate(file.get(), static_cast<off_t>(total)) != 0) {
     return absl::ResourceExhaustedError(
         absl::StrCat(name, ": ", total, " bytes: ", ErrnoText("ftruncate")));
@@ -128,16 +179,7 @@ absl::StatusOr<UniqueFd> WriteSections(const char* name, absl::Span<const Sectio
     return absl::ResourceExhaustedError(
         absl::StrCat(name, ": ", total, " bytes: ", ErrnoText("mmap")));
   }
-  char* out = static_cast<char*>(data);
-  StoredSize count = sections.size();
-  std::memcpy(out, &count, sizeof(count));
-  size_t at = HeaderBytes(sections.size());
-  for (size_t i = 0; i < sections.size(); ++i) {
-    StoredSize size = sections[i].size;
-    std::memcpy(out + sizeof(StoredSize) * (i + 1), &size, sizeof(size));
-    if (size > 0) sections[i].write(out + at);
-    at += size;
-  }
+  Lay(sections, static_cast<char*>(data));
   munmap(data, total);
   return file;
 }
@@ -150,14 +192,22 @@ absl::StatusOr<MappedSections> MappedSections::Map(int fd, absl::string_view nam
     return absl::InternalError(absl::StrCat(name, ": ", size, " bytes hold no sections"));
   }
   MappedSections mapped;
-  mapped.data_ = mmap(nullptr, size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
-  if (mapped.data_ == MAP_FAILED) {
-    mapped.data_ = nullptr;
-    return absl::ResourceExhaustedError(
-        absl::StrCat(name, ": ", size, " bytes: ", ErrnoText("mmap")));
+  if (size <= kCopiedFileBytes) {
+    mapped.copy_ = std::make_unique<char[]>(size);
+    if (!ReadAll(fd, mapped.copy_.get(), size)) {
+      return absl::InternalError(absl::StrCat(name, ": ", ErrnoText("pread")));
+    }
+  } else {
+    mapped.data_ = mmap(nullptr, size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+    if (mapped.data_ == MAP_FAILED) {
+      mapped.data_ = nullptr;
+      return absl::ResourceExhaustedError(
+          absl::StrCat(name, ": ", size, " bytes: ", ErrnoText("mmap")));
+    }
+    mapped.size_ = size;
   }
-  mapped.size_ = size;
-  const char* bytes = static_cast<const char*>(mapped.data_);
+  const char* bytes =
+      mapped.copy_ != nullptr ? mapped.copy_.get() : static_cast<const char*>(mapped.data_);
   StoredSize count;
   std::memcpy(&count, bytes, sizeof(count));
   if (count > (size - sizeof(StoredSize)) / sizeof(StoredSize)) {
@@ -179,6 +229,7 @@ absl::StatusOr<MappedSections> MappedSections::Map(int fd, absl::string_view nam
 MappedSections::MappedSections(MappedSections&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),
       size_(std::exchange(other.size_, 0)),
+      copy_(std::move(other.copy_)),
       sections_(std::move(other.sections_)) {}
 
 MappedSections& MappedSections::operator=(MappedSections&& other) noexcept {
@@ -186,6 +237,7 @@ MappedSections& MappedSections::operator=(MappedSections&& other) noexcept {
     Unmap();
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    copy_ = std::move(other.copy_);
     sections_ = std::move(other.sections_);
   }
   return *this;
@@ -197,6 +249,7 @@ void MappedSections::Unmap() {
   if (data_ != nullptr) munmap(data_, size_);
   data_ = nullptr;
   size_ = 0;
+  copy_.reset();
   sections_.clear();
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,7 +19,8 @@
 // Unix sockets (SOCK_SEQPACKET: each send arrives whole and alone) that may
 // carry a file descriptor, and memory files (memfd) holding the bulk of a
 // task or a reply in sections, written once by the sender and mapped by the
-// receiver, so that a model is never copied through a socket.
+// receiver (small files are copied in and out, which costs less than a
+// mapping), so that a model is never copied through a socket.
 namespace onnxconvert::service {
 
 // An owned file descriptor, closed when destroyed.
@@ -80,7 +82,8 @@ Section MessageSection(const google::protobuf::MessageLite& message);
 // bytes). Errors name the file as `name` and the call that failed.
 absl::StatusOr<UniqueFd> WriteSections(const char* name, absl::Span<const Section> sections);
 
-// The sections of a memory file written by WriteSections, mapped read-only.
+// The sections of a memory file written by WriteSections, mapped read-only
+// (a small file is read instead).
 class MappedSections {
  public:
   // Maps the file `fd`; one that is not laid out as WriteSections lays
@@ -99,8 +102,9 @@ class MappedSections {
   MappedSections() = default;
   void Unmap();
 
-  void* data_ = nullptr;
+  void* data_ = nullptr;  // the mapping, if mapped
   size_t size_ = 0;
+  std::unique_ptr<char[]> copy_;  // the bytes, if read
   std::vector<absl::string_view> sections_;
 };
 

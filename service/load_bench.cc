@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -70,6 +71,20 @@ int64_t RssKib(pid_t pid) {
   return -1;
 }
 
+// CPU time (user and system) process `pid` has used, in seconds.
+double CpuSeconds(pid_t pid) {
+  std::string stat = ReadFile(absl::StrCat("/proc/", pid, "/stat"));
+  size_t close = stat.rfind(')');  // "pid (comm) state ... utime stime" (fields 14, 15)
+  unsigned long long user = 0, system = 0;
+  if (close == std::string::npos ||
+      std::sscanf(stat.c_str() + close + 1,
+                  " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &user,
+                  &system) != 2) {
+    return 0;
+  }
+  return static_cast<double>(user + system) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 // The processes that the main thread of `parent` started.
 std::vector<pid_t> ChildrenOf(pid_t parent) {
   std::vector<pid_t> children;
@@ -107,6 +122,16 @@ struct ServerProcess {
       }
     }
     return port != 0;
+  }
+  // CPU time of the server's process and of its zygote and workers (those
+  // running now), in seconds.
+  std::pair<double, double> Cpu() const {
+    double workers = 0;
+    for (pid_t zygote : ChildrenOf(pid)) {
+      workers += CpuSeconds(zygote);
+      for (pid_t worker : ChildrenOf(zygote)) workers += CpuSeconds(worker);
+    }
+    return {CpuSeconds(pid), workers};
   }
   // Resident memory of the server's process in KiB.
   int64_t RssKib() const { return ::RssKib(pid); }
@@ -186,6 +211,7 @@ int main(int argc, char** argv) {
     server.Stop();
     return 1;
   }
+  auto [cpu_start, workers_cpu_start] = server.Cpu();
   int64_t rss_start = server.RssKib();
   int64_t workers_rss_start = server.WorkersRssKib();
   const int clients = absl::GetFlag(FLAGS_clients);
@@ -225,6 +251,7 @@ int main(int argc, char** argv) {
   }
   for (std::thread& thread : threads) thread.join();
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  auto [cpu_end, workers_cpu_end] = server.Cpu();
   std::sort(latencies.begin(), latencies.end());
   std::sort(rss_samples.begin(), rss_samples.end());
   std::cout << absl::StrFormat(
@@ -234,6 +261,10 @@ int main(int argc, char** argv) {
       absl::GetFlag(FLAGS_target), calls / seconds, Percentile(latencies, 0.50),
       Percentile(latencies, 0.95), Percentile(latencies, 0.99), latencies.back(),
       failed.load());
+  std::cout << absl::StrFormat(
+      "server CPU: %.2f s in its process, %.2f s in its workers: %.3f ms per call\n",
+      cpu_end - cpu_start, workers_cpu_end - workers_cpu_start,
+      1000 * (cpu_end - cpu_start + workers_cpu_end - workers_cpu_start) / calls);
   std::cout << "server RSS: " << rss_start << " KiB before";
   for (const auto& [done, kib, worker_kib] : rss_samples) {
     std::cout << ", " << kib << " KiB at " << done;
