@@ -17,9 +17,7 @@ namespace onnxconvert::service {
 namespace {
 
 // "<call>: <strerror(errno)>".
-std::string ErrnoText(absl::string_view call) {
-  return absl::StrCat(call, ": ", strerror(errno));
-}
+std::string ErrnoText(absl::string_view call) { return absl::StrCat(call, ": ", strerror(errno)); }
 
 // A section's size as the file stores it.
 using StoredSize = uint64_t;
@@ -159,7 +157,8 @@ absl::StatusOr<UniqueFd> WriteSections(const char* name, absl::Span<const Sectio
   size_t total = HeaderBytes(sections.size());
   for (const Section& section : sections) total += section.size;
   UniqueFd file(memfd_create(name, MFD_CLOEXEC));
-  if (!file.valid()) return absl::InternalError(absl::StrCat(name, ": ", ErrnoText("memfd_create")));
+  if (!file.valid())
+    return absl::InternalError(absl::StrCat(name, ": ", ErrnoText("memfd_create")));
   if (total <= kCopiedFileBytes) {
     auto buffer = std::make_unique<char[]>(total);
     Lay(sections, buffer.get());
@@ -173,8 +172,8 @@ absl::StatusOr<UniqueFd> WriteSections(const char* name, absl::Span<const Sectio
     return absl::ResourceExhaustedError(
         absl::StrCat(name, ": ", total, " bytes: ", ErrnoText("ftruncate")));
   }
-  void* data = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-                    file.get(), 0);
+  void* data =
+      mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, file.get(), 0);
   if (data == MAP_FAILED) {
     return absl::ResourceExhaustedError(
         absl::StrCat(name, ": ", total, " bytes: ", ErrnoText("mmap")));
@@ -186,7 +185,8 @@ absl::StatusOr<UniqueFd> WriteSections(const char* name, absl::Span<const Sectio
 
 absl::StatusOr<MappedSections> MappedSections::Map(int fd, absl::string_view name) {
   struct stat info;
-  if (fstat(fd, &info) != 0) return absl::InternalError(absl::StrCat(name, ": ", ErrnoText("fstat")));
+  if (fstat(fd, &info) != 0)
+    return absl::InternalError(absl::StrCat(name, ": ", ErrnoText("fstat")));
   auto size = static_cast<size_t>(info.st_size);
   if (size < HeaderBytes(0)) {
     return absl::InternalError(absl::StrCat(name, ": ", size, " bytes hold no sections"));

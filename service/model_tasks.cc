@@ -23,8 +23,8 @@ struct HookName {
 };
 
 constexpr HookName kHookNames[] = {
-    {CrashHook::kSegv, "segv"},           {CrashHook::kAbort, "abort"},
-    {CrashHook::kOutOfMemory, "oom"},     {CrashHook::kBadAlloc, "bad_alloc"},
+    {CrashHook::kSegv, "segv"},       {CrashHook::kAbort, "abort"},
+    {CrashHook::kOutOfMemory, "oom"}, {CrashHook::kBadAlloc, "bad_alloc"},
     {CrashHook::kThrow, "throw"},
 };
 
@@ -80,9 +80,9 @@ absl::StatusOr<ModelAnswer> PerformConvert(const ModelTask& task, std::string_vi
   if (should_stop) options.should_stop = should_stop;
   ReportForms forms =
       task.header.report_message_only() ? ReportForms::kMessageOnly : ReportForms::kAll;
-  OC_ASSIGN_OR_RETURN(v1::ConvertResponse response,
-                      ConvertModelBytes(model, task.header.model_name(), options,
-                                        task.max_model_bytes, forms));
+  OC_ASSIGN_OR_RETURN(
+      v1::ConvertResponse response,
+      ConvertModelBytes(model, task.header.model_name(), options, task.max_model_bytes, forms));
   return ModelAnswer(std::move(response));
 }
 
@@ -105,9 +105,8 @@ absl::StatusOr<ModelAnswer> PerformStream(const ModelTask& task, std::string_vie
   if (task.workspace == nullptr) {
     return absl::InternalError("a ConvertStream task came without its workspace");
   }
-  OC_ASSIGN_OR_RETURN(StreamOutput output,
-                      ConvertUploadedModel(*task.workspace, task.header, task.max_model_bytes,
-                                           should_stop));
+  OC_ASSIGN_OR_RETURN(StreamOutput output, ConvertUploadedModel(*task.workspace, task.header,
+                                                                task.max_model_bytes, should_stop));
   return ModelAnswer(std::move(output));
 }
 
@@ -189,8 +188,8 @@ absl::StatusOr<ModelTask> ReadTask(const MappedSections& sections) {
   absl::string_view root = sections.section(kWorkspaceRoot);
   if (!root.empty()) {
     OC_ASSIGN_OR_RETURN(std::unique_ptr<StreamWorkspace> workspace,
-                        StreamWorkspace::Attach(std::string(root),
-                                                std::string(sections.section(kWorkspaceModelFile))));
+                        StreamWorkspace::Attach(
+                            std::string(root), std::string(sections.section(kWorkspaceModelFile))));
     task.workspace = std::move(workspace);
   }
   return task;
@@ -202,13 +201,12 @@ absl::StatusOr<CrashHook> ParseCrashHook(absl::string_view name) {
   for (const HookName& entry : kHookNames) {
     if (entry.name == name) return entry.hook;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown crash hook '", name.substr(0, 40), "' (segv, abort, oom, bad_alloc or throw)"));
+  return absl::InvalidArgumentError(absl::StrCat("unknown crash hook '", name.substr(0, 40),
+                                                 "' (segv, abort, oom, bad_alloc or throw)"));
 }
 
 bool NeedsWorkerProcess(CrashHook hook) {
-  return hook == CrashHook::kSegv || hook == CrashHook::kAbort ||
-         hook == CrashHook::kOutOfMemory;
+  return hook == CrashHook::kSegv || hook == CrashHook::kAbort || hook == CrashHook::kOutOfMemory;
 }
 
 absl::StatusOr<ModelAnswer> PerformModelTask(const ModelTask& task, std::string_view model,
@@ -223,8 +221,7 @@ absl::StatusOr<UniqueFd> WriteModelTask(const ModelTask& task, std::string_view 
   std::string root = task.workspace != nullptr ? task.workspace->root() : "";
   std::string model_file = task.workspace != nullptr ? task.workspace->model_file() : "";
   Section sections[] = {BytesSection(AsBytes(head)), MessageSection(task.header),
-                        BytesSection(root), BytesSection(model_file),
-                        BytesSection(AsAbsl(model))};
+                        BytesSection(root), BytesSection(model_file), BytesSection(AsAbsl(model))};
   static_assert(std::size(sections) == kTaskSections);
   return WriteSections("onnx-convert-task", sections);
 }

@@ -57,7 +57,8 @@ TEST(CrashHookTest, BadAllocAndThrowHooksThrowFromTheTask) {
 
 TEST(ModelTasksTest, EveryCallKindAnswersThroughMemoryFilesAsItDoesHere) {
   std::string model = testing::TinyCnnBytes();
-  for (CallKind kind : {CallKind::kConvert, CallKind::kPlan, CallKind::kCheck, CallKind::kInspect}) {
+  for (CallKind kind :
+       {CallKind::kConvert, CallKind::kPlan, CallKind::kCheck, CallKind::kInspect}) {
     ModelTask task = Task(kind);
     absl::StatusOr<ModelAnswer> here = PerformModelTask(task, model);
     absl::StatusOr<ModelAnswer> there = ThroughMemoryFiles(task, model);
@@ -103,10 +104,10 @@ TEST(ModelTasksTest, StreamTaskConvertsTheWorkspacesModel) {
     EXPECT_EQ(output.result.report().target_opset(), 21);
     ASSERT_GE(output.result.files_size(), 1);
     EXPECT_EQ(output.model_in_memory, external == v1::EXTERNAL_DATA_KEPT_BY_CLIENT);
-    int64_t size = output.model_in_memory
-                       ? static_cast<int64_t>(output.model_bytes.size())
-                       : static_cast<int64_t>(std::filesystem::file_size(
-                             task.workspace->output_model_path()));
+    int64_t size =
+        output.model_in_memory
+            ? static_cast<int64_t>(output.model_bytes.size())
+            : static_cast<int64_t>(std::filesystem::file_size(task.workspace->output_model_path()));
     EXPECT_EQ(output.result.files(0).size(), size);
   }
 }

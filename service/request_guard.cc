@@ -20,9 +20,8 @@ absl::Status ExceptionStatus(std::exception_ptr error, absl::string_view subject
     return absl::ResourceExhaustedError(
         absl::StrCat(subject, ": out of memory (std::bad_alloc)", where));
   } catch (const std::exception& exception) {
-    return absl::InternalError(absl::StrCat(subject, ": unexpected error (",
-                                            Abbreviate(exception.what(), kMaxWhatBytes), ")",
-                                            where));
+    return absl::InternalError(absl::StrCat(
+        subject, ": unexpected error (", Abbreviate(exception.what(), kMaxWhatBytes), ")", where));
   } catch (...) {
     return absl::InternalError(
         absl::StrCat(subject, ": unexpected exception of an unknown type", where));

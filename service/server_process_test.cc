@@ -419,6 +419,30 @@ TEST(ServerProcessTest, DeadlineAndCancellationKillTheWorkerAndReplaceIt) {
   EXPECT_TRUE(ConvertAs(server, "after", testing::TinyCnnBytes(), 17).ok());
 }
 
+TEST(ServerProcessTest, ServerOutlivesItsZygoteAndSaysSo) {
+  ServerProcess server("process_zygote", {"--workers=1"});
+  std::vector<pid_t> zygote = ChildrenOf(server.pid());
+  ASSERT_EQ(zygote.size(), 1u);
+  ASSERT_EQ(kill(zygote[0], SIGKILL), 0);
+  grpc::Status status;
+  EXPECT_TRUE(ServerProcess::Eventually([&] {
+    status = ConvertAs(server, "orphan", testing::TinyCnnBytes(), 17);
+    return status.error_code() == grpc::StatusCode::INTERNAL;
+  })) << status.error_message();
+  // A call that took the worker before the server saw the zygote end
+  // learns it from the worker's end; later ones at once.
+  std::string zygote_died =
+      absl::StrCat("the worker pool's zygote process ", zygote[0], " died of SIGKILL");
+  EXPECT_TRUE(absl::StartsWith(status.error_message(), "request orphan: "));
+  EXPECT_TRUE(absl::EndsWith(status.error_message(), zygote_died)) << status.error_message();
+  status = ConvertAs(server, "later", testing::TinyCnnBytes(), 17);
+  EXPECT_EQ(status.error_message(), absl::StrCat("request later: ", zygote_died));
+  // The server itself still answers.
+  v1::CapabilitiesResponse capabilities;
+  grpc::ClientContext context;
+  EXPECT_TRUE(server.Stub()->Capabilities(&context, {}, &capabilities).ok());
+}
+
 TEST(ServerProcessTest, CrashHooksAreIgnoredWithoutTheirFlag) {
   ServerProcess server("process_no_hooks", {"--workers=1"});
   grpc::Status status = ConvertAs(server, "hook", testing::TinyCnnBytes(), 17, "segv");

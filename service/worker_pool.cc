@@ -116,9 +116,9 @@ void LimitWorker(int64_t memory_mb) {
 
 // " in worker process 1234 (address-space limit 4096 MiB)".
 std::string WorkerPlace(int64_t memory_mb) {
-  return absl::StrCat(" in worker process ", getpid(),
-                      memory_mb > 0 ? absl::StrCat(" (address-space limit ", memory_mb, " MiB)")
-                                    : "");
+  return absl::StrCat(
+      " in worker process ", getpid(),
+      memory_mb > 0 ? absl::StrCat(" (address-space limit ", memory_mb, " MiB)") : "");
 }
 
 // The handler's reply to one task; what it throws becomes the status, and
@@ -350,27 +350,26 @@ absl::StatusOr<UniqueFd> WorkerPool::Run(absl::string_view request_id, UniqueFd 
   std::memcpy(packet.request_id, request_id.data(),
               std::min(request_id.size(), sizeof(packet.request_id) - 1));
   for (int attempt = 1;; ++attempt) {
-    OC_ASSIGN_OR_RETURN(Worker worker, Acquire(limits));
+    OC_ASSIGN_OR_RETURN(Worker worker, Acquire(request_id, limits));
     absl::Status sent = SendPacket(worker.socket.get(), AsBytes(packet), task.get());
     if (sent.ok()) return AwaitReply(std::move(worker), request_id, limits);
     Replace(std::move(worker), /*kill=*/true);
     if (attempt == kMaxSendAttempts) {
-      return absl::InternalError(absl::StrCat("request ", request_id,
-                                              ": no worker process took the task: ",
-                                              sent.message()));
+      return absl::InternalError(absl::StrCat(
+          "request ", request_id, ": no worker process took the task: ", sent.message()));
     }
   }
 }
 
-absl::StatusOr<WorkerPool::Worker> WorkerPool::Acquire(const WaitLimits& limits) {
+absl::StatusOr<WorkerPool::Worker> WorkerPool::Acquire(absl::string_view request_id,
+                                                       const WaitLimits& limits) {
   absl::MutexLock lock(&mu_);
-  auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return !idle_.empty() || !down_.empty();
-  };
+  auto ready = [this]()
+                   ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !idle_.empty() || !down_.empty(); };
   while (!mu_.AwaitWithTimeout(absl::Condition(&ready), limits.poll)) {
     OC_RETURN_IF_ERROR(WaitEnded(limits));
   }
-  if (!down_.empty()) return absl::InternalError(down_);
+  if (!down_.empty()) return absl::InternalError(absl::StrCat("request ", request_id, ": ", down_));
   Worker worker = std::move(idle_.back());
   idle_.pop_back();
   busy_[worker.pid] = std::nullopt;
@@ -419,19 +418,22 @@ absl::StatusOr<UniqueFd> WorkerPool::AwaitReply(Worker worker, absl::string_view
 
 absl::Status WorkerPool::DeathOf(Worker worker, absl::string_view request_id) {
   pid_t pid = worker.pid;
-  std::optional<int> status;
+  std::string end = "ended (how is not known)";
   {
     absl::MutexLock lock(&mu_);
     auto reported = [this, pid]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
       return busy_[pid].has_value() || !down_.empty();
     };
     mu_.AwaitWithTimeout(absl::Condition(&reported), kEndReportWait);
-    status = busy_[pid];
+    if (busy_[pid].has_value()) {
+      end = DescribeEnd(*busy_[pid]);
+    } else if (!down_.empty()) {
+      end = absl::StrCat("ended: ", down_);
+    }
   }
   Replace(std::move(worker), /*kill=*/true);
   return absl::InternalError(
-      absl::StrCat("request ", request_id, ": worker process ", pid, " ",
-                   status.has_value() ? DescribeEnd(*status) : "ended (how is not known)"));
+      absl::StrCat("request ", request_id, ": worker process ", pid, " ", end));
 }
 
 void WorkerPool::Release(Worker worker) {

@@ -39,8 +39,7 @@ namespace onnxconvert::service {
 // request fails with. Runs in the worker process; whatever it throws is
 // caught there and answered (std::bad_alloc: ResourceExhausted), and the
 // worker is then replaced.
-using TaskHandler =
-    std::function<absl::StatusOr<UniqueFd>(absl::string_view request_id, int task)>;
+using TaskHandler = std::function<absl::StatusOr<UniqueFd>(absl::string_view request_id, int task)>;
 
 // How many workers, their limit, and their work.
 struct WorkerPoolOptions {
@@ -97,8 +96,9 @@ class WorkerPool {
   void OnWorkerEnded(pid_t pid, int status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Waits until the first workers run.
   absl::Status AwaitWorkers();
-  // An idle worker, now busy; waits for one within `limits`.
-  absl::StatusOr<Worker> Acquire(const WaitLimits& limits);
+  // An idle worker, now busy; waits for one within `limits`. Internal,
+  // naming request `request_id`, once the zygote has ended.
+  absl::StatusOr<Worker> Acquire(absl::string_view request_id, const WaitLimits& limits);
   // Waits for the reply of `worker` to the task of `request_id`.
   absl::StatusOr<UniqueFd> AwaitReply(Worker worker, absl::string_view request_id,
                                       const WaitLimits& limits);

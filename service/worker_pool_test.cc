@@ -48,7 +48,7 @@ absl::StatusOr<UniqueFd> TestHandler(absl::string_view /*request_id*/, int task)
 
 // Runs `command` with `payload` as request `id`; the reply's payload.
 absl::StatusOr<std::string> RunTask(const std::string& id, const std::string& command,
-                                const std::string& payload = "", WaitLimits limits = {}) {
+                                    const std::string& payload = "", WaitLimits limits = {}) {
   Section sections[] = {BytesSection(command), BytesSection(payload)};
   OC_ASSIGN_OR_RETURN(UniqueFd task, WriteSections("task", sections));
   OC_ASSIGN_OR_RETURN(UniqueFd reply, pool->Run(id, std::move(task), limits));
@@ -122,7 +122,8 @@ TEST(WorkerPoolTest, OutOfMemoryIsResourceExhaustedAndRetiresTheWorker) {
 TEST(WorkerPoolTest, ExceptionIsInternalNamingTheRequest) {
   absl::StatusOr<std::string> reply = RunTask("t-throw", "throw");
   EXPECT_EQ(reply.status().code(), absl::StatusCode::kInternal);
-  EXPECT_TRUE(absl::StartsWith(reply.status().message(), "request t-throw: unexpected error (boom)"))
+  EXPECT_TRUE(
+      absl::StartsWith(reply.status().message(), "request t-throw: unexpected error (boom)"))
       << reply.status();
   EXPECT_EQ(*RunTask("t-after", "echo", "ok"), "ok");
 }
