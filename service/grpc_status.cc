@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "proto/rpc_status.pb.h"
+#include "service/error_text.h"
 
 namespace onnxconvert::service {
 namespace {
@@ -67,6 +68,31 @@ bool ParseNodePart(absl::string_view rest, v1::ConversionError& error) {
   return true;
 }
 
+// `error` with each of its strings abbreviated to `max_bytes`.
+v1::ConversionError Shortened(v1::ConversionError error, size_t max_bytes) {
+  for (std::string* field : {error.mutable_message(), error.mutable_reason(),
+                             error.mutable_graph(), error.mutable_node(),
+                             error.mutable_op_version()}) {
+    *field = Abbreviate(*field, max_bytes);
+  }
+  return error;
+}
+
+// The serialized google.rpc.Status holding `error`, its strings cut until
+// it fits kMaxStatusDetailsBytes; empty (no details) if nothing fits.
+std::string BoundedDetails(grpc::StatusCode code, const std::string& message,
+                           const v1::ConversionError& error) {
+  for (size_t max_bytes : {kMaxStatusMessageBytes, size_t{256}, size_t{64}}) {
+    google::rpc::Status details;
+    details.set_code(static_cast<int>(code));
+    details.set_message(Abbreviate(message, max_bytes));
+    details.add_details()->PackFrom(Shortened(error, max_bytes));
+    std::string bytes = details.SerializeAsString();
+    if (bytes.size() <= kMaxStatusDetailsBytes) return bytes;
+  }
+  return "";
+}
+
 }  // namespace
 
 const char* StatusCodeName(grpc::StatusCode code) {
@@ -102,14 +128,10 @@ v1::ConversionError ParseConversionError(absl::string_view message) {
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   auto code = static_cast<grpc::StatusCode>(status.code());
-  std::string message(status.message());
+  std::string message = Abbreviate(status.message(), kMaxStatusMessageBytes);
   if (!CarriesConversionError(status.code())) return grpc::Status(code, message);
-  google::rpc::Status details;
-  details.set_code(static_cast<int>(code));
-  details.set_message(message);
-  v1::ConversionError error = ParseConversionError(message);
-  details.add_details()->PackFrom(error);
-  return grpc::Status(code, message, details.SerializeAsString());
+  return grpc::Status(code, message,
+                      BoundedDetails(code, message, ParseConversionError(status.message())));
 }
 
 absl::Status FromGrpcStatus(const grpc::Status& status) {

@@ -1,6 +1,7 @@
 #ifndef ONNX_CONVERT_SERVICE_GRPC_STATUS_H_
 #define ONNX_CONVERT_SERVICE_GRPC_STATUS_H_
 
+#include <cstddef>
 #include <optional>
 
 #include "absl/status/status.h"
@@ -9,12 +10,22 @@
 #include "proto/onnx_convert_service.pb.h"
 
 // Status conversions between the library (absl::Status) and gRPC. The codes
-// are the same canonical codes on both sides; the message travels as it is.
+// are the same canonical codes on both sides; the message travels as it is,
+// up to a bound: a status reaches the client in the call's trailing
+// metadata, which gRPC clients cap (8 KiB by default), the message
+// percent-encoded (up to 3 bytes a byte) and the details base64-encoded.
 namespace onnxconvert::service {
 
-// The gRPC status for `status`: same code and message. A failed conversion
-// (FAILED_PRECONDITION or INVALID_ARGUMENT) also carries a google.rpc.Status
-// in its error details, holding a v1::ConversionError.
+// Most bytes of a status message sent to a client.
+inline constexpr size_t kMaxStatusMessageBytes = 1024;
+// Most bytes of the serialized google.rpc.Status sent as error details.
+inline constexpr size_t kMaxStatusDetailsBytes = 2048;
+
+// The gRPC status for `status`: same code and message (abbreviated past
+// kMaxStatusMessageBytes). A failed conversion (FAILED_PRECONDITION or
+// INVALID_ARGUMENT) also carries a google.rpc.Status in its error details,
+// holding a v1::ConversionError, its fields shortened as needed to fit
+// kMaxStatusDetailsBytes.
 grpc::Status ToGrpcStatus(const absl::Status& status);
 
 // The library status for a gRPC status: same code and message.

@@ -1,5 +1,7 @@
 #include "service/grpc_status.h"
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "service/model_work.h"
 #include "service/testing/test_models.h"
@@ -52,6 +54,23 @@ TEST(GrpcStatusTest, OtherCodesCarryNoDetails) {
   grpc::Status rpc = ToGrpcStatus(absl::ResourceExhaustedError("busy"));
   EXPECT_TRUE(rpc.error_details().empty());
   EXPECT_FALSE(ConversionErrorOf(rpc).has_value());
+}
+
+TEST(GrpcStatusTest, LongMessagesAndTheirDetailsAreBounded) {
+  std::string node(5000, 'n');
+  std::string message =
+      "step 12 -> 13: main \xE2\x80\xBA node '" + node + "' (Squeeze-11): " + node;
+  grpc::Status rpc = ToGrpcStatus(absl::FailedPreconditionError(message));
+  EXPECT_LE(rpc.error_message().size(), kMaxStatusMessageBytes + 32);
+  EXPECT_TRUE(absl::EndsWith(rpc.error_message(), absl::StrCat("(", message.size(), " bytes)")))
+      << rpc.error_message().substr(rpc.error_message().size() - 40);
+  EXPECT_LE(rpc.error_details().size(), kMaxStatusDetailsBytes);
+  std::optional<v1::ConversionError> error = ConversionErrorOf(rpc);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->to_opset(), 13);
+  EXPECT_EQ(error->message().substr(0, 20), message.substr(0, 20));
+  // A short message is kept as it is.
+  EXPECT_EQ(ToGrpcStatus(absl::InternalError("short")).error_message(), "short");
 }
 
 }  // namespace

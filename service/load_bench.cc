@@ -1,14 +1,16 @@
 // Load on onnx-convert-server over loopback: N concurrent clients convert
 // small models of the ONNX backend corpus, unary Convert, until M calls are
 // done. Reports calls/s, latency percentiles, failures, and the server's
-// resident memory along the way. A benchmark, not a test:
+// resident memory along the way (with --workers, the worker processes'
+// too). A benchmark, not a test:
 //
-//   bazel run //service:load_bench -- --clients 8 --calls 10000 --target 21
+//   bazel run //service:load_bench -- --clients 8 --calls 10000 --target 21 --workers 2
 
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -19,6 +21,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -38,6 +41,7 @@ ABSL_FLAG(int, target, 21, "Target opset of every conversion.");
 ABSL_FLAG(int, models, 200, "How many small corpus models to cycle through.");
 ABSL_FLAG(int64_t, max_model_bytes, 64 << 10, "Only corpus models up to this size.");
 ABSL_FLAG(int, max_concurrent, 8, "The server's --max_concurrent.");
+ABSL_FLAG(int, workers, 4, "The server's --workers (0: calls run on the server's threads).");
 
 extern char** environ;
 
@@ -53,16 +57,53 @@ std::string ReadFile(const std::string& path) {
   return bytes.str();
 }
 
+// Resident memory of process `pid` in KiB (-1 if unknown).
+int64_t RssKib(pid_t pid) {
+  std::ifstream status(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(status, line)) {
+    int64_t kib = 0;
+    if (line.rfind("VmRSS:", 0) == 0 &&
+        absl::SimpleAtoi(absl::StripAsciiWhitespace(line.substr(6, line.size() - 9)), &kib)) {
+      return kib;
+    }
+  }
+  return -1;
+}
+
+// CPU time (user and system) process `pid` has used, in seconds.
+double CpuSeconds(pid_t pid) {
+  std::string stat = ReadFile(absl::StrCat("/proc/", pid, "/stat"));
+  size_t close = stat.rfind(')');  // "pid (comm) state ... utime stime" (fields 14, 15)
+  unsigned long long user = 0, system = 0;
+  if (close == std::string::npos ||
+      std::sscanf(stat.c_str() + close + 1,
+                  " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &user,
+                  &system) != 2) {
+    return 0;
+  }
+  return static_cast<double>(user + system) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// The processes that the main thread of `parent` started.
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> children;
+  std::istringstream list(ReadFile(absl::StrCat("/proc/", parent, "/task/", parent, "/children")));
+  for (pid_t child = 0; list >> child;) children.push_back(child);
+  return children;
+}
+
 // The server binary as a subprocess on a free port.
 struct ServerProcess {
   pid_t pid = -1;
   int port = 0;
   std::string log = "/tmp/onnx-convert-load-bench.log";
 
-  bool Start(int max_concurrent) {
+  bool Start(int max_concurrent, int workers) {
     std::vector<std::string> args = {"service/onnx-convert-server", "--port=0",
                                      "--log_requests=false",
-                                     absl::StrCat("--max_concurrent=", max_concurrent)};
+                                     absl::StrCat("--max_concurrent=", max_concurrent),
+                                     absl::StrCat("--workers=", workers)};
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
@@ -82,18 +123,27 @@ struct ServerProcess {
     }
     return port != 0;
   }
-  // Resident memory in KiB.
-  int64_t RssKib() const {
-    std::ifstream status(absl::StrCat("/proc/", pid, "/status"));
-    std::string line;
-    while (std::getline(status, line)) {
-      int64_t kib = 0;
-      if (line.rfind("VmRSS:", 0) == 0 &&
-          absl::SimpleAtoi(absl::StripAsciiWhitespace(line.substr(6, line.size() - 9)), &kib)) {
-        return kib;
-      }
+  // CPU time of the server's process and of its zygote and workers (those
+  // running now), in seconds.
+  std::pair<double, double> Cpu() const {
+    double workers = 0;
+    for (pid_t zygote : ChildrenOf(pid)) {
+      workers += CpuSeconds(zygote);
+      for (pid_t worker : ChildrenOf(zygote)) workers += CpuSeconds(worker);
     }
-    return -1;
+    return {CpuSeconds(pid), workers};
+  }
+  // Resident memory of the server's process in KiB.
+  int64_t RssKib() const { return ::RssKib(pid); }
+  // Resident memory of its zygote and worker processes, summed, in KiB
+  // (pages they share counted in each).
+  int64_t WorkersRssKib() const {
+    int64_t kib = 0;
+    for (pid_t zygote : ChildrenOf(pid)) {
+      kib += ::RssKib(zygote);
+      for (pid_t worker : ChildrenOf(zygote)) kib += ::RssKib(worker);
+    }
+    return kib;
   }
   void Stop() {
     if (pid <= 0) return;
@@ -150,7 +200,8 @@ double Percentile(std::vector<double>& sorted, double p) {
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   ServerProcess server;
-  if (!server.Start(absl::GetFlag(FLAGS_max_concurrent))) {
+  const int workers = absl::GetFlag(FLAGS_workers);
+  if (!server.Start(absl::GetFlag(FLAGS_max_concurrent), workers)) {
     std::cerr << "load_bench: the server did not start; see " << server.log << "\n";
     return 1;
   }
@@ -160,14 +211,17 @@ int main(int argc, char** argv) {
     server.Stop();
     return 1;
   }
+  auto [cpu_start, workers_cpu_start] = server.Cpu();
   int64_t rss_start = server.RssKib();
+  int64_t workers_rss_start = server.WorkersRssKib();
   const int clients = absl::GetFlag(FLAGS_clients);
   const int calls = absl::GetFlag(FLAGS_calls);
   std::atomic<int> next{0};
   std::atomic<int> failed{0};
   absl::Mutex mu;
   std::vector<double> latencies;
-  std::vector<std::pair<int, int64_t>> rss_samples;
+  // Calls done, the server's RSS, the workers' RSS.
+  std::vector<std::tuple<int, int64_t, int64_t>> rss_samples;
   auto start = Clock::now();
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
@@ -188,7 +242,7 @@ int main(int argc, char** argv) {
         }
         if (i % 1000 == 999) {
           absl::MutexLock lock(&mu);
-          rss_samples.emplace_back(i + 1, server.RssKib());
+          rss_samples.emplace_back(i + 1, server.RssKib(), server.WorkersRssKib());
         }
       }
       absl::MutexLock lock(&mu);
@@ -197,18 +251,32 @@ int main(int argc, char** argv) {
   }
   for (std::thread& thread : threads) thread.join();
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  auto [cpu_end, workers_cpu_end] = server.Cpu();
   std::sort(latencies.begin(), latencies.end());
   std::sort(rss_samples.begin(), rss_samples.end());
   std::cout << absl::StrFormat(
-      "%d calls, %d clients, %zu models (<= %d bytes) to opset %d: %.0f calls/s; "
+      "%d calls, %d clients, %d workers, %zu models (<= %d bytes) to opset %d: %.0f calls/s; "
       "latency p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.2f ms; %d failed\n",
-      calls, clients, requests.size(), absl::GetFlag(FLAGS_max_model_bytes),
+      calls, clients, workers, requests.size(), absl::GetFlag(FLAGS_max_model_bytes),
       absl::GetFlag(FLAGS_target), calls / seconds, Percentile(latencies, 0.50),
       Percentile(latencies, 0.95), Percentile(latencies, 0.99), latencies.back(),
       failed.load());
+  std::cout << absl::StrFormat(
+      "server CPU: %.2f s in its process, %.2f s in its workers: %.3f ms per call\n",
+      cpu_end - cpu_start, workers_cpu_end - workers_cpu_start,
+      1000 * (cpu_end - cpu_start + workers_cpu_end - workers_cpu_start) / calls);
   std::cout << "server RSS: " << rss_start << " KiB before";
-  for (const auto& [done, kib] : rss_samples) std::cout << ", " << kib << " KiB at " << done;
+  for (const auto& [done, kib, worker_kib] : rss_samples) {
+    std::cout << ", " << kib << " KiB at " << done;
+  }
   std::cout << "\n";
+  if (workers > 0) {
+    std::cout << "zygote and workers RSS (summed): " << workers_rss_start << " KiB before";
+    for (const auto& [done, kib, worker_kib] : rss_samples) {
+      std::cout << ", " << worker_kib << " KiB at " << done;
+    }
+    std::cout << "\n";
+  }
   server.Stop();
   return failed.load() == 0 ? 0 : 1;
 }

@@ -11,6 +11,7 @@
 #include "ir/model_summary.h"
 #include "ir/status_macros.h"
 #include "schema/checker.h"
+#include "service/error_text.h"
 #include "service/report_proto.h"
 
 namespace onnxconvert::service {
@@ -46,7 +47,7 @@ absl::Status AsInvalidArgument(const absl::Status& status) {
 }
 
 // Parses a model for a call.
-absl::StatusOr<onnx::ModelProto> ParseForCall(const std::string& bytes, const std::string& name,
+absl::StatusOr<onnx::ModelProto> ParseForCall(std::string_view bytes, const std::string& name,
                                               int64_t max_model_bytes) {
   LoadOptions load;
   load.max_model_bytes = max_model_bytes;
@@ -66,7 +67,7 @@ void SetReport(const converter::ConversionReport& report, ReportForms forms, Ans
 
 }  // namespace
 
-absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(const std::string& bytes,
+absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(std::string_view bytes,
                                                       const std::string& name,
                                                       const converter::ConvertOptions& options,
                                                       int64_t max_model_bytes,
@@ -78,7 +79,7 @@ absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(const std::string& bytes,
     // A large model converts from its bytes, window by window.
     StringModelSink sink;
     OC_ASSIGN_OR_RETURN(std::optional<converter::ConversionReport> windowed,
-                        converter::ConvertBytesIfPossible(bytes, options, sink));
+                        converter::ConvertBytesIfPossible(AsAbsl(bytes), options, sink));
     if (windowed) {
       timings.set_convert_ms(clock.Lap());
       *response.mutable_model() = sink.TakeBytes();
@@ -102,14 +103,14 @@ absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(const std::string& bytes,
   return response;
 }
 
-absl::StatusOr<v1::CheckResponse> CheckModelBytes(const std::string& bytes,
+absl::StatusOr<v1::CheckResponse> CheckModelBytes(std::string_view bytes,
                                                   const std::string& name,
                                                   int64_t max_model_bytes) {
   OC_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseForCall(bytes, name, max_model_bytes));
   return CheckReportToProto(schema::CheckModel(model));
 }
 
-absl::StatusOr<v1::InspectResponse> InspectModelBytes(const std::string& bytes,
+absl::StatusOr<v1::InspectResponse> InspectModelBytes(std::string_view bytes,
                                                       const std::string& name,
                                                       int64_t max_model_bytes) {
   OC_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseForCall(bytes, name, max_model_bytes));
@@ -169,13 +170,16 @@ absl::StatusOr<bool> ConvertUploadedInWindows(const StreamWorkspace& workspace,
 
 absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspace,
                                                   const v1::StreamHeader& header,
-                                                  int64_t max_model_bytes) {
+                                                  int64_t max_model_bytes,
+                                                  const std::function<bool()>& should_stop) {
   Stopwatch clock;
   StreamOutput output;
   v1::Timings& timings = *output.result.mutable_timings();
-  const std::string& name = header.model_name().empty() ? "model" : header.model_name();
+  const std::string name =
+      header.model_name().empty() ? "model" : Abbreviate(header.model_name());
   bool uploaded = header.external_data() == v1::EXTERNAL_DATA_UPLOADED;
   converter::ConvertOptions options = OptionsFromProto(header.options());
+  if (should_stop) options.should_stop = should_stop;
   ReportForms forms =
       header.report_message_only() ? ReportForms::kMessageOnly : ReportForms::kAll;
   if (!options.dry_run && !header.has_external_data_threshold()) {

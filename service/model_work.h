@@ -2,7 +2,9 @@
 #define ONNX_CONVERT_SERVICE_MODEL_WORK_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "converter/converter.h"
@@ -24,7 +26,7 @@ enum class ReportForms {
 // the converted model (none for a dry run), the report in the `forms`
 // asked for, and the timings. A malformed model is InvalidArgument; a model past
 // `max_model_bytes` ResourceExhausted; conversion errors keep their code.
-absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(const std::string& bytes,
+absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(std::string_view bytes,
                                                       const std::string& name,
                                                       const converter::ConvertOptions& options,
                                                       int64_t max_model_bytes,
@@ -32,12 +34,12 @@ absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(const std::string& bytes,
 
 // Parses `bytes` and checks the model; an invalid model is an answer with
 // valid = false, not an error.
-absl::StatusOr<v1::CheckResponse> CheckModelBytes(const std::string& bytes,
+absl::StatusOr<v1::CheckResponse> CheckModelBytes(std::string_view bytes,
                                                   const std::string& name,
                                                   int64_t max_model_bytes);
 
 // Parses `bytes` and summarizes the model (message, text and JSON).
-absl::StatusOr<v1::InspectResponse> InspectModelBytes(const std::string& bytes,
+absl::StatusOr<v1::InspectResponse> InspectModelBytes(std::string_view bytes,
                                                       const std::string& name,
                                                       int64_t max_model_bytes);
 
@@ -54,10 +56,12 @@ struct StreamOutput {
 // EXTERNAL_DATA_UPLOADED its references are checked against the uploaded
 // files and the output (model and data file) is saved in the workspace;
 // with EXTERNAL_DATA_KEPT_BY_CLIENT references are left unchecked and
-// unchanged. Errors name the model by `header.model_name()`.
+// unchanged. Errors name the model by `header.model_name()`. The conversion
+// polls `should_stop` (if set) and ends Cancelled once it is true.
 absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspace,
                                                   const v1::StreamHeader& header,
-                                                  int64_t max_model_bytes);
+                                                  int64_t max_model_bytes,
+                                                  const std::function<bool()>& should_stop = {});
 
 }  // namespace onnxconvert::service
 

@@ -1,6 +1,9 @@
 // onnx-convert-server: the onnx-convert gRPC service.
 //
-//   onnx-convert-server --port 50051 --max_concurrent 4
+//   onnx-convert-server --port 50051 --max_concurrent 4 --workers 4
+//
+// Model calls run in --workers worker processes, forked (by a zygote) before
+// gRPC starts a thread: a call that crashes one fails alone.
 //
 // Stops on SIGTERM or SIGINT: stops accepting calls, gives those in flight
 // --grace_ms to finish, and exits 0.
@@ -15,7 +18,10 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "ir/status_macros.h"
+#include "service/model_tasks.h"
 #include "service/server.h"
+#include "service/worker_pool.h"
 
 ABSL_FLAG(std::string, address, "127.0.0.1", "Address to listen on (0.0.0.0 for all).");
 ABSL_FLAG(int, port, 50051, "Port to listen on; 0 picks a free one (printed at start).");
@@ -36,12 +42,36 @@ ABSL_FLAG(int64_t, grace_ms, 10000,
 ABSL_FLAG(std::string, work_dir, "",
           "Directory for ConvertStream files; default $TMPDIR or /tmp.");
 ABSL_FLAG(bool, log_requests, true, "Write one line per call to stderr.");
+ABSL_FLAG(int, workers, 4,
+          "Worker processes model calls run in (one that crashes fails only its call); "
+          "0: threads of the server's own process.");
+ABSL_FLAG(int64_t, worker_memory_mb, 4096,
+          "Address-space limit (RLIMIT_AS) of each worker process, in MiB; 0: none.");
+ABSL_FLAG(bool, testing_crash_hooks, false,
+          "Honour the x-testing-crash-hook metadata of a call (tests only).");
 
 namespace {
 
 std::string DefaultWorkDir() {
   const char* tmp = std::getenv("TMPDIR");
   return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+}
+
+// The worker processes --workers asks for; null for none.
+absl::StatusOr<std::shared_ptr<onnxconvert::service::WorkerPool>> StartWorkers() {
+  int workers = absl::GetFlag(FLAGS_workers);
+  if (workers < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--workers ", workers, ": give 1 or more, or 0 for none"));
+  }
+  if (workers == 0) return nullptr;
+  onnxconvert::service::WorkerPoolOptions pool;
+  pool.workers = workers;
+  pool.memory_mb = absl::GetFlag(FLAGS_worker_memory_mb);
+  pool.handler = &onnxconvert::service::HandleModelTask;
+  OC_ASSIGN_OR_RETURN(std::unique_ptr<onnxconvert::service::WorkerPool> started,
+                      onnxconvert::service::WorkerPool::Start(pool));
+  return std::shared_ptr<onnxconvert::service::WorkerPool>(std::move(started));
 }
 
 onnxconvert::service::ServerOptions OptionsFromFlags() {
@@ -59,6 +89,7 @@ onnxconvert::service::ServerOptions OptionsFromFlags() {
   service.work_dir = absl::GetFlag(FLAGS_work_dir);
   if (service.work_dir.empty()) service.work_dir = DefaultWorkDir();
   service.log = absl::GetFlag(FLAGS_log_requests) ? &std::cerr : nullptr;
+  service.testing_crash_hooks = absl::GetFlag(FLAGS_testing_crash_hooks);
   return options;
 }
 
@@ -69,7 +100,21 @@ int main(int argc, char** argv) {
   onnxconvert::service::BlockTerminationSignals();
   absl::SetProgramUsageMessage("The onnx-convert gRPC service (onnxconvert.v1.OnnxConvert).");
   absl::ParseCommandLine(argc, argv);
+  // Before gRPC starts a thread: the workers are copies of this process.
+  auto workers = StartWorkers();
+  if (!workers.ok()) {
+    std::cerr << "onnx-convert-server: " << workers.status().message() << "\n";
+    return 2;
+  }
+  if (*workers != nullptr) {
+    int64_t memory_mb = absl::GetFlag(FLAGS_worker_memory_mb);
+    std::cerr << "onnx-convert-server: " << absl::GetFlag(FLAGS_workers)
+              << " worker processes, address-space limit "
+              << (memory_mb > 0 ? absl::StrCat(memory_mb, " MiB") : "none") << " each"
+              << std::endl;
+  }
   onnxconvert::service::ServerOptions options = OptionsFromFlags();
+  options.service.workers = *workers;
   auto server = onnxconvert::service::Server::Start(options);
   if (!server.ok()) {
     std::cerr << "onnx-convert-server: " << server.status().message() << "\n";

@@ -4,6 +4,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include "proto/grpc_health.grpc.pb.h"
 #include "proto/onnx_convert_service.grpc.pb.h"
 #include "service/testing/test_models.h"
+#include "tests/corpus.h"
 #include "tests/test_files.h"
 
 extern char** environ;
@@ -31,6 +33,30 @@ namespace v1 = ::onnxconvert::v1;
 // A chain whose conversion to opset 25 takes about a second.
 const std::string& SlowModelBytes() {
   static const auto* bytes = new std::string(testing::UnsqueezeChain(15000).SerializeAsString());
+  return *bytes;
+}
+
+// The processes that the main thread of `parent` started.
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> children;
+  std::istringstream list(onnxconvert::testing::ReadTestFile(
+      absl::StrCat("/proc/", parent, "/task/", parent, "/children")));
+  for (pid_t child = 0; list >> child;) children.push_back(child);
+  return children;
+}
+
+// The worker processes of the server `server`: the children of its only
+// child, the zygote.
+std::vector<pid_t> WorkerPids(pid_t server) {
+  std::vector<pid_t> zygote = ChildrenOf(server);
+  return zygote.size() == 1 ? ChildrenOf(zygote[0]) : std::vector<pid_t>();
+}
+
+// A chain whose conversion to opset 25 takes over a second, for deadlines
+// of a few hundred ms.
+const std::string& SlowerModelBytes() {
+  static const auto* bytes =
+      new std::string(testing::UnsqueezeChain(150000).SerializeAsString());
   return *bytes;
 }
 
@@ -82,6 +108,7 @@ class ServerProcess {
   std::unique_ptr<v1::OnnxConvert::Stub> Stub() { return v1::OnnxConvert::NewStub(channel_); }
   std::shared_ptr<grpc::Channel> channel() { return channel_; }
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   void Signal(int signal) { kill(pid_, signal); }
   // Waits for the process to end (up to 30 s); its exit code, or -1.
   int Wait() {
@@ -125,6 +152,53 @@ v1::ConvertRequest Request(const std::string& bytes, int64_t target) {
   request.set_model_name("model.onnx");
   request.mutable_options()->set_target_opset(target);
   return request;
+}
+
+// Converts `bytes` to opset `target` as request `id`, naming crash hook
+// `hook` unless it is empty.
+grpc::Status ConvertAs(ServerProcess& server, const std::string& id, const std::string& bytes,
+                       int64_t target, const std::string& hook = "",
+                       v1::ConvertResponse* response = nullptr) {
+  grpc::ClientContext context;
+  context.AddMetadata("x-request-id", id);
+  if (!hook.empty()) context.AddMetadata("x-testing-crash-hook", hook);
+  v1::ConvertResponse ignored;
+  return server.Stub()->Convert(&context, Request(bytes, target),
+                                response != nullptr ? response : &ignored);
+}
+
+// Streams `bytes` to opset `target` as request `id` with crash hook `hook`.
+grpc::Status StreamAs(ServerProcess& server, const std::string& id, const std::string& bytes,
+                      int64_t target, const std::string& hook) {
+  grpc::ClientContext context;
+  context.AddMetadata("x-request-id", id);
+  context.AddMetadata("x-testing-crash-hook", hook);
+  auto stub = server.Stub();
+  auto stream = stub->ConvertStream(&context);
+  v1::ConvertStreamRequest message;
+  message.mutable_header()->mutable_options()->set_target_opset(target);
+  message.mutable_header()->set_external_data(v1::EXTERNAL_DATA_KEPT_BY_CLIENT);
+  stream->Write(message);
+  message.mutable_chunk()->set_data(bytes);
+  stream->Write(message);
+  stream->WritesDone();
+  v1::ConvertStreamResponse response;
+  while (stream->Read(&response)) {
+  }
+  return stream->Finish();
+}
+
+// The bytes of the corpus case `name` (e.g. "node/test_relu").
+std::string CorpusModel(const std::string& name) {
+  absl::StatusOr<std::vector<onnxconvert::testing::CorpusCase>> cases =
+      onnxconvert::testing::ListCorpusCases();
+  EXPECT_TRUE(cases.ok()) << cases.status();
+  if (!cases.ok()) return "";
+  for (const auto& corpus_case : *cases) {
+    if (corpus_case.name == name) return onnxconvert::testing::ReadTestFile(corpus_case.model_path);
+  }
+  ADD_FAILURE() << "no corpus case " << name;
+  return "";
 }
 
 TEST(ServerProcessTest, ConvertsChecksHealthAndRefusesMalformedModels) {
@@ -210,6 +284,183 @@ TEST(ServerProcessTest, SigtermFinishesTheCallInFlightRefusesNewOnesAndExitsZero
   EXPECT_EQ(server.Wait(), 0) << server.Stderr();
   EXPECT_TRUE(absl::StrContains(server.Stderr(), "onnx-convert-server: stopped\n"))
       << server.Stderr();
+}
+
+TEST(ServerProcessTest, WorkersConvertACorpusModelAsTheServersOwnThreadsDo) {
+  std::string model = CorpusModel("node/test_relu");
+  ASSERT_FALSE(model.empty());
+  ServerProcess workers("process_workers", {"--workers=2"});
+  ServerProcess threads("process_threads", {"--workers=0"});
+  v1::ConvertResponse in_worker, in_thread;
+  grpc::Status status = ConvertAs(workers, "corpus-1", model, 21, "", &in_worker);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  status = ConvertAs(threads, "corpus-2", model, 21, "", &in_thread);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(in_worker.report().target_opset(), 21);
+  EXPECT_FALSE(in_worker.model().empty());
+  EXPECT_EQ(in_worker.model(), in_thread.model());
+  EXPECT_EQ(in_worker.report().steps_size(), in_thread.report().steps_size());
+  EXPECT_EQ(in_worker.report().source_opset(), in_thread.report().source_opset());
+  EXPECT_TRUE(absl::StrContains(workers.Stderr(), "2 worker processes")) << workers.Stderr();
+  // Check and Inspect run in the workers too.
+  v1::ModelRequest request;
+  request.set_model(model);
+  v1::CheckResponse checked;
+  grpc::ClientContext check_context;
+  ASSERT_TRUE(workers.Stub()->Check(&check_context, request, &checked).ok());
+  EXPECT_TRUE(checked.valid());
+  v1::InspectResponse inspected;
+  grpc::ClientContext inspect_context;
+  ASSERT_TRUE(workers.Stub()->Inspect(&inspect_context, request, &inspected).ok());
+  EXPECT_FALSE(inspected.text().empty());
+}
+
+TEST(ServerProcessTest, WorkerThatCrashesFailsOnlyItsCallNamingTheSignal) {
+  ServerProcess server("process_crash", {"--workers=1", "--testing_crash_hooks"});
+  struct Crash {
+    const char* hook;
+    const char* end;
+  };
+  for (const Crash& crash : {Crash{"segv", "died of SIGSEGV"}, Crash{"abort", "died of SIGABRT"}}) {
+    std::string id = absl::StrCat("crash-", crash.hook);
+    grpc::Status status = ConvertAs(server, id, testing::TinyCnnBytes(), 17, crash.hook);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL) << status.error_message();
+    EXPECT_TRUE(absl::StartsWith(status.error_message(),
+                                 absl::StrCat("request ", id, ": worker process ")))
+        << status.error_message();
+    EXPECT_TRUE(absl::EndsWith(status.error_message(), crash.end)) << status.error_message();
+    // The next call runs on the worker that replaced the only one.
+    status = ConvertAs(server, "after", testing::TinyCnnBytes(), 17);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+  }
+  grpc::Status streamed = StreamAs(server, "crash-stream", testing::TinyCnnBytes(), 17, "segv");
+  EXPECT_EQ(streamed.error_code(), grpc::StatusCode::INTERNAL) << streamed.error_message();
+  EXPECT_TRUE(absl::EndsWith(streamed.error_message(), "died of SIGSEGV"))
+      << streamed.error_message();
+  EXPECT_TRUE(ConvertAs(server, "after", testing::TinyCnnBytes(), 17).ok());
+  EXPECT_TRUE(absl::StrContains(
+      server.Stderr(), "id=crash-segv method=Convert in=1563 out=0 opset=?->17"))
+      << server.Stderr();
+  EXPECT_TRUE(absl::StrContains(server.Stderr(),
+                                "status=INTERNAL error=\"request crash-segv: worker process "))
+      << server.Stderr();
+}
+
+TEST(ServerProcessTest, WorkerOutOfMemoryIsResourceExhaustedAndTheNextCallSucceeds) {
+  ServerProcess server("process_oom",
+                       {"--workers=1", "--worker_memory_mb=512", "--testing_crash_hooks"});
+  grpc::Status status = ConvertAs(server, "oom-1", testing::TinyCnnBytes(), 17, "oom");
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  EXPECT_TRUE(absl::StartsWith(status.error_message(),
+                               "request oom-1: out of memory (std::bad_alloc) in worker process "))
+      << status.error_message();
+  EXPECT_TRUE(absl::EndsWith(status.error_message(), "(address-space limit 512 MiB)"))
+      << status.error_message();
+  status = ConvertAs(server, "after", testing::TinyCnnBytes(), 17);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
+TEST(ServerProcessTest, CallsGoOnWhileAWorkerCrashes) {
+  ServerProcess server("process_concurrent",
+                       {"--workers=2", "--max_concurrent=16", "--testing_crash_hooks"});
+  std::atomic<int> failed{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 6; ++c) {
+    clients.emplace_back([&server, &failed, c] {
+      for (int i = 0; i < 15; ++i) {
+        grpc::Status status =
+            ConvertAs(server, absl::StrCat("c", c, "-", i), testing::TinyCnnBytes(), 17);
+        if (!status.ok()) {
+          ++failed;
+          ADD_FAILURE() << status.error_message();
+        }
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  grpc::Status crashed = ConvertAs(server, "crash", testing::TinyCnnBytes(), 17, "segv");
+  for (std::thread& client : clients) client.join();
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(crashed.error_code(), grpc::StatusCode::INTERNAL) << crashed.error_message();
+  EXPECT_TRUE(absl::EndsWith(crashed.error_message(), "died of SIGSEGV"))
+      << crashed.error_message();
+}
+
+TEST(ServerProcessTest, DeadlineAndCancellationKillTheWorkerAndReplaceIt) {
+  ServerProcess server("process_deadline", {"--workers=1", "--max_concurrent=1"});
+  std::vector<pid_t> first = WorkerPids(server.pid());
+  ASSERT_EQ(first.size(), 1u);
+  v1::ConvertRequest slow = Request(SlowerModelBytes(), 25);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
+  v1::ConvertResponse converted;
+  grpc::Status status = server.Stub()->Convert(&context, slow, &converted);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
+  std::vector<pid_t> second;
+  EXPECT_TRUE(ServerProcess::Eventually([&] {
+    second = WorkerPids(server.pid());
+    return second.size() == 1 && second != first && server.RunningWorkers() == 0;
+  })) << server.Stderr();
+  status = ConvertAs(server, "after", testing::TinyCnnBytes(), 17);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+
+  grpc::ClientContext cancelled;
+  std::thread canceller([&] {
+    ServerProcess::Eventually([&] { return server.RunningWorkers() == 1; });
+    cancelled.TryCancel();
+  });
+  status = server.Stub()->Convert(&cancelled, slow, &converted);
+  canceller.join();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED) << status.error_message();
+  EXPECT_TRUE(ServerProcess::Eventually([&] {
+    std::vector<pid_t> third = WorkerPids(server.pid());
+    return third.size() == 1 && third != second && server.RunningWorkers() == 0;
+  }));
+  EXPECT_TRUE(ConvertAs(server, "after", testing::TinyCnnBytes(), 17).ok());
+}
+
+TEST(ServerProcessTest, ServerOutlivesItsZygoteAndSaysSo) {
+  ServerProcess server("process_zygote", {"--workers=1"});
+  std::vector<pid_t> zygote = ChildrenOf(server.pid());
+  ASSERT_EQ(zygote.size(), 1u);
+  ASSERT_EQ(kill(zygote[0], SIGKILL), 0);
+  grpc::Status status;
+  EXPECT_TRUE(ServerProcess::Eventually([&] {
+    status = ConvertAs(server, "orphan", testing::TinyCnnBytes(), 17);
+    return status.error_code() == grpc::StatusCode::INTERNAL;
+  })) << status.error_message();
+  // A call that took the worker before the server saw the zygote end
+  // learns it from the worker's end; later ones at once.
+  std::string zygote_died =
+      absl::StrCat("the worker pool's zygote process ", zygote[0], " died of SIGKILL");
+  EXPECT_TRUE(absl::StartsWith(status.error_message(), "request orphan: "));
+  EXPECT_TRUE(absl::EndsWith(status.error_message(), zygote_died)) << status.error_message();
+  status = ConvertAs(server, "later", testing::TinyCnnBytes(), 17);
+  EXPECT_EQ(status.error_message(), absl::StrCat("request later: ", zygote_died));
+  // The server itself still answers.
+  v1::CapabilitiesResponse capabilities;
+  grpc::ClientContext context;
+  EXPECT_TRUE(server.Stub()->Capabilities(&context, {}, &capabilities).ok());
+}
+
+TEST(ServerProcessTest, CrashHooksAreIgnoredWithoutTheirFlag) {
+  ServerProcess server("process_no_hooks", {"--workers=1"});
+  grpc::Status status = ConvertAs(server, "hook", testing::TinyCnnBytes(), 17, "segv");
+  EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
+TEST(ServerProcessTest, InProcessServerAnswersExceptionsAndKeepsServing) {
+  ServerProcess server("process_threads_hooks", {"--workers=0", "--testing_crash_hooks"});
+  grpc::Status status = ConvertAs(server, "ba-1", testing::TinyCnnBytes(), 17, "bad_alloc");
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  EXPECT_EQ(status.error_message(), "request ba-1: out of memory (std::bad_alloc)");
+  status = ConvertAs(server, "th-1", testing::TinyCnnBytes(), 17, "throw");
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL) << status.error_message();
+  EXPECT_EQ(status.error_message(), "request th-1: unexpected error (crash hook 'throw')");
+  status = ConvertAs(server, "segv-1", testing::TinyCnnBytes(), 17, "segv");
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << status.error_message();
+  status = ConvertAs(server, "after", testing::TinyCnnBytes(), 17);
+  EXPECT_TRUE(status.ok()) << status.error_message();
 }
 
 }  // namespace

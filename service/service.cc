@@ -13,9 +13,11 @@
 #include "converter/converter.h"
 #include "ir/status_macros.h"
 #include "service/capabilities.h"
+#include "service/error_text.h"
 #include "service/grpc_status.h"
 #include "service/model_work.h"
 #include "service/report_proto.h"
+#include "service/request_guard.h"
 #include "service/stream_files.h"
 
 namespace onnxconvert::service {
@@ -24,8 +26,11 @@ namespace {
 constexpr size_t kMaxLoggedError = 300;
 constexpr size_t kMaxRequestId = 64;
 
-// The model's name in errors: what the client called it, else "model".
-std::string ModelLabel(const std::string& name) { return name.empty() ? "model" : name; }
+// The model's name in errors: what the client called it (abbreviated),
+// else "model".
+std::string ModelLabel(const std::string& name) {
+  return name.empty() ? "model" : Abbreviate(name);
+}
 
 // A request id the client sent in x-request-id, if it is a short, plain one.
 std::string ClientRequestId(grpc::ServerContext* context) {
@@ -118,9 +123,10 @@ grpc::Status ConvertService::Handle(grpc::ServerContext* context, absl::string_v
   call.method = method;
   call.start = absl::Now();
   in_flight_.fetch_add(1);
+  // Whatever the call throws fails the call only.
   absl::Status status =
       draining() ? absl::UnavailableError("the server is shutting down; retry elsewhere")
-                 : body(call);
+                 : GuardRequest(call.id, [&] { return body(call); });
   last_answer_ns_.store(absl::ToUnixNanos(absl::Now()));
   in_flight_.fetch_sub(1);
   grpc::Status answer = ToGrpcStatus(status);
@@ -178,6 +184,60 @@ WaitLimits ConvertService::LimitsFor(grpc::ServerContext* context,
   return limits;
 }
 
+absl::StatusOr<CrashHook> ConvertService::CrashHookOf(grpc::ServerContext* context) const {
+  if (!options_.testing_crash_hooks) return CrashHook::kNone;
+  auto it = context->client_metadata().find(kCrashHookMetadata);
+  if (it == context->client_metadata().end()) return CrashHook::kNone;
+  return ParseCrashHook(absl::string_view(it->second.data(), it->second.size()));
+}
+
+absl::StatusOr<ModelAnswer> ConvertService::RunTask(grpc::ServerContext* context,
+                                                    const CallRecord& call, ModelTask task,
+                                                    std::string_view model,
+                                                    std::shared_ptr<WorkSlots::Slot> slot) {
+  OC_ASSIGN_OR_RETURN(task.hook, CrashHookOf(context));
+  WaitLimits limits = LimitsFor(context, call);
+  if (options_.workers == nullptr) {
+    return RunOnWorkerThread(call, std::move(task), model, std::move(slot), limits);
+  }
+  // The call keeps its slot until the worker process has answered (or has
+  // been killed).
+  return RunInWorkerProcess(call, task, model, limits);
+}
+
+absl::StatusOr<ModelAnswer> ConvertService::RunInWorkerProcess(const CallRecord& call,
+                                                               const ModelTask& task,
+                                                               std::string_view model,
+                                                               const WaitLimits& limits) {
+  OC_ASSIGN_OR_RETURN(UniqueFd file, WriteModelTask(task, model));
+  OC_ASSIGN_OR_RETURN(UniqueFd reply, options_.workers->Run(call.id, std::move(file), limits));
+  return ReadModelAnswer(task.kind, reply.get());
+}
+
+absl::StatusOr<ModelAnswer> ConvertService::RunOnWorkerThread(
+    const CallRecord& call, ModelTask task, std::string_view model,
+    std::shared_ptr<WorkSlots::Slot> slot, const WaitLimits& limits) {
+  if (NeedsWorkerProcess(task.hook)) {
+    return absl::FailedPreconditionError(
+        "this crash hook needs worker processes (--workers 1 or more)");
+  }
+  // Abandoned work (cancelled call, passed deadline) outlives the call: it
+  // owns a copy of the model, and stops at its next poll.
+  auto bytes = std::make_shared<const std::string>(model);
+  auto stop = std::make_shared<std::atomic<bool>>(false);
+  absl::Time deadline = limits.deadline;
+  std::function<absl::StatusOr<ModelAnswer>()> work = [id = call.id, task = std::move(task),
+                                                       bytes, stop, deadline] {
+    return GuardRequest(id, [&] {
+      return PerformModelTask(task, *bytes,
+                              [stop, deadline] { return stop->load() || absl::Now() >= deadline; });
+    });
+  };
+  absl::StatusOr<ModelAnswer> answer = RunAbandonable(std::move(work), std::move(slot), limits);
+  if (!answer.ok()) stop->store(true);
+  return answer;
+}
+
 absl::Status ConvertService::RunConvert(grpc::ServerContext* context,
                                         const v1::ConvertRequest& request, bool plan,
                                         v1::ConvertResponse& response, CallRecord& call) {
@@ -185,27 +245,15 @@ absl::Status ConvertService::RunConvert(grpc::ServerContext* context,
   call.to_opset = request.options().target_opset();
   OC_RETURN_IF_ERROR(RefuseOversized(call.bytes_in));
   OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot());
-  converter::ConvertOptions options = OptionsFromProto(request.options());
-  options.dry_run = options.dry_run || plan;
-  auto bytes = std::make_shared<const std::string>(request.model());
-  std::string name = ModelLabel(request.model_name());
-  int64_t max_bytes = options_.max_model_bytes;
-  ReportForms forms =
-      request.report_message_only() ? ReportForms::kMessageOnly : ReportForms::kAll;
-  // An abandoned conversion (cancelled call, passed deadline) stops at its
-  // next poll instead of running to its end.
-  WaitLimits limits = LimitsFor(context, call);
-  auto stop = std::make_shared<std::atomic<bool>>(false);
-  absl::Time deadline = limits.deadline;
-  options.should_stop = [stop, deadline] { return stop->load() || absl::Now() >= deadline; };
-  std::function<absl::StatusOr<v1::ConvertResponse>()> work = [bytes, name, options,
-                                                                 max_bytes, forms] {
-    return ConvertModelBytes(*bytes, name, options, max_bytes, forms);
-  };
-  absl::StatusOr<v1::ConvertResponse> answer =
-      RunAbandonable(std::move(work), std::move(slot), limits);
-  if (!answer.ok()) stop->store(true);
-  OC_ASSIGN_OR_RETURN(response, std::move(answer));
+  ModelTask task;
+  task.kind = plan ? CallKind::kPlan : CallKind::kConvert;
+  task.max_model_bytes = options_.max_model_bytes;
+  task.header.set_model_name(ModelLabel(request.model_name()));
+  *task.header.mutable_options() = request.options();
+  task.header.set_report_message_only(request.report_message_only());
+  OC_ASSIGN_OR_RETURN(ModelAnswer answer,
+                      RunTask(context, call, std::move(task), request.model(), std::move(slot)));
+  response = std::get<v1::ConvertResponse>(std::move(answer));
   call.from_opset = response.report().source_opset();
   call.bytes_out = static_cast<int64_t>(response.model().size());
   return absl::OkStatus();
@@ -217,23 +265,25 @@ absl::Status ConvertService::RunConvertStream(grpc::ServerContext* context, Stre
   if (!stream.Read(&first) || !first.has_header()) {
     return absl::InvalidArgumentError("ConvertStream: the first message must be a header");
   }
-  auto header = std::make_shared<const v1::StreamHeader>(first.header());
-  call.to_opset = header->options().target_opset();
+  const v1::StreamHeader& header = first.header();
+  call.to_opset = header.options().target_opset();
   OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot());
   UploadLimits limits{options_.max_model_bytes, options_.max_upload_bytes, 4096};
   OC_ASSIGN_OR_RETURN(
       std::shared_ptr<StreamWorkspace> workspace,
-      StreamWorkspace::Create(options_.work_dir, ModelFileName(header->model_name()), limits));
+      StreamWorkspace::Create(options_.work_dir, ModelFileName(header.model_name()), limits));
   WaitLimits wait = LimitsFor(context, call);
   absl::Status received = ReceiveUpload(context, stream, wait, *workspace);
   call.bytes_in = workspace->uploaded_bytes();
   OC_RETURN_IF_ERROR(received);
-  int64_t max_bytes = options_.max_model_bytes;
-  std::function<absl::StatusOr<StreamOutput>()> work = [workspace, header, max_bytes] {
-    return ConvertUploadedModel(*workspace, *header, max_bytes);
-  };
-  OC_ASSIGN_OR_RETURN(StreamOutput output,
-                      RunAbandonable(std::move(work), std::move(slot), wait));
+  ModelTask task;
+  task.kind = CallKind::kConvertStream;
+  task.max_model_bytes = options_.max_model_bytes;
+  task.header = header;
+  task.workspace = workspace;
+  OC_ASSIGN_OR_RETURN(ModelAnswer answer,
+                      RunTask(context, call, std::move(task), "", std::move(slot)));
+  StreamOutput output = std::get<StreamOutput>(std::move(answer));
   call.from_opset = output.result.report().source_opset();
   return SendOutput(output, *workspace, options_.stream_chunk_bytes, stream, call.bytes_out);
 }
@@ -261,20 +311,18 @@ grpc::Status ConvertService::ConvertStream(grpc::ServerContext* context, StreamT
 
 template <typename Answer>
 absl::Status ConvertService::RunModelCall(grpc::ServerContext* context,
-                                          const v1::ModelRequest& request,
-                                          ModelWorkFn<Answer> fn, Answer& answer,
-                                          CallRecord& call) {
+                                          const v1::ModelRequest& request, CallKind kind,
+                                          Answer& answer, CallRecord& call) {
   call.bytes_in = static_cast<int64_t>(request.model().size());
   OC_RETURN_IF_ERROR(RefuseOversized(call.bytes_in));
   OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot());
-  auto bytes = std::make_shared<const std::string>(request.model());
-  std::string name = ModelLabel(request.model_name());
-  int64_t max_bytes = options_.max_model_bytes;
-  std::function<absl::StatusOr<Answer>()> work = [bytes, name, max_bytes, fn] {
-    return fn(*bytes, name, max_bytes);
-  };
-  OC_ASSIGN_OR_RETURN(answer, RunAbandonable(std::move(work), std::move(slot),
-                                             LimitsFor(context, call)));
+  ModelTask task;
+  task.kind = kind;
+  task.max_model_bytes = options_.max_model_bytes;
+  task.header.set_model_name(ModelLabel(request.model_name()));
+  OC_ASSIGN_OR_RETURN(ModelAnswer done,
+                      RunTask(context, call, std::move(task), request.model(), std::move(slot)));
+  answer = std::get<Answer>(std::move(done));
   call.bytes_out = static_cast<int64_t>(answer.ByteSizeLong());
   return absl::OkStatus();
 }
@@ -283,7 +331,7 @@ grpc::Status ConvertService::Check(grpc::ServerContext* context,
                                    const v1::ModelRequest* request,
                                    v1::CheckResponse* response) {
   return Handle(context, "Check", [&](CallRecord& call) {
-    return RunModelCall(context, *request, &CheckModelBytes, *response, call);
+    return RunModelCall(context, *request, CallKind::kCheck, *response, call);
   });
 }
 
@@ -291,7 +339,7 @@ grpc::Status ConvertService::Inspect(grpc::ServerContext* context,
                                      const v1::ModelRequest* request,
                                      v1::InspectResponse* response) {
   return Handle(context, "Inspect", [&](CallRecord& call) {
-    return RunModelCall(context, *request, &InspectModelBytes, *response, call);
+    return RunModelCall(context, *request, CallKind::kInspect, *response, call);
   });
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
@@ -15,7 +16,9 @@
 #include "grpcpp/grpcpp.h"
 #include "proto/onnx_convert_service.grpc.pb.h"
 #include "service/metrics.h"
+#include "service/model_tasks.h"
 #include "service/worker.h"
+#include "service/worker_pool.h"
 
 namespace onnxconvert::service {
 
@@ -41,15 +44,30 @@ struct ServiceOptions {
   // Receives one line per call (id, method, sizes, opsets, duration,
   // status); null: no log.
   std::ostream* log = nullptr;
+  // The worker processes model calls run in (see worker_pool.h; started
+  // before the process has a second thread); null: they run on threads of
+  // this process.
+  std::shared_ptr<WorkerPool> workers;
+  // Honour the crash hook a call names in kCrashHookMetadata (tests only).
+  bool testing_crash_hooks = false;
 };
 
+// The metadata key that names a call's crash hook ("segv", "abort", "oom",
+// "bad_alloc", "throw"; see model_tasks.h), with testing_crash_hooks only.
+inline constexpr char kCrashHookMetadata[] = "x-testing-crash-hook";
+
 // The onnxconvert.v1.OnnxConvert service. Each model call parses, converts,
-// checks or inspects on a worker thread of its own (see worker.h) and
+// checks or inspects in a worker process (with ServiceOptions::workers; see
+// worker_pool.h), or else on a worker thread of its own (see worker.h), and
 // answers DEADLINE_EXCEEDED or CANCELLED as soon as the deadline passes or
-// the client cancels; UNAVAILABLE once draining has begun. Library errors
-// keep their code: INVALID_ARGUMENT for a malformed or invalid model,
+// the client cancels (a worker process running the call is killed and
+// replaced); UNAVAILABLE once draining has begun. Library errors keep their
+// code: INVALID_ARGUMENT for a malformed or invalid model,
 // FAILED_PRECONDITION when the model cannot be expressed at the target
-// (with a ConversionError attached), RESOURCE_EXHAUSTED past a limit.
+// (with a ConversionError attached), RESOURCE_EXHAUSTED past a limit. A
+// worker process that dies fails its call only, INTERNAL naming the request
+// and the signal; std::bad_alloc thrown by a call is RESOURCE_EXHAUSTED,
+// any other exception INTERNAL, naming the request.
 class ConvertService final : public v1::OnnxConvert::Service {
  public:
   explicit ConvertService(ServiceOptions options);
@@ -104,13 +122,25 @@ class ConvertService final : public v1::OnnxConvert::Service {
                       absl::FunctionRef<absl::Status(CallRecord&)> body);
   absl::Status RunConvert(grpc::ServerContext* context, const v1::ConvertRequest& request,
                           bool plan, v1::ConvertResponse& response, CallRecord& call);
-  // The work of Check and Inspect: parse and run `fn` on a worker.
-  template <typename Answer>
-  using ModelWorkFn = absl::StatusOr<Answer> (*)(const std::string& bytes,
-                                                 const std::string& name, int64_t max_bytes);
+  // The work of Check and Inspect (`kind`).
   template <typename Answer>
   absl::Status RunModelCall(grpc::ServerContext* context, const v1::ModelRequest& request,
-                            ModelWorkFn<Answer> fn, Answer& answer, CallRecord& call);
+                            CallKind kind, Answer& answer, CallRecord& call);
+  // Runs `task` on `model` (which outlives the call) for `call`, which
+  // holds `slot`, in a worker process or on a worker thread, with its crash
+  // hook when there is one.
+  absl::StatusOr<ModelAnswer> RunTask(grpc::ServerContext* context, const CallRecord& call,
+                                      ModelTask task, std::string_view model,
+                                      std::shared_ptr<WorkSlots::Slot> slot);
+  absl::StatusOr<ModelAnswer> RunInWorkerProcess(const CallRecord& call, const ModelTask& task,
+                                                 std::string_view model,
+                                                 const WaitLimits& limits);
+  absl::StatusOr<ModelAnswer> RunOnWorkerThread(const CallRecord& call, ModelTask task,
+                                                std::string_view model,
+                                                std::shared_ptr<WorkSlots::Slot> slot,
+                                                const WaitLimits& limits);
+  // The crash hook `context` names (kNone unless testing_crash_hooks).
+  absl::StatusOr<CrashHook> CrashHookOf(grpc::ServerContext* context) const;
   absl::Status RunConvertStream(grpc::ServerContext* context, StreamType& stream,
                                 CallRecord& call);
   // A work slot, or RESOURCE_EXHAUSTED naming the limit.

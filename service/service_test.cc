@@ -186,6 +186,71 @@ TEST_F(ServiceTest, StreamRefusesLocationsThatClimbOut) {
   EXPECT_TRUE(absl::StrContains(status.error_message(), "../w.bin")) << status.error_message();
 }
 
+// Over a loopback port, where the client's limit on trailing metadata
+// (8 KiB) applies: the error must fit in it.
+TEST_F(ServiceTest, StreamChunkWithAHugeNameIsInvalidArgumentWithAShortMessage) {
+  Start();
+  auto stub = v1::OnnxConvert::NewStub(
+      grpc::CreateChannel(Target(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  auto stream = stub->ConvertStream(&context);
+  v1::ConvertStreamRequest message;
+  message.mutable_header()->mutable_options()->set_target_opset(14);
+  stream->Write(message);
+  message.mutable_chunk()->set_data(testing::ExternalDataModel("w.bin").SerializeAsString());
+  stream->Write(message);
+  message.mutable_chunk()->set_name(std::string(5000, 'n'));
+  message.mutable_chunk()->set_data("x");
+  stream->Write(message);
+  stream->WritesDone();
+  v1::ConvertStreamResponse response;
+  while (stream->Read(&response)) {
+  }
+  grpc::Status status = stream->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+      << status.error_message().substr(0, 300);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "nnnn\xE2\x80\xA6 (5000 bytes)"))
+      << status.error_message().substr(0, 300);
+  EXPECT_LT(status.error_message().size(), 400u) << status.error_message().substr(0, 300);
+}
+
+// What a call throws fails that call only; the server keeps serving.
+TEST_F(ServiceTest, ExceptionsFailOnlyTheirCallNamingTheRequest) {
+  ServiceOptions options;
+  options.testing_crash_hooks = true;
+  Start(options);
+  struct Case {
+    const char* hook;
+    grpc::StatusCode code;
+    const char* message;
+  };
+  for (const Case& thrown :
+       {Case{"bad_alloc", grpc::StatusCode::RESOURCE_EXHAUSTED,
+             "request job-1: out of memory (std::bad_alloc)"},
+        Case{"throw", grpc::StatusCode::INTERNAL,
+             "request job-1: unexpected error (crash hook 'throw')"}}) {
+    grpc::ClientContext context;
+    context.AddMetadata("x-request-id", "job-1");
+    context.AddMetadata(kCrashHookMetadata, thrown.hook);
+    v1::ConvertResponse response;
+    grpc::Status status =
+        Stub()->Convert(&context, Request(testing::TinyCnnBytes(), 17), &response);
+    EXPECT_EQ(status.error_code(), thrown.code) << thrown.hook;
+    EXPECT_EQ(status.error_message(), thrown.message);
+    v1::CheckResponse checked;
+    grpc::ClientContext check_context;
+    check_context.AddMetadata(kCrashHookMetadata, thrown.hook);
+    v1::ModelRequest request;
+    request.set_model(testing::TinyCnnBytes());
+    EXPECT_EQ(Stub()->Check(&check_context, request, &checked).error_code(), thrown.code);
+  }
+  v1::ConvertResponse response;
+  grpc::ClientContext context;
+  ASSERT_TRUE(Stub()->Convert(&context, Request(testing::TinyCnnBytes(), 17), &response).ok());
+  EXPECT_EQ(response.report().target_opset(), 17);
+  EXPECT_TRUE(Eventually([&] { return RunningWorkers() == 0; }));
+}
+
 TEST_F(ServiceTest, MalformedModelIsInvalidArgumentNamingIt) {
   Start();
   v1::ConvertResponse response;

@@ -9,8 +9,10 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "ir/external_data.h"
 #include "ir/status_macros.h"
+#include "service/error_text.h"
 
 namespace onnxconvert::service {
 namespace fs = std::filesystem;
@@ -28,7 +30,29 @@ bool IsSafeFileName(absl::string_view name) {
 std::string_view AsStd(absl::string_view s) { return {s.data(), s.size()}; }
 
 std::string Label(absl::string_view name) {
-  return name.empty() ? "the model" : absl::StrCat("external data file '", name, "'");
+  return name.empty() ? "the model" : absl::StrCat("external data file '", Abbreviate(name), "'");
+}
+
+// Longest external-data location accepted, and longest component of one
+// (what file systems allow).
+constexpr size_t kMaxLocationBytes = 1024;
+constexpr size_t kMaxComponentBytes = 255;
+
+// InvalidArgument, naming the file, when `name` is longer than a file
+// system allows.
+absl::Status CheckLocationLength(absl::string_view name) {
+  if (name.size() > kMaxLocationBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(Label(name), ": the location is longer than ",
+                                                   kMaxLocationBytes, " bytes"));
+  }
+  for (absl::string_view component : absl::StrSplit(name, '/')) {
+    if (component.size() > kMaxComponentBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Label(name), ": a component of the location is longer than ", kMaxComponentBytes,
+          " bytes"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -40,17 +64,36 @@ std::string ModelFileName(absl::string_view model_name) {
   return IsSafeFileName(base) ? std::string(base) : "model.onnx";
 }
 
-StreamWorkspace::StreamWorkspace(std::string root, std::string model_file, UploadLimits limits)
+StreamWorkspace::StreamWorkspace(std::string root, std::string model_file, UploadLimits limits,
+                                 bool owned)
     : root_(std::move(root)),
       in_dir_(root_ + "/in"),
       out_dir_(root_ + "/out"),
       model_file_(std::move(model_file)),
-      limits_(limits) {}
+      limits_(limits),
+      owned_(owned) {}
 
 StreamWorkspace::~StreamWorkspace() {
   files_.clear();
+  if (!owned_) return;
   std::error_code ec;
   fs::remove_all(root_, ec);
+}
+
+absl::StatusOr<std::unique_ptr<StreamWorkspace>> StreamWorkspace::Attach(
+    const std::string& root, const std::string& model_file) {
+  if (!IsSafeFileName(model_file)) {
+    return absl::InvalidArgumentError(absl::StrCat("model file name '", Abbreviate(model_file),
+                                                   "' is not a plain file name"));
+  }
+  auto workspace = std::unique_ptr<StreamWorkspace>(
+      new StreamWorkspace(root, model_file, UploadLimits(), /*owned=*/false));
+  std::error_code ec;
+  if (!fs::is_directory(workspace->in_dir_, ec) || !fs::is_directory(workspace->out_dir_, ec)) {
+    return absl::NotFoundError(
+        absl::StrCat("work directory ", root, ": has no in/ and out/ directories"));
+  }
+  return workspace;
 }
 
 absl::StatusOr<std::unique_ptr<StreamWorkspace>> StreamWorkspace::Create(
@@ -67,7 +110,7 @@ absl::StatusOr<std::unique_ptr<StreamWorkspace>> StreamWorkspace::Create(
   std::error_code ec;
   std::string root = fs::canonical(pattern, ec).string();
   auto workspace = std::unique_ptr<StreamWorkspace>(
-      new StreamWorkspace(ec ? pattern : root, model_file, limits));
+      new StreamWorkspace(ec ? pattern : root, model_file, limits, /*owned=*/true));
   if (!fs::create_directory(workspace->in_dir_, ec) ||
       !fs::create_directory(workspace->out_dir_, ec)) {
     return absl::InternalError(absl::StrCat("work directory ", workspace->root_,
@@ -93,6 +136,7 @@ absl::StatusOr<std::ofstream*> StreamWorkspace::OpenForAppend(absl::string_view 
   }
   std::string path = input_model_path();
   if (!name.empty()) {
+    OC_RETURN_IF_ERROR(CheckLocationLength(name));
     OC_RETURN_IF_ERROR(WithPrefix(Label(name), CheckRelativeLocation(AsStd(name))));
     if (name == model_file_) {
       return absl::InvalidArgumentError(

@@ -36,6 +36,12 @@ class StreamWorkspace {
   static absl::StatusOr<std::unique_ptr<StreamWorkspace>> Create(const std::string& parent,
                                                                  const std::string& model_file,
                                                                  const UploadLimits& limits);
+  // The workspace another process created at `root` (its root()), its model
+  // stored as `model_file`: for a worker process to read the upload and
+  // write the output. It is left in place when this object is destroyed.
+  // A `root` without in/ and out/ is NotFound, naming it.
+  static absl::StatusOr<std::unique_ptr<StreamWorkspace>> Attach(const std::string& root,
+                                                                 const std::string& model_file);
   ~StreamWorkspace();
   StreamWorkspace(const StreamWorkspace&) = delete;
   StreamWorkspace& operator=(const StreamWorkspace&) = delete;
@@ -44,12 +50,17 @@ class StreamWorkspace {
   // external-data location relative to it). Errors name the file: a
   // location that is absolute, climbs out with "..", or is the model's own
   // name is InvalidArgument; a size or count past the limits is
-  // ResourceExhausted.
+  // ResourceExhausted; a location longer than 1,024 bytes or with a component
+  // longer than 255 is InvalidArgument.
   absl::Status Append(absl::string_view name, absl::string_view data);
   // Closes every uploaded file; an I/O error names the file. At least one
   // model byte must have arrived.
   absl::Status FinishUpload();
 
+  // The workspace's directory.
+  const std::string& root() const { return root_; }
+  // The model's file name.
+  const std::string& model_file() const { return model_file_; }
   // The uploaded model's path (`in/<model_file>`).
   std::string input_model_path() const;
   // The directory uploads are stored in.
@@ -73,7 +84,7 @@ class StreamWorkspace {
   absl::Status Relabel(const absl::Status& status, absl::string_view model_name) const;
 
  private:
-  StreamWorkspace(std::string root, std::string model_file, UploadLimits limits);
+  StreamWorkspace(std::string root, std::string model_file, UploadLimits limits, bool owned);
   absl::StatusOr<std::ofstream*> OpenForAppend(absl::string_view name);
 
   const std::string root_;
@@ -81,6 +92,7 @@ class StreamWorkspace {
   const std::string out_dir_;
   const std::string model_file_;
   const UploadLimits limits_;
+  const bool owned_;  // removed when destroyed
   std::map<std::string, std::ofstream, std::less<>> files_;
   std::map<std::string, int64_t, std::less<>> sizes_;
   int64_t total_bytes_ = 0;

@@ -37,6 +37,33 @@ TEST(StreamWorkspaceTest, RefusesLocationsOutsideTheModelsDirectory) {
   }
 }
 
+TEST(StreamWorkspaceTest, OverlongLocationsAreInvalidArgumentQuotedShort) {
+  auto workspace = Workspace("ws_overlong");
+  for (const std::string& name : {std::string(5000, 'n'), "dir/" + std::string(300, 'n')}) {
+    absl::Status status = workspace->Append(name, "x");
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name.size();
+    EXPECT_LT(status.message().size(), 300u) << status.message().substr(0, 300);
+    EXPECT_NE(status.message().find("nnnn"), absl::string_view::npos);
+  }
+  EXPECT_TRUE(workspace->Append(std::string(255, 'n'), "x").ok());
+}
+
+TEST(StreamWorkspaceTest, AttachedWorkspaceSharesTheFilesAndLeavesThemInPlace) {
+  auto workspace = Workspace("ws_attach");
+  ASSERT_TRUE(workspace->Append("", "model").ok());
+  ASSERT_TRUE(workspace->FinishUpload().ok());
+  {
+    absl::StatusOr<std::unique_ptr<StreamWorkspace>> attached =
+        StreamWorkspace::Attach(workspace->root(), workspace->model_file());
+    ASSERT_TRUE(attached.ok()) << attached.status();
+    EXPECT_EQ((*attached)->input_model_path(), workspace->input_model_path());
+    EXPECT_EQ((*attached)->output_model_path(), workspace->output_model_path());
+  }
+  EXPECT_TRUE(fs::exists(workspace->input_model_path()));
+  EXPECT_EQ(StreamWorkspace::Attach(workspace->root() + "/nowhere", "m.onnx").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
 TEST(StreamWorkspaceTest, LimitsAreResourceExhausted) {
   auto workspace = Workspace("ws_limits", UploadLimits{4, 6, 2});
   EXPECT_TRUE(workspace->Append("", "1234").ok());

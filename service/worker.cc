@@ -26,6 +26,14 @@ bool WorkSlots::WaitIdle(absl::Time deadline) const {
   return mu_.AwaitWithDeadline(absl::Condition(&idle), deadline);
 }
 
+absl::Status WaitEnded(const WaitLimits& limits) {
+  if (absl::Now() >= limits.deadline) {
+    return absl::DeadlineExceededError("the deadline passed before the work finished");
+  }
+  if (limits.cancelled()) return absl::CancelledError("the client cancelled the call");
+  return absl::OkStatus();
+}
+
 void WorkSlots::Release() {
   absl::MutexLock lock(&mu_);
   --in_use_;

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "service/request_guard.h"
 
 // Long work (a conversion) runs on a thread of its own while the RPC handler
 // waits for it, so that the handler can answer at once when the client
@@ -70,11 +71,16 @@ struct WaitLimits {
   absl::Duration poll = absl::Milliseconds(5);
 };
 
+// OK while a wait under `limits` may go on; DeadlineExceeded or Cancelled,
+// naming the reason, once it must end.
+absl::Status WaitEnded(const WaitLimits& limits);
+
 // Runs `work` on a new thread, which keeps `slot` until the work ends, and
 // waits for its result. Returns DeadlineExceeded or Cancelled, naming the
 // reason, when the wait ends first; the work then finishes unobserved.
-// ResourceExhausted when no thread can be started.
-// `work` must own everything it uses.
+// ResourceExhausted when no thread can be started. What `work` throws is
+// its result's status (see request_guard.h). `work` must own everything it
+// uses.
 template <typename T>
 absl::StatusOr<T> RunAbandonable(std::function<absl::StatusOr<T>()> work,
                                  std::shared_ptr<WorkSlots::Slot> slot,
@@ -87,7 +93,13 @@ absl::StatusOr<T> RunAbandonable(std::function<absl::StatusOr<T>()> work,
   auto state = std::make_shared<State>();
   try {
     std::thread([state, work = std::move(work), slot = std::move(slot)]() mutable {
-      absl::StatusOr<T> result = work();
+      absl::StatusOr<T> result = absl::UnknownError("");
+      try {
+        result = work();
+      } catch (...) {
+        // A thread must not let an exception out (the process would end).
+        result = ExceptionStatus(std::current_exception(), "work on a worker thread");
+      }
       // Free the slot before answering, so that the client's next call,
       // which may follow the answer at once, finds it free.
       slot.reset();
@@ -101,12 +113,8 @@ absl::StatusOr<T> RunAbandonable(std::function<absl::StatusOr<T>()> work,
   absl::MutexLock lock(&state->mu);
   while (!state->mu.AwaitWithTimeout(absl::Condition(state.get(), &State::Done),
                                      limits.poll)) {
-    if (absl::Now() >= limits.deadline) {
-      return absl::DeadlineExceededError("the deadline passed before the work finished");
-    }
-    if (limits.cancelled()) {
-      return absl::CancelledError("the client cancelled the call");
-    }
+    absl::Status ended = WaitEnded(limits);
+    if (!ended.ok()) return ended;
   }
   // Work that stopped because the deadline passed says so as the wait would.
   if (!state->result->ok() && state->result->status().code() == absl::StatusCode::kCancelled &&
