@@ -357,15 +357,13 @@ int64_t FileBytes(const std::string& path) {
 // with one line naming the file, never a crash.
 int RunWithinBudget(const Command& command, Context& ctx) {
   const std::string file = ctx.args.positional.empty() ? "" : ctx.args.positional[0];
-  const bool budgeted = command.positional_count == 1;
-  const int64_t budget = BudgetFor(FileBytes(file));
   absl::Status failed;
   try {
-    std::optional<MemoryBudget> scope;
-    if (budgeted) scope.emplace(budget);
+    std::optional<MemoryBudget> budget;
+    if (command.positional_count == 1) budget.emplace(BudgetFor(FileBytes(file)));
     return command.run(ctx);
-  } catch (const MemoryBudgetExceeded&) {
-    failed = BudgetError(file, budget);
+  } catch (const MemoryBudgetExceeded& exceeded) {
+    failed = BudgetError(file, exceeded.limit());
   } catch (const std::bad_alloc&) {
     failed = absl::ResourceExhaustedError(absl::StrCat(file, ": out of memory"));
   } catch (const std::exception& e) {

@@ -69,7 +69,7 @@ void* Allocate(std::size_t size, std::size_t alignment, bool nothrow) {
       std::free(p);
       p = nullptr;
       state->exceeded = true;
-      if (!nothrow) throw onnxconvert::MemoryBudgetExceeded();
+      if (!nothrow) throw onnxconvert::MemoryBudgetExceeded(state->limit);
       return nullptr;
     }
     state->used += got;

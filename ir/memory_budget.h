@@ -15,7 +15,13 @@ namespace onnxconvert {
 // survives it too.
 class MemoryBudgetExceeded : public std::bad_alloc {
  public:
+  explicit MemoryBudgetExceeded(int64_t limit) : limit_(limit) {}
   const char* what() const noexcept override { return "memory budget exceeded"; }
+  // The budget's limit, in bytes.
+  int64_t limit() const { return limit_; }
+
+ private:
+  int64_t limit_;
 };
 
 // A limit on the memory the calling thread allocates (net of what it frees)

@@ -1,5 +1,9 @@
 #include "service/model_tasks.h"
 
+#include <filesystem>
+
+#include "ir/memory_budget.h"
+
 #include <signal.h>
 
 #include <cstdlib>
@@ -209,9 +213,20 @@ bool NeedsWorkerProcess(CrashHook hook) {
   return hook == CrashHook::kSegv || hook == CrashHook::kAbort || hook == CrashHook::kOutOfMemory;
 }
 
+// The bytes of the model `task` works on: `model`, or the uploaded file.
+int64_t ModelBytes(const ModelTask& task, std::string_view model) {
+  if (!model.empty() || task.workspace == nullptr) return static_cast<int64_t>(model.size());
+  std::error_code ec;
+  uintmax_t size = std::filesystem::file_size(task.workspace->model_file(), ec);
+  return ec ? 0 : static_cast<int64_t>(size);
+}
+
 absl::StatusOr<ModelAnswer> PerformModelTask(const ModelTask& task, std::string_view model,
                                              const std::function<bool()>& should_stop) {
   RunCrashHook(task.hook);
+  // What the task allocates is bounded by its model's size; past that it
+  // throws MemoryBudgetExceeded, which the request's guard answers.
+  MemoryBudget budget(BudgetFor(ModelBytes(task, model)));
   return kKinds[static_cast<size_t>(task.kind)].perform(task, model, should_stop);
 }
 

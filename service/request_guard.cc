@@ -1,5 +1,7 @@
 #include "service/request_guard.h"
 
+#include "ir/memory_budget.h"
+
 #include <new>
 
 #include "service/error_text.h"
@@ -16,6 +18,9 @@ absl::Status ExceptionStatus(std::exception_ptr error, absl::string_view subject
                              absl::string_view where) {
   try {
     std::rethrow_exception(error);
+  } catch (const MemoryBudgetExceeded& exceeded) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(BudgetError(subject, exceeded.limit()).message(), where));
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(
         absl::StrCat(subject, ": out of memory (std::bad_alloc)", where));

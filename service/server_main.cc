@@ -18,6 +18,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "ir/model_io.h"
 #include "ir/status_macros.h"
 #include "service/model_tasks.h"
 #include "service/server.h"
@@ -98,6 +99,7 @@ onnxconvert::service::ServerOptions OptionsFromFlags() {
 int main(int argc, char** argv) {
   // Before any thread starts, so that only sigwait below sees the signals.
   onnxconvert::service::BlockTerminationSignals();
+  onnxconvert::QuietProtobufUtf8Logs();
   absl::SetProgramUsageMessage("The onnx-convert gRPC service (onnxconvert.v1.OnnxConvert).");
   absl::ParseCommandLine(argc, argv);
   // Before gRPC starts a thread: the workers are copies of this process.
