@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <type_traits>
 #include <numeric>
 #include <set>
+#include <type_traits>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
