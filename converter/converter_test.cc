@@ -52,6 +52,22 @@ g (float[N,4] X) => (float[N,4] Y) {
   EXPECT_EQ(report.steps[0].validation, "unchanged") << "no node changes from 11 to 12 here";
 }
 
+// A node may name the default domain "ai.onnx" rather than "": it is
+// indexed, bumped and reported like the others.
+TEST(ConverterTest, NodesNamingAiOnnxConvertLikeTheOthers) {
+  onnx::ModelProto model = Model(R"(<ir_version: 6, opset_import: ["" : 11]>
+g (float[N,4] X) => (float[N,4] Y) {
+  [relu] R = ai.onnx.Relu(X)
+  [neg] Y = Neg(R)
+})");
+  absl::StatusOr<ConversionResult> result = ConvertModel(model, To(14));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->report.nodes_converted, 3);  // Relu at 13 and 14, Neg at 13
+  ASSERT_EQ(result->report.steps.size(), 3u);
+  ASSERT_EQ(result->report.steps[2].bumps.size(), 1u);
+  EXPECT_EQ(result->report.steps[2].bumps[0].op, "Relu");
+}
+
 TEST(ConverterTest, DowngradeThatKeepsMeaningSucceeds) {
   onnx::ModelProto model = Model(R"(<ir_version: 8, opset_import: ["" : 14]>
 g (float[2] A, float[2] B) => (float[2] Y) { [add] Y = Add(A, B) })");

@@ -149,15 +149,22 @@ class OpIndex {
 
   std::deque<std::string> paths_;
 
+  // Copies `text` to `to`; nothing when it is empty.
+  static void CopyChars(absl::string_view text, char* to) {
+    if (!text.empty()) std::memcpy(to, text.data(), text.size());
+  }
+
   // The sites of op `op` of `domain`, found without building a key string.
   std::vector<NodeSite>& SitesOf(absl::string_view domain, absl::string_view op) {
     char buffer[96];
     absl::string_view key;
     std::string long_key;
     if (domain.size() + op.size() + 1 <= sizeof(buffer)) {
-      std::memcpy(buffer, domain.data(), domain.size());
+      // The empty domain (ai.onnx) may view no storage at all (a null
+      // data()), which memcpy must not be given even for 0 bytes.
+      CopyChars(domain, buffer);
       buffer[domain.size()] = '\x1f';
-      std::memcpy(buffer + domain.size() + 1, op.data(), op.size());
+      CopyChars(op, buffer + domain.size() + 1);
       key = absl::string_view(buffer, domain.size() + 1 + op.size());
     } else {
       long_key = OpKey(domain, op);

@@ -1,8 +1,6 @@
 // Inference for elementwise operators: unary ops that keep their input's
 // shape, broadcasting ops, and casts.
 
-#include <functional>
-
 #include "schema/inference_rules.h"
 #include "schema/shape_util.h"
 
@@ -41,7 +39,7 @@ absl::Status Identity(InferenceContext& ctx) {
 }
 
 absl::Status Cast(InferenceContext& ctx) {
-  SetElemType(ctx.MutableOutputType(0), static_cast<int32_t>(ctx.AttrInt("to", 0)));
+  SetElemType(ctx.MutableOutputType(0), ElemTypeFromAttr(ctx.AttrInt("to", 0)));
   PropagateShape(ctx, 0, 0);
   if (const onnx::TensorShapeProto* data = ctx.InputShapeData(0)) {
     ctx.SetOutputShapeData(0, *data);
@@ -56,13 +54,16 @@ absl::Status CastLike(InferenceContext& ctx) {
 }
 
 absl::Status BitCast(InferenceContext& ctx) {
-  SetElemType(ctx.MutableOutputType(0), static_cast<int32_t>(ctx.AttrInt("to", 0)));
+  SetElemType(ctx.MutableOutputType(0), ElemTypeFromAttr(ctx.AttrInt("to", 0)));
   PropagateShape(ctx, 0, 0);
   return absl::OkStatus();
 }
 
-// Folds integer arithmetic on small known values (shape computations).
-absl::Status FoldIntegers(InferenceContext& ctx, const std::function<int64_t(int64_t, int64_t)>& op) {
+// Folds integer arithmetic on small known values (shape computations); an
+// element whose result overflows is unknown.
+absl::Status FoldIntegers(InferenceContext& ctx,
+                          std::optional<int64_t> (*op)(std::optional<int64_t>,
+                                                       std::optional<int64_t>)) {
   std::optional<std::vector<int64_t>> a = KnownInts(ctx, 0);
   if (!a || a->empty()) return absl::OkStatus();
   std::optional<std::vector<int64_t>> b = KnownInts(ctx, 1);
@@ -81,24 +82,19 @@ absl::Status FoldIntegers(InferenceContext& ctx, const std::function<int64_t(int
 
 absl::Status Broadcast(InferenceContext& ctx) { return InferBroadcastShape(ctx); }
 
-template <int64_t (*Op)(int64_t, int64_t)>
+template <std::optional<int64_t> (*Op)(std::optional<int64_t>, std::optional<int64_t>)>
 absl::Status BroadcastAndFold(InferenceContext& ctx) {
   absl::Status status = InferBroadcastShape(ctx);
   if (!status.ok()) return status;
   return FoldIntegers(ctx, Op);
 }
 
-int64_t AddInts(int64_t a, int64_t b) { return a + b; }
-int64_t SubInts(int64_t a, int64_t b) { return a - b; }
-int64_t MulInts(int64_t a, int64_t b) { return a * b; }
-int64_t DivInts(int64_t a, int64_t b) { return b == 0 ? 0 : a / b; }
-
 absl::Status QuantizeLinear(InferenceContext& ctx) {
   PropagateShape(ctx, 0, 0);
   if (ElemType(ctx.MutableOutputType(0)) != 0) return absl::OkStatus();
   int64_t output_dtype = ctx.AttrInt("output_dtype", 0);
   if (output_dtype != 0) {
-    SetElemType(ctx.MutableOutputType(0), static_cast<int32_t>(output_dtype));
+    SetElemType(ctx.MutableOutputType(0), ElemTypeFromAttr(output_dtype));
   } else if (ctx.HasInput(2)) {
     PropagateElemType(ctx, 2, 0);
   } else {
@@ -111,7 +107,7 @@ absl::Status DequantizeLinear(InferenceContext& ctx) {
   PropagateShape(ctx, 0, 0);
   int64_t output_dtype = ctx.AttrInt("output_dtype", 0);
   if (output_dtype != 0) {
-    SetElemType(ctx.MutableOutputType(0), static_cast<int32_t>(output_dtype));
+    SetElemType(ctx.MutableOutputType(0), ElemTypeFromAttr(output_dtype));
   } else if (ElemType(ctx.MutableOutputType(0)) == 0) {
     if (ctx.op().since_version >= 19) {
       PropagateElemType(ctx, 1, 0);
@@ -173,10 +169,10 @@ std::vector<InferenceRule> BuildRules() {
   for (const char* op : kSameShapeMlOps) rules.push_back({"ai.onnx.ml", op, 1, kAll, SameShape});
   for (const char* op : kBroadcastOps) rules.push_back({"", op, 1, kAll, Broadcast});
   rules.push_back({"", "Dropout", 1, kAll, AllOutputsSameShape});
-  rules.push_back({"", "Add", 1, kAll, BroadcastAndFold<AddInts>});
-  rules.push_back({"", "Sub", 1, kAll, BroadcastAndFold<SubInts>});
-  rules.push_back({"", "Mul", 1, kAll, BroadcastAndFold<MulInts>});
-  rules.push_back({"", "Div", 1, kAll, BroadcastAndFold<DivInts>});
+  rules.push_back({"", "Add", 1, kAll, BroadcastAndFold<DimAdd>});
+  rules.push_back({"", "Sub", 1, kAll, BroadcastAndFold<DimSub>});
+  rules.push_back({"", "Mul", 1, kAll, BroadcastAndFold<DimMul>});
+  rules.push_back({"", "Div", 1, kAll, BroadcastAndFold<DimDiv>});
   rules.push_back({"", "Identity", 1, kAll, Identity});
   rules.push_back({"", "Cast", 1, kAll, Cast});
   rules.push_back({"", "CastLike", 1, kAll, CastLike});

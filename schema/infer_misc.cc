@@ -2,6 +2,7 @@
 // and ai.onnx.ml operators whose output types come from attributes.
 
 #include "absl/strings/str_cat.h"
+#include "ir/status_macros.h"
 #include "schema/inference_rules.h"
 #include "schema/shape_util.h"
 
@@ -11,14 +12,16 @@ namespace {
 constexpr int kAll = 1000;
 using Dim = onnx::TensorShapeProto::Dimension;
 
-Dim Known(int64_t value) {
+// A dim of `value`, unknown when it is nullopt.
+Dim Known(std::optional<int64_t> value) {
   Dim dim;
-  dim.set_dim_value(value);
+  if (value) dim.set_dim_value(*value);
   return dim;
 }
 
+// a * b, unknown when `a` is or the product overflows.
 Dim Product(const Dim& a, int64_t b) {
-  return a.has_dim_value() ? Known(a.dim_value() * b) : Dim();
+  return a.has_dim_value() ? Known(DimMul(a.dim_value(), b)) : Dim();
 }
 
 void SetShape(InferenceContext& ctx, size_t out, std::initializer_list<Dim> dims) {
@@ -47,7 +50,7 @@ absl::Status Attention(InferenceContext& ctx) {
     total = kv_seq;
   } else if (past_key != nullptr && past_key->dim_size() == 4 &&
              past_key->dim(2).has_dim_value() && kv_seq.has_dim_value()) {
-    total = Known(past_key->dim(2).dim_value() + kv_seq.dim_value());
+    total = Known(DimAdd(past_key->dim(2).dim_value(), kv_seq.dim_value()));
   }
   if (four_d) {
     SetShape(ctx, 0, {q->dim(0), q->dim(1), q->dim(2), v->dim(3)});
@@ -58,7 +61,9 @@ absl::Status Attention(InferenceContext& ctx) {
   }
   const onnx::AttributeProto* q_heads = ctx.Attr("q_num_heads");
   const onnx::AttributeProto* kv_heads = ctx.Attr("kv_num_heads");
-  if (q_heads == nullptr || kv_heads == nullptr || kv_heads->i() <= 0) return absl::OkStatus();
+  if (q_heads == nullptr || kv_heads == nullptr || q_heads->i() <= 0 || kv_heads->i() <= 0) {
+    return absl::OkStatus();
+  }
   const Dim& v_hidden = v->dim(2);
   Dim v_head = v_hidden.has_dim_value() ? Known(v_hidden.dim_value() / kv_heads->i()) : Dim();
   Dim k_head = k->dim(2).has_dim_value() ? Known(k->dim(2).dim_value() / kv_heads->i()) : Dim();
@@ -83,7 +88,7 @@ absl::Status LinearAttention(InferenceContext& ctx) {
   const onnx::AttributeProto* kv_heads = ctx.Attr("kv_num_heads");
   if (q == nullptr || k == nullptr || v == nullptr || q->dim_size() != 3 ||
       k->dim_size() != 3 || v->dim_size() != 3 || q_heads == nullptr || kv_heads == nullptr ||
-      kv_heads->i() <= 0) {
+      q_heads->i() <= 0 || kv_heads->i() <= 0) {
     return absl::OkStatus();
   }
   auto per_head = [&](const Dim& hidden) {
@@ -114,13 +119,17 @@ absl::Status GridSample(InferenceContext& ctx) {
 // Window functions and MelWeightMatrix: the type is `output_datatype`.
 absl::Status OutputDatatype(InferenceContext& ctx) {
   SetElemType(ctx.MutableOutputType(0),
-              static_cast<int32_t>(ctx.AttrInt("output_datatype", onnx::TensorProto::FLOAT)));
+              ElemTypeFromAttr(ctx.AttrInt("output_datatype", onnx::TensorProto::FLOAT)));
   if (ctx.node().op_type() != "MelWeightMatrix") {
     std::optional<std::vector<int64_t>> size = KnownInts(ctx, 0);
     onnx::TensorShapeProto* out = MutableShape(ctx.MutableOutputType(0));
     out->clear_dim();
-    if (size && size->size() == 1) AddDim(out, (*size)[0]);
-    else AddUnknownDim(out);
+    if (size && size->size() == 1) {
+      OC_RETURN_IF_ERROR(CheckSize((*size)[0], "size"));
+      AddDim(out, (*size)[0]);
+    } else {
+      AddUnknownDim(out);
+    }
   }
   return absl::OkStatus();
 }
@@ -179,7 +188,7 @@ absl::Status LabelEncoder(InferenceContext& ctx) {
 
 // LayerNormalization's Mean and InvStdDev are of `stash_type`.
 absl::Status StashType(InferenceContext& ctx) {
-  int32_t stash = static_cast<int32_t>(ctx.AttrInt("stash_type", onnx::TensorProto::FLOAT));
+  int32_t stash = ElemTypeFromAttr(ctx.AttrInt("stash_type", onnx::TensorProto::FLOAT));
   for (size_t out = 1; out < ctx.num_outputs(); ++out) {
     if (ctx.HasOutput(out)) SetElemType(ctx.MutableOutputType(out), stash);
   }

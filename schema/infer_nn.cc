@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "ir/status_macros.h"
 #include "schema/inference_rules.h"
 #include "schema/shape_util.h"
 
@@ -13,30 +14,76 @@ namespace {
 constexpr int kAll = 1000;
 using Dim = onnx::TensorShapeProto::Dimension;
 
-std::vector<int64_t> IntsOr(InferenceContext& ctx, absl::string_view name, size_t count,
-                            int64_t fallback) {
+// The INTS attribute `name`, `count` long; `count` copies of `fallback`
+// when it is absent or empty, and an error naming it when it has another
+// length.
+absl::StatusOr<std::vector<int64_t>> IntsOr(InferenceContext& ctx, absl::string_view name,
+                                            size_t count, int64_t fallback) {
   std::optional<std::vector<int64_t>> value = ctx.AttrInts(name);
-  return value && !value->empty() ? *value : std::vector<int64_t>(count, fallback);
+  if (!value || value->empty()) return std::vector<int64_t>(count, fallback);
+  if (value->size() != count) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " has ", value->size(), " values, but ", count, " are needed"));
+  }
+  return *std::move(value);
 }
 
-// Spatial output size of a convolution or pooling window.
-Dim WindowDim(const Dim& in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_total,
-              const std::string& auto_pad, bool ceil_mode) {
-  Dim out;
-  if (!in.has_dim_value() || stride <= 0) return out;
+// The attributes that place a convolution or pooling window on each
+// spatial axis.
+struct WindowAttrs {
+  std::vector<int64_t> strides;
+  std::vector<int64_t> dilations;
+  std::vector<int64_t> pads;  // begins, then ends
+  std::string auto_pad;
+
+  bool same_padding() const { return auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER"; }
+};
+
+// Reads the window attributes of a node with `spatial` spatial axes.
+absl::StatusOr<WindowAttrs> ReadWindowAttrs(InferenceContext& ctx, int spatial) {
+  WindowAttrs attrs;
+  OC_ASSIGN_OR_RETURN(attrs.strides, IntsOr(ctx, "strides", spatial, 1));
+  OC_ASSIGN_OR_RETURN(attrs.dilations, IntsOr(ctx, "dilations", spatial, 1));
+  OC_ASSIGN_OR_RETURN(attrs.pads, IntsOr(ctx, "pads", 2 * spatial, 0));
+  attrs.auto_pad = ctx.AttrString("auto_pad", "NOTSET");
+  return attrs;
+}
+
+// The extent of a kernel of `kernel` taps `dilation` apart: nullopt when
+// either is not positive or the extent overflows.
+std::optional<int64_t> KernelExtent(int64_t kernel, int64_t dilation) {
+  if (kernel <= 0 || dilation <= 0) return std::nullopt;
+  return DimAdd(DimMul(dilation, kernel - 1), 1);
+}
+
+// Spatial output size of a convolution or pooling window on axis `i`;
+// unknown when the input size is, when an attribute is out of range, or
+// when the size overflows.
+std::optional<int64_t> WindowDim(const Dim& in, int64_t kernel, const WindowAttrs& attrs, int i,
+                                 bool ceil_mode) {
+  int spatial = static_cast<int>(attrs.strides.size());
+  int64_t stride = attrs.strides[i];
+  if (!in.has_dim_value() || in.dim_value() < 0 || stride <= 0) return std::nullopt;
   int64_t size = in.dim_value();
-  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    out.set_dim_value((size + stride - 1) / stride);
-    return out;
+  if (attrs.same_padding()) return CeilDiv(size, stride);
+  std::optional<int64_t> extent = KernelExtent(kernel, attrs.dilations[i]);
+  bool valid = attrs.auto_pad == "VALID";
+  int64_t pad_begin = valid ? 0 : attrs.pads[i];
+  std::optional<int64_t> padded = DimAdd(size, valid ? 0 : DimAdd(pad_begin, attrs.pads[i + spatial]));
+  std::optional<int64_t> span = DimSub(padded, extent);
+  if (!span) return std::nullopt;
+  std::optional<int64_t> result =
+      DimAdd(ceil_mode ? CeilDiv(*span, stride) : FloorDiv(*span, stride), 1);
+  if (!result) return std::nullopt;
+  // In ceil mode, a last window that would start in the end padding is
+  // dropped.
+  if (ceil_mode && *result > 0) {
+    std::optional<int64_t> last_start = DimMul(*result - 1, stride);
+    std::optional<int64_t> limit = DimAdd(size, pad_begin);
+    if (!last_start || !limit) return std::nullopt;
+    if (*last_start >= *limit) --*result;
   }
-  int64_t effective = dilation * (kernel - 1) + 1;
-  if (auto_pad == "VALID") pad_total = 0;
-  double steps = static_cast<double>(size + pad_total - effective) / stride;
-  int64_t result = (ceil_mode ? static_cast<int64_t>(std::ceil(steps))
-                              : static_cast<int64_t>(std::floor(steps))) + 1;
-  if (ceil_mode && (result - 1) * stride >= size + pad_total / 2) --result;
-  out.set_dim_value(std::max<int64_t>(result, 0));
-  return out;
+  return std::max<int64_t>(*result, 0);
 }
 
 // Conv, pooling: N, C (or M from the weights), then spatial dims.
@@ -62,18 +109,14 @@ absl::Status Window(InferenceContext& ctx, bool from_weights) {
   } else {
     *out->add_dim() = x->dim(1);
   }
-  if (!kernel || static_cast<int>(kernel->size()) != spatial) {
+  if (!kernel || kernel->size() != static_cast<size_t>(spatial)) {
     for (int i = 0; i < spatial; ++i) AddUnknownDim(out);
     return absl::OkStatus();
   }
-  std::vector<int64_t> strides = IntsOr(ctx, "strides", spatial, 1);
-  std::vector<int64_t> dilations = IntsOr(ctx, "dilations", spatial, 1);
-  std::vector<int64_t> pads = IntsOr(ctx, "pads", 2 * spatial, 0);
-  std::string auto_pad = ctx.AttrString("auto_pad", "NOTSET");
+  OC_ASSIGN_OR_RETURN(WindowAttrs attrs, ReadWindowAttrs(ctx, spatial));
   bool ceil_mode = ctx.AttrInt("ceil_mode", 0) != 0;
   for (int i = 0; i < spatial; ++i) {
-    *out->add_dim() = WindowDim(x->dim(i + 2), (*kernel)[i], strides[i], dilations[i],
-                                pads[i] + pads[i + spatial], auto_pad, ceil_mode);
+    AddDim(out, WindowDim(x->dim(i + 2), (*kernel)[i], attrs, i, ceil_mode));
   }
   // MaxPool's optional indices have the output's shape.
   if (ctx.num_outputs() > 1 && ctx.HasOutput(1)) {
@@ -96,6 +139,26 @@ absl::Status GlobalPool(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// ConvTranspose's output size on spatial axis `i` of input size `in`:
+// unknown when an attribute is out of range or the size overflows; an
+// error when it comes out negative.
+absl::StatusOr<std::optional<int64_t>> TransposedDim(int64_t in, int64_t kernel,
+                                                     const WindowAttrs& attrs,
+                                                     int64_t output_padding, int i) {
+  int spatial = static_cast<int>(attrs.strides.size());
+  int64_t stride = attrs.strides[i];
+  if (in < 0 || stride <= 0) return std::nullopt;
+  if (attrs.same_padding()) return DimMul(in, stride);
+  std::optional<int64_t> size = DimAdd(
+      DimAdd(DimMul(stride, DimSub(in, 1)), output_padding), KernelExtent(kernel, attrs.dilations[i]));
+  size = DimSub(DimSub(size, attrs.pads[i]), attrs.pads[i + spatial]);
+  if (size && *size < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the output size of spatial axis ", i, " is ", *size, ", a negative size"));
+  }
+  return size;
+}
+
 absl::Status ConvTranspose(InferenceContext& ctx) {
   const onnx::TensorShapeProto* x = ShapeOf(ctx.InputType(0));
   const onnx::TensorShapeProto* w = ShapeOf(ctx.InputType(1));
@@ -107,36 +170,40 @@ absl::Status ConvTranspose(InferenceContext& ctx) {
   onnx::TensorShapeProto* out = MutableShape(ctx.MutableOutputType(0));
   out->clear_dim();
   *out->add_dim() = x->dim(0);
-  if (w->dim(1).has_dim_value()) AddDim(out, w->dim(1).dim_value() * group);
+  if (w->dim(1).has_dim_value() && group > 0) AddDim(out, DimMul(w->dim(1).dim_value(), group));
   else AddUnknownDim(out);
   if (std::optional<std::vector<int64_t>> shape = ctx.AttrInts("output_shape");
-      shape && static_cast<int>(shape->size()) == spatial) {
-    for (int64_t d : *shape) AddDim(out, d);
+      shape && shape->size() == static_cast<size_t>(spatial)) {
+    for (int64_t d : *shape) {
+      OC_RETURN_IF_ERROR(CheckSize(d, "an output_shape entry"));
+      AddDim(out, d);
+    }
     return absl::OkStatus();
   }
   std::vector<int64_t> kernel;
   if (std::optional<std::vector<int64_t>> k = ctx.AttrInts("kernel_shape")) kernel = *k;
-  for (int i = 2; kernel.empty() && i < w->dim_size(); ++i) {
-    if (!w->dim(i).has_dim_value()) break;
-    if (static_cast<int>(kernel.size()) < spatial) kernel.push_back(w->dim(i).dim_value());
+  if (kernel.empty()) {
+    // From the weights' spatial dims, when all are known.
+    for (int i = 2; i < w->dim_size(); ++i) {
+      if (!w->dim(i).has_dim_value()) {
+        kernel.clear();
+        break;
+      }
+      kernel.push_back(w->dim(i).dim_value());
+    }
   }
-  std::vector<int64_t> strides = IntsOr(ctx, "strides", spatial, 1);
-  std::vector<int64_t> dilations = IntsOr(ctx, "dilations", spatial, 1);
-  std::vector<int64_t> pads = IntsOr(ctx, "pads", 2 * spatial, 0);
-  std::vector<int64_t> output_padding = IntsOr(ctx, "output_padding", spatial, 0);
-  std::string auto_pad = ctx.AttrString("auto_pad", "NOTSET");
+  OC_ASSIGN_OR_RETURN(WindowAttrs attrs, ReadWindowAttrs(ctx, spatial));
+  OC_ASSIGN_OR_RETURN(std::vector<int64_t> output_padding,
+                      IntsOr(ctx, "output_padding", spatial, 0));
   for (int i = 0; i < spatial; ++i) {
     const Dim& in = x->dim(i + 2);
-    if (!in.has_dim_value() || static_cast<int>(kernel.size()) != spatial) {
+    if (!in.has_dim_value() || kernel.size() != static_cast<size_t>(spatial)) {
       AddUnknownDim(out);
       continue;
     }
-    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      AddDim(out, in.dim_value() * strides[i]);
-      continue;
-    }
-    AddDim(out, strides[i] * (in.dim_value() - 1) + output_padding[i] +
-                    ((kernel[i] - 1) * dilations[i] + 1) - pads[i] - pads[i + spatial]);
+    OC_ASSIGN_OR_RETURN(std::optional<int64_t> size,
+                        TransposedDim(in.dim_value(), kernel[i], attrs, output_padding[i], i));
+    AddDim(out, size);
   }
   return absl::OkStatus();
 }
@@ -152,7 +219,10 @@ absl::Status Recurrent(InferenceContext& ctx) {
   std::string direction = ctx.AttrString("direction", "forward");
   Dim dirs, hidden;
   dirs.set_dim_value(direction == "bidirectional" ? 2 : 1);
-  if (const onnx::AttributeProto* h = ctx.Attr("hidden_size")) hidden.set_dim_value(h->i());
+  if (const onnx::AttributeProto* h = ctx.Attr("hidden_size")) {
+    OC_RETURN_IF_ERROR(CheckSize(h->i(), "hidden_size"));
+    hidden.set_dim_value(h->i());
+  }
   auto set = [&](size_t out, std::initializer_list<const Dim*> dims) {
     if (!ctx.HasOutput(out)) return;
     onnx::TensorShapeProto* shape = MutableShape(ctx.MutableOutputType(out));
@@ -239,6 +309,10 @@ absl::Status Loop(InferenceContext& ctx) {
 absl::Status Scan(InferenceContext& ctx) {
   if (ctx.op().since_version < 9) return absl::OkStatus();  // batched form
   int64_t scan_inputs = ctx.AttrInt("num_scan_inputs", 0);
+  if (scan_inputs < 0 || static_cast<uint64_t>(scan_inputs) > ctx.num_inputs()) {
+    return absl::InvalidArgumentError(absl::StrCat("num_scan_inputs is ", scan_inputs, " for ",
+                                                   ctx.num_inputs(), " inputs"));
+  }
   size_t state = ctx.num_inputs() - static_cast<size_t>(scan_inputs);
   std::vector<onnx::TypeProto> sliced;
   sliced.reserve(ctx.num_inputs());

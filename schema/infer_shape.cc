@@ -4,8 +4,11 @@
 // symbolic dims so that Shape -> Gather -> Concat -> Reshape chains resolve.
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <set>
+#include <type_traits>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
@@ -39,6 +42,38 @@ std::optional<onnx::TensorShapeProto> DimsValue(InferenceContext& ctx, size_t i)
     return dims;
   }
   return std::nullopt;
+}
+
+// The product of `shape`'s dims [begin, end): nullopt when one is unknown
+// or the product overflows.
+std::optional<int64_t> DimProduct(const onnx::TensorShapeProto& shape, int begin, int end) {
+  std::optional<int64_t> product = 1;
+  for (int i = begin; i < end && product; ++i) {
+    const Dim& dim = shape.dim(i);
+    product = dim.has_dim_value() ? DimMul(product, dim.dim_value()) : std::nullopt;
+  }
+  return product;
+}
+
+// An error naming `what` and the entry when a known entry of `dims` is
+// negative.
+absl::Status CheckSizes(const onnx::TensorShapeProto& dims, absl::string_view what) {
+  for (int i = 0; i < dims.dim_size(); ++i) {
+    if (dims.dim(i).has_dim_value() && dims.dim(i).dim_value() < 0) {
+      return CheckSize(dims.dim(i).dim_value(), absl::StrCat("entry ", i, " of ", what));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Output `i` gets `rank` unknown dims, when `rank` is known and at most
+// kMaxInferredRank.
+void SetUnknownDims(InferenceContext& ctx, const Dim& rank, size_t i = 0) {
+  if (!rank.has_dim_value() || rank.dim_value() < 0 || rank.dim_value() > kMaxInferredRank) {
+    return;
+  }
+  onnx::TensorShapeProto* out = OutputShape(ctx, i);
+  for (int64_t d = 0; d < rank.dim_value(); ++d) AddUnknownDim(out);
 }
 
 // A short list of axes, kept inline.
@@ -79,13 +114,10 @@ absl::Status Size(InferenceContext& ctx) {
   OutputShape(ctx);  // a scalar
   const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
   if (shape == nullptr) return absl::OkStatus();
-  int64_t size = 1;
-  for (const Dim& dim : shape->dim()) {
-    if (!dim.has_dim_value()) return absl::OkStatus();
-    size *= dim.dim_value();
-  }
+  std::optional<int64_t> size = DimProduct(*shape, 0, shape->dim_size());
+  if (!size) return absl::OkStatus();
   onnx::TensorShapeProto data;
-  AddDim(&data, size);
+  AddDim(&data, *size);
   ctx.SetOutputShapeData(0, std::move(data));
   return absl::OkStatus();
 }
@@ -102,13 +134,12 @@ absl::Status Reshape(InferenceContext& ctx) {
   }
   if (!target) {
     const onnx::TensorShapeProto* shape_shape = InputShape(ctx, 1);
-    if (shape_shape != nullptr && shape_shape->dim_size() == 1 &&
-        shape_shape->dim(0).has_dim_value()) {
-      onnx::TensorShapeProto* out = OutputShape(ctx);
-      for (int64_t i = 0; i < shape_shape->dim(0).dim_value(); ++i) AddUnknownDim(out);
+    if (shape_shape != nullptr && shape_shape->dim_size() == 1) {
+      SetUnknownDims(ctx, shape_shape->dim(0));
     }
     return absl::OkStatus();
   }
+  if (target->dim_size() > kMaxInferredRank) return absl::OkStatus();
   const onnx::TensorShapeProto* input = InputShape(ctx, 0);
   bool allow_zero = ctx.AttrInt("allowzero", 0) != 0;
   onnx::TensorShapeProto out;
@@ -123,31 +154,35 @@ absl::Status Reshape(InferenceContext& ctx) {
       if (inferred_axis >= 0) return absl::InvalidArgumentError("shape has two -1 entries");
       inferred_axis = i;
       continue;
+    } else if (dim.has_dim_value() && dim.dim_value() < -1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("shape entry ", i, " is ", dim.dim_value(), ", below -1"));
     } else {
       *result = dim;
     }
   }
   if (inferred_axis >= 0 && input != nullptr) {
     // -1 is the input's size over the others'; equal symbols cancel.
+    // A product that overflows leaves the -1 unknown.
     std::multiset<std::string> symbols;
-    int64_t total = 1;
+    std::optional<int64_t> total = 1;
     bool total_known = true;
     for (const Dim& dim : input->dim()) {
-      if (dim.has_dim_value()) total *= dim.dim_value();
+      if (dim.has_dim_value()) total = DimMul(total, dim.dim_value());
       else if (dim.has_dim_param()) symbols.insert(dim.dim_param());
       else total_known = false;
     }
-    int64_t others = 1;
+    std::optional<int64_t> others = 1;
     for (int i = 0; i < out.dim_size() && total_known; ++i) {
       if (i == inferred_axis) continue;
       const Dim& dim = out.dim(i);
       auto symbol = dim.has_dim_param() ? symbols.find(dim.dim_param()) : symbols.end();
-      if (dim.has_dim_value()) others *= dim.dim_value();
+      if (dim.has_dim_value()) others = DimMul(others, dim.dim_value());
       else if (symbol != symbols.end()) symbols.erase(symbol);
       else total_known = false;
     }
-    if (total_known && symbols.empty() && others > 0) {
-      out.mutable_dim(inferred_axis)->set_dim_value(total / others);
+    if (total_known && total && others && symbols.empty() && *others > 0) {
+      out.mutable_dim(inferred_axis)->set_dim_value(*total / *others);
     }
   }
   *OutputShape(ctx) = std::move(out);
@@ -161,18 +196,10 @@ absl::Status Flatten(InferenceContext& ctx) {
   int64_t axis = ctx.AttrInt("axis", 1);
   if (axis < 0) axis += rank;
   if (axis < 0 || axis > rank) return absl::InvalidArgumentError("axis out of range");
-  auto product = [&](int begin, int end) -> std::optional<int64_t> {
-    int64_t p = 1;
-    for (int i = begin; i < end; ++i) {
-      if (!shape->dim(i).has_dim_value()) return std::nullopt;
-      p *= shape->dim(i).dim_value();
-    }
-    return p;
-  };
   onnx::TensorShapeProto* out = OutputShape(ctx);
   for (auto [begin, end] : {std::pair<int, int>{0, static_cast<int>(axis)},
                             {static_cast<int>(axis), static_cast<int>(rank)}}) {
-    std::optional<int64_t> p = product(begin, end);
+    std::optional<int64_t> p = DimProduct(*shape, begin, end);
     if (p) AddDim(out, *p);
     else if (end - begin == 1) *out->add_dim() = shape->dim(begin);
     else AddUnknownDim(out);
@@ -219,10 +246,12 @@ absl::Status Unsqueeze(InferenceContext& ctx) {
   }
   if (!axes || shape == nullptr) return absl::OkStatus();
   int64_t rank = shape->dim_size() + static_cast<int64_t>(axes->size());
+  if (rank > kMaxInferredRank) return absl::OkStatus();
   absl::InlinedVector<bool, 8> inserted(rank, false);
   for (int64_t axis : *axes) {
     absl::StatusOr<int64_t> a = NormalizeAxis(axis, rank, "axis");
     if (!a.ok()) return a.status();
+    if (inserted[*a]) return absl::InvalidArgumentError(absl::StrCat("axis ", axis, " repeats"));
     inserted[*a] = true;
   }
   onnx::TensorShapeProto* out = OutputShape(ctx);
@@ -277,15 +306,14 @@ absl::Status Concat(InferenceContext& ctx) {
   absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.AttrInt("axis", 0), rank, "axis");
   if (!axis.ok()) return axis.status();
   onnx::TensorShapeProto out = *shapes[0];
-  int64_t total = 0;
-  bool total_known = true;
+  // Unknown when an input's is or the sum overflows.
+  std::optional<int64_t> total = 0;
   for (const onnx::TensorShapeProto* shape : shapes) {
     if (shape->dim_size() != rank) {
       return absl::InvalidArgumentError("inputs of Concat have different ranks");
     }
     const Dim& dim = shape->dim(*axis);
-    if (dim.has_dim_value()) total += dim.dim_value();
-    else total_known = false;
+    total = dim.has_dim_value() ? DimAdd(total, dim.dim_value()) : std::nullopt;
     for (int i = 0; i < rank; ++i) {
       if (i == *axis) continue;
       if (!out.dim(i).has_dim_value() && shape->dim(i).has_dim_value()) {
@@ -293,8 +321,7 @@ absl::Status Concat(InferenceContext& ctx) {
       }
     }
   }
-  if (total_known) out.mutable_dim(*axis)->set_dim_value(total);
-  else out.mutable_dim(*axis)->Clear();
+  SetDim(out.mutable_dim(*axis), total);
   *OutputShape(ctx) = std::move(out);
   return absl::OkStatus();
 }
@@ -331,6 +358,45 @@ absl::Status GatherElements(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// The length of slice [start, end) by `step` (not 0) of an axis of `dim`
+// (>= 0) elements, with negative bounds counted from the end.
+int64_t SliceLength(int64_t dim, int64_t start, int64_t end, int64_t step) {
+  if (dim == 0) return 0;
+  // Adding dim to a negative bound cannot overflow.
+  if (start < 0) start += dim;
+  if (end < 0) end += dim;
+  int64_t span;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    span = end - start;
+  } else {
+    start = std::clamp<int64_t>(start, 0, dim - 1);
+    end = std::clamp<int64_t>(end, -1, dim - 1);
+    span = start - end;
+  }
+  if (span <= 0) return 0;
+  // One element, then one per whole step in the rest; the step's magnitude
+  // as unsigned, as -INT64_MIN does not fit.
+  uint64_t magnitude = step > 0 ? static_cast<uint64_t>(step) : 0 - static_cast<uint64_t>(step);
+  return static_cast<int64_t>(static_cast<uint64_t>(span - 1) / magnitude) + 1;
+}
+
+// Shape data of Slice over a 1-D value `values` with a positive step.
+onnx::TensorShapeProto SliceValues(const onnx::TensorShapeProto& values, int64_t start,
+                                   int64_t end, int64_t step) {
+  int64_t n = values.dim_size();
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  start = std::clamp<int64_t>(start, 0, n);
+  end = std::clamp<int64_t>(end, 0, n);
+  onnx::TensorShapeProto picked;
+  // Counts rather than adds the step to the index: that could overflow.
+  int64_t count = start < end ? (end - start - 1) / step + 1 : 0;
+  for (int64_t k = 0; k < count; ++k) *picked.add_dim() = values.dim(start + k * step);
+  return picked;
+}
+
 absl::Status Slice(InferenceContext& ctx) {
   std::optional<std::vector<int64_t>> starts, ends, axes, steps;
   if (ctx.op().since_version < 10) {
@@ -350,33 +416,19 @@ absl::Status Slice(InferenceContext& ctx) {
     std::iota(axes->begin(), axes->end(), 0);
   }
   if (!steps) steps = std::vector<int64_t>(starts->size(), 1);
-  auto slice_length = [](int64_t dim, int64_t start, int64_t end, int64_t step) -> int64_t {
-    if (step == 0) return -1;
-    if (start < 0) start += dim;
-    if (end < 0) end += dim;
-    if (step > 0) {
-      start = std::clamp<int64_t>(start, 0, dim);
-      end = std::clamp<int64_t>(end, 0, dim);
-      return std::max<int64_t>(0, (end - start + step - 1) / step);
-    }
-    start = std::clamp<int64_t>(start, 0, dim - 1);
-    end = std::clamp<int64_t>(end, -1, dim - 1);
-    return std::max<int64_t>(0, (start - end - step - 1) / -step);
-  };
+  if (axes->size() != starts->size() || steps->size() != starts->size()) {
+    return absl::InvalidArgumentError(absl::StrCat("Slice has ", starts->size(), " starts, ",
+                                                   axes->size(), " axes and ", steps->size(),
+                                                   " steps"));
+  }
+  for (int64_t step : *steps) {
+    if (step == 0) return absl::InvalidArgumentError("a step of Slice is 0");
+  }
   // Shape data: slicing a 1-D value.
   if (const onnx::TensorShapeProto* values = ctx.InputShapeData(0);
-      values != nullptr && axes->size() == 1 && ((*axes)[0] == 0 || (*axes)[0] == -1)) {
-    int64_t n = values->dim_size();
-    int64_t start = (*starts)[0], end = (*ends)[0], step = (*steps)[0];
-    if (step > 0) {
-      if (start < 0) start += n;
-      if (end < 0) end += n;
-      start = std::clamp<int64_t>(start, 0, n);
-      end = std::clamp<int64_t>(end, 0, n);
-      onnx::TensorShapeProto picked;
-      for (int64_t i = start; i < end; i += step) *picked.add_dim() = values->dim(i);
-      ctx.SetOutputShapeData(0, std::move(picked));
-    }
+      values != nullptr && axes->size() == 1 && ((*axes)[0] == 0 || (*axes)[0] == -1) &&
+      (*steps)[0] > 0) {
+    ctx.SetOutputShapeData(0, SliceValues(*values, (*starts)[0], (*ends)[0], (*steps)[0]));
   }
   const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
   if (shape == nullptr) return absl::OkStatus();
@@ -387,13 +439,11 @@ absl::Status Slice(InferenceContext& ctx) {
     if (!axis.ok()) return axis.status();
     const Dim& dim = shape->dim(*axis);
     Dim* result = out.mutable_dim(*axis);
-    if (!dim.has_dim_value()) {
+    if (!dim.has_dim_value() || dim.dim_value() < 0) {
       result->Clear();
       continue;
     }
-    int64_t length = slice_length(dim.dim_value(), (*starts)[i], (*ends)[i], (*steps)[i]);
-    if (length < 0) return absl::InvalidArgumentError("a step of Slice is 0");
-    result->set_dim_value(length);
+    result->set_dim_value(SliceLength(dim.dim_value(), (*starts)[i], (*ends)[i], (*steps)[i]));
   }
   *OutputShape(ctx) = std::move(out);
   return absl::OkStatus();
@@ -403,6 +453,7 @@ absl::Status Expand(InferenceContext& ctx) {
   std::optional<onnx::TensorShapeProto> target = DimsValue(ctx, 1);
   const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
   if (!target || shape == nullptr) return absl::OkStatus();
+  OC_RETURN_IF_ERROR(CheckSizes(*target, "the shape"));
   absl::StatusOr<onnx::TensorShapeProto> result = BroadcastShapes({shape, &*target});
   if (!result.ok()) return result.status();
   *OutputShape(ctx) = *std::move(result);
@@ -415,9 +466,10 @@ absl::Status Tile(InferenceContext& ctx) {
   if (!repeats || shape == nullptr || static_cast<int>(repeats->size()) != shape->dim_size()) {
     return absl::OkStatus();
   }
+  for (int64_t repeat : *repeats) OC_RETURN_IF_ERROR(CheckSize(repeat, "a repeat"));
   onnx::TensorShapeProto* out = OutputShape(ctx);
   for (int i = 0; i < shape->dim_size(); ++i) {
-    if (shape->dim(i).has_dim_value()) AddDim(out, shape->dim(i).dim_value() * (*repeats)[i]);
+    if (shape->dim(i).has_dim_value()) AddDim(out, DimMul(shape->dim(i).dim_value(), (*repeats)[i]));
     else if ((*repeats)[i] == 1) *out->add_dim() = shape->dim(i);
     else AddUnknownDim(out);
   }
@@ -450,13 +502,13 @@ absl::Status ConstantOfShape(InferenceContext& ctx) {
               value != nullptr && value->has_t() ? value->t().data_type()
                                                  : onnx::TensorProto::FLOAT);
   if (std::optional<onnx::TensorShapeProto> dims = DimsValue(ctx, 0)) {
+    OC_RETURN_IF_ERROR(CheckSizes(*dims, "the shape"));
+    if (dims->dim_size() > kMaxInferredRank) return absl::OkStatus();
     FillShapeData(ctx, *dims, value);
     *OutputShape(ctx) = *std::move(dims);
   } else if (const onnx::TensorShapeProto* shape_shape = InputShape(ctx, 0);
-             shape_shape != nullptr && shape_shape->dim_size() == 1 &&
-             shape_shape->dim(0).has_dim_value()) {
-    onnx::TensorShapeProto* out = OutputShape(ctx);
-    for (int64_t i = 0; i < shape_shape->dim(0).dim_value(); ++i) AddUnknownDim(out);
+             shape_shape != nullptr && shape_shape->dim_size() == 1) {
+    SetUnknownDims(ctx, shape_shape->dim(0));
   }
   return absl::OkStatus();
 }
@@ -506,6 +558,46 @@ absl::Status Constant(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// The number of elements of Range(start, limit, delta) over integers,
+// max(ceil((limit - start) / delta), 0), computed in 128 bits; nullopt
+// when delta is 0 or the count does not fit in int64_t.
+std::optional<int64_t> IntRangeCount(int64_t start, int64_t limit, int64_t delta) {
+  if (delta == 0) return std::nullopt;
+  __int128 span = static_cast<__int128>(limit) - start;
+  __int128 count = span / delta;
+  if (span % delta != 0 && (span > 0) == (delta > 0)) ++count;
+  if (count <= 0) return 0;
+  if (count > std::numeric_limits<int64_t>::max()) return std::nullopt;
+  return static_cast<int64_t>(count);
+}
+
+// The same over floating point; nullopt when delta is 0 or the count is
+// not finite or out of range.
+std::optional<int64_t> FloatRangeCount(double start, double limit, double delta) {
+  if (delta == 0) return std::nullopt;
+  std::optional<int64_t> count = FloorToDim(std::ceil((limit - start) / delta));
+  if (!count) return std::nullopt;
+  return std::max<int64_t>(*count, 0);
+}
+
+// The first value of constant `tensor` when it has one.
+template <typename T>
+std::optional<T> FirstValue(const onnx::TensorProto* tensor) {
+  if (tensor == nullptr) return std::nullopt;
+  if constexpr (std::is_integral_v<T>) {
+    if (!HoldsIntValues(tensor->data_type())) return std::nullopt;
+    absl::StatusOr<std::vector<int64_t>> values = IntValues(*tensor);
+    if (!values.ok() || values->empty()) return std::nullopt;
+    return values->front();
+  } else {
+    absl::StatusOr<std::vector<double>> values = FloatValues(*tensor);
+    if (!values.ok() || values->empty()) return std::nullopt;
+    return values->front();
+  }
+}
+
+// Range: a 1-D output whose length follows from constant start, limit and
+// delta (exactly for integers); unknown otherwise.
 absl::Status Range(InferenceContext& ctx) {
   onnx::TensorShapeProto* out = OutputShape(ctx);
   const onnx::TensorProto* start = ctx.InputConstant(0);
@@ -515,14 +607,17 @@ absl::Status Range(InferenceContext& ctx) {
     AddUnknownDim(out);
     return absl::OkStatus();
   }
-  absl::StatusOr<std::vector<double>> s = FloatValues(*start), l = FloatValues(*limit),
-                                      d = FloatValues(*delta);
-  if (!s.ok() || !l.ok() || !d.ok() || s->empty() || l->empty() || d->empty() ||
-      (*d)[0] == 0) {
-    AddUnknownDim(out);
-    return absl::OkStatus();
+  std::optional<int64_t> count;
+  if (HoldsIntValues(start->data_type())) {
+    std::optional<int64_t> s = FirstValue<int64_t>(start), l = FirstValue<int64_t>(limit),
+                           d = FirstValue<int64_t>(delta);
+    if (s && l && d) count = IntRangeCount(*s, *l, *d);
+  } else {
+    std::optional<double> s = FirstValue<double>(start), l = FirstValue<double>(limit),
+                          d = FirstValue<double>(delta);
+    if (s && l && d) count = FloatRangeCount(*s, *l, *d);
   }
-  AddDim(out, std::max<int64_t>(0, static_cast<int64_t>(std::ceil(((*l)[0] - (*s)[0]) / (*d)[0]))));
+  AddDim(out, count);
   return absl::OkStatus();
 }
 
@@ -620,6 +715,35 @@ absl::Status Gemm(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// An error when a part of `split` is negative or, with `dim` known, they do
+// not add up to it (a sum that overflows cannot).
+absl::Status CheckSplit(absl::Span<const int64_t> split, const Dim& dim) {
+  std::optional<int64_t> sum = 0;
+  for (int64_t part : split) {
+    OC_RETURN_IF_ERROR(CheckSize(part, "a split"));
+    sum = DimAdd(sum, part);
+  }
+  if (dim.has_dim_value() && sum != dim.dim_value()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the splits add up to ", sum ? absl::StrCat(*sum) : "more than 2^63 - 1",
+        ", not to the dimension ", dim.dim_value()));
+  }
+  return absl::OkStatus();
+}
+
+// `total` (>= 0) split into `parts` (> 0) chunks of ceil(total / parts),
+// the last ones smaller or empty.
+std::vector<int64_t> EvenSplit(int64_t total, int64_t parts) {
+  int64_t chunk = CeilDiv(total, parts);
+  std::vector<int64_t> split;
+  int64_t left = total;
+  for (int64_t i = 0; i < parts; ++i) {
+    split.push_back(std::min(chunk, left));
+    left -= split.back();
+  }
+  return split;
+}
+
 absl::Status Split(InferenceContext& ctx) {
   const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
   if (shape == nullptr) return absl::OkStatus();
@@ -634,13 +758,10 @@ absl::Status Split(InferenceContext& ctx) {
   }
   size_t outputs = ctx.num_outputs();
   const Dim& dim = shape->dim(*axis);
-  if (!split && dim.has_dim_value() && outputs > 0 && !ctx.HasInput(1)) {
-    int64_t total = dim.dim_value();
-    int64_t chunk = (total + static_cast<int64_t>(outputs) - 1) / static_cast<int64_t>(outputs);
-    split.emplace();
-    for (size_t i = 0; i < outputs; ++i) {
-      split->push_back(std::max<int64_t>(0, std::min(chunk, total - chunk * static_cast<int64_t>(i))));
-    }
+  if (split && split->empty()) split.reset();  // an empty attribute: even parts
+  if (split) OC_RETURN_IF_ERROR(CheckSplit(*split, dim));
+  if (!split && dim.has_dim_value() && dim.dim_value() >= 0 && outputs > 0 && !ctx.HasInput(1)) {
+    split = EvenSplit(dim.dim_value(), static_cast<int64_t>(outputs));
   }
   for (size_t i = 0; i < outputs; ++i) {
     if (!ctx.HasOutput(i)) continue;
@@ -673,7 +794,13 @@ absl::Status Pad(InferenceContext& ctx) {
     if (!axis.ok()) return axis.status();
     Dim* dim = out.mutable_dim(*axis);
     if (dim->has_dim_value()) {
-      dim->set_dim_value(dim->dim_value() + (*pads)[i] + (*pads)[i + axes.size()]);
+      std::optional<int64_t> padded =
+          DimAdd(DimAdd(dim->dim_value(), (*pads)[i]), (*pads)[i + axes.size()]);
+      if (padded && *padded < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("padding axis ", *axis, " gives it ", *padded, " elements"));
+      }
+      SetDim(dim, padded);
     } else if ((*pads)[i] != 0 || (*pads)[i + axes.size()] != 0) {
       dim->Clear();
     }
@@ -694,6 +821,7 @@ absl::Status TopK(InferenceContext& ctx) {
   } else if (std::optional<std::vector<int64_t>> ks = KnownInts(ctx, 1); ks && ks->size() == 1) {
     k = (*ks)[0];
   }
+  if (k) OC_RETURN_IF_ERROR(CheckSize(*k, "k"));
   for (size_t i = 0; i < ctx.num_outputs(); ++i) {
     if (!ctx.HasOutput(i)) continue;
     onnx::TensorShapeProto* out = OutputShape(ctx, i);
@@ -707,8 +835,9 @@ absl::Status TopK(InferenceContext& ctx) {
 // Random generators with `dtype` and `shape` attributes.
 absl::Status RandomWithShape(InferenceContext& ctx) {
   SetElemType(ctx.MutableOutputType(0),
-              static_cast<int32_t>(ctx.AttrInt("dtype", onnx::TensorProto::FLOAT)));
+              ElemTypeFromAttr(ctx.AttrInt("dtype", onnx::TensorProto::FLOAT)));
   if (std::optional<std::vector<int64_t>> shape = ctx.AttrInts("shape")) {
+    for (int64_t d : *shape) OC_RETURN_IF_ERROR(CheckSize(d, "a shape entry"));
     onnx::TensorShapeProto* out = OutputShape(ctx);
     for (int64_t d : *shape) AddDim(out, d);
   }
@@ -722,10 +851,12 @@ absl::Status SpaceDepth(InferenceContext& ctx, bool to_depth) {
   if (b <= 0) return absl::OkStatus();
   onnx::TensorShapeProto* out = OutputShape(ctx);
   *out->add_dim() = shape->dim(0);
+  // Channels scale by b * b, height and width by b; unknown on overflow.
   auto scaled = [&](int i, bool multiply) {
     const Dim& d = shape->dim(i);
+    std::optional<int64_t> factor = i == 1 ? DimMul(b, b) : b;
     if (!d.has_dim_value()) AddUnknownDim(out);
-    else AddDim(out, multiply ? d.dim_value() * b * (i == 1 ? b : 1) : d.dim_value() / (i == 1 ? b * b : b));
+    else AddDim(out, multiply ? DimMul(d.dim_value(), factor) : DimDiv(d.dim_value(), factor));
   };
   scaled(1, to_depth);
   scaled(2, !to_depth);
@@ -747,7 +878,10 @@ absl::Status OneHot(InferenceContext& ctx) {
   int next = 0;
   for (int i = 0; i < rank; ++i) {
     if (i == *axis) {
-      if (depth && depth->size() == 1) AddDim(out, (*depth)[0]);
+      if (depth && depth->size() == 1) {
+        OC_RETURN_IF_ERROR(CheckSize((*depth)[0], "depth"));
+        AddDim(out, (*depth)[0]);
+      }
       else AddUnknownDim(out);
     } else {
       *out->add_dim() = shape->dim(next++);
@@ -801,6 +935,7 @@ absl::Status Resize(InferenceContext& ctx) {
   }
   onnx::TensorShapeProto out = *shape;
   if (sizes && sizes->size() == axes.size()) {
+    for (int64_t size : *sizes) OC_RETURN_IF_ERROR(CheckSize(size, "a size"));
     for (size_t i = 0; i < axes.size(); ++i) {
       int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
       if (axis < 0 || axis >= rank) return absl::InvalidArgumentError("axis out of range");
@@ -832,7 +967,13 @@ absl::Status Resize(InferenceContext& ctx) {
     if (axis < 0 || axis >= rank) return absl::InvalidArgumentError("axis out of range");
     Dim* dim = out.mutable_dim(axis);
     if (dim->has_dim_value()) {
-      dim->set_dim_value(static_cast<int64_t>(std::floor(dim->dim_value() * (*scales)[i] + 1e-9)));
+      // Unknown when the scaled size is not a number or out of range.
+      std::optional<int64_t> scaled = FloorToDim(dim->dim_value() * (*scales)[i] + 1e-9);
+      if (scaled && *scaled < 0) {
+        return absl::InvalidArgumentError(absl::StrCat("scale ", (*scales)[i], " gives axis ",
+                                                       axis, " ", *scaled, " elements"));
+      }
+      SetDim(dim, scaled);
     } else if ((*scales)[i] != 1.0) {
       dim->Clear();
     }
@@ -848,10 +989,19 @@ absl::Status GatherND(InferenceContext& ctx) {
   const Dim& last = indices->dim(indices->dim_size() - 1);
   if (!last.has_dim_value()) return absl::OkStatus();
   int64_t batch = ctx.AttrInt("batch_dims", 0);
+  OC_RETURN_IF_ERROR(CheckSize(batch, "batch_dims"));
+  OC_RETURN_IF_ERROR(CheckSize(last.dim_value(), "the last dimension of indices"));
+  // The data dims after the batch dims and the indexed ones are kept.
+  std::optional<int64_t> kept_from = DimAdd(batch, last.dim_value());
+  if (!kept_from || *kept_from > data->dim_size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "batch_dims ", batch, " and index tuples of ", last.dim_value(),
+        " exceed the data's rank ", data->dim_size()));
+  }
   onnx::TensorShapeProto* out = OutputShape(ctx);
   for (int i = 0; i < indices->dim_size() - 1; ++i) *out->add_dim() = indices->dim(i);
-  for (int64_t i = batch + last.dim_value(); i < data->dim_size(); ++i) {
-    *out->add_dim() = data->dim(static_cast<int>(i));
+  for (int i = static_cast<int>(*kept_from); i < data->dim_size(); ++i) {
+    *out->add_dim() = data->dim(i);
   }
   return absl::OkStatus();
 }

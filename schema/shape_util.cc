@@ -45,6 +45,31 @@ void AddDim(onnx::TensorShapeProto* shape, int64_t value) {
   shape->add_dim()->set_dim_value(value);
 }
 
+void AddDim(onnx::TensorShapeProto* shape, std::optional<int64_t> value) {
+  auto* dim = shape->add_dim();
+  if (value) dim->set_dim_value(*value);
+}
+
+void SetDim(onnx::TensorShapeProto::Dimension* dim, std::optional<int64_t> value) {
+  if (value) {
+    dim->set_dim_value(*value);
+  } else {
+    dim->Clear();
+  }
+}
+
+absl::Status CheckSize(int64_t value, absl::string_view what) {
+  if (value >= 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(what, " is ", value, ", a negative size"));
+}
+
+int32_t ElemTypeFromAttr(int64_t value) {
+  if (value < std::numeric_limits<int32_t>::min() || value > std::numeric_limits<int32_t>::max()) {
+    return 0;
+  }
+  return static_cast<int32_t>(value);
+}
+
 void AddSymbolicDim(onnx::TensorShapeProto* shape, absl::string_view symbol) {
   shape->add_dim()->set_dim_param(std::string(symbol));
 }
@@ -124,7 +149,7 @@ absl::Status InferLikeInputTypedByDtype(InferenceContext& ctx) {
   PropagateShape(ctx, 0, 0);
   int64_t dtype = ctx.AttrInt("dtype", 0);
   if (dtype != 0) {
-    SetElemType(ctx.MutableOutputType(0), static_cast<int32_t>(dtype));
+    SetElemType(ctx.MutableOutputType(0), ElemTypeFromAttr(dtype));
   } else {
     PropagateElemType(ctx, 0, 0);
   }

@@ -1,12 +1,15 @@
 #ifndef ONNX_CONVERT_SCHEMA_SHAPE_UTIL_H_
 #define ONNX_CONVERT_SCHEMA_SHAPE_UTIL_H_
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "proto/onnx.pb.h"
 #include "schema/inference_context.h"
@@ -32,8 +35,70 @@ onnx::TensorShapeProto* MutableShape(onnx::TypeProto* type);
 
 // Appends a dimension with a known value / a symbol / unknown.
 void AddDim(onnx::TensorShapeProto* shape, int64_t value);
+// Appends a dimension with `value`, or an unknown one when it is nullopt
+// (e.g. a computed dim that overflowed).
+void AddDim(onnx::TensorShapeProto* shape, std::optional<int64_t> value);
 void AddSymbolicDim(onnx::TensorShapeProto* shape, absl::string_view symbol);
 void AddUnknownDim(onnx::TensorShapeProto* shape);
+
+// Sets `dim` to `value`, or clears it (unknown) when it is nullopt.
+void SetDim(onnx::TensorShapeProto::Dimension* dim, std::optional<int64_t> value);
+
+// Checked arithmetic for dims and shape values: the exact result, or
+// nullopt when an operand is nullopt or the result does not fit in int64_t.
+// Inference leaves a dim it cannot compute exactly unknown.
+inline std::optional<int64_t> DimAdd(std::optional<int64_t> a, std::optional<int64_t> b) {
+  int64_t result;
+  if (!a || !b || __builtin_add_overflow(*a, *b, &result)) return std::nullopt;
+  return result;
+}
+inline std::optional<int64_t> DimSub(std::optional<int64_t> a, std::optional<int64_t> b) {
+  int64_t result;
+  if (!a || !b || __builtin_sub_overflow(*a, *b, &result)) return std::nullopt;
+  return result;
+}
+inline std::optional<int64_t> DimMul(std::optional<int64_t> a, std::optional<int64_t> b) {
+  int64_t result;
+  if (!a || !b || __builtin_mul_overflow(*a, *b, &result)) return std::nullopt;
+  return result;
+}
+// a / b rounded toward zero; nullopt also when b is 0 or the quotient
+// overflows (INT64_MIN / -1).
+inline std::optional<int64_t> DimDiv(std::optional<int64_t> a, std::optional<int64_t> b) {
+  if (!a || !b || *b == 0 || (*b == -1 && *a == std::numeric_limits<int64_t>::min())) return std::nullopt;
+  return *a / *b;
+}
+// a / b rounded down / up, for b > 0 (these never overflow).
+inline int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return a % b != 0 && a < 0 ? q - 1 : q;
+}
+inline int64_t CeilDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return a % b != 0 && a > 0 ? q + 1 : q;
+}
+// `value` rounded down to an integer when that fits in int64_t; nullopt for
+// NaN, infinities and values out of range (casting those is undefined).
+inline std::optional<int64_t> FloorToDim(double value) {
+  // 2^63: doubles below it, and from -2^63 on, convert exactly.
+  constexpr double kLimit = 9223372036854775808.0;
+  double floored = std::floor(value);
+  if (!(floored >= -kLimit && floored < kLimit)) return std::nullopt;
+  return static_cast<int64_t>(floored);
+}
+
+// The most dims inference gives a shape whose rank comes from a value (the
+// length of Reshape's or ConstantOfShape's shape input, Unsqueeze's axes):
+// a longer one is left of unknown rank rather than built.
+inline constexpr int64_t kMaxInferredRank = 4096;
+
+// An error naming `what` when `value`, a size the model gives (a dim, a
+// count, a length), is negative; OK otherwise.
+absl::Status CheckSize(int64_t value, absl::string_view what);
+
+// The element type an attribute (`to`, `dtype`, ...) names, or 0 (unknown)
+// when `value` does not fit a TensorProto data type's int32 field.
+int32_t ElemTypeFromAttr(int64_t value);
 
 // True when the dimension has a known value.
 inline bool IsKnown(const onnx::TensorShapeProto::Dimension& dim) {
