@@ -358,6 +358,11 @@ absl::Status Scan(InferenceContext& ctx) {
 // NegativeLogLikelihoodLoss / SoftmaxCrossEntropyLoss: a scalar when reduced,
 // else the target's shape; SoftmaxCrossEntropyLoss's log_prob is like input.
 absl::Status Loss(InferenceContext& ctx) {
+  // Scores are [N, C] or [N, C, d1, ...].
+  if (const onnx::TensorShapeProto* scores = ShapeOf(ctx.InputType(0));
+      scores != nullptr && scores->dim_size() < 2) {
+    return ctx.Error(absl::StrCat("input 0 has rank ", scores->dim_size(), ", below 2"));
+  }
   std::string reduction = ctx.AttrString("reduction", "mean");
   onnx::TensorShapeProto* out = MutableShape(ctx.MutableOutputType(0));
   out->clear_dim();

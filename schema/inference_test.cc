@@ -134,6 +134,10 @@ TEST(InferenceStrictTest, InconsistenciesNameTheNode) {
        "node 'add' (Add-14): cannot broadcast dimension 3 with 4"},
       {"element_type", "g (float[2] X) => (int64[2] Y) { [r] Y = Relu(X) }",
        "output 'Y': type tensor(float) inferred, but tensor(int64) declared"},
+      {"loss_rank", "g (float[] X, int64[] T) => (L) { [nll] L = NegativeLogLikelihoodLoss(X, T) }",
+       "node 'nll' (NegativeLogLikelihoodLoss-13): input 0 has rank 0, below 2"},
+      {"no_outputs", "g (float[2,3] X) => (float[2,3] Y) { [argmin] = ArgMin(X) Y = Relu(X) }",
+       "node 'argmin' (ArgMin-13): has 1 inputs and 0 outputs, which ArgMin-13 does not take"},
   };
   for (const StrictCase& c : cases) {
     onnx::ModelProto model =
