@@ -40,9 +40,11 @@ std::optional<int64_t> ParseNonNegative(std::string_view text) {
   int64_t value = 0;
   for (char c : text) {
     if (c < '0' || c > '9') return std::nullopt;
-    value = value * 10 + (c - '0');
+    // Past int64 (20 digits are refused above; 19 may still overflow).
+    if (__builtin_mul_overflow(value, 10, &value) || __builtin_add_overflow(value, c - '0', &value)) {
+      return std::nullopt;
+    }
   }
-  if (text.size() == 19 && text > "9223372036854775807") return std::nullopt;
   return value;
 }
 

@@ -109,6 +109,9 @@ void LimitWorker(int64_t memory_mb) {
   rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
   if (memory_mb <= 0) return;
+#ifdef __SANITIZE_ADDRESS__
+  return;  // ASan's shadow memory takes terabytes of address space
+#endif
   rlim_t bytes = static_cast<rlim_t>(memory_mb) << 20;
   rlimit address_space{bytes, bytes};
   setrlimit(RLIMIT_AS, &address_space);

@@ -339,11 +339,11 @@ constexpr const char* kInvalidClasses[] = {
 
 }  // namespace
 
-std::vector<HostileModel> HostileModels() {
+std::vector<HostileModel> HostileModels(int strings) {
   std::vector<HostileModel> out;
   AddZeroOutputNodes(out);
   AddLowRankBodies(out);
-  out.push_back(StringAmplifier(30'000'000));
+  out.push_back(StringAmplifier(strings));
   AddDeepTypes(out);
   AddOverflows(out);
   AddCheckerParity(out);

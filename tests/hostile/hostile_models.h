@@ -25,8 +25,8 @@ struct HostileModel {
 // outputs, call-dependent bodies of inputs of too low a rank, amplifying
 // string tensors, deep nesting, arithmetic overflow in shape inference,
 // what onnx.checker refuses, and malformed headers. Built afresh each call
-// (the largest, 30 M empty strings, is 60 MB).
-std::vector<HostileModel> HostileModels();
+// (the largest, `strings` empty strings in one tensor, is 2 bytes each).
+std::vector<HostileModel> HostileModels(int strings = 30'000'000);
 
 }  // namespace onnxconvert::testing
 

@@ -1,0 +1,116 @@
+#ifndef ONNX_CONVERT_SERVICE_TESTING_SERVER_PROCESS_H_
+#define ONNX_CONVERT_SERVICE_TESTING_SERVER_PROCESS_H_
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "proto/onnx_convert_service.grpc.pb.h"
+#include "tests/test_files.h"
+
+extern char** environ;
+
+// The onnx-convert-server binary run as a process by tests (which list
+// //service:onnx-convert-server in their data).
+namespace onnxconvert::service {
+
+// A channel to 127.0.0.1:`port` that takes answers up to 64 MiB.
+inline std::shared_ptr<grpc::Channel> Channel(int port) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 << 20);
+  return grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", port),
+                                   grpc::InsecureChannelCredentials(), args);
+}
+
+// onnx-convert-server started with some flags, its stderr in a file.
+class ServerProcess {
+ public:
+  explicit ServerProcess(const std::string& name, std::vector<std::string> flags) {
+    std::filesystem::path dir = onnxconvert::testing::FreshTestDir(name);
+    stderr_path_ = (dir / "stderr.txt").string();
+    std::vector<std::string> args = {"service/onnx-convert-server", "--port=0",
+                                     absl::StrCat("--work_dir=", dir.string())};
+    args.insert(args.end(), flags.begin(), flags.end());
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 2, stderr_path_.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    EXPECT_EQ(posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    for (int i = 0; i < 500 && port_ == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      std::string text = Stderr();
+      size_t at = text.find("listening on 127.0.0.1:");
+      size_t end = text.find('\n', at);
+      if (at != std::string::npos && end != std::string::npos) {
+        EXPECT_TRUE(absl::SimpleAtoi(text.substr(at + 23, end - at - 23), &port_));
+      }
+    }
+    EXPECT_NE(port_, 0) << Stderr();
+    channel_ = Channel(port_);
+  }
+  ~ServerProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  std::unique_ptr<v1::OnnxConvert::Stub> Stub() { return v1::OnnxConvert::NewStub(channel_); }
+  std::shared_ptr<grpc::Channel> channel() { return channel_; }
+  int port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  void Signal(int signal) { kill(pid_, signal); }
+  // Waits for the process to end (up to 30 s); its exit code, or -1.
+  int Wait() {
+    for (int i = 0; i < 3000; ++i) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return -1;
+  }
+  std::string Stderr() const { return onnxconvert::testing::ReadTestFile(stderr_path_); }
+  int64_t RunningWorkers() {
+    v1::MetricsResponse metrics;
+    grpc::ClientContext context;
+    return Stub()->Metrics(&context, {}, &metrics).ok() ? metrics.running_workers() : -1;
+  }
+  // Waits until `predicate` holds (up to 10 s).
+  template <typename Predicate>
+  static bool Eventually(Predicate predicate) {
+    for (int i = 0; i < 1000; ++i) {
+      if (predicate()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+  std::string stderr_path_;
+  std::shared_ptr<grpc::Channel> channel_;
+};
+
+}  // namespace onnxconvert::service
+
+#endif  // ONNX_CONVERT_SERVICE_TESTING_SERVER_PROCESS_H_

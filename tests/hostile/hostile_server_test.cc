@@ -1,0 +1,93 @@
+// Every hostile model of the catalogue sent to one onnx-convert-server (two
+// worker processes) as Check, Convert to 7 and Convert to 21, and the
+// string amplifier twice at once: every call ends with a status, and the
+// server is still up and converts the next model.
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "proto/onnx_convert_service.grpc.pb.h"
+#include "service/testing/server_process.h"
+#include "service/testing/test_models.h"
+#include "tests/hostile/hostile_models.h"
+
+namespace onnxconvert::testing {
+namespace {
+
+using service::ServerProcess;
+namespace v1 = ::onnxconvert::v1;
+
+#ifdef __SANITIZE_ADDRESS__
+constexpr int kStrings = 3'000'000;  // see hostile_cli_test.cc
+#else
+constexpr int kStrings = 30'000'000;
+#endif
+
+grpc::Status Convert(ServerProcess& server, const std::string& bytes, int64_t target,
+                     const std::string& name) {
+  v1::ConvertRequest request;
+  request.set_model(bytes);
+  request.set_model_name(name);
+  request.set_report_message_only(true);
+  request.mutable_options()->set_target_opset(target);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(120));
+  v1::ConvertResponse response;
+  return server.Stub()->Convert(&context, request, &response);
+}
+
+grpc::Status Check(ServerProcess& server, const std::string& bytes, const std::string& name) {
+  v1::ModelRequest request;
+  request.set_model(bytes);
+  request.set_model_name(name);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(120));
+  v1::CheckResponse response;
+  return server.Stub()->Check(&context, request, &response);
+}
+
+TEST(HostileServerTest, NoHostileModelTakesTheServerDown) {
+  ServerProcess server("hostile_server", {"--workers=2", "--max_message_bytes=134217728"});
+  ASSERT_NE(server.port(), 0);
+  int calls = 0;
+  std::string amplifier;
+  for (const HostileModel& model : HostileModels(kStrings)) {
+    if (model.text) continue;
+    if (absl::StartsWith(model.name, "strings_")) amplifier = model.bytes;
+    for (int64_t target : {7, 21}) {
+      grpc::Status status = Convert(server, model.bytes, target, model.name);
+      ++calls;
+      std::cout << model.name << " -> " << target << ": " << status.error_code() << " "
+                << status.error_message().substr(0, 160) << "\n";
+      EXPECT_NE(status.error_code(), grpc::StatusCode::UNAVAILABLE)
+          << model.name << ": the server is gone: " << status.error_message();
+      EXPECT_NE(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << model.name;
+    }
+    grpc::Status checked = Check(server, model.bytes, model.name);
+    ++calls;
+    EXPECT_TRUE(checked.ok() || checked.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
+                checked.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << model.name << ": " << checked.error_code() << " " << checked.error_message();
+  }
+  ASSERT_FALSE(amplifier.empty());
+  // The amplifier twice at once.
+  grpc::Status first, second;
+  std::thread other([&] { first = Convert(server, amplifier, 21, "amplifier-1"); });
+  second = Convert(server, amplifier, 21, "amplifier-2");
+  other.join();
+  for (const grpc::Status& status : {first, second}) {
+    EXPECT_NE(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+    std::cout << "amplifier, concurrently: " << status.error_code() << " "
+              << status.error_message().substr(0, 160) << "\n";
+  }
+  // Still up: the next model converts.
+  grpc::Status next = Convert(server, service::testing::TinyCnnBytes(), 17, "tiny_cnn.onnx");
+  EXPECT_TRUE(next.ok()) << next.error_message() << "\n" << server.Stderr();
+  std::cout << calls + 3 << " calls\n";
+}
+
+}  // namespace
+}  // namespace onnxconvert::testing
