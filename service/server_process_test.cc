@@ -22,12 +22,15 @@
 #include "service/testing/server_process.h"
 #include "service/testing/test_models.h"
 #include "tests/corpus.h"
+#include "tests/eventually.h"
 #include "tests/test_files.h"
 
 extern char** environ;
 
 namespace onnxconvert::service {
 namespace {
+
+using ::onnxconvert::testing::Eventually;
 
 namespace v1 = ::onnxconvert::v1;
 
@@ -165,14 +168,14 @@ TEST(ServerProcessTest, CancelledCallIsCancelled) {
   ServerProcess server("process_cancel", {});
   grpc::ClientContext context;
   std::thread canceller([&] {
-    ServerProcess::Eventually([&] { return server.RunningWorkers() == 1; });
+    Eventually([&] { return server.RunningWorkers() == 1; });
     context.TryCancel();
   });
   v1::ConvertResponse converted;
   grpc::Status status = server.Stub()->Convert(&context, Request(SlowModelBytes(), 25), &converted);
   canceller.join();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
-  EXPECT_TRUE(ServerProcess::Eventually(
+  EXPECT_TRUE(Eventually(
       [&] { return absl::StrContains(server.Stderr(), "status=CANCELLED"); }));
 }
 
@@ -184,9 +187,9 @@ TEST(ServerProcessTest, SigtermFinishesTheCallInFlightRefusesNewOnesAndExitsZero
     grpc::ClientContext context;
     in_flight = server.Stub()->Convert(&context, Request(SlowModelBytes(), 25), &converted);
   });
-  ASSERT_TRUE(ServerProcess::Eventually([&] { return server.RunningWorkers() == 1; }));
+  ASSERT_TRUE(Eventually([&] { return server.RunningWorkers() == 1; }));
   server.Signal(SIGTERM);
-  ASSERT_TRUE(ServerProcess::Eventually(
+  ASSERT_TRUE(Eventually(
       [&] { return absl::StrContains(server.Stderr(), "SIGTERM: draining"); }));
   auto fresh = v1::OnnxConvert::NewStub(Channel(server.port()));
   grpc::ClientContext late_context;
@@ -316,7 +319,7 @@ TEST(ServerProcessTest, DeadlineAndCancellationKillTheWorkerAndReplaceIt) {
   grpc::Status status = server.Stub()->Convert(&context, slow, &converted);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
   std::vector<pid_t> second;
-  EXPECT_TRUE(ServerProcess::Eventually([&] {
+  EXPECT_TRUE(Eventually([&] {
     second = WorkerPids(server.pid());
     return second.size() == 1 && second != first && server.RunningWorkers() == 0;
   })) << server.Stderr();
@@ -325,13 +328,13 @@ TEST(ServerProcessTest, DeadlineAndCancellationKillTheWorkerAndReplaceIt) {
 
   grpc::ClientContext cancelled;
   std::thread canceller([&] {
-    ServerProcess::Eventually([&] { return server.RunningWorkers() == 1; });
+    Eventually([&] { return server.RunningWorkers() == 1; });
     cancelled.TryCancel();
   });
   status = server.Stub()->Convert(&cancelled, slow, &converted);
   canceller.join();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED) << status.error_message();
-  EXPECT_TRUE(ServerProcess::Eventually([&] {
+  EXPECT_TRUE(Eventually([&] {
     std::vector<pid_t> third = WorkerPids(server.pid());
     return third.size() == 1 && third != second && server.RunningWorkers() == 0;
   }));
@@ -344,7 +347,7 @@ TEST(ServerProcessTest, ServerOutlivesItsZygoteAndSaysSo) {
   ASSERT_EQ(zygote.size(), 1u);
   ASSERT_EQ(kill(zygote[0], SIGKILL), 0);
   grpc::Status status;
-  EXPECT_TRUE(ServerProcess::Eventually([&] {
+  EXPECT_TRUE(Eventually([&] {
     status = ConvertAs(server, "orphan", testing::TinyCnnBytes(), 17);
     return status.error_code() == grpc::StatusCode::INTERNAL;
   })) << status.error_message();

@@ -15,10 +15,13 @@
 #include "service/grpc_status.h"
 #include "service/server.h"
 #include "service/testing/test_models.h"
+#include "tests/eventually.h"
 #include "tests/test_files.h"
 
 namespace onnxconvert::service {
 namespace {
+
+using ::onnxconvert::testing::Eventually;
 
 // A chain whose conversion to opset 25 takes over a second (the deadline
 // and cancellation tests need it to outlast 200 ms by far).
@@ -75,15 +78,6 @@ class ServiceTest : public ::testing::Test {
   int64_t RunningWorkers() {
     absl::StatusOr<v1::MetricsResponse> metrics = InProcessClient()->Metrics();
     return metrics.ok() ? metrics->running_workers() : -1;
-  }
-  // Waits until `predicate` holds (up to 10 s).
-  template <typename Predicate>
-  bool Eventually(Predicate predicate) {
-    for (int i = 0; i < 1000; ++i) {
-      if (predicate()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
   }
 
   std::stringstream log_;

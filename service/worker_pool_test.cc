@@ -19,9 +19,12 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "ir/status_macros.h"
+#include "tests/eventually.h"
 
 namespace onnxconvert::service {
 namespace {
+
+using ::onnxconvert::testing::Eventually;
 
 constexpr int kWorkers = 2;
 constexpr int64_t kMemoryMb = 512;
@@ -56,15 +59,6 @@ absl::StatusOr<std::string> RunTask(const std::string& id, const std::string& co
   return std::string(mapped.section(0));
 }
 
-// Waits until `predicate` holds (up to 10 s).
-template <typename Predicate>
-bool Eventually(Predicate predicate) {
-  for (int i = 0; i < 1000; ++i) {
-    if (predicate()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
 
 bool FullPool() { return static_cast<int>(pool->worker_pids().size()) == kWorkers; }
 

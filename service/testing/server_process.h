@@ -94,15 +94,6 @@ class ServerProcess {
     grpc::ClientContext context;
     return Stub()->Metrics(&context, {}, &metrics).ok() ? metrics.running_workers() : -1;
   }
-  // Waits until `predicate` holds (up to 10 s).
-  template <typename Predicate>
-  static bool Eventually(Predicate predicate) {
-    for (int i = 0; i < 1000; ++i) {
-      if (predicate()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
-  }
 
  private:
   pid_t pid_ = -1;
