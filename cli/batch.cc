@@ -1,5 +1,8 @@
 #include "cli/batch.h"
 
+#include "ir/memory_budget.h"
+#include "service/request_guard.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -149,7 +152,15 @@ JobResult RunJob(const BatchJob& job, const BatchSettings& settings, Engine& eng
     result.outcome = JobResult::kSkipped;
     return result;
   }
-  absl::Status status = ConvertJob(job, settings, engine, result);
+  absl::Status status;
+  try {
+    // Each model within its own budget, as the command's own model would be.
+    uintmax_t bytes = fs::file_size(job.input, ec);
+    MemoryBudget budget(BudgetFor(ec ? 0 : static_cast<int64_t>(bytes)));
+    status = ConvertJob(job, settings, engine, result);
+  } catch (...) {
+    status = service::ExceptionStatus(std::current_exception(), job.input);
+  }
   result.milliseconds = std::chrono::duration<double, std::milli>(
                             std::chrono::steady_clock::now() - start)
                             .count();

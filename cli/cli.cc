@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "ir/memory_budget.h"
+#include "service/request_guard.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -357,20 +358,15 @@ int64_t FileBytes(const std::string& path) {
 // with one line naming the file, never a crash.
 int RunWithinBudget(const Command& command, Context& ctx) {
   const std::string file = ctx.args.positional.empty() ? "" : ctx.args.positional[0];
-  absl::Status failed;
   try {
     std::optional<MemoryBudget> budget;
     if (command.positional_count == 1) budget.emplace(BudgetFor(FileBytes(file)));
     return command.run(ctx);
-  } catch (const MemoryBudgetExceeded& exceeded) {
-    failed = BudgetError(file, exceeded.limit());
-  } catch (const std::bad_alloc&) {
-    failed = absl::ResourceExhaustedError(absl::StrCat(file, ": out of memory"));
-  } catch (const std::exception& e) {
-    failed = absl::InternalError(absl::StrCat(file, ": ", e.what()));
+  } catch (...) {
+    absl::Status failed = service::ExceptionStatus(std::current_exception(), file);
+    ctx.err << "onnx-convert " << command.name << ": " << failed.message() << "\n";
+    return kExitInvalidModel;
   }
-  ctx.err << "onnx-convert " << command.name << ": " << failed.message() << "\n";
-  return kExitInvalidModel;
 }
 
 }  // namespace
