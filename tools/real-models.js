@@ -65,7 +65,7 @@ function fetchTarball(pkg, version, dir) {
   fs.mkdirSync(dir, {recursive: true});
   const partial = fs.mkdtempSync(path.join(dir, '.pack-'));
   try {
-    childProcess.execFileSync('npm', ['pack', '--silent', `${pkg}@${version}`, '--pack-destination', partial],
+    childProcess.execFileSync('npm', ['pack', '--loglevel=error', `${pkg}@${version}`, '--pack-destination', partial],
                               {stdio: ['ignore', 'ignore', 'pipe'], timeout: 300000});
     fs.renameSync(path.join(partial, tarballName(pkg, version)), tarball);
   } finally {
@@ -266,6 +266,15 @@ async function prepare(ort, model, options, seed) {
   return 'made';
 }
 
+// Why a step failed: the error's first line and, for a command, the first
+// two lines it printed on stderr (npm's code and reason), its log's path left out.
+function reason(e) {
+  const first = String(e.message || e).split('\n')[0];
+  const lines = e.stderr ? String(e.stderr).split('\n').map((l) => l.trim())
+      .filter((l) => l && !/complete log of this run/.test(l)) : [];
+  return lines.length ? `${first}: ${lines.slice(0, 2).join(' ')}` : first;
+}
+
 async function main() {
   const options = parseArgs(process.argv.slice(2));
   if (!fs.existsSync(ORT_MODULE)) {
@@ -283,9 +292,14 @@ async function main() {
       process.stderr.write(`real-models: ${model.id}: ${how}\n`);
     } catch (e) {
       failed.push(model.id);
-      process.stderr.write(`real-models: ${model.id}: FAILED: ${String(e.message || e).split('\n')[0]}\n`);
+      // A case left without its model or data would be half a case.
+      fs.rmSync(path.join(options.cache, 'corpus', 'real', model.id), {recursive: true, force: true});
+      process.stderr.write(`real-models: ${model.id}: FAILED: ${reason(e)}\n`);
     }
   }
+  // No folder rather than an empty one: the tests skip when it is absent.
+  const real = path.join(options.cache, 'corpus', 'real');
+  if (fs.existsSync(real) && fs.readdirSync(real).length === 0) fs.rmSync(real, {recursive: true});
   process.stderr.write(`real-models: ${ready} of ${models.length} models ready under ` +
                        `${path.join(options.cache, 'corpus')}` +
                        (failed.length ? `; failed: ${failed.join(', ')}` : '') + '\n');

@@ -417,7 +417,9 @@ def main(argv):
     root = workspace_root()
     if args.real_models and not args.corpus_root:
         args.corpus_root = real_models_root()
-        if not os.path.isdir(os.path.join(args.corpus_root, "real")):
+        real = os.path.join(args.corpus_root, "real")
+        if not os.path.isdir(real) or not any(
+                os.path.isfile(os.path.join(real, c, "model.onnx")) for c in os.listdir(real)):
             print(f"NOTICE: skipped: the real-model corpus is absent ({args.corpus_root}/real). "
                   "Fetch it with: node tools/real-models.js  (tools/install-deps.sh does)")
             return 0
