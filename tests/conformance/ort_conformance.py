@@ -13,12 +13,20 @@ outputs), or when the upgrade pass rate is below --min-up or the downgrade
 pass rate below --min-down. The downgrade rate leaves out the pairs refused
 because the model cannot be expressed at the target (see REFUSAL_CLASSES).
 Exits 2 when a tool is missing or fails.
+
+--corpus-root DIR takes another corpus of the same layout (node/, simple/,
+real/ folders of cases with model.onnx and test_data_set_*); --real-models
+takes the real-model corpus that tools/real-models.js writes
+($ONNX_REAL_MODELS or ~/.cache/onnx-convert-real-models, its corpus/ folder)
+and, when it is absent, prints a notice and exits 0. --per-case prints each
+case's outcome at every target.
 """
 
 import argparse
 import collections
 import json
 import os
+import pwd
 import re
 import shutil
 import subprocess
@@ -82,6 +90,12 @@ def parse_args(argv):
                         help="lowest accepted downgrade pass rate (expressible pairs)")
     parser.add_argument("--jobs", type=int, default=2, help="ORT child processes")
     parser.add_argument("--json", default=None, help="write the table as JSON here")
+    parser.add_argument("--corpus-root", default=None,
+                        help="corpus folder (default: $ONNX_BACKEND_TESTS or ../shared/onnx-backend-tests)")
+    parser.add_argument("--real-models", action="store_true",
+                        help="the real-model corpus of tools/real-models.js; skipped when absent")
+    parser.add_argument("--per-case", action="store_true",
+                        help="print each case's outcome at every target")
     return parser.parse_args(argv)
 
 
@@ -117,6 +131,15 @@ def ort_environment(root):
     return env
 
 
+def real_models_root():
+    """The corpus folder tools/real-models.js writes: $ONNX_REAL_MODELS/corpus
+    or, under the user's home directory (from the password database, since
+    Bazel tests get a HOME of their own), .cache/onnx-convert-real-models/corpus."""
+    cache = os.environ.get("ONNX_REAL_MODELS") or os.path.join(
+        pwd.getpwuid(os.getuid()).pw_dir, ".cache", "onnx-convert-real-models")
+    return os.path.join(cache, "corpus")
+
+
 def read_lines(path):
     """The JSON objects of a JSON-lines file."""
     with open(path, encoding="utf-8") as f:
@@ -135,6 +158,8 @@ def run_converter(args, root, work):
     env = dict(os.environ)
     env.setdefault("ONNX_BACKEND_TESTS",
                    os.path.join(os.path.dirname(root), "shared", "onnx-backend-tests"))
+    if args.corpus_root:
+        env["ONNX_BACKEND_TESTS"] = args.corpus_root
     if subprocess.run(command, env=env).returncode != 0:
         fail_setup(f"{' '.join(command)} failed")
 
@@ -310,6 +335,44 @@ def print_report(stats, baseline):
         print(f"  {count:>5}  {direction:<4} [{name}] {reason}")
 
 
+# One letter per outcome in the per-case table.
+OUTCOME_MARKS = {"pass": "P", "mismatch": "M", "ort_error": "E", "runtime_gap": "G",
+                 "unsupported": "U", "failed": "F", "refused": "R", "inexpressible": "X"}
+
+
+def case_matrix(conversions, baseline, converted):
+    """{case: {target: outcome}} over baseline-passing cases, the source
+    opset of each case, and every target seen."""
+    matrix = collections.defaultdict(dict)
+    sources, targets = {}, set()
+    for c in conversions:
+        if baseline.get(c["case"], {}).get("status") != "pass" or c["direction"].startswith("ml-"):
+            continue
+        result = converted.get(c["id"]) if c["id"] else None
+        matrix[c["case"]][c["target"]] = pair_outcome(c, result)
+        sources[c["case"]] = c["source"]
+        targets.add(c["target"])
+    return matrix, sources, sorted(targets)
+
+
+def print_case_matrix(conversions, baseline, converted):
+    """Each case's outcome at every target: P pass, X refused as not
+    expressible, R refused otherwise, M mismatch, E ORT error, G runtime gap,
+    U unsupported, F failed, = the source opset."""
+    matrix, sources, targets = case_matrix(conversions, baseline, converted)
+    print("\nper case (P pass, X refused: inexpressible, R refused, M mismatch, E ORT error, "
+          "G runtime gap, U unsupported, F failed, = source opset):")
+    width = max([len(c) for c in matrix] + [4])
+    print(f"  {'case':<{width}} src " + " ".join(f"{t:>2}" for t in targets))
+    for case in sorted(matrix):
+        cells = [" =" if t == sources[case] else f" {OUTCOME_MARKS[matrix[case].get(t, 'failed')]}"
+                 for t in targets]
+        print(f"  {case:<{width}} {sources[case]:>3} " + " ".join(cells))
+    not_passing = sorted(c for c, r in baseline.items() if r["status"] != "pass")
+    for case in not_passing:
+        print(f"  {case}: original model {baseline[case]['status']}: {baseline[case].get('detail', '')}")
+
+
 def verdict(stats, args):
     """The failures that make the run fail, as sentences."""
     by_direction, _, mismatches, *_ = stats
@@ -352,6 +415,14 @@ def main(argv):
     start = time.monotonic()
     args = parse_args(argv)
     root = workspace_root()
+    if args.real_models and not args.corpus_root:
+        args.corpus_root = real_models_root()
+        real = os.path.join(args.corpus_root, "real")
+        if not os.path.isdir(real) or not any(
+                os.path.isfile(os.path.join(real, c, "model.onnx")) for c in os.listdir(real)):
+            print(f"NOTICE: skipped: the real-model corpus is absent ({args.corpus_root}/real). "
+                  "Fetch it with: node tools/real-models.js  (tools/install-deps.sh does)")
+            return 0
     env = ort_environment(root)
     script = args.run_models or os.path.join(root, "tools", "ort", "run_models.js")
     work = args.work or tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"), prefix="ort_conformance_")
@@ -366,6 +437,8 @@ def main(argv):
                            env, args.jobs, os.path.join(work, "converted.results.jsonl"))
     stats = tabulate(read_lines(os.path.join(work, "conversions.jsonl")), baseline, converted)
     print_report(stats, baseline)
+    if args.per_case:
+        print_case_matrix(read_lines(os.path.join(work, "conversions.jsonl")), baseline, converted)
     failures = verdict(stats, args)
     seconds = round(time.monotonic() - start, 1)
     json_path = args.json or os.path.join(
