@@ -2,7 +2,7 @@
 // leaves them at their neutral value (one table: pools' dilations and
 // ceil_mode, select_last_index, reductions, block sizes, saturate, ...),
 // GridSample's mode names (20 renamed bilinear/bicubic to linear/cubic),
-// and Constant's value_* shorthands (12).
+// Constant's value_* shorthands (12) and RoiAlign's pixel mode (16).
 
 #include <algorithm>
 #include <string>
@@ -158,6 +158,36 @@ absl::Status ConstantShorthandToValue(AdapterContext& ctx) {
 
 }  // namespace
 
+namespace {
+
+// RoiAlign-16 added coordinate_transformation_mode, defaulting to
+// half_pixel (sample points shifted by -0.5); the earlier versions do what
+// output_half_pixel does (no shift). Up: that is written out; down: only
+// output_half_pixel is expressible.
+absl::Status RoiAlignPixelMode(AdapterContext& ctx) {
+  constexpr const char* kName = "coordinate_transformation_mode";
+  const onnx::AttributeProto* mode = FindAttribute(ctx.node, kName);
+  if (ctx.to.since_version > ctx.from.since_version) {
+    if (mode != nullptr) return absl::OkStatus();
+    SetStringAttribute(ctx.node, kName, "output_half_pixel");
+    ctx.changes.push_back({"attribute-set", absl::StrCat(kName, " = output_half_pixel, what ",
+                                                         ctx.from.Label(), " does")});
+    return absl::OkStatus();
+  }
+  std::string value = mode != nullptr ? mode->s() : "half_pixel";
+  if (value != "output_half_pixel") {
+    return absl::FailedPreconditionError(
+        absl::StrCat(kName, " is ", value, mode != nullptr ? "" : " (the default)", ", and ",
+                     ctx.to.Label(), " does only what 'output_half_pixel' does"));
+  }
+  RemoveAttribute(ctx.node, kName);
+  ctx.changes.push_back({"attribute-removed", absl::StrCat(kName, " = output_half_pixel, what ",
+                                                           ctx.to.Label(), " does")});
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 void RegisterAddedAttributeAdapters(RewriteTable& table) {
   absl::flat_hash_set<std::string> registered;
   for (const AddedAttribute& row : kAddedAttributes) {
@@ -172,6 +202,8 @@ void RegisterAddedAttributeAdapters(RewriteTable& table) {
   table.Register("", "GridSample", 20, 16, GridSampleModes, "mode names");
   table.Register("", "GridSample", 16, 20, GridSampleModes, "mode names");
   table.Register("", "Constant", 12, 11, ConstantShorthandToValue, "value_* to value");
+  table.Register("", "RoiAlign", 10, 16, RoiAlignPixelMode, "output_half_pixel written out");
+  table.Register("", "RoiAlign", 16, 10, RoiAlignPixelMode, "output_half_pixel only");
 }
 
 }  // namespace onnxconvert::adapters

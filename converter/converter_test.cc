@@ -87,12 +87,13 @@ struct RefusalCase {
 
 TEST(ConverterTest, RefusalsNameTheStepNodeAndReason) {
   const RefusalCase cases[] = {
-      {"type_not_in_older_version",
+      {"type_not_in_older_version_without_exact_cast",
        "<ir_version: 8, opset_import: [\"\" : 14]>\n"
-       "g (int8[2] A, int8[2] B) => (int8[2] Y) { [add] Y = Add(A, B) }",
+       "g (int64[2] X) => (int64[2] Y) { [relu] Y = Relu(X) }",
        13, absl::StatusCode::kFailedPrecondition,
-       "step 14 -> 13: main \xE2\x80\xBA node 'add' (Add-14): 'A' is tensor(int8), which Add-13 "
-       "does not allow for T"},
+       "step 14 -> 13: main \xE2\x80\xBA node 'relu' (Relu-14): the inputs bound to T are "
+       "tensor(int64), and no type Relu-13 allows for T holds their values exactly: a cast to "
+       "tensor(double) would hold integers only up to \xC2\xB1" "2^53"},
       {"semantic_change_needs_constants",
        "<ir_version: 9, opset_import: [\"\" : 20]>\n"
        "g (float[2,4,3] X, float[2] S, float[2] B) => (float[2,4,3] Y) {\n"

@@ -229,6 +229,9 @@ struct StepContext {
   bool expand;
   bool allow_casts;
   const std::function<bool()>& should_stop;
+  // Whether the graphs hold all their nodes (false for the windows of a
+  // large model): adapters may then ask whether a value is used.
+  bool whole_graphs = true;
   int64_t polled = 0;  // nodes seen since the last poll of should_stop
   // The step's rank in the conversion, from 0.
   int64_t step_rank = 0;
