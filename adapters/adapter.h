@@ -197,6 +197,10 @@ onnx::NodeProto CastNode(const AdapterContext& ctx, const std::string& in, const
 // The element type of `value` when known, else 0.
 int32_t ElemOf(const AdapterContext& ctx, const std::string& value);
 
+// Whether InsertCasts would succeed on the node, changing nothing (a dry
+// run's verdict; output types not known are taken to fit).
+absl::Status CastsWouldFit(AdapterContext& ctx);
+
 // Checks that the element types a node uses are allowed by `to`'s type
 // constraints (used by compatible downgrades); the error names the value,
 // its type and the allowed ones.

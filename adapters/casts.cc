@@ -166,7 +166,11 @@ int32_t ElemOf(const AdapterContext& ctx, const std::string& value) {
   return type != nullptr && type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
 }
 
-absl::Status InsertCasts(AdapterContext& ctx) {
+namespace {
+
+// InsertCasts, or with `apply` false only whether it would succeed (the
+// node unchanged; output types not known are taken to fit).
+absl::Status Casts(AdapterContext& ctx, bool apply) {
   const schema::OpSchema* cast = schema::Registry::Get().Lookup("", "Cast", ctx.to_opset);
   // Type parameter -> the element types of the values bound to it.
   std::map<std::string, std::vector<int32_t>> bound;
@@ -217,6 +221,7 @@ absl::Status InsertCasts(AdapterContext& ctx) {
           "'", ctx.node.input(i), "' would need a cast from ", TensorTypeString(elem), " to ",
           TensorTypeString(it->second), ", which Cast at opset ", ctx.to_opset, " cannot do"));
     }
+    if (!apply) continue;
     std::string cast_name = ctx.fresh_name(absl::StrCat(ctx.node.input(i), "_cast"));
     ctx.insert_before(CastNode(ctx, ctx.node.input(i), cast_name, it->second));
     ctx.changes.push_back({"cast-inserted", absl::StrCat("'", ctx.node.input(i), "' to ",
@@ -228,18 +233,25 @@ absl::Status InsertCasts(AdapterContext& ctx) {
     if (it == carriers.end() || ctx.node.output(i).empty()) continue;
     const std::string original = ctx.node.output(i);
     int32_t elem = ElemOf(ctx, original);
-    if (elem == it->second) continue;
+    if (elem == it->second || (!apply && elem == 0)) continue;
     if (elem == 0 || !cast_allows(it->second, elem)) {
       return absl::FailedPreconditionError(absl::StrCat(
           "output '", original, "' cannot be cast back from ", TensorTypeString(it->second),
           elem == 0 ? ": its type is unknown" : absl::StrCat(" to ", TensorTypeString(elem),
                                                              " at opset ", ctx.to_opset)));
     }
+    if (!apply) continue;
     ctx.insert_after(CastNode(ctx, ctx.detach_output(i), original, elem));
     ctx.changes.push_back({"cast-inserted", absl::StrCat("'", original, "' back to ",
                                                          TensorTypeString(elem))});
   }
   return absl::OkStatus();
 }
+
+}  // namespace
+
+absl::Status InsertCasts(AdapterContext& ctx) { return Casts(ctx, /*apply=*/true); }
+
+absl::Status CastsWouldFit(AdapterContext& ctx) { return Casts(ctx, /*apply=*/false); }
 
 }  // namespace onnxconvert::adapters

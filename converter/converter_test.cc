@@ -153,6 +153,35 @@ TEST(ConverterTest, DryRunListsEveryNodeThatCannotBeConverted) {
   EXPECT_EQ(ConvertModel(model, options).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
+// A plan agrees with the conversion on casts: exact ones are planned, a
+// lossy one (or any, with no_casts) is listed as refused.
+TEST(ConverterTest, DryRunPlansTheCastsConvertWouldInsert) {
+  const struct {
+    const char* name;
+    const char* graph;
+    bool no_casts;
+    int refused;
+  } cases[] = {
+      {"exact", "g (int8[2] A, int8[2] B) => (int8[2] C) { [a] C = Add(A, B) }", false, 0},
+      {"exact_with_no_casts", "g (int8[2] A, int8[2] B) => (int8[2] C) { [a] C = Add(A, B) }",
+       true, 1},
+      {"lossy", "g (int64[2] X) => (int64[2] Y) { [r] Y = Relu(X) }", false, 1},
+  };
+  for (const auto& c : cases) {
+    onnx::ModelProto model =
+        Model(absl::StrCat("<ir_version: 8, opset_import: [\"\" : 14]>\n", c.graph));
+    ConvertOptions options;
+    options.target_opset = 13;
+    options.no_casts = c.no_casts;
+    options.dry_run = true;
+    absl::StatusOr<ConversionResult> plan = ConvertModel(model, options);
+    ASSERT_TRUE(plan.ok()) << c.name << ": " << plan.status();
+    EXPECT_EQ(plan->report.nodes_refused, c.refused) << c.name;
+    options.dry_run = false;
+    EXPECT_EQ(ConvertModel(model, options).ok(), c.refused == 0) << c.name;
+  }
+}
+
 TEST(ConverterTest, StopsWhenAsked) {
   onnx::ModelProto model = Model(
       "<ir_version: 8, opset_import: [\"\" : 12]>\n"

@@ -292,7 +292,9 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
           case adapters::AdapterEntry::kCompatible: {
             if (!plan->types_widen) status = adapters::CheckTypesAllowed(ctx);
             bool touched = false;
-            if (!status.ok() && step.allow_casts && !step.dry_run) {
+            if (!status.ok() && step.allow_casts && step.dry_run) {
+              status = adapters::CastsWouldFit(ctx);
+            } else if (!status.ok() && step.allow_casts) {
               step.edits.Touch(site);
               touched = true;
               status = adapters::InsertCasts(ctx);
