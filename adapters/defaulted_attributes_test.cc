@@ -46,6 +46,32 @@ TEST(DefaultedAttributesTest, DefaultsTheTargetLacksAreDropped) {
        "g (float[1,1,4,4] X) => (float[1,1,2,2] Y) "
        "{ [p] Y = MaxPool <kernel_shape = [2, 2], strides = [2, 2], storage_order = 0> (X) }",
        "[p] Y = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (X)", ""},
+      {"arg_max_select_last_index_0", 12, 11,
+       "g (float[2,3] X) => (int64[2,1] Y) { [a] Y = ArgMax <axis = 1, select_last_index = 0> (X) }",
+       "[a] Y = ArgMax <axis = 1> (X)", ""},
+      {"top_k_largest_and_sorted_1", 11, 10,
+       "g (float[2,3] X) => (float[2,2] V, int64[2,2] I) <int64[1] k = {2}> "
+       "{ [t] V, I = TopK <largest = 1, sorted = 1> (X, k) }",
+       "[t] V, I = TopK(X, k)", ""},
+      {"scatter_elements_reduction_none", 16, 13,
+       "g (float[3] X, int64[1] I, float[1] U) => (float[3] Y) "
+       "{ [s] Y = ScatterElements <reduction = \"none\"> (X, I, U) }",
+       "[s] Y = ScatterElements(X, I, U)", ""},
+      {"depth_to_space_mode_dcr", 11, 10,
+       "g (float[1,4,2,2] X) => (float[1,1,4,4] Y) "
+       "{ [d] Y = DepthToSpace <blocksize = 2, mode = \"DCR\"> (X) }",
+       "[d] Y = DepthToSpace <blocksize = 2> (X)", ""},
+      {"average_pool_ceil_mode_0", 10, 9,
+       "g (float[1,1,4,4] X) => (float[1,1,2,2] Y) "
+       "{ [p] Y = AveragePool <kernel_shape = [2, 2], strides = [2, 2], ceil_mode = 0> (X) }",
+       "[p] Y = AveragePool <kernel_shape = [2, 2], strides = [2, 2]> (X)", ""},
+      {"cast_round_mode_up", 24, 23,
+       "g (float[2] X) => (float16[2] Y) { [c] Y = Cast <to = 10, round_mode = \"up\"> (X) }",
+       "[c] Y = Cast <to = 10> (X)", ""},
+      {"top_k_smallest_refused", 11, 10,
+       "g (float[2,3] X) => (float[2,2] V, int64[2,2] I) <int64[1] k = {2}> "
+       "{ [t] V, I = TopK <largest = 0> (X, k) }",
+       "", "attribute 'largest' does not exist in TopK-10"},
       {"reduce_mean_noop_with_empty_axes_1_refused", 18, 13,
        "g (float[2,3] X) => (float[2] Y) <int64[1] axes = {1}> "
        "{ [m] Y = ReduceMean <keepdims = 0, noop_with_empty_axes = 1> (X, axes) }",
