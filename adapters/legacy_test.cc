@@ -18,6 +18,11 @@ TEST(LegacyAdapterTest, ConstantsOfOtherTypesBecomeInitializers) {
       {"int32_constant_to_initializer", 9, 8,
        "g () => (int32[1] Y) { [k] Y = Constant <value = int32[1] {7}> () }",
        "[k] Y = Identity(k__0)", ""},
+      // The initializer is still a constant to a later step's adapter.
+      {"int64_shape_constant_read_below_5", 9, 4,
+       "g (float[2,3] X) => (float[6] Y) {\n"
+       "  [s] S = Constant <value = int64[1] {6}> ()\n  [y] Y = Reshape(X, S)\n}",
+       "[s] S = Identity(s__0); [y] Y = Reshape <shape = [6]> (X)", "", 8, /*all_nodes=*/true},
       {"bool_constant_to_initializer", 9, 1,
        "g () => (bool[1] Y) { [k] Y = Constant <value = bool[1] {1}> () }",
        "[k] Y = Identity(k__0)", "", 3},

@@ -198,10 +198,20 @@ class ConstantTable {
       constants.try_emplace(tensor.name(), &tensor);
     }
     for (const onnx::NodeProto& node : graph.node()) {
-      if (node.op_type() != "Constant" || node.output_size() != 1 ||
-          !schema::Registry::CanonicalDomain(node.domain()).empty()) {
+      if (node.output_size() != 1 || !schema::Registry::CanonicalDomain(node.domain()).empty()) {
         continue;
       }
+      if (node.op_type() == "Identity" && node.input_size() == 1) {
+        // An Identity of a constant is that constant (a Constant a
+        // downgrade made an initializer is passed on by one).
+        if (opaque_ != nullptr && opaque_->contains(node.input(0))) continue;
+        auto found = constants.find(node.input(0));
+        if (found == constants.end()) continue;
+        const onnx::TensorProto* value = found->second;
+        constants.try_emplace(node.output(0), value);
+        continue;
+      }
+      if (node.op_type() != "Constant") continue;
       if (const onnx::TensorProto* value = ConstantNodeValue(node, owned_)) {
         constants.try_emplace(node.output(0), value);
       }
