@@ -31,9 +31,9 @@ absl::Status MaskType(AdapterContext& ctx) {
   // The mask's type before the step, which its readers expect.
   int32_t elem = up ? ElemOf(ctx, ctx.node.input(0)) : onnx::TensorProto::BOOL;
   if (elem == 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the mask '", mask, "' is read, and the element type of '", ctx.node.input(0),
-        "' it has before ", ctx.to.Label(), " is unknown"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("the mask '", mask, "' is read, and the element type of '", ctx.node.input(0),
+                     "' it has before ", ctx.to.Label(), " is unknown"));
   }
   ctx.insert_after(CastNode(ctx, ctx.detach_output(1), mask, elem));
   ctx.changes.push_back(

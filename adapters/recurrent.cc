@@ -45,9 +45,8 @@ onnx::NodeProto Transpose(AdapterContext& ctx, const std::string& in, const std:
                           const std::vector<int64_t>& perm) {
   onnx::NodeProto node;
   node.set_op_type("Transpose");
-  node.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name().empty() ? ctx.node.op_type()
-                                                                      : ctx.node.name(),
-                                            "_layout")));
+  node.set_name(ctx.fresh_name(
+      absl::StrCat(ctx.node.name().empty() ? ctx.node.op_type() : ctx.node.name(), "_layout")));
   node.add_input(in);
   node.add_output(out);
   AddIntsAttribute(node, "perm", perm);
@@ -74,8 +73,8 @@ absl::Status BatchFirstByTransposes(AdapterContext& ctx) {
       ctx.insert_before(Transpose(ctx, value, moved, slot.perm));
       ctx.node.set_input(slot.slot, moved);
     }
-    ctx.changes.push_back({"node-inserted", absl::StrCat("Transpose of ", slot.what, " ('",
-                                                         value, "') for layout 1")});
+    ctx.changes.push_back({"node-inserted", absl::StrCat("Transpose of ", slot.what, " ('", value,
+                                                         "') for layout 1")});
   }
   return absl::OkStatus();
 }
@@ -88,8 +87,6 @@ constexpr RewriteRow kRecurrentAdapters[] = {
 
 }  // namespace
 
-void RegisterRecurrentAdapters(RewriteTable& table) {
-  RegisterRows(table, "", kRecurrentAdapters);
-}
+void RegisterRecurrentAdapters(RewriteTable& table) { RegisterRows(table, "", kRecurrentAdapters); }
 
 }  // namespace onnxconvert::adapters
