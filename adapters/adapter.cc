@@ -41,6 +41,37 @@ constexpr SemanticChange kSemanticChanges[] = {
     {"", "Upsample", 7, "height_scale and width_scale became scales for every axis"},
 };
 
+// Attributes a version added whose default is not what the earlier
+// versions, which lack them, do: unset or written with that default, the
+// node still means something else there (a rewrite or a refusal decides).
+// Every other attribute an earlier version lacks means, at its default,
+// what that version does.
+struct DefaultUnlikeOlder {
+  const char* op;
+  int since;  // the since_version that added the attribute
+  const char* attribute;
+  const char* older;  // what the earlier versions do
+};
+
+constexpr DefaultUnlikeOlder kDefaultsUnlikeOlder[] = {
+    {"Resize", 11, "coordinate_transformation_mode", "asymmetric"},
+    {"Resize", 11, "nearest_mode", "floor"},
+    {"RoiAlign", 16, "coordinate_transformation_mode", "output_half_pixel"},
+};
+
+// The row of kDefaultsUnlikeOlder for `attribute` of `from` when `to`
+// predates it, or null.
+const DefaultUnlikeOlder* UnlikeOlder(const OpSchema& from, const OpSchema& to,
+                                      absl::string_view attribute) {
+  for (const DefaultUnlikeOlder& row : kDefaultsUnlikeOlder) {
+    if (from.domain.empty() && from.name == row.op && attribute == row.attribute &&
+        from.since_version >= row.since && to.since_version < row.since) {
+      return &row;
+    }
+  }
+  return nullptr;
+}
+
 bool IsSemanticChange(const OpSchema& a, const OpSchema& b) {
   int newer = std::max(a.since_version, b.since_version);
   for (const SemanticChange& change : kSemanticChanges) {
@@ -119,7 +150,15 @@ std::string AttributeDifference(const OpSchema& from, const OpSchema& to,
     const AttrSpec* b = to.FindAttr(a.name);
     bool set = NodeSets(node, a.name);
     if (b == nullptr) {
-      if (set) return absl::StrCat("attribute '", a.name, "' does not exist in ", to.Label());
+      if (const DefaultUnlikeOlder* unlike = UnlikeOlder(from, to, a.name)) {
+        return absl::StrCat("attribute '", a.name, "' is ",
+                            set ? "set" : "left at its default", ", and ", to.Label(),
+                            " lacks it and does what '", unlike->older, "' does");
+      }
+      // Written with its default, an attribute means what its absence does.
+      if (set && !HoldsDefault(a, *FindAttribute(node, a.name))) {
+        return absl::StrCat("attribute '", a.name, "' does not exist in ", to.Label());
+      }
       continue;
     }
     if (set && a.type != b->type) {
@@ -227,6 +266,41 @@ const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, absl::str
     if (a.name() == name) return &a;
   }
   return nullptr;
+}
+
+bool HoldsDefault(const AttrSpec& spec, const onnx::AttributeProto& attribute) {
+  if (!spec.has_default) return false;
+  if (attribute.has_type() && attribute.type() != spec.type) return false;
+  const schema::AttrDefault& d = spec.default_value;
+  switch (spec.type) {
+    case onnx::AttributeProto::INT:
+      return attribute.i() == d.i;
+    case onnx::AttributeProto::FLOAT:
+      return attribute.f() == d.f || (attribute.f() != attribute.f() && d.f != d.f);
+    case onnx::AttributeProto::STRING:
+      return attribute.s() == d.s;
+    case onnx::AttributeProto::INTS:
+      return std::equal(attribute.ints().begin(), attribute.ints().end(), d.ints.begin(),
+                        d.ints.end());
+    case onnx::AttributeProto::STRINGS:
+      return std::equal(attribute.strings().begin(), attribute.strings().end(),
+                        d.strings.begin(), d.strings.end());
+    default:
+      return false;  // tensors, graphs, floats: the registry keeps no such defaults
+  }
+}
+
+void DropDefaultedAttributes(AdapterContext& ctx) {
+  for (const AttrSpec& spec : ctx.from.attributes) {
+    if (ctx.to.FindAttr(spec.name) != nullptr) continue;
+    if (UnlikeOlder(ctx.from, ctx.to, spec.name) != nullptr) continue;
+    const onnx::AttributeProto* attribute = FindAttribute(ctx.node, spec.name);
+    if (attribute == nullptr || !HoldsDefault(spec, *attribute)) continue;
+    RemoveAttribute(ctx.node, spec.name);
+    ctx.changes.push_back(
+        {"attribute-removed", absl::StrCat(spec.name, " (set to its default, which ",
+                                           ctx.to.Label(), " lacks) dropped")});
+  }
 }
 
 void RemoveAttribute(onnx::NodeProto& node, absl::string_view name) {

@@ -57,6 +57,12 @@ struct AdapterContext {
   // Makes the converter track the nodes of `graph`, a subgraph the adapter
   // built around existing ones (its nodes are at the target version).
   std::function<void(onnx::GraphProto& graph)> track_subgraph = nullptr;
+  // Whether `value` is read by a node of the node's graph (or of a graph
+  // nested in it) or is an output of that graph; nullopt when it cannot be
+  // told (inside a function body). Null where the graph is not wholly at
+  // hand (a window of a large model): an adapter that needs it fails, and
+  // the model is converted whole.
+  std::function<std::optional<bool>(absl::string_view value)> value_used = nullptr;
 };
 
 // Converts one node between two adjacent versions of its operator. Returns
@@ -111,6 +117,16 @@ AdapterEntry FindAdapter(const AdapterPlan& plan, const onnx::NodeProto& node);
 
 // The attribute `name` of `node`, or null.
 const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, absl::string_view name);
+
+// Whether `attribute` holds the default value `spec` gives it (false when
+// `spec` has no default or the value is of another type).
+bool HoldsDefault(const schema::AttrSpec& spec, const onnx::AttributeProto& attribute);
+
+// Removes the attributes the node sets to the default `ctx.from` gives them
+// and `ctx.to` lacks: written out or left unset, they mean the same, and
+// the target version keeps what unset means. Each removal is recorded in
+// `ctx.changes`. The one place every step treats default-valued attributes.
+void DropDefaultedAttributes(AdapterContext& ctx);
 
 // Removes the attribute `name` of `node` if present.
 void RemoveAttribute(onnx::NodeProto& node, absl::string_view name);
@@ -172,6 +188,18 @@ bool NegativeAxesMatter(const schema::OpSchema& from, const schema::OpSchema& to
 // of those type parameters back; fails naming the value when no such type
 // exists. Used instead of refusing when the conversion allows casts.
 absl::Status InsertCasts(AdapterContext& ctx);
+
+// A Cast of `in` to element type `to` producing `out`, named after the
+// node and spelled as Cast is at the step's target opset.
+onnx::NodeProto CastNode(const AdapterContext& ctx, const std::string& in, const std::string& out,
+                         int32_t to);
+
+// The element type of `value` when known, else 0.
+int32_t ElemOf(const AdapterContext& ctx, const std::string& value);
+
+// Whether InsertCasts would succeed on the node, changing nothing (a dry
+// run's verdict; output types not known are taken to fit).
+absl::Status CastsWouldFit(AdapterContext& ctx);
 
 // Checks that the element types a node uses are allowed by `to`'s type
 // constraints (used by compatible downgrades); the error names the value,

@@ -25,7 +25,7 @@ struct ConversionCase {
   // Compare every node of the converted graph ("; "-joined), not only the
   // first.
   bool all_nodes = false;
-  bool allow_casts = false;  // ConvertOptions::allow_casts
+  bool no_casts = false;  // ConvertOptions::no_casts
 };
 
 // The nodes of `graph` in ONNX text, joined by "; ".
@@ -44,7 +44,7 @@ inline void ExpectConversion(const ConversionCase& c) {
       "<ir_version: ", c.ir_version, ", opset_import: [\"\" : ", c.from, "]>\n", c.graph));
   converter::ConvertOptions options;
   options.target_opset = c.to;
-  options.allow_casts = c.allow_casts;
+  options.no_casts = c.no_casts;
   // Each step is validated node by node and as a whole, which must agree.
   options.cross_check = true;
   absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);

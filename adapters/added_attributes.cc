@@ -1,8 +1,8 @@
 // Attributes later versions added, which a downgrade drops when the node
-// leaves them at their neutral value (one table: pools' dilations and
-// ceil_mode, select_last_index, reductions, block sizes, saturate, ...),
+// leaves them at a neutral value that is not their default (pools'
+// dilations; saturate, which no value makes matter there),
 // GridSample's mode names (20 renamed bilinear/bicubic to linear/cubic),
-// and Constant's value_* shorthands (12).
+// Constant's value_* shorthands (12) and RoiAlign's pixel mode (16).
 
 #include <algorithm>
 #include <string>
@@ -17,44 +17,30 @@ namespace onnxconvert::adapters {
 namespace {
 
 // An attribute a later version added, and the value at which the older
-// version behaves the same (the attribute's default).
+// version behaves the same.
 struct AddedAttribute {
   const char* op;
   int newer;  // since_version that has the attribute
   int older;  // since_version it is dropped for
   const char* name;
-  int64_t neutral_int;
-  const char* neutral_string;  // non-null for STRING attributes
-  bool irrelevant = false;     // no value changes inference results
+  int64_t neutral_int;     // every int of a list
+  bool irrelevant = false;  // no value changes inference results
 };
 
+// Only attributes whose neutral value is not their default (or any value
+// of which is neutral) are listed: one written with its default is dropped
+// for every op by DropDefaultedAttributes.
 constexpr AddedAttribute kAddedAttributes[] = {
-    {"AveragePool", 19, 11, "dilations", 1, nullptr},
-    {"AveragePool", 10, 7, "ceil_mode", 0, nullptr},
-    {"LpPool", 18, 11, "dilations", 1, nullptr},
-    {"LpPool", 18, 11, "ceil_mode", 0, nullptr},
-    {"MaxPool", 10, 8, "ceil_mode", 0, nullptr},
-    {"MaxPool", 10, 8, "dilations", 1, nullptr},
-    {"ArgMax", 12, 11, "select_last_index", 0, nullptr},
-    {"ArgMin", 12, 11, "select_last_index", 0, nullptr},
-    {"ScatterElements", 16, 13, "reduction", 0, "none"},
-    {"ScatterND", 16, 13, "reduction", 0, "none"},
-    {"QuantizeLinear", 21, 19, "block_size", 0, nullptr},
-    {"QuantizeLinear", 21, 19, "output_dtype", 0, nullptr},
-    {"DequantizeLinear", 21, 19, "block_size", 0, nullptr},
-    {"DepthToSpace", 11, 1, "mode", 0, "DCR"},
-    {"Reshape", 14, 13, "allowzero", 0, nullptr},
-    {"GatherND", 12, 11, "batch_dims", 0, nullptr},
-    {"TopK", 11, 10, "largest", 1, nullptr},
-    {"TopK", 11, 10, "sorted", 1, nullptr},
-    {"Cast", 19, 13, "saturate", 0, nullptr, /*irrelevant=*/true},
-    {"CastLike", 19, 15, "saturate", 0, nullptr, /*irrelevant=*/true},
+    {"AveragePool", 19, 11, "dilations", 1},
+    {"LpPool", 18, 11, "dilations", 1},
+    {"MaxPool", 10, 8, "dilations", 1},
+    {"Cast", 19, 13, "saturate", 0, /*irrelevant=*/true},
+    {"CastLike", 19, 15, "saturate", 0, /*irrelevant=*/true},
 };
 
 // Whether `attribute` holds `row`'s neutral value (every int of a list).
 bool IsNeutral(const onnx::AttributeProto& attribute, const AddedAttribute& row) {
   if (row.irrelevant) return true;
-  if (row.neutral_string != nullptr) return attribute.s() == row.neutral_string;
   if (attribute.type() == onnx::AttributeProto::INTS) {
     return std::all_of(attribute.ints().begin(), attribute.ints().end(),
                        [&](int64_t v) { return v == row.neutral_int; });
@@ -158,6 +144,36 @@ absl::Status ConstantShorthandToValue(AdapterContext& ctx) {
 
 }  // namespace
 
+namespace {
+
+// RoiAlign-16 added coordinate_transformation_mode, defaulting to
+// half_pixel (sample points shifted by -0.5); the earlier versions do what
+// output_half_pixel does (no shift). Up: that is written out; down: only
+// output_half_pixel is expressible.
+absl::Status RoiAlignPixelMode(AdapterContext& ctx) {
+  constexpr const char* kName = "coordinate_transformation_mode";
+  const onnx::AttributeProto* mode = FindAttribute(ctx.node, kName);
+  if (ctx.to.since_version > ctx.from.since_version) {
+    if (mode != nullptr) return absl::OkStatus();
+    SetStringAttribute(ctx.node, kName, "output_half_pixel");
+    ctx.changes.push_back({"attribute-set", absl::StrCat(kName, " = output_half_pixel, what ",
+                                                         ctx.from.Label(), " does")});
+    return absl::OkStatus();
+  }
+  std::string value = mode != nullptr ? mode->s() : "half_pixel";
+  if (value != "output_half_pixel") {
+    return absl::FailedPreconditionError(
+        absl::StrCat(kName, " is ", value, mode != nullptr ? "" : " (the default)", ", and ",
+                     ctx.to.Label(), " does only what 'output_half_pixel' does"));
+  }
+  RemoveAttribute(ctx.node, kName);
+  ctx.changes.push_back({"attribute-removed", absl::StrCat(kName, " = output_half_pixel, what ",
+                                                           ctx.to.Label(), " does")});
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 void RegisterAddedAttributeAdapters(RewriteTable& table) {
   absl::flat_hash_set<std::string> registered;
   for (const AddedAttribute& row : kAddedAttributes) {
@@ -172,6 +188,8 @@ void RegisterAddedAttributeAdapters(RewriteTable& table) {
   table.Register("", "GridSample", 20, 16, GridSampleModes, "mode names");
   table.Register("", "GridSample", 16, 20, GridSampleModes, "mode names");
   table.Register("", "Constant", 12, 11, ConstantShorthandToValue, "value_* to value");
+  table.Register("", "RoiAlign", 10, 16, RoiAlignPixelMode, "output_half_pixel written out");
+  table.Register("", "RoiAlign", 16, 10, RoiAlignPixelMode, "output_half_pixel only");
 }
 
 }  // namespace onnxconvert::adapters

@@ -32,6 +32,10 @@ struct Slot {
   const char* attribute;
   int input;
   Form form;
+  // Nonzero: the absent input means this axis counted from the back, which
+  // is not what the absent attribute means (its default): a step writes
+  // the one it converts from explicitly.
+  int64_t absent_input_axis = 0;
 };
 
 // An op version change that moved attributes into inputs.
@@ -61,7 +65,7 @@ const MovedAttributes kMoved[] = {
     {"Pad", 2, 11, {{"pads", 1, Form::kInts}, {"value", 2, Form::kLikeInput0}}},
     {"Clip", 6, 11, {{"min", 1, Form::kLikeInput0}, {"max", 2, Form::kLikeInput0}}},
     {"Dropout", 10, 12, {{"ratio", 1, Form::kFloatScalar}}},
-    {"DFT", 17, 20, {{"axis", 2, Form::kIntScalar}}},
+    {"DFT", 17, 20, {{"axis", 2, Form::kIntScalar, /*absent_input_axis=*/-2}}},
     {"Upsample", 7, 9, {{"scales", 1, Form::kFloats}}},
     {"TopK", 1, 10, {{"k", 1, Form::kIntVector}}},
     {"Reshape", 1, 5, {{"shape", 1, Form::kInts}}},
@@ -126,6 +130,15 @@ absl::Status AttributeToInput(AdapterContext& ctx) {
   const MovedAttributes& moved = Find(ctx);
   for (const Slot& slot : moved.slots) {
     const onnx::AttributeProto* attribute = FindAttribute(ctx.node, slot.attribute);
+    onnx::AttributeProto written;  // the default, where absences differ
+    const schema::AttrSpec* spec = ctx.from.FindAttr(slot.attribute);
+    if (attribute == nullptr && slot.absent_input_axis != 0 && spec != nullptr &&
+        spec->has_default) {
+      written.set_name(slot.attribute);
+      written.set_type(onnx::AttributeProto::INT);
+      written.set_i(spec->default_value.i);
+      attribute = &written;
+    }
     if (attribute == nullptr) continue;  // the input's absence means the same default
     // One tensor per thread, cleared for each value: most values are equal
     // to one added before, which add_constant then leaves where it is.
@@ -208,7 +221,22 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
   }
   first_moved = ctx.node.input_size();
   for (const Slot& slot : moved.slots) {
-    if (ctx.node.input_size() <= slot.input || ctx.node.input(slot.input).empty()) continue;
+    bool absent = ctx.node.input_size() <= slot.input || ctx.node.input(slot.input).empty();
+    if (absent && slot.absent_input_axis != 0) {
+      int64_t rank = RankOf(ctx, ctx.node.input(0));
+      if (rank < 0) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "input '", slot.attribute, "' is absent (axis ", slot.absent_input_axis,
+            "), and the rank of '", ctx.node.input(0), "' that ", ctx.to.Label(),
+            " needs to name that axis is unknown"));
+      }
+      AddIntAttribute(ctx.node, slot.attribute, rank + slot.absent_input_axis);
+      ctx.changes.push_back({"attribute-set", absl::StrCat(slot.attribute, " = ",
+                                                           rank + slot.absent_input_axis,
+                                                           ", what the absent input means")});
+      continue;
+    }
+    if (absent) continue;
     // A copy: the input is deleted below.
     const std::string name = ctx.node.input(slot.input);
     const onnx::TensorProto* value = ctx.constant_of(name);

@@ -1,6 +1,8 @@
-// With --allow-casts, a downgrade whose target version lacks an element
-// type the node uses casts the node's inputs to a wider type the target
-// allows and casts its outputs back, instead of refusing.
+// A step whose target version lacks an element type the node uses casts the
+// node's inputs to a wider type the target allows that holds every value
+// exactly, and its outputs back, instead of refusing (the default; refused
+// with --no-casts). A cast that could lose a value is refused, naming the
+// values at risk.
 
 #include <algorithm>
 #include <map>
@@ -42,6 +44,29 @@ const std::vector<Widening>& Widenings() {
   return *table;
 }
 
+// What an element type holds exactly, for a refusal naming what a cast to
+// it could lose; the rows of the lossy carriers come first, nearest first.
+struct ExactRange {
+  int32_t type;
+  const char* holds;
+};
+
+constexpr ExactRange kExactRanges[] = {
+    {TensorProto::DOUBLE, "integers only up to ±2^53 and 53-bit fractions"},
+    {TensorProto::INT64, "integers in [-2^63, 2^63 - 1], no fractions"},
+    {TensorProto::FLOAT, "integers only up to ±2^24 and 24-bit fractions"},
+    {TensorProto::INT32, "integers in [-2^31, 2^31 - 1], no fractions"},
+    {TensorProto::UINT64, "integers in [0, 2^64 - 1], no negatives or fractions"},
+    {TensorProto::UINT32, "integers in [0, 2^32 - 1], no negatives or fractions"},
+    {TensorProto::FLOAT16, "values only within ±65504, integers up to ±2048"},
+    {TensorProto::BFLOAT16, "integers only up to ±256 and 8-bit fractions"},
+    {TensorProto::INT16, "integers in [-32768, 32767], no fractions"},
+    {TensorProto::UINT16, "integers in [0, 65535], no negatives or fractions"},
+    {TensorProto::INT8, "integers in [-128, 127], no fractions"},
+    {TensorProto::UINT8, "integers in [0, 255], no negatives or fractions"},
+    {TensorProto::BOOL, "only 0 and 1"},
+};
+
 // The allowed types of formal `slot` of `schema`'s inputs (or outputs) and,
 // in `param`, its type parameter; empty for a concrete type.
 absl::Span<const absl::string_view> Allowed(const schema::OpSchema& schema,
@@ -57,31 +82,6 @@ std::string TensorTypeString(int32_t elem) {
   onnx::TypeProto type;
   type.mutable_tensor_type()->set_elem_type(elem);
   return schema::TypeString(type);
-}
-
-onnx::NodeProto CastNode(const AdapterContext& ctx, const std::string& in, const std::string& out,
-                         int32_t to) {
-  onnx::NodeProto cast;
-  cast.set_op_type("Cast");
-  cast.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name().empty() ? "cast" : ctx.node.name(),
-                                            "_cast")));
-  cast.add_input(in);
-  cast.add_output(out);
-  onnx::AttributeProto* attribute = cast.add_attribute();
-  attribute->set_name("to");
-  if (ctx.to_opset < 6) {  // Cast-1 names the type
-    attribute->set_type(onnx::AttributeProto::STRING);
-    attribute->set_s(TensorProto::DataType_Name(static_cast<TensorProto::DataType>(to)));
-  } else {
-    attribute->set_type(onnx::AttributeProto::INT);
-    attribute->set_i(to);
-  }
-  return cast;
-}
-
-int32_t ElemOf(const AdapterContext& ctx, const std::string& value) {
-  const onnx::TypeProto* type = value.empty() ? nullptr : ctx.type_of(value);
-  return type != nullptr && type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
 }
 
 }  // namespace
@@ -127,9 +127,50 @@ std::string ParamOf(const schema::OpSchema& schema,
   return allowed.empty() ? "" : std::string(param);
 }
 
+// The values a cast of `type` to the nearest lossy type among `allowed`
+// would put at risk, as ": a cast to X holds ..." (or "").
+std::string LossText(int32_t type, absl::Span<const absl::string_view> allowed) {
+  for (const ExactRange& range : kExactRanges) {
+    if (range.type == type || !Contains(allowed, range.type)) continue;
+    return absl::StrCat(": a cast to ", TensorTypeString(range.type), " would hold ",
+                        range.holds, ", and values of ", TensorTypeString(type),
+                        " outside that would be lost");
+  }
+  return "";
+}
+
 }  // namespace
 
-absl::Status InsertCasts(AdapterContext& ctx) {
+onnx::NodeProto CastNode(const AdapterContext& ctx, const std::string& in, const std::string& out,
+                         int32_t to) {
+  onnx::NodeProto cast;
+  cast.set_op_type("Cast");
+  cast.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name().empty() ? "cast" : ctx.node.name(),
+                                            "_cast")));
+  cast.add_input(in);
+  cast.add_output(out);
+  onnx::AttributeProto* attribute = cast.add_attribute();
+  attribute->set_name("to");
+  if (ctx.to_opset < 6) {  // Cast-1 names the type
+    attribute->set_type(onnx::AttributeProto::STRING);
+    attribute->set_s(TensorProto::DataType_Name(static_cast<TensorProto::DataType>(to)));
+  } else {
+    attribute->set_type(onnx::AttributeProto::INT);
+    attribute->set_i(to);
+  }
+  return cast;
+}
+
+int32_t ElemOf(const AdapterContext& ctx, const std::string& value) {
+  const onnx::TypeProto* type = value.empty() ? nullptr : ctx.type_of(value);
+  return type != nullptr && type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
+}
+
+namespace {
+
+// InsertCasts, or with `apply` false only whether it would succeed (the
+// node unchanged; output types not known are taken to fit).
+absl::Status Casts(AdapterContext& ctx, bool apply) {
   const schema::OpSchema* cast = schema::Registry::Get().Lookup("", "Cast", ctx.to_opset);
   // Type parameter -> the element types of the values bound to it.
   std::map<std::string, std::vector<int32_t>> bound;
@@ -160,7 +201,7 @@ absl::Status InsertCasts(AdapterContext& ctx) {
       return absl::FailedPreconditionError(absl::StrCat(
           "the inputs bound to ", param, " are ", TensorTypeString(types[0]),
           types.size() > 1 ? " and others" : "", ", and no type ", ctx.to.Label(), " allows for ",
-          param, " holds their values exactly"));
+          param, " holds their values exactly", LossText(types[0], allowed)));
     }
     carriers[param] = carrier;
   }
@@ -180,6 +221,7 @@ absl::Status InsertCasts(AdapterContext& ctx) {
           "'", ctx.node.input(i), "' would need a cast from ", TensorTypeString(elem), " to ",
           TensorTypeString(it->second), ", which Cast at opset ", ctx.to_opset, " cannot do"));
     }
+    if (!apply) continue;
     std::string cast_name = ctx.fresh_name(absl::StrCat(ctx.node.input(i), "_cast"));
     ctx.insert_before(CastNode(ctx, ctx.node.input(i), cast_name, it->second));
     ctx.changes.push_back({"cast-inserted", absl::StrCat("'", ctx.node.input(i), "' to ",
@@ -191,18 +233,25 @@ absl::Status InsertCasts(AdapterContext& ctx) {
     if (it == carriers.end() || ctx.node.output(i).empty()) continue;
     const std::string original = ctx.node.output(i);
     int32_t elem = ElemOf(ctx, original);
-    if (elem == it->second) continue;
+    if (elem == it->second || (!apply && elem == 0)) continue;
     if (elem == 0 || !cast_allows(it->second, elem)) {
       return absl::FailedPreconditionError(absl::StrCat(
           "output '", original, "' cannot be cast back from ", TensorTypeString(it->second),
           elem == 0 ? ": its type is unknown" : absl::StrCat(" to ", TensorTypeString(elem),
                                                              " at opset ", ctx.to_opset)));
     }
+    if (!apply) continue;
     ctx.insert_after(CastNode(ctx, ctx.detach_output(i), original, elem));
     ctx.changes.push_back({"cast-inserted", absl::StrCat("'", original, "' back to ",
                                                          TensorTypeString(elem))});
   }
   return absl::OkStatus();
 }
+
+}  // namespace
+
+absl::Status InsertCasts(AdapterContext& ctx) { return Casts(ctx, /*apply=*/true); }
+
+absl::Status CastsWouldFit(AdapterContext& ctx) { return Casts(ctx, /*apply=*/false); }
 
 }  // namespace onnxconvert::adapters

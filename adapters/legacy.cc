@@ -3,7 +3,8 @@
 // versions write them differently (Concat's axis, Selu's constants,
 // GRU's direction), legacy hints dropped or supplied (consumed_inputs),
 // and inputs or outputs an older version requires (Gemm's C,
-// OptionalHasElement's input, GRU's Y_h).
+// OptionalHasElement's input, GRU's Y_h), and Constant-1's float-only
+// values (others become initializers).
 
 #include <cmath>
 #include <string>
@@ -207,6 +208,35 @@ absl::Status ConstantDenseOnly(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+// Constant-1 holds float16, float or double only; from 9 it holds any
+// tensor. Another value becomes a constant of the graph (an initializer,
+// listed as a graph input too below IR version 4), which an Identity
+// passes on under the node's output name.
+absl::Status ConstantAsInitializer(AdapterContext& ctx) {
+  const onnx::AttributeProto* value = FindAttribute(ctx.node, "value");
+  if (value == nullptr || !value->has_t()) return absl::OkStatus();
+  switch (value->t().data_type()) {
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::DOUBLE:
+      return absl::OkStatus();
+    default:
+      break;
+  }
+  onnx::TensorProto tensor = value->t();
+  std::string type = onnx::TensorProto::DataType_Name(
+      static_cast<onnx::TensorProto::DataType>(tensor.data_type()));
+  absl::StatusOr<std::string> name = ctx.add_constant(std::move(tensor));
+  if (!name.ok()) return name.status();
+  RemoveAttribute(ctx.node, "value");
+  ctx.node.set_op_type("Identity");
+  ctx.node.clear_input();
+  ctx.node.add_input(*name);
+  ctx.changes.push_back({"node-replaced", absl::StrCat("Constant of ", type, " -> initializer '",
+                                                       *name, "' through an Identity")});
+  return absl::OkStatus();
+}
+
 constexpr RewriteRow kLegacyAdapters[] = {
     {"BatchNormalization", 1, 6, OnlyLegacyHints, "consumed_inputs dropped"},
     {"BatchNormalization", 6, 1, OnlyLegacyHints, "consumed_inputs supplied"},
@@ -228,6 +258,7 @@ constexpr RewriteRow kLegacyAdapters[] = {
     {"Gemm", 11, 9, GemmZeroC, "C = 0 when absent"},
     {"OptionalHasElement", 18, 15, OptionalHasNoElement, "no input: false"},
     {"Constant", 11, 9, ConstantDenseOnly, "dense values only"},
+    {"Constant", 9, 1, ConstantAsInitializer, "other than float values as an initializer"},
 };
 
 }  // namespace

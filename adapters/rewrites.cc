@@ -51,6 +51,8 @@ const RewriteTable& Rewrites() {
     RegisterNormalizationAdapters(*table);
     RegisterMlAdapters(*table);
     RegisterLegacyAdapters(*table);
+    RegisterRecurrentAdapters(*table);
+    RegisterDropoutMaskAdapters(*table);
     return table;
   }();
   return *table;

@@ -56,6 +56,8 @@ void RegisterControlFlowAdapters(RewriteTable& table);
 void RegisterNormalizationAdapters(RewriteTable& table);
 void RegisterMlAdapters(RewriteTable& table);
 void RegisterLegacyAdapters(RewriteTable& table);
+void RegisterRecurrentAdapters(RewriteTable& table);
+void RegisterDropoutMaskAdapters(RewriteTable& table);
 
 }  // namespace onnxconvert::adapters
 

@@ -361,6 +361,7 @@ const std::vector<FlagSpec>& BatchFlags() {
       {"ml-to", true, ""},            {"jobs", true, "j"},
       {"ir-version", true, ""},       {"no-expand", false, ""},
       {"allow-casts", false, ""},     {"report-format", true, ""},
+      {"no-casts", false, ""},
       {"full-validation", false, ""},
       {"external-data-threshold", true, ""},
       {"force", false, ""},           {"progress", true, ""},

@@ -13,7 +13,7 @@ namespace onnxconvert::cli {
 // The usage line of `onnx-convert batch`.
 inline constexpr absl::string_view kBatchUsage =
     "batch INPUT... -o OUTDIR --to N [--ml-to M] [-j JOBS] [--ir-version V] [--no-expand]\n"
-    "          [--allow-casts] [--full-validation] [--force] [--report-format json|txt]\n"
+    "          [--no-casts] [--full-validation] [--force] [--report-format json|txt]\n"
     "          [--external-data-threshold BYTES] [--progress auto|bar|lines]";
 
 // What `onnx-convert batch` does, for the usage text.

@@ -282,23 +282,25 @@ constexpr size_t kOneOrMore = ~size_t{0};
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {"convert",
-       "convert IN -o OUT --to N [--ml-to M] [--ir-version V] [--no-expand] [--allow-casts]\n"
+       "convert IN -o OUT --to N [--ml-to M] [--ir-version V] [--no-expand] [--no-casts]\n"
        "          [--full-validation] [--report FILE.json|FILE.html|FILE.txt] [--dry-run]\n"
        "          [--external-data-threshold BYTES]",
        "converts the model one opset at a time (ai.onnx, and ai.onnx.ml with --ml-to),\n"
        "      validating every step (the nodes it touched; the whole model with\n"
        "      --full-validation); ops gone at the target are expanded into their function\n"
-       "      bodies unless --no-expand; types a target version lacks are refused, or cast\n"
-       "      to a wider type around the node with --allow-casts",
+       "      bodies unless --no-expand; types a target version lacks are cast to a wider\n"
+       "      type that holds every value exactly around the node (refused with --no-casts;\n"
+       "      --allow-casts is accepted and changes nothing)",
        {{"output", true, "o"}, {"to", true, ""}, {"ml-to", true, ""}, {"ir-version", true, ""},
-        {"no-expand", false, ""}, {"allow-casts", false, ""}, {"full-validation", false, ""},
+        {"no-expand", false, ""}, {"no-casts", false, ""}, {"allow-casts", false, ""},
+        {"full-validation", false, ""},
         {"report", true, ""}, {"dry-run", false, ""},
         {"external-data-threshold", true, ""}},
        1, RunConvert},
-      {"plan", "plan IN --to N [--ml-to M] [--no-expand] [--allow-casts] [--report FILE]",
+      {"plan", "plan IN --to N [--ml-to M] [--no-expand] [--no-casts] [--report FILE]",
        "the steps and adapters a conversion would run, changing nothing",
        {{"to", true, ""}, {"ml-to", true, ""}, {"no-expand", false, ""},
-        {"allow-casts", false, ""}, {"report", true, ""}},
+        {"no-casts", false, ""}, {"allow-casts", false, ""}, {"report", true, ""}},
        1, RunPlan},
       {"inspect", "inspect MODEL [--json]",
        "IR version, producer, opsets, ops, initializers, functions, inputs and outputs",

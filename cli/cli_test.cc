@@ -278,6 +278,39 @@ TEST(CliTest, ConvertWritesModelAndReport) {
   EXPECT_GT(gelu19.graph().node_size(), 1);
 }
 
+// Exact casts are the default (listed in the report); --no-casts refuses
+// instead; --allow-casts is still accepted and changes nothing.
+TEST(CliTest, ExactCastsByDefaultRefusedWithNoCasts) {
+  fs::path dir = testing::FreshTestDir("casts");
+  testing::WriteTestFile(dir / "add.txt",
+                         "<ir_version: 8, opset_import: [\"\" : 14]>\n"
+                         "g (int8[2] A, int8[2] B) => (int8[2] C) { [a] C = Add(A, B) }\n");
+  fs::path in = dir / "add.onnx";
+  Result parsed = RunCli({"parse", (dir / "add.txt").string(), "-o", in.string()});
+  ASSERT_EQ(parsed.exit_code, 0) << parsed.err;
+  const struct {
+    std::vector<std::string> flags;
+    bool converts;
+  } cases[] = {{{}, true}, {{"--allow-casts"}, true}, {{"--no-casts"}, false}};
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"convert", in.string(), "-o", (dir / "add13.onnx").string(),
+                                     "--to", "13", "--report", (dir / "report.json").string()};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    Result result = RunCli(args);
+    std::string flags = absl::StrJoin(c.flags, " ");
+    if (c.converts) {
+      ASSERT_EQ(result.exit_code, 0) << flags << ": " << result.err;
+      EXPECT_TRUE(absl::StrContains(testing::ReadTestFile(dir / "report.json"),
+                                    "'A' to tensor(int32)"))
+          << flags;
+    } else {
+      EXPECT_NE(result.exit_code, 0) << flags;
+      EXPECT_TRUE(absl::StrContains(result.err, "'A' is tensor(int8), which Add-13 does not allow"))
+          << flags << ": " << result.err;
+    }
+  }
+}
+
 TEST(CliTest, UsageAndIoErrorsAreExitTwo) {
   fs::path dir = testing::FreshTestDir("usage");
   const std::vector<std::vector<std::string>> cases = {

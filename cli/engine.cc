@@ -114,7 +114,9 @@ absl::StatusOr<converter::ConvertOptions> ConvertOptionsFromArgs(const ParsedArg
     OC_ASSIGN_OR_RETURN(options.ml_target_opset, IntFlag(args, "ml-to"));
   }
   options.expand_functions = !args.Has("no-expand");
-  options.allow_casts = args.Has("allow-casts");
+  // Exact casts are the default; --allow-casts, once needed for them, is
+  // accepted as a no-op.
+  options.no_casts = args.Has("no-casts");
   options.full_validation = args.Has("full-validation");
   return options;
 }

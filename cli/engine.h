@@ -65,7 +65,7 @@ absl::StatusOr<ServerChoice> TakeServerFlag(const std::vector<std::string>& args
 bool IsServerError(const absl::Status& status);
 
 // The conversion options of the convert, plan and batch flags other than
-// --to and --dry-run (--ir-version, --ml-to, --no-expand, --allow-casts,
+// --to and --dry-run (--ir-version, --ml-to, --no-expand, --no-casts, --allow-casts,
 // --full-validation);
 // an InvalidArgument error names a bad flag.
 absl::StatusOr<converter::ConvertOptions> ConvertOptionsFromArgs(const ParsedArgs& args);

@@ -3,7 +3,10 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "converter/incremental_validation.h"
 #include "converter/op_index.h"
@@ -111,7 +114,7 @@ absl::StatusOr<ConversionReport> ConvertModelInPlace(onnx::ModelProto& converted
       }
       StepContext context{*index,       types, *names, edits,          constants,
                           added,        track.domain, from,  to,    options.dry_run,
-                          options.expand_functions, options.allow_casts, options.should_stop};
+                          options.expand_functions, !options.no_casts, options.should_stop};
       absl::StatusOr<StepReport> step = RunStep(context);
       if (!step.ok()) return step.status();
       if (!options.dry_run) {
@@ -139,9 +142,28 @@ absl::StatusOr<ConversionReport> ConvertModelInPlace(onnx::ModelProto& converted
     }
   }
   int64_t ir = TargetIrVersion(options, report.source_ir_version, report.target_opset);
-  if (!options.dry_run) converted.set_ir_version(ir);
+  if (!options.dry_run) {
+    converted.set_ir_version(ir);
+    if (ir < 4) ListInitializersAsInputs(*converted.mutable_graph());
+  }
   report.target_ir_version = ir;
   return report;
+}
+
+void ListInitializersAsInputs(onnx::GraphProto& graph) {
+  absl::flat_hash_set<absl::string_view> inputs;
+  for (const onnx::ValueInfoProto& input : graph.input()) inputs.insert(input.name());
+  std::vector<onnx::ValueInfoProto> added;
+  for (const onnx::TensorProto& tensor : graph.initializer()) {
+    if (inputs.contains(tensor.name())) continue;
+    onnx::ValueInfoProto& input = added.emplace_back();
+    input.set_name(tensor.name());
+    onnx::TypeProto::Tensor* type = input.mutable_type()->mutable_tensor_type();
+    type->set_elem_type(tensor.data_type());
+    onnx::TensorShapeProto* shape = type->mutable_shape();
+    for (int64_t dim : tensor.dims()) shape->add_dim()->set_dim_value(dim);
+  }
+  for (onnx::ValueInfoProto& input : added) *graph.add_input() = std::move(input);
 }
 
 }  // namespace onnxconvert::converter

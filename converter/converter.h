@@ -16,6 +16,11 @@
 
 namespace onnxconvert::converter {
 
+// Lists every initializer of `graph` that is not a graph input among its
+// inputs, with the initializer's type and shape: before IR version 4 an
+// initializer is the default of an input and must be declared as one.
+void ListInitializersAsInputs(onnx::GraphProto& graph);
+
 // Choices for a conversion.
 struct ConvertOptions {
   int64_t target_opset = 0;             // ai.onnx opset to reach
@@ -36,8 +41,10 @@ struct ConvertOptions {
   // body the spec gives for it (then converts that further down).
   bool expand_functions = true;
   // A node using an element type its target version lacks gets Casts to a
-  // wider type around it instead of being refused.
-  bool allow_casts = false;
+  // wider type that holds every value exactly around it (listed in the
+  // report); true: such a node is refused instead (--no-casts). A cast that
+  // could lose a value is refused either way.
+  bool no_casts = false;
   // Polled before every step and every few hundred nodes; once it returns
   // true the conversion ends with CANCELLED (a cancelled call, a passed
   // deadline). Null: never.

@@ -87,12 +87,13 @@ struct RefusalCase {
 
 TEST(ConverterTest, RefusalsNameTheStepNodeAndReason) {
   const RefusalCase cases[] = {
-      {"type_not_in_older_version",
+      {"type_not_in_older_version_without_exact_cast",
        "<ir_version: 8, opset_import: [\"\" : 14]>\n"
-       "g (int8[2] A, int8[2] B) => (int8[2] Y) { [add] Y = Add(A, B) }",
+       "g (int64[2] X) => (int64[2] Y) { [relu] Y = Relu(X) }",
        13, absl::StatusCode::kFailedPrecondition,
-       "step 14 -> 13: main \xE2\x80\xBA node 'add' (Add-14): 'A' is tensor(int8), which Add-13 "
-       "does not allow for T"},
+       "step 14 -> 13: main \xE2\x80\xBA node 'relu' (Relu-14): the inputs bound to T are "
+       "tensor(int64), and no type Relu-13 allows for T holds their values exactly: a cast to "
+       "tensor(double) would hold integers only up to \xC2\xB1" "2^53"},
       {"semantic_change_needs_constants",
        "<ir_version: 9, opset_import: [\"\" : 20]>\n"
        "g (float[2,4,3] X, float[2] S, float[2] B) => (float[2,4,3] Y) {\n"
@@ -150,6 +151,35 @@ TEST(ConverterTest, DryRunListsEveryNodeThatCannotBeConverted) {
   // Without a dry run the first refusal stops the conversion.
   options.dry_run = false;
   EXPECT_EQ(ConvertModel(model, options).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// A plan agrees with the conversion on casts: exact ones are planned, a
+// lossy one (or any, with no_casts) is listed as refused.
+TEST(ConverterTest, DryRunPlansTheCastsConvertWouldInsert) {
+  const struct {
+    const char* name;
+    const char* graph;
+    bool no_casts;
+    int refused;
+  } cases[] = {
+      {"exact", "g (int8[2] A, int8[2] B) => (int8[2] C) { [a] C = Add(A, B) }", false, 0},
+      {"exact_with_no_casts", "g (int8[2] A, int8[2] B) => (int8[2] C) { [a] C = Add(A, B) }",
+       true, 1},
+      {"lossy", "g (int64[2] X) => (int64[2] Y) { [r] Y = Relu(X) }", false, 1},
+  };
+  for (const auto& c : cases) {
+    onnx::ModelProto model =
+        Model(absl::StrCat("<ir_version: 8, opset_import: [\"\" : 14]>\n", c.graph));
+    ConvertOptions options;
+    options.target_opset = 13;
+    options.no_casts = c.no_casts;
+    options.dry_run = true;
+    absl::StatusOr<ConversionResult> plan = ConvertModel(model, options);
+    ASSERT_TRUE(plan.ok()) << c.name << ": " << plan.status();
+    EXPECT_EQ(plan->report.nodes_refused, c.refused) << c.name;
+    options.dry_run = false;
+    EXPECT_EQ(ConvertModel(model, options).ok(), c.refused == 0) << c.name;
+  }
 }
 
 TEST(ConverterTest, StopsWhenAsked) {

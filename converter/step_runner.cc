@@ -57,6 +57,26 @@ absl::Status Stopped(absl::string_view domain, int64_t from, int64_t to) {
 
 namespace {
 
+// Whether a node of `graph` or of a graph nested in it reads `value`, or
+// `graph` gives it as an output.
+bool ReadsValue(const onnx::GraphProto& graph, absl::string_view value) {
+  for (const onnx::ValueInfoProto& output : graph.output()) {
+    if (output.name() == value) return true;
+  }
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const std::string& input : node.input()) {
+      if (input == value) return true;
+    }
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.has_g() && ReadsValue(attribute.g(), value)) return true;
+      for (const onnx::GraphProto& subgraph : attribute.graphs()) {
+        if (ReadsValue(subgraph, value)) return true;
+      }
+    }
+  }
+  return false;
+}
+
 // The adapter context for converting `site`'s node from `current` to `next`.
 adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& site,
                                             const OpSchema& current, const OpSchema& next,
@@ -89,6 +109,12 @@ adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& s
     step.edits.Retire(outputs->ReleaseLast());
     return fresh;
   };
+  if (step.whole_graphs) {
+    ctx.value_used = [&site](absl::string_view value) -> std::optional<bool> {
+      if (site.graph == nullptr) return std::nullopt;
+      return ReadsValue(*site.graph, value);
+    };
+  }
   ctx.track_subgraph = [&step, &site](onnx::GraphProto& graph) {
     step.edits.TrackSubgraph(graph, absl::StrCat(site.path, "/", graph.name()), site.graph);
   };
@@ -249,7 +275,10 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
       } else {
         adapters::AdapterContext ctx =
             MakeAdapterContext(step, site, *current, *next, change.changes);
-        if (!step.dry_run) status = adapters::ResolveNegativeAxes(ctx);
+        if (!step.dry_run) {
+          adapters::DropDefaultedAttributes(ctx);
+          status = adapters::ResolveNegativeAxes(ctx);
+        }
         // A registered rewrite is used as it is; else the entry is derived.
         std::optional<adapters::AdapterEntry> derived;
         if (plan->rewrite == nullptr) derived = adapters::FindAdapter(*plan, *site.node);
@@ -263,7 +292,9 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
           case adapters::AdapterEntry::kCompatible: {
             if (!plan->types_widen) status = adapters::CheckTypesAllowed(ctx);
             bool touched = false;
-            if (!status.ok() && step.allow_casts && !step.dry_run) {
+            if (!status.ok() && step.allow_casts && step.dry_run) {
+              status = adapters::CastsWouldFit(ctx);
+            } else if (!status.ok() && step.allow_casts) {
               step.edits.Touch(site);
               touched = true;
               status = adapters::InsertCasts(ctx);

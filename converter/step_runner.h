@@ -198,10 +198,20 @@ class ConstantTable {
       constants.try_emplace(tensor.name(), &tensor);
     }
     for (const onnx::NodeProto& node : graph.node()) {
-      if (node.op_type() != "Constant" || node.output_size() != 1 ||
-          !schema::Registry::CanonicalDomain(node.domain()).empty()) {
+      if (node.output_size() != 1 || !schema::Registry::CanonicalDomain(node.domain()).empty()) {
         continue;
       }
+      if (node.op_type() == "Identity" && node.input_size() == 1) {
+        // An Identity of a constant is that constant (a Constant a
+        // downgrade made an initializer is passed on by one).
+        if (opaque_ != nullptr && opaque_->contains(node.input(0))) continue;
+        auto found = constants.find(node.input(0));
+        if (found == constants.end()) continue;
+        const onnx::TensorProto* value = found->second;
+        constants.try_emplace(node.output(0), value);
+        continue;
+      }
+      if (node.op_type() != "Constant") continue;
       if (const onnx::TensorProto* value = ConstantNodeValue(node, owned_)) {
         constants.try_emplace(node.output(0), value);
       }
@@ -229,6 +239,9 @@ struct StepContext {
   bool expand;
   bool allow_casts;
   const std::function<bool()>& should_stop;
+  // Whether the graphs hold all their nodes (false for the windows of a
+  // large model): adapters may then ask whether a value is used.
+  bool whole_graphs = true;
   int64_t polled = 0;  // nodes seen since the last poll of should_stop
   // The step's rank in the conversion, from 0.
   int64_t step_rank = 0;

@@ -576,9 +576,10 @@ class WindowedConversion {
     int64_t to = parts.report.to_opset;
     if (options_.should_stop && options_.should_stop()) return Stopped("", from, to);
     StepContext context{index, *types_, *names_, edits, constants_, added_, "", from, to,
-                        false, options_.expand_functions, options_.allow_casts,
+                        false, options_.expand_functions, !options_.no_casts,
                         options_.should_stop};
     context.step_rank = static_cast<int64_t>(s);
+    context.whole_graphs = false;
     order_ = &context.order;
     absl::StatusOr<StepReport> step = RunStep(context);
     order_ = &no_order_;
@@ -716,6 +717,10 @@ class WindowedConversion {
     // The constants the steps added, in the order a whole conversion adds
     // them.
     auto* initializers = graph_->mutable_initializer();
+    if (initializers->size() > original_initializers_ &&
+        TargetIrVersion(options_, report_.source_ir_version, report_.target_opset) < 4) {
+      return NotWindowed("constants added below IR version 4 are listed as graph inputs too");
+    }
     std::vector<onnx::TensorProto> added;
     for (int i = original_initializers_; i < initializers->size(); ++i) {
       added.push_back(std::move(*initializers->Mutable(i)));

@@ -169,6 +169,17 @@ INSTANTIATE_TEST_SUITE_P(
                   R"(<ir_version: 7, opset_import: ["" : 12]>
                      g (int32[2] X) => (int32[2] Y) { T = Neg(X) Y = Sqrt(T) })",
                   13, "Sqrt"},
+        // Whether the mask is read is a question about the whole graph.
+        WholeCase{"DropoutMask",
+                  R"(<ir_version: 4, opset_import: ["" : 9]>
+                     g (float[2] X) => (float[2] Z) { Y, M = Dropout(X) Z = Add(Y, M) })",
+                  10, "whether the mask 'M' is read"},
+        // Below IR version 4 an added initializer is listed as an input.
+        WholeCase{"InitializerBelowIr4",
+                  R"(<ir_version: 3, opset_import: ["" : 9]>
+                     g (float[2] X) => (float[2] Y) {
+                       S = Constant <value = int64[1] {2}> () Y = Reshape(X, S) })",
+                  8, "listed as graph inputs"},
         WholeCase{"TooSmall",
                   R"(<ir_version: 7, opset_import: ["" : 12]>
                      g (float[2] X) => (float[2] Y) { Y = Relu(X) })",

@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int64_t target : {7, 21}) {
     converter::ConvertOptions options;
     options.target_opset = target;
-    options.allow_casts = target == 7;
+    options.no_casts = target != 7;
     if (model.ok()) {
       absl::StatusOr<converter::ConversionResult> whole = converter::ConvertModel(*model, options);
       (void)whole;

@@ -67,7 +67,7 @@ converter::ConvertOptions OptionsFromProto(const v1::ConvertOptions& proto) {
   options.expand_functions = !proto.has_expand_functions() || proto.expand_functions();
   options.validate_each_step = !proto.has_validate() || proto.validate();
   if (proto.has_ml_target_opset()) options.ml_target_opset = proto.ml_target_opset();
-  options.allow_casts = proto.allow_casts();
+  options.no_casts = proto.no_casts();
   options.full_validation = proto.full_validation();
   return options;
 }
@@ -80,7 +80,7 @@ v1::ConvertOptions OptionsToProto(const converter::ConvertOptions& options) {
   proto.set_expand_functions(options.expand_functions);
   proto.set_validate(options.validate_each_step);
   if (options.ml_target_opset) proto.set_ml_target_opset(*options.ml_target_opset);
-  proto.set_allow_casts(options.allow_casts);
+  proto.set_no_casts(options.no_casts);
   proto.set_full_validation(options.full_validation);
   return proto;
 }

@@ -49,11 +49,11 @@ TEST(ReportProtoTest, OptionsSurviveTheRoundTripAndDefaultToOn) {
   options.expand_functions = false;
   options.validate_each_step = false;
   options.ml_target_opset = 3;
-  options.allow_casts = true;
+  options.no_casts = true;
   options.full_validation = true;
   converter::ConvertOptions back = OptionsFromProto(OptionsToProto(options));
   EXPECT_EQ(back.ml_target_opset, 3);
-  EXPECT_TRUE(back.allow_casts);
+  EXPECT_TRUE(back.no_casts);
   EXPECT_TRUE(back.full_validation);
   EXPECT_EQ(back.target_opset, 9);
   EXPECT_EQ(back.ir_version, 4);
@@ -66,7 +66,7 @@ TEST(ReportProtoTest, OptionsSurviveTheRoundTripAndDefaultToOn) {
   EXPECT_TRUE(unset.validate_each_step);
   EXPECT_FALSE(unset.ir_version.has_value());
   EXPECT_FALSE(unset.ml_target_opset.has_value());
-  EXPECT_FALSE(unset.allow_casts);
+  EXPECT_FALSE(unset.no_casts);
   EXPECT_FALSE(unset.full_validation);
 }
 

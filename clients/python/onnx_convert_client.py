@@ -70,11 +70,11 @@ class Client:
             raise ConversionError(error.code(), error.details()) from None
 
     def convert(self, model_bytes, target_opset, ml_target_opset=None, ir_version=None,
-                expand_functions=True, allow_casts=False, name="model.onnx"):
+                expand_functions=True, no_casts=False, name="model.onnx"):
         """Converts serialized model bytes; returns (converted bytes, report JSON)."""
         options = self.pb.ConvertOptions(target_opset=target_opset,
                                          expand_functions=expand_functions,
-                                         allow_casts=allow_casts)
+                                         no_casts=no_casts)
         if ml_target_opset is not None:
             options.ml_target_opset = ml_target_opset
         if ir_version is not None:

@@ -1,7 +1,7 @@
 // Converts the cases of the ONNX backend corpus to target opsets for the
 // ONNX Runtime conformance harness (tools/ort/run_models.js):
 //
-//   convert_corpus --out DIR [--targets 7,9,...] [--sample N] [--allow-casts]
+//   convert_corpus --out DIR [--targets 7,9,...] [--sample N] [--no-casts]
 //                  [--cases-filter REGEX]
 //
 // Writes, under DIR:
@@ -48,7 +48,7 @@ constexpr cli::FlagSpec kFlags[] = {
     {"targets", true, ""},
     {"sample", true, ""},
     {"cases-filter", true, ""},
-    {"allow-casts", false, ""},
+    {"no-casts", false, ""},
 };
 
 // What to convert and where to write it.
@@ -57,7 +57,7 @@ struct Options {
   std::vector<int64_t> targets;
   int64_t sample = 1;                 // keep every sample-th case
   std::optional<std::regex> filter;  // keep cases whose name matches
-  bool allow_casts = false;          // ConvertOptions::allow_casts
+  bool no_casts = false;             // ConvertOptions::no_casts
 };
 
 // The outcome names of conversions.jsonl, by status code.
@@ -96,7 +96,7 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   if (std::optional<std::string> targets = parsed.Get("targets")) {
     OC_ASSIGN_OR_RETURN(options.targets, ParseTargets(*targets));
   }
-  options.allow_casts = parsed.Has("allow-casts");
+  options.no_casts = parsed.Has("no-casts");
   if (std::optional<std::string> sample = parsed.Get("sample")) {
     if (!absl::SimpleAtoi(*sample, &options.sample) || options.sample < 1) {
       return absl::InvalidArgumentError("--sample needs a positive number");
@@ -198,7 +198,7 @@ ConversionRecord ConvertOne(const testing::CorpusCase& c, const onnx::ModelProto
                           absl::OkStatus(), ""};
   converter::ConvertOptions options;
   options.target_opset = ml_source ? source : target;
-  options.allow_casts = run.allow_casts;
+  options.no_casts = run.no_casts;
   if (ml_source) options.ml_target_opset = target;
   absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
   if (!result.ok()) {

@@ -82,8 +82,8 @@ def parse_args(argv):
     parser.add_argument("--sample", type=int, default=1, help="keep every N-th case")
     parser.add_argument("--targets", default=None, help="comma-separated target opsets")
     parser.add_argument("--cases-filter", default=None, help="regex on case names")
-    parser.add_argument("--allow-casts", action="store_true",
-                        help="convert with casts around types a target version lacks")
+    parser.add_argument("--no-casts", action="store_true",
+                        help="refuse types a target version lacks instead of casting exactly")
     parser.add_argument("--min-up", type=float, default=1.0,
                         help="lowest accepted upgrade pass rate")
     parser.add_argument("--min-down", type=float, default=0.95,
@@ -153,8 +153,8 @@ def run_converter(args, root, work):
         command += ["--targets", args.targets]
     if args.cases_filter:
         command += ["--cases-filter", args.cases_filter]
-    if args.allow_casts:
-        command.append("--allow-casts")
+    if args.no_casts:
+        command.append("--no-casts")
     env = dict(os.environ)
     env.setdefault("ONNX_BACKEND_TESTS",
                    os.path.join(os.path.dirname(root), "shared", "onnx-backend-tests"))
