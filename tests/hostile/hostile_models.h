@@ -15,7 +15,7 @@ struct HostileModel {
   bool text = false;
   // Beside the model, a file `linked_data` that is a hard link to a file
   // outside the model's directory (the model refers to it as external data).
-  std::string linked_data;
+  std::string linked_data = {};
   // The model is invalid (onnx.checker or the loader refuses it): `check`
   // must say so.
   bool invalid = false;
