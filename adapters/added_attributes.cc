@@ -1,6 +1,7 @@
 // Attributes later versions added, which a downgrade drops when the node
 // leaves them at their neutral value (one table: pools' dilations and
-// ceil_mode, select_last_index, reductions, block sizes, saturate, ...),
+// ceil_mode, select_last_index, reductions, block sizes, saturate, ...) or
+// expresses otherwise where a composition can (select_last_index),
 // GridSample's mode names (20 renamed bilinear/bicubic to linear/cubic),
 // and Constant's value_* shorthands (12).
 
@@ -11,7 +12,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
+#include "adapters/compositions.h"
 #include "adapters/rewrites.h"
+#include "ir/status_macros.h"
 
 namespace onnxconvert::adapters {
 namespace {
@@ -26,6 +29,8 @@ struct AddedAttribute {
   int64_t neutral_int;
   const char* neutral_string;  // non-null for STRING attributes
   bool irrelevant = false;     // no value changes inference results
+  // The composition expressing any other value, or null to refuse it.
+  AdapterFn otherwise = nullptr;
 };
 
 constexpr AddedAttribute kAddedAttributes[] = {
@@ -35,8 +40,8 @@ constexpr AddedAttribute kAddedAttributes[] = {
     {"LpPool", 18, 11, "ceil_mode", 0, nullptr},
     {"MaxPool", 10, 8, "ceil_mode", 0, nullptr},
     {"MaxPool", 10, 8, "dilations", 1, nullptr},
-    {"ArgMax", 12, 11, "select_last_index", 0, nullptr},
-    {"ArgMin", 12, 11, "select_last_index", 0, nullptr},
+    {"ArgMax", 12, 11, "select_last_index", 0, nullptr, false, ArgSelectLastIndex},
+    {"ArgMin", 12, 11, "select_last_index", 0, nullptr, false, ArgSelectLastIndex},
     {"ScatterElements", 16, 13, "reduction", 0, "none"},
     {"ScatterND", 16, 13, "reduction", 0, "none"},
     {"QuantizeLinear", 21, 19, "block_size", 0, nullptr},
@@ -73,6 +78,10 @@ absl::Status DropNeutralAttributes(AdapterContext& ctx) {
     }
     const onnx::AttributeProto* attribute = FindAttribute(ctx.node, row.name);
     if (attribute == nullptr) continue;
+    if (!IsNeutral(*attribute, row) && row.otherwise != nullptr) {
+      OC_RETURN_IF_ERROR(row.otherwise(ctx));
+      continue;
+    }
     if (!IsNeutral(*attribute, row)) {
       return absl::FailedPreconditionError(absl::StrCat(
           "attribute '", row.name, "' is set to a value ", ctx.to.Label(), " cannot express"));

@@ -51,6 +51,7 @@ const RewriteTable& Rewrites() {
     RegisterNormalizationAdapters(*table);
     RegisterMlAdapters(*table);
     RegisterLegacyAdapters(*table);
+    RegisterCompositionAdapters(*table);
     return table;
   }();
   return *table;

@@ -56,6 +56,7 @@ void RegisterControlFlowAdapters(RewriteTable& table);
 void RegisterNormalizationAdapters(RewriteTable& table);
 void RegisterMlAdapters(RewriteTable& table);
 void RegisterLegacyAdapters(RewriteTable& table);
+void RegisterCompositionAdapters(RewriteTable& table);
 
 }  // namespace onnxconvert::adapters
 

@@ -1,0 +1,470 @@
+// Compositions: downgrades that write a node as several ops of the target
+// version where the target cannot take what the node uses directly (see
+// compositions.h), and ops that did not exist yet but are compositions of
+// older ones (ConstantOfShape below 9, Equal on floats below 11).
+
+#include "adapters/compositions.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "adapters/adapter.h"
+#include "adapters/rewrites.h"
+#include "ir/status_macros.h"
+
+namespace onnxconvert::adapters {
+namespace {
+
+using onnx::TensorProto;
+
+// The report's kind for a change whose float results may round differently
+// from the node's own kernel (or overflow where it would not).
+constexpr char kRounding[] = "rounding-changed";
+
+onnx::AttributeProto IntAttribute(absl::string_view name, int64_t value) {
+  onnx::AttributeProto attribute;
+  attribute.set_name(std::string(name));
+  attribute.set_type(onnx::AttributeProto::INT);
+  attribute.set_i(value);
+  return attribute;
+}
+
+int32_t ElemOf(const AdapterContext& ctx, absl::string_view value) {
+  const onnx::TypeProto* type = value.empty() ? nullptr : ctx.type_of(value);
+  return type != nullptr && type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
+}
+
+bool IsFloat(int32_t elem) {
+  return elem == TensorProto::FLOAT || elem == TensorProto::DOUBLE ||
+         elem == TensorProto::FLOAT16 || elem == TensorProto::BFLOAT16;
+}
+
+// Whether input `i` of the node is given.
+bool Given(const AdapterContext& ctx, int i) {
+  return i < ctx.node.input_size() && !ctx.node.input(i).empty();
+}
+
+// Whether input `i` of the node is given and known only at run time.
+bool AtRunTime(const AdapterContext& ctx, int i) {
+  return Given(ctx, i) && ctx.constant_of(ctx.node.input(i)) == nullptr;
+}
+
+// The nodes of one composition, placed around the node being converted and
+// named after it.
+class Composer {
+ public:
+  explicit Composer(AdapterContext& ctx)
+      : ctx_(ctx), base_(ctx.node.name().empty() ? ctx.node.op_type() : ctx.node.name()) {}
+
+  // `op`(inputs) placed before the node; returns its output.
+  std::string Before(absl::string_view op, std::vector<std::string> inputs,
+                     std::vector<onnx::AttributeProto> attributes = {}) {
+    std::string output = ctx_.fresh_name(absl::StrCat(base_, "_", op));
+    ctx_.insert_before(Make(op, std::move(inputs), output, std::move(attributes)));
+    return output;
+  }
+
+  // `op`(inputs) placed after the node (and the nodes placed after it
+  // before), writing `output`, or a fresh value when `output` is empty;
+  // returns the output.
+  std::string After(absl::string_view op, std::vector<std::string> inputs,
+                    std::string output = "", std::vector<onnx::AttributeProto> attributes = {}) {
+    if (output.empty()) output = ctx_.fresh_name(absl::StrCat(base_, "_", op));
+    ctx_.insert_after(Make(op, std::move(inputs), output, std::move(attributes)));
+    return output;
+  }
+
+  // An int64 constant: 1-D, or a scalar when `scalar`.
+  absl::StatusOr<std::string> Ints(std::vector<int64_t> values, bool scalar = false) {
+    return ctx_.add_constant(Int64Tensor(values, scalar));
+  }
+
+ private:
+  onnx::NodeProto Make(absl::string_view op, std::vector<std::string> inputs,
+                       const std::string& output, std::vector<onnx::AttributeProto> attributes) {
+    onnx::NodeProto node;
+    node.set_op_type(std::string(op));
+    node.set_name(ctx_.fresh_name(base_));
+    for (std::string& input : inputs) node.add_input(std::move(input));
+    node.add_output(output);
+    for (onnx::AttributeProto& attribute : attributes) *node.add_attribute() = std::move(attribute);
+    return node;
+  }
+
+  AdapterContext& ctx_;
+  std::string base_;
+};
+
+// ---------------------------------------------------------------------------
+// Reductions with axes known at run time.
+
+// What a reduction does to X before the sum, and to the sum after.
+enum class Before { kNone, kAbs, kSquare, kExp };
+enum class After { kNone, kSqrt, kLog, kDivideByCount };
+
+struct ReduceComposition {
+  const char* op;
+  Before before;
+  After after;
+  bool float_only;        // the ops before or after take float types only
+  bool rounds_otherwise;  // may round (or overflow) unlike the op's kernel
+  // With noop_with_empty_axes = 1 and empty axes the op returns X; the
+  // composition does too.
+  bool noop_is_identity;
+};
+
+constexpr ReduceComposition kReduceCompositions[] = {
+    {"ReduceSumSquare", Before::kSquare, After::kNone, false, false, false},
+    {"ReduceL1", Before::kAbs, After::kNone, false, false, false},
+    {"ReduceL2", Before::kSquare, After::kSqrt, true, false, false},
+    {"ReduceLogSum", Before::kNone, After::kLog, true, false, false},
+    {"ReduceLogSumExp", Before::kExp, After::kLog, true, true, false},
+    {"ReduceMean", Before::kNone, After::kDivideByCount, true, true, true},
+};
+
+constexpr const char* kBeforeText[] = {"X", "|X|", "X*X", "exp(X)"};
+constexpr const char* kAfterText[] = {"", ", then Sqrt", ", then Log",
+                                      ", divided by the count of reduced elements"};
+
+}  // namespace
+
+absl::Status ReduceAxesAtRunTime(AdapterContext& ctx) {
+  const ReduceComposition* row = nullptr;
+  for (const ReduceComposition& r : kReduceCompositions) {
+    if (ctx.from.name == r.op) row = &r;
+  }
+  const std::string axes = ctx.node.input(1);
+  if (row == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "input '", axes, "' (axes) is not a constant, and ", ctx.to.Label(),
+        " needs it as an attribute (", ctx.from.name, " has no form through ReduceSum-13)"));
+  }
+  const std::string x = ctx.node.input(0);
+  int32_t elem = ElemOf(ctx, x);
+  if (row->float_only && !IsFloat(elem)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "input '", axes, "' (axes) is not a constant, and ", ctx.from.name,
+        " through ReduceSum-13 needs a float type; '", x, "' is ",
+        elem == 0 ? "of an unknown type" : "not float"));
+  }
+  const onnx::AttributeProto* noop = FindAttribute(ctx.node, "noop_with_empty_axes");
+  if (noop != nullptr && noop->i() != 0 && !row->noop_is_identity) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "input '", axes, "' (axes) is not a constant and noop_with_empty_axes = 1: ",
+        ctx.from.name, " then returns X unchanged for empty axes, which ReduceSum-13 of ",
+        kBeforeText[static_cast<int>(row->before)], " cannot"));
+  }
+  Composer compose(ctx);
+  switch (row->before) {
+    case Before::kNone: break;
+    case Before::kAbs: ctx.node.set_input(0, compose.Before("Abs", {x})); break;
+    case Before::kSquare: ctx.node.set_input(0, compose.Before("Mul", {x, x})); break;
+    case Before::kExp: ctx.node.set_input(0, compose.Before("Exp", {x})); break;
+  }
+  ctx.node.set_op_type("ReduceSum");
+  if (row->after != After::kNone) {
+    const std::string output = ctx.node.output(0);
+    const std::string sum = ctx.detach_output(0);
+    switch (row->after) {
+      case After::kNone: break;
+      case After::kSqrt: compose.After("Sqrt", {sum}, output); break;
+      case After::kLog: compose.After("Log", {sum}, output); break;
+      case After::kDivideByCount: {
+        // count = Size(X) / Size(sum): the product of the reduced axes'
+        // sizes for any axes, empty ones (all or none) included.
+        OC_ASSIGN_OR_RETURN(std::string one, compose.Ints({1}, /*scalar=*/true));
+        std::string whole = compose.After("Size", {x});
+        std::string kept = compose.After("Max", {compose.After("Size", {sum}), one});
+        std::string count = compose.After("Div", {whole, kept});
+        std::string typed = compose.After("Cast", {count}, "", {IntAttribute("to", elem)});
+        compose.After("Div", {sum, typed}, output);
+        break;
+      }
+    }
+  }
+  ctx.changes.push_back(
+      {"node-replaced",
+       absl::StrCat(ctx.from.name, " -> ReduceSum of ", kBeforeText[static_cast<int>(row->before)],
+                    kAfterText[static_cast<int>(row->after)], ": axes '", axes,
+                    "' are known only at run time")});
+  if (row->rounds_otherwise) {
+    ctx.changes.push_back(
+        {kRounding, row->after == After::kDivideByCount
+                        ? "the mean is the sum divided by the count: the last bit may differ"
+                        : "exp(X) is summed without subtracting the maximum: may round "
+                          "differently, and overflows to inf where exp(X) does"});
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ClipBoundsAtRunTime(AdapterContext& ctx) {
+  const bool low = AtRunTime(ctx, 1);
+  const bool high = AtRunTime(ctx, 2);
+  const bool constant_low = Given(ctx, 1) && !low;
+  const bool constant_high = Given(ctx, 2) && !high;
+  const std::string x = ctx.node.input(0);
+  const std::string low_name = low ? ctx.node.input(1) : "";
+  const std::string high_name = high ? ctx.node.input(2) : "";
+  Composer compose(ctx);
+  if (!constant_low && !constant_high) {
+    // No bound left for Clip: the node becomes the Max (or the Min).
+    ctx.node.clear_input();
+    ctx.node.add_input(x);
+    ctx.node.add_input(low ? low_name : high_name);
+    ctx.node.set_op_type(low ? "Max" : "Min");
+    if (low && high) {
+      const std::string output = ctx.node.output(0);
+      compose.After("Min", {ctx.detach_output(0), high_name}, output);
+    }
+    ctx.changes.push_back(
+        {"node-replaced",
+         absl::StrCat("Clip -> ", low ? absl::StrCat("Max with '", low_name, "'") : "",
+                      low && high ? ", then " : "",
+                      high ? absl::StrCat("Min with '", high_name, "'") : "",
+                      ": the bounds are known only at run time")});
+    return absl::OkStatus();
+  }
+  if (low) {
+    ctx.node.set_input(0, compose.Before("Max", {x, low_name}));
+    ctx.node.set_input(1, "");
+    ctx.changes.push_back(
+        {"node-inserted", absl::StrCat("Max with min '", low_name, "', known only at run time")});
+  }
+  if (high) {
+    const std::string output = ctx.node.output(0);
+    compose.After("Min", {ctx.detach_output(0), high_name}, output);
+    ctx.node.set_input(2, "");
+    ctx.changes.push_back(
+        {"node-inserted", absl::StrCat("Min with max '", high_name, "', known only at run time")});
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// The largest axis whose reversed indices are written out as a constant.
+constexpr int64_t kMaxReversedIndices = 1 << 16;
+
+}  // namespace
+
+absl::Status ArgSelectLastIndex(AdapterContext& ctx) {
+  RemoveAttribute(ctx.node, "select_last_index");
+  const onnx::AttributeProto* axis_attribute = FindAttribute(ctx.node, "axis");
+  const int64_t axis = axis_attribute != nullptr ? axis_attribute->i() : 0;
+  const std::string x = ctx.node.input(0);
+  const onnx::TensorShapeProto* shape = ShapeOf(ctx, x);
+  int64_t size = -1;
+  if (shape != nullptr) {
+    int64_t a = axis < 0 ? axis + shape->dim_size() : axis;
+    if (a >= 0 && a < shape->dim_size() && shape->dim(a).has_dim_value()) {
+      size = shape->dim(a).dim_value();
+    }
+  }
+  Composer compose(ctx);
+  std::string reversed;
+  std::string last;  // size - 1
+  if (size > 0 && size <= kMaxReversedIndices) {
+    std::vector<int64_t> indices;
+    for (int64_t i = size - 1; i >= 0; --i) indices.push_back(i);
+    OC_ASSIGN_OR_RETURN(std::string index_name, compose.Ints(indices));
+    reversed = compose.Before("Gather", {x, index_name}, {IntAttribute("axis", axis)});
+    OC_ASSIGN_OR_RETURN(last, compose.Ints({size - 1}, /*scalar=*/true));
+    ctx.changes.push_back(
+        {"node-inserted", absl::StrCat("Gather reversing axis ", axis, " (", size, ")")});
+  } else {
+    if (ctx.to_opset < 10) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "select_last_index = 1 over axis ", axis, " of unknown size: the reversal needs a "
+          "Slice with steps, which opset ", ctx.to_opset, " lacks"));
+    }
+    OC_ASSIGN_OR_RETURN(std::string starts, compose.Ints({-1}));
+    OC_ASSIGN_OR_RETURN(std::string ends, compose.Ints({std::numeric_limits<int64_t>::min()}));
+    OC_ASSIGN_OR_RETURN(std::string axes, compose.Ints({axis}));
+    OC_ASSIGN_OR_RETURN(std::string steps, compose.Ints({-1}));
+    reversed = compose.Before("Slice", {x, starts, ends, axes, steps});
+    OC_ASSIGN_OR_RETURN(std::string axis_name, compose.Ints({axis}, /*scalar=*/true));
+    OC_ASSIGN_OR_RETURN(std::string one, compose.Ints({1}, /*scalar=*/true));
+    std::string dim = compose.Before("Gather", {compose.Before("Shape", {x}), axis_name});
+    last = compose.Before("Sub", {dim, one});
+    ctx.changes.push_back({"node-inserted",
+                           absl::StrCat("Slice reversing axis ", axis, " (its size from Shape)")});
+  }
+  ctx.node.set_input(0, reversed);
+  const std::string output = ctx.node.output(0);
+  compose.After("Sub", {last, ctx.detach_output(0)}, output);
+  ctx.changes.push_back(
+      {"node-inserted", "Sub mapping the index in the reversed input back (size - 1 - index)"});
+  return absl::OkStatus();
+}
+
+absl::Status SplitSizesAtRunTime(AdapterContext& ctx, int64_t axis, int64_t parts) {
+  Composer compose(ctx);
+  const std::string x = ctx.node.input(0);
+  OC_ASSIGN_OR_RETURN(std::string axis_name, compose.Ints({axis}));
+  OC_ASSIGN_OR_RETURN(std::string rest, compose.Ints({parts - 1}));
+  OC_ASSIGN_OR_RETURN(std::string count, compose.Ints({parts}));
+  std::string size = compose.Before("Gather", {compose.Before("Shape", {x}), axis_name});
+  std::string chunk = compose.Before("Div", {compose.Before("Add", {size, rest}), count});
+  std::string last = compose.Before("Sub", {size, compose.Before("Mul", {chunk, rest})});
+  std::vector<std::string> sizes(parts - 1, chunk);
+  sizes.push_back(last);
+  std::string split = compose.Before("Concat", sizes, {IntAttribute("axis", 0)});
+  while (ctx.node.input_size() < 2) ctx.node.add_input("");
+  ctx.node.set_input(1, split);
+  ctx.changes.push_back(
+      {"attribute-to-input",
+       absl::StrCat("num_outputs = ", parts, " written as sizes '", split,
+                    "' computed from the shape (ceil(size / ", parts, ") each, the rest last)")});
+  return absl::OkStatus();
+}
+
+}  // namespace onnxconvert::adapters
+
+namespace onnxconvert::adapters {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Ops that did not exist yet.
+
+// The largest ConstantOfShape written out as a constant.
+constexpr int64_t kMaxFilledElements = 1 << 16;
+
+// `value` (one element) repeated to `dims`.
+TensorProto Filled(const TensorProto& value, absl::Span<const int64_t> dims, int64_t count) {
+  TensorProto filled = value;
+  filled.clear_dims();
+  for (int64_t d : dims) filled.add_dims(d);
+  auto repeat = [count](auto& field) {
+    if (field.size() != 1) return;
+    auto one = field.Get(0);
+    field.Clear();
+    for (int64_t i = 0; i < count; ++i) field.Add(one);
+  };
+  if (value.has_raw_data()) {
+    std::string all;
+    for (int64_t i = 0; i < count; ++i) all += value.raw_data();
+    filled.set_raw_data(std::move(all));
+  } else {
+    repeat(*filled.mutable_float_data());
+    repeat(*filled.mutable_int32_data());
+    repeat(*filled.mutable_int64_data());
+    repeat(*filled.mutable_double_data());
+    repeat(*filled.mutable_uint64_data());
+    if (filled.string_data_size() == 1) {
+      std::string one = filled.string_data(0);
+      filled.clear_string_data();
+      for (int64_t i = 0; i < count; ++i) filled.add_string_data(one);
+    }
+  }
+  return filled;
+}
+
+// ConstantOfShape-9 below 9: an Identity of a constant when the shape is a
+// constant, else the value tiled (Tile-6: the shape's length known) or
+// expanded (Expand-8) to the shape.
+absl::Status ConstantOfShapeBelow9(AdapterContext& ctx) {
+  TensorProto value;
+  if (const onnx::AttributeProto* attribute = FindAttribute(ctx.node, "value")) {
+    value = attribute->t();
+  } else {
+    value.set_data_type(TensorProto::FLOAT);
+    value.add_dims(1);
+    value.add_float_data(0);
+  }
+  RemoveAttribute(ctx.node, "value");
+  const std::string shape_name = ctx.node.input(0);
+  const TensorProto* shape_value = ctx.constant_of(shape_name);
+  std::optional<std::vector<int64_t>> dims =
+      shape_value != nullptr ? IntValues(*shape_value) : std::nullopt;
+  int64_t count = 1;
+  if (dims) {
+    for (int64_t d : *dims) count = d < 0 || count > kMaxFilledElements ? -1 : count * d;
+  }
+  if (dims && count >= 0 && count <= kMaxFilledElements) {
+    OC_ASSIGN_OR_RETURN(std::string filled, ctx.add_constant(Filled(value, *dims, count)));
+    ctx.node.set_op_type("Identity");
+    ctx.node.set_input(0, filled);
+    ctx.changes.push_back({"node-replaced", absl::StrCat("ConstantOfShape -> Identity of '",
+                                                         filled, "' (", count, " elements)")});
+    return absl::OkStatus();
+  }
+  const onnx::TensorShapeProto* shape_shape = ShapeOf(ctx, shape_name);
+  int64_t rank = shape_shape != nullptr && shape_shape->dim_size() == 1 &&
+                         shape_shape->dim(0).has_dim_value()
+                     ? shape_shape->dim(0).dim_value()
+                     : -1;
+  value.clear_dims();
+  for (int64_t i = 0; i < rank; ++i) value.add_dims(1);  // none: a scalar for Expand
+  OC_ASSIGN_OR_RETURN(std::string one, ctx.add_constant(std::move(value)));
+  ctx.node.set_op_type(rank >= 0 ? "Tile" : "Expand");
+  ctx.node.clear_input();
+  ctx.node.add_input(one);
+  ctx.node.add_input(shape_name);
+  ctx.changes.push_back(
+      {"node-replaced", absl::StrCat("ConstantOfShape -> ", rank >= 0 ? "Tile" : "Expand",
+                                     " of the value to the shape '", shape_name, "'")});
+  return absl::OkStatus();
+}
+
+// A 0-D tensor of `elem` (float16, float or double) holding `value`.
+TensorProto FloatScalar(int32_t elem, double value) {
+  TensorProto tensor;
+  tensor.set_data_type(elem);
+  if (elem == TensorProto::DOUBLE) {
+    tensor.add_double_data(value);
+  } else if (elem == TensorProto::FLOAT) {
+    tensor.add_float_data(static_cast<float>(value));
+  } else {  // float16: only the infinities are needed
+    tensor.add_int32_data(value > 0 ? 0x7C00 : 0xFC00);
+  }
+  return tensor;
+}
+
+// Equal-11+ on floats below 11 (Equal-7 compares bool and integers only):
+// neither less nor greater, and neither side NaN (v is not NaN when
+// v < inf or v > -inf).
+absl::Status EqualOnFloats(AdapterContext& ctx) {
+  const std::string a = ctx.node.input(0);
+  const std::string b = ctx.node.input(1);
+  int32_t elem = ElemOf(ctx, a);
+  if (elem != TensorProto::FLOAT && elem != TensorProto::DOUBLE &&
+      elem != TensorProto::FLOAT16) {
+    return absl::OkStatus();  // the caller checks the types
+  }
+  OC_ASSIGN_OR_RETURN(std::string inf, ctx.add_constant(FloatScalar(elem, INFINITY)));
+  OC_ASSIGN_OR_RETURN(std::string minus_inf, ctx.add_constant(FloatScalar(elem, -INFINITY)));
+  Composer compose(ctx);
+  auto not_nan = [&](const std::string& v) {
+    return compose.Before("Or", {compose.Before("Less", {v, inf}),
+                                 compose.Before("Greater", {v, minus_inf})});
+  };
+  std::string differ =
+      compose.Before("Or", {compose.Before("Less", {a, b}), compose.Before("Greater", {a, b})});
+  std::string numbers = compose.Before("And", {not_nan(a), not_nan(b)});
+  ctx.node.set_op_type("And");
+  ctx.node.set_input(0, compose.Before("Not", {differ}));
+  ctx.node.set_input(1, numbers);
+  ctx.changes.push_back(
+      {"node-replaced", "Equal on floats -> not Less, not Greater and neither NaN"});
+  return absl::OkStatus();
+}
+
+constexpr RewriteRow kCompositions[] = {
+    {"ConstantOfShape", 9, 0, ConstantOfShapeBelow9, "a constant, or the value tiled"},
+    {"Equal", 11, 7, EqualOnFloats, "floats compared through Less and Greater"},
+};
+
+}  // namespace
+
+void RegisterCompositionAdapters(RewriteTable& table) {
+  RegisterRows(table, "", kCompositions);
+}
+
+}  // namespace onnxconvert::adapters
