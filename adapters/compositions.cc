@@ -36,6 +36,14 @@ onnx::AttributeProto IntAttribute(absl::string_view name, int64_t value) {
   return attribute;
 }
 
+onnx::AttributeProto FloatAttribute(absl::string_view name, double value) {
+  onnx::AttributeProto attribute;
+  attribute.set_name(std::string(name));
+  attribute.set_type(onnx::AttributeProto::FLOAT);
+  attribute.set_f(static_cast<float>(value));
+  return attribute;
+}
+
 int32_t ElemOf(const AdapterContext& ctx, absl::string_view value) {
   const onnx::TypeProto* type = value.empty() ? nullptr : ctx.type_of(value);
   return type != nullptr && type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
@@ -456,7 +464,69 @@ absl::Status EqualOnFloats(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+// A float of `elem` (float or double) holding `value`, 0-D.
+TensorProto TypedScalar(int32_t elem, double value) {
+  TensorProto tensor;
+  tensor.set_data_type(elem);
+  if (elem == TensorProto::DOUBLE) tensor.add_double_data(value);
+  else tensor.add_float_data(static_cast<float>(value));
+  return tensor;
+}
+
+// Shrink-9 below 9 (its body needs Where-9): with l = lambd and b = bias,
+// max(x, l) + min(x, -l) + (l - b) * ([x > l] - [x < -l]), which is
+// x - b above l, x + b below -l and 0 between, infinities included (no
+// mask multiplies an infinite x).
+absl::Status ShrinkBelow9(AdapterContext& ctx) {
+  const std::string x = ctx.node.input(0);
+  int32_t elem = ElemOf(ctx, x);
+  if (elem != TensorProto::FLOAT && elem != TensorProto::DOUBLE) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "Shrink does not exist before opset 9, and its composition of Clip and Greater needs '", x,
+        "' to be float or double; it is ", elem == 0 ? "of an unknown type" : "not"));
+  }
+  const onnx::AttributeProto* lambd_attribute = FindAttribute(ctx.node, "lambd");
+  const onnx::AttributeProto* bias_attribute = FindAttribute(ctx.node, "bias");
+  const double lambd = lambd_attribute != nullptr ? lambd_attribute->f() : 0.5;
+  const double bias = bias_attribute != nullptr ? bias_attribute->f() : 0.0;
+  Composer compose(ctx);
+  // Clip-6 rather than Max and Min: it takes the bounds as attributes and
+  // needs no broadcasting, down to opset 6.
+  std::string above_low = compose.Before("Clip", {x}, {FloatAttribute("min", lambd)});
+  std::string below_high = compose.Before("Clip", {x}, {FloatAttribute("max", -lambd)});
+  ctx.node.clear_input();
+  if (lambd == bias) {
+    ctx.node.add_input(above_low);
+    ctx.node.add_input(below_high);
+  } else {
+    OC_ASSIGN_OR_RETURN(std::string low, ctx.add_constant(TypedScalar(elem, -lambd)));
+    OC_ASSIGN_OR_RETURN(std::string high, ctx.add_constant(TypedScalar(elem, lambd)));
+    OC_ASSIGN_OR_RETURN(std::string jump, ctx.add_constant(TypedScalar(elem, lambd - bias)));
+    std::string above = compose.Before("Cast", {compose.Before("Greater", {x, high})},
+                                       {IntAttribute("to", elem)});
+    std::string below = compose.Before("Cast", {compose.Before("Less", {x, low})},
+                                       {IntAttribute("to", elem)});
+    std::string side = compose.Before("Sub", {above, below});
+    ctx.node.add_input(compose.Before("Add", {above_low, below_high}));
+    ctx.node.add_input(compose.Before("Mul", {side, jump}));
+  }
+  ctx.node.set_op_type("Add");
+  RemoveAttribute(ctx.node, "lambd");
+  RemoveAttribute(ctx.node, "bias");
+  ctx.changes.push_back({"node-replaced", absl::StrCat("Shrink -> Clip(x, min ", lambd,
+                                                       ") + Clip(x, max ", -lambd, ")",
+                                                       lambd != bias ? " + the jump at the edges"
+                                                                     : "")});
+  if (lambd != bias) {
+    ctx.changes.push_back(
+        {kRounding, "x - bias and x + bias are computed as x -+ lambd +- (lambd - bias): the "
+                    "last bit may differ"});
+  }
+  return absl::OkStatus();
+}
+
 constexpr RewriteRow kCompositions[] = {
+    {"Shrink", 9, 0, ShrinkBelow9, "two Clips and the jump at the edges"},
     {"ConstantOfShape", 9, 0, ConstantOfShapeBelow9, "a constant, or the value tiled"},
     {"Equal", 11, 7, EqualOnFloats, "floats compared through Less and Greater"},
 };

@@ -275,6 +275,34 @@ TEST(CompositionTest, OpsThatDidNotExistYet) {
         "[e__12] e_Not__0 = Not(e_Or__0); [e] Y = And(e_Not__0, e_And__0)",
         ""},
        "e__0 = float16 0x7c00; e__1 = float16 0xfc00"},
+      {{"shrink_soft", 9, 8,
+        "g (float[4] X) => (float[4] Y) { [s] Y = Shrink <bias = 1.5, lambd = 1.5> (X) }",
+        "[s__0] s_Clip__0 = Clip <min = 1.5> (X); [s__1] s_Clip__1 = Clip <max = -1.5> (X); "
+        "[s] Y = Add(s_Clip__0, s_Clip__1)",
+        ""},
+       ""},
+      {{"shrink_hard", 9, 8, "g (double[4] X) => (double[4] Y) { [s] Y = Shrink(X) }",
+        "[s__0] s_Clip__0 = Clip <min = 0.5> (X); [s__1] s_Clip__1 = Clip <max = -0.5> (X); "
+        "[s__4] s_Greater__0 = Greater(X, s__3); [s__5] s_Cast__0 = Cast <to = 11> (s_Greater__0); "
+        "[s__6] s_Less__0 = Less(X, s__2); [s__7] s_Cast__1 = Cast <to = 11> (s_Less__0); "
+        "[s__8] s_Sub__0 = Sub(s_Cast__0, s_Cast__1); [s__9] s_Add__0 = Add(s_Clip__0, s_Clip__1); "
+        "[s__10] s_Mul__0 = Mul(s_Sub__0, s__3); [s] Y = Add(s_Add__0, s_Mul__0)",
+        ""},
+       "s__2 = -0.5; s__3 = 0.5"},
+      {{"shrink_to_6", 9, 6,
+        "g (float[4] X) => (float[4] Y) { [s] Y = Shrink <bias = 0.5, lambd = 2.0> (X) }",
+        "[s__0] s_Clip__0 = Clip <min = 2.0> (X); [s__1] s_Clip__1 = Clip <max = -2.0> (X); "
+        "[s__5] s_Greater__0 = Greater <broadcast = 1> (X, s__3); "
+        "[s__6] s_Cast__0 = Cast <to = 1> (s_Greater__0); "
+        "[s__7] s_Less__0 = Less <broadcast = 1> (X, s__2); "
+        "[s__8] s_Cast__1 = Cast <to = 1> (s_Less__0); [s__9] s_Sub__0 = Sub(s_Cast__0, s_Cast__1); "
+        "[s__10] s_Add__0 = Add(s_Clip__0, s_Clip__1); "
+        "[s__11] s_Mul__0 = Mul <broadcast = 1> (s_Sub__0, s__4); [s] Y = Add(s_Add__0, s_Mul__0)",
+        ""},
+       "s__2 = -2; s__3 = 2; s__4 = 1.5"},
+      {{"shrink_on_int_refused", 9, 8, "g (int32[4] X) => (int32[4] Y) { [s] Y = Shrink(X) }",
+        "", "needs 'X' to be float or double"},
+       ""},
       {{"equal_on_ints_unchanged", 11, 10,
         "g (int32[3] A, int32[3] B) => (bool[3] Y) { [e] Y = Equal(A, B) }",
         "[e] Y = Equal(A, B)", ""},
