@@ -121,20 +121,29 @@ struct ReduceComposition {
   const char* op;
   Before before;
   After after;
-  bool float_only;        // the ops before or after take float types only
-  bool rounds_otherwise;  // may round (or overflow) unlike the op's kernel
+  bool float_only;  // the ops before or after take float types only
+  // How float results may differ from the op's kernel.
+  const char* rounding;
   // With noop_with_empty_axes = 1 and empty axes the op returns X; the
   // composition does too.
   bool noop_is_identity;
 };
 
+constexpr char kSumOrder[] =
+    "summed by ReduceSum: the order of the additions, and so the last bit, may differ from the "
+    "op's kernel";
+
 constexpr ReduceComposition kReduceCompositions[] = {
-    {"ReduceSumSquare", Before::kSquare, After::kNone, false, false, false},
-    {"ReduceL1", Before::kAbs, After::kNone, false, false, false},
-    {"ReduceL2", Before::kSquare, After::kSqrt, true, false, false},
-    {"ReduceLogSum", Before::kNone, After::kLog, true, false, false},
-    {"ReduceLogSumExp", Before::kExp, After::kLog, true, true, false},
-    {"ReduceMean", Before::kNone, After::kDivideByCount, true, true, true},
+    {"ReduceSumSquare", Before::kSquare, After::kNone, false, kSumOrder, false},
+    {"ReduceL1", Before::kAbs, After::kNone, false, kSumOrder, false},
+    {"ReduceL2", Before::kSquare, After::kSqrt, true, kSumOrder, false},
+    {"ReduceLogSum", Before::kNone, After::kLog, true, kSumOrder, false},
+    {"ReduceLogSumExp", Before::kExp, After::kLog, true,
+     "exp(X) is summed without subtracting the maximum: the last bit may differ, and it "
+     "overflows to inf where exp(X) does",
+     false},
+    {"ReduceMean", Before::kNone, After::kDivideByCount, true,
+     "the mean is the sum divided by the count: the last bit may differ", true},
 };
 
 constexpr const char* kBeforeText[] = {"X", "|X|", "X*X", "exp(X)"};
@@ -202,13 +211,7 @@ absl::Status ReduceAxesAtRunTime(AdapterContext& ctx) {
        absl::StrCat(ctx.from.name, " -> ReduceSum of ", kBeforeText[static_cast<int>(row->before)],
                     kAfterText[static_cast<int>(row->after)], ": axes '", axes,
                     "' are known only at run time")});
-  if (row->rounds_otherwise) {
-    ctx.changes.push_back(
-        {kRounding, row->after == After::kDivideByCount
-                        ? "the mean is the sum divided by the count: the last bit may differ"
-                        : "exp(X) is summed without subtracting the maximum: may round "
-                          "differently, and overflows to inf where exp(X) does"});
-  }
+  if (IsFloat(elem)) ctx.changes.push_back({kRounding, row->rounding});
   return absl::OkStatus();
 }
 
@@ -491,9 +494,13 @@ absl::Status ShrinkBelow9(AdapterContext& ctx) {
   const double bias = bias_attribute != nullptr ? bias_attribute->f() : 0.0;
   Composer compose(ctx);
   // Clip-6 rather than Max and Min: it takes the bounds as attributes and
-  // needs no broadcasting, down to opset 6.
-  std::string above_low = compose.Before("Clip", {x}, {FloatAttribute("min", lambd)});
-  std::string below_high = compose.Before("Clip", {x}, {FloatAttribute("max", -lambd)});
+  // needs no broadcasting, down to opset 6. The other bound is set to the
+  // infinity: unset, it would be the float limit, and clip infinite x.
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::string above_low = compose.Before(
+      "Clip", {x}, {FloatAttribute("max", kInf), FloatAttribute("min", lambd)});
+  std::string below_high = compose.Before(
+      "Clip", {x}, {FloatAttribute("max", -lambd), FloatAttribute("min", -kInf)});
   ctx.node.clear_input();
   if (lambd == bias) {
     ctx.node.add_input(above_low);

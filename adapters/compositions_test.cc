@@ -146,6 +146,40 @@ TEST(CompositionTest, ReductionAxesKnownAtRunTime) {
   for (const CompositionCase& c : cases) ExpectComposition(c);
 }
 
+// The report marks compositions whose float results may round otherwise
+// than the node's own kernel, and only those.
+TEST(CompositionTest, ReportMarksRoundingChanges) {
+  const struct {
+    const char* graph;
+    int64_t from, to;
+    bool marked;
+  } cases[] = {
+      {"g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMean(X, A) }", 18, 17,
+       true},
+      {"g (int64[2,3] X, int64[1] A) => (int64[2,1] Y) { [r] Y = ReduceL1(X, A) }", 18, 17,
+       false},
+      {"g (float[4] X) => (float[4] Y) { [s] Y = Shrink <bias = 1.0> (X) }", 9, 8, true},
+      {"g (float[4] X) => (float[4] Y) { [s] Y = Shrink <bias = 0.5, lambd = 0.5> (X) }", 9, 8,
+       false},
+      {"g (float[4] X, float lo) => (float[4] Y) { [c] Y = Clip(X, lo) }", 11, 10, false},
+  };
+  for (const auto& c : cases) {
+    onnx::ModelProto model = testing::ModelFromText(absl::StrCat(
+        "<ir_version: 8, opset_import: [\"\" : ", c.from, "]>\n", c.graph));
+    converter::ConvertOptions options;
+    options.target_opset = c.to;
+    absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
+    ASSERT_TRUE(result.ok()) << c.graph << ": " << result.status();
+    bool marked = false;
+    for (const converter::StepReport& step : result->report.steps) {
+      for (const converter::NodeChange& node : step.nodes) {
+        for (const Change& change : node.changes) marked |= change.kind == "rounding-changed";
+      }
+    }
+    EXPECT_EQ(marked, c.marked) << c.graph;
+  }
+}
+
 TEST(CompositionTest, ArgSelectLastIndex) {
   const CompositionCase cases[] = {
       {{"known_size_gathers_reversed", 12, 11,
@@ -277,12 +311,12 @@ TEST(CompositionTest, OpsThatDidNotExistYet) {
        "e__0 = float16 0x7c00; e__1 = float16 0xfc00"},
       {{"shrink_soft", 9, 8,
         "g (float[4] X) => (float[4] Y) { [s] Y = Shrink <bias = 1.5, lambd = 1.5> (X) }",
-        "[s__0] s_Clip__0 = Clip <min = 1.5> (X); [s__1] s_Clip__1 = Clip <max = -1.5> (X); "
+        "[s__0] s_Clip__0 = Clip <max = inf, min = 1.5> (X); [s__1] s_Clip__1 = Clip <max = -1.5, min = -inf> (X); "
         "[s] Y = Add(s_Clip__0, s_Clip__1)",
         ""},
        ""},
       {{"shrink_hard", 9, 8, "g (double[4] X) => (double[4] Y) { [s] Y = Shrink(X) }",
-        "[s__0] s_Clip__0 = Clip <min = 0.5> (X); [s__1] s_Clip__1 = Clip <max = -0.5> (X); "
+        "[s__0] s_Clip__0 = Clip <max = inf, min = 0.5> (X); [s__1] s_Clip__1 = Clip <max = -0.5, min = -inf> (X); "
         "[s__4] s_Greater__0 = Greater(X, s__3); [s__5] s_Cast__0 = Cast <to = 11> (s_Greater__0); "
         "[s__6] s_Less__0 = Less(X, s__2); [s__7] s_Cast__1 = Cast <to = 11> (s_Less__0); "
         "[s__8] s_Sub__0 = Sub(s_Cast__0, s_Cast__1); [s__9] s_Add__0 = Add(s_Clip__0, s_Clip__1); "
@@ -291,7 +325,7 @@ TEST(CompositionTest, OpsThatDidNotExistYet) {
        "s__2 = -0.5; s__3 = 0.5"},
       {{"shrink_to_6", 9, 6,
         "g (float[4] X) => (float[4] Y) { [s] Y = Shrink <bias = 0.5, lambd = 2.0> (X) }",
-        "[s__0] s_Clip__0 = Clip <min = 2.0> (X); [s__1] s_Clip__1 = Clip <max = -2.0> (X); "
+        "[s__0] s_Clip__0 = Clip <max = inf, min = 2.0> (X); [s__1] s_Clip__1 = Clip <max = -2.0, min = -inf> (X); "
         "[s__5] s_Greater__0 = Greater <broadcast = 1> (X, s__3); "
         "[s__6] s_Cast__0 = Cast <to = 1> (s_Greater__0); "
         "[s__7] s_Less__0 = Less <broadcast = 1> (X, s__2); "
