@@ -150,9 +150,93 @@ constexpr const char* kBeforeText[] = {"X", "|X|", "X*X", "exp(X)"};
 constexpr const char* kAfterText[] = {"", ", then Sqrt", ", then Log",
                                       ", divided by the count of reduced elements"};
 
+// Reductions that are not sums: reduced one axis at a time, each axis
+// whether or not the run-time axes name it.
+constexpr const char* kPerAxisReductions[] = {"ReduceMax", "ReduceMin", "ReduceProd"};
+
+// ReduceMax/Min/Prod-18 with axes known at run time, for a rank R known
+// now: flags[i] = whether the axes name axis i (all of them for empty axes
+// unless noop_with_empty_axes); for each axis, Y = Where(flags[i],
+// Reduce<axes = [i], keepdims = 1>(Y), Y), which fills a reduced axis with
+// its result; then a Slice keeps index 0 of the reduced axes and, without
+// keepdims, a Reshape to the shape's kept dims (Compress) drops them. Exact.
+absl::Status ReduceEachAxis(AdapterContext& ctx) {
+  const std::string x = ctx.node.input(0);
+  const std::string axes = ctx.node.input(1);
+  const int64_t rank = RankOf(ctx, x);
+  if (rank < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "input '", axes, "' (axes) is not a constant, and ", ctx.to.Label(),
+        " needs it as an attribute (the rank of '", x, "', which reducing axis by axis needs, "
+        "is unknown)"));
+  }
+  const onnx::AttributeProto* keep = FindAttribute(ctx.node, "keepdims");
+  const onnx::AttributeProto* noop = FindAttribute(ctx.node, "noop_with_empty_axes");
+  const bool keepdims = keep == nullptr || keep->i() != 0;
+  const bool noop_if_empty = noop != nullptr && noop->i() != 0;
+  std::vector<int64_t> every_axis;
+  for (int64_t i = 0; i < rank; ++i) every_axis.push_back(i);
+  Composer compose(ctx);
+  OC_ASSIGN_OR_RETURN(std::string rank_name, compose.Ints({rank}, /*scalar=*/true));
+  OC_ASSIGN_OR_RETURN(std::string zero, compose.Ints({0}));
+  OC_ASSIGN_OR_RETURN(std::string zero_scalar, compose.Ints({0}, /*scalar=*/true));
+  OC_ASSIGN_OR_RETURN(std::string one_axis, compose.Ints({1}));
+  OC_ASSIGN_OR_RETURN(std::string all_axes, compose.Ints(every_axis));
+  // flags[i]: some axis, from the back or not, is i.
+  std::string normalized = compose.Before("Mod", {axes, rank_name});
+  std::string column = compose.Before("Unsqueeze", {normalized, one_axis});
+  std::string hits = compose.Before(
+      "Cast", {compose.Before("Equal", {column, all_axes})},
+      {IntAttribute("to", TensorProto::INT64)});
+  std::string flags = compose.Before(
+      "Greater", {compose.Before("ReduceSum", {hits, zero}, {IntAttribute("keepdims", 0)}),
+                  zero_scalar});
+  if (!noop_if_empty) {
+    std::string empty = compose.Before("Equal", {compose.Before("Size", {axes}), zero_scalar});
+    flags = compose.Before("Or", {flags, empty});
+  }
+  std::string reduced = x;
+  for (int64_t i = 0; i < rank; ++i) {
+    OC_ASSIGN_OR_RETURN(std::string index, compose.Ints({i}, /*scalar=*/true));
+    std::string flag = compose.Before("Gather", {flags, index});
+    onnx::AttributeProto axis_list;
+    axis_list.set_name("axes");
+    axis_list.set_type(onnx::AttributeProto::INTS);
+    axis_list.add_ints(i);
+    std::string one = compose.Before(ctx.node.op_type(), {reduced}, {axis_list});
+    reduced = compose.Before("Where", {flag, one, reduced});
+  }
+  OC_ASSIGN_OR_RETURN(std::string starts, compose.Ints(std::vector<int64_t>(rank, 0)));
+  OC_ASSIGN_OR_RETURN(std::string ones, compose.Ints(std::vector<int64_t>(rank, 1)));
+  std::string shape = compose.Before("Shape", {x});
+  std::string ends = compose.Before("Where", {flags, ones, shape});
+  const std::string kind = ctx.node.op_type();
+  ctx.node.set_op_type("Slice");
+  ctx.node.clear_attribute();
+  ctx.node.clear_input();
+  for (const std::string& input : {reduced, starts, ends, all_axes}) ctx.node.add_input(input);
+  if (!keepdims) {
+    const std::string output = ctx.node.output(0);
+    std::string sliced = ctx.detach_output(0);
+    std::string kept = compose.After("Compress", {shape, compose.After("Not", {flags})},
+                                     "", {IntAttribute("axis", 0)});
+    compose.After("Reshape", {sliced, kept}, output);
+  }
+  ctx.changes.push_back(
+      {"node-replaced",
+       absl::StrCat(kind, " -> ", kind, " of each of the ", rank,
+                    " axes where the axes '", axes,
+                    "' (known only at run time) name it, then a Slice",
+                    keepdims ? "" : " and a Reshape dropping the reduced axes")});
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ReduceAxesAtRunTime(AdapterContext& ctx) {
+  for (const char* op : kPerAxisReductions) {
+    if (ctx.from.name == op) return ReduceEachAxis(ctx);
+  }
   const ReduceComposition* row = nullptr;
   for (const ReduceComposition& r : kReduceCompositions) {
     if (ctx.from.name == r.op) row = &r;
@@ -318,15 +402,22 @@ absl::Status ArgSelectLastIndex(AdapterContext& ctx) {
 absl::Status SplitSizesAtRunTime(AdapterContext& ctx, int64_t axis, int64_t parts) {
   Composer compose(ctx);
   const std::string x = ctx.node.input(0);
+  std::vector<int64_t> order;
+  for (int64_t i = 0; i < parts; ++i) order.push_back(i);
   OC_ASSIGN_OR_RETURN(std::string axis_name, compose.Ints({axis}));
   OC_ASSIGN_OR_RETURN(std::string rest, compose.Ints({parts - 1}));
   OC_ASSIGN_OR_RETURN(std::string count, compose.Ints({parts}));
+  OC_ASSIGN_OR_RETURN(std::string order_name, compose.Ints(order));
+  OC_ASSIGN_OR_RETURN(std::string zero, compose.Ints({0}, /*scalar=*/true));
+  // Part i: what is left after i chunks, between 0 and a chunk. That is the
+  // chunk for all but the last part, and the rest for the last, wherever
+  // Split-18 defines them; where the size leaves parts empty (5 in 4), they
+  // are empty rather than negative.
   std::string size = compose.Before("Gather", {compose.Before("Shape", {x}), axis_name});
   std::string chunk = compose.Before("Div", {compose.Before("Add", {size, rest}), count});
-  std::string last = compose.Before("Sub", {size, compose.Before("Mul", {chunk, rest})});
-  std::vector<std::string> sizes(parts - 1, chunk);
-  sizes.push_back(last);
-  std::string split = compose.Before("Concat", sizes, {IntAttribute("axis", 0)});
+  std::string left = compose.Before("Sub", {size, compose.Before("Mul", {chunk, order_name})});
+  std::string split =
+      compose.Before("Max", {compose.Before("Min", {left, chunk}), zero});
   while (ctx.node.input_size() < 2) ctx.node.add_input("");
   ctx.node.set_input(1, split);
   ctx.changes.push_back(

@@ -21,8 +21,9 @@ absl::Status ClipBoundsAtRunTime(AdapterContext& ctx);
 
 // A Reduce*-18 whose `axes` input is not a constant: the node becomes
 // ReduceSum-13 (which takes axes as an input) of X, |X|, X*X or exp(X),
-// followed by Sqrt, Log or the division by the reduced count. ReduceMax,
-// ReduceMin and ReduceProd have no such form and are refused.
+// followed by Sqrt, Log or the division by the reduced count; ReduceMax,
+// ReduceMin and ReduceProd (input of known rank) reduce each axis the axes
+// name, one at a time, then keep one element of each reduced axis.
 absl::Status ReduceAxesAtRunTime(AdapterContext& ctx);
 
 // ArgMax/ArgMin-12 with select_last_index = 1 for version 11: the arg of

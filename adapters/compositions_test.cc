@@ -134,9 +134,54 @@ TEST(CompositionTest, ReductionAxesKnownAtRunTime) {
         "g (int32[2,3] X, int64[1] A) => (int32[2,1] Y) { [r] Y = ReduceLogSum(X, A) }", "",
         "ReduceLogSum through ReduceSum-13 needs a float type; 'X' is not float"},
        ""},
-      {{"max_refused", 18, 17,
-        "g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMax(X, A) }", "",
-        "input 'A' (axes) is not a constant, and ReduceMax-13 needs it as an attribute"},
+      {{"max_axis_by_axis", 18, 17,
+        "g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMax(X, A) }",
+        "[r__5] r_Mod__0 = Mod(A, r__0); [r__6] r_Unsqueeze__0 = Unsqueeze(r_Mod__0, r__3); "
+        "[r__7] r_Equal__0 = Equal(r_Unsqueeze__0, r__4); "
+        "[r__8] r_Cast__0 = Cast <to = 7> (r_Equal__0); "
+        "[r__9] r_ReduceSum__0 = ReduceSum <keepdims = 0> (r_Cast__0, r__1); "
+        "[r__10] r_Greater__0 = Greater(r_ReduceSum__0, r__2); [r__11] r_Size__0 = Size(A); "
+        "[r__12] r_Equal__1 = Equal(r_Size__0, r__2); "
+        "[r__13] r_Or__0 = Or(r_Greater__0, r_Equal__1); "
+        "[r__14] r_Gather__0 = Gather(r_Or__0, r__2); "
+        "[r__15] r_ReduceMax__0 = ReduceMax <axes = [0]> (X); "
+        "[r__16] r_Where__0 = Where(r_Gather__0, r_ReduceMax__0, X); "
+        "[r__18] r_Gather__1 = Gather(r_Or__0, r__17); "
+        "[r__19] r_ReduceMax__1 = ReduceMax <axes = [1]> (r_Where__0); "
+        "[r__20] r_Where__1 = Where(r_Gather__1, r_ReduceMax__1, r_Where__0); "
+        "[r__23] r_Shape__0 = Shape(X); "
+        "[r__24] r_Where__2 = Where(r_Or__0, r__22, r_Shape__0); "
+        "[r] Y = Slice(r_Where__1, r__21, r_Where__2, r__4)",
+        ""},
+       "r__0 = 2; r__1 = {0}; r__2 = 0; r__3 = {1}; r__4 = {0, 1}; r__17 = 1; "
+       "r__21 = {0, 0}; r__22 = {1, 1}"},
+      {{"prod_without_keepdims_drops_axes", 18, 13,
+        "g (int32[2,3] X, int64[1] A) => (int32[2] Y) "
+        "{ [r] Y = ReduceProd <keepdims = 0, noop_with_empty_axes = 1> (X, A) }",
+        "[r__5] r_Mod__0 = Mod(A, r__0); [r__6] r_Unsqueeze__0 = Unsqueeze(r_Mod__0, r__3); "
+        "[r__7] r_Equal__0 = Equal(r_Unsqueeze__0, r__4); "
+        "[r__8] r_Cast__0 = Cast <to = 7> (r_Equal__0); "
+        "[r__9] r_ReduceSum__0 = ReduceSum <keepdims = 0> (r_Cast__0, r__1); "
+        "[r__10] r_Greater__0 = Greater(r_ReduceSum__0, r__2); "
+        "[r__11] r_Gather__0 = Gather(r_Greater__0, r__2); "
+        "[r__12] r_ReduceProd__0 = ReduceProd <axes = [0]> (X); "
+        "[r__13] r_Where__0 = Where(r_Gather__0, r_ReduceProd__0, X); "
+        "[r__15] r_Gather__1 = Gather(r_Greater__0, r__14); "
+        "[r__16] r_ReduceProd__1 = ReduceProd <axes = [1]> (r_Where__0); "
+        "[r__17] r_Where__1 = Where(r_Gather__1, r_ReduceProd__1, r_Where__0); "
+        "[r__20] r_Shape__0 = Shape(X); "
+        "[r__21] r_Where__2 = Where(r_Greater__0, r__19, r_Shape__0); "
+        "[r] Y__0 = Slice(r_Where__1, r__18, r_Where__2, r__4); "
+        "[r__22] r_Not__0 = Not(r_Greater__0); "
+        "[r__23] r_Compress__0 = Compress <axis = 0> (r_Shape__0, r_Not__0); "
+        "[r__24] Y = Reshape(Y__0, r_Compress__0)",
+        ""},
+       "r__0 = 2; r__1 = {0}; r__2 = 0; r__3 = {1}; r__4 = {0, 1}; r__14 = 1; "
+       "r__18 = {0, 0}; r__19 = {1, 1}"},
+      {{"min_of_unknown_rank_refused", 18, 17,
+        "g (float X, int64[1] A) => (float Y) { [r] Y = ReduceMin(X, A) }", "",
+        "input 'A' (axes) is not a constant, and ReduceMin-13 needs it as an attribute (the rank "
+        "of 'X', which reducing axis by axis needs, is unknown)"},
        ""},
       {{"below_13_refused", 18, 12,
         "g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMean(X, A) }", "",
@@ -223,22 +268,24 @@ TEST(CompositionTest, SplitSizesKnownAtRunTime) {
       {{"unknown_size_sizes_from_shape", 18, 13,
         "g (float[N] X) => (float[M] A, float[K] B, float[L] C) "
         "{ [p] A, B, C = Split <num_outputs = 3> (X) }",
-        "[p__3] p_Shape__0 = Shape(X); [p__4] p_Gather__0 = Gather(p_Shape__0, p__0); "
-        "[p__5] p_Add__0 = Add(p_Gather__0, p__1); [p__6] p_Div__0 = Div(p_Add__0, p__2); "
-        "[p__7] p_Mul__0 = Mul(p_Div__0, p__1); [p__8] p_Sub__0 = Sub(p_Gather__0, p_Mul__0); "
-        "[p__9] p_Concat__0 = Concat <axis = 0> (p_Div__0, p_Div__0, p_Sub__0); "
-        "[p] A, B, C = Split(X, p_Concat__0)",
+        "[p__5] p_Shape__0 = Shape(X); [p__6] p_Gather__0 = Gather(p_Shape__0, p__0); "
+        "[p__7] p_Add__0 = Add(p_Gather__0, p__1); [p__8] p_Div__0 = Div(p_Add__0, p__2); "
+        "[p__9] p_Mul__0 = Mul(p_Div__0, p__3); "
+        "[p__10] p_Sub__0 = Sub(p_Gather__0, p_Mul__0); "
+        "[p__11] p_Min__0 = Min(p_Sub__0, p_Div__0); [p__12] p_Max__0 = Max(p_Min__0, p__4); "
+        "[p] A, B, C = Split(X, p_Max__0)",
         ""},
-       "p__0 = {0}; p__1 = {2}; p__2 = {3}"},
+       "p__0 = {0}; p__1 = {2}; p__2 = {3}; p__3 = {0, 1, 2}; p__4 = 0"},
       {{"negative_axis_of_unknown_rank", 18, 13,
         "g (X) => (A, B) { [p] A, B = Split <axis = -1, num_outputs = 2> (X) }",
-        "[p__3] p_Shape__0 = Shape(X); [p__4] p_Gather__0 = Gather(p_Shape__0, p__0); "
-        "[p__5] p_Add__0 = Add(p_Gather__0, p__1); [p__6] p_Div__0 = Div(p_Add__0, p__2); "
-        "[p__7] p_Mul__0 = Mul(p_Div__0, p__1); [p__8] p_Sub__0 = Sub(p_Gather__0, p_Mul__0); "
-        "[p__9] p_Concat__0 = Concat <axis = 0> (p_Div__0, p_Sub__0); "
-        "[p] A, B = Split <axis = -1> (X, p_Concat__0)",
+        "[p__5] p_Shape__0 = Shape(X); [p__6] p_Gather__0 = Gather(p_Shape__0, p__0); "
+        "[p__7] p_Add__0 = Add(p_Gather__0, p__1); [p__8] p_Div__0 = Div(p_Add__0, p__2); "
+        "[p__9] p_Mul__0 = Mul(p_Div__0, p__3); "
+        "[p__10] p_Sub__0 = Sub(p_Gather__0, p_Mul__0); "
+        "[p__11] p_Min__0 = Min(p_Sub__0, p_Div__0); [p__12] p_Max__0 = Max(p_Min__0, p__4); "
+        "[p] A, B = Split <axis = -1> (X, p_Max__0)",
         ""},
-       "p__0 = {-1}; p__1 = {1}; p__2 = {2}"},
+       "p__0 = {-1}; p__1 = {1}; p__2 = {2}; p__3 = {0, 1}; p__4 = 0"},
   };
   for (const CompositionCase& c : cases) ExpectComposition(c);
 }
