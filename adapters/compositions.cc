@@ -156,19 +156,20 @@ constexpr const char* kPerAxisReductions[] = {"ReduceMax", "ReduceMin", "ReduceP
 
 // ReduceMax/Min/Prod-18 with axes known at run time, for a rank R known
 // now: flags[i] = whether the axes name axis i (all of them for empty axes
-// unless noop_with_empty_axes); for each axis, Y = Where(flags[i],
-// Reduce<axes = [i], keepdims = 1>(Y), Y), which fills a reduced axis with
-// its result; then a Slice keeps index 0 of the reduced axes and, without
-// keepdims, a Reshape to the shape's kept dims (Compress) drops them. Exact.
+// unless noop_with_empty_axes); for each axis an If reduces it (keepdims)
+// when flags[i], else passes the tensor on, which leaves the keepdims
+// result; without keepdims a Reshape to the kept dims (Compress) follows.
+// Exact, axes of size 0 included (their reduction is the op's identity).
 absl::Status ReduceEachAxis(AdapterContext& ctx) {
   const std::string x = ctx.node.input(0);
   const std::string axes = ctx.node.input(1);
   const int64_t rank = RankOf(ctx, x);
-  if (rank < 0) {
+  const int32_t elem = ElemOf(ctx, x);
+  if (rank < 0 || elem == 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         "input '", axes, "' (axes) is not a constant, and ", ctx.to.Label(),
-        " needs it as an attribute (the rank of '", x, "', which reducing axis by axis needs, "
-        "is unknown)"));
+        " needs it as an attribute (the ", rank < 0 ? "rank" : "element type", " of '", x,
+        "', which reducing axis by axis needs, is unknown)"));
   }
   const onnx::AttributeProto* keep = FindAttribute(ctx.node, "keepdims");
   const onnx::AttributeProto* noop = FindAttribute(ctx.node, "noop_with_empty_axes");
@@ -195,6 +196,25 @@ absl::Status ReduceEachAxis(AdapterContext& ctx) {
     std::string empty = compose.Before("Equal", {compose.Before("Size", {axes}), zero_scalar});
     flags = compose.Before("Or", {flags, empty});
   }
+  const std::string kind = ctx.node.op_type();
+  // A branch of one node: `op`(input) with `attributes`, giving its output.
+  auto branch = [&](absl::string_view op, const std::string& input,
+                    std::vector<onnx::AttributeProto> attributes) {
+    onnx::AttributeProto graph_attribute;
+    onnx::GraphProto& graph = *graph_attribute.mutable_g();
+    graph_attribute.set_type(onnx::AttributeProto::GRAPH);
+    graph.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name(), "_", op)));
+    onnx::NodeProto& inner = *graph.add_node();
+    inner.set_op_type(std::string(op));
+    inner.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name(), "_", op)));
+    inner.add_input(input);
+    onnx::ValueInfoProto& output = *graph.add_output();
+    output.set_name(ctx.fresh_name(absl::StrCat(input, "_", op)));
+    output.mutable_type()->mutable_tensor_type()->set_elem_type(elem);
+    inner.add_output(output.name());
+    for (onnx::AttributeProto& attribute : attributes) *inner.add_attribute() = std::move(attribute);
+    return graph_attribute;
+  };
   std::string reduced = x;
   for (int64_t i = 0; i < rank; ++i) {
     OC_ASSIGN_OR_RETURN(std::string index, compose.Ints({i}, /*scalar=*/true));
@@ -203,31 +223,40 @@ absl::Status ReduceEachAxis(AdapterContext& ctx) {
     axis_list.set_name("axes");
     axis_list.set_type(onnx::AttributeProto::INTS);
     axis_list.add_ints(i);
-    std::string one = compose.Before(ctx.node.op_type(), {reduced}, {axis_list});
-    reduced = compose.Before("Where", {flag, one, reduced});
+    onnx::AttributeProto then_branch = branch(kind, reduced, {axis_list});
+    then_branch.set_name("then_branch");
+    onnx::AttributeProto else_branch = branch("Identity", reduced, {});
+    else_branch.set_name("else_branch");
+    onnx::NodeProto if_node;
+    if_node.set_op_type("If");
+    if_node.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name(), "_If")));
+    if_node.add_input(flag);
+    reduced = ctx.fresh_name(absl::StrCat(ctx.node.name(), "_If"));
+    if_node.add_output(reduced);
+    *if_node.add_attribute() = std::move(then_branch);
+    *if_node.add_attribute() = std::move(else_branch);
+    onnx::NodeProto* stored = ctx.insert_before(std::move(if_node));
+    for (onnx::AttributeProto& attribute : *stored->mutable_attribute()) {
+      ctx.track_subgraph(*attribute.mutable_g());
+    }
   }
-  OC_ASSIGN_OR_RETURN(std::string starts, compose.Ints(std::vector<int64_t>(rank, 0)));
-  OC_ASSIGN_OR_RETURN(std::string ones, compose.Ints(std::vector<int64_t>(rank, 1)));
-  std::string shape = compose.Before("Shape", {x});
-  std::string ends = compose.Before("Where", {flags, ones, shape});
-  const std::string kind = ctx.node.op_type();
-  ctx.node.set_op_type("Slice");
   ctx.node.clear_attribute();
   ctx.node.clear_input();
-  for (const std::string& input : {reduced, starts, ends, all_axes}) ctx.node.add_input(input);
-  if (!keepdims) {
-    const std::string output = ctx.node.output(0);
-    std::string sliced = ctx.detach_output(0);
-    std::string kept = compose.After("Compress", {shape, compose.After("Not", {flags})},
-                                     "", {IntAttribute("axis", 0)});
-    compose.After("Reshape", {sliced, kept}, output);
+  ctx.node.add_input(reduced);
+  if (keepdims) {
+    ctx.node.set_op_type("Identity");
+  } else {
+    std::string shape = compose.Before("Shape", {reduced});
+    std::string kept = compose.Before("Compress", {shape, compose.Before("Not", {flags})},
+                                      {IntAttribute("axis", 0)});
+    ctx.node.set_op_type("Reshape");
+    ctx.node.add_input(kept);
   }
   ctx.changes.push_back(
       {"node-replaced",
-       absl::StrCat(kind, " -> ", kind, " of each of the ", rank,
-                    " axes where the axes '", axes,
-                    "' (known only at run time) name it, then a Slice",
-                    keepdims ? "" : " and a Reshape dropping the reduced axes")});
+       absl::StrCat(kind, " -> an If per axis (", rank, ") reducing it where the axes '", axes,
+                    "' (known only at run time) name it",
+                    keepdims ? "" : ", then a Reshape dropping the reduced axes")});
   return absl::OkStatus();
 }
 

@@ -144,17 +144,18 @@ TEST(CompositionTest, ReductionAxesKnownAtRunTime) {
         "[r__12] r_Equal__1 = Equal(r_Size__0, r__2); "
         "[r__13] r_Or__0 = Or(r_Greater__0, r_Equal__1); "
         "[r__14] r_Gather__0 = Gather(r_Or__0, r__2); "
-        "[r__15] r_ReduceMax__0 = ReduceMax <axes = [0]> (X); "
-        "[r__16] r_Where__0 = Where(r_Gather__0, r_ReduceMax__0, X); "
-        "[r__18] r_Gather__1 = Gather(r_Or__0, r__17); "
-        "[r__19] r_ReduceMax__1 = ReduceMax <axes = [1]> (r_Where__0); "
-        "[r__20] r_Where__1 = Where(r_Gather__1, r_ReduceMax__1, r_Where__0); "
-        "[r__23] r_Shape__0 = Shape(X); "
-        "[r__24] r_Where__2 = Where(r_Or__0, r__22, r_Shape__0); "
-        "[r] Y = Slice(r_Where__1, r__21, r_Where__2, r__4)",
+        "[r_If__0] r_If__1 = If <then_branch = r_ReduceMax__0 () => (float X_ReduceMax__0) {\n"
+        "    [r_ReduceMax__1] X_ReduceMax__0 = ReduceMax <axes = [0]> (X)\n"
+        "  }, else_branch = r_Identity__0 () => (float X_Identity__0) {\n"
+        "    [r_Identity__1] X_Identity__0 = Identity(X)\n  }> (r_Gather__0); "
+        "[r__16] r_Gather__1 = Gather(r_Or__0, r__15); "
+        "[r_If__2] r_If__3 = If <then_branch = r_ReduceMax__2 () => (float r_If__1_ReduceMax__0) {\n"
+        "    [r_ReduceMax__3] r_If__1_ReduceMax__0 = ReduceMax <axes = [1]> (r_If__1)\n"
+        "  }, else_branch = r_Identity__2 () => (float r_If__1_Identity__0) {\n"
+        "    [r_Identity__3] r_If__1_Identity__0 = Identity(r_If__1)\n  }> (r_Gather__1); "
+        "[r] Y = Identity(r_If__3)",
         ""},
-       "r__0 = 2; r__1 = {0}; r__2 = 0; r__3 = {1}; r__4 = {0, 1}; r__17 = 1; "
-       "r__21 = {0, 0}; r__22 = {1, 1}"},
+       "r__0 = 2; r__1 = {0}; r__2 = 0; r__3 = {1}; r__4 = {0, 1}; r__15 = 1"},
       {{"prod_without_keepdims_drops_axes", 18, 13,
         "g (int32[2,3] X, int64[1] A) => (int32[2] Y) "
         "{ [r] Y = ReduceProd <keepdims = 0, noop_with_empty_axes = 1> (X, A) }",
@@ -164,20 +165,20 @@ TEST(CompositionTest, ReductionAxesKnownAtRunTime) {
         "[r__9] r_ReduceSum__0 = ReduceSum <keepdims = 0> (r_Cast__0, r__1); "
         "[r__10] r_Greater__0 = Greater(r_ReduceSum__0, r__2); "
         "[r__11] r_Gather__0 = Gather(r_Greater__0, r__2); "
-        "[r__12] r_ReduceProd__0 = ReduceProd <axes = [0]> (X); "
-        "[r__13] r_Where__0 = Where(r_Gather__0, r_ReduceProd__0, X); "
-        "[r__15] r_Gather__1 = Gather(r_Greater__0, r__14); "
-        "[r__16] r_ReduceProd__1 = ReduceProd <axes = [1]> (r_Where__0); "
-        "[r__17] r_Where__1 = Where(r_Gather__1, r_ReduceProd__1, r_Where__0); "
-        "[r__20] r_Shape__0 = Shape(X); "
-        "[r__21] r_Where__2 = Where(r_Greater__0, r__19, r_Shape__0); "
-        "[r] Y__0 = Slice(r_Where__1, r__18, r_Where__2, r__4); "
-        "[r__22] r_Not__0 = Not(r_Greater__0); "
-        "[r__23] r_Compress__0 = Compress <axis = 0> (r_Shape__0, r_Not__0); "
-        "[r__24] Y = Reshape(Y__0, r_Compress__0)",
+        "[r_If__0] r_If__1 = If <then_branch = r_ReduceProd__0 () => (int32 X_ReduceProd__0) {\n"
+        "    [r_ReduceProd__1] X_ReduceProd__0 = ReduceProd <axes = [0]> (X)\n"
+        "  }, else_branch = r_Identity__0 () => (int32 X_Identity__0) {\n"
+        "    [r_Identity__1] X_Identity__0 = Identity(X)\n  }> (r_Gather__0); "
+        "[r__13] r_Gather__1 = Gather(r_Greater__0, r__12); "
+        "[r_If__2] r_If__3 = If <then_branch = r_ReduceProd__2 () => (int32 r_If__1_ReduceProd__0) {\n"
+        "    [r_ReduceProd__3] r_If__1_ReduceProd__0 = ReduceProd <axes = [1]> (r_If__1)\n"
+        "  }, else_branch = r_Identity__2 () => (int32 r_If__1_Identity__0) {\n"
+        "    [r_Identity__3] r_If__1_Identity__0 = Identity(r_If__1)\n  }> (r_Gather__1); "
+        "[r__14] r_Shape__0 = Shape(r_If__3); [r__15] r_Not__0 = Not(r_Greater__0); "
+        "[r__16] r_Compress__0 = Compress <axis = 0> (r_Shape__0, r_Not__0); "
+        "[r] Y = Reshape(r_If__3, r_Compress__0)",
         ""},
-       "r__0 = 2; r__1 = {0}; r__2 = 0; r__3 = {1}; r__4 = {0, 1}; r__14 = 1; "
-       "r__18 = {0, 0}; r__19 = {1, 1}"},
+       "r__0 = 2; r__1 = {0}; r__2 = 0; r__3 = {1}; r__4 = {0, 1}; r__12 = 1"},
       {{"min_of_unknown_rank_refused", 18, 17,
         "g (float X, int64[1] A) => (float Y) { [r] Y = ReduceMin(X, A) }", "",
         "input 'A' (axes) is not a constant, and ReduceMin-13 needs it as an attribute (the rank "
