@@ -156,10 +156,13 @@ constexpr const char* kPerAxisReductions[] = {"ReduceMax", "ReduceMin", "ReduceP
 
 // ReduceMax/Min/Prod-18 with axes known at run time, for a rank R known
 // now: flags[i] = whether the axes name axis i (all of them for empty axes
-// unless noop_with_empty_axes); for each axis an If reduces it (keepdims)
-// when flags[i], else passes the tensor on, which leaves the keepdims
+// unless noop_with_empty_axes); for each axis, the reduction over it
+// (keepdims) and the tensor are concatenated along it and a Slice with
+// run-time bounds keeps the one or the other, which leaves the keepdims
 // result; without keepdims a Reshape to the kept dims (Compress) follows.
 // Exact, axes of size 0 included (their reduction is the op's identity).
+// (An If per axis would do, but If before 11 needs both branches' shapes
+// equal.) Slice takes run-time bounds from opset 10.
 absl::Status ReduceEachAxis(AdapterContext& ctx) {
   const std::string x = ctx.node.input(0);
   const std::string axes = ctx.node.input(1);
@@ -178,67 +181,49 @@ absl::Status ReduceEachAxis(AdapterContext& ctx) {
   std::vector<int64_t> every_axis;
   for (int64_t i = 0; i < rank; ++i) every_axis.push_back(i);
   Composer compose(ctx);
-  OC_ASSIGN_OR_RETURN(std::string rank_name, compose.Ints({rank}, /*scalar=*/true));
+  std::vector<int64_t> from_the_back;
+  for (int64_t i = 0; i < rank; ++i) from_the_back.push_back(i - rank);
   OC_ASSIGN_OR_RETURN(std::string zero, compose.Ints({0}));
   OC_ASSIGN_OR_RETURN(std::string zero_scalar, compose.Ints({0}, /*scalar=*/true));
   OC_ASSIGN_OR_RETURN(std::string one_axis, compose.Ints({1}));
   OC_ASSIGN_OR_RETURN(std::string all_axes, compose.Ints(every_axis));
-  // flags[i]: some axis, from the back or not, is i.
-  std::string normalized = compose.Before("Mod", {axes, rank_name});
-  std::string column = compose.Before("Unsqueeze", {normalized, one_axis});
+  OC_ASSIGN_OR_RETURN(std::string all_axes_back, compose.Ints(from_the_back));
+  // flags[i]: some axis is i or i - R. Ops that take int64 since opset 7
+  // (Equal, Or, Cast, ReduceSum with constant axes, Gather, If), so that
+  // the composition converts further down.
+  std::string column = compose.Before("Unsqueeze", {axes, one_axis});
   std::string hits = compose.Before(
-      "Cast", {compose.Before("Equal", {column, all_axes})},
+      "Cast",
+      {compose.Before("Or", {compose.Before("Equal", {column, all_axes}),
+                             compose.Before("Equal", {column, all_axes_back})})},
       {IntAttribute("to", TensorProto::INT64)});
   std::string flags = compose.Before(
-      "Greater", {compose.Before("ReduceSum", {hits, zero}, {IntAttribute("keepdims", 0)}),
-                  zero_scalar});
+      "Cast", {compose.Before("ReduceSum", {hits, zero}, {IntAttribute("keepdims", 0)})},
+      {IntAttribute("to", TensorProto::BOOL)});
   if (!noop_if_empty) {
     std::string empty = compose.Before("Equal", {compose.Before("Size", {axes}), zero_scalar});
     flags = compose.Before("Or", {flags, empty});
   }
   const std::string kind = ctx.node.op_type();
-  // A branch of one node: `op`(input) with `attributes`, giving its output.
-  auto branch = [&](absl::string_view op, const std::string& input,
-                    std::vector<onnx::AttributeProto> attributes) {
-    onnx::AttributeProto graph_attribute;
-    onnx::GraphProto& graph = *graph_attribute.mutable_g();
-    graph_attribute.set_type(onnx::AttributeProto::GRAPH);
-    graph.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name(), "_", op)));
-    onnx::NodeProto& inner = *graph.add_node();
-    inner.set_op_type(std::string(op));
-    inner.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name(), "_", op)));
-    inner.add_input(input);
-    onnx::ValueInfoProto& output = *graph.add_output();
-    output.set_name(ctx.fresh_name(absl::StrCat(input, "_", op)));
-    output.mutable_type()->mutable_tensor_type()->set_elem_type(elem);
-    inner.add_output(output.name());
-    for (onnx::AttributeProto& attribute : attributes) *inner.add_attribute() = std::move(attribute);
-    return graph_attribute;
-  };
+  OC_ASSIGN_OR_RETURN(std::string one, compose.Ints({1}));
   std::string reduced = x;
   for (int64_t i = 0; i < rank; ++i) {
-    OC_ASSIGN_OR_RETURN(std::string index, compose.Ints({i}, /*scalar=*/true));
-    std::string flag = compose.Before("Gather", {flags, index});
+    OC_ASSIGN_OR_RETURN(std::string index, compose.Ints({i}));
     onnx::AttributeProto axis_list;
     axis_list.set_name("axes");
     axis_list.set_type(onnx::AttributeProto::INTS);
     axis_list.add_ints(i);
-    onnx::AttributeProto then_branch = branch(kind, reduced, {axis_list});
-    then_branch.set_name("then_branch");
-    onnx::AttributeProto else_branch = branch("Identity", reduced, {});
-    else_branch.set_name("else_branch");
-    onnx::NodeProto if_node;
-    if_node.set_op_type("If");
-    if_node.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name(), "_If")));
-    if_node.add_input(flag);
-    reduced = ctx.fresh_name(absl::StrCat(ctx.node.name(), "_If"));
-    if_node.add_output(reduced);
-    *if_node.add_attribute() = std::move(then_branch);
-    *if_node.add_attribute() = std::move(else_branch);
-    onnx::NodeProto* stored = ctx.insert_before(std::move(if_node));
-    for (onnx::AttributeProto& attribute : *stored->mutable_attribute()) {
-      ctx.track_subgraph(*attribute.mutable_g());
-    }
+    // [reduction; tensor] along axis i, then the reduction (start 0, end 1)
+    // where flagged, else the tensor (start 1, end 1 + size).
+    std::string both = compose.Before(
+        "Concat", {compose.Before(kind, {reduced}, {axis_list}), reduced},
+        {IntAttribute("axis", i)});
+    std::string keep = compose.Before(
+        "Sub", {one, compose.Before("Cast", {compose.Before("Gather", {flags, index})},
+                                    {IntAttribute("to", TensorProto::INT64)})});
+    std::string size = compose.Before("Gather", {compose.Before("Shape", {reduced}), index});
+    std::string end = compose.Before("Add", {one, compose.Before("Mul", {size, keep})});
+    reduced = compose.Before("Slice", {both, keep, end, index});
   }
   ctx.node.clear_attribute();
   ctx.node.clear_input();
