@@ -4,8 +4,8 @@
 // min/max (11), Dropout's ratio (12), DFT's axis (20), Upsample's scales (9), TopK's k (10) and Reshape's shape (5). Upgrading moves the attribute into a new constant input;
 // downgrading moves a constant input back into the attribute; an input
 // known only at run time becomes a composition of older ops where one
-// exists (Clip's bounds, the axes of reductions from 18: compositions.h),
-// else is refused.
+// exists (Clip's bounds, the axes of reductions: compositions.h), else is
+// refused.
 
 #include <algorithm>
 #include <initializer_list>
@@ -50,7 +50,7 @@ struct MovedAttributes {
 };
 
 const MovedAttributes kMoved[] = {
-    {"ReduceSum", 11, 13, {{"axes", 1, Form::kInts}}},
+    {"ReduceSum", 11, 13, {{"axes", 1, Form::kInts}}, ReduceAxesAtRunTime},
     {"Squeeze", 11, 13, {{"axes", 1, Form::kInts}}},
     {"Unsqueeze", 11, 13, {{"axes", 1, Form::kInts}}},
     {"Split", 11, 13, {{"split", 1, Form::kInts}}},

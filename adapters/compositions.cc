@@ -89,6 +89,24 @@ class Composer {
     return output;
   }
 
+  // `op`(input) over the constant `axes` placed before the node, the axes
+  // as an input from opset 13 (ReduceSum, Unsqueeze), else as an attribute.
+  absl::StatusOr<std::string> BeforeOverAxes(absl::string_view op, const std::string& input,
+                                             std::vector<int64_t> axes,
+                                             std::vector<onnx::AttributeProto> attributes = {}) {
+    if (ctx_.to_opset >= 13) {
+      absl::StatusOr<std::string> axes_name = Ints(std::move(axes));
+      if (!axes_name.ok()) return axes_name.status();
+      return Before(op, {input, *axes_name}, std::move(attributes));
+    }
+    onnx::AttributeProto list;
+    list.set_name("axes");
+    list.set_type(onnx::AttributeProto::INTS);
+    for (int64_t axis : axes) list.add_ints(axis);
+    attributes.push_back(std::move(list));
+    return Before(op, {input}, std::move(attributes));
+  }
+
   // An int64 constant: 1-D, or a scalar when `scalar`.
   absl::StatusOr<std::string> Ints(std::vector<int64_t> values, bool scalar = false) {
     return ctx_.add_constant(Int64Tensor(values, scalar));
@@ -152,7 +170,10 @@ constexpr const char* kAfterText[] = {"", ", then Sqrt", ", then Log",
 
 // Reductions that are not sums: reduced one axis at a time, each axis
 // whether or not the run-time axes name it.
-constexpr const char* kPerAxisReductions[] = {"ReduceMax", "ReduceMin", "ReduceProd"};
+// (ReduceSum-13 too, below 13: the sums of the others' compositions go on
+// down that way.)
+constexpr const char* kPerAxisReductions[] = {"ReduceMax", "ReduceMin", "ReduceProd",
+                                              "ReduceSum"};
 
 // ReduceMax/Min/Prod-18 with axes known at run time, for a rank R known
 // now: flags[i] = whether the axes name axis i (all of them for empty axes
@@ -183,23 +204,21 @@ absl::Status ReduceEachAxis(AdapterContext& ctx) {
   Composer compose(ctx);
   std::vector<int64_t> from_the_back;
   for (int64_t i = 0; i < rank; ++i) from_the_back.push_back(i - rank);
-  OC_ASSIGN_OR_RETURN(std::string zero, compose.Ints({0}));
   OC_ASSIGN_OR_RETURN(std::string zero_scalar, compose.Ints({0}, /*scalar=*/true));
-  OC_ASSIGN_OR_RETURN(std::string one_axis, compose.Ints({1}));
   OC_ASSIGN_OR_RETURN(std::string all_axes, compose.Ints(every_axis));
   OC_ASSIGN_OR_RETURN(std::string all_axes_back, compose.Ints(from_the_back));
   // flags[i]: some axis is i or i - R. Ops that take int64 since opset 7
   // (Equal, Or, Cast, ReduceSum with constant axes, Gather, If), so that
   // the composition converts further down.
-  std::string column = compose.Before("Unsqueeze", {axes, one_axis});
+  OC_ASSIGN_OR_RETURN(std::string column, compose.BeforeOverAxes("Unsqueeze", axes, {1}));
   std::string hits = compose.Before(
       "Cast",
       {compose.Before("Or", {compose.Before("Equal", {column, all_axes}),
                              compose.Before("Equal", {column, all_axes_back})})},
       {IntAttribute("to", TensorProto::INT64)});
-  std::string flags = compose.Before(
-      "Cast", {compose.Before("ReduceSum", {hits, zero}, {IntAttribute("keepdims", 0)})},
-      {IntAttribute("to", TensorProto::BOOL)});
+  OC_ASSIGN_OR_RETURN(std::string hit_count,
+                      compose.BeforeOverAxes("ReduceSum", hits, {0}, {IntAttribute("keepdims", 0)}));
+  std::string flags = compose.Before("Cast", {hit_count}, {IntAttribute("to", TensorProto::BOOL)});
   if (!noop_if_empty) {
     std::string empty = compose.Before("Equal", {compose.Before("Size", {axes}), zero_scalar});
     flags = compose.Before("Or", {flags, empty});
@@ -294,9 +313,13 @@ absl::Status ReduceAxesAtRunTime(AdapterContext& ctx) {
       case After::kDivideByCount: {
         // count = Size(X) / Size(sum): the product of the reduced axes'
         // sizes for any axes, empty ones (all or none) included.
-        OC_ASSIGN_OR_RETURN(std::string one, compose.Ints({1}, /*scalar=*/true));
+        OC_ASSIGN_OR_RETURN(std::string zero, compose.Ints({0}, /*scalar=*/true));
         std::string whole = compose.After("Size", {x});
-        std::string kept = compose.After("Max", {compose.After("Size", {sum}), one});
+        // (1 where the sum is empty, and so the mean: no division by 0.)
+        std::string sum_size = compose.After("Size", {sum});
+        std::string kept = compose.After(
+            "Add", {sum_size, compose.After("Cast", {compose.After("Equal", {sum_size, zero})}, "",
+                                            {IntAttribute("to", TensorProto::INT64)})});
         std::string count = compose.After("Div", {whole, kept});
         std::string typed = compose.After("Cast", {count}, "", {IntAttribute("to", elem)});
         compose.After("Div", {sum, typed}, output);

@@ -22,8 +22,8 @@ absl::Status ClipBoundsAtRunTime(AdapterContext& ctx);
 // A Reduce*-18 whose `axes` input is not a constant: the node becomes
 // ReduceSum-13 (which takes axes as an input) of X, |X|, X*X or exp(X),
 // followed by Sqrt, Log or the division by the reduced count; ReduceMax,
-// ReduceMin and ReduceProd (input of known rank) reduce each axis the axes
-// name, one at a time (a Slice with run-time bounds picks the reduced or
+// ReduceMin and ReduceProd (input of known rank), and ReduceSum-13 below
+// 13, reduce each axis the axes name, one at a time (a Slice with run-time bounds picks the reduced or
 // the whole tensor per axis).
 absl::Status ReduceAxesAtRunTime(AdapterContext& ctx);
 

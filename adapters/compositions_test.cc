@@ -89,20 +89,25 @@ TEST(CompositionTest, ReductionAxesKnownAtRunTime) {
   const CompositionCase cases[] = {
       {{"mean_is_sum_over_count", 18, 17,
         "g (float[2,3,4] X, int64[1] A) => (float[2,1,4] Y) { [r] Y = ReduceMean(X, A) }",
-        "[r] Y__0 = ReduceSum(X, A); [r__1] r_Size__0 = Size(X); [r__2] r_Size__1 = Size(Y__0); "
-        "[r__3] r_Max__0 = Max(r_Size__1, r__0); [r__4] r_Div__0 = Div(r_Size__0, r_Max__0); "
-        "[r__5] r_Cast__0 = Cast <to = 1> (r_Div__0); [r__6] Y = Div(Y__0, r_Cast__0)",
+        "[r] Y__0 = ReduceSum(X, A); [r__1] r_Size__0 = Size(X); "
+        "[r__2] r_Size__1 = Size(Y__0); [r__3] r_Equal__0 = Equal(r_Size__1, r__0); "
+        "[r__4] r_Cast__0 = Cast <to = 7> (r_Equal__0); "
+        "[r__5] r_Add__0 = Add(r_Size__1, r_Cast__0); "
+        "[r__6] r_Div__0 = Div(r_Size__0, r_Add__0); "
+        "[r__7] r_Cast__1 = Cast <to = 1> (r_Div__0); [r__8] Y = Div(Y__0, r_Cast__1)",
         ""},
-       "r__0 = 1"},
+       "r__0 = 0"},
       {{"mean_noop_with_empty_axes", 18, 17,
         "g (float[2,3] X, int64[N] A) => (float[M,K] Y) "
         "{ [r] Y = ReduceMean <noop_with_empty_axes = 1> (X, A) }",
         "[r] Y__0 = ReduceSum <noop_with_empty_axes = 1> (X, A); [r__1] r_Size__0 = Size(X); "
-        "[r__2] r_Size__1 = Size(Y__0); [r__3] r_Max__0 = Max(r_Size__1, r__0); "
-        "[r__4] r_Div__0 = Div(r_Size__0, r_Max__0); [r__5] r_Cast__0 = Cast <to = 1> (r_Div__0); "
-        "[r__6] Y = Div(Y__0, r_Cast__0)",
+        "[r__2] r_Size__1 = Size(Y__0); [r__3] r_Equal__0 = Equal(r_Size__1, r__0); "
+        "[r__4] r_Cast__0 = Cast <to = 7> (r_Equal__0); "
+        "[r__5] r_Add__0 = Add(r_Size__1, r_Cast__0); "
+        "[r__6] r_Div__0 = Div(r_Size__0, r_Add__0); "
+        "[r__7] r_Cast__1 = Cast <to = 1> (r_Div__0); [r__8] Y = Div(Y__0, r_Cast__1)",
         ""},
-       "r__0 = 1"},
+       "r__0 = 0"},
       {{"sum_square", 18, 13,
         "g (float[2,3] X, int64[1] A) => (float[2] Y) "
         "{ [r] Y = ReduceSumSquare <keepdims = 0> (X, A) }",
@@ -136,99 +141,99 @@ TEST(CompositionTest, ReductionAxesKnownAtRunTime) {
        ""},
       {{"max_axis_by_axis", 18, 17,
         "g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMax(X, A) }",
-        "[r__5] r_Unsqueeze__0 = Unsqueeze(A, r__2); "
-        "[r__6] r_Equal__0 = Equal(r_Unsqueeze__0, r__3); "
-        "[r__7] r_Equal__1 = Equal(r_Unsqueeze__0, r__4); "
-        "[r__8] r_Or__0 = Or(r_Equal__0, r_Equal__1); "
-        "[r__9] r_Cast__0 = Cast <to = 7> (r_Or__0); "
-        "[r__10] r_ReduceSum__0 = ReduceSum <keepdims = 0> (r_Cast__0, r__0); "
+        "[r__4] r_Unsqueeze__0 = Unsqueeze(A, r__3); "
+        "[r__5] r_Equal__0 = Equal(r_Unsqueeze__0, r__1); "
+        "[r__6] r_Equal__1 = Equal(r_Unsqueeze__0, r__2); "
+        "[r__7] r_Or__0 = Or(r_Equal__0, r_Equal__1); "
+        "[r__8] r_Cast__0 = Cast <to = 7> (r_Or__0); "
+        "[r__10] r_ReduceSum__0 = ReduceSum <keepdims = 0> (r_Cast__0, r__9); "
         "[r__11] r_Cast__1 = Cast <to = 9> (r_ReduceSum__0); [r__12] r_Size__0 = Size(A); "
-        "[r__13] r_Equal__2 = Equal(r_Size__0, r__1); "
+        "[r__13] r_Equal__2 = Equal(r_Size__0, r__0); "
         "[r__14] r_Or__1 = Or(r_Cast__1, r_Equal__2); "
         "[r__15] r_ReduceMax__0 = ReduceMax <axes = [0]> (X); "
         "[r__16] r_Concat__0 = Concat <axis = 0> (r_ReduceMax__0, X); "
-        "[r__17] r_Gather__0 = Gather(r_Or__1, r__0); "
+        "[r__17] r_Gather__0 = Gather(r_Or__1, r__9); "
         "[r__18] r_Cast__2 = Cast <to = 7> (r_Gather__0); "
-        "[r__19] r_Sub__0 = Sub(r__2, r_Cast__2); [r__20] r_Shape__0 = Shape(X); "
-        "[r__21] r_Gather__1 = Gather(r_Shape__0, r__0); "
+        "[r__19] r_Sub__0 = Sub(r__3, r_Cast__2); [r__20] r_Shape__0 = Shape(X); "
+        "[r__21] r_Gather__1 = Gather(r_Shape__0, r__9); "
         "[r__22] r_Mul__0 = Mul(r_Gather__1, r_Sub__0); "
-        "[r__23] r_Add__0 = Add(r__2, r_Mul__0); "
-        "[r__24] r_Slice__0 = Slice(r_Concat__0, r_Sub__0, r_Add__0, r__0); "
+        "[r__23] r_Add__0 = Add(r__3, r_Mul__0); "
+        "[r__24] r_Slice__0 = Slice(r_Concat__0, r_Sub__0, r_Add__0, r__9); "
         "[r__25] r_ReduceMax__1 = ReduceMax <axes = [1]> (r_Slice__0); "
         "[r__26] r_Concat__1 = Concat <axis = 1> (r_ReduceMax__1, r_Slice__0); "
-        "[r__27] r_Gather__2 = Gather(r_Or__1, r__2); "
+        "[r__27] r_Gather__2 = Gather(r_Or__1, r__3); "
         "[r__28] r_Cast__3 = Cast <to = 7> (r_Gather__2); "
-        "[r__29] r_Sub__1 = Sub(r__2, r_Cast__3); [r__30] r_Shape__1 = Shape(r_Slice__0); "
-        "[r__31] r_Gather__3 = Gather(r_Shape__1, r__2); "
+        "[r__29] r_Sub__1 = Sub(r__3, r_Cast__3); [r__30] r_Shape__1 = Shape(r_Slice__0); "
+        "[r__31] r_Gather__3 = Gather(r_Shape__1, r__3); "
         "[r__32] r_Mul__1 = Mul(r_Gather__3, r_Sub__1); "
-        "[r__33] r_Add__1 = Add(r__2, r_Mul__1); "
-        "[r__34] r_Slice__1 = Slice(r_Concat__1, r_Sub__1, r_Add__1, r__2); "
+        "[r__33] r_Add__1 = Add(r__3, r_Mul__1); "
+        "[r__34] r_Slice__1 = Slice(r_Concat__1, r_Sub__1, r_Add__1, r__3); "
         "[r] Y = Identity(r_Slice__1)",
         ""},
-       "r__0 = {0}; r__1 = 0; r__2 = {1}; r__3 = {0, 1}; r__4 = {-2, -1}"},
+       "r__0 = 0; r__1 = {0, 1}; r__2 = {-2, -1}; r__3 = {1}; r__9 = {0}"},
       {{"prod_without_keepdims_drops_axes", 18, 13,
         "g (int32[2,3] X, int64[1] A) => (int32[2] Y) "
         "{ [r] Y = ReduceProd <keepdims = 0, noop_with_empty_axes = 1> (X, A) }",
-        "[r__5] r_Unsqueeze__0 = Unsqueeze(A, r__2); "
-        "[r__6] r_Equal__0 = Equal(r_Unsqueeze__0, r__3); "
-        "[r__7] r_Equal__1 = Equal(r_Unsqueeze__0, r__4); "
-        "[r__8] r_Or__0 = Or(r_Equal__0, r_Equal__1); "
-        "[r__9] r_Cast__0 = Cast <to = 7> (r_Or__0); "
-        "[r__10] r_ReduceSum__0 = ReduceSum <keepdims = 0> (r_Cast__0, r__0); "
+        "[r__4] r_Unsqueeze__0 = Unsqueeze(A, r__3); "
+        "[r__5] r_Equal__0 = Equal(r_Unsqueeze__0, r__1); "
+        "[r__6] r_Equal__1 = Equal(r_Unsqueeze__0, r__2); "
+        "[r__7] r_Or__0 = Or(r_Equal__0, r_Equal__1); "
+        "[r__8] r_Cast__0 = Cast <to = 7> (r_Or__0); "
+        "[r__10] r_ReduceSum__0 = ReduceSum <keepdims = 0> (r_Cast__0, r__9); "
         "[r__11] r_Cast__1 = Cast <to = 9> (r_ReduceSum__0); "
         "[r__12] r_ReduceProd__0 = ReduceProd <axes = [0]> (X); "
         "[r__13] r_Concat__0 = Concat <axis = 0> (r_ReduceProd__0, X); "
-        "[r__14] r_Gather__0 = Gather(r_Cast__1, r__0); "
+        "[r__14] r_Gather__0 = Gather(r_Cast__1, r__9); "
         "[r__15] r_Cast__2 = Cast <to = 7> (r_Gather__0); "
-        "[r__16] r_Sub__0 = Sub(r__2, r_Cast__2); [r__17] r_Shape__0 = Shape(X); "
-        "[r__18] r_Gather__1 = Gather(r_Shape__0, r__0); "
+        "[r__16] r_Sub__0 = Sub(r__3, r_Cast__2); [r__17] r_Shape__0 = Shape(X); "
+        "[r__18] r_Gather__1 = Gather(r_Shape__0, r__9); "
         "[r__19] r_Mul__0 = Mul(r_Gather__1, r_Sub__0); "
-        "[r__20] r_Add__0 = Add(r__2, r_Mul__0); "
-        "[r__21] r_Slice__0 = Slice(r_Concat__0, r_Sub__0, r_Add__0, r__0); "
+        "[r__20] r_Add__0 = Add(r__3, r_Mul__0); "
+        "[r__21] r_Slice__0 = Slice(r_Concat__0, r_Sub__0, r_Add__0, r__9); "
         "[r__22] r_ReduceProd__1 = ReduceProd <axes = [1]> (r_Slice__0); "
         "[r__23] r_Concat__1 = Concat <axis = 1> (r_ReduceProd__1, r_Slice__0); "
-        "[r__24] r_Gather__2 = Gather(r_Cast__1, r__2); "
+        "[r__24] r_Gather__2 = Gather(r_Cast__1, r__3); "
         "[r__25] r_Cast__3 = Cast <to = 7> (r_Gather__2); "
-        "[r__26] r_Sub__1 = Sub(r__2, r_Cast__3); [r__27] r_Shape__1 = Shape(r_Slice__0); "
-        "[r__28] r_Gather__3 = Gather(r_Shape__1, r__2); "
+        "[r__26] r_Sub__1 = Sub(r__3, r_Cast__3); [r__27] r_Shape__1 = Shape(r_Slice__0); "
+        "[r__28] r_Gather__3 = Gather(r_Shape__1, r__3); "
         "[r__29] r_Mul__1 = Mul(r_Gather__3, r_Sub__1); "
-        "[r__30] r_Add__1 = Add(r__2, r_Mul__1); "
-        "[r__31] r_Slice__1 = Slice(r_Concat__1, r_Sub__1, r_Add__1, r__2); "
+        "[r__30] r_Add__1 = Add(r__3, r_Mul__1); "
+        "[r__31] r_Slice__1 = Slice(r_Concat__1, r_Sub__1, r_Add__1, r__3); "
         "[r__32] r_Shape__2 = Shape(r_Slice__1); [r__33] r_Not__0 = Not(r_Cast__1); "
         "[r__34] r_Compress__0 = Compress <axis = 0> (r_Shape__2, r_Not__0); "
         "[r] Y = Reshape(r_Slice__1, r_Compress__0)",
         ""},
-       "r__0 = {0}; r__1 = 0; r__2 = {1}; r__3 = {0, 1}; r__4 = {-2, -1}"},
+       "r__0 = 0; r__1 = {0, 1}; r__2 = {-2, -1}; r__3 = {1}; r__9 = {0}"},
       {{"min_down_to_10", 18, 10,
-        "g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMin(X, A) }", "[r__5] r_Unsqueeze__0 = Unsqueeze <axes = [1]> (A); "
-       "[r__6] r_Equal__0 = Equal(r_Unsqueeze__0, r__3); "
-       "[r__7] r_Equal__1 = Equal(r_Unsqueeze__0, r__4); "
-       "[r__8] r_Or__0 = Or(r_Equal__0, r_Equal__1); "
-       "[r__9] r_Cast__0 = Cast <to = 7> (r_Or__0); "
+        "g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMin(X, A) }", "[r__4] r_Unsqueeze__0 = Unsqueeze <axes = [1]> (A); "
+       "[r__5] r_Equal__0 = Equal(r_Unsqueeze__0, r__1); "
+       "[r__6] r_Equal__1 = Equal(r_Unsqueeze__0, r__2); "
+       "[r__7] r_Or__0 = Or(r_Equal__0, r_Equal__1); "
+       "[r__8] r_Cast__0 = Cast <to = 7> (r_Or__0); "
        "[r__10] r_ReduceSum__0 = ReduceSum <keepdims = 0, axes = [0]> (r_Cast__0); "
        "[r__11] r_Cast__1 = Cast <to = 9> (r_ReduceSum__0); [r__12] r_Size__0 = Size(A); "
-       "[r__13] r_Equal__2 = Equal(r_Size__0, r__1); "
+       "[r__13] r_Equal__2 = Equal(r_Size__0, r__0); "
        "[r__14] r_Or__1 = Or(r_Cast__1, r_Equal__2); "
        "[r__15] r_ReduceMin__0 = ReduceMin <axes = [0]> (X); "
        "[r__16] r_Concat__0 = Concat <axis = 0> (r_ReduceMin__0, X); "
-       "[r__17] r_Gather__0 = Gather(r_Or__1, r__0); "
+       "[r__17] r_Gather__0 = Gather(r_Or__1, r__9); "
        "[r__18] r_Cast__2 = Cast <to = 7> (r_Gather__0); "
-       "[r__19] r_Sub__0 = Sub(r__2, r_Cast__2); [r__20] r_Shape__0 = Shape(X); "
-       "[r__21] r_Gather__1 = Gather(r_Shape__0, r__0); "
+       "[r__19] r_Sub__0 = Sub(r__3, r_Cast__2); [r__20] r_Shape__0 = Shape(X); "
+       "[r__21] r_Gather__1 = Gather(r_Shape__0, r__9); "
        "[r__22] r_Mul__0 = Mul(r_Gather__1, r_Sub__0); "
-       "[r__23] r_Add__0 = Add(r__2, r_Mul__0); "
-       "[r__24] r_Slice__0 = Slice(r_Concat__0, r_Sub__0, r_Add__0, r__0); "
+       "[r__23] r_Add__0 = Add(r__3, r_Mul__0); "
+       "[r__24] r_Slice__0 = Slice(r_Concat__0, r_Sub__0, r_Add__0, r__9); "
        "[r__25] r_ReduceMin__1 = ReduceMin <axes = [1]> (r_Slice__0); "
        "[r__26] r_Concat__1 = Concat <axis = 1> (r_ReduceMin__1, r_Slice__0); "
-       "[r__27] r_Gather__2 = Gather(r_Or__1, r__2); "
+       "[r__27] r_Gather__2 = Gather(r_Or__1, r__3); "
        "[r__28] r_Cast__3 = Cast <to = 7> (r_Gather__2); "
-       "[r__29] r_Sub__1 = Sub(r__2, r_Cast__3); [r__30] r_Shape__1 = Shape(r_Slice__0); "
-       "[r__31] r_Gather__3 = Gather(r_Shape__1, r__2); "
+       "[r__29] r_Sub__1 = Sub(r__3, r_Cast__3); [r__30] r_Shape__1 = Shape(r_Slice__0); "
+       "[r__31] r_Gather__3 = Gather(r_Shape__1, r__3); "
        "[r__32] r_Mul__1 = Mul(r_Gather__3, r_Sub__1); "
-       "[r__33] r_Add__1 = Add(r__2, r_Mul__1); "
-       "[r__34] r_Slice__1 = Slice(r_Concat__1, r_Sub__1, r_Add__1, r__2); "
+       "[r__33] r_Add__1 = Add(r__3, r_Mul__1); "
+       "[r__34] r_Slice__1 = Slice(r_Concat__1, r_Sub__1, r_Add__1, r__3); "
        "[r] Y = Identity(r_Slice__1)", ""},
-       "r__0 = {0}; r__1 = 0; r__2 = {1}; r__3 = {0, 1}; r__4 = {-2, -1}"},
+       "r__0 = 0; r__1 = {0, 1}; r__2 = {-2, -1}; r__3 = {1}; r__9 = {0}"},
       {{"min_below_10_refused", 18, 9,
         "g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMin(X, A) }", "",
         "(starts) is not a constant, and Slice-1 needs it as an attribute"},
@@ -238,9 +243,79 @@ TEST(CompositionTest, ReductionAxesKnownAtRunTime) {
         "input 'A' (axes) is not a constant, and ReduceMin-13 needs it as an attribute (the rank "
         "of 'X', which reducing axis by axis needs, is unknown)"},
        ""},
-      {{"below_13_refused", 18, 12,
+      {{"sum_below_13_axis_by_axis", 13, 12,
+        "g (float[2,3] X, int64[N] A) => (float[K] Y) "
+        "{ [r] Y = ReduceSum <keepdims = 0> (X, A) }",
+        "[r__3] r_Unsqueeze__0 = Unsqueeze <axes = [1]> (A); "
+        "[r__4] r_Equal__0 = Equal(r_Unsqueeze__0, r__1); "
+        "[r__5] r_Equal__1 = Equal(r_Unsqueeze__0, r__2); "
+        "[r__6] r_Or__0 = Or(r_Equal__0, r_Equal__1); "
+        "[r__7] r_Cast__0 = Cast <to = 7> (r_Or__0); "
+        "[r__8] r_ReduceSum__0 = ReduceSum <keepdims = 0, axes = [0]> (r_Cast__0); "
+        "[r__9] r_Cast__1 = Cast <to = 9> (r_ReduceSum__0); [r__10] r_Size__0 = Size(A); "
+        "[r__11] r_Equal__2 = Equal(r_Size__0, r__0); "
+        "[r__12] r_Or__1 = Or(r_Cast__1, r_Equal__2); "
+        "[r__15] r_ReduceSum__1 = ReduceSum <axes = [0]> (X); "
+        "[r__16] r_Concat__0 = Concat <axis = 0> (r_ReduceSum__1, X); "
+        "[r__17] r_Gather__0 = Gather(r_Or__1, r__14); "
+        "[r__18] r_Cast__2 = Cast <to = 7> (r_Gather__0); "
+        "[r__19] r_Sub__0 = Sub(r__13, r_Cast__2); [r__20] r_Shape__0 = Shape(X); "
+        "[r__21] r_Gather__1 = Gather(r_Shape__0, r__14); "
+        "[r__22] r_Mul__0 = Mul(r_Gather__1, r_Sub__0); "
+        "[r__23] r_Add__0 = Add(r__13, r_Mul__0); "
+        "[r__24] r_Slice__0 = Slice(r_Concat__0, r_Sub__0, r_Add__0, r__14); "
+        "[r__25] r_ReduceSum__2 = ReduceSum <axes = [1]> (r_Slice__0); "
+        "[r__26] r_Concat__1 = Concat <axis = 1> (r_ReduceSum__2, r_Slice__0); "
+        "[r__27] r_Gather__2 = Gather(r_Or__1, r__13); "
+        "[r__28] r_Cast__3 = Cast <to = 7> (r_Gather__2); "
+        "[r__29] r_Sub__1 = Sub(r__13, r_Cast__3); [r__30] r_Shape__1 = Shape(r_Slice__0); "
+        "[r__31] r_Gather__3 = Gather(r_Shape__1, r__13); "
+        "[r__32] r_Mul__1 = Mul(r_Gather__3, r_Sub__1); "
+        "[r__33] r_Add__1 = Add(r__13, r_Mul__1); "
+        "[r__34] r_Slice__1 = Slice(r_Concat__1, r_Sub__1, r_Add__1, r__13); "
+        "[r__35] r_Shape__2 = Shape(r_Slice__1); [r__36] r_Not__0 = Not(r_Or__1); "
+        "[r__37] r_Compress__0 = Compress <axis = 0> (r_Shape__2, r_Not__0); "
+        "[r] Y = Reshape(r_Slice__1, r_Compress__0)", ""},
+       "r__0 = 0; r__1 = {0, 1}; r__2 = {-2, -1}; r__13 = {1}; r__14 = {0}"},
+      {{"mean_down_to_10", 18, 10,
+        "g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMean(X, A) }", "[r__11] r_Unsqueeze__0 = Unsqueeze <axes = [1]> (A); "
+       "[r__12] r_Equal__1 = Equal(r_Unsqueeze__0, r__9); "
+       "[r__13] r_Equal__2 = Equal(r_Unsqueeze__0, r__10); "
+       "[r__14] r_Or__0 = Or(r_Equal__1, r_Equal__2); "
+       "[r__15] r_Cast__2 = Cast <to = 7> (r_Or__0); "
+       "[r__16] r_ReduceSum__0 = ReduceSum <keepdims = 0, axes = [0]> (r_Cast__2); "
+       "[r__17] r_Cast__3 = Cast <to = 9> (r_ReduceSum__0); [r__18] r_Size__2 = Size(A); "
+       "[r__19] r_Equal__3 = Equal(r_Size__2, r__0); "
+       "[r__20] r_Or__1 = Or(r_Cast__3, r_Equal__3); "
+       "[r__23] r_ReduceSum__1 = ReduceSum <axes = [0]> (X); "
+       "[r__24] r_Concat__0 = Concat <axis = 0> (r_ReduceSum__1, X); "
+       "[r__25] r_Gather__0 = Gather(r_Or__1, r__22); "
+       "[r__26] r_Cast__4 = Cast <to = 7> (r_Gather__0); "
+       "[r__27] r_Sub__0 = Sub(r__21, r_Cast__4); [r__28] r_Shape__0 = Shape(X); "
+       "[r__29] r_Gather__1 = Gather(r_Shape__0, r__22); "
+       "[r__30] r_Mul__0 = Mul(r_Gather__1, r_Sub__0); "
+       "[r__31] r_Add__1 = Add(r__21, r_Mul__0); "
+       "[r__32] r_Slice__0 = Slice(r_Concat__0, r_Sub__0, r_Add__1, r__22); "
+       "[r__33] r_ReduceSum__2 = ReduceSum <axes = [1]> (r_Slice__0); "
+       "[r__34] r_Concat__1 = Concat <axis = 1> (r_ReduceSum__2, r_Slice__0); "
+       "[r__35] r_Gather__2 = Gather(r_Or__1, r__21); "
+       "[r__36] r_Cast__5 = Cast <to = 7> (r_Gather__2); "
+       "[r__37] r_Sub__1 = Sub(r__21, r_Cast__5); [r__38] r_Shape__1 = Shape(r_Slice__0); "
+       "[r__39] r_Gather__3 = Gather(r_Shape__1, r__21); "
+       "[r__40] r_Mul__1 = Mul(r_Gather__3, r_Sub__1); "
+       "[r__41] r_Add__2 = Add(r__21, r_Mul__1); "
+       "[r__42] r_Slice__1 = Slice(r_Concat__1, r_Sub__1, r_Add__2, r__21); "
+       "[r] Y__0 = Identity(r_Slice__1); [r__1] r_Size__0 = Size(X); "
+       "[r__2] r_Size__1 = Size(Y__0); [r__3] r_Equal__0 = Equal(r_Size__1, r__0); "
+       "[r__4] r_Cast__0 = Cast <to = 7> (r_Equal__0); "
+       "[r__5] r_Add__0 = Add(r_Size__1, r_Cast__0); "
+       "[r__6] r_Div__0 = Div(r_Size__0, r_Add__0); "
+       "[r__7] r_Cast__1 = Cast <to = 1> (r_Div__0); [r__8] Y = Div(Y__0, r_Cast__1)",
+        ""},
+       "r__0 = 0; r__9 = {0, 1}; r__10 = {-2, -1}; r__21 = {1}; r__22 = {0}"},
+      {{"below_10_refused", 18, 9,
         "g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMean(X, A) }", "",
-        "step 13 -> 12"},
+        "(starts) is not a constant, and Slice-1 needs it as an attribute"},
        ""},
   };
   for (const CompositionCase& c : cases) ExpectComposition(c);
