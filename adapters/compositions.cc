@@ -82,8 +82,8 @@ class Composer {
   // `op`(inputs) placed after the node (and the nodes placed after it
   // before), writing `output`, or a fresh value when `output` is empty;
   // returns the output.
-  std::string After(absl::string_view op, std::vector<std::string> inputs,
-                    std::string output = "", std::vector<onnx::AttributeProto> attributes = {}) {
+  std::string After(absl::string_view op, std::vector<std::string> inputs, std::string output = "",
+                    std::vector<onnx::AttributeProto> attributes = {}) {
     if (output.empty()) output = ctx_.fresh_name(absl::StrCat(base_, "_", op));
     ctx_.insert_after(Make(op, std::move(inputs), output, std::move(attributes)));
     return output;
@@ -172,8 +172,7 @@ constexpr const char* kAfterText[] = {"", ", then Sqrt", ", then Log",
 // whether or not the run-time axes name it.
 // (ReduceSum-13 too, below 13: the sums of the others' compositions go on
 // down that way.)
-constexpr const char* kPerAxisReductions[] = {"ReduceMax", "ReduceMin", "ReduceProd",
-                                              "ReduceSum"};
+constexpr const char* kPerAxisReductions[] = {"ReduceMax", "ReduceMin", "ReduceProd", "ReduceSum"};
 
 // ReduceMax/Min/Prod-18 with axes known at run time, for a rank R known
 // now: flags[i] = whether the axes name axis i (all of them for empty axes
@@ -190,10 +189,10 @@ absl::Status ReduceEachAxis(AdapterContext& ctx) {
   const int64_t rank = RankOf(ctx, x);
   const int32_t elem = ElemOf(ctx, x);
   if (rank < 0 || elem == 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "input '", axes, "' (axes) is not a constant, and ", ctx.to.Label(),
-        " needs it as an attribute (the ", rank < 0 ? "rank" : "element type", " of '", x,
-        "', which reducing axis by axis needs, is unknown)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("input '", axes, "' (axes) is not a constant, and ", ctx.to.Label(),
+                     " needs it as an attribute (the ", rank < 0 ? "rank" : "element type", " of '",
+                     x, "', which reducing axis by axis needs, is unknown)"));
   }
   const onnx::AttributeProto* keep = FindAttribute(ctx.node, "keepdims");
   const onnx::AttributeProto* noop = FindAttribute(ctx.node, "noop_with_empty_axes");
@@ -211,13 +210,13 @@ absl::Status ReduceEachAxis(AdapterContext& ctx) {
   // (Equal, Or, Cast, ReduceSum with constant axes, Gather, If), so that
   // the composition converts further down.
   OC_ASSIGN_OR_RETURN(std::string column, compose.BeforeOverAxes("Unsqueeze", axes, {1}));
-  std::string hits = compose.Before(
-      "Cast",
-      {compose.Before("Or", {compose.Before("Equal", {column, all_axes}),
-                             compose.Before("Equal", {column, all_axes_back})})},
-      {IntAttribute("to", TensorProto::INT64)});
-  OC_ASSIGN_OR_RETURN(std::string hit_count,
-                      compose.BeforeOverAxes("ReduceSum", hits, {0}, {IntAttribute("keepdims", 0)}));
+  std::string hits =
+      compose.Before("Cast",
+                     {compose.Before("Or", {compose.Before("Equal", {column, all_axes}),
+                                            compose.Before("Equal", {column, all_axes_back})})},
+                     {IntAttribute("to", TensorProto::INT64)});
+  OC_ASSIGN_OR_RETURN(std::string hit_count, compose.BeforeOverAxes("ReduceSum", hits, {0},
+                                                                    {IntAttribute("keepdims", 0)}));
   std::string flags = compose.Before("Cast", {hit_count}, {IntAttribute("to", TensorProto::BOOL)});
   if (!noop_if_empty) {
     std::string empty = compose.Before("Equal", {compose.Before("Size", {axes}), zero_scalar});
@@ -234,9 +233,9 @@ absl::Status ReduceEachAxis(AdapterContext& ctx) {
     axis_list.add_ints(i);
     // [reduction; tensor] along axis i, then the reduction (start 0, end 1)
     // where flagged, else the tensor (start 1, end 1 + size).
-    std::string both = compose.Before(
-        "Concat", {compose.Before(kind, {reduced}, {axis_list}), reduced},
-        {IntAttribute("axis", i)});
+    std::string both =
+        compose.Before("Concat", {compose.Before(kind, {reduced}, {axis_list}), reduced},
+                       {IntAttribute("axis", i)});
     std::string keep = compose.Before(
         "Sub", {one, compose.Before("Cast", {compose.Before("Gather", {flags, index})},
                                     {IntAttribute("to", TensorProto::INT64)})});
@@ -283,33 +282,45 @@ absl::Status ReduceAxesAtRunTime(AdapterContext& ctx) {
   const std::string x = ctx.node.input(0);
   int32_t elem = ElemOf(ctx, x);
   if (row->float_only && !IsFloat(elem)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "input '", axes, "' (axes) is not a constant, and ", ctx.from.name,
-        " through ReduceSum-13 needs a float type; '", x, "' is ",
-        elem == 0 ? "of an unknown type" : "not float"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("input '", axes, "' (axes) is not a constant, and ", ctx.from.name,
+                     " through ReduceSum-13 needs a float type; '", x, "' is ",
+                     elem == 0 ? "of an unknown type" : "not float"));
   }
   const onnx::AttributeProto* noop = FindAttribute(ctx.node, "noop_with_empty_axes");
   if (noop != nullptr && noop->i() != 0 && !row->noop_is_identity) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "input '", axes, "' (axes) is not a constant and noop_with_empty_axes = 1: ",
-        ctx.from.name, " then returns X unchanged for empty axes, which ReduceSum-13 of ",
+        "input '", axes, "' (axes) is not a constant and noop_with_empty_axes = 1: ", ctx.from.name,
+        " then returns X unchanged for empty axes, which ReduceSum-13 of ",
         kBeforeText[static_cast<int>(row->before)], " cannot"));
   }
   Composer compose(ctx);
   switch (row->before) {
-    case Before::kNone: break;
-    case Before::kAbs: ctx.node.set_input(0, compose.Before("Abs", {x})); break;
-    case Before::kSquare: ctx.node.set_input(0, compose.Before("Mul", {x, x})); break;
-    case Before::kExp: ctx.node.set_input(0, compose.Before("Exp", {x})); break;
+    case Before::kNone:
+      break;
+    case Before::kAbs:
+      ctx.node.set_input(0, compose.Before("Abs", {x}));
+      break;
+    case Before::kSquare:
+      ctx.node.set_input(0, compose.Before("Mul", {x, x}));
+      break;
+    case Before::kExp:
+      ctx.node.set_input(0, compose.Before("Exp", {x}));
+      break;
   }
   ctx.node.set_op_type("ReduceSum");
   if (row->after != After::kNone) {
     const std::string output = ctx.node.output(0);
     const std::string sum = ctx.detach_output(0);
     switch (row->after) {
-      case After::kNone: break;
-      case After::kSqrt: compose.After("Sqrt", {sum}, output); break;
-      case After::kLog: compose.After("Log", {sum}, output); break;
+      case After::kNone:
+        break;
+      case After::kSqrt:
+        compose.After("Sqrt", {sum}, output);
+        break;
+      case After::kLog:
+        compose.After("Log", {sum}, output);
+        break;
       case After::kDivideByCount: {
         // count = Size(X) / Size(sum): the product of the reduced axes'
         // sizes for any axes, empty ones (all or none) included.
@@ -412,9 +423,10 @@ absl::Status ArgSelectLastIndex(AdapterContext& ctx) {
         {"node-inserted", absl::StrCat("Gather reversing axis ", axis, " (", size, ")")});
   } else {
     if (ctx.to_opset < 10) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "select_last_index = 1 over axis ", axis, " of unknown size: the reversal needs a "
-          "Slice with steps, which opset ", ctx.to_opset, " lacks"));
+      return absl::FailedPreconditionError(absl::StrCat("select_last_index = 1 over axis ", axis,
+                                                        " of unknown size: the reversal needs a "
+                                                        "Slice with steps, which opset ",
+                                                        ctx.to_opset, " lacks"));
     }
     OC_ASSIGN_OR_RETURN(std::string starts, compose.Ints({-1}));
     OC_ASSIGN_OR_RETURN(std::string ends, compose.Ints({std::numeric_limits<int64_t>::min()}));
@@ -425,8 +437,8 @@ absl::Status ArgSelectLastIndex(AdapterContext& ctx) {
     OC_ASSIGN_OR_RETURN(std::string one, compose.Ints({1}, /*scalar=*/true));
     std::string dim = compose.Before("Gather", {compose.Before("Shape", {x}), axis_name});
     last = compose.Before("Sub", {dim, one});
-    ctx.changes.push_back({"node-inserted",
-                           absl::StrCat("Slice reversing axis ", axis, " (its size from Shape)")});
+    ctx.changes.push_back(
+        {"node-inserted", absl::StrCat("Slice reversing axis ", axis, " (its size from Shape)")});
   }
   ctx.node.set_input(0, reversed);
   const std::string output = ctx.node.output(0);
@@ -453,8 +465,7 @@ absl::Status SplitSizesAtRunTime(AdapterContext& ctx, int64_t axis, int64_t part
   std::string size = compose.Before("Gather", {compose.Before("Shape", {x}), axis_name});
   std::string chunk = compose.Before("Div", {compose.Before("Add", {size, rest}), count});
   std::string left = compose.Before("Sub", {size, compose.Before("Mul", {chunk, order_name})});
-  std::string split =
-      compose.Before("Max", {compose.Before("Min", {left, chunk}), zero});
+  std::string split = compose.Before("Max", {compose.Before("Min", {left, chunk}), zero});
   while (ctx.node.input_size() < 2) ctx.node.add_input("");
   ctx.node.set_input(1, split);
   ctx.changes.push_back(
@@ -530,15 +541,15 @@ absl::Status ConstantOfShapeBelow9(AdapterContext& ctx) {
     OC_ASSIGN_OR_RETURN(std::string filled, ctx.add_constant(Filled(value, *dims, count)));
     ctx.node.set_op_type("Identity");
     ctx.node.set_input(0, filled);
-    ctx.changes.push_back({"node-replaced", absl::StrCat("ConstantOfShape -> Identity of '",
-                                                         filled, "' (", count, " elements)")});
+    ctx.changes.push_back({"node-replaced", absl::StrCat("ConstantOfShape -> Identity of '", filled,
+                                                         "' (", count, " elements)")});
     return absl::OkStatus();
   }
   const onnx::TensorShapeProto* shape_shape = ShapeOf(ctx, shape_name);
-  int64_t rank = shape_shape != nullptr && shape_shape->dim_size() == 1 &&
-                         shape_shape->dim(0).has_dim_value()
-                     ? shape_shape->dim(0).dim_value()
-                     : -1;
+  int64_t rank =
+      shape_shape != nullptr && shape_shape->dim_size() == 1 && shape_shape->dim(0).has_dim_value()
+          ? shape_shape->dim(0).dim_value()
+          : -1;
   value.clear_dims();
   for (int64_t i = 0; i < rank; ++i) value.add_dims(1);  // none: a scalar for Expand
   OC_ASSIGN_OR_RETURN(std::string one, ctx.add_constant(std::move(value)));
@@ -573,16 +584,15 @@ absl::Status EqualOnFloats(AdapterContext& ctx) {
   const std::string a = ctx.node.input(0);
   const std::string b = ctx.node.input(1);
   int32_t elem = ElemOf(ctx, a);
-  if (elem != TensorProto::FLOAT && elem != TensorProto::DOUBLE &&
-      elem != TensorProto::FLOAT16) {
+  if (elem != TensorProto::FLOAT && elem != TensorProto::DOUBLE && elem != TensorProto::FLOAT16) {
     return absl::OkStatus();  // the caller checks the types
   }
   OC_ASSIGN_OR_RETURN(std::string inf, ctx.add_constant(FloatScalar(elem, INFINITY)));
   OC_ASSIGN_OR_RETURN(std::string minus_inf, ctx.add_constant(FloatScalar(elem, -INFINITY)));
   Composer compose(ctx);
   auto not_nan = [&](const std::string& v) {
-    return compose.Before("Or", {compose.Before("Less", {v, inf}),
-                                 compose.Before("Greater", {v, minus_inf})});
+    return compose.Before(
+        "Or", {compose.Before("Less", {v, inf}), compose.Before("Greater", {v, minus_inf})});
   };
   std::string differ =
       compose.Before("Or", {compose.Before("Less", {a, b}), compose.Before("Greater", {a, b})});
@@ -599,8 +609,10 @@ absl::Status EqualOnFloats(AdapterContext& ctx) {
 TensorProto TypedScalar(int32_t elem, double value) {
   TensorProto tensor;
   tensor.set_data_type(elem);
-  if (elem == TensorProto::DOUBLE) tensor.add_double_data(value);
-  else tensor.add_float_data(static_cast<float>(value));
+  if (elem == TensorProto::DOUBLE)
+    tensor.add_double_data(value);
+  else
+    tensor.add_float_data(static_cast<float>(value));
   return tensor;
 }
 
@@ -625,10 +637,10 @@ absl::Status ShrinkBelow9(AdapterContext& ctx) {
   // needs no broadcasting, down to opset 6. The other bound is set to the
   // infinity: unset, it would be the float limit, and clip infinite x.
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  std::string above_low = compose.Before(
-      "Clip", {x}, {FloatAttribute("max", kInf), FloatAttribute("min", lambd)});
-  std::string below_high = compose.Before(
-      "Clip", {x}, {FloatAttribute("max", -lambd), FloatAttribute("min", -kInf)});
+  std::string above_low =
+      compose.Before("Clip", {x}, {FloatAttribute("max", kInf), FloatAttribute("min", lambd)});
+  std::string below_high =
+      compose.Before("Clip", {x}, {FloatAttribute("max", -lambd), FloatAttribute("min", -kInf)});
   ctx.node.clear_input();
   if (lambd == bias) {
     ctx.node.add_input(above_low);
@@ -637,10 +649,10 @@ absl::Status ShrinkBelow9(AdapterContext& ctx) {
     OC_ASSIGN_OR_RETURN(std::string low, ctx.add_constant(TypedScalar(elem, -lambd)));
     OC_ASSIGN_OR_RETURN(std::string high, ctx.add_constant(TypedScalar(elem, lambd)));
     OC_ASSIGN_OR_RETURN(std::string jump, ctx.add_constant(TypedScalar(elem, lambd - bias)));
-    std::string above = compose.Before("Cast", {compose.Before("Greater", {x, high})},
-                                       {IntAttribute("to", elem)});
-    std::string below = compose.Before("Cast", {compose.Before("Less", {x, low})},
-                                       {IntAttribute("to", elem)});
+    std::string above =
+        compose.Before("Cast", {compose.Before("Greater", {x, high})}, {IntAttribute("to", elem)});
+    std::string below =
+        compose.Before("Cast", {compose.Before("Less", {x, low})}, {IntAttribute("to", elem)});
     std::string side = compose.Before("Sub", {above, below});
     ctx.node.add_input(compose.Before("Add", {above_low, below_high}));
     ctx.node.add_input(compose.Before("Mul", {side, jump}));
@@ -648,14 +660,14 @@ absl::Status ShrinkBelow9(AdapterContext& ctx) {
   ctx.node.set_op_type("Add");
   RemoveAttribute(ctx.node, "lambd");
   RemoveAttribute(ctx.node, "bias");
-  ctx.changes.push_back({"node-replaced", absl::StrCat("Shrink -> Clip(x, min ", lambd,
-                                                       ") + Clip(x, max ", -lambd, ")",
-                                                       lambd != bias ? " + the jump at the edges"
-                                                                     : "")});
+  ctx.changes.push_back(
+      {"node-replaced", absl::StrCat("Shrink -> Clip(x, min ", lambd, ") + Clip(x, max ", -lambd,
+                                     ")", lambd != bias ? " + the jump at the edges" : "")});
   if (lambd != bias) {
     ctx.changes.push_back(
-        {kRounding, "x - bias and x + bias are computed as x -+ lambd +- (lambd - bias): the "
-                    "last bit may differ"});
+        {kRounding,
+         "x - bias and x + bias are computed as x -+ lambd +- (lambd - bias): the "
+         "last bit may differ"});
   }
   return absl::OkStatus();
 }
@@ -668,8 +680,6 @@ constexpr RewriteRow kCompositions[] = {
 
 }  // namespace
 
-void RegisterCompositionAdapters(RewriteTable& table) {
-  RegisterRows(table, "", kCompositions);
-}
+void RegisterCompositionAdapters(RewriteTable& table) { RegisterRows(table, "", kCompositions); }
 
 }  // namespace onnxconvert::adapters

@@ -23,8 +23,8 @@ absl::Status ClipBoundsAtRunTime(AdapterContext& ctx);
 // ReduceSum-13 (which takes axes as an input) of X, |X|, X*X or exp(X),
 // followed by Sqrt, Log or the division by the reduced count; ReduceMax,
 // ReduceMin and ReduceProd (input of known rank), and ReduceSum-13 below
-// 13, reduce each axis the axes name, one at a time (a Slice with run-time bounds picks the reduced or
-// the whole tensor per axis).
+// 13, reduce each axis the axes name, one at a time (a Slice with run-time bounds picks the reduced
+// or the whole tensor per axis).
 absl::Status ReduceAxesAtRunTime(AdapterContext& ctx);
 
 // ArgMax/ArgMin-12 with select_last_index = 1 for version 11: the arg of

@@ -117,8 +117,7 @@ TEST(CompositionTest, ReductionAxesKnownAtRunTime) {
         "g (int64[2,3] X, int64[1] A) => (int64[2,1] Y) { [r] Y = ReduceL1(X, A) }",
         "[r__0] r_Abs__0 = Abs(X); [r] Y = ReduceSum(r_Abs__0, A)", ""},
        ""},
-      {{"l2", 18, 17,
-        "g (double[2,3] X, int64[1] A) => (double[2,1] Y) { [r] Y = ReduceL2(X, A) }",
+      {{"l2", 18, 17, "g (double[2,3] X, int64[1] A) => (double[2,1] Y) { [r] Y = ReduceL2(X, A) }",
         "[r__0] r_Mul__0 = Mul(X, X); [r] Y__0 = ReduceSum(r_Mul__0, A); [r__1] Y = Sqrt(Y__0)",
         ""},
        ""},
@@ -205,34 +204,36 @@ TEST(CompositionTest, ReductionAxesKnownAtRunTime) {
         ""},
        "r__0 = 0; r__1 = {0, 1}; r__2 = {-2, -1}; r__3 = {1}; r__9 = {0}"},
       {{"min_down_to_10", 18, 10,
-        "g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMin(X, A) }", "[r__4] r_Unsqueeze__0 = Unsqueeze <axes = [1]> (A); "
-       "[r__5] r_Equal__0 = Equal(r_Unsqueeze__0, r__1); "
-       "[r__6] r_Equal__1 = Equal(r_Unsqueeze__0, r__2); "
-       "[r__7] r_Or__0 = Or(r_Equal__0, r_Equal__1); "
-       "[r__8] r_Cast__0 = Cast <to = 7> (r_Or__0); "
-       "[r__10] r_ReduceSum__0 = ReduceSum <keepdims = 0, axes = [0]> (r_Cast__0); "
-       "[r__11] r_Cast__1 = Cast <to = 9> (r_ReduceSum__0); [r__12] r_Size__0 = Size(A); "
-       "[r__13] r_Equal__2 = Equal(r_Size__0, r__0); "
-       "[r__14] r_Or__1 = Or(r_Cast__1, r_Equal__2); "
-       "[r__15] r_ReduceMin__0 = ReduceMin <axes = [0]> (X); "
-       "[r__16] r_Concat__0 = Concat <axis = 0> (r_ReduceMin__0, X); "
-       "[r__17] r_Gather__0 = Gather(r_Or__1, r__9); "
-       "[r__18] r_Cast__2 = Cast <to = 7> (r_Gather__0); "
-       "[r__19] r_Sub__0 = Sub(r__3, r_Cast__2); [r__20] r_Shape__0 = Shape(X); "
-       "[r__21] r_Gather__1 = Gather(r_Shape__0, r__9); "
-       "[r__22] r_Mul__0 = Mul(r_Gather__1, r_Sub__0); "
-       "[r__23] r_Add__0 = Add(r__3, r_Mul__0); "
-       "[r__24] r_Slice__0 = Slice(r_Concat__0, r_Sub__0, r_Add__0, r__9); "
-       "[r__25] r_ReduceMin__1 = ReduceMin <axes = [1]> (r_Slice__0); "
-       "[r__26] r_Concat__1 = Concat <axis = 1> (r_ReduceMin__1, r_Slice__0); "
-       "[r__27] r_Gather__2 = Gather(r_Or__1, r__3); "
-       "[r__28] r_Cast__3 = Cast <to = 7> (r_Gather__2); "
-       "[r__29] r_Sub__1 = Sub(r__3, r_Cast__3); [r__30] r_Shape__1 = Shape(r_Slice__0); "
-       "[r__31] r_Gather__3 = Gather(r_Shape__1, r__3); "
-       "[r__32] r_Mul__1 = Mul(r_Gather__3, r_Sub__1); "
-       "[r__33] r_Add__1 = Add(r__3, r_Mul__1); "
-       "[r__34] r_Slice__1 = Slice(r_Concat__1, r_Sub__1, r_Add__1, r__3); "
-       "[r] Y = Identity(r_Slice__1)", ""},
+        "g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMin(X, A) }",
+        "[r__4] r_Unsqueeze__0 = Unsqueeze <axes = [1]> (A); "
+        "[r__5] r_Equal__0 = Equal(r_Unsqueeze__0, r__1); "
+        "[r__6] r_Equal__1 = Equal(r_Unsqueeze__0, r__2); "
+        "[r__7] r_Or__0 = Or(r_Equal__0, r_Equal__1); "
+        "[r__8] r_Cast__0 = Cast <to = 7> (r_Or__0); "
+        "[r__10] r_ReduceSum__0 = ReduceSum <keepdims = 0, axes = [0]> (r_Cast__0); "
+        "[r__11] r_Cast__1 = Cast <to = 9> (r_ReduceSum__0); [r__12] r_Size__0 = Size(A); "
+        "[r__13] r_Equal__2 = Equal(r_Size__0, r__0); "
+        "[r__14] r_Or__1 = Or(r_Cast__1, r_Equal__2); "
+        "[r__15] r_ReduceMin__0 = ReduceMin <axes = [0]> (X); "
+        "[r__16] r_Concat__0 = Concat <axis = 0> (r_ReduceMin__0, X); "
+        "[r__17] r_Gather__0 = Gather(r_Or__1, r__9); "
+        "[r__18] r_Cast__2 = Cast <to = 7> (r_Gather__0); "
+        "[r__19] r_Sub__0 = Sub(r__3, r_Cast__2); [r__20] r_Shape__0 = Shape(X); "
+        "[r__21] r_Gather__1 = Gather(r_Shape__0, r__9); "
+        "[r__22] r_Mul__0 = Mul(r_Gather__1, r_Sub__0); "
+        "[r__23] r_Add__0 = Add(r__3, r_Mul__0); "
+        "[r__24] r_Slice__0 = Slice(r_Concat__0, r_Sub__0, r_Add__0, r__9); "
+        "[r__25] r_ReduceMin__1 = ReduceMin <axes = [1]> (r_Slice__0); "
+        "[r__26] r_Concat__1 = Concat <axis = 1> (r_ReduceMin__1, r_Slice__0); "
+        "[r__27] r_Gather__2 = Gather(r_Or__1, r__3); "
+        "[r__28] r_Cast__3 = Cast <to = 7> (r_Gather__2); "
+        "[r__29] r_Sub__1 = Sub(r__3, r_Cast__3); [r__30] r_Shape__1 = Shape(r_Slice__0); "
+        "[r__31] r_Gather__3 = Gather(r_Shape__1, r__3); "
+        "[r__32] r_Mul__1 = Mul(r_Gather__3, r_Sub__1); "
+        "[r__33] r_Add__1 = Add(r__3, r_Mul__1); "
+        "[r__34] r_Slice__1 = Slice(r_Concat__1, r_Sub__1, r_Add__1, r__3); "
+        "[r] Y = Identity(r_Slice__1)",
+        ""},
        "r__0 = 0; r__1 = {0, 1}; r__2 = {-2, -1}; r__3 = {1}; r__9 = {0}"},
       {{"min_below_10_refused", 18, 9,
         "g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMin(X, A) }", "",
@@ -275,42 +276,44 @@ TEST(CompositionTest, ReductionAxesKnownAtRunTime) {
         "[r__34] r_Slice__1 = Slice(r_Concat__1, r_Sub__1, r_Add__1, r__13); "
         "[r__35] r_Shape__2 = Shape(r_Slice__1); [r__36] r_Not__0 = Not(r_Or__1); "
         "[r__37] r_Compress__0 = Compress <axis = 0> (r_Shape__2, r_Not__0); "
-        "[r] Y = Reshape(r_Slice__1, r_Compress__0)", ""},
+        "[r] Y = Reshape(r_Slice__1, r_Compress__0)",
+        ""},
        "r__0 = 0; r__1 = {0, 1}; r__2 = {-2, -1}; r__13 = {1}; r__14 = {0}"},
       {{"mean_down_to_10", 18, 10,
-        "g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMean(X, A) }", "[r__11] r_Unsqueeze__0 = Unsqueeze <axes = [1]> (A); "
-       "[r__12] r_Equal__1 = Equal(r_Unsqueeze__0, r__9); "
-       "[r__13] r_Equal__2 = Equal(r_Unsqueeze__0, r__10); "
-       "[r__14] r_Or__0 = Or(r_Equal__1, r_Equal__2); "
-       "[r__15] r_Cast__2 = Cast <to = 7> (r_Or__0); "
-       "[r__16] r_ReduceSum__0 = ReduceSum <keepdims = 0, axes = [0]> (r_Cast__2); "
-       "[r__17] r_Cast__3 = Cast <to = 9> (r_ReduceSum__0); [r__18] r_Size__2 = Size(A); "
-       "[r__19] r_Equal__3 = Equal(r_Size__2, r__0); "
-       "[r__20] r_Or__1 = Or(r_Cast__3, r_Equal__3); "
-       "[r__23] r_ReduceSum__1 = ReduceSum <axes = [0]> (X); "
-       "[r__24] r_Concat__0 = Concat <axis = 0> (r_ReduceSum__1, X); "
-       "[r__25] r_Gather__0 = Gather(r_Or__1, r__22); "
-       "[r__26] r_Cast__4 = Cast <to = 7> (r_Gather__0); "
-       "[r__27] r_Sub__0 = Sub(r__21, r_Cast__4); [r__28] r_Shape__0 = Shape(X); "
-       "[r__29] r_Gather__1 = Gather(r_Shape__0, r__22); "
-       "[r__30] r_Mul__0 = Mul(r_Gather__1, r_Sub__0); "
-       "[r__31] r_Add__1 = Add(r__21, r_Mul__0); "
-       "[r__32] r_Slice__0 = Slice(r_Concat__0, r_Sub__0, r_Add__1, r__22); "
-       "[r__33] r_ReduceSum__2 = ReduceSum <axes = [1]> (r_Slice__0); "
-       "[r__34] r_Concat__1 = Concat <axis = 1> (r_ReduceSum__2, r_Slice__0); "
-       "[r__35] r_Gather__2 = Gather(r_Or__1, r__21); "
-       "[r__36] r_Cast__5 = Cast <to = 7> (r_Gather__2); "
-       "[r__37] r_Sub__1 = Sub(r__21, r_Cast__5); [r__38] r_Shape__1 = Shape(r_Slice__0); "
-       "[r__39] r_Gather__3 = Gather(r_Shape__1, r__21); "
-       "[r__40] r_Mul__1 = Mul(r_Gather__3, r_Sub__1); "
-       "[r__41] r_Add__2 = Add(r__21, r_Mul__1); "
-       "[r__42] r_Slice__1 = Slice(r_Concat__1, r_Sub__1, r_Add__2, r__21); "
-       "[r] Y__0 = Identity(r_Slice__1); [r__1] r_Size__0 = Size(X); "
-       "[r__2] r_Size__1 = Size(Y__0); [r__3] r_Equal__0 = Equal(r_Size__1, r__0); "
-       "[r__4] r_Cast__0 = Cast <to = 7> (r_Equal__0); "
-       "[r__5] r_Add__0 = Add(r_Size__1, r_Cast__0); "
-       "[r__6] r_Div__0 = Div(r_Size__0, r_Add__0); "
-       "[r__7] r_Cast__1 = Cast <to = 1> (r_Div__0); [r__8] Y = Div(Y__0, r_Cast__1)",
+        "g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMean(X, A) }",
+        "[r__11] r_Unsqueeze__0 = Unsqueeze <axes = [1]> (A); "
+        "[r__12] r_Equal__1 = Equal(r_Unsqueeze__0, r__9); "
+        "[r__13] r_Equal__2 = Equal(r_Unsqueeze__0, r__10); "
+        "[r__14] r_Or__0 = Or(r_Equal__1, r_Equal__2); "
+        "[r__15] r_Cast__2 = Cast <to = 7> (r_Or__0); "
+        "[r__16] r_ReduceSum__0 = ReduceSum <keepdims = 0, axes = [0]> (r_Cast__2); "
+        "[r__17] r_Cast__3 = Cast <to = 9> (r_ReduceSum__0); [r__18] r_Size__2 = Size(A); "
+        "[r__19] r_Equal__3 = Equal(r_Size__2, r__0); "
+        "[r__20] r_Or__1 = Or(r_Cast__3, r_Equal__3); "
+        "[r__23] r_ReduceSum__1 = ReduceSum <axes = [0]> (X); "
+        "[r__24] r_Concat__0 = Concat <axis = 0> (r_ReduceSum__1, X); "
+        "[r__25] r_Gather__0 = Gather(r_Or__1, r__22); "
+        "[r__26] r_Cast__4 = Cast <to = 7> (r_Gather__0); "
+        "[r__27] r_Sub__0 = Sub(r__21, r_Cast__4); [r__28] r_Shape__0 = Shape(X); "
+        "[r__29] r_Gather__1 = Gather(r_Shape__0, r__22); "
+        "[r__30] r_Mul__0 = Mul(r_Gather__1, r_Sub__0); "
+        "[r__31] r_Add__1 = Add(r__21, r_Mul__0); "
+        "[r__32] r_Slice__0 = Slice(r_Concat__0, r_Sub__0, r_Add__1, r__22); "
+        "[r__33] r_ReduceSum__2 = ReduceSum <axes = [1]> (r_Slice__0); "
+        "[r__34] r_Concat__1 = Concat <axis = 1> (r_ReduceSum__2, r_Slice__0); "
+        "[r__35] r_Gather__2 = Gather(r_Or__1, r__21); "
+        "[r__36] r_Cast__5 = Cast <to = 7> (r_Gather__2); "
+        "[r__37] r_Sub__1 = Sub(r__21, r_Cast__5); [r__38] r_Shape__1 = Shape(r_Slice__0); "
+        "[r__39] r_Gather__3 = Gather(r_Shape__1, r__21); "
+        "[r__40] r_Mul__1 = Mul(r_Gather__3, r_Sub__1); "
+        "[r__41] r_Add__2 = Add(r__21, r_Mul__1); "
+        "[r__42] r_Slice__1 = Slice(r_Concat__1, r_Sub__1, r_Add__2, r__21); "
+        "[r] Y__0 = Identity(r_Slice__1); [r__1] r_Size__0 = Size(X); "
+        "[r__2] r_Size__1 = Size(Y__0); [r__3] r_Equal__0 = Equal(r_Size__1, r__0); "
+        "[r__4] r_Cast__0 = Cast <to = 7> (r_Equal__0); "
+        "[r__5] r_Add__0 = Add(r_Size__1, r_Cast__0); "
+        "[r__6] r_Div__0 = Div(r_Size__0, r_Add__0); "
+        "[r__7] r_Cast__1 = Cast <to = 1> (r_Div__0); [r__8] Y = Div(Y__0, r_Cast__1)",
         ""},
        "r__0 = 0; r__9 = {0, 1}; r__10 = {-2, -1}; r__21 = {1}; r__22 = {0}"},
       {{"below_10_refused", 18, 9,
@@ -329,18 +332,16 @@ TEST(CompositionTest, ReportMarksRoundingChanges) {
     int64_t from, to;
     bool marked;
   } cases[] = {
-      {"g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMean(X, A) }", 18, 17,
-       true},
-      {"g (int64[2,3] X, int64[1] A) => (int64[2,1] Y) { [r] Y = ReduceL1(X, A) }", 18, 17,
-       false},
+      {"g (float[2,3] X, int64[1] A) => (float[2,1] Y) { [r] Y = ReduceMean(X, A) }", 18, 17, true},
+      {"g (int64[2,3] X, int64[1] A) => (int64[2,1] Y) { [r] Y = ReduceL1(X, A) }", 18, 17, false},
       {"g (float[4] X) => (float[4] Y) { [s] Y = Shrink <bias = 1.0> (X) }", 9, 8, true},
       {"g (float[4] X) => (float[4] Y) { [s] Y = Shrink <bias = 0.5, lambd = 0.5> (X) }", 9, 8,
        false},
       {"g (float[4] X, float lo) => (float[4] Y) { [c] Y = Clip(X, lo) }", 11, 10, false},
   };
   for (const auto& c : cases) {
-    onnx::ModelProto model = testing::ModelFromText(absl::StrCat(
-        "<ir_version: 8, opset_import: [\"\" : ", c.from, "]>\n", c.graph));
+    onnx::ModelProto model = testing::ModelFromText(
+        absl::StrCat("<ir_version: 8, opset_import: [\"\" : ", c.from, "]>\n", c.graph));
     converter::ConvertOptions options;
     options.target_opset = c.to;
     absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
@@ -466,8 +467,7 @@ TEST(CompositionTest, OpsThatDidNotExistYet) {
         "g (int64[N] S) => (Y) { [k] Y = ConstantOfShape(S) }", "",
         "Expand does not exist before opset 8"},
        ""},
-      {{"equal_on_floats", 11, 10,
-        "g (float[3] A, float B) => (bool[3] Y) { [e] Y = Equal(A, B) }",
+      {{"equal_on_floats", 11, 10, "g (float[3] A, float B) => (bool[3] Y) { [e] Y = Equal(A, B) }",
         "[e__2] e_Less__0 = Less(A, B); [e__3] e_Greater__0 = Greater(A, B); "
         "[e__4] e_Or__0 = Or(e_Less__0, e_Greater__0); [e__5] e_Less__1 = Less(A, e__0); "
         "[e__6] e_Greater__1 = Greater(A, e__1); [e__7] e_Or__1 = Or(e_Less__1, e_Greater__1); "
@@ -488,12 +488,14 @@ TEST(CompositionTest, OpsThatDidNotExistYet) {
        "e__0 = float16 0x7c00; e__1 = float16 0xfc00"},
       {{"shrink_soft", 9, 8,
         "g (float[4] X) => (float[4] Y) { [s] Y = Shrink <bias = 1.5, lambd = 1.5> (X) }",
-        "[s__0] s_Clip__0 = Clip <max = inf, min = 1.5> (X); [s__1] s_Clip__1 = Clip <max = -1.5, min = -inf> (X); "
+        "[s__0] s_Clip__0 = Clip <max = inf, min = 1.5> (X); [s__1] s_Clip__1 = Clip <max = -1.5, "
+        "min = -inf> (X); "
         "[s] Y = Add(s_Clip__0, s_Clip__1)",
         ""},
        ""},
       {{"shrink_hard", 9, 8, "g (double[4] X) => (double[4] Y) { [s] Y = Shrink(X) }",
-        "[s__0] s_Clip__0 = Clip <max = inf, min = 0.5> (X); [s__1] s_Clip__1 = Clip <max = -0.5, min = -inf> (X); "
+        "[s__0] s_Clip__0 = Clip <max = inf, min = 0.5> (X); [s__1] s_Clip__1 = Clip <max = -0.5, "
+        "min = -inf> (X); "
         "[s__4] s_Greater__0 = Greater(X, s__3); [s__5] s_Cast__0 = Cast <to = 11> (s_Greater__0); "
         "[s__6] s_Less__0 = Less(X, s__2); [s__7] s_Cast__1 = Cast <to = 11> (s_Less__0); "
         "[s__8] s_Sub__0 = Sub(s_Cast__0, s_Cast__1); [s__9] s_Add__0 = Add(s_Clip__0, s_Clip__1); "
@@ -502,21 +504,23 @@ TEST(CompositionTest, OpsThatDidNotExistYet) {
        "s__2 = -0.5; s__3 = 0.5"},
       {{"shrink_to_6", 9, 6,
         "g (float[4] X) => (float[4] Y) { [s] Y = Shrink <bias = 0.5, lambd = 2.0> (X) }",
-        "[s__0] s_Clip__0 = Clip <max = inf, min = 2.0> (X); [s__1] s_Clip__1 = Clip <max = -2.0, min = -inf> (X); "
+        "[s__0] s_Clip__0 = Clip <max = inf, min = 2.0> (X); [s__1] s_Clip__1 = Clip <max = -2.0, "
+        "min = -inf> (X); "
         "[s__5] s_Greater__0 = Greater <broadcast = 1> (X, s__3); "
         "[s__6] s_Cast__0 = Cast <to = 1> (s_Greater__0); "
         "[s__7] s_Less__0 = Less <broadcast = 1> (X, s__2); "
-        "[s__8] s_Cast__1 = Cast <to = 1> (s_Less__0); [s__9] s_Sub__0 = Sub(s_Cast__0, s_Cast__1); "
+        "[s__8] s_Cast__1 = Cast <to = 1> (s_Less__0); [s__9] s_Sub__0 = Sub(s_Cast__0, "
+        "s_Cast__1); "
         "[s__10] s_Add__0 = Add(s_Clip__0, s_Clip__1); "
         "[s__11] s_Mul__0 = Mul <broadcast = 1> (s_Sub__0, s__4); [s] Y = Add(s_Add__0, s_Mul__0)",
         ""},
        "s__2 = -2; s__3 = 2; s__4 = 1.5"},
-      {{"shrink_on_int_refused", 9, 8, "g (int32[4] X) => (int32[4] Y) { [s] Y = Shrink(X) }",
-        "", "needs 'X' to be float or double"},
+      {{"shrink_on_int_refused", 9, 8, "g (int32[4] X) => (int32[4] Y) { [s] Y = Shrink(X) }", "",
+        "needs 'X' to be float or double"},
        ""},
       {{"equal_on_ints_unchanged", 11, 10,
-        "g (int32[3] A, int32[3] B) => (bool[3] Y) { [e] Y = Equal(A, B) }",
-        "[e] Y = Equal(A, B)", ""},
+        "g (int32[3] A, int32[3] B) => (bool[3] Y) { [e] Y = Equal(A, B) }", "[e] Y = Equal(A, B)",
+        ""},
        ""},
   };
   for (const CompositionCase& c : cases) ExpectComposition(c);
