@@ -422,12 +422,6 @@ absl::Status ArgSelectLastIndex(AdapterContext& ctx) {
     ctx.changes.push_back(
         {"node-inserted", absl::StrCat("Gather reversing axis ", axis, " (", size, ")")});
   } else {
-    if (ctx.to_opset < 10) {
-      return absl::FailedPreconditionError(absl::StrCat("select_last_index = 1 over axis ", axis,
-                                                        " of unknown size: the reversal needs a "
-                                                        "Slice with steps, which opset ",
-                                                        ctx.to_opset, " lacks"));
-    }
     OC_ASSIGN_OR_RETURN(std::string starts, compose.Ints({-1}));
     OC_ASSIGN_OR_RETURN(std::string ends, compose.Ints({std::numeric_limits<int64_t>::min()}));
     OC_ASSIGN_OR_RETURN(std::string axes, compose.Ints({axis}));

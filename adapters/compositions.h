@@ -30,7 +30,8 @@ absl::Status ReduceAxesAtRunTime(AdapterContext& ctx);
 // ArgMax/ArgMin-12 with select_last_index = 1 for version 11: the arg of
 // the input reversed along the axis (a Gather of reversed indices when the
 // axis size is known, else a Slice with step -1), mapped back as
-// size - 1 - index (the size read from Shape when unknown).
+// size - 1 - index (the size read from Shape when unknown; such a Slice has
+// no form below opset 10, where Slice-1 has no steps).
 absl::Status ArgSelectLastIndex(AdapterContext& ctx);
 
 // Split-18 with `num_outputs` = `parts` over an axis of unknown size, for

@@ -383,7 +383,7 @@ TEST(CompositionTest, ArgSelectLastIndex) {
       {{"unknown_size_below_10_refused", 13, 9,
         "g (float[2,N] X) => (int64[2,1] Y) "
         "{ [a] Y = ArgMax <axis = 1, select_last_index = 1> (X) }",
-        "", "Slice-10"},
+        "", "(Slice-10): input #4 ('a__0') has no place in Slice-1"},
        ""},
       {{"first_index_drops_the_attribute", 12, 11,
         "g (float[2,3] X) => (int64[2,1] Y) "
