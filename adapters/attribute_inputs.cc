@@ -276,7 +276,10 @@ void RegisterAttributeInputAdapters(RewriteTable& table) {
     table.Register("", moved.op, moved.older, moved.newer, AttributeToInput,
                    absl::StrCat(names, " attributes to inputs"));
     table.Register("", moved.op, moved.newer, moved.older, InputToAttribute,
-                   absl::StrCat(names, " inputs to attributes"));
+                   absl::StrCat(names, " inputs to attributes",
+                                moved.at_run_time != nullptr
+                                    ? " (composed from older ops when known only at run time)"
+                                    : ""));
   }
 }
 
