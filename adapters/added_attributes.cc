@@ -1,6 +1,7 @@
 // Attributes later versions added, which a downgrade drops when the node
 // leaves them at a neutral value that is not their default (pools'
-// dilations; saturate, which no value makes matter there),
+// dilations; saturate, which no value makes matter there) or expresses
+// otherwise where a composition can (select_last_index),
 // GridSample's mode names (20 renamed bilinear/bicubic to linear/cubic),
 // Constant's value_* shorthands (12) and RoiAlign's pixel mode (16).
 
@@ -11,7 +12,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
+#include "adapters/compositions.h"
 #include "adapters/rewrites.h"
+#include "ir/status_macros.h"
 
 namespace onnxconvert::adapters {
 namespace {
@@ -23,8 +26,10 @@ struct AddedAttribute {
   int newer;  // since_version that has the attribute
   int older;  // since_version it is dropped for
   const char* name;
-  int64_t neutral_int;     // every int of a list
+  int64_t neutral_int;      // every int of a list
   bool irrelevant = false;  // no value changes inference results
+  // The composition expressing any other value, or null to refuse it.
+  AdapterFn otherwise = nullptr;
 };
 
 // Only attributes whose neutral value is not their default (or any value
@@ -36,6 +41,9 @@ constexpr AddedAttribute kAddedAttributes[] = {
     {"MaxPool", 10, 8, "dilations", 1},
     {"Cast", 19, 13, "saturate", 0, /*irrelevant=*/true},
     {"CastLike", 19, 15, "saturate", 0, /*irrelevant=*/true},
+    // The default (0) is dropped before adapters run; 1 is composed.
+    {"ArgMax", 12, 11, "select_last_index", 0, false, ArgSelectLastIndex},
+    {"ArgMin", 12, 11, "select_last_index", 0, false, ArgSelectLastIndex},
 };
 
 // Whether `attribute` holds `row`'s neutral value (every int of a list).
@@ -59,6 +67,10 @@ absl::Status DropNeutralAttributes(AdapterContext& ctx) {
     }
     const onnx::AttributeProto* attribute = FindAttribute(ctx.node, row.name);
     if (attribute == nullptr) continue;
+    if (!IsNeutral(*attribute, row) && row.otherwise != nullptr) {
+      OC_RETURN_IF_ERROR(row.otherwise(ctx));
+      continue;
+    }
     if (!IsNeutral(*attribute, row)) {
       return absl::FailedPreconditionError(absl::StrCat(
           "attribute '", row.name, "' is set to a value ", ctx.to.Label(), " cannot express"));

@@ -2,8 +2,10 @@
 // the other reductions at 18), of Squeeze and Unsqueeze (13), Split's
 // `split` (13), Slice's starts/ends/axes (10), Pad's pads/value (11), Clip's
 // min/max (11), Dropout's ratio (12), DFT's axis (20), Upsample's scales (9), TopK's k (10) and Reshape's shape (5). Upgrading moves the attribute into a new constant input;
-// downgrading moves a constant input back into the attribute, and refuses
-// when the input is not a constant.
+// downgrading moves a constant input back into the attribute; an input
+// known only at run time becomes a composition of older ops where one
+// exists (Clip's bounds, the axes of reductions: compositions.h), else is
+// refused.
 
 #include <algorithm>
 #include <initializer_list>
@@ -11,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
+#include "adapters/compositions.h"
 #include "adapters/rewrites.h"
 #include "ir/status_macros.h"
 
@@ -44,26 +47,31 @@ struct MovedAttributes {
   int older;  // since_version with the attributes
   int newer;  // since_version with the inputs
   std::initializer_list<Slot> slots;
+  // Downgrading when a slot's input is known only at run time: the
+  // composition of older ops that takes it as it is (compositions.h), or
+  // null to refuse.
+  AdapterFn at_run_time = nullptr;
 };
 
 const MovedAttributes kMoved[] = {
-    {"ReduceSum", 11, 13, {{"axes", 1, Form::kInts}}},
+    {"ReduceSum", 11, 13, {{"axes", 1, Form::kInts}}, ReduceAxesAtRunTime},
     {"Squeeze", 11, 13, {{"axes", 1, Form::kInts}}},
     {"Unsqueeze", 11, 13, {{"axes", 1, Form::kInts}}},
     {"Split", 11, 13, {{"split", 1, Form::kInts}}},
-    {"ReduceMean", 13, 18, {{"axes", 1, Form::kInts}}},
-    {"ReduceMax", 13, 18, {{"axes", 1, Form::kInts}}},
-    {"ReduceMin", 13, 18, {{"axes", 1, Form::kInts}}},
-    {"ReduceProd", 13, 18, {{"axes", 1, Form::kInts}}},
-    {"ReduceL1", 13, 18, {{"axes", 1, Form::kInts}}},
-    {"ReduceL2", 13, 18, {{"axes", 1, Form::kInts}}},
-    {"ReduceLogSum", 13, 18, {{"axes", 1, Form::kInts}}},
-    {"ReduceLogSumExp", 13, 18, {{"axes", 1, Form::kInts}}},
-    {"ReduceSumSquare", 13, 18, {{"axes", 1, Form::kInts}}},
+    {"ReduceMean", 13, 18, {{"axes", 1, Form::kInts}}, ReduceAxesAtRunTime},
+    {"ReduceMax", 13, 18, {{"axes", 1, Form::kInts}}, ReduceAxesAtRunTime},
+    {"ReduceMin", 13, 18, {{"axes", 1, Form::kInts}}, ReduceAxesAtRunTime},
+    {"ReduceProd", 13, 18, {{"axes", 1, Form::kInts}}, ReduceAxesAtRunTime},
+    {"ReduceL1", 13, 18, {{"axes", 1, Form::kInts}}, ReduceAxesAtRunTime},
+    {"ReduceL2", 13, 18, {{"axes", 1, Form::kInts}}, ReduceAxesAtRunTime},
+    {"ReduceLogSum", 13, 18, {{"axes", 1, Form::kInts}}, ReduceAxesAtRunTime},
+    {"ReduceLogSumExp", 13, 18, {{"axes", 1, Form::kInts}}, ReduceAxesAtRunTime},
+    {"ReduceSumSquare", 13, 18, {{"axes", 1, Form::kInts}}, ReduceAxesAtRunTime},
     {"Slice", 1, 10,
      {{"starts", 1, Form::kInts}, {"ends", 2, Form::kInts}, {"axes", 3, Form::kInts}}},
     {"Pad", 2, 11, {{"pads", 1, Form::kInts}, {"value", 2, Form::kLikeInput0}}},
-    {"Clip", 6, 11, {{"min", 1, Form::kLikeInput0}, {"max", 2, Form::kLikeInput0}}},
+    {"Clip", 6, 11, {{"min", 1, Form::kLikeInput0}, {"max", 2, Form::kLikeInput0}},
+     ClipBoundsAtRunTime},
     {"Dropout", 10, 12, {{"ratio", 1, Form::kFloatScalar}}},
     {"DFT", 17, 20, {{"axis", 2, Form::kIntScalar, /*absent_input_axis=*/-2}}},
     {"Upsample", 7, 9, {{"scales", 1, Form::kFloats}}},
@@ -210,6 +218,18 @@ bool IsMovedSlot(const MovedAttributes& moved, int input) {
 
 absl::Status InputToAttribute(AdapterContext& ctx) {
   const MovedAttributes& moved = Find(ctx);
+  if (moved.at_run_time != nullptr) {
+    for (const Slot& slot : moved.slots) {
+      if (ctx.node.input_size() <= slot.input || ctx.node.input(slot.input).empty() ||
+          ctx.constant_of(ctx.node.input(slot.input)) != nullptr) {
+        continue;
+      }
+      OC_RETURN_IF_ERROR(moved.at_run_time(ctx));
+      // Replaced by the composition, or left with constant slots only.
+      if (ctx.node.op_type() != moved.op) return absl::OkStatus();
+      break;
+    }
+  }
   int first_moved = ctx.node.input_size();
   for (const Slot& slot : moved.slots) first_moved = std::min(first_moved, slot.input);
   // Inputs after the moved ones have no place in the older form.
@@ -284,7 +304,10 @@ void RegisterAttributeInputAdapters(RewriteTable& table) {
     table.Register("", moved.op, moved.older, moved.newer, AttributeToInput,
                    absl::StrCat(names, " attributes to inputs"));
     table.Register("", moved.op, moved.newer, moved.older, InputToAttribute,
-                   absl::StrCat(names, " inputs to attributes"));
+                   absl::StrCat(names, " inputs to attributes",
+                                moved.at_run_time != nullptr
+                                    ? " (composed from older ops when known only at run time)"
+                                    : ""));
   }
 }
 

@@ -102,11 +102,14 @@ constexpr BroadcastOp kBroadcastOps[] = {
 }  // namespace
 
 // Max, Min, Sum and Mean broadcast from 8 on; version 6 needs every input
-// of the same shape.
+// of the same shape: the same value, or shapes whose dims are equal (the
+// same number or the same symbol).
 absl::Status VariadicSameShapes(AdapterContext& ctx) {
   const onnx::TensorShapeProto* first = ShapeOf(ctx, 0);
   for (int i = 0; i < ctx.node.input_size(); ++i) {
     const onnx::TensorShapeProto* shape = ShapeOf(ctx, i);
+    // The same value has the same shape, known or not.
+    if (ctx.node.input(i) == ctx.node.input(0)) continue;
     bool same = first != nullptr && shape != nullptr && shape->dim_size() == first->dim_size();
     for (int d = 0; same && d < shape->dim_size(); ++d) {
       const auto& x = shape->dim(d);

@@ -30,11 +30,16 @@ struct Widening {
 const std::vector<Widening>& Widenings() {
   static const auto* table = new std::vector<Widening>{
       {TensorProto::BOOL, {TensorProto::INT32, TensorProto::INT64, TensorProto::FLOAT}},
-      {TensorProto::INT8, {TensorProto::INT16, TensorProto::INT32, TensorProto::INT64}},
+      // Integers of 16 bits or fewer fit in float's 24-bit significand: the
+      // carrier of ops whose older versions take floats only (Max-8, Less-7).
+      {TensorProto::INT8, {TensorProto::INT16, TensorProto::INT32, TensorProto::INT64,
+                           TensorProto::FLOAT, TensorProto::DOUBLE}},
       {TensorProto::UINT8, {TensorProto::INT16, TensorProto::UINT16, TensorProto::INT32,
-                            TensorProto::INT64}},
-      {TensorProto::INT16, {TensorProto::INT32, TensorProto::INT64}},
-      {TensorProto::UINT16, {TensorProto::INT32, TensorProto::UINT32, TensorProto::INT64}},
+                            TensorProto::INT64, TensorProto::FLOAT, TensorProto::DOUBLE}},
+      {TensorProto::INT16, {TensorProto::INT32, TensorProto::INT64, TensorProto::FLOAT,
+                            TensorProto::DOUBLE}},
+      {TensorProto::UINT16, {TensorProto::INT32, TensorProto::UINT32, TensorProto::INT64,
+                             TensorProto::FLOAT, TensorProto::DOUBLE}},
       {TensorProto::INT32, {TensorProto::INT64, TensorProto::DOUBLE}},
       {TensorProto::UINT32, {TensorProto::INT64, TensorProto::UINT64, TensorProto::DOUBLE}},
       {TensorProto::FLOAT16, {TensorProto::FLOAT, TensorProto::DOUBLE}},

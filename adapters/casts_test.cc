@@ -31,6 +31,16 @@ TEST(CastsTest, WidensTypesTheTargetLacks) {
        "g (float16[2] X) => (bool[2] Y) { [i] Y = IsInf(X) }",
        "[i_cast__0] X_cast__0 = Cast <to = 1> (X); [i] Y = IsInf(X_cast__0)", "", 8,
        /*all_nodes=*/true},
+      {"int8_max_cast_to_float", 13, 8,
+       "g (int8[2] A, int8[2] B) => (int8[2] C) { [m] C = Max(A, B) }",
+       "[m_cast__0] A_cast__0 = Cast <to = 1> (A); [m_cast__1] B_cast__0 = Cast <to = 1> (B); "
+       "[m] C__0 = Max(A_cast__0, B_cast__0); [m_cast__2] C = Cast <to = 3> (C__0)",
+       "", 8, /*all_nodes=*/true},
+      {"uint16_less_cast_to_float", 13, 7,
+       "g (uint16[2] A, uint16[2] B) => (bool[2] C) { [l] C = Less(A, B) }",
+       "[l_cast__0] A_cast__0 = Cast <to = 1> (A); [l_cast__1] B_cast__0 = Cast <to = 1> (B); "
+       "[l] C = Less(A_cast__0, B_cast__0)",
+       "", 8, /*all_nodes=*/true},
       {"int64_relu_lossy_refused_naming_the_range", 14, 13,
        "g (int64[2] X) => (int64[2] Y) { [r] Y = Relu(X) }", "",
        "no type Relu-13 allows for T holds their values exactly: a cast to tensor(double) would "

@@ -53,6 +53,7 @@ const RewriteTable& Rewrites() {
     RegisterLegacyAdapters(*table);
     RegisterRecurrentAdapters(*table);
     RegisterDropoutMaskAdapters(*table);
+    RegisterCompositionAdapters(*table);
     return table;
   }();
   return *table;

@@ -58,6 +58,7 @@ void RegisterMlAdapters(RewriteTable& table);
 void RegisterLegacyAdapters(RewriteTable& table);
 void RegisterRecurrentAdapters(RewriteTable& table);
 void RegisterDropoutMaskAdapters(RewriteTable& table);
+void RegisterCompositionAdapters(RewriteTable& table);
 
 }  // namespace onnxconvert::adapters
 

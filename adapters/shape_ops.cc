@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
+#include "adapters/compositions.h"
 #include "adapters/rewrites.h"
 
 namespace onnxconvert::adapters {
@@ -58,7 +59,8 @@ absl::Status SplitNumOutputsUp(AdapterContext& ctx) {
 }
 
 // num_outputs -> nothing when the axis divides evenly, else explicit sizes
-// (Split-18 makes the last part smaller; Split-13 would need equal parts).
+// (Split-18 makes the last part smaller; Split-13 would need equal parts),
+// computed in the graph when the axis size is unknown.
 absl::Status SplitNumOutputsDown(AdapterContext& ctx) {
   const onnx::AttributeProto* count = FindAttribute(ctx.node, "num_outputs");
   if (count == nullptr) return absl::OkStatus();
@@ -69,12 +71,13 @@ absl::Status SplitNumOutputsDown(AdapterContext& ctx) {
   const onnx::AttributeProto* axis_attribute = FindAttribute(ctx.node, "axis");
   int64_t axis = axis_attribute != nullptr ? axis_attribute->i() : 0;
   if (shape != nullptr && axis < 0) axis += shape->dim_size();
-  if (shape == nullptr || axis < 0 || axis >= shape->dim_size() ||
-      !shape->dim(axis).has_dim_value() || parts <= 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the size of axis ", axis, " of '", ctx.node.input(0),
-        "' is unknown, so the parts num_outputs gives cannot be written as sizes for ",
-        ctx.to.Label()));
+  if (parts > 0 && (shape == nullptr || axis < 0 || axis >= shape->dim_size() ||
+                    !shape->dim(axis).has_dim_value())) {
+    return SplitSizesAtRunTime(ctx, axis, parts);
+  }
+  if (parts <= 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("num_outputs = ", parts, " gives no parts for ", ctx.to.Label()));
   }
   int64_t size = shape->dim(axis).dim_value();
   if (size % parts == 0) return absl::OkStatus();
