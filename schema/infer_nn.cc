@@ -306,8 +306,90 @@ absl::Status Loop(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// `type` without its first `drop` dims (as it is when the shape is unknown
+// or shorter).
+onnx::TypeProto WithoutLeadingDims(const onnx::TypeProto* type, int drop) {
+  onnx::TypeProto out = type != nullptr ? *type : onnx::TypeProto();
+  if (!out.has_tensor_type() || !out.tensor_type().has_shape()) return out;
+  auto* dims = out.mutable_tensor_type()->mutable_shape()->mutable_dim();
+  if (dims->size() < drop) {
+    out.mutable_tensor_type()->clear_shape();
+  } else {
+    dims->erase(dims->begin(), dims->begin() + drop);
+  }
+  return out;
+}
+
+// `type` with `leading` dims in front (when it has a shape).
+onnx::TypeProto WithLeadingDims(onnx::TypeProto type, absl::Span<const Dim> leading) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return type;
+  onnx::TensorShapeProto shape;
+  for (const Dim& d : leading) *shape.add_dim() = d;
+  for (const Dim& d : type.tensor_type().shape().dim()) *shape.add_dim() = d;
+  *type.mutable_tensor_type()->mutable_shape() = std::move(shape);
+  return type;
+}
+
+// Scan-8: sequence_lens, then the states [batch, ...] and the scan inputs
+// [batch, sequence, ...]; the body sees one batch element and one step, and
+// its outputs come back with the batch (states) and the steps (scan
+// outputs) in front.
+absl::Status BatchedScan(InferenceContext& ctx) {
+  int64_t scan_inputs = ctx.AttrInt("num_scan_inputs", 0);
+  if (ctx.num_inputs() < 1 || scan_inputs < 0 ||
+      static_cast<uint64_t>(scan_inputs) > ctx.num_inputs() - 1) {
+    return absl::InvalidArgumentError(absl::StrCat("num_scan_inputs is ", scan_inputs, " for ",
+                                                   ctx.num_inputs(), " inputs"));
+  }
+  const size_t state = ctx.num_inputs() - 1 - static_cast<size_t>(scan_inputs);
+  std::vector<onnx::TypeProto> sliced;
+  for (size_t i = 1; i < ctx.num_inputs(); ++i) {
+    sliced.push_back(WithoutLeadingDims(ctx.InputType(i), i - 1 < state ? 1 : 2));
+  }
+  std::vector<const onnx::TypeProto*> inputs;
+  for (const onnx::TypeProto& t : sliced) inputs.push_back(&t);
+  absl::StatusOr<std::vector<onnx::TypeProto>> body = ctx.InferSubgraph("body", inputs);
+  if (!body.ok()) return body.status();
+  Dim batch, steps;
+  for (size_t i = 1; i < ctx.num_inputs(); ++i) {
+    const onnx::TensorShapeProto* shape = ShapeOf(ctx.InputType(i));
+    if (shape == nullptr || shape->dim_size() < 1) continue;
+    batch = shape->dim(0);
+    if (i - 1 >= state && shape->dim_size() >= 2) steps = shape->dim(1);
+    if (i - 1 >= state) break;
+  }
+  for (size_t i = 0; i < ctx.num_outputs() && i < body->size(); ++i) {
+    if (!ctx.HasOutput(i)) continue;
+    *ctx.MutableOutputType(i) = i < state ? WithLeadingDims((*body)[i], {batch})
+                                          : WithLeadingDims((*body)[i], {batch, steps});
+  }
+  return absl::OkStatus();
+}
+
+// SequenceMap: the body runs on an element of each sequence input (and on
+// each tensor input as it is); each output is a sequence of what the body
+// gives.
+absl::Status SequenceMap(InferenceContext& ctx) {
+  std::vector<onnx::TypeProto> elements;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    const onnx::TypeProto* type = ctx.InputType(i);
+    elements.push_back(type == nullptr ? onnx::TypeProto()
+                       : type->has_sequence_type() ? type->sequence_type().elem_type()
+                                                   : *type);
+  }
+  std::vector<const onnx::TypeProto*> inputs;
+  for (const onnx::TypeProto& t : elements) inputs.push_back(&t);
+  absl::StatusOr<std::vector<onnx::TypeProto>> body = ctx.InferSubgraph("body", inputs);
+  if (!body.ok()) return body.status();
+  for (size_t i = 0; i < ctx.num_outputs() && i < body->size(); ++i) {
+    if (!ctx.HasOutput(i) || (*body)[i].value_case() == onnx::TypeProto::VALUE_NOT_SET) continue;
+    *ctx.MutableOutputType(i)->mutable_sequence_type()->mutable_elem_type() = (*body)[i];
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Scan(InferenceContext& ctx) {
-  if (ctx.op().since_version < 9) return absl::OkStatus();  // batched form
+  if (ctx.op().since_version < 9) return BatchedScan(ctx);
   int64_t scan_inputs = ctx.AttrInt("num_scan_inputs", 0);
   if (scan_inputs < 0 || static_cast<uint64_t>(scan_inputs) > ctx.num_inputs()) {
     return absl::InvalidArgumentError(absl::StrCat("num_scan_inputs is ", scan_inputs, " for ",
@@ -392,6 +474,7 @@ std::vector<InferenceRule> BuildRules() {
       {"", "If", 1, kAll, If},
       {"", "Loop", 1, kAll, Loop},
       {"", "Scan", 1, kAll, Scan},
+      {"", "SequenceMap", 1, kAll, SequenceMap},
       {"", "NegativeLogLikelihoodLoss", 1, kAll, Loss},
       {"", "SoftmaxCrossEntropyLoss", 1, kAll, Loss},
   };

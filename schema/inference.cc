@@ -578,6 +578,11 @@ void AssignKeepingShape(const onnx::TypeProto& type, onnx::TypeProto* out) {
   }
 }
 
+// Whether `param` is variadic with a type of its own at each position.
+bool Heterogeneous(const FormalParam& param) {
+  return param.option == ParamOption::kVariadic && !param.is_homogeneous;
+}
+
 // Element types that follow from the op's type constraints: concrete output
 // types, and type parameters bound by an input.
 void InferFromConstraints(NodeContext& ctx) {
@@ -597,10 +602,15 @@ void InferFromConstraints(NodeContext& ctx) {
       }
       continue;
     }
-    for (size_t in = 0; in < ctx.num_inputs(); ++in) {
+    // A heterogeneous variadic (Scan-8's and Loop's V) binds its type
+    // parameter anew at each position: no input's type says an output's.
+    for (size_t in = 0; in < ctx.num_inputs() && !Heterogeneous(*formal); ++in) {
       const FormalParam* input = FormalFor(schema.inputs, in);
       const onnx::TypeProto* type = ctx.InputType(in);
-      if (input == nullptr || type == nullptr || input->type_str != formal->type_str) continue;
+      if (input == nullptr || type == nullptr || input->type_str != formal->type_str ||
+          Heterogeneous(*input)) {
+        continue;
+      }
       AssignKeepingShape(*type, ctx.MutableOutputType(out));
       break;
     }

@@ -154,6 +154,26 @@ TEST(InferenceStrictTest, InconsistenciesNameTheNode) {
   }
 }
 
+// Scan-8's V is heterogeneous: its float16 scan output is not typed like
+// its float state (Scan-9 -> 8 conversions failed validation on this).
+TEST(InferenceTest, HeterogeneousVariadicOutputsAreNotTypedByAnInput) {
+  onnx::ModelProto model = Model(R"(<ir_version: 8, opset_import: ["" : 8]>
+g (float[1,2,3] S0, float16[1,4,2,3] X) => (S, Y) {
+  S, Y = Scan <num_scan_inputs = 1, body = body (float[2,3] s, float16[2,3] x) => (float[2,3] s2, float16[2,3] y) {
+    xf = Cast <to = 1> (x)
+    s2 = Add (s, xf)
+    y = Cast <to = 10> (s2)
+  }> (, S0, X)
+})");
+  InferenceOptions strict;
+  strict.strict = true;
+  absl::StatusOr<InferenceResult> result = InferModel(model, strict);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ApplyInferredTypes(*result, model);
+  const onnx::TypeProto& y = model.graph().output(1).type();
+  EXPECT_NE(y.tensor_type().elem_type(), onnx::TensorProto::FLOAT) << PrintTypeText(y);
+}
+
 TEST(InferenceTest, ApplyWritesValueInfoAndOutputTypes) {
   onnx::ModelProto model = Model(R"(<ir_version: 8, opset_import: ["" : 18]>
 g (float[N,4] X) => (Y) {
