@@ -44,11 +44,6 @@ onnx::AttributeProto FloatAttribute(absl::string_view name, double value) {
   return attribute;
 }
 
-int32_t ElemOf(const AdapterContext& ctx, absl::string_view value) {
-  const onnx::TypeProto* type = value.empty() ? nullptr : ctx.type_of(value);
-  return type != nullptr && type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
-}
-
 bool IsFloat(int32_t elem) {
   return elem == TensorProto::FLOAT || elem == TensorProto::DOUBLE ||
          elem == TensorProto::FLOAT16 || elem == TensorProto::BFLOAT16;
