@@ -155,8 +155,7 @@ JobResult RunJob(const BatchJob& job, const BatchSettings& settings, Engine& eng
   absl::Status status;
   try {
     // Each model within its own budget, as the command's own model would be.
-    uintmax_t bytes = fs::file_size(job.input, ec);
-    MemoryBudget budget(BudgetFor(ec ? 0 : static_cast<int64_t>(bytes)));
+    MemoryBudget budget(BudgetForFile(job.input));
     status = ConvertJob(job, settings, engine, result);
   } catch (...) {
     status = service::ExceptionStatus(std::current_exception(), job.input);

@@ -348,13 +348,6 @@ const Command* FindCommand(absl::string_view name) {
   return nullptr;
 }
 
-// The size of the file `path`, or 0.
-int64_t FileBytes(const std::string& path) {
-  std::error_code ec;
-  uintmax_t size = std::filesystem::file_size(path, ec);
-  return ec ? 0 : static_cast<int64_t>(size);
-}
-
 // Runs `command` within a memory budget for its first file (batch keeps one
 // per model); running out of memory, or any exception, ends the command
 // with one line naming the file, never a crash.
@@ -362,7 +355,7 @@ int RunWithinBudget(const Command& command, Context& ctx) {
   const std::string file = ctx.args.positional.empty() ? "" : ctx.args.positional[0];
   try {
     std::optional<MemoryBudget> budget;
-    if (command.positional_count == 1) budget.emplace(BudgetFor(FileBytes(file)));
+    if (command.positional_count == 1) budget.emplace(BudgetForFile(file));
     return command.run(ctx);
   } catch (...) {
     absl::Status failed = service::ExceptionStatus(std::current_exception(), file);

@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -34,6 +35,12 @@ int64_t BudgetFor(int64_t input_bytes, int64_t per_input_byte, int64_t fixed_byt
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   if (input_bytes > 0 && per_input_byte > (kMax - fixed_bytes) / input_bytes) return kMax;
   return input_bytes * per_input_byte + fixed_bytes;
+}
+
+int64_t BudgetForFile(const std::string& path) {
+  std::error_code ec;
+  uintmax_t size = std::filesystem::file_size(path, ec);
+  return BudgetFor(ec ? 0 : static_cast<int64_t>(size));
 }
 
 absl::Status BudgetError(absl::string_view what, int64_t budget) {

@@ -69,6 +69,10 @@ class MemoryBudget {
 int64_t BudgetFor(int64_t input_bytes, int64_t per_input_byte = 32,
                   int64_t fixed_bytes = int64_t{512} << 20);
 
+// The budget for work on the model in the file `path` (BudgetFor its size;
+// the fixed part alone when it cannot be read).
+int64_t BudgetForFile(const std::string& path);
+
 // The error for work on `what` that ran out of `budget` (ResourceExhausted).
 absl::Status BudgetError(absl::string_view what, int64_t budget);
 

@@ -1,5 +1,7 @@
 #include "ir/memory_budget.h"
 
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +61,14 @@ TEST(MemoryBudgetTest, BoundsTheParseOfManyEmptyStrings) {
   }
   EXPECT_TRUE(refused);
   EXPECT_EQ(BudgetError("strings.onnx", limit).code(), absl::StatusCode::kResourceExhausted);
+}
+
+TEST(MemoryBudgetTest, BudgetForFileCountsTheFilesBytes) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(tmp != nullptr ? tmp : "/tmp") + "/budget_model.onnx";
+  std::ofstream(path, std::ios::binary) << std::string(1000, 'x');
+  EXPECT_EQ(BudgetForFile(path), BudgetFor(1000));
+  EXPECT_EQ(BudgetForFile(path + ".absent"), BudgetFor(0));
 }
 
 TEST(MemoryBudgetTest, BudgetForSaturates) {

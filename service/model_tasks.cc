@@ -1,7 +1,5 @@
 #include "service/model_tasks.h"
 
-#include <filesystem>
-
 #include "ir/memory_budget.h"
 
 #include <signal.h>
@@ -213,12 +211,12 @@ bool NeedsWorkerProcess(CrashHook hook) {
   return hook == CrashHook::kSegv || hook == CrashHook::kAbort || hook == CrashHook::kOutOfMemory;
 }
 
-// The bytes of the model `task` works on: `model`, or the uploaded file.
-int64_t ModelBytes(const ModelTask& task, std::string_view model) {
-  if (!model.empty() || task.workspace == nullptr) return static_cast<int64_t>(model.size());
-  std::error_code ec;
-  uintmax_t size = std::filesystem::file_size(task.workspace->model_file(), ec);
-  return ec ? 0 : static_cast<int64_t>(size);
+// The budget of the model `task` works on: `model`, or the uploaded file.
+int64_t ModelBudget(const ModelTask& task, std::string_view model) {
+  if (!model.empty() || task.workspace == nullptr) {
+    return BudgetFor(static_cast<int64_t>(model.size()));
+  }
+  return BudgetForFile(task.workspace->model_file());
 }
 
 absl::StatusOr<ModelAnswer> PerformModelTask(const ModelTask& task, std::string_view model,
@@ -226,7 +224,7 @@ absl::StatusOr<ModelAnswer> PerformModelTask(const ModelTask& task, std::string_
   RunCrashHook(task.hook);
   // What the task allocates is bounded by its model's size; past that it
   // throws MemoryBudgetExceeded, which the request's guard answers.
-  MemoryBudget budget(BudgetFor(ModelBytes(task, model)));
+  MemoryBudget budget(ModelBudget(task, model));
   return kKinds[static_cast<size_t>(task.kind)].perform(task, model, should_stop);
 }
 

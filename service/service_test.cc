@@ -40,6 +40,27 @@ v1::ConvertRequest Request(const std::string& bytes, int64_t target,
   return request;
 }
 
+// Streams `header`, a model with external data, and one chunk of data
+// named `chunk_name`; the call's status.
+grpc::Status StreamWithChunkNamed(v1::OnnxConvert::Stub& stub, const v1::StreamHeader& header,
+                                  const std::string& chunk_name) {
+  grpc::ClientContext context;
+  auto stream = stub.ConvertStream(&context);
+  v1::ConvertStreamRequest message;
+  *message.mutable_header() = header;
+  stream->Write(message);
+  message.mutable_chunk()->set_data(testing::ExternalDataModel("w.bin").SerializeAsString());
+  stream->Write(message);
+  message.mutable_chunk()->set_name(chunk_name);
+  message.mutable_chunk()->set_data("x");
+  stream->Write(message);
+  stream->WritesDone();
+  v1::ConvertStreamResponse response;
+  while (stream->Read(&response)) {
+  }
+  return stream->Finish();
+}
+
 class ServiceTest : public ::testing::Test {
  protected:
   void Start(ServiceOptions service = {}, int64_t max_message_bytes = int64_t{64} << 20) {
@@ -160,22 +181,7 @@ TEST_F(ServiceTest, StreamRefusesLocationsThatClimbOut) {
   Start();
   v1::StreamHeader header;
   header.mutable_options()->set_target_opset(14);
-  auto stub = Stub();
-  grpc::ClientContext context;
-  auto stream = stub->ConvertStream(&context);
-  v1::ConvertStreamRequest message;
-  *message.mutable_header() = header;
-  stream->Write(message);
-  message.mutable_chunk()->set_data(testing::ExternalDataModel("w.bin").SerializeAsString());
-  stream->Write(message);
-  message.mutable_chunk()->set_name("../w.bin");
-  message.mutable_chunk()->set_data("x");
-  stream->Write(message);
-  stream->WritesDone();
-  v1::ConvertStreamResponse response;
-  while (stream->Read(&response)) {
-  }
-  grpc::Status status = stream->Finish();
+  grpc::Status status = StreamWithChunkNamed(*Stub(), header, "../w.bin");
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_TRUE(absl::StrContains(status.error_message(), "../w.bin")) << status.error_message();
 }
@@ -186,21 +192,9 @@ TEST_F(ServiceTest, StreamChunkWithAHugeNameIsInvalidArgumentWithAShortMessage) 
   Start();
   auto stub = v1::OnnxConvert::NewStub(
       grpc::CreateChannel(Target(), grpc::InsecureChannelCredentials()));
-  grpc::ClientContext context;
-  auto stream = stub->ConvertStream(&context);
-  v1::ConvertStreamRequest message;
-  message.mutable_header()->mutable_options()->set_target_opset(14);
-  stream->Write(message);
-  message.mutable_chunk()->set_data(testing::ExternalDataModel("w.bin").SerializeAsString());
-  stream->Write(message);
-  message.mutable_chunk()->set_name(std::string(5000, 'n'));
-  message.mutable_chunk()->set_data("x");
-  stream->Write(message);
-  stream->WritesDone();
-  v1::ConvertStreamResponse response;
-  while (stream->Read(&response)) {
-  }
-  grpc::Status status = stream->Finish();
+  v1::StreamHeader header;
+  header.mutable_options()->set_target_opset(14);
+  grpc::Status status = StreamWithChunkNamed(*stub, header, std::string(5000, 'n'));
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
       << status.error_message().substr(0, 300);
   EXPECT_TRUE(absl::StrContains(status.error_message(), "nnnn\xE2\x80\xA6 (5000 bytes)"))
