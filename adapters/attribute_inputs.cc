@@ -51,6 +51,9 @@ struct MovedAttributes {
   // composition of older ops that takes it as it is (compositions.h), or
   // null to refuse.
   AdapterFn at_run_time = nullptr;
+  // An input after the slots that the older form lacks and may drop when
+  // it is a constant of ones (what the older form does), or -1.
+  int ones_input = -1;
 };
 
 const MovedAttributes kMoved[] = {
@@ -68,7 +71,8 @@ const MovedAttributes kMoved[] = {
     {"ReduceLogSumExp", 13, 18, {{"axes", 1, Form::kInts}}, ReduceAxesAtRunTime},
     {"ReduceSumSquare", 13, 18, {{"axes", 1, Form::kInts}}, ReduceAxesAtRunTime},
     {"Slice", 1, 10,
-     {{"starts", 1, Form::kInts}, {"ends", 2, Form::kInts}, {"axes", 3, Form::kInts}}},
+     {{"starts", 1, Form::kInts}, {"ends", 2, Form::kInts}, {"axes", 3, Form::kInts}},
+     nullptr, /*ones_input=*/4},
     {"Pad", 2, 11, {{"pads", 1, Form::kInts}, {"value", 2, Form::kLikeInput0}}},
     {"Clip", 6, 11, {{"min", 1, Form::kLikeInput0}, {"max", 2, Form::kLikeInput0}},
      ClipBoundsAtRunTime},
@@ -78,6 +82,14 @@ const MovedAttributes kMoved[] = {
     {"TopK", 1, 10, {{"k", 1, Form::kIntVector}}},
     {"Reshape", 1, 5, {{"shape", 1, Form::kInts}}},
 };
+
+// Whether `value` is a constant whose every element is 1.
+bool AllOnes(const onnx::TensorProto* value) {
+  if (value == nullptr) return false;
+  std::optional<std::vector<int64_t>> ints = IntValues(*value);
+  return ints.has_value() &&
+         std::all_of(ints->begin(), ints->end(), [](int64_t v) { return v == 1; });
+}
 
 const MovedAttributes& Find(const AdapterContext& ctx) {
   for (const MovedAttributes& moved : kMoved) {
@@ -234,6 +246,20 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
   for (const Slot& slot : moved.slots) first_moved = std::min(first_moved, slot.input);
   // Inputs after the moved ones have no place in the older form.
   for (int i = first_moved; i < ctx.node.input_size(); ++i) {
+    if (i == moved.ones_input && AllOnes(ctx.constant_of(ctx.node.input(i)))) {
+      ctx.changes.push_back(
+          {"input-dropped", absl::StrCat("input '", ctx.node.input(i), "' is all ones, which ",
+                                         ctx.to.Label(), " does without it")});
+      ctx.node.set_input(i, "");
+      continue;
+    }
+    if (i == moved.ones_input && ctx.from.name == "Slice" &&
+        ctx.constant_of(ctx.node.input(i)) != nullptr) {
+      // Steps other than 1: the stepped axes become Gathers, the rest stays.
+      OC_RETURN_IF_ERROR(SliceStepsByGather(ctx));
+      if (ctx.node.op_type() != moved.op) return absl::OkStatus();
+      return InputToAttribute(ctx);
+    }
     if (!IsMovedSlot(moved, i) && !ctx.node.input(i).empty()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "input #", i, " ('", ctx.node.input(i), "') has no place in ", ctx.to.Label()));

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
+#include "adapters/compositions.h"
 #include "adapters/rewrites.h"
 
 namespace onnxconvert::adapters {
@@ -103,7 +104,9 @@ constexpr BroadcastOp kBroadcastOps[] = {
 
 // Max, Min, Sum and Mean broadcast from 8 on; version 6 needs every input
 // of the same shape: the same value, or shapes whose dims are equal (the
-// same number or the same symbol).
+// same number or the same symbol). Otherwise, where one input has the
+// shape every other broadcasts to, the others are tiled to it
+// (compositions.h).
 absl::Status VariadicSameShapes(AdapterContext& ctx) {
   const onnx::TensorShapeProto* first = ShapeOf(ctx, 0);
   for (int i = 0; i < ctx.node.input_size(); ++i) {
@@ -112,16 +115,9 @@ absl::Status VariadicSameShapes(AdapterContext& ctx) {
     if (ctx.node.input(i) == ctx.node.input(0)) continue;
     bool same = first != nullptr && shape != nullptr && shape->dim_size() == first->dim_size();
     for (int d = 0; same && d < shape->dim_size(); ++d) {
-      const auto& x = shape->dim(d);
-      const auto& y = first->dim(d);
-      same = (x.has_dim_value() && y.has_dim_value() && x.dim_value() == y.dim_value()) ||
-             (x.has_dim_param() && y.has_dim_param() && x.dim_param() == y.dim_param());
+      same = SameDim(shape->dim(d), first->dim(d));
     }
-    if (!same) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          ctx.to.Label(), " does not broadcast, and the shapes of '", ctx.node.input(0), "' and '",
-          ctx.node.input(i), "' are not known to be equal"));
-    }
+    if (!same) return TileToBroadcastShape(ctx);
   }
   return absl::OkStatus();
 }

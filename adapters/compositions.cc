@@ -5,6 +5,7 @@
 
 #include "adapters/compositions.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -506,8 +507,8 @@ TensorProto Filled(const TensorProto& value, absl::Span<const int64_t> dims, int
 }
 
 // ConstantOfShape-9 below 9: an Identity of a constant when the shape is a
-// constant, else the value tiled (Tile-6: the shape's length known) or
-// expanded (Expand-8) to the shape.
+// constant, else the value tiled to the shape (Tile-6), reshaped first to
+// as many 1s as the shape has sizes when that count is unknown.
 absl::Status ConstantOfShapeBelow9(AdapterContext& ctx) {
   TensorProto value;
   if (const onnx::AttributeProto* attribute = FindAttribute(ctx.node, "value")) {
@@ -540,15 +541,34 @@ absl::Status ConstantOfShapeBelow9(AdapterContext& ctx) {
           ? shape_shape->dim(0).dim_value()
           : -1;
   value.clear_dims();
-  for (int64_t i = 0; i < rank; ++i) value.add_dims(1);  // none: a scalar for Expand
+  if (rank < 0) {
+    // Expand (8) would go at 7: the value reshaped to as many 1s as the shape has sizes
+    // (shape * 0 + 1), then tiled.
+    value.add_dims(1);
+    Composer compose(ctx);
+    OC_ASSIGN_OR_RETURN(std::string one, ctx.add_constant(std::move(value)));
+    OC_ASSIGN_OR_RETURN(std::string zero, compose.Ints({0}, /*scalar=*/true));
+    OC_ASSIGN_OR_RETURN(std::string unit, compose.Ints({1}, /*scalar=*/true));
+    std::string ones =
+        compose.Before("Add", {compose.Before("Mul", {shape_name, zero}), unit});
+    std::string shaped = compose.Before("Reshape", {one, ones});
+    ctx.node.set_op_type("Tile");
+    ctx.node.clear_input();
+    ctx.node.add_input(shaped);
+    ctx.node.add_input(shape_name);
+    ctx.changes.push_back({"node-replaced",
+                           absl::StrCat("ConstantOfShape -> Tile of the value, reshaped to as many "
+                                        "1s as '", shape_name, "' has sizes, to that shape")});
+    return absl::OkStatus();
+  }
+  for (int64_t i = 0; i < rank; ++i) value.add_dims(1);
   OC_ASSIGN_OR_RETURN(std::string one, ctx.add_constant(std::move(value)));
-  ctx.node.set_op_type(rank >= 0 ? "Tile" : "Expand");
+  ctx.node.set_op_type("Tile");
   ctx.node.clear_input();
   ctx.node.add_input(one);
   ctx.node.add_input(shape_name);
-  ctx.changes.push_back(
-      {"node-replaced", absl::StrCat("ConstantOfShape -> ", rank >= 0 ? "Tile" : "Expand",
-                                     " of the value to the shape '", shape_name, "'")});
+  ctx.changes.push_back({"node-replaced", absl::StrCat("ConstantOfShape -> Tile of the value to "
+                                                       "the shape '", shape_name, "'")});
   return absl::OkStatus();
 }
 
@@ -670,5 +690,243 @@ constexpr RewriteRow kCompositions[] = {
 }  // namespace
 
 void RegisterCompositionAdapters(RewriteTable& table) { RegisterRows(table, "", kCompositions); }
+
+}  // namespace onnxconvert::adapters
+
+namespace onnxconvert::adapters {
+namespace {
+
+// The indices Slice takes along an axis of `dim` elements from `start` to
+// `end` by `step` (clamped as Slice-10 clamps them).
+std::vector<int64_t> SliceIndices(int64_t dim, int64_t start, int64_t end, int64_t step) {
+  if (start < 0) start = start < -dim ? (step > 0 ? 0 : -1) : start + dim;
+  if (end < 0) end = end < -dim ? -1 : end + dim;
+  std::vector<int64_t> indices;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    for (int64_t i = start; i < end; i += step) indices.push_back(i);
+  } else {
+    start = std::clamp<int64_t>(start, -1, dim - 1);
+    end = std::clamp<int64_t>(end, -1, dim - 1);
+    for (int64_t i = start; i > end; i += step) indices.push_back(i);
+  }
+  return indices;
+}
+
+}  // namespace
+
+absl::Status SliceStepsByGather(AdapterContext& ctx) {
+  auto ints = [&](int i) -> std::optional<std::vector<int64_t>> {
+    if (!Given(ctx, i)) return std::nullopt;
+    const TensorProto* value = ctx.constant_of(ctx.node.input(i));
+    return value == nullptr ? std::nullopt : IntValues(*value);
+  };
+  std::optional<std::vector<int64_t>> steps = ints(4);
+  if (!steps) return absl::OkStatus();  // refused by the caller, naming the input
+  std::optional<std::vector<int64_t>> starts = ints(1);
+  std::optional<std::vector<int64_t>> ends = ints(2);
+  std::optional<std::vector<int64_t>> axes = ints(3);
+  const std::string data = ctx.node.input(0);
+  const onnx::TensorShapeProto* shape = ShapeOf(ctx, data);
+  auto refuse = [&](absl::string_view why) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "steps '", ctx.node.input(4), "' are not all 1, and ", ctx.to.Label(),
+        " has no steps; writing the slice as a Gather needs ", why));
+  };
+  if (!starts || !ends || (Given(ctx, 3) && !axes)) {
+    return refuse("constant starts, ends and axes");
+  }
+  if (!axes) {
+    axes.emplace();
+    for (size_t i = 0; i < starts->size(); ++i) axes->push_back(static_cast<int64_t>(i));
+  }
+  if (shape == nullptr || starts->size() != ends->size() || axes->size() != starts->size() ||
+      steps->size() != starts->size()) {
+    return refuse("the rank of the data");
+  }
+  const int64_t rank = shape->dim_size();
+  Composer compose(ctx);
+  std::string gathered = data;
+  std::vector<int64_t> kept_starts, kept_ends, kept_axes;
+  for (size_t i = 0; i < axes->size(); ++i) {
+    int64_t axis = (*axes)[i] < 0 ? (*axes)[i] + rank : (*axes)[i];
+    if (axis < 0 || axis >= rank || (*steps)[i] == 0) return refuse("axes within the rank");
+    if ((*steps)[i] == 1) {
+      kept_starts.push_back((*starts)[i]);
+      kept_ends.push_back((*ends)[i]);
+      kept_axes.push_back(axis);
+      continue;
+    }
+    const onnx::TensorShapeProto::Dimension& dim = shape->dim(static_cast<int>(axis));
+    if (!dim.has_dim_value() || dim.dim_value() > kMaxReversedIndices) {
+      return refuse(absl::StrCat("the size of axis ", axis, ", which is unknown"));
+    }
+    std::vector<int64_t> indices =
+        SliceIndices(dim.dim_value(), (*starts)[i], (*ends)[i], (*steps)[i]);
+    OC_ASSIGN_OR_RETURN(std::string index_name, compose.Ints(indices));
+    gathered = compose.Before("Gather", {gathered, index_name}, {IntAttribute("axis", axis)});
+    ctx.changes.push_back({"node-inserted", absl::StrCat("Gather taking axis ", axis, " by step ",
+                                                         (*steps)[i], " (", indices.size(),
+                                                         " indices)")});
+  }
+  ctx.node.mutable_input()->DeleteSubrange(1, ctx.node.input_size() - 1);
+  ctx.node.set_input(0, gathered);
+  if (kept_axes.empty()) {
+    // Every sliced axis is gathered: what is left passes the data on.
+    ctx.node.set_op_type("Identity");
+    return absl::OkStatus();
+  }
+  OC_ASSIGN_OR_RETURN(std::string starts_name, compose.Ints(kept_starts));
+  OC_ASSIGN_OR_RETURN(std::string ends_name, compose.Ints(kept_ends));
+  OC_ASSIGN_OR_RETURN(std::string axes_name, compose.Ints(kept_axes));
+  ctx.node.add_input(starts_name);
+  ctx.node.add_input(ends_name);
+  ctx.node.add_input(axes_name);
+  return absl::OkStatus();
+}
+
+}  // namespace onnxconvert::adapters
+
+namespace onnxconvert::adapters {
+
+bool LastAxisByReshapeApplies(const AdapterContext& ctx) {
+  if ((ctx.from.name != "Unsqueeze" && ctx.from.name != "Squeeze") || ctx.to_opset < 5) {
+    return false;
+  }
+  const onnx::AttributeProto* axes = FindAttribute(ctx.node, "axes");
+  return axes != nullptr && axes->ints_size() == 1 && axes->ints(0) == -1 &&
+         ctx.node.input_size() == 1 && RankOf(ctx, ctx.node.input(0)) < 0;
+}
+
+absl::Status LastAxisByReshape(AdapterContext& ctx) {
+  Composer compose(ctx);
+  const std::string x = ctx.node.input(0);
+  std::string shape = compose.Before("Shape", {x});
+  std::string target;
+  if (ctx.from.name == "Unsqueeze") {
+    OC_ASSIGN_OR_RETURN(std::string one, compose.Ints({1}));
+    target = compose.Before("Concat", {shape, one}, {IntAttribute("axis", 0)});
+  } else if (ctx.to_opset >= 10) {
+    OC_ASSIGN_OR_RETURN(std::string start, compose.Ints({0}));
+    OC_ASSIGN_OR_RETURN(std::string end, compose.Ints({-1}));
+    target = compose.Before("Slice", {shape, start, end});
+  } else {
+    onnx::AttributeProto starts, ends;
+    starts.set_name("starts");
+    starts.set_type(onnx::AttributeProto::INTS);
+    starts.add_ints(0);
+    ends.set_name("ends");
+    ends.set_type(onnx::AttributeProto::INTS);
+    ends.add_ints(-1);
+    target = compose.Before("Slice", {shape}, {starts, ends});
+  }
+  std::string op(ctx.from.name);
+  ctx.node.set_op_type("Reshape");
+  ctx.node.clear_attribute();
+  ctx.node.add_input(target);
+  ctx.changes.push_back(
+      {"node-replaced", absl::StrCat(op, " of the last axis of a value of unknown rank -> ",
+                                     "Reshape to its Shape with ",
+                                     op == "Unsqueeze" ? "a 1 appended" : "the last dim dropped")});
+  return absl::OkStatus();
+}
+
+}  // namespace onnxconvert::adapters
+
+namespace onnxconvert::adapters {
+
+bool SameDim(const onnx::TensorShapeProto::Dimension& a,
+             const onnx::TensorShapeProto::Dimension& b) {
+  return (a.has_dim_value() && b.has_dim_value() && a.dim_value() == b.dim_value()) ||
+         (a.has_dim_param() && b.has_dim_param() && !a.dim_param().empty() &&
+          a.dim_param() == b.dim_param());
+}
+
+namespace {
+
+// Whether a value of `shape` broadcasts to `full` with nothing but copies:
+// rank at most full's, each dim (aligned at the back) 1 or equal to full's.
+bool BroadcastsTo(const onnx::TensorShapeProto& shape, const onnx::TensorShapeProto& full) {
+  int shift = full.dim_size() - shape.dim_size();
+  if (shift < 0) return false;
+  for (int d = 0; d < shape.dim_size(); ++d) {
+    const auto& dim = shape.dim(d);
+    if (!(dim.has_dim_value() && dim.dim_value() == 1) && !SameDim(dim, full.dim(d + shift))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::Status TileToBroadcastShape(AdapterContext& ctx) {
+  // The input whose shape the others broadcast to.
+  int full = -1;
+  for (int i = 0; i < ctx.node.input_size() && full < 0; ++i) {
+    const onnx::TensorShapeProto* candidate = ShapeOf(ctx, ctx.node.input(i));
+    if (candidate == nullptr) continue;
+    bool all = true;
+    for (int j = 0; j < ctx.node.input_size() && all; ++j) {
+      const onnx::TensorShapeProto* shape = ShapeOf(ctx, ctx.node.input(j));
+      all = ctx.node.input(j) == ctx.node.input(i) ||
+            (shape != nullptr && BroadcastsTo(*shape, *candidate));
+    }
+    if (all) full = i;
+  }
+  if (full < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        ctx.to.Label(), " does not broadcast, and the shapes of the inputs of ", ctx.from.Label(),
+        " are not known to be equal, nor is one of them known to be the shape the others "
+        "broadcast to"));
+  }
+  const std::string target = ctx.node.input(full);
+  const onnx::TensorShapeProto target_shape = *ShapeOf(ctx, target);
+  const int rank = target_shape.dim_size();
+  bool known = true;
+  for (const auto& dim : target_shape.dim()) known = known && dim.has_dim_value();
+  Composer compose(ctx);
+  std::string shape_of_target;  // Shape(target), made once when needed
+  for (int i = 0; i < ctx.node.input_size(); ++i) {
+    const std::string input = ctx.node.input(i);
+    if (input == target) continue;
+    const onnx::TensorShapeProto shape = *ShapeOf(ctx, input);
+    int shift = rank - shape.dim_size();
+    bool same = shift == 0;
+    for (int d = 0; same && d < rank; ++d) same = SameDim(shape.dim(d), target_shape.dim(d));
+    if (same) continue;
+    std::string aligned = input;
+    if (shift > 0) {
+      std::vector<int64_t> leading;
+      for (int d = 0; d < shift; ++d) leading.push_back(d);
+      OC_ASSIGN_OR_RETURN(aligned, compose.BeforeOverAxes("Unsqueeze", input, leading));
+    }
+    // Repeat an axis where the input has 1 and the target another size.
+    std::vector<int64_t> mask(rank, 0);
+    for (int d = 0; d < rank; ++d) {
+      mask[d] = d < shift || !SameDim(shape.dim(d - shift), target_shape.dim(d)) ? 1 : 0;
+    }
+    std::string repeats;
+    if (known) {
+      std::vector<int64_t> values;
+      for (int d = 0; d < rank; ++d) values.push_back(mask[d] ? target_shape.dim(d).dim_value() : 1);
+      OC_ASSIGN_OR_RETURN(repeats, compose.Ints(values));
+    } else {
+      if (shape_of_target.empty()) shape_of_target = compose.Before("Shape", {target});
+      std::vector<int64_t> keep;
+      for (int64_t m : mask) keep.push_back(1 - m);
+      OC_ASSIGN_OR_RETURN(std::string mask_name, compose.Ints(mask));
+      OC_ASSIGN_OR_RETURN(std::string keep_name, compose.Ints(keep));
+      repeats = compose.Before("Add", {compose.Before("Mul", {shape_of_target, mask_name}),
+                                       keep_name});
+    }
+    ctx.node.set_input(i, compose.Before("Tile", {aligned, repeats}));
+    ctx.changes.push_back({"node-inserted", absl::StrCat("Tile of '", input, "' to the shape of '",
+                                                         target, "' (", ctx.to.Label(),
+                                                         " does not broadcast)")});
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace onnxconvert::adapters

@@ -39,6 +39,34 @@ absl::Status ArgSelectLastIndex(AdapterContext& ctx);
 // the graph from the input's Shape.
 absl::Status SplitSizesAtRunTime(AdapterContext& ctx, int64_t axis, int64_t parts);
 
+// Slice-10+ with constant steps other than 1, for Slice-1 (no steps):
+// each axis taken by a step other than 1 becomes a Gather of the indices
+// the slice takes (the axis size must be known), placed before the node,
+// which keeps the unit-step axes (or becomes an Identity). Leaves the node
+// as it is when the steps are not constant.
+absl::Status SliceStepsByGather(AdapterContext& ctx);
+
+// Whether `ctx`'s node is an Unsqueeze or Squeeze-11+ of the single axis
+// -1 of a value whose rank is unknown, for a version that takes axes from
+// 0 only (and a target with Reshape-5).
+bool LastAxisByReshapeApplies(const AdapterContext& ctx);
+
+// Replaces such a node by a Reshape to the input's Shape with a 1 appended
+// (Unsqueeze) or its last dim dropped (Squeeze): exact for every rank.
+absl::Status LastAxisByReshape(AdapterContext& ctx);
+
+// Whether two dims are known to be equal: the same number or the same
+// symbol.
+bool SameDim(const onnx::TensorShapeProto::Dimension& a,
+             const onnx::TensorShapeProto::Dimension& b);
+
+// Max, Min, Sum or Mean-8+ whose inputs' shapes are not known to be equal,
+// for version 6 (no broadcasting): where one input's shape is the one every
+// other input broadcasts to (each of their dims 1 or known equal to its), the
+// others are unsqueezed to its rank and tiled to its shape (Tile-6, the
+// repeats from its Shape where unknown). Exact; refused otherwise.
+absl::Status TileToBroadcastShape(AdapterContext& ctx);
+
 }  // namespace onnxconvert::adapters
 
 #endif  // ONNX_CONVERT_ADAPTERS_COMPOSITIONS_H_

@@ -153,8 +153,12 @@ class StepEdits {
   void NeedFull(absl::string_view why) {
     if (needs_full_.empty()) needs_full_ = std::string(why);
   }
+  // How many structural edits (insertions, removals, retypings, subgraphs,
+  // initializers, retired names) the step has made so far.
+  int64_t edits_made() const { return edits_made_; }
   // Adds `tensor` to `graph`'s initializers.
   const onnx::TensorProto* AddInitializer(onnx::GraphProto& graph, onnx::TensorProto tensor) {
+    ++edits_made_;
     onnx::TensorProto* stored = graph.add_initializer();
     *stored = std::move(tensor);
     if (&graph == main_) {
@@ -175,22 +179,28 @@ class StepEdits {
   }
   // Drops the anchor node itself (it was replaced by inserted ones).
   void Remove(const NodeSite& anchor) {
+    ++edits_made_;
     edits_[anchor.list].removed.insert(anchor.node);
     forgotten_[OpKeyOf(*anchor.node)].insert(anchor.node);
   }
   // Records that `site`'s node has a new op type; `old_key` was its OpKeyOf.
   void Retyped(const NodeSite& site, const std::string& old_key) {
+    ++edits_made_;
     forgotten_[old_key].insert(site.node);
     retyped_.push_back(site);
   }
   // Tracks the nodes of a subgraph an adapter built inside `parent`.
   void TrackSubgraph(onnx::GraphProto& graph, const std::string& path,
                      const onnx::GraphProto* parent) {
+    ++edits_made_;
     subgraphs_.push_back({&graph, path, parent});
     NeedFull("a subgraph was built");
   }
   // Keeps a retired value name alive: inferred types view such strings.
-  void Retire(std::string* name) { retired_.emplace_back(name); }
+  void Retire(std::string* name) {
+    ++edits_made_;
+    retired_.emplace_back(name);
+  }
 
   // Rebuilds the edited node lists and brings `index` up to date; returns
   // what the step changed.
@@ -323,6 +333,7 @@ class StepEdits {
 
   onnx::NodeProto* Insert(const NodeSite& anchor, onnx::NodeProto node,
                           std::vector<onnx::NodeProto*>& slot) {
+    ++edits_made_;
     // On the list's arena, if it has one: Rebuild moves nodes by address.
     auto* stored = google::protobuf::Arena::CreateMessage<onnx::NodeProto>(
         anchor.list->GetArena());
@@ -381,6 +392,7 @@ class StepEdits {
   size_t touchable_ = 0;
   std::vector<const onnx::TensorProto*> added_initializers_;
   std::string needs_full_;
+  int64_t edits_made_ = 0;
 };
 
 }  // namespace onnxconvert::converter

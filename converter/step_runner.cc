@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "adapters/compositions.h"
 #include "adapters/rewrites.h"
 #include "converter/expand.h"
 #include "ir/status_macros.h"
@@ -77,13 +78,24 @@ bool ReadsValue(const onnx::GraphProto& graph, absl::string_view value) {
   return false;
 }
 
+// The type of `value` as seen from `graph`: its own, or an enclosing
+// graph's (the outer scope); null when unknown.
+const onnx::TypeProto* TypeSeenFrom(const StepContext& step, const onnx::GraphProto* graph,
+                                    absl::string_view value) {
+  for (int depth = 0; graph != nullptr && depth <= kMaxGraphDepth; ++depth) {
+    if (const onnx::TypeProto* type = step.types.TypeOf(graph, value)) return type;
+    graph = step.index.ParentOf(graph);
+  }
+  return nullptr;
+}
+
 // The adapter context for converting `site`'s node from `current` to `next`.
 adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& site,
                                             const OpSchema& current, const OpSchema& next,
                                             std::vector<adapters::Change>& changes) {
   adapters::AdapterContext ctx{
       *site.node, current, next,
-      [&step, &site](absl::string_view value) { return step.types.TypeOf(site.graph, value); },
+      [&step, &site](absl::string_view value) { return TypeSeenFrom(step, site.graph, value); },
       changes,
       [&step, &site](onnx::TensorProto&& value) {
         return step.added.Add(site.graph, step.names, step.edits, *site.node, std::move(value),
@@ -186,7 +198,7 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
       Expansion expansion,
       ExpandFunctionNode(
           *site.node, current, step.from, step.to,
-          [&](absl::string_view value) { return step.types.TypeOf(site.graph, value); },
+          [&](absl::string_view value) { return TypeSeenFrom(step, site.graph, value); },
           [&](absl::string_view name) { return step.constants.Find(step.index, site.graph, name); },
           [&](absl::string_view hint) { return step.names.FreshName(hint); }));
   if (!expansion.initializers.empty() && site.graph == nullptr) {
@@ -200,6 +212,51 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
   step.edits.Remove(site);
   report.changes.push_back(
       {"function-expanded", absl::StrCat("replaced by ", expansion.nodes.size(), " nodes")});
+  return absl::OkStatus();
+}
+
+// What `site`'s node computes, when it has one output and the constant
+// table can fold it from constants; else null.
+const onnx::TensorProto* FoldedValue(StepContext& step, const NodeSite& site) {
+  const onnx::NodeProto& node = *site.node;
+  if (site.graph == nullptr || step.domain != "" || node.output_size() == 0 ||
+      node.output(0).empty()) {
+    return nullptr;
+  }
+  for (int i = 1; i < node.output_size(); ++i) {
+    if (!node.output(i).empty()) return nullptr;
+  }
+  return step.constants.Find(step.index, site.graph, node.output(0));
+}
+
+// Replaces `site`'s node, which its adapter refused without editing the
+// graph, by `value`, what it computes from constants: an initializer that
+// an Identity passes on under the node's output name. Exact at every opset.
+absl::Status ReplaceByFoldedValue(StepContext& step, const NodeSite& site,
+                                  const OpSchema& current, const onnx::TensorProto& value,
+                                  bool touched, NodeChange& change) {
+  change.adapter = absl::StrCat(current.Label(), ": value folded");
+  if (step.dry_run) {
+    change.changes = {{"node-folded", "its inputs are constants: replaced by its value"}};
+    return absl::OkStatus();
+  }
+  if (!touched) step.edits.Touch(site);
+  onnx::TensorProto tensor = value;
+  OC_ASSIGN_OR_RETURN(std::string name,
+                      step.added.Add(site.graph, step.names, step.edits, *site.node,
+                                     std::move(tensor), step.order));
+  onnx::NodeProto& node = *site.node;
+  std::string output = node.output(0);
+  node.clear_attribute();
+  node.clear_input();
+  node.clear_output();
+  node.clear_domain();
+  node.set_op_type("Identity");
+  node.add_input(name);
+  node.add_output(output);
+  step.edits.Retyped(site, OpKey("", current.name));
+  change.changes = {{"node-folded", absl::StrCat("its inputs are constants: replaced by its value, "
+                                                 "initializer '", name, "' through an Identity")}};
   return absl::OkStatus();
 }
 
@@ -237,6 +294,8 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
   // Upgrading k -> k+1 touches ops with a version introduced at k+1;
   // downgrading k -> k-1 touches ops with a version introduced at k.
   int64_t boundary = std::max(step.from, step.to);
+  // Nodes fold at the opset they bind at; not in other domains' steps.
+  step.constants.SetOpset(step.domain.empty() ? step.from : 0);
   int64_t op_rank = 0;
   for (const OpSchema* changed : registry.ChangedAt(step.domain, boundary)) {
     step.order = step.step_rank * kOpRanks + op_rank++;
@@ -269,29 +328,45 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
       change.to_version = next != nullptr ? next->since_version : 0;
       absl::Status status;
       bool bumped = false;  // rebound, node unchanged
+      // What the node computes when its inputs are constants, taken before
+      // an adapter changes it: the way out when the adapter refuses.
+      const onnx::TensorProto* folded = FoldedValue(step, site);
+      int64_t edits_before = step.edits.edits_made();
+      bool touched = false;
       if (next == nullptr) {
         if (!step.dry_run) step.edits.Touch(site);
+        touched = true;
         status = ConvertVanishingNode(step, site, *current, change);
       } else {
         adapters::AdapterContext ctx =
             MakeAdapterContext(step, site, *current, *next, change.changes);
+        bool replaced = false;  // by a composition of the target's ops
         if (!step.dry_run) {
           adapters::DropDefaultedAttributes(ctx);
-          status = adapters::ResolveNegativeAxes(ctx);
+          if (adapters::LastAxisByReshapeApplies(ctx)) {
+            step.edits.Touch(site);
+            touched = replaced = true;
+            change.adapter = absl::StrCat(current->Label(), ": last axis by Reshape");
+            const adapters::AdapterEntry reshape{adapters::AdapterEntry::kRewrite,
+                                                 adapters::LastAxisByReshape, "", change.adapter};
+            status = RunRewrite(step, site, reshape, ctx, /*check_types=*/false);
+          } else {
+            status = adapters::ResolveNegativeAxes(ctx);
+          }
         }
         // A registered rewrite is used as it is; else the entry is derived.
         std::optional<adapters::AdapterEntry> derived;
         if (plan->rewrite == nullptr) derived = adapters::FindAdapter(*plan, *site.node);
         const adapters::AdapterEntry& adapter = derived ? *derived : *plan->rewrite;
-        change.adapter = adapter.name;
-        switch (status.ok() ? adapter.kind : adapters::AdapterEntry::kUnsupported) {
+        if (!replaced) change.adapter = adapter.name;
+        switch (replaced ? adapters::AdapterEntry::kUnsupported
+                         : status.ok() ? adapter.kind : adapters::AdapterEntry::kUnsupported) {
           case adapters::AdapterEntry::kUnsupported:
-            if (!status.ok()) break;
+            if (!status.ok() || replaced) break;
             status = absl::FailedPreconditionError(adapter.reason);
             break;
           case adapters::AdapterEntry::kCompatible: {
             if (!plan->types_widen) status = adapters::CheckTypesAllowed(ctx);
-            bool touched = false;
             if (!status.ok() && step.allow_casts && step.dry_run) {
               status = adapters::CastsWouldFit(ctx);
             } else if (!status.ok() && step.allow_casts) {
@@ -313,9 +388,14 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
           case adapters::AdapterEntry::kRewrite:
             if (step.dry_run) break;
             step.edits.Touch(site);
+            touched = true;
             status = RunRewrite(step, site, adapter, ctx, !plan->types_widen);
             break;
         }
+      }
+      if (status.code() == absl::StatusCode::kFailedPrecondition && folded != nullptr &&
+          step.edits.edits_made() == edits_before) {
+        status = ReplaceByFoldedValue(step, site, *current, *folded, touched, change);
       }
       if (!status.ok()) {
         absl::Status error = StepError(status.code(), step.domain, step.from, step.to, site,
@@ -340,17 +420,6 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     }
   }
   return report;
-}
-
-const onnx::TensorProto* ConstantNodeValue(const onnx::NodeProto& node,
-                                           std::deque<onnx::TensorProto>& owned) {
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.name() == "value" && attribute.has_t()) return &attribute.t();
-    if (std::optional<onnx::TensorProto> tensor = adapters::ShorthandTensor(attribute)) {
-      return &owned.emplace_back(*std::move(tensor));
-    }
-  }
-  return nullptr;
 }
 
 void ArmEarlyValidation(StepEdits& edits, const onnx::ModelProto& model,

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "adapters/adapter.h"
+#include "converter/constant_table.h"
 #include "converter/converter.h"
 #include "converter/incremental_validation.h"
 #include "converter/op_index.h"
@@ -136,92 +137,6 @@ class AddedConstants {
   absl::flat_hash_map<std::string, int64_t> orders_;
   bool out_of_order_ = false;
   std::string key_;  // scratch
-};
-
-// The value Constant `node` produces, or null (sparse values): its
-// `value` tensor, or the tensor a shorthand attribute stands for, kept in
-// `owned`.
-const onnx::TensorProto* ConstantNodeValue(const onnx::NodeProto& node,
-                                           std::deque<onnx::TensorProto>& owned);
-
-// The constants of each graph, by name: initializers and the outputs of
-// Constant nodes, collected once per graph when first asked for and
-// forgotten when a step changes the graphs.
-class ConstantTable {
- public:
-  // The constant `name` as seen from `graph`: its own, or an enclosing
-  // graph's (the outer scope).
-  const onnx::TensorProto* Find(const OpIndex& index, const onnx::GraphProto* graph,
-                                absl::string_view name) {
-    for (int depth = 0; graph != nullptr && depth <= kMaxGraphDepth; ++depth) {
-      auto [it, inserted] = graphs_.try_emplace(graph);
-      if (inserted) Collect(*graph, it->second);
-      auto found = it->second.find(name);
-      if (found != it->second.end()) {
-        return opaque_ != nullptr && opaque_->contains(name) ? nullptr : found->second;
-      }
-      if (depth == 0 && carried_ != nullptr) {
-        auto outside = carried_->find(name);
-        if (outside != carried_->end()) return &outside->second;
-      }
-      graph = index.ParentOf(graph);
-    }
-    return nullptr;
-  }
-  void Clear() {
-    graphs_.clear();
-    owned_.clear();
-  }
-  // Constants of the graphs asked about that their node lists no longer
-  // hold (the Constant nodes of windows already converted), by name; null:
-  // none. Not owned.
-  void SetCarried(const absl::flat_hash_map<std::string, onnx::TensorProto>* carried) {
-    carried_ = carried;
-  }
-  // Names of initializers whose values the table does not know (their data
-  // was not read); null: none. Not owned.
-  void SetOpaque(const absl::flat_hash_set<std::string>* opaque) { opaque_ = opaque; }
-  // Brings the table up to date after a step that changed no Constant node
-  // and added `added` to `graph`'s initializers.
-  void AddInitializers(const onnx::GraphProto* graph,
-                       absl::Span<const onnx::TensorProto* const> added) {
-    auto it = graphs_.find(graph);
-    if (it == graphs_.end()) return;  // collected when first asked for
-    for (const onnx::TensorProto* tensor : added) it->second.try_emplace(tensor->name(), tensor);
-  }
-
- private:
-  using Constants = absl::flat_hash_map<std::string, const onnx::TensorProto*>;
-
-  void Collect(const onnx::GraphProto& graph, Constants& constants) {
-    for (const onnx::TensorProto& tensor : graph.initializer()) {
-      constants.try_emplace(tensor.name(), &tensor);
-    }
-    for (const onnx::NodeProto& node : graph.node()) {
-      if (node.output_size() != 1 || !schema::Registry::CanonicalDomain(node.domain()).empty()) {
-        continue;
-      }
-      if (node.op_type() == "Identity" && node.input_size() == 1) {
-        // An Identity of a constant is that constant (a Constant a
-        // downgrade made an initializer is passed on by one).
-        if (opaque_ != nullptr && opaque_->contains(node.input(0))) continue;
-        auto found = constants.find(node.input(0));
-        if (found == constants.end()) continue;
-        const onnx::TensorProto* value = found->second;
-        constants.try_emplace(node.output(0), value);
-        continue;
-      }
-      if (node.op_type() != "Constant") continue;
-      if (const onnx::TensorProto* value = ConstantNodeValue(node, owned_)) {
-        constants.try_emplace(node.output(0), value);
-      }
-    }
-  }
-
-  absl::flat_hash_map<const onnx::GraphProto*, Constants> graphs_;
-  std::deque<onnx::TensorProto> owned_;
-  const absl::flat_hash_map<std::string, onnx::TensorProto>* carried_ = nullptr;
-  const absl::flat_hash_set<std::string>* opaque_ = nullptr;
 };
 
 // What one step works with.

@@ -89,6 +89,17 @@ std::optional<int64_t> WindowDim(const Dim& in, int64_t kernel, const WindowAttr
 // Conv, pooling: N, C (or M from the weights), then spatial dims.
 absl::Status Window(InferenceContext& ctx, bool from_weights) {
   const onnx::TensorShapeProto* x = ShapeOf(ctx.InputType(0));
+  if (x == nullptr && from_weights) {
+    // X has W's rank: the output's, with N and the spatial sizes unknown.
+    const onnx::TensorShapeProto* w = ShapeOf(ctx.InputType(1));
+    if (w == nullptr || w->dim_size() < 2) return absl::OkStatus();
+    onnx::TensorShapeProto* out = MutableShape(ctx.MutableOutputType(0));
+    out->clear_dim();
+    AddUnknownDim(out);
+    *out->add_dim() = w->dim(0);
+    for (int i = 2; i < w->dim_size(); ++i) AddUnknownDim(out);
+    return absl::OkStatus();
+  }
   if (x == nullptr || x->dim_size() < 2) return absl::OkStatus();
   int spatial = x->dim_size() - 2;
   std::optional<std::vector<int64_t>> kernel = ctx.AttrInts("kernel_shape");

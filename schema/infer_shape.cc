@@ -32,6 +32,18 @@ onnx::TensorShapeProto* OutputShape(InferenceContext& ctx, size_t i = 0) {
   return shape;
 }
 
+// Sets output 0 to the rank of input 0 with every size unknown (ops that
+// keep the rank, when what sets the sizes is known only at run time).
+absl::Status SameRankOnly(InferenceContext& ctx) {
+  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
+  if (shape == nullptr) return absl::OkStatus();
+  int rank = shape->dim_size();
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  out->Clear();
+  for (int i = 0; i < rank; ++i) out->add_dim();
+  return absl::OkStatus();
+}
+
 // The value of input `i` as dims (known values or symbols), from a constant
 // or from propagated shape data.
 std::optional<onnx::TensorShapeProto> DimsValue(InferenceContext& ctx, size_t i) {
@@ -408,9 +420,10 @@ absl::Status Slice(InferenceContext& ctx) {
     ends = KnownInts(ctx, 2);
     if (ctx.HasInput(3)) axes = KnownInts(ctx, 3);
     if (ctx.HasInput(4)) steps = KnownInts(ctx, 4);
-    if ((ctx.HasInput(3) && !axes) || (ctx.HasInput(4) && !steps)) return absl::OkStatus();
+    if ((ctx.HasInput(3) && !axes) || (ctx.HasInput(4) && !steps)) return SameRankOnly(ctx);
   }
-  if (!starts || !ends || starts->size() != ends->size()) return absl::OkStatus();
+  if (!starts || !ends) return SameRankOnly(ctx);
+  if (starts->size() != ends->size()) return absl::OkStatus();
   if (!axes) {
     axes.emplace(starts->size());
     std::iota(axes->begin(), axes->end(), 0);
@@ -779,12 +792,13 @@ absl::Status Pad(InferenceContext& ctx) {
   int rank = shape->dim_size();
   std::optional<std::vector<int64_t>> pads =
       ctx.op().since_version >= 11 ? KnownInts(ctx, 1) : ctx.AttrInts(ctx.op().since_version >= 2 ? "pads" : "paddings");
-  if (!pads) return absl::OkStatus();
+  // Padding keeps the rank: with pads or axes unknown, only the sizes are.
+  if (!pads) return SameRankOnly(ctx);
   std::vector<int64_t> axes(rank);
   std::iota(axes.begin(), axes.end(), 0);
   if (ctx.op().since_version >= 18 && ctx.HasInput(3)) {
     std::optional<std::vector<int64_t>> given = KnownInts(ctx, 3);
-    if (!given) return absl::OkStatus();
+    if (!given) return SameRankOnly(ctx);
     axes = *given;
   }
   if (pads->size() != 2 * axes.size()) return absl::OkStatus();

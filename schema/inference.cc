@@ -657,6 +657,19 @@ absl::StatusOr<onnx::TypeProto> MergeWithDeclared(const onnx::TypeProto& inferre
   return merged;
 }
 
+namespace {
+
+// Whether `type`, a tensor type, declares a size below 0.
+bool HasNegativeDim(const onnx::TypeProto& type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return false;
+  for (const auto& dim : type.tensor_type().shape().dim()) {
+    if (dim.has_dim_value() && dim.dim_value() < 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void GraphInferencer::AddInitializer(const onnx::TensorProto& tensor) {
   onnx::TypeProto* type = engine_.Scratch(depth_, 0);
   SetElemType(type, tensor.data_type());
@@ -673,16 +686,26 @@ absl::Status GraphInferencer::Run(absl::Span<const onnx::TypeProto* const> input
   declared_ = &result.declared;
   extras_ = &result.facts;
   types_->reserve(graph_.input_size() + graph_.initializer_size() + graph_.node_size());
-  for (const auto& value : graph_.value_info()) result.declared[value.name()] = &value.type();
-  for (const auto& value : graph_.output()) result.declared[value.name()] = &value.type();
+  // Exporters write a dynamic size as dim_value -1 (older paddle2onnx):
+  // read as unknown, as runtimes do.
+  auto declared = [&](const onnx::TypeProto& type) {
+    if (!HasNegativeDim(type)) return &type;
+    onnx::TypeProto cleared = type;
+    for (auto& dim : *cleared.mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+      if (dim.has_dim_value() && dim.dim_value() < 0) dim.clear_dim_value();
+    }
+    return engine_.Store(cleared);
+  };
+  for (const auto& value : graph_.value_info()) result.declared[value.name()] = declared(value.type());
+  for (const auto& value : graph_.output()) result.declared[value.name()] = declared(value.type());
   absl::flat_hash_set<absl::string_view> inputs;
   for (int i = 0; i < graph_.input_size(); ++i) {
     const auto& input = graph_.input(i);
     inputs.insert(input.name());
-    const onnx::TypeProto* type = &input.type();
+    const onnx::TypeProto* type = declared(input.type());
     absl::StatusOr<onnx::TypeProto> merged;
     if (i < static_cast<int>(input_types.size()) && input_types[i] != nullptr) {
-      merged = MergeWithDeclared(*input_types[i], input.type());
+      merged = MergeWithDeclared(*input_types[i], *type);
       if (merged.ok()) type = &*merged;
     }
     (*types_)[input.name()] = engine_.Store(*type);

@@ -1,0 +1,71 @@
+#ifndef ONNX_CONVERT_EVAL_KERNEL_H_
+#define ONNX_CONVERT_EVAL_KERNEL_H_
+
+// What a kernel of the reference evaluator sees, and the table of kernels.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "eval/tensor.h"
+#include "proto/onnx.pb.h"
+
+namespace onnxconvert::eval {
+
+// One node to compute: its proto (attributes), the operator version it binds
+// to, and its inputs (null where an optional input is absent).
+struct KernelCall {
+  const onnx::NodeProto& node;
+  int since_version;
+  std::vector<const Tensor*> inputs;
+
+  // Input `i`, or null when absent.
+  const Tensor* input(int i) const {
+    return i < static_cast<int>(inputs.size()) ? inputs[i] : nullptr;
+  }
+  // The attribute `name`, or null.
+  const onnx::AttributeProto* attribute(absl::string_view name) const;
+  // The INT attribute `name`, or `fallback` when unset.
+  int64_t Int(absl::string_view name, int64_t fallback) const;
+  // The FLOAT attribute `name`, or `fallback` when unset.
+  float Float(absl::string_view name, float fallback) const;
+  // The INTS attribute `name`, or nullopt when unset.
+  std::optional<std::vector<int64_t>> Ints(absl::string_view name) const;
+  // An error naming the node and op: "node 'n' (Op): <why>".
+  absl::Status Error(absl::string_view why) const;
+};
+
+// Computes a node's outputs from its inputs.
+using KernelFn = absl::StatusOr<std::vector<Tensor>> (*)(const KernelCall& call);
+
+// A row of the kernel table: `fn` computes `op` of `domain` for the
+// operator versions since `first` up to `last` (inclusive) whose
+// behaviour it follows.
+struct KernelRow {
+  const char* domain;  // "" for ai.onnx
+  const char* op;
+  int first;
+  int last;
+  KernelFn fn;
+};
+
+// The kernel for `op` of `domain` at operator version `since_version`, or
+// null.
+KernelFn FindKernel(absl::string_view domain, absl::string_view op, int since_version);
+
+// Every row of the kernel table, for listing.
+absl::Span<const KernelRow> KernelTable();
+
+// The kernels of each op family (one file each), gathered by KernelTable.
+absl::Span<const KernelRow> ShapeKernels();
+absl::Span<const KernelRow> ElementwiseKernels();
+absl::Span<const KernelRow> CastKernels();
+
+}  // namespace onnxconvert::eval
+
+#endif  // ONNX_CONVERT_EVAL_KERNEL_H_

@@ -1,0 +1,431 @@
+// Elementwise kernels: arithmetic, comparison, logic, unary math, variadic
+// Max/Min/Sum/Mean and Where, with numpy broadcasting (from opset 7; the
+// `broadcast`/`axis` attributes before).
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "eval/broadcast.h"
+#include "eval/kernel.h"
+#include "ir/status_macros.h"
+
+namespace onnxconvert::eval {
+namespace {
+
+// The type a storage type computes in: float for float16 and bfloat16.
+template <typename T>
+using Compute = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BHalf>, float, T>;
+
+template <typename T>
+Compute<T> Load(T value) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return HalfToFloat(value);
+  } else if constexpr (std::is_same_v<T, BHalf>) {
+    return BHalfToFloat(value);
+  } else {
+    return value;
+  }
+}
+
+template <typename T>
+T Store(Compute<T> value) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return FloatToHalf(value);
+  } else if constexpr (std::is_same_v<T, BHalf>) {
+    return FloatToBHalf(value);
+  } else {
+    return static_cast<T>(value);
+  }
+}
+
+template <typename T>
+constexpr bool kIsNumber = !std::is_same_v<T, bool>;
+template <typename T>
+constexpr bool kIsSignedInt = std::is_integral_v<T> && std::is_signed_v<T>;
+
+// The dims of the inputs as broadcast; before opset 7, B aligns with A at
+// `axis` when `broadcast` = 1, else the shapes must be equal.
+absl::StatusOr<std::vector<std::vector<int64_t>>> AlignedDims(const KernelCall& call,
+                                                              bool legacy) {
+  std::vector<std::vector<int64_t>> dims;
+  for (const Tensor* input : call.inputs) {
+    if (input == nullptr) return call.Error("an input is absent");
+    dims.push_back(input->dims());
+  }
+  if (!legacy) return dims;
+  if (dims.size() != 2) return dims;
+  if (call.Int("broadcast", 0) == 0) {
+    if (dims[0] != dims[1]) return call.Error("the inputs' shapes differ and broadcast is 0");
+    return dims;
+  }
+  int64_t rank_a = dims[0].size();
+  int64_t rank_b = dims[1].size();
+  int64_t axis = call.Int("axis", rank_a - rank_b);
+  if (axis < 0 || axis + rank_b > rank_a) return call.Error("axis is out of range");
+  std::vector<int64_t> b(rank_a, 1);
+  for (int64_t i = 0; i < rank_b; ++i) b[axis + i] = dims[1][i];
+  dims[1] = b;
+  return dims;
+}
+
+// Applies `fn` to the broadcast elements of the inputs (storage type T),
+// giving elements of `out_type` (storage R).
+template <typename T, typename R, typename F>
+absl::StatusOr<Tensor> Map(const KernelCall& call, bool legacy, int32_t out_type, F fn) {
+  OC_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> dims, AlignedDims(call, legacy));
+  OC_ASSIGN_OR_RETURN(std::vector<int64_t> out_dims, BroadcastDims(dims));
+  Tensor out(out_type, out_dims);
+  std::vector<BroadcastCursor> cursors;
+  std::vector<absl::Span<const T>> data;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    cursors.emplace_back(out_dims, dims[i]);
+    data.push_back(call.inputs[i]->template data<T>());
+  }
+  absl::Span<R> o = out.data<R>();
+  std::vector<Compute<T>> args(dims.size());
+  for (int64_t i = 0; i < out.size(); ++i) {
+    for (size_t k = 0; k < cursors.size(); ++k) {
+      args[k] = Load(data[k][cursors[k].offset()]);
+      cursors[k].Next();
+    }
+    OC_ASSIGN_OR_RETURN(auto value, fn(args));
+    if constexpr (std::is_same_v<R, bool>) {
+      o[i] = value;
+    } else {
+      o[i] = Store<R>(value);
+    }
+  }
+  return out;
+}
+
+absl::Status SameTypes(const KernelCall& call) {
+  for (const Tensor* input : call.inputs) {
+    if (input == nullptr) return call.Error("an input is absent");
+    if (input->elem_type() != call.inputs[0]->elem_type()) {
+      return call.Error("the inputs' element types differ");
+    }
+  }
+  if (call.inputs.empty()) return call.Error("no inputs");
+  return absl::OkStatus();
+}
+
+enum class Arith { kAdd, kSub, kMul, kDiv };
+
+template <typename C>
+absl::StatusOr<C> Apply(Arith op, C a, C b) {
+  if constexpr (kIsSignedInt<C>) {
+    using U = std::make_unsigned_t<C>;
+    switch (op) {
+      case Arith::kAdd: return static_cast<C>(static_cast<U>(a) + static_cast<U>(b));
+      case Arith::kSub: return static_cast<C>(static_cast<U>(a) - static_cast<U>(b));
+      case Arith::kMul: return static_cast<C>(static_cast<U>(a) * static_cast<U>(b));
+      case Arith::kDiv:
+        if (b == 0) return absl::InvalidArgumentError("integer division by zero");
+        if (a == std::numeric_limits<C>::min() && b == -1) return a;  // wraps
+        return static_cast<C>(a / b);
+    }
+  } else if constexpr (std::is_integral_v<C>) {
+    // Unsigned (promoted through unsigned arithmetic to wrap).
+    using U = std::conditional_t<(sizeof(C) < sizeof(unsigned)), unsigned, C>;
+    switch (op) {
+      case Arith::kAdd: return static_cast<C>(static_cast<U>(a) + static_cast<U>(b));
+      case Arith::kSub: return static_cast<C>(static_cast<U>(a) - static_cast<U>(b));
+      case Arith::kMul: return static_cast<C>(static_cast<U>(a) * static_cast<U>(b));
+      case Arith::kDiv:
+        if (b == 0) return absl::InvalidArgumentError("integer division by zero");
+        return static_cast<C>(a / b);
+    }
+  } else {
+    switch (op) {
+      case Arith::kAdd: return a + b;
+      case Arith::kSub: return a - b;
+      case Arith::kMul: return a * b;
+      case Arith::kDiv: return a / b;
+    }
+  }
+  return a;
+}
+
+template <Arith kOp, bool kLegacy>
+absl::StatusOr<std::vector<Tensor>> Arithmetic(const KernelCall& call) {
+  OC_RETURN_IF_ERROR(SameTypes(call));
+  if (call.inputs.size() != 2) return call.Error("expects 2 inputs");
+  int32_t type = call.inputs[0]->elem_type();
+  absl::StatusOr<Tensor> out = call.Error(absl::StrCat("no kernel for ", ElementTypeName(type)));
+  VisitElementType(type, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (kIsNumber<T>) {
+      out = Map<T, T>(call, kLegacy, type, [&](const std::vector<Compute<T>>& x) {
+        absl::StatusOr<Compute<T>> r = Apply(kOp, x[0], x[1]);
+        if (!r.ok()) return absl::StatusOr<Compute<T>>(call.Error(r.status().message()));
+        return r;
+      });
+    }
+  });
+  if (!out.ok()) return out.status();
+  std::vector<Tensor> outputs;
+  outputs.push_back(*std::move(out));
+  return outputs;
+}
+
+enum class Compare { kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual };
+
+template <Compare kOp, bool kLegacy>
+absl::StatusOr<std::vector<Tensor>> Comparison(const KernelCall& call) {
+  OC_RETURN_IF_ERROR(SameTypes(call));
+  if (call.inputs.size() != 2) return call.Error("expects 2 inputs");
+  int32_t type = call.inputs[0]->elem_type();
+  absl::StatusOr<Tensor> out = call.Error(absl::StrCat("no kernel for ", ElementTypeName(type)));
+  VisitElementType(type, [&](auto v) {
+    using T = decltype(v);
+    out = Map<T, bool>(call, kLegacy, onnx::TensorProto::BOOL,
+                       [](const std::vector<Compute<T>>& x) -> absl::StatusOr<bool> {
+                         switch (kOp) {
+                           case Compare::kEqual: return x[0] == x[1];
+                           case Compare::kLess: return x[0] < x[1];
+                           case Compare::kGreater: return x[0] > x[1];
+                           case Compare::kLessOrEqual: return x[0] <= x[1];
+                           case Compare::kGreaterOrEqual: return x[0] >= x[1];
+                         }
+                         return false;
+                       });
+  });
+  if (!out.ok()) return out.status();
+  std::vector<Tensor> outputs;
+  outputs.push_back(*std::move(out));
+  return outputs;
+}
+
+enum class Logic { kAnd, kOr, kXor };
+
+template <Logic kOp, bool kLegacy>
+absl::StatusOr<std::vector<Tensor>> Logical(const KernelCall& call) {
+  OC_RETURN_IF_ERROR(SameTypes(call));
+  if (call.inputs.size() != 2 || call.inputs[0]->elem_type() != onnx::TensorProto::BOOL) {
+    return call.Error("expects 2 bool inputs");
+  }
+  OC_ASSIGN_OR_RETURN(Tensor out, (Map<bool, bool>(call, kLegacy, onnx::TensorProto::BOOL,
+                                                    [](const std::vector<bool>& x)
+                                                        -> absl::StatusOr<bool> {
+                                                      switch (kOp) {
+                                                        case Logic::kAnd: return x[0] && x[1];
+                                                        case Logic::kOr: return x[0] || x[1];
+                                                        case Logic::kXor: return x[0] != x[1];
+                                                      }
+                                                      return false;
+                                                    })));
+  std::vector<Tensor> outputs;
+  outputs.push_back(std::move(out));
+  return outputs;
+}
+
+enum class Variadic { kMax, kMin, kSum, kMean };
+
+// Max, Min, Sum and Mean of any number of inputs; before opset 8 the
+// inputs must have one shape.
+template <Variadic kOp>
+absl::StatusOr<std::vector<Tensor>> Reduce(const KernelCall& call) {
+  OC_RETURN_IF_ERROR(SameTypes(call));
+  if (call.since_version < 8) {
+    for (const Tensor* input : call.inputs) {
+      if (input->dims() != call.inputs[0]->dims()) {
+        return call.Error("the inputs' shapes differ, which this version does not broadcast");
+      }
+    }
+  }
+  int32_t type = call.inputs[0]->elem_type();
+  absl::StatusOr<Tensor> out = call.Error(absl::StrCat("no kernel for ", ElementTypeName(type)));
+  VisitElementType(type, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (kIsNumber<T>) {
+      out = Map<T, T>(call, false, type,
+                      [](const std::vector<Compute<T>>& x) -> absl::StatusOr<Compute<T>> {
+                        Compute<T> r = x[0];
+                        for (size_t i = 1; i < x.size(); ++i) {
+                          switch (kOp) {
+                            case Variadic::kMax:
+                              if constexpr (std::is_floating_point_v<Compute<T>>) {
+                                if (std::isnan(x[i])) r = x[i];
+                              }
+                              r = r < x[i] ? x[i] : r;
+                              break;
+                            case Variadic::kMin:
+                              if constexpr (std::is_floating_point_v<Compute<T>>) {
+                                if (std::isnan(x[i])) r = x[i];
+                              }
+                              r = x[i] < r ? x[i] : r;
+                              break;
+                            case Variadic::kSum:
+                            case Variadic::kMean:
+                              r = *Apply(Arith::kAdd, r, x[i]);
+                              break;
+                          }
+                        }
+                        if constexpr (kOp == Variadic::kMean) {
+                          r = static_cast<Compute<T>>(r / static_cast<Compute<T>>(x.size()));
+                        }
+                        return r;
+                      });
+    }
+  });
+  if (!out.ok()) return out.status();
+  std::vector<Tensor> outputs;
+  outputs.push_back(*std::move(out));
+  return outputs;
+}
+
+enum class Unary { kNeg, kAbs, kSqrt, kExp, kLog, kFloor, kCeil, kReciprocal, kRelu, kNot };
+
+template <Unary kOp>
+absl::StatusOr<std::vector<Tensor>> UnaryMath(const KernelCall& call) {
+  const Tensor* x = call.input(0);
+  if (x == nullptr) return call.Error("input X is absent");
+  int32_t type = x->elem_type();
+  absl::StatusOr<Tensor> out = call.Error(absl::StrCat("no kernel for ", ElementTypeName(type)));
+  VisitElementType(type, [&](auto v) {
+    using T = decltype(v);
+    using C = Compute<T>;
+    constexpr bool kFloat = std::is_floating_point_v<C>;
+    constexpr bool kBool = std::is_same_v<T, bool>;
+    constexpr bool kAllowed = kOp == Unary::kNot
+                                  ? kBool
+                                  : (kOp == Unary::kNeg || kOp == Unary::kAbs ||
+                                     kOp == Unary::kRelu)
+                                        ? !kBool
+                                        : kFloat;
+    if constexpr (kAllowed) {
+      out = Map<T, T>(call, false, type,
+                      [](const std::vector<C>& a) -> absl::StatusOr<C> {
+                        C value = a[0];
+                        if constexpr (kOp == Unary::kNot) {
+                          return !value;
+                        } else if constexpr (kOp == Unary::kNeg) {
+                          if constexpr (kIsSignedInt<C>) {
+                            using U = std::make_unsigned_t<C>;
+                            return static_cast<C>(U{0} - static_cast<U>(value));
+                          } else {
+                            return static_cast<C>(-value);
+                          }
+                        } else if constexpr (kOp == Unary::kAbs) {
+                          if constexpr (kIsSignedInt<C>) {
+                            using U = std::make_unsigned_t<C>;
+                            return value < 0 ? static_cast<C>(U{0} - static_cast<U>(value))
+                                             : value;
+                          } else if constexpr (std::is_unsigned_v<C>) {
+                            return value;
+                          } else {
+                            return std::fabs(value);
+                          }
+                        } else if constexpr (kOp == Unary::kRelu) {
+                          return value < C{0} ? C{0} : value;
+                        } else if constexpr (kFloat) {
+                          switch (kOp) {
+                            case Unary::kSqrt: return std::sqrt(value);
+                            case Unary::kExp: return std::exp(value);
+                            case Unary::kLog: return std::log(value);
+                            case Unary::kFloor: return std::floor(value);
+                            case Unary::kCeil: return std::ceil(value);
+                            case Unary::kReciprocal: return C{1} / value;
+                            default: return value;
+                          }
+                        } else {
+                          return value;
+                        }
+                      });
+    }
+  });
+  if (!out.ok()) return out.status();
+  std::vector<Tensor> outputs;
+  outputs.push_back(*std::move(out));
+  return outputs;
+}
+
+// Where(condition, X, Y), broadcasting all three.
+absl::StatusOr<std::vector<Tensor>> WhereKernel(const KernelCall& call) {
+  const Tensor* c = call.input(0);
+  const Tensor* x = call.input(1);
+  const Tensor* y = call.input(2);
+  if (c == nullptr || x == nullptr || y == nullptr) return call.Error("an input is absent");
+  if (c->elem_type() != onnx::TensorProto::BOOL || x->elem_type() != y->elem_type()) {
+    return call.Error("expects a bool condition and X, Y of one type");
+  }
+  OC_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                      BroadcastDims({c->dims(), x->dims(), y->dims()}));
+  Tensor out(x->elem_type(), dims);
+  BroadcastCursor cc(dims, c->dims()), cx(dims, x->dims()), cy(dims, y->dims());
+  absl::Span<const bool> cond = c->data<bool>();
+  bool held = VisitElementType(x->elem_type(), [&](auto v) {
+    using T = decltype(v);
+    absl::Span<const T> xs = x->data<T>();
+    absl::Span<const T> ys = y->data<T>();
+    absl::Span<T> o = out.data<T>();
+    for (int64_t i = 0; i < out.size(); ++i) {
+      o[i] = cond[cc.offset()] ? xs[cx.offset()] : ys[cy.offset()];
+      cc.Next();
+      cx.Next();
+      cy.Next();
+    }
+  });
+  if (!held) {
+    for (int64_t i = 0; i < out.size(); ++i) {
+      out.strings()[i] = cond[cc.offset()] ? x->strings()[cx.offset()] : y->strings()[cy.offset()];
+      cc.Next();
+      cx.Next();
+      cy.Next();
+    }
+  }
+  std::vector<Tensor> outputs;
+  outputs.push_back(std::move(out));
+  return outputs;
+}
+
+constexpr int kLast = 1 << 20;
+
+constexpr KernelRow kRows[] = {
+    {"", "Add", 1, 6, Arithmetic<Arith::kAdd, true>},
+    {"", "Add", 7, kLast, Arithmetic<Arith::kAdd, false>},
+    {"", "Sub", 1, 6, Arithmetic<Arith::kSub, true>},
+    {"", "Sub", 7, kLast, Arithmetic<Arith::kSub, false>},
+    {"", "Mul", 1, 6, Arithmetic<Arith::kMul, true>},
+    {"", "Mul", 7, kLast, Arithmetic<Arith::kMul, false>},
+    {"", "Div", 1, 6, Arithmetic<Arith::kDiv, true>},
+    {"", "Div", 7, kLast, Arithmetic<Arith::kDiv, false>},
+    {"", "Equal", 1, 6, Comparison<Compare::kEqual, true>},
+    {"", "Equal", 7, kLast, Comparison<Compare::kEqual, false>},
+    {"", "Less", 1, 6, Comparison<Compare::kLess, true>},
+    {"", "Less", 7, kLast, Comparison<Compare::kLess, false>},
+    {"", "Greater", 1, 6, Comparison<Compare::kGreater, true>},
+    {"", "Greater", 7, kLast, Comparison<Compare::kGreater, false>},
+    {"", "LessOrEqual", 12, kLast, Comparison<Compare::kLessOrEqual, false>},
+    {"", "GreaterOrEqual", 12, kLast, Comparison<Compare::kGreaterOrEqual, false>},
+    {"", "And", 1, 6, Logical<Logic::kAnd, true>},
+    {"", "And", 7, kLast, Logical<Logic::kAnd, false>},
+    {"", "Or", 1, 6, Logical<Logic::kOr, true>},
+    {"", "Or", 7, kLast, Logical<Logic::kOr, false>},
+    {"", "Xor", 1, 6, Logical<Logic::kXor, true>},
+    {"", "Xor", 7, kLast, Logical<Logic::kXor, false>},
+    {"", "Not", 1, kLast, UnaryMath<Unary::kNot>},
+    {"", "Max", 1, kLast, Reduce<Variadic::kMax>},
+    {"", "Min", 1, kLast, Reduce<Variadic::kMin>},
+    {"", "Sum", 1, kLast, Reduce<Variadic::kSum>},
+    {"", "Mean", 1, kLast, Reduce<Variadic::kMean>},
+    {"", "Neg", 1, kLast, UnaryMath<Unary::kNeg>},
+    {"", "Abs", 1, kLast, UnaryMath<Unary::kAbs>},
+    {"", "Sqrt", 1, kLast, UnaryMath<Unary::kSqrt>},
+    {"", "Exp", 1, kLast, UnaryMath<Unary::kExp>},
+    {"", "Log", 1, kLast, UnaryMath<Unary::kLog>},
+    {"", "Floor", 1, kLast, UnaryMath<Unary::kFloor>},
+    {"", "Ceil", 1, kLast, UnaryMath<Unary::kCeil>},
+    {"", "Reciprocal", 1, kLast, UnaryMath<Unary::kReciprocal>},
+    {"", "Relu", 1, kLast, UnaryMath<Unary::kRelu>},
+    {"", "Where", 9, kLast, WhereKernel},
+};
+
+}  // namespace
+
+absl::Span<const KernelRow> ElementwiseKernels() { return kRows; }
+
+}  // namespace onnxconvert::eval

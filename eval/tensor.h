@@ -1,0 +1,144 @@
+#ifndef ONNX_CONVERT_EVAL_TENSOR_H_
+#define ONNX_CONVERT_EVAL_TENSOR_H_
+
+// The dense tensors the reference evaluator computes with.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "proto/onnx.pb.h"
+
+namespace onnxconvert::eval {
+
+// Storage of a float16 or bfloat16 element: its bits.
+struct Half {
+  uint16_t bits = 0;
+};
+struct BHalf {
+  uint16_t bits = 0;
+};
+
+// float16 and bfloat16 to and from float (round to nearest even).
+float HalfToFloat(Half h);
+Half FloatToHalf(float f);
+float BHalfToFloat(BHalf h);
+BHalf FloatToBHalf(float f);
+
+// A dense tensor: an element type (TensorProto.DataType), dims and the
+// elements in row-major order. Numeric and bool elements live in one byte
+// buffer as their C++ type (bool as bool, float16/bfloat16 as their bits);
+// strings in a vector of their own.
+class Tensor {
+ public:
+  Tensor() = default;
+  // A tensor of `elem_type` and `dims`, every element zero (or "").
+  Tensor(int32_t elem_type, std::vector<int64_t> dims);
+
+  int32_t elem_type() const { return elem_type_; }
+  const std::vector<int64_t>& dims() const { return dims_; }
+  int64_t rank() const { return static_cast<int64_t>(dims_.size()); }
+  // Number of elements (1 for a scalar).
+  int64_t size() const { return size_; }
+
+  // The elements as `T`, which must be the storage type of elem_type().
+  template <typename T>
+  absl::Span<T> data() {
+    return absl::Span<T>(reinterpret_cast<T*>(bytes_.data()), static_cast<size_t>(size_));
+  }
+  template <typename T>
+  absl::Span<const T> data() const {
+    return absl::Span<const T>(reinterpret_cast<const T*>(bytes_.data()),
+                              static_cast<size_t>(size_));
+  }
+  std::vector<std::string>& strings() { return strings_; }
+  const std::vector<std::string>& strings() const { return strings_; }
+
+  // Same elements under other dims of the same element count.
+  void Reshape(std::vector<int64_t> dims);
+
+  // Bytes the tensor holds (elements only).
+  int64_t ByteSize() const;
+
+ private:
+  int32_t elem_type_ = onnx::TensorProto::UNDEFINED;
+  std::vector<int64_t> dims_;
+  int64_t size_ = 0;
+  std::vector<std::byte> bytes_;
+  std::vector<std::string> strings_;
+};
+
+// Bytes one element of `elem_type` takes in a Tensor; 0 for strings and
+// for types the evaluator does not hold (float8, int4, complex, ...).
+int ElementSize(int32_t elem_type);
+
+// Whether the evaluator holds elements of `elem_type`.
+bool Holds(int32_t elem_type);
+
+// The tensor `proto` holds (raw_data or its typed field). Fails, naming the
+// tensor, for external data, types the evaluator does not hold, data of the
+// wrong size, and more than `max_elements` elements.
+absl::StatusOr<Tensor> FromProto(const onnx::TensorProto& proto,
+                                 int64_t max_elements = int64_t{1} << 40);
+
+// `tensor` as a TensorProto named `name` (numbers in raw_data).
+onnx::TensorProto ToProto(const Tensor& tensor, const std::string& name);
+
+// Calls `f(T{})` with T the storage type of `elem_type` (float16 and
+// bfloat16 as Half and BHalf); returns false for strings and types the
+// evaluator does not hold.
+template <typename F>
+bool VisitElementType(int32_t elem_type, F&& f) {
+  switch (elem_type) {
+    case onnx::TensorProto::FLOAT: f(float{}); return true;
+    case onnx::TensorProto::DOUBLE: f(double{}); return true;
+    case onnx::TensorProto::INT8: f(int8_t{}); return true;
+    case onnx::TensorProto::INT16: f(int16_t{}); return true;
+    case onnx::TensorProto::INT32: f(int32_t{}); return true;
+    case onnx::TensorProto::INT64: f(int64_t{}); return true;
+    case onnx::TensorProto::UINT8: f(uint8_t{}); return true;
+    case onnx::TensorProto::UINT16: f(uint16_t{}); return true;
+    case onnx::TensorProto::UINT32: f(uint32_t{}); return true;
+    case onnx::TensorProto::UINT64: f(uint64_t{}); return true;
+    case onnx::TensorProto::BOOL: f(bool{}); return true;
+    case onnx::TensorProto::FLOAT16: f(Half{}); return true;
+    case onnx::TensorProto::BFLOAT16: f(BHalf{}); return true;
+    default: return false;
+  }
+}
+
+// A storage element as double, and a double stored as `T` (float16 and
+// bfloat16 rounded; integers by C++ conversion of an in-range value).
+template <typename T>
+double ToDouble(T value) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return HalfToFloat(value);
+  } else if constexpr (std::is_same_v<T, BHalf>) {
+    return BHalfToFloat(value);
+  } else {
+    return static_cast<double>(value);
+  }
+}
+
+// The name of `elem_type` ("float", "int64", ...), for messages.
+std::string ElementTypeName(int32_t elem_type);
+
+// The elements of an integer tensor as int64 (empty optional-like error for
+// other types).
+absl::StatusOr<std::vector<int64_t>> ToInt64s(const Tensor& tensor);
+
+// "int64[2] {4, 2}": the type, dims and elements, for tests and messages.
+std::string DebugString(const Tensor& tensor);
+
+// A rank-1 int64 tensor of `values` (rank 0 when `scalar`).
+Tensor Int64Tensor(absl::Span<const int64_t> values, bool scalar = false);
+
+}  // namespace onnxconvert::eval
+
+#endif  // ONNX_CONVERT_EVAL_TENSOR_H_
