@@ -14,7 +14,9 @@
 // The parent runs the entries in child processes (N at a time, in chunks);
 // a child that dies records the entry it was on as "ort_error: crashed" and
 // the rest of its chunk runs in a new child; an entry that takes longer than
-// the timeout is killed and recorded as "ort_error: timeout".
+// the timeout is killed and recorded as "ort_error: timeout". The wire
+// format, the comparison and the child runner are exported for
+// compare_models.js.
 
 // Opset 27 is not released yet; ORT loads it only with this set, and reads
 // it when the native library loads.
@@ -251,14 +253,17 @@ const COMPARABLE = {
 // ---------------------------------------------------------------------------
 // Comparison.
 
+// The tolerance of float comparisons: |actual - expected| <= atol + rtol * |expected|.
+const DEFAULT_TOLERANCE = {rtol: RTOL, atol: ATOL};
+
 // Whether `actual` matches `expected` for a value of kind `value`.
-function valuesMatch(expected, actual, value) {
+function valuesMatch(expected, actual, value, tolerance = DEFAULT_TOLERANCE) {
   if (value === 'exact' || value === 'uint4' || value === 'int4') {
     return expected === actual || (typeof expected === 'bigint' && BigInt(actual) === expected);
   }
   if (Number.isNaN(expected)) return Number.isNaN(actual);
   if (!Number.isFinite(expected)) return expected === actual;
-  return Math.abs(actual - expected) <= ATOL + RTOL * Math.abs(expected);
+  return Math.abs(actual - expected) <= tolerance.atol + tolerance.rtol * Math.abs(expected);
 }
 
 // Shows a value in a detail message.
@@ -266,25 +271,27 @@ function show(v) {
   return typeof v === 'string' ? JSON.stringify(v) : String(v);
 }
 
-// Compares one output; returns '' or why it differs.
-function compareOutput(name, expected, actual) {
+// Compares one output with the expected element type (an ONNX code), dims
+// and comparable values (read by `readWant` once type and shape agree);
+// returns '' or why it differs.
+function compareWith(name, expectedType, expectedDims, readWant, actual, tolerance = DEFAULT_TOLERANCE) {
   const actualType = ONNX_TYPE_OF_ORT[actual.type];
-  if (actualType !== expected.data_type) {
-    return `output '${name}': type ${ELEMENT_TYPES[expected.data_type]?.name ?? expected.data_type}` +
+  if (actualType !== expectedType) {
+    return `output '${name}': type ${ELEMENT_TYPES[expectedType]?.name ?? expectedType}` +
         ` expected, ${actual.type} actual`;
   }
   const dims = Array.from(actual.dims, Number);
-  if (dims.length !== expected.dims.length || dims.some((d, i) => d !== expected.dims[i])) {
-    return `output '${name}': shape [${expected.dims}] expected, [${dims}] actual`;
+  if (dims.length !== expectedDims.length || dims.some((d, i) => d !== expectedDims[i])) {
+    return `output '${name}': shape [${expectedDims}] expected, [${dims}] actual`;
   }
-  const type = ELEMENT_TYPES[expected.data_type];
+  const type = ELEMENT_TYPES[expectedType];
   const count = elementCount(dims);
-  const want = COMPARABLE[type.value](storedData(expected), count);
+  const want = readWant();
   const got = COMPARABLE[type.value](actual.data, count);
   let first = -1;
   let differing = 0;
   for (let i = 0; i < count; ++i) {
-    if (!valuesMatch(want[i], got[i], type.value)) {
+    if (!valuesMatch(want[i], got[i], type.value, tolerance)) {
       if (first < 0) first = i;
       ++differing;
     }
@@ -292,6 +299,14 @@ function compareOutput(name, expected, actual) {
   if (first < 0) return '';
   return `output '${name}' index ${first}: expected ${show(want[first])}, actual ${show(got[first])}` +
       ` (${differing} of ${count} elements differ)`;
+}
+
+// Compares one output with its expected TensorProto; returns '' or why it
+// differs.
+function compareOutput(name, expected, actual) {
+  const readWant = () => COMPARABLE[ELEMENT_TYPES[expected.data_type].value](
+      storedData(expected), elementCount(expected.dims));
+  return compareWith(name, expected.data_type, expected.dims, readWant, actual);
 }
 
 // ---------------------------------------------------------------------------
@@ -412,12 +427,13 @@ async function runEntry(ort, entry) {
   }
 }
 
-// Child mode: runs the entries given on stdin one by one, printing each result.
-async function childMain() {
+// Child mode: runs the entries given on stdin one by one with `run`
+// (ort, entry) -> result, printing each result.
+async function childMain(run) {
   const ort = require('onnxruntime-node');
   const lines = fs.readFileSync(0, 'utf8').split('\n').filter((l) => l.trim());
   for (const line of lines) {
-    const result = await runEntry(ort, JSON.parse(line));
+    const result = await run(ort, JSON.parse(line));
     process.stdout.write(JSON.stringify(result) + '\n');
   }
 }
@@ -428,8 +444,8 @@ async function childMain() {
 // Command-line flags with their defaults.
 const FLAG_DEFAULTS = {jobs: 2, chunk: 100, timeout: 60};
 
-// Parses `node run_models.js MANIFEST [--flag value]...`.
-function parseArgs(argv) {
+// Parses `node SCRIPT MANIFEST [--flag value]...`.
+function parseArgs(script, argv) {
   const options = {...FLAG_DEFAULTS, manifest: null};
   for (let i = 0; i < argv.length; ++i) {
     const flag = argv[i].startsWith('--') ? argv[i].slice(2) : null;
@@ -441,7 +457,9 @@ function parseArgs(argv) {
       throw new Error(`bad argument '${argv[i]}'`);
     }
   }
-  if (!options.manifest) throw new Error('usage: run_models.js MANIFEST [--jobs N] [--chunk N] [--timeout S]');
+  if (!options.manifest) {
+    throw new Error(`usage: ${path.basename(script)} MANIFEST [--jobs N] [--chunk N] [--timeout S]`);
+  }
   return options;
 }
 
@@ -463,11 +481,12 @@ function crashLine(stderr) {
   return (lines[0] || '').slice(0, 300);
 }
 
-// Runs one chunk of entries in a child; calls `report` for each result.
-// Resolves with the entries left unrun when the child died or hung.
-function runChunk(entries, options, report) {
+// Runs one chunk of entries in a child (`script --child`); calls `report`
+// for each result. Resolves with the entries left unrun when the child died
+// or hung.
+function runChunk(script, entries, options, report) {
   return new Promise((resolve) => {
-    const child = childProcess.spawn(process.execPath, [__filename, '--child'],
+    const child = childProcess.spawn(process.execPath, [script, '--child'],
                                      {stdio: ['pipe', 'pipe', 'pipe']});
     let next = 0;  // index of the entry the child is on
     let stderr = '';  // of the current entry
@@ -505,9 +524,10 @@ function runChunk(entries, options, report) {
   });
 }
 
-// Parent mode: runs every manifest entry in child processes, `jobs` at a time.
-async function parentMain(argv) {
-  const options = parseArgs(argv);
+// Parent mode: runs every manifest entry in child processes of `script`,
+// `jobs` at a time.
+async function parentMain(script, argv) {
+  const options = parseArgs(script, argv);
   const entries = readManifest(options.manifest);
   const queue = [];
   for (let i = 0; i < entries.length; i += options.chunk) queue.push(entries.slice(i, i + options.chunk));
@@ -518,20 +538,30 @@ async function parentMain(argv) {
   };
   const worker = async () => {
     while (queue.length) {
-      const rest = await runChunk(queue.shift(), options, report);
+      const rest = await runChunk(script, queue.shift(), options, report);
       if (rest.length) queue.unshift(rest);
     }
   };
   await Promise.all(Array.from({length: options.jobs}, worker));
-  process.stderr.write(`run_models: ${entries.length} entries: ${JSON.stringify(counts)}\n`);
+  process.stderr.write(`${path.basename(script, '.js')}: ${entries.length} entries: ${JSON.stringify(counts)}\n`);
 }
 
-if (require.main === module) {
-  const main = process.argv[2] === '--child' ? childMain : () => parentMain(process.argv.slice(2));
+// The command line of a harness script: `script --child` runs entries with
+// `run` (ort, entry) -> {id, status, detail, ...}; `script MANIFEST [--jobs
+// N] [--chunk N] [--timeout S]` runs the manifest's entries in children.
+function harnessMain(script, run) {
+  const main = process.argv[2] === '--child' ? () => childMain(run)
+                                             : () => parentMain(script, process.argv.slice(2));
   main().catch((e) => {
-    process.stderr.write(`run_models: ${e.stack || e}\n`);
+    process.stderr.write(`${path.basename(script, '.js')}: ${e.stack || e}\n`);
     process.exit(2);
   });
 }
 
-module.exports = {decodeTensorProto, storedData, compareOutput, halfToNumber};
+if (require.main === module) harnessMain(__filename, runEntry);
+
+module.exports = {
+  ELEMENT_TYPES, ONNX_TYPE_OF_ORT, COMPARABLE, SESSION_OPTIONS, UnsupportedError,
+  compareOutput, compareWith, decodeTensorProto, elementCount, halfToNumber, harnessMain,
+  messageOf, storedData, unsupportedValues,
+};
