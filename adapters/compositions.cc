@@ -28,6 +28,8 @@ using onnx::TensorProto;
 // The report's kind for a change whose float results may round differently
 // from the node's own kernel (or overflow where it would not).
 constexpr char kRounding[] = "rounding-changed";
+// The report's kind for a change of what a NaN input gives.
+constexpr char kNanChanged[] = "nan-changed";
 
 onnx::AttributeProto IntAttribute(absl::string_view name, int64_t value) {
   onnx::AttributeProto attribute;
@@ -678,6 +680,9 @@ absl::Status ShrinkBelow9(AdapterContext& ctx) {
          "x - bias and x + bias are computed as x -+ lambd +- (lambd - bias): the "
          "last bit may differ"});
   }
+  // Without Where (9) nothing turns a NaN into a number: the Clips and the
+  // sum pass it on.
+  ctx.changes.push_back({kNanChanged, "a NaN in x gives NaN, where Shrink-9 gives 0"});
   return absl::OkStatus();
 }
 

@@ -1,8 +1,10 @@
-// Loop and Scan across their versions: Loop before 11 (ONNX Runtime, at
+// If, Loop and Scan across their versions: If before 11 needs branches that
+// give each output one shape; Loop before 11 (ONNX Runtime, at
 // least) needs the body's iteration count and condition typed as scalars;
 // Scan 8 -> 9 removed the batch axis, which is rebuilt here as an outer
 // Scan over the batch around the inner, batch-free Scan (and back).
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -175,7 +177,41 @@ absl::Status ScanAddBatchOfOne(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+// If-1 wants both branches to give each output the same shape (If-11
+// lets them differ): refused where their declared shapes are known to
+// differ (rank or a size).
+absl::Status IfBranchesOfOneShape(AdapterContext& ctx) {
+  const onnx::GraphProto* then_branch = nullptr;
+  const onnx::GraphProto* else_branch = nullptr;
+  for (const onnx::AttributeProto& attribute : ctx.node.attribute()) {
+    if (attribute.name() == "then_branch") then_branch = &attribute.g();
+    if (attribute.name() == "else_branch") else_branch = &attribute.g();
+  }
+  if (then_branch == nullptr || else_branch == nullptr) return absl::OkStatus();
+  int outputs = std::min(then_branch->output_size(), else_branch->output_size());
+  for (int i = 0; i < outputs; ++i) {
+    const onnx::TypeProto& a = then_branch->output(i).type();
+    const onnx::TypeProto& b = else_branch->output(i).type();
+    if (!a.tensor_type().has_shape() || !b.tensor_type().has_shape()) continue;
+    const onnx::TensorShapeProto& x = a.tensor_type().shape();
+    const onnx::TensorShapeProto& y = b.tensor_type().shape();
+    bool differ = x.dim_size() != y.dim_size();
+    for (int d = 0; !differ && d < x.dim_size(); ++d) {
+      differ = x.dim(d).has_dim_value() && y.dim(d).has_dim_value() &&
+               x.dim(d).dim_value() != y.dim(d).dim_value();
+    }
+    if (differ) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "output #", i, " has shapes of rank ", x.dim_size(), " and ", y.dim_size(),
+          " (or other sizes) in then_branch and else_branch; ", ctx.to.Label(),
+          " cannot express branches that give different shapes"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 constexpr RewriteRow kControlFlowAdapters[] = {
+    {"If", 11, 1, IfBranchesOfOneShape, "branches of one shape"},
     {"Loop", 11, 1, LoopScalarCounters, "body counters typed as scalars"},
     {"Scan", 8, 9, ScanBatchToOuterScan, "batch axis as an outer Scan"},
     {"Scan", 9, 8, ScanAddBatchOfOne, "a batch of one"},

@@ -3,6 +3,7 @@
 // nearest rounded down), 13 made ROI and scales optional, and 18 added
 // antialias, axes and keep_aspect_ratio_policy.
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,19 +53,56 @@ absl::Status ResizeUp10To11(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+// Resize-11+ with constant `sizes` of an input of known dims, as the
+// scales Resize-11 computes from them (size / input size, in float): true
+// when every size comes back from its scale as Resize-10 computes the
+// output (floor(input size * scale)), and input 3 became a scales input 2.
+absl::StatusOr<bool> SizesAsScales(AdapterContext& ctx) {
+  const onnx::TensorProto* sizes_value = ctx.constant_of(ctx.node.input(3));
+  const onnx::TensorShapeProto* shape = ShapeOf(ctx, ctx.node.input(0));
+  if (sizes_value == nullptr || shape == nullptr) return false;
+  std::optional<std::vector<int64_t>> sizes = IntValues(*sizes_value);
+  if (!sizes || static_cast<int>(sizes->size()) != shape->dim_size()) return false;
+  std::vector<float> scales;
+  for (int i = 0; i < shape->dim_size(); ++i) {
+    if (!shape->dim(i).has_dim_value() || shape->dim(i).dim_value() <= 0) return false;
+    float in = static_cast<float>(shape->dim(i).dim_value());
+    float scale = static_cast<float>((*sizes)[i]) / in;
+    if (static_cast<int64_t>(std::floor(in * scale)) != (*sizes)[i]) return false;
+    scales.push_back(scale);
+  }
+  onnx::TensorProto tensor;
+  tensor.set_data_type(onnx::TensorProto::FLOAT);
+  tensor.add_dims(static_cast<int64_t>(scales.size()));
+  for (float scale : scales) tensor.add_float_data(scale);
+  absl::StatusOr<std::string> name = ctx.add_constant(std::move(tensor));
+  if (!name.ok()) return name.status();
+  while (ctx.node.input_size() < 3) ctx.node.add_input("");
+  ctx.node.set_input(2, *name);
+  ctx.node.mutable_input()->DeleteSubrange(3, ctx.node.input_size() - 3);
+  ctx.changes.push_back({"input-to-input", absl::StrCat("sizes '", sizes_value->name(),
+                                                        "' as the scales they imply, '", *name,
+                                                        "'")});
+  return true;
+}
+
 // Resize-11 -> Resize-10 when the node samples as version 10 did.
 absl::Status ResizeDown11To10(AdapterContext& ctx) {
   std::string mode = StringAttribute(ctx.node, "mode", "nearest");
   std::string transform = StringAttribute(ctx.node, "coordinate_transformation_mode", "half_pixel");
   std::string rounding = StringAttribute(ctx.node, "nearest_mode", "round_prefer_floor");
   std::string why;
-  if (Given(ctx.node, 3)) why = "it resizes to explicit sizes";
-  else if (mode == "cubic") why = "mode cubic does not exist in Resize-10";
+  if (mode == "cubic") why = "mode cubic does not exist in Resize-10";
   else if (transform != "asymmetric") why = absl::StrCat("coordinate_transformation_mode is ", transform);
   else if (mode == "nearest" && rounding != "floor") why = absl::StrCat("nearest_mode is ", rounding);
   else if (FindAttribute(ctx.node, "exclude_outside") != nullptr &&
            FindAttribute(ctx.node, "exclude_outside")->i() != 0) {
     why = "exclude_outside is set";
+  }
+  if (why.empty() && Given(ctx.node, 3)) {
+    absl::StatusOr<bool> scaled = SizesAsScales(ctx);
+    if (!scaled.ok()) return scaled.status();
+    if (!*scaled) why = "it resizes to explicit sizes, not known constants of a known input shape";
   }
   if (!why.empty()) {
     return absl::FailedPreconditionError(

@@ -70,8 +70,15 @@ REFUSAL_CLASSES = [
 RUNTIME_GAP = re.compile(r"Could not find an implementation for \w+\(\d+\)")
 
 # Outcome columns of the table, in order.
-COLUMNS = ["pairs", "converted", "refused", "inexpressible", "failed",
-           "pass", "mismatch", "ort_error", "runtime_gap", "unsupported", "rate"]
+COLUMNS = ["pairs", "converted", "refused", "inexpressible", "op_gone", "failed",
+           "pass", "mismatch", "ort_error", "runtime_gap", "unsupported", "rate", "ops_rate"]
+
+# The refusal class of pairs whose model uses an op that does not exist at
+# the target: left out of `ops_rate`, the rate over the pairs whose ops all
+# exist at the target.
+OP_GONE = "op does not exist at target (no function body)"
+# Columns computed from the counts.
+RATES = ("rate", "ops_rate")
 
 
 def parse_args(argv):
@@ -92,6 +99,9 @@ def parse_args(argv):
                         help="lowest accepted upgrade pass rate")
     parser.add_argument("--min-down", type=float, default=0.95,
                         help="lowest accepted downgrade pass rate (expressible pairs)")
+    parser.add_argument("--min-down-ops", type=float, default=0.0,
+                        help="lowest accepted downgrade pass rate over the pairs whose ops all "
+                             "exist at the target")
     parser.add_argument("--jobs", type=int, default=2, help="ORT child processes")
     parser.add_argument("--json", default=None, help="write the table as JSON here")
     parser.add_argument("--corpus-root", default=None,
@@ -226,7 +236,7 @@ def pair_outcome(conversion, result):
 
 def new_row():
     """A table row of zero counts."""
-    return collections.OrderedDict((c, 0) for c in COLUMNS if c != "rate")
+    return collections.OrderedDict((c, 0) for c in COLUMNS if c not in RATES)
 
 
 def add_pair(row, outcome):
@@ -244,6 +254,13 @@ def pass_rate(row, direction):
     converted or were refused for a missing adapter."""
     denominator = (row["pairs"] - row["runtime_gap"] -
                    (row["inexpressible"] if direction.endswith("down") else 0))
+    return row["pass"] / denominator if denominator else 1.0
+
+
+def ops_rate(row):
+    """Passes over the pairs whose ops all exist at the target (every
+    refusal but a missing op counts against it)."""
+    denominator = row["pairs"] - row["runtime_gap"] - row["op_gone"]
     return row["pass"] / denominator if denominator else 1.0
 
 
@@ -270,6 +287,9 @@ def tabulate(conversions, baseline, converted):
             errors.append({**pair, "status": outcome, "detail": detail, "cause": error_cause(detail)})
         if c["outcome"] == "refused":
             name, _ = classify_refusal(c["message"])
+            if name == OP_GONE:
+                by_direction[c["direction"]]["op_gone"] += 1
+                by_target[(c["direction"], c["target"])]["op_gone"] += 1
             refusal_classes[(c["direction"], name)] += 1
             refusals[(c["direction"], name, refusal_reason(c["message"]))] += 1
     return by_direction, by_target, mismatches, errors, refusals, refusal_classes
@@ -286,8 +306,9 @@ def format_header():
 
 def format_row(label, row, direction):
     """One table line: counts and the pass rate."""
-    cells = "".join(f"{row[c]:>{WIDTHS[c]}}" for c in COLUMNS if c != "rate")
-    return f"{label:<12}{cells}{100 * pass_rate(row, direction):>{WIDTHS['rate'] - 1}.1f}%"
+    cells = "".join(f"{row[c]:>{WIDTHS[c]}}" for c in COLUMNS if c not in RATES)
+    return (f"{label:<12}{cells}{100 * pass_rate(row, direction):>{WIDTHS['rate'] - 1}.1f}%"
+            f"{100 * ops_rate(row):>{WIDTHS['ops_rate'] - 1}.1f}%")
 
 
 def pairs_by_case(members):
@@ -318,7 +339,9 @@ def print_report(stats, baseline):
     print(f"baseline (original models in ORT): {len(baseline)} cases: "
           + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())))
     print("pairs of baseline-passing cases; refused counts every refusal, inexpressible "
-          "those not expressible at the target (left out of the downgrade rate)\n")
+          "those not expressible at the target (left out of the downgrade rate), op_gone "
+          "those whose model uses an op missing at the target (left out of ops_rate, the "
+          "rate over pairs whose ops all exist at the target)\n")
     print(format_header())
     for direction in ("up", "down", "ml-up", "ml-down"):
         if direction in by_direction:
@@ -387,6 +410,10 @@ def verdict(stats, args):
         rate = pass_rate(by_direction[direction], direction)
         if rate < minimum:
             failures.append(f"{direction} pass rate {rate:.4f} < {minimum}")
+    down_ops = ops_rate(by_direction["down"])
+    if down_ops < args.min_down_ops:
+        failures.append(f"down pass rate over pairs whose ops exist at the target {down_ops:.4f} "
+                        f"< {args.min_down_ops}")
     return failures
 
 
@@ -395,8 +422,10 @@ def write_json(path, stats, baseline, failures, args, seconds):
     by_direction, by_target, mismatches, errors, refusals, refusal_classes = stats
     report = {
         "baseline": collections.Counter(r["status"] for r in baseline.values()),
-        "by_direction": {d: {**row, "rate": pass_rate(row, d)} for d, row in by_direction.items()},
-        "by_target": [{"direction": d, "target": t, **row, "rate": pass_rate(row, d)}
+        "by_direction": {d: {**row, "rate": pass_rate(row, d), "ops_rate": ops_rate(row)}
+                         for d, row in by_direction.items()},
+        "by_target": [{"direction": d, "target": t, **row, "rate": pass_rate(row, d),
+                       "ops_rate": ops_rate(row)}
                       for (d, t), row in sorted(by_target.items())],
         "mismatches": mismatches,
         "ort_errors": errors,
@@ -404,7 +433,8 @@ def write_json(path, stats, baseline, failures, args, seconds):
                             for (d, n), c in sorted(refusal_classes.items())],
         "refusals": [{"direction": d, "class": n, "reason": r, "count": c}
                      for (d, n, r), c in sorted(refusals.items(), key=lambda r: -r[1])],
-        "thresholds": {"min_up": args.min_up, "min_down": args.min_down},
+        "thresholds": {"min_up": args.min_up, "min_down": args.min_down,
+                       "min_down_ops": args.min_down_ops},
         "sample": args.sample,
         "failures": failures,
         "seconds": seconds,
