@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "adapters/adapter.h"
 
 namespace onnxconvert::adapters {
@@ -66,6 +67,15 @@ bool SameDim(const onnx::TensorShapeProto::Dimension& a,
 // others are unsqueezed to its rank and tiled to its shape (Tile-6, the
 // repeats from its Shape where unknown). Exact; refused otherwise.
 absl::Status TileToBroadcastShape(AdapterContext& ctx);
+
+// Resize-11+ upsampling a float input linearly with half-pixel centres by
+// the integer `factors` (one per axis; only the last two other than 1),
+// for Resize-10 (asymmetric only): each of the output's phases is the sum
+// of the four neighbours (Gather) weighted, in the order and float
+// arithmetic of ONNX Runtime's bilinear kernel, and the phases are
+// interleaved (Unsqueeze, Concat, Reshape). Needs the input's sizes; the
+// node becomes an Identity of the result.
+absl::Status HalfPixelLinearUpscale(AdapterContext& ctx, absl::Span<const int64_t> factors);
 
 }  // namespace onnxconvert::adapters
 
