@@ -255,10 +255,9 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
     }
     if (i == moved.ones_input && ctx.from.name == "Slice" &&
         ctx.constant_of(ctx.node.input(i)) != nullptr) {
-      // Steps other than 1: the stepped axes become Gathers, the rest stays.
-      OC_RETURN_IF_ERROR(SliceStepsByGather(ctx));
-      if (ctx.node.op_type() != moved.op) return absl::OkStatus();
-      return InputToAttribute(ctx);
+      // Steps other than 1: the node becomes Gathers and Slice-1 (or an
+      // Identity), or is refused.
+      return SliceStepsByGather(ctx);
     }
     if (!IsMovedSlot(moved, i) && !ctx.node.input(i).empty()) {
       return absl::FailedPreconditionError(absl::StrCat(

@@ -728,7 +728,11 @@ absl::Status SliceStepsByGather(AdapterContext& ctx) {
     return value == nullptr ? std::nullopt : IntValues(*value);
   };
   std::optional<std::vector<int64_t>> steps = ints(4);
-  if (!steps) return absl::OkStatus();  // refused by the caller, naming the input
+  if (!steps) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "input #4 ('", ctx.node.input(4), "') has no place in ", ctx.to.Label(),
+        ", and its steps are not known integers"));
+  }
   std::optional<std::vector<int64_t>> starts = ints(1);
   std::optional<std::vector<int64_t>> ends = ints(2);
   std::optional<std::vector<int64_t>> axes = ints(3);
@@ -782,12 +786,11 @@ absl::Status SliceStepsByGather(AdapterContext& ctx) {
     ctx.node.set_op_type("Identity");
     return absl::OkStatus();
   }
-  OC_ASSIGN_OR_RETURN(std::string starts_name, compose.Ints(kept_starts));
-  OC_ASSIGN_OR_RETURN(std::string ends_name, compose.Ints(kept_ends));
-  OC_ASSIGN_OR_RETURN(std::string axes_name, compose.Ints(kept_axes));
-  ctx.node.add_input(starts_name);
-  ctx.node.add_input(ends_name);
-  ctx.node.add_input(axes_name);
+  // The unit-step axes, in Slice-1's attributes.
+  AddIntsAttribute(ctx.node, "starts", kept_starts);
+  AddIntsAttribute(ctx.node, "ends", kept_ends);
+  AddIntsAttribute(ctx.node, "axes", kept_axes);
+  ctx.changes.push_back({"input-to-attribute", "starts, ends and axes of the unit-step axes"});
   return absl::OkStatus();
 }
 

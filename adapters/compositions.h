@@ -43,8 +43,8 @@ absl::Status SplitSizesAtRunTime(AdapterContext& ctx, int64_t axis, int64_t part
 // Slice-10+ with constant steps other than 1, for Slice-1 (no steps):
 // each axis taken by a step other than 1 becomes a Gather of the indices
 // the slice takes (the axis size must be known), placed before the node,
-// which keeps the unit-step axes (or becomes an Identity). Leaves the node
-// as it is when the steps are not constant.
+// which becomes Slice-1 of the unit-step axes (attributes) or an Identity.
+// Refused when the steps, starts, ends or axes are not constants.
 absl::Status SliceStepsByGather(AdapterContext& ctx);
 
 // Whether `ctx`'s node is an Unsqueeze or Squeeze-11+ of the single axis
