@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -52,8 +53,10 @@ struct MovedAttributes {
   // null to refuse.
   AdapterFn at_run_time = nullptr;
   // An input after the slots that the older form lacks and may drop when
-  // it is a constant of ones (what the older form does), or -1.
-  int ones_input = -1;
+  // it is a constant every element of which is `neutral_value` (what the
+  // older form does), or -1.
+  int neutral_input = -1;
+  int64_t neutral_value = 0;
 };
 
 const MovedAttributes kMoved[] = {
@@ -72,23 +75,24 @@ const MovedAttributes kMoved[] = {
     {"ReduceSumSquare", 13, 18, {{"axes", 1, Form::kInts}}, ReduceAxesAtRunTime},
     {"Slice", 1, 10,
      {{"starts", 1, Form::kInts}, {"ends", 2, Form::kInts}, {"axes", 3, Form::kInts}},
-     nullptr, /*ones_input=*/4},
+     nullptr, /*neutral_input=*/4, /*neutral_value=*/1},
     {"Pad", 2, 11, {{"pads", 1, Form::kInts}, {"value", 2, Form::kLikeInput0}}},
     {"Clip", 6, 11, {{"min", 1, Form::kLikeInput0}, {"max", 2, Form::kLikeInput0}},
      ClipBoundsAtRunTime},
-    {"Dropout", 10, 12, {{"ratio", 1, Form::kFloatScalar}}},
+    {"Dropout", 10, 12, {{"ratio", 1, Form::kFloatScalar}}, nullptr,
+     /*neutral_input=*/2, /*neutral_value=*/0},
     {"DFT", 17, 20, {{"axis", 2, Form::kIntScalar, /*absent_input_axis=*/-2}}},
     {"Upsample", 7, 9, {{"scales", 1, Form::kFloats}}},
     {"TopK", 1, 10, {{"k", 1, Form::kIntVector}}},
     {"Reshape", 1, 5, {{"shape", 1, Form::kInts}}},
 };
 
-// Whether `value` is a constant whose every element is 1.
-bool AllOnes(const onnx::TensorProto* value) {
+// Whether `value` is a constant whose every element is `expected`.
+bool AllEqual(const onnx::TensorProto* value, int64_t expected) {
   if (value == nullptr) return false;
   std::optional<std::vector<int64_t>> ints = IntValues(*value);
   return ints.has_value() &&
-         std::all_of(ints->begin(), ints->end(), [](int64_t v) { return v == 1; });
+         std::all_of(ints->begin(), ints->end(), [&](int64_t v) { return v == expected; });
 }
 
 const MovedAttributes& Find(const AdapterContext& ctx) {
@@ -246,18 +250,27 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
   for (const Slot& slot : moved.slots) first_moved = std::min(first_moved, slot.input);
   // Inputs after the moved ones have no place in the older form.
   for (int i = first_moved; i < ctx.node.input_size(); ++i) {
-    if (i == moved.ones_input && AllOnes(ctx.constant_of(ctx.node.input(i)))) {
+    if (i == moved.neutral_input &&
+        AllEqual(ctx.constant_of(ctx.node.input(i)), moved.neutral_value)) {
       ctx.changes.push_back(
-          {"input-dropped", absl::StrCat("input '", ctx.node.input(i), "' is all ones, which ",
-                                         ctx.to.Label(), " does without it")});
+          {"input-dropped", absl::StrCat("input '", ctx.node.input(i), "' is all ",
+                                         moved.neutral_value, ", what ", ctx.to.Label(),
+                                         " does without it")});
       ctx.node.set_input(i, "");
       continue;
     }
-    if (i == moved.ones_input && ctx.from.name == "Slice" &&
-        ctx.constant_of(ctx.node.input(i)) != nullptr) {
-      // Steps other than 1: the node becomes Gathers and Slice-1 (or an
-      // Identity), or is refused.
-      return SliceStepsByGather(ctx);
+    if (i == moved.neutral_input && !ctx.node.input(i).empty()) {
+      if (ctx.from.name == "Slice" && ctx.constant_of(ctx.node.input(i)) != nullptr) {
+        // Steps other than 1: the node becomes Gathers and Slice-1 (or an
+        // Identity), or is refused.
+        return SliceStepsByGather(ctx);
+      }
+      return absl::FailedPreconditionError(absl::StrCat(
+          "input #", i, " ('", ctx.node.input(i), "') is ",
+          ctx.constant_of(ctx.node.input(i)) == nullptr ? "known only at run time"
+                                                        : "not all " + std::to_string(moved.neutral_value),
+          ", which ", ctx.to.Label(), " cannot express: it has no such input",
+          ctx.from.name == "Dropout" ? " (it runs in inference only)" : ""));
     }
     if (!IsMovedSlot(moved, i) && !ctx.node.input(i).empty()) {
       return absl::FailedPreconditionError(absl::StrCat(

@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
+#include "adapters/composer.h"
 #include "adapters/rewrites.h"
 #include "ir/status_macros.h"
 
@@ -30,22 +31,6 @@ using onnx::TensorProto;
 constexpr char kRounding[] = "rounding-changed";
 // The report's kind for a change of what a NaN input gives.
 constexpr char kNanChanged[] = "nan-changed";
-
-onnx::AttributeProto IntAttribute(absl::string_view name, int64_t value) {
-  onnx::AttributeProto attribute;
-  attribute.set_name(std::string(name));
-  attribute.set_type(onnx::AttributeProto::INT);
-  attribute.set_i(value);
-  return attribute;
-}
-
-onnx::AttributeProto FloatAttribute(absl::string_view name, double value) {
-  onnx::AttributeProto attribute;
-  attribute.set_name(std::string(name));
-  attribute.set_type(onnx::AttributeProto::FLOAT);
-  attribute.set_f(static_cast<float>(value));
-  return attribute;
-}
 
 bool IsFloat(int32_t elem) {
   return elem == TensorProto::FLOAT || elem == TensorProto::DOUBLE ||
@@ -62,69 +47,6 @@ bool AtRunTime(const AdapterContext& ctx, int i) {
   return Given(ctx, i) && ctx.constant_of(ctx.node.input(i)) == nullptr;
 }
 
-// The nodes of one composition, placed around the node being converted and
-// named after it.
-class Composer {
- public:
-  explicit Composer(AdapterContext& ctx)
-      : ctx_(ctx), base_(ctx.node.name().empty() ? ctx.node.op_type() : ctx.node.name()) {}
-
-  // `op`(inputs) placed before the node; returns its output.
-  std::string Before(absl::string_view op, std::vector<std::string> inputs,
-                     std::vector<onnx::AttributeProto> attributes = {}) {
-    std::string output = ctx_.fresh_name(absl::StrCat(base_, "_", op));
-    ctx_.insert_before(Make(op, std::move(inputs), output, std::move(attributes)));
-    return output;
-  }
-
-  // `op`(inputs) placed after the node (and the nodes placed after it
-  // before), writing `output`, or a fresh value when `output` is empty;
-  // returns the output.
-  std::string After(absl::string_view op, std::vector<std::string> inputs, std::string output = "",
-                    std::vector<onnx::AttributeProto> attributes = {}) {
-    if (output.empty()) output = ctx_.fresh_name(absl::StrCat(base_, "_", op));
-    ctx_.insert_after(Make(op, std::move(inputs), output, std::move(attributes)));
-    return output;
-  }
-
-  // `op`(input) over the constant `axes` placed before the node, the axes
-  // as an input from opset 13 (ReduceSum, Unsqueeze), else as an attribute.
-  absl::StatusOr<std::string> BeforeOverAxes(absl::string_view op, const std::string& input,
-                                             std::vector<int64_t> axes,
-                                             std::vector<onnx::AttributeProto> attributes = {}) {
-    if (ctx_.to_opset >= 13) {
-      absl::StatusOr<std::string> axes_name = Ints(std::move(axes));
-      if (!axes_name.ok()) return axes_name.status();
-      return Before(op, {input, *axes_name}, std::move(attributes));
-    }
-    onnx::AttributeProto list;
-    list.set_name("axes");
-    list.set_type(onnx::AttributeProto::INTS);
-    for (int64_t axis : axes) list.add_ints(axis);
-    attributes.push_back(std::move(list));
-    return Before(op, {input}, std::move(attributes));
-  }
-
-  // An int64 constant: 1-D, or a scalar when `scalar`.
-  absl::StatusOr<std::string> Ints(std::vector<int64_t> values, bool scalar = false) {
-    return ctx_.add_constant(Int64Tensor(values, scalar));
-  }
-
- private:
-  onnx::NodeProto Make(absl::string_view op, std::vector<std::string> inputs,
-                       const std::string& output, std::vector<onnx::AttributeProto> attributes) {
-    onnx::NodeProto node;
-    node.set_op_type(std::string(op));
-    node.set_name(ctx_.fresh_name(base_));
-    for (std::string& input : inputs) node.add_input(std::move(input));
-    node.add_output(output);
-    for (onnx::AttributeProto& attribute : attributes) *node.add_attribute() = std::move(attribute);
-    return node;
-  }
-
-  AdapterContext& ctx_;
-  std::string base_;
-};
 
 // ---------------------------------------------------------------------------
 // Reductions with axes known at run time.

@@ -77,6 +77,25 @@ absl::Status TileToBroadcastShape(AdapterContext& ctx);
 // node becomes an Identity of the result.
 absl::Status HalfPixelLinearUpscale(AdapterContext& ctx, absl::Span<const int64_t> factors);
 
+// Attributes (or attribute values) a later version added, composed for the
+// older version (adapters/attribute_compositions.cc): MaxPool/AveragePool's
+// ceil_mode as extra end padding; TopK's largest = 0 by negation;
+// Reshape's allowzero by its constant shape; DepthToSpace's CRD mode by
+// Reshape and Transpose; GatherND's batch_dims as batch coordinates in the
+// indices; ScatterND/ScatterElements reductions over distinct constant
+// indices. Each refuses, saying why, where nothing computes the same.
+absl::Status CeilModeAsEndPads(AdapterContext& ctx);
+absl::Status SmallestByNegation(AdapterContext& ctx);
+absl::Status AllowZeroShape(AdapterContext& ctx);
+absl::Status DepthToSpaceCrd(AdapterContext& ctx);
+absl::Status BatchDimsAsIndices(AdapterContext& ctx);
+absl::Status ScatterReductionByGather(AdapterContext& ctx);
+
+// GroupNormalization-21 for 18 where the per-channel scale or bias is not
+// one value per group: GroupNormalization-18 with per-group scale 1 and
+// bias 0 (`groups` of them), then Mul and Add by the per-channel values.
+absl::Status GroupNormPerChannelAfter(AdapterContext& ctx, int64_t groups);
+
 }  // namespace onnxconvert::adapters
 
 #endif  // ONNX_CONVERT_ADAPTERS_COMPOSITIONS_H_

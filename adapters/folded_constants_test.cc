@@ -31,7 +31,7 @@ TEST(FoldedConstantsTest, FoldsWhatTheTargetNeedsConstant) {
        "g (float[3] X, int64[1] m) => (float[3] Y) <int64[1] s = {-1}, "
        "int64[1] e = {-9223372036854775807}, int64[1] z = {0}> "
        "{ [r] Y = Slice(X, s, e, z, m) }",
-       "", "input #4 ('m') has no place in Slice-1"},
+       "", "input #4 ('m') is known only at run time, which Slice-1 cannot express"},
       // Folded values stay small: a constant past 65,536 elements is not
       // folded, and the node is refused.
       {"large_values_not_folded", 13, 12,
