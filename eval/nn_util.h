@@ -6,6 +6,7 @@
 // elements as the type they compute in, storing results, Eigen maps over
 // tensor storage and spatial window arithmetic.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -195,6 +196,93 @@ inline int64_t Product(absl::Span<const int64_t> dims, size_t from, size_t to) {
   int64_t p = 1;
   for (size_t i = from; i < to && i < dims.size(); ++i) p *= dims[i];
   return p;
+}
+
+// The geometry of a sliding window over the spatial dims of an input
+// (convolutions and pools): per spatial dim the input extent, kernel,
+// stride, dilation, pads (begins then ends) and output extent.
+struct Window {
+  std::vector<int64_t> input;
+  std::vector<int64_t> kernel;
+  std::vector<int64_t> strides;
+  std::vector<int64_t> dilations;
+  std::vector<int64_t> pads;  // rank begins, then rank ends
+  std::vector<int64_t> output;
+
+  int64_t rank() const { return static_cast<int64_t>(input.size()); }
+  // The extent of the dilated kernel along `d`.
+  int64_t Span(int64_t d) const { return (kernel[d] - 1) * dilations[d] + 1; }
+};
+
+// How a window's output extent rounds: floor (convolutions, pools), or
+// ceil with the last window starting inside the input or its begin pad
+// (pools with ceil_mode).
+enum class Rounding { kFloor, kCeil };
+
+// The window of `call`'s attributes (strides, dilations, pads, auto_pad)
+// over `input` with `kernel`: auto_pad SAME_UPPER/SAME_LOWER pads to an
+// output of ceil(input / stride) (the odd pad at the end or the begin),
+// VALID pads nothing. Fails for attributes of the wrong length, values out
+// of range, or an empty output.
+inline absl::StatusOr<Window> MakeWindow(const KernelCall& call,
+                                         absl::Span<const int64_t> input,
+                                         std::vector<int64_t> kernel, Rounding rounding) {
+  Window w;
+  int64_t rank = static_cast<int64_t>(input.size());
+  w.input.assign(input.begin(), input.end());
+  w.kernel = std::move(kernel);
+  w.strides = call.Ints("strides").value_or(std::vector<int64_t>(rank, 1));
+  w.dilations = call.Ints("dilations").value_or(std::vector<int64_t>(rank, 1));
+  w.pads = call.Ints("pads").value_or(std::vector<int64_t>(2 * rank, 0));
+  if (static_cast<int64_t>(w.kernel.size()) != rank ||
+      static_cast<int64_t>(w.strides.size()) != rank ||
+      static_cast<int64_t>(w.dilations.size()) != rank ||
+      static_cast<int64_t>(w.pads.size()) != 2 * rank) {
+    return call.Error(absl::StrCat("kernel_shape, strides, dilations or pads do not match the ",
+                                   rank, " spatial dims"));
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (w.kernel[d] < 1 || w.strides[d] < 1 || w.dilations[d] < 1 || w.pads[d] < 0 ||
+        w.pads[rank + d] < 0 || w.kernel[d] > (int64_t{1} << 30) ||
+        w.strides[d] > (int64_t{1} << 30) || w.dilations[d] > (int64_t{1} << 30) ||
+        w.pads[d] > (int64_t{1} << 30) || w.pads[rank + d] > (int64_t{1} << 30)) {
+      return call.Error("kernel_shape, strides, dilations or pads hold a value out of range");
+    }
+  }
+  const onnx::AttributeProto* auto_pad = call.attribute("auto_pad");
+  std::string mode = auto_pad != nullptr ? auto_pad->s() : "NOTSET";
+  w.output.resize(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+      w.output[d] = (w.input[d] + w.strides[d] - 1) / w.strides[d];
+      int64_t total =
+          std::max<int64_t>(0, (w.output[d] - 1) * w.strides[d] + w.Span(d) - w.input[d]);
+      w.pads[d] = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
+      w.pads[rank + d] = total - w.pads[d];
+      continue;
+    }
+    if (mode == "VALID") {
+      w.pads[d] = w.pads[rank + d] = 0;
+    } else if (mode != "NOTSET" && !mode.empty()) {
+      return call.Error(absl::StrCat("auto_pad '", mode, "' is not one of NOTSET, SAME_UPPER, "
+                                     "SAME_LOWER, VALID"));
+    }
+    int64_t room = w.input[d] + w.pads[d] + w.pads[rank + d] - w.Span(d);
+    if (room < 0) return call.Error("the kernel is larger than the padded input");
+    if (rounding == Rounding::kCeil) {
+      w.output[d] = (room + w.strides[d] - 1) / w.strides[d] + 1;
+      if ((w.output[d] - 1) * w.strides[d] >= w.input[d] + w.pads[d]) --w.output[d];
+    } else {
+      w.output[d] = room / w.strides[d] + 1;
+    }
+  }
+  return w;
+}
+
+// The kernel_shape attribute, or the trailing dims of `weights` when unset.
+inline std::vector<int64_t> KernelShape(const KernelCall& call, const Tensor& weights) {
+  return call.Ints("kernel_shape")
+      .value_or(std::vector<int64_t>(weights.dims().begin() + 2, weights.dims().end()));
 }
 
 }  // namespace onnxconvert::eval::nn
