@@ -465,6 +465,17 @@ std::string DebugString(const Tensor& tensor) {
   if (tensor.elem_type() == onnx::TensorProto::STRING) {
     for (const std::string& s : tensor.strings()) values.push_back(absl::StrCat("\"", s, "\""));
   }
+  if (IsNarrowFloat(tensor.elem_type())) {
+    for (uint8_t bits : tensor.data<uint8_t>()) {
+      values.push_back(absl::StrCat(NarrowFloatToFloat(tensor.elem_type(), bits)));
+    }
+  } else if (IsNarrow(tensor.elem_type())) {
+    bool is_signed = NarrowIntRange(tensor.elem_type()).first < 0;
+    for (uint8_t bits : tensor.data<uint8_t>()) {
+      values.push_back(absl::StrCat(is_signed ? static_cast<int>(static_cast<int8_t>(bits))
+                                              : static_cast<int>(bits)));
+    }
+  }
   VisitElementType(tensor.elem_type(), [&](auto v) {
     using T = decltype(v);
     for (const T& x : tensor.data<T>()) {
