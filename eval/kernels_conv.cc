@@ -423,6 +423,136 @@ Outputs QLinearConvKernel(const KernelCall& call) {
   return nn::One(std::move(out));
 }
 
+// X[plane] sampled at (h, w) bilinearly, zero outside the plane.
+template <typename C>
+C SampleZeroPadded(const C* plane, int64_t height, int64_t width, C h, C w) {
+  if (!(h > -1 && h < static_cast<C>(height) && w > -1 && w < static_cast<C>(width))) return C{0};
+  int64_t h0 = static_cast<int64_t>(std::floor(h)), w0 = static_cast<int64_t>(std::floor(w));
+  C lh = h - static_cast<C>(h0), lw = w - static_cast<C>(w0);
+  C value{0};
+  for (int64_t dy = 0; dy < 2; ++dy) {
+    for (int64_t dx = 0; dx < 2; ++dx) {
+      int64_t y = h0 + dy, x = w0 + dx;
+      if (y < 0 || y >= height || x < 0 || x >= width) continue;
+      C weight = (dy ? lh : C{1} - lh) * (dx ? lw : C{1} - lw);
+      value += weight * plane[y * width + x];
+    }
+  }
+  return value;
+}
+
+// DeformConv (2-D): Conv whose kernel taps move by the offset input
+// ([N, offset_group * kH * kW * 2, oH, oW], (h, w) pairs) and are sampled
+// bilinearly (zero outside X), each scaled by the optional mask; im2col of
+// the samples, then a matrix product per image and group on Eigen.
+Outputs DeformConvKernel(const KernelCall& call) {
+  OC_ASSIGN_OR_RETURN(const Tensor* x, nn::Required(call, 0, "X"));
+  OC_ASSIGN_OR_RETURN(const Tensor* w, nn::Required(call, 1, "W"));
+  OC_ASSIGN_OR_RETURN(const Tensor* offset, nn::Required(call, 2, "offset"));
+  const Tensor* b = call.input(3);
+  const Tensor* mask = call.input(4);
+  if (x->rank() != 4 || w->rank() != 4 || offset->rank() != 4) {
+    return call.Error("only 2-D DeformConv is supported: X, W and offset must have rank 4");
+  }
+  ConvShape s;
+  s.batch = x->dims()[0];
+  s.in_channels = x->dims()[1];
+  s.out_channels = w->dims()[0];
+  s.group = call.Int("group", 1);
+  int64_t offset_group = call.Int("offset_group", 1);
+  if (s.group < 1 || w->dims()[1] * s.group != s.in_channels || s.out_channels % s.group != 0 ||
+      offset_group < 1 || s.in_channels % offset_group != 0) {
+    return call.Error("group or offset_group does not divide the channels as W's shape says");
+  }
+  Window win;
+  win.input = {x->dims()[2], x->dims()[3]};
+  win.kernel = nn::KernelShape(call, *w);
+  win.strides = call.Ints("strides").value_or(std::vector<int64_t>{1, 1});
+  win.dilations = call.Ints("dilations").value_or(std::vector<int64_t>{1, 1});
+  win.pads = call.Ints("pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
+  win.output = {offset->dims()[2], offset->dims()[3]};
+  if (win.kernel.size() != 2 || win.strides.size() != 2 || win.dilations.size() != 2 ||
+      win.pads.size() != 4 || win.kernel[0] != w->dims()[2] || win.kernel[1] != w->dims()[3]) {
+    return call.Error("kernel_shape, strides, dilations or pads do not match 2 spatial dims");
+  }
+  for (int d = 0; d < 2; ++d) {
+    int64_t room = win.input[d] + win.pads[d] + win.pads[2 + d] - win.Span(d);
+    if (win.strides[d] < 1 || win.dilations[d] < 1 || room < 0 ||
+        win.output[d] != room / win.strides[d] + 1) {
+      return call.Error("the offset's spatial dims do not match the convolution's output");
+    }
+  }
+  int64_t kernel_size = win.kernel[0] * win.kernel[1];
+  int64_t positions = win.output[0] * win.output[1];
+  if (offset->dims()[0] != s.batch || offset->dims()[1] != offset_group * kernel_size * 2) {
+    return call.Error("offset's shape does not match offset_group and the kernel");
+  }
+  if (mask != nullptr && (mask->rank() != 4 || mask->dims()[0] != s.batch ||
+                          mask->dims()[1] != offset_group * kernel_size ||
+                          mask->dims()[2] != win.output[0] || mask->dims()[3] != win.output[1])) {
+    return call.Error("mask's shape does not match offset_group, the kernel and the output");
+  }
+  if (b != nullptr && b->size() != s.out_channels) return call.Error("B's size is not M");
+  std::vector<int64_t> dims = OutputDims(s, win);
+  OC_RETURN_IF_ERROR(nn::CheckedCount(call, dims).status());
+  int64_t cg = s.in_channels / s.group, mg = s.out_channels / s.group;
+  if (cg * kernel_size * positions > nn::kMaxOutputElements) {
+    return call.Error("the im2col matrix is too large");
+  }
+  absl::StatusOr<Tensor> out = nn::UnsupportedType(call, x->elem_type());
+  nn::VisitFloatType(x->elem_type(), [&](auto v) {
+    using T = decltype(v);
+    using C = nn::Real<T>;
+    RealView<C> vx = *RealView<C>::Of(*x), vw = *RealView<C>::Of(*w);
+    RealView<C> voff = *RealView<C>::Of(*offset);
+    std::optional<RealView<C>> vmask, vb;
+    if (mask != nullptr) vmask = *RealView<C>::Of(*mask);
+    if (b != nullptr) vb = *RealView<C>::Of(*b);
+    int64_t height = win.input[0], width = win.input[1];
+    int64_t per_offset_group = s.in_channels / offset_group;
+    std::vector<C> cols(cg * kernel_size * positions);
+    std::vector<C> y(nn::Product(dims, 0, dims.size()));
+    for (int64_t n = 0; n < s.batch; ++n) {
+      for (int64_t g = 0; g < s.group; ++g) {
+        for (int64_t c = 0; c < cg; ++c) {
+          int64_t ic = g * cg + c;
+          int64_t og = ic / per_offset_group;
+          const C* plane = vx.data() + (n * s.in_channels + ic) * height * width;
+          for (int64_t k = 0; k < kernel_size; ++k) {
+            int64_t kh = k / win.kernel[1], kw = k % win.kernel[1];
+            const C* off_h =
+                voff.data() + ((n * offset_group + og) * kernel_size * 2 + 2 * k) * positions;
+            const C* off_w = off_h + positions;
+            const C* m = vmask ? vmask->data() + ((n * offset_group + og) * kernel_size + k) *
+                                                     positions
+                               : nullptr;
+            C* row = cols.data() + (c * kernel_size + k) * positions;
+            for (int64_t p = 0; p < positions; ++p) {
+              int64_t i = p / win.output[1], j = p % win.output[1];
+              C h = static_cast<C>(i * win.strides[0] - win.pads[0] + kh * win.dilations[0]) +
+                    off_h[p];
+              C wc = static_cast<C>(j * win.strides[1] - win.pads[1] + kw * win.dilations[1]) +
+                     off_w[p];
+              C value = SampleZeroPadded(plane, height, width, h, wc);
+              row[p] = m != nullptr ? value * m[p] : value;
+            }
+          }
+        }
+        ConstMatrixMap<C> mcols(cols.data(), cg * kernel_size, positions);
+        ConstMatrixMap<C> mw(vw.data() + g * mg * cg * kernel_size, mg, cg * kernel_size);
+        MatrixMap<C> my(y.data() + (n * s.out_channels + g * mg) * positions, mg, positions);
+        my.noalias() = mw * mcols;
+        if (vb) {
+          for (int64_t o = 0; o < mg; ++o) my.row(o).array() += (*vb)[g * mg + o];
+        }
+      }
+    }
+    out = nn::StoreTensor<T, C>(x->elem_type(), dims, y);
+  });
+  if (!out.ok()) return out.status();
+  return nn::One(*std::move(out));
+}
+
 constexpr int kLast = 1 << 20;
 
 constexpr KernelRow kRows[] = {
@@ -430,6 +560,7 @@ constexpr KernelRow kRows[] = {
     {"", "ConvTranspose", 1, kLast, ConvTransposeKernel},
     {"", "ConvInteger", 10, kLast, ConvIntegerKernel},
     {"", "QLinearConv", 10, kLast, QLinearConvKernel},
+    {"", "DeformConv", 19, kLast, DeformConvKernel},
 };
 
 }  // namespace

@@ -263,6 +263,139 @@ Outputs MaxUnpoolKernel(const KernelCall& call) {
   return nn::One(std::move(out));
 }
 
+// One bilinear sample of RoiAlign: four plane offsets and their weights
+// (all zero where the sample falls outside the plane by more than a pixel).
+struct Sample {
+  int64_t at[4] = {0, 0, 0, 0};
+  double weight[4] = {0, 0, 0, 0};
+};
+
+Sample BilinearSample(double y, double x, int64_t height, int64_t width) {
+  Sample s;
+  if (y < -1.0 || y > static_cast<double>(height) || x < -1.0 ||
+      x > static_cast<double>(width)) {
+    return s;
+  }
+  y = std::max(y, 0.0);
+  x = std::max(x, 0.0);
+  int64_t y_low = static_cast<int64_t>(y), x_low = static_cast<int64_t>(x);
+  int64_t y_high, x_high;
+  if (y_low >= height - 1) {
+    y_high = y_low = height - 1;
+    y = static_cast<double>(y_low);
+  } else {
+    y_high = y_low + 1;
+  }
+  if (x_low >= width - 1) {
+    x_high = x_low = width - 1;
+    x = static_cast<double>(x_low);
+  } else {
+    x_high = x_low + 1;
+  }
+  double ly = y - static_cast<double>(y_low), lx = x - static_cast<double>(x_low);
+  double hy = 1 - ly, hx = 1 - lx;
+  s.at[0] = y_low * width + x_low;
+  s.at[1] = y_low * width + x_high;
+  s.at[2] = y_high * width + x_low;
+  s.at[3] = y_high * width + x_high;
+  s.weight[0] = hy * hx;
+  s.weight[1] = hy * lx;
+  s.weight[2] = ly * hx;
+  s.weight[3] = ly * lx;
+  return s;
+}
+
+// RoiAlign: each region of interest (x1, y1, x2, y2, scaled by
+// spatial_scale, shifted half a pixel in half_pixel mode) split into
+// output_height x output_width bins, each the average (or max of the
+// weighted corners) of a grid of bilinear samples (sampling_ratio per
+// side, else ceil(bin size)).
+Outputs RoiAlignKernel(const KernelCall& call) {
+  OC_ASSIGN_OR_RETURN(const Tensor* x, nn::Required(call, 0, "X"));
+  OC_ASSIGN_OR_RETURN(const Tensor* rois, nn::Required(call, 1, "rois"));
+  OC_ASSIGN_OR_RETURN(const Tensor* batch_indices, nn::Required(call, 2, "batch_indices"));
+  if (x->rank() != 4 || rois->rank() != 2 || rois->dims()[1] != 4 ||
+      batch_indices->rank() != 1 || batch_indices->dims()[0] != rois->dims()[0]) {
+    return call.Error("X must be [N, C, H, W], rois [R, 4] and batch_indices [R]");
+  }
+  const onnx::AttributeProto* mode_attr = call.attribute("mode");
+  std::string mode = mode_attr != nullptr ? mode_attr->s() : "avg";
+  if (mode != "avg" && mode != "max") return call.Error("mode must be avg or max");
+  const onnx::AttributeProto* transform = call.attribute("coordinate_transformation_mode");
+  bool half_pixel = call.since_version >= 16 &&
+                    (transform == nullptr || transform->s() == "half_pixel");
+  int64_t out_h = call.Int("output_height", 1), out_w = call.Int("output_width", 1);
+  int64_t sampling = call.Int("sampling_ratio", 0);
+  double scale = call.Float("spatial_scale", 1.0f);
+  if (out_h < 1 || out_w < 1 || sampling < 0 || sampling > 1024) {
+    return call.Error("output_height, output_width or sampling_ratio out of range");
+  }
+  int64_t count_rois = rois->dims()[0], channels = x->dims()[1];
+  int64_t height = x->dims()[2], width = x->dims()[3];
+  std::vector<int64_t> dims = {count_rois, channels, out_h, out_w};
+  OC_RETURN_IF_ERROR(nn::CheckedCount(call, dims).status());
+  OC_ASSIGN_OR_RETURN(std::vector<int64_t> batch, ToInt64s(*batch_indices));
+  OC_ASSIGN_OR_RETURN(RealView<double> vx, RealView<double>::Of(*x));
+  OC_ASSIGN_OR_RETURN(RealView<double> vr, RealView<double>::Of(*rois));
+  double offset = half_pixel ? 0.5 : 0.0;
+  std::vector<double> y(nn::Product(dims, 0, 4));
+  for (int64_t r = 0; r < count_rois; ++r) {
+    if (batch[r] < 0 || batch[r] >= x->dims()[0]) {
+      return call.Error(absl::StrCat("batch index ", batch[r], " is out of range"));
+    }
+    double start_w = vr[r * 4] * scale - offset, start_h = vr[r * 4 + 1] * scale - offset;
+    double end_w = vr[r * 4 + 2] * scale - offset, end_h = vr[r * 4 + 3] * scale - offset;
+    double roi_w = end_w - start_w, roi_h = end_h - start_h;
+    if (!half_pixel) {
+      roi_w = std::max(roi_w, 1.0);
+      roi_h = std::max(roi_h, 1.0);
+    }
+    double bin_h = roi_h / static_cast<double>(out_h), bin_w = roi_w / static_cast<double>(out_w);
+    double grid_h_real = sampling > 0 ? sampling : std::ceil(bin_h);
+    double grid_w_real = sampling > 0 ? sampling : std::ceil(bin_w);
+    if (!(grid_h_real >= 0 && grid_h_real <= 4096 && grid_w_real >= 0 && grid_w_real <= 4096)) {
+      return call.Error("a region's sampling grid is too large");
+    }
+    int64_t grid_h = static_cast<int64_t>(grid_h_real), grid_w = static_cast<int64_t>(grid_w_real);
+    double count = static_cast<double>(std::max<int64_t>(grid_h * grid_w, 1));
+    for (int64_t ph = 0; ph < out_h; ++ph) {
+      for (int64_t pw = 0; pw < out_w; ++pw) {
+        std::vector<Sample> samples;
+        for (int64_t iy = 0; iy < grid_h; ++iy) {
+          double yy = start_h + ph * bin_h + (iy + 0.5) * bin_h / static_cast<double>(grid_h);
+          for (int64_t ix = 0; ix < grid_w; ++ix) {
+            double xx = start_w + pw * bin_w + (ix + 0.5) * bin_w / static_cast<double>(grid_w);
+            samples.push_back(BilinearSample(yy, xx, height, width));
+          }
+        }
+        for (int64_t c = 0; c < channels; ++c) {
+          const double* plane = vx.data() + (batch[r] * channels + c) * height * width;
+          double value = 0;
+          bool first = true;
+          for (const Sample& s : samples) {
+            if (mode == "avg") {
+              for (int k = 0; k < 4; ++k) value += s.weight[k] * plane[s.at[k]];
+            } else {
+              double v = s.weight[0] * plane[s.at[0]];
+              for (int k = 1; k < 4; ++k) v = std::max(v, s.weight[k] * plane[s.at[k]]);
+              value = first ? v : std::max(value, v);
+              first = false;
+            }
+          }
+          if (mode == "avg") value /= count;
+          y[((r * channels + c) * out_h + ph) * out_w + pw] = value;
+        }
+      }
+    }
+  }
+  absl::StatusOr<Tensor> out = nn::UnsupportedType(call, x->elem_type());
+  nn::VisitFloatType(x->elem_type(), [&](auto v) {
+    out = nn::StoreTensor<decltype(v), double>(x->elem_type(), dims, y);
+  });
+  if (!out.ok()) return out.status();
+  return nn::One(*std::move(out));
+}
+
 constexpr int kLast = 1 << 20;
 
 constexpr KernelRow kRows[] = {
@@ -273,6 +406,7 @@ constexpr KernelRow kRows[] = {
     {"", "GlobalAveragePool", 1, kLast, PoolKernel<Pool::kAverage, true>},
     {"", "GlobalLpPool", 1, kLast, PoolKernel<Pool::kLp, true>},
     {"", "MaxUnpool", 9, kLast, MaxUnpoolKernel},
+    {"", "RoiAlign", 10, kLast, RoiAlignKernel},
 };
 
 }  // namespace
