@@ -129,6 +129,10 @@ const Case kCases[] = {
      "g () => (float[1,1,2] y) <float[1,1,2] x = {1,2}, float[1,1,2] w = {1,1}> "
      "{ y = ConvTranspose<pads = [1, 0]>(x, w) }",
      "float[1,1,2] {3, 2}"},
+    {"deformconv_shifted_taps", 22,
+     "g () => (float[1,1,2,2] y) <float[1,1,2,2] x = {1,2,3,4}, float[1,1,1,1] w = {2}, "
+     "float[1,2,2,2] o = {0,0,0,0,0.5,0.5,0.5,0.5}> { y = DeformConv(x, w, o) }",
+     "float[1,1,2,2] {3, 2, 7, 4}"},
     {"convinteger_zero_point", 10,
      "g () => (int32[1,1,2,2] y) <uint8[1,1,2,2] x = {2,3,4,5}, uint8[1,1,1,1] w = {2}, "
      "uint8 xz = {1}> { y = ConvInteger(x, w, xz) }",
@@ -167,6 +171,11 @@ const Case kCases[] = {
      "g () => (float[1,1,2,2] y) <float[1,1,1,1] x = {5}, int64[1,1,1,1] i = {3}> "
      "{ y = MaxUnpool<kernel_shape = [2, 2], strides = [2, 2]>(x, i) }",
      "float[1,1,2,2] {0, 0, 0, 5}"},
+    {"roialign_bilinear_average", 16,
+     "g () => (float[1,1,1,1] y) <float[1,1,2,2] x = {1,2,3,4}, float[1,4] r = {0,0,1,1}, "
+     "int64[1] i = {0}> { y = RoiAlign<sampling_ratio = 1, "
+     "coordinate_transformation_mode = \"output_half_pixel\">(x, r, i) }",
+     "float[1,1,1,1] {2.5}"},
     // Normalization.
     {"batchnorm_inference", 15,
      "g () => (float[1,2,1,1] y) <float[1,2,1,1] x = {1,2}, float[2] s = {1,2}, "
