@@ -272,9 +272,9 @@ struct Sample {
 
 Sample BilinearSample(double y, double x, int64_t height, int64_t width) {
   Sample s;
-  if (y < -1.0 || y > static_cast<double>(height) || x < -1.0 ||
-      x > static_cast<double>(width)) {
-    return s;
+  if (!(y >= -1.0 && y <= static_cast<double>(height) && x >= -1.0 &&
+        x <= static_cast<double>(width))) {
+    return s;  // outside, or NaN
   }
   y = std::max(y, 0.0);
   x = std::max(x, 0.0);

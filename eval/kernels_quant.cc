@@ -133,7 +133,7 @@ Outputs QuantizeKernel(const KernelCall& call) {
       !(zero_point->size() == 1 && scale->size() == 1)) {
     return call.Error("y_zero_point's shape differs from y_scale's");
   }
-  OC_ASSIGN_OR_RETURN(RealView<float> vx, RealView<float>::Of(*x));
+  OC_ASSIGN_OR_RETURN(RealView<double> vx, RealView<double>::Of(*x));
   OC_ASSIGN_OR_RETURN(RealView<float> vs, RealView<float>::Of(*scale));
   std::optional<RealView<double>> vz;
   if (zero_point != nullptr) {
@@ -145,16 +145,20 @@ Outputs QuantizeKernel(const KernelCall& call) {
   Tensor out(out_type, x->dims());
   for (int64_t i = 0; i < x->size(); ++i) {
     float s = RoundTo(compute, vs[offsets[i]]);
-    float q = RoundTo(compute, RoundTo(compute, vx[i]) / s);
+    // An int32 x divides in double (as numpy promotes it); floats in their
+    // own precision.
+    double q = x->elem_type() == onnx::TensorProto::INT32 && precision == 0
+                   ? vx[i] / static_cast<double>(s)
+                   : RoundTo(compute, RoundTo(compute, static_cast<float>(vx[i])) / s);
     double zp = vz ? (*vz)[offsets[i]] : 0;
     if (range) {
-      double y = std::nearbyint(static_cast<double>(q));
+      double y = std::nearbyint(q);
       y = std::isnan(y) ? range->first : std::clamp(y + zp, range->first, range->second);
       StoreInteger(out, i, y);
     } else if (out_type == onnx::TensorProto::FLOAT4E2M1) {
       out.data<uint8_t>()[i] = FloatToNarrowFloat(out_type, static_cast<float>(q + zp), true);
     } else {
-      out.data<uint8_t>()[i] = FloatToNarrowFloat(out_type, q, saturate);
+      out.data<uint8_t>()[i] = FloatToNarrowFloat(out_type, static_cast<float>(q), saturate);
     }
   }
   return nn::One(std::move(out));
