@@ -44,8 +44,65 @@ absl::StatusOr<To> Convert(From from) {
   }
 }
 
+// The element `i` of `input` (a narrow type or one VisitElementType
+// visits) as double.
+double ValueAt(const Tensor& input, int64_t i) {
+  int32_t type = input.elem_type();
+  if (IsNarrowFloat(type)) return NarrowFloatToFloat(type, input.data<uint8_t>()[i]);
+  if (IsNarrow(type)) {
+    return NarrowIntRange(type).first < 0 ? input.data<int8_t>()[i] : input.data<uint8_t>()[i];
+  }
+  double value = 0;
+  VisitElementType(type, [&](auto v) { value = ToDouble(input.data<decltype(v)>()[i]); });
+  return value;
+}
+
+// Casts from or to the narrow types (float8, float4, int4, uint4, int2,
+// uint2), through double: to a narrow float rounded to nearest even (out of
+// range as `saturate` says), to a narrow integer truncated then wrapped to
+// its bits (as the wider integer casts wrap).
+absl::StatusOr<std::vector<Tensor>> CastNarrow(const KernelCall& call, const Tensor& input,
+                                               int32_t to) {
+  bool saturate = call.Int("saturate", 1) != 0;
+  Tensor out(to, input.dims());
+  absl::Status status;
+  for (int64_t i = 0; i < input.size() && status.ok(); ++i) {
+    double value = ValueAt(input, i);
+    if (IsNarrowFloat(to)) {
+      out.data<uint8_t>()[i] = FloatToNarrowFloat(to, static_cast<float>(value), saturate);
+    } else if (IsNarrow(to)) {
+      absl::StatusOr<int64_t> integer = Convert<int64_t>(value);
+      if (!integer.ok()) return call.Error(integer.status().message());
+      auto [low, high] = NarrowIntRange(to);
+      uint64_t mask = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);  // 2^bits - 1
+      uint64_t bits = static_cast<uint64_t>(*integer) & mask;
+      if (low < 0 && bits > static_cast<uint64_t>(high)) bits |= ~mask;  // sign-extend
+      out.data<uint8_t>()[i] = static_cast<uint8_t>(bits);
+    } else {
+      VisitElementType(to, [&](auto t) {
+        using To = decltype(t);
+        absl::StatusOr<To> v = Convert<To>(value);
+        if (!v.ok()) {
+          status = call.Error(v.status().message());
+        } else {
+          out.data<To>()[i] = *v;
+        }
+      });
+    }
+  }
+  OC_RETURN_IF_ERROR(status);
+  std::vector<Tensor> outputs;
+  outputs.push_back(std::move(out));
+  return outputs;
+}
+
 absl::StatusOr<std::vector<Tensor>> CastTo(const KernelCall& call, const Tensor& input,
                                            int32_t to) {
+  if ((IsNarrow(to) || IsNarrow(input.elem_type())) && Holds(to) &&
+      to != onnx::TensorProto::STRING && Holds(input.elem_type()) &&
+      input.elem_type() != onnx::TensorProto::STRING) {
+    return CastNarrow(call, input, to);
+  }
   if (!Holds(to) || to == onnx::TensorProto::STRING ||
       input.elem_type() == onnx::TensorProto::STRING || !Holds(input.elem_type())) {
     return call.Error(absl::StrCat("casts from ", ElementTypeName(input.elem_type()), " to ",

@@ -357,7 +357,9 @@ absl::StatusOr<std::vector<Tensor>> WhereKernel(const KernelCall& call) {
   Tensor out(x->elem_type(), dims);
   BroadcastCursor cc(dims, c->dims()), cx(dims, x->dims()), cy(dims, y->dims());
   absl::Span<const bool> cond = c->data<bool>();
-  bool held = VisitElementType(x->elem_type(), [&](auto v) {
+  // Narrow types (one byte each) are picked as bytes.
+  int32_t visited = IsNarrow(x->elem_type()) ? onnx::TensorProto::UINT8 : x->elem_type();
+  bool held = VisitElementType(visited, [&](auto v) {
     using T = decltype(v);
     absl::Span<const T> xs = x->data<T>();
     absl::Span<const T> ys = y->data<T>();

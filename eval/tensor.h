@@ -75,8 +75,30 @@ class Tensor {
 };
 
 // Bytes one element of `elem_type` takes in a Tensor; 0 for strings and
-// for types the evaluator does not hold (float8, int4, complex, ...).
+// for types the evaluator does not hold (complex, float8e8m0, ...).
 int ElementSize(int32_t elem_type);
+
+// Whether `elem_type` is one of the narrow types a Tensor holds unpacked,
+// one byte per element, outside VisitElementType: the float8 kinds and
+// float4e2m1 as their bits (uint8_t), int4/int2 as int8_t and uint4/uint2
+// as uint8_t (TensorProtos pack the 4- and 2-bit ones).
+bool IsNarrow(int32_t elem_type);
+
+// Whether `elem_type` is a float8 kind or float4e2m1 (bits in a uint8_t).
+bool IsNarrowFloat(int32_t elem_type);
+
+// The value of the float8/float4 `bits` of `elem_type` (NaN for its NaN
+// codes, infinities for float8e5m2's).
+float NarrowFloatToFloat(int32_t elem_type, uint8_t bits);
+
+// `value` as float8/float4 bits of `elem_type`, rounded to nearest even.
+// Past the largest finite value: that value when `saturate`, else infinity
+// (float8e5m2) or NaN (the others; float4e2m1 always saturates).
+uint8_t FloatToNarrowFloat(int32_t elem_type, float value, bool saturate);
+
+// The range of the narrow integer types (int4, uint4, int2, uint2) as
+// {lowest, highest}; {0, 0} for other types.
+std::pair<int32_t, int32_t> NarrowIntRange(int32_t elem_type);
 
 // Whether the evaluator holds elements of `elem_type`.
 bool Holds(int32_t elem_type);
@@ -133,7 +155,8 @@ std::string ElementTypeName(int32_t elem_type);
 // other types).
 absl::StatusOr<std::vector<int64_t>> ToInt64s(const Tensor& tensor);
 
-// "int64[2] {4, 2}": the type, dims and elements, for tests and messages.
+// "int64[2] {4, 2}": the type, dims and elements (narrow floats by value),
+// for tests and messages.
 std::string DebugString(const Tensor& tensor);
 
 // A rank-1 int64 tensor of `values` (rank 0 when `scalar`).
