@@ -403,9 +403,149 @@ absl::Status MaxPoolWithoutIndices(AdapterContext& ctx) {
 
 namespace {
 
+// The range of the integer types blocked quantization writes as arithmetic.
+struct IntRange {
+  int32_t elem;
+  double low, high;
+};
+constexpr IntRange kQuantizedRanges[] = {
+    {TensorProto::INT8, -128, 127},       {TensorProto::UINT8, 0, 255},
+    {TensorProto::INT16, -32768, 32767},  {TensorProto::UINT16, 0, 65535},
+};
+
+const IntRange* QuantizedRange(int32_t elem) {
+  for (const IntRange& range : kQuantizedRanges) {
+    if (range.elem == elem) return &range;
+  }
+  return nullptr;
+}
+
+// `value` (blocked along `axis`: one element per `block` of the data's
+// axis) repeated to the data's shape `dims`: Unsqueeze after the axis, Tile
+// by the block, Reshape, and a Slice when the last block is partial.
+absl::StatusOr<std::string> RepeatBlocks(AdapterContext& ctx, Composer& compose,
+                                         const std::string& value, const std::vector<int64_t>& dims,
+                                         int64_t axis, int64_t block) {
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  const int64_t blocks = (dims[axis] + block - 1) / block;
+  OC_ASSIGN_OR_RETURN(std::string lifted, compose.BeforeOverAxes("Unsqueeze", value, {axis + 1}));
+  std::vector<int64_t> repeats(rank + 1, 1);
+  repeats[axis + 1] = block;
+  OC_ASSIGN_OR_RETURN(std::string repeats_name, compose.Ints(repeats));
+  std::vector<int64_t> tiled_dims = dims;
+  tiled_dims[axis] = blocks * block;
+  OC_ASSIGN_OR_RETURN(std::string shape_name, compose.Ints(tiled_dims));
+  std::string repeated =
+      compose.Before("Reshape", {compose.Before("Tile", {lifted, repeats_name}), shape_name});
+  if (blocks * block == dims[axis]) return repeated;
+  OC_ASSIGN_OR_RETURN(std::string start, compose.Ints({0}));
+  OC_ASSIGN_OR_RETURN(std::string end, compose.Ints({dims[axis]}));
+  OC_ASSIGN_OR_RETURN(std::string axes, compose.Ints({axis}));
+  return compose.Before("Slice", {repeated, start, end, axes});
+}
+
+}  // namespace
+
+// QuantizeLinear/DequantizeLinear-21 with block_size (scales per block of
+// an axis), for version 19 (per tensor or per axis): the arithmetic they
+// define, with the scale and zero point repeated over each block:
+// y = (float(x) - float(zp)) * scale, and y = saturate(round(x / scale) +
+// zp) cast to the integer type (float scales; 8- and 16-bit integers).
+// Without block_size, output_dtype becomes a zero point of that type.
+absl::Status BlockedQuantization(AdapterContext& ctx) {
+  const bool quantize = ctx.from.name == "QuantizeLinear";
+  const onnx::AttributeProto* block_attribute = FindAttribute(ctx.node, "block_size");
+  const int64_t block = block_attribute != nullptr ? block_attribute->i() : 0;
+  const onnx::AttributeProto* dtype_attribute = FindAttribute(ctx.node, "output_dtype");
+  const bool has_zero_point = ctx.node.input_size() > 2 && !ctx.node.input(2).empty();
+  int32_t out_elem = TensorProto::UINT8;
+  if (has_zero_point) out_elem = ElemOf(ctx, ctx.node.input(2));
+  if (dtype_attribute != nullptr && dtype_attribute->i() != 0) {
+    out_elem = static_cast<int32_t>(dtype_attribute->i());
+  }
+  RemoveAttribute(ctx.node, "block_size");
+  RemoveAttribute(ctx.node, "output_dtype");
+  const std::string what = absl::StrCat("block_size = ", block);
+  if (block == 0) {
+    if (!quantize || has_zero_point || out_elem == TensorProto::UINT8) return absl::OkStatus();
+    // output_dtype without a zero point: a zero point of that type.
+    TensorProto zero;
+    zero.set_data_type(out_elem);
+    zero.add_int32_data(0);
+    OC_ASSIGN_OR_RETURN(std::string name, ctx.add_constant(std::move(zero)));
+    while (ctx.node.input_size() < 3) ctx.node.add_input("");
+    ctx.node.set_input(2, name);
+    ctx.changes.push_back({"input-added", absl::StrCat("output_dtype as a zero point '", name, "'")});
+    return absl::OkStatus();
+  }
+  const std::string x = ctx.node.input(0);
+  const std::string scale = ctx.node.input(1);
+  std::optional<std::vector<int64_t>> dims = StaticDims(ctx, x);
+  const int32_t scale_elem = ElemOf(ctx, scale);
+  const int32_t int_elem = quantize ? out_elem : ElemOf(ctx, x);
+  const IntRange* range = QuantizedRange(int_elem);
+  if (!dims || dims->empty() || block < 0) {
+    return Refuse(ctx, what, absl::StrCat("the sizes of '", x, "' are not all known"));
+  }
+  if (scale_elem != TensorProto::FLOAT || range == nullptr) {
+    return Refuse(ctx, what, "its arithmetic is written for float scales and 8- or 16-bit "
+                             "integers only (float8 and 4-bit types round otherwise)");
+  }
+  const onnx::AttributeProto* axis_attribute = FindAttribute(ctx.node, "axis");
+  int64_t axis = axis_attribute != nullptr ? axis_attribute->i() : 1;
+  if (axis < 0) axis += static_cast<int64_t>(dims->size());
+  if (axis < 0 || axis >= static_cast<int64_t>(dims->size())) {
+    return Refuse(ctx, what, "its axis is out of range");
+  }
+  Composer compose(ctx);
+  OC_ASSIGN_OR_RETURN(std::string full_scale, RepeatBlocks(ctx, compose, scale, *dims, axis, block));
+  const onnx::AttributeProto to_float = IntAttribute("to", TensorProto::FLOAT);
+  std::string zero_point;  // as float, repeated; empty: 0
+  if (has_zero_point) {
+    OC_ASSIGN_OR_RETURN(std::string repeated,
+                        RepeatBlocks(ctx, compose, ctx.node.input(2), *dims, axis, block));
+    zero_point = compose.Before("Cast", {repeated}, {to_float});
+  }
+  const std::string output = ctx.node.output(0);
+  ctx.node.clear_attribute();
+  if (quantize) {
+    std::string scaled = compose.Before("Round", {compose.Before("Div", {x, full_scale})});
+    if (!zero_point.empty()) scaled = compose.Before("Add", {scaled, zero_point});
+    TensorProto low, high;
+    for (auto [tensor, value] : {std::pair{&low, range->low}, std::pair{&high, range->high}}) {
+      tensor->set_data_type(TensorProto::FLOAT);
+      tensor->add_float_data(static_cast<float>(value));
+    }
+    OC_ASSIGN_OR_RETURN(std::string low_name, ctx.add_constant(std::move(low)));
+    OC_ASSIGN_OR_RETURN(std::string high_name, ctx.add_constant(std::move(high)));
+    std::string saturated = compose.Before("Clip", {scaled, low_name, high_name});
+    ctx.node.set_op_type("Cast");
+    ctx.node.clear_input();
+    ctx.node.add_input(saturated);
+    *ctx.node.add_attribute() = IntAttribute("to", int_elem);
+  } else {
+    std::string value = compose.Before("Cast", {x}, {to_float});
+    if (!zero_point.empty()) value = compose.Before("Sub", {value, zero_point});
+    ctx.node.set_op_type("Mul");
+    ctx.node.clear_input();
+    ctx.node.add_input(value);
+    ctx.node.add_input(full_scale);
+  }
+  ctx.changes.push_back({"node-replaced",
+                         absl::StrCat(ctx.from.name, " by blocks of ", block, " -> ",
+                                      quantize ? "Div, Round, Add, Clip, Cast"
+                                               : "Cast, Sub, Mul",
+                                      ", the scale and zero point repeated over each block")});
+  return absl::OkStatus();
+}
+
+namespace {
+
 constexpr RewriteRow kAttributeCompositions[] = {
     {"DepthToSpace", 11, 1, DepthToSpaceCrd, "CRD by Reshape and Transpose"},
     {"MaxPool", 8, 1, MaxPoolWithoutIndices, "no Indices output"},
+    {"QuantizeLinear", 21, 19, BlockedQuantization, "blocks as arithmetic"},
+    {"DequantizeLinear", 21, 19, BlockedQuantization, "blocks as arithmetic"},
     {"ScatterND", 16, 13, ScatterReductionByGather, "reductions over distinct indices"},
     {"ScatterND", 18, 16, ScatterReductionByGather, "max/min over distinct indices"},
     {"ScatterElements", 16, 13, ScatterReductionByGather, "reductions over distinct indices"},

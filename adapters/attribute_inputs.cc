@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
+#include "adapters/composer.h"
 #include "adapters/compositions.h"
 #include "adapters/rewrites.h"
 #include "ir/status_macros.h"
@@ -316,9 +317,24 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
   }
   // Dropout's mask is all true in inference from 12 on; before, it is not
   // filled in inference.
+  // Read, it is made all true beside the node (ConstantOfShape of X's
+  // shape), which is what Dropout-12 gives.
   if (ctx.from.name == "Dropout" && ctx.node.output_size() > 1 && !ctx.node.output(1).empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the mask output is used; ", ctx.to.Label(), " leaves it undefined in inference"));
+    const std::string mask = ctx.node.output(1);
+    ctx.node.mutable_output()->RemoveLast();
+    onnx::TensorProto all_true;
+    all_true.set_data_type(onnx::TensorProto::BOOL);
+    all_true.add_dims(1);
+    all_true.add_int32_data(1);
+    onnx::AttributeProto value;
+    value.set_name("value");
+    value.set_type(onnx::AttributeProto::TENSOR);
+    *value.mutable_t() = std::move(all_true);
+    Composer compose(ctx);
+    compose.After("ConstantOfShape", {compose.After("Shape", {ctx.node.input(0)})}, mask, {value});
+    ctx.changes.push_back({"node-inserted", absl::StrCat("mask '", mask, "' all true, as ",
+                                                         ctx.from.Label(), " gives it in inference, "
+                                                         "from ConstantOfShape")});
   }
   // Dropout's seed only matters in training, which the older form cannot do.
   if (ctx.from.name == "Dropout" && ctx.to.FindAttr("seed") == nullptr) {
