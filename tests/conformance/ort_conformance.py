@@ -432,8 +432,9 @@ def verdict(stats, args):
     return failures
 
 
-def write_json(path, stats, baseline, failures, args, seconds):
-    """The report as JSON at `path`."""
+def write_json(path, stats, baseline, failures, args, seconds, matrix=None):
+    """The report as JSON at `path` (with `matrix`, each case's outcome at
+    every target: case_matrix's result)."""
     by_direction, by_target, mismatches, errors, refusals, refusal_classes = stats
     report = {
         "baseline": collections.Counter(r["status"] for r in baseline.values()),
@@ -454,6 +455,10 @@ def write_json(path, stats, baseline, failures, args, seconds):
         "failures": failures,
         "seconds": seconds,
     }
+    if matrix is not None:
+        outcomes, sources, _ = matrix
+        report["cases"] = {case: {"source": sources[case], "targets": {str(t): o for t, o in row.items()}}
+                           for case, row in sorted(outcomes.items())}
     with open(path, "w", encoding="utf-8") as f:
         json.dump(report, f, indent=1)
         f.write("\n")
@@ -494,7 +499,9 @@ def main(argv):
     seconds = round(time.monotonic() - start, 1)
     json_path = args.json or os.path.join(
         os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR", work), "ort_conformance.json")
-    write_json(json_path, stats, baseline, failures, args, seconds)
+    matrix = (case_matrix(read_lines(os.path.join(work, "conversions.jsonl")), baseline, converted)
+              if args.per_case else None)
+    write_json(json_path, stats, baseline, failures, args, seconds, matrix)
     print(f"\nwall time {seconds} s; JSON: {json_path}; scratch: {work}")
     for failure in failures:
         print(f"FAIL: {failure}")
