@@ -39,13 +39,28 @@ def direction_table(report, per_target):
     return "\n".join(lines)
 
 
+def where(report, reason, direction):
+    """'case -> t1, t2; ...' for the pairs refused with `reason`, when the
+    report lists them and they are few."""
+    pairs = [p for p in report.get("refused_pairs", [])
+             if p["reason"] == reason and p["direction"] == direction]
+    if not pairs or len(pairs) > 12:
+        return ""
+    targets = {}
+    for p in pairs:
+        targets.setdefault(p["case"].split("/", 1)[-1], []).append(str(p["target"]))
+    return "; ".join(f"{case} -> {', '.join(t)}" for case, t in targets.items())
+
+
 def reasons_table(report, minimum):
-    """The refusal reasons seen at least `minimum` times."""
-    lines = ["| pairs | direction | class | reason |", "| --- | --- | --- | --- |"]
+    """The refusal reasons seen at least `minimum` times (and, for a few
+    pairs, which)."""
+    lines = ["| pairs | direction | class | reason | where |", "| --- | --- | --- | --- | --- |"]
     for r in report["refusals"]:
         if r["count"] >= minimum:
             reason = r["reason"].replace("|", "/")
-            lines.append(f"| {r['count']:,} | {r['direction']} | {r['class']} | {reason} |")
+            lines.append(f"| {r['count']:,} | {r['direction']} | {r['class']} | {reason} | "
+                         f"{where(report, r['reason'], r['direction'])} |")
     return "\n".join(lines)
 
 

@@ -432,9 +432,10 @@ def verdict(stats, args):
     return failures
 
 
-def write_json(path, stats, baseline, failures, args, seconds, matrix=None):
+def write_json(path, stats, baseline, failures, args, seconds, matrix=None, conversions=None):
     """The report as JSON at `path` (with `matrix`, each case's outcome at
-    every target: case_matrix's result)."""
+    every target: case_matrix's result; with `conversions`, every refused
+    pair)."""
     by_direction, by_target, mismatches, errors, refusals, refusal_classes = stats
     report = {
         "baseline": collections.Counter(r["status"] for r in baseline.values()),
@@ -455,6 +456,12 @@ def write_json(path, stats, baseline, failures, args, seconds, matrix=None):
         "failures": failures,
         "seconds": seconds,
     }
+    if conversions is not None:
+        report["refused_pairs"] = [
+            {"case": c["case"], "target": c["target"], "direction": c["direction"],
+             "reason": refusal_reason(c["message"])}
+            for c in conversions
+            if c["outcome"] == "refused" and baseline.get(c["case"], {}).get("status") == "pass"]
     if matrix is not None:
         outcomes, sources, _ = matrix
         report["cases"] = {case: {"source": sources[case], "targets": {str(t): o for t, o in row.items()}}
@@ -499,9 +506,9 @@ def main(argv):
     seconds = round(time.monotonic() - start, 1)
     json_path = args.json or os.path.join(
         os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR", work), "ort_conformance.json")
-    matrix = (case_matrix(read_lines(os.path.join(work, "conversions.jsonl")), baseline, converted)
-              if args.per_case else None)
-    write_json(json_path, stats, baseline, failures, args, seconds, matrix)
+    conversions = read_lines(os.path.join(work, "conversions.jsonl"))
+    matrix = case_matrix(conversions, baseline, converted) if args.per_case else None
+    write_json(json_path, stats, baseline, failures, args, seconds, matrix, conversions)
     print(f"\nwall time {seconds} s; JSON: {json_path}; scratch: {work}")
     for failure in failures:
         print(f"FAIL: {failure}")
