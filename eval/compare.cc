@@ -64,6 +64,7 @@ struct Tracker {
 
 double Relative(double abs_error, double expected) {
   if (abs_error == 0) return 0;
+  if (!std::isfinite(abs_error) || !std::isfinite(expected)) return kInf;
   return expected == 0 ? kInf : abs_error / std::fabs(expected);
 }
 

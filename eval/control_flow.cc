@@ -68,7 +68,7 @@ Tensor EmptyScanOutput(const onnx::ValueInfoProto& declared, int64_t axis) {
   std::vector<int64_t> dims;
   bool known = type.has_shape();
   for (const auto& dim : type.shape().dim()) {
-    known = known && dim.has_dim_value();
+    known = known && dim.has_dim_value() && dim.dim_value() >= 0;
     dims.push_back(dim.dim_value());
   }
   if (!known) dims.clear();

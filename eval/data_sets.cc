@@ -20,6 +20,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Most elements of one random input.
+constexpr int64_t kMaxRandomElements = int64_t{1} << 28;
+
 // The number N of a name "<prefix>N<suffix>", or -1.
 int64_t NumberIn(absl::string_view name, absl::string_view prefix, absl::string_view suffix) {
   if (!absl::StartsWith(name, prefix) || !absl::EndsWith(name, suffix)) return -1;
@@ -124,6 +127,14 @@ absl::StatusOr<Value> RandomValue(const onnx::TypeProto& type, const RandomInput
           extent = it->second;
         }
         dims.push_back(extent);
+      }
+      int64_t count = 1;
+      for (int64_t extent : dims) {
+        if (extent > 0 && count > kMaxRandomElements / extent) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "more than ", kMaxRandomElements, " elements (size its dims with --dim)"));
+        }
+        count *= extent;
       }
       OC_ASSIGN_OR_RETURN(Tensor tensor, RandomTensor(type.tensor_type().elem_type(), dims, rng));
       return Value(std::move(tensor));
