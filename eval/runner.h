@@ -148,8 +148,8 @@ using GraphOpFn = absl::StatusOr<std::vector<Value>> (*)(const OpCall& call);
 
 // A row of a graph-level op table, as KernelRow.
 struct GraphOpRow {
-  const char* op;
-  int first;
+  const char* op;  // of ai.onnx
+  int first;       // the since_versions it computes, inclusive
   int last;
   GraphOpFn fn;
 };
@@ -181,11 +181,15 @@ class Runner {
   const absl::flat_hash_map<std::string, const onnx::FunctionProto*>& functions() const {
     return functions_;
   }
+  // The limits of the run.
   const EvalOptions& options() const { return options_; }
 
-  // Live bytes: charged when a value is defined, refunded when it dies.
+  // Live bytes: charged when a value is defined (failing past the limit),
+  // refunded when it dies.
   absl::Status Charge(int64_t bytes);
   void Refund(int64_t bytes) { live_bytes_ -= bytes; }
+  // What EvalResult reports: the most live bytes, the nodes run, whether
+  // only deterministic ops ran.
   int64_t peak_live_bytes() const { return peak_live_bytes_; }
   int64_t node_runs() const { return node_runs_; }
   bool deterministic() const { return deterministic_; }

@@ -24,6 +24,7 @@ namespace onnxconvert::eval {
 // empty one still has a type.
 class Value {
  public:
+  // What the value is.
   enum class Kind : uint8_t { kTensor, kSequence, kOptional, kMap };
 
   // A tensor of no element type and no elements (a placeholder).
@@ -38,6 +39,7 @@ class Value {
   // per key, each of type `value_type`).
   static Value Map(Tensor keys, onnx::TypeProto value_type, std::vector<Value> values);
 
+  // What the value is, and whether it is a tensor.
   Kind kind() const { return kind_; }
   bool is_tensor() const { return kind_ == Kind::kTensor; }
 
