@@ -22,6 +22,7 @@
 #include "cli/batch.h"
 #include "cli/engine.h"
 #include "cli/html_report.h"
+#include "cli/run.h"
 #include "converter/converter.h"
 #include "ir/model_io.h"
 #include "ir/model_summary.h"
@@ -317,6 +318,8 @@ const std::vector<Command>& Commands() {
        {{"output", true, "o"}}, 1, RunParse},
       {"batch", kBatchUsage, kBatchSummary, BatchFlags(), kOneOrMore,
        [](Context& ctx) { return RunBatch(ctx.args, ctx.engine, ctx.out, ctx.err); }},
+      {"run", kRunUsage, kRunSummary, RunFlags(), 1,
+       [](Context& ctx) { return RunModel(ctx.args, ctx.out, ctx.err); }},
   };
   return *commands;
 }

@@ -1,4 +1,4 @@
-#include "converter/context_bodies.h"
+#include "schema/context_bodies.h"
 
 #include <string>
 #include <vector>
@@ -156,7 +156,7 @@ absl::StatusOr<std::string> BodyFor(const BodyCase& c) {
     }
     types.push_back(type);
   }
-  return ContextDependentBody(*schema, node, types);
+  return schema::ContextDependentBody(*schema, node, types);
 }
 
 // Bodies the converter reaches only through an adapter to an older version
@@ -225,7 +225,7 @@ TEST(ContextBodiesTest, OpsWithoutABodyAreUnimplemented) {
   ASSERT_NE(bernoulli, nullptr);
   onnx::NodeProto node;
   node.set_op_type("Bernoulli");
-  absl::StatusOr<std::string> body = ContextDependentBody(*bernoulli, node, {});
+  absl::StatusOr<std::string> body = schema::ContextDependentBody(*bernoulli, node, {});
   EXPECT_EQ(body.status().code(), absl::StatusCode::kUnimplemented);
 }
 

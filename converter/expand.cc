@@ -3,7 +3,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "converter/context_bodies.h"
+#include "schema/context_bodies.h"
 #include "converter/converter.h"
 #include "ir/status_macros.h"
 #include "ir/text_parser.h"
@@ -197,7 +197,7 @@ absl::StatusOr<Expansion> ExpandFunctionNode(
     for (const std::string& input : node.input()) {
       input_types.push_back(input.empty() ? nullptr : type_of(input));
     }
-    absl::StatusOr<std::string> text = ContextDependentBody(schema, node, input_types);
+    absl::StatusOr<std::string> text = schema::ContextDependentBody(schema, node, input_types);
     if (!text.ok()) {
       return absl::FailedPreconditionError(
           absl::StrCat(schema.name, " does not exist before opset ", schema.since_version,

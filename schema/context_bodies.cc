@@ -12,7 +12,7 @@
 // and write int64 constants as float constants cast to int64, since
 // Constant holds only floats before opset 9.
 
-#include "converter/context_bodies.h"
+#include "schema/context_bodies.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,7 +32,7 @@
 #include "absl/strings/string_view.h"
 #include "ir/status_macros.h"
 
-namespace onnxconvert::converter {
+namespace onnxconvert::schema {
 namespace {
 
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
@@ -49,7 +49,7 @@ constexpr int64_t kMaxConstantElements = 1 << 16;
 
 // What a builder sees of the call.
 struct Call {
-  const schema::OpSchema& schema;
+  const OpSchema& schema;
   const onnx::NodeProto& node;
   absl::Span<const onnx::TypeProto* const> input_types;
 
@@ -61,26 +61,26 @@ struct Call {
     return nullptr;
   }
   // The schema's default for attribute `name`, or null.
-  const schema::AttrDefault* Default(absl::string_view name) const {
-    const schema::AttrSpec* spec = schema.FindAttr(name);
+  const AttrDefault* Default(absl::string_view name) const {
+    const AttrSpec* spec = schema.FindAttr(name);
     return spec != nullptr && spec->has_default ? &spec->default_value : nullptr;
   }
   // The FLOAT attribute `name`, or the schema's default (0 without one).
   float Float(absl::string_view name) const {
     if (const onnx::AttributeProto* a = Attr(name)) return a->f();
-    const schema::AttrDefault* value = Default(name);
+    const AttrDefault* value = Default(name);
     return value != nullptr ? value->f : 0.0f;
   }
   // The INT attribute `name`, or the schema's default (0 without one).
   int64_t Int(absl::string_view name) const {
     if (const onnx::AttributeProto* a = Attr(name)) return a->i();
-    const schema::AttrDefault* value = Default(name);
+    const AttrDefault* value = Default(name);
     return value != nullptr ? value->i : 0;
   }
   // The STRING attribute `name`, or the schema's default.
   std::string String(absl::string_view name) const {
     if (const onnx::AttributeProto* a = Attr(name)) return a->s();
-    const schema::AttrDefault* value = Default(name);
+    const AttrDefault* value = Default(name);
     return value != nullptr ? std::string(value->s) : "";
   }
   // The INTS attribute `name`, if set.
@@ -278,10 +278,10 @@ class Body {
   // The function text: the header (the op's since_version, its formal
   // inputs and outputs), then the nodes.
   std::string Text() const {
-    const schema::OpSchema& schema = call_.schema;
+    const OpSchema& schema = call_.schema;
     std::vector<absl::string_view> inputs, outputs;
-    for (const schema::FormalParam& p : schema.inputs) inputs.push_back(p.name);
-    for (const schema::FormalParam& p : schema.outputs) outputs.push_back(p.name);
+    for (const FormalParam& p : schema.inputs) inputs.push_back(p.name);
+    for (const FormalParam& p : schema.outputs) outputs.push_back(p.name);
     return absl::StrFormat("<domain: \"\", opset_import: [\"\" : %d]>\n%s (%s) => (%s)\n{\n%s}",
                            schema.since_version, schema.name, absl::StrJoin(inputs, ", "),
                            absl::StrJoin(outputs, ", "), NodesText("  "));
@@ -1141,7 +1141,7 @@ constexpr Entry kBuilders[] = {
 }  // namespace
 
 absl::StatusOr<std::string> ContextDependentBody(
-    const schema::OpSchema& schema, const onnx::NodeProto& node,
+    const OpSchema& schema, const onnx::NodeProto& node,
     absl::Span<const onnx::TypeProto* const> input_types) {
   Call call{schema, node, input_types};
   for (const Entry& entry : kBuilders) {
@@ -1154,4 +1154,4 @@ absl::StatusOr<std::string> ContextDependentBody(
       absl::StrCat("the type-dependent function body of ", schema.Label(), " is not written yet"));
 }
 
-}  // namespace onnxconvert::converter
+}  // namespace onnxconvert::schema

@@ -1,5 +1,5 @@
-#ifndef ONNX_CONVERT_CONVERTER_CONTEXT_BODIES_H_
-#define ONNX_CONVERT_CONVERTER_CONTEXT_BODIES_H_
+#ifndef ONNX_CONVERT_SCHEMA_CONTEXT_BODIES_H_
+#define ONNX_CONVERT_SCHEMA_CONTEXT_BODIES_H_
 
 #include <string>
 
@@ -8,7 +8,12 @@
 #include "proto/onnx.pb.h"
 #include "schema/registry.h"
 
-namespace onnxconvert::converter {
+// The bodies live here, below both of their users (proto -> ir -> schema ->
+// {adapters, eval} -> converter): the converter expands nodes into them,
+// and the evaluator runs them for ops that have no kernel, with the input
+// types of the values at hand.
+
+namespace onnxconvert::schema {
 
 // The function body the spec defines for `schema` when that body depends on
 // the call (its input types, its attributes), written for the call `node`
@@ -19,9 +24,9 @@ namespace onnxconvert::converter {
 // element type, a rank), and with Unimplemented for an op whose body is not
 // written here.
 absl::StatusOr<std::string> ContextDependentBody(
-    const schema::OpSchema& schema, const onnx::NodeProto& node,
+    const OpSchema& schema, const onnx::NodeProto& node,
     absl::Span<const onnx::TypeProto* const> input_types);
 
-}  // namespace onnxconvert::converter
+}  // namespace onnxconvert::schema
 
-#endif  // ONNX_CONVERT_CONVERTER_CONTEXT_BODIES_H_
+#endif  // ONNX_CONVERT_SCHEMA_CONTEXT_BODIES_H_
