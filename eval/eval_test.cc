@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "eval/evaluator.h"
+#include "eval/kernel_test_util.h"
 #include "gtest/gtest.h"
 #include "ir/text_parser.h"
 #include "schema/registry.h"
@@ -16,46 +17,13 @@
 namespace onnxconvert::eval {
 namespace {
 
-struct Case {
-  std::string name;
-  int opset;
-  std::string graph;     // body of the model at `opset`
-  std::string expected;  // the graph outputs, "; "-joined, or the error
-};
-
-// Evaluates `c.graph` node by node; the graph outputs as text, or the
-// first error's message.
-std::string Evaluate(const Case& c) {
-  absl::StatusOr<onnx::ModelProto> model = ParseModelText(absl::StrCat(
-      "<ir_version: 8, opset_import: [\"\" : ", c.opset, "]>\n", c.graph));
-  if (!model.ok()) return absl::StrCat("parse: ", model.status().message());
-  absl::flat_hash_map<std::string, Tensor> values;
-  for (const onnx::TensorProto& init : model->graph().initializer()) {
-    absl::StatusOr<Tensor> t = FromProto(init);
-    if (!t.ok()) return std::string(t.status().message());
-    values[init.name()] = *std::move(t);
-  }
-  for (const onnx::NodeProto& node : model->graph().node()) {
-    const schema::OpSchema* op = schema::Registry::Get().Lookup("", node.op_type(), c.opset);
-    if (op == nullptr) return absl::StrCat("no schema for ", node.op_type());
-    std::vector<const Tensor*> inputs;
-    for (const std::string& name : node.input()) {
-      inputs.push_back(name.empty() ? nullptr : &values.at(name));
-    }
-    absl::StatusOr<std::vector<Tensor>> outputs = EvaluateNode(node, op->since_version, inputs);
-    if (!outputs.ok()) return std::string(outputs.status().message());
-    for (int i = 0; i < node.output_size(); ++i) values[node.output(i)] = (*outputs)[i];
-  }
-  std::vector<std::string> shown;
-  for (const onnx::ValueInfoProto& output : model->graph().output()) {
-    shown.push_back(DebugString(values.at(output.name())));
-  }
-  return absl::StrJoin(shown, "; ");
-}
+using Case = kernel_testing::KernelCase;
 
 class EvalTest : public testing::TestWithParam<Case> {};
 
-TEST_P(EvalTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
+TEST_P(EvalTest, ComputesOutputs) {
+  EXPECT_EQ(kernel_testing::EvaluateNodeByNode(GetParam()), GetParam().expected);
+}
 
 const Case kCases[] = {
     // Broadcasting arithmetic, numpy rules from 7; legacy axis before.
