@@ -2,10 +2,14 @@
 // conversions, is skipped with a reason where the evaluator cannot run the
 // model, and blames exactly the step and node of an injected fault.
 
+#include <cstdlib>
+#include <random>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "converter/converter.h"
 #include "converter/verify_testing.h"
+#include "eval/data_sets.h"
 #include "gtest/gtest.h"
 #include "tests/model_text.h"
 
@@ -104,6 +108,28 @@ TEST(VerifyTest, SkipNamesTheMissingKernel) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(absl::StrContains(result->report.verification->skipped, "com.vendor.Fancy"))
       << result->report.verification->skipped;
+}
+
+// --verify-inputs: the sets of a folder in the backend test layout.
+TEST(VerifyTest, UsesTheGivenInputSets) {
+  onnx::ModelProto model = testing::ModelFromText(kCases[1].model);
+  std::string dir = absl::StrCat(std::getenv("TEST_TMPDIR"), "/verify_inputs");
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 2; ++i) {
+    absl::StatusOr<std::vector<eval::NamedValue>> inputs =
+        eval::RandomInputs(model.graph(), {}, rng);
+    ASSERT_TRUE(inputs.ok()) << inputs.status();
+    ASSERT_TRUE(
+        eval::WriteValues(absl::StrCat(dir, "/test_data_set_", i), "input", *inputs).ok());
+  }
+  ConvertOptions options = Verify(6, 0);
+  options.verify_inputs = dir;
+  absl::StatusOr<ConversionResult> result = ConvertModel(model, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->report.verification->sets, 2) << result->report.ToText();
+
+  options.verify_inputs = absl::StrCat(dir, "/absent");
+  EXPECT_EQ(ConvertModel(model, options).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 // A fault in one adapter's output is blamed on exactly its step and node.
