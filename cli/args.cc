@@ -63,6 +63,7 @@ absl::StatusOr<ParsedArgs> ParseArgs(absl::Span<const std::string> args,
       parsed.flags[name] = "";
       continue;
     }
+    if (!inline_value && spec->optional_value) inline_value = "";
     if (!inline_value) {
       if (i + 1 >= args.size()) {
         return absl::InvalidArgumentError(absl::StrCat("option ", arg, " needs a value"));

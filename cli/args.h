@@ -18,6 +18,9 @@ struct FlagSpec {
   absl::string_view name;        // without dashes, e.g. "json"
   bool takes_value = false;
   absl::string_view short_name;  // e.g. "o" for -o; "" for none
+  // With takes_value: the value is optional and given only as
+  // `--name=VALUE`; a bare `--name` has the value "".
+  bool optional_value = false;
 };
 
 // A command line split into positional arguments and flags.

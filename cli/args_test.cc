@@ -18,6 +18,21 @@ TEST(ArgsTest, SplitsPositionalAndFlags) {
   EXPECT_EQ(parsed->Get("missing"), std::nullopt);
 }
 
+// An optional value comes only as --name=VALUE; a bare --name leaves the
+// next argument positional.
+TEST(ArgsTest, OptionalValueOnlyInline) {
+  const FlagSpec specs[] = {{"verify", true, "", true}};
+  std::vector<std::string> bare = {"--verify", "model.onnx"};
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(bare, specs);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->Get("verify"), "");
+  EXPECT_EQ(parsed->positional, std::vector<std::string>{"model.onnx"});
+  std::vector<std::string> inline_value = {"--verify=5"};
+  parsed = ParseArgs(inline_value, specs);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->Get("verify"), "5");
+}
+
 TEST(ArgsTest, DoubleDashEndsFlags) {
   std::vector<std::string> args = {"--", "--json"};
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, kSpecs);

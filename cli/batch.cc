@@ -69,6 +69,9 @@ bool JsonHas(const std::string& report, absl::string_view key, int64_t value) {
 // `options`: a JSON report names both; a text report's first line names the
 // ai.onnx target only.
 bool ReportHasTargets(const std::string& report, const converter::ConvertOptions& options) {
+  // An output converted without --verify is redone when verification is
+  // asked for now.
+  if (converter::VerifyRequested(options) && !absl::StrContains(report, "verif")) return false;
   if (absl::StartsWith(report, "{")) {
     return JsonHas(report, "target_opset", options.target_opset) &&
            (!options.ml_target_opset ||
@@ -364,6 +367,7 @@ const std::vector<FlagSpec>& BatchFlags() {
       {"full-validation", false, ""},
       {"external-data-threshold", true, ""},
       {"force", false, ""},           {"progress", true, ""},
+      kVerifyFlags[0],                kVerifyFlags[1],
   };
   return *flags;
 }

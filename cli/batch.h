@@ -14,7 +14,8 @@ namespace onnxconvert::cli {
 inline constexpr absl::string_view kBatchUsage =
     "batch INPUT... -o OUTDIR --to N [--ml-to M] [-j JOBS] [--ir-version V] [--no-expand]\n"
     "          [--no-casts] [--full-validation] [--force] [--report-format json|txt]\n"
-    "          [--external-data-threshold BYTES] [--progress auto|bar|lines]";
+    "          [--external-data-threshold BYTES] [--progress auto|bar|lines]\n"
+    "          [--verify[=N]] [--verify-inputs DIR]";
 
 // What `onnx-convert batch` does, for the usage text.
 inline constexpr absl::string_view kBatchSummary =

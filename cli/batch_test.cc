@@ -84,6 +84,15 @@ TEST_F(BatchTest, ConvertsEveryModelWithAReportEachAndASummary) {
   EXPECT_TRUE(absl::StrContains(result.err, "/3] ok sub/b.onnx\n")) << result.err;
 }
 
+// batch --verify verifies every model: each report says how (or why not).
+TEST_F(BatchTest, VerifyReachesEveryModel) {
+  Result result = Batch("13", {"--verify=2"});
+  ASSERT_EQ(result.exit_code, kExitOk) << result.err;
+  for (const char* report : {"a.report.json", "c.report.json", "sub/b.report.json"}) {
+    EXPECT_TRUE(absl::StrContains(ReadTestFile(Out(report)), "\"verification\"")) << report;
+  }
+}
+
 TEST_F(BatchTest, ResumeSkipsCompleteOutputsAndRedoesStaleOnes) {
   ASSERT_EQ(Batch("17").exit_code, kExitOk);
   auto written = fs::last_write_time(Out("a.onnx"));

@@ -285,18 +285,22 @@ const std::vector<Command>& Commands() {
       {"convert",
        "convert IN -o OUT --to N [--ml-to M] [--ir-version V] [--no-expand] [--no-casts]\n"
        "          [--full-validation] [--report FILE.json|FILE.html|FILE.txt] [--dry-run]\n"
-       "          [--external-data-threshold BYTES]",
+       "          [--external-data-threshold BYTES] [--verify[=N]] [--verify-inputs DIR]",
        "converts the model one opset at a time (ai.onnx, and ai.onnx.ml with --ml-to),\n"
        "      validating every step (the nodes it touched; the whole model with\n"
        "      --full-validation); ops gone at the target are expanded into their function\n"
        "      bodies unless --no-expand; types a target version lacks are cast to a wider\n"
        "      type that holds every value exactly around the node (refused with --no-casts;\n"
-       "      --allow-casts is accepted and changes nothing)",
+       "      --allow-casts is accepted and changes nothing); --verify evaluates the\n"
+       "      original and the converted model on N seeded random input sets (default 3;\n"
+       "      --verify-inputs DIR: its test_data_set_*) and fails naming the first step\n"
+       "      and node that disagree; a model the evaluator cannot run is reported as\n"
+       "      not verified",
        {{"output", true, "o"}, {"to", true, ""}, {"ml-to", true, ""}, {"ir-version", true, ""},
         {"no-expand", false, ""}, {"no-casts", false, ""}, {"allow-casts", false, ""},
         {"full-validation", false, ""},
         {"report", true, ""}, {"dry-run", false, ""},
-        {"external-data-threshold", true, ""}},
+        {"external-data-threshold", true, ""}, kVerifyFlags[0], kVerifyFlags[1]},
        1, RunConvert},
       {"plan", "plan IN --to N [--ml-to M] [--no-expand] [--no-casts] [--report FILE]",
        "the steps and adapters a conversion would run, changing nothing",

@@ -311,6 +311,39 @@ TEST(CliTest, ExactCastsByDefaultRefusedWithNoCasts) {
   }
 }
 
+// --verify[=N] verifies by evaluation and says so in the report; an
+// unreadable --verify-inputs and a bad count are usage errors.
+TEST(CliTest, VerifyFlags) {
+  fs::path dir = testing::FreshTestDir("verify");
+  testing::WriteTestFile(dir / "sub.txt",
+                         "<ir_version: 7, opset_import: [\"\" : 8]>\n"
+                         "g (float[N,4] A, float[4] B) => (float[N,4] C) { [s] C = Sub(A, B) }\n");
+  fs::path in = dir / "sub.onnx";
+  Result parsed = RunCli({"parse", (dir / "sub.txt").string(), "-o", in.string()});
+  ASSERT_EQ(parsed.exit_code, 0) << parsed.err;
+  const struct {
+    std::vector<std::string> flags;
+    int exit_code;
+    const char* expect;  // in the text report, or in stderr when failing
+  } cases[] = {
+      {{"--verify"}, 0, "verified end-to-end: 3 input sets, 1 outputs each"},
+      {{"--verify=2"}, 0, "verified end-to-end: 2 input sets"},
+      {{"--verify=0"}, 2, "--verify takes a number of input sets from 1 to 64"},
+      {{"--verify-inputs", (dir / "absent").string()}, 2, "--verify-inputs"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"convert", in.string(), "-o", (dir / "sub6.onnx").string(),
+                                     "--to", "6", "--report", (dir / "report.txt").string()};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    Result result = RunCli(args);
+    std::string flags = absl::StrJoin(c.flags, " ");
+    ASSERT_EQ(result.exit_code, c.exit_code) << flags << ": " << result.err;
+    std::string said =
+        c.exit_code == 0 ? testing::ReadTestFile(dir / "report.txt") : result.err;
+    EXPECT_TRUE(absl::StrContains(said, c.expect)) << flags << ": " << said;
+  }
+}
+
 TEST(CliTest, UsageAndIoErrorsAreExitTwo) {
   fs::path dir = testing::FreshTestDir("usage");
   const std::vector<std::vector<std::string>> cases = {

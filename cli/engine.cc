@@ -1,8 +1,11 @@
 #include "cli/engine.h"
 
+#include <filesystem>
 #include <optional>
+#include <system_error>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "converter/windowed.h"
 #include "ir/model_sink.h"
 #include "ir/status_macros.h"
@@ -105,6 +108,34 @@ bool IsServerError(const absl::Status& status) {
   }
 }
 
+namespace {
+
+// --verify[=N] and --verify-inputs DIR into `options`.
+absl::Status VerifyFromArgs(const ParsedArgs& args, converter::ConvertOptions& options) {
+  if (std::optional<std::string> sets = args.Get("verify")) {
+    options.verify = kDefaultVerifySets;
+    if (!sets->empty()) {
+      OC_ASSIGN_OR_RETURN(int64_t count, IntFlag(args, "verify"));
+      if (count < 1 || count > kMaxVerifySets) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--verify takes a number of input sets from 1 to ", kMaxVerifySets));
+      }
+      options.verify = static_cast<int>(count);
+    }
+  }
+  if (std::optional<std::string> dir = args.Get("verify-inputs")) {
+    std::error_code error;
+    if (dir->empty() || !std::filesystem::is_directory(*dir, error)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--verify-inputs '", *dir, "' is not a directory"));
+    }
+    options.verify_inputs = *dir;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<converter::ConvertOptions> ConvertOptionsFromArgs(const ParsedArgs& args) {
   converter::ConvertOptions options;
   if (args.Has("ir-version")) {
@@ -118,6 +149,7 @@ absl::StatusOr<converter::ConvertOptions> ConvertOptionsFromArgs(const ParsedArg
   // accepted as a no-op.
   options.no_casts = args.Has("no-casts");
   options.full_validation = args.Has("full-validation");
+  OC_RETURN_IF_ERROR(VerifyFromArgs(args, options));
   return options;
 }
 

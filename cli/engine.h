@@ -70,6 +70,14 @@ bool IsServerError(const absl::Status& status);
 // an InvalidArgument error names a bad flag.
 absl::StatusOr<converter::ConvertOptions> ConvertOptionsFromArgs(const ParsedArgs& args);
 
+// Input sets `--verify` alone verifies on, and the most `--verify=N` takes.
+inline constexpr int kDefaultVerifySets = 3;
+inline constexpr int kMaxVerifySets = 64;
+
+// The flags of verification by evaluation: --verify[=N], --verify-inputs DIR.
+inline constexpr FlagSpec kVerifyFlags[] = {{"verify", true, "", true},
+                                            {"verify-inputs", true, ""}};
+
 }  // namespace onnxconvert::cli
 
 #endif  // ONNX_CONVERT_CLI_ENGINE_H_

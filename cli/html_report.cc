@@ -69,6 +69,9 @@ void AppendHeader(std::string& out, const converter::ConversionReport& report,
   AppendFact(out, "Nodes refused", absl::StrCat(report.nodes_refused));
   AppendFact(out, "Steps", absl::StrCat(report.steps.size()));
   AppendFact(out, "Total time", absl::StrFormat("%.1f ms", TotalMilliseconds(report)));
+  if (report.verification) {
+    AppendFact(out, "Verification", converter::VerificationText(*report.verification));
+  }
   absl::StrAppend(&out, "</dl>\n");
 }
 

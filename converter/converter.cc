@@ -13,6 +13,7 @@
 #include "converter/side_by_side.h"
 #include "converter/step_edits.h"
 #include "converter/step_runner.h"
+#include "converter/verify.h"
 #include "ir/graph_index.h"
 #include "ir/status_macros.h"
 #include "schema/checker.h"
@@ -48,6 +49,28 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
 
 absl::StatusOr<ConversionReport> ConvertModelInPlace(onnx::ModelProto& converted,
                                                      const ConvertOptions& options) {
+  if (!VerifyRequested(options) || options.dry_run) return ConvertSteps(converted, options, {});
+  onnx::ModelProto original = converted;
+  OC_ASSIGN_OR_RETURN(VerifyReference reference, EvaluateReference(original, options));
+  OC_ASSIGN_OR_RETURN(ConversionReport report, ConvertSteps(converted, options, {}));
+  if (!reference.skipped.empty()) {
+    report.verification.emplace().skipped = reference.skipped;
+    return report;
+  }
+  size_t failed_set = 0;
+  absl::StatusOr<VerificationReport> verified =
+      CompareWithReference(converted, reference, &failed_set);
+  if (!verified.ok()) {
+    return LocaliseDisagreement(original, options, reference.sets[failed_set],
+                                verified.status());
+  }
+  report.verification = *std::move(verified);
+  return report;
+}
+
+absl::StatusOr<ConversionReport> ConvertSteps(onnx::ModelProto& converted,
+                                              const ConvertOptions& options,
+                                              const AfterStepHook& after_step) {
   const onnx::ModelProto& model = converted;  // as given, until the first step
   OC_ASSIGN_OR_RETURN(std::vector<Track> tracks, PlanTracks(model, options));
   ConversionReport report;
@@ -134,6 +157,8 @@ absl::StatusOr<ConversionReport> ConvertModelInPlace(onnx::ModelProto& converted
         } else {
           types.Invalidate();
         }
+        internal::InjectFault(converted, *step);
+        if (after_step) OC_RETURN_IF_ERROR(after_step(converted, *step));
       }
       step->milliseconds = std::chrono::duration<double, std::milli>(
                                std::chrono::steady_clock::now() - start)

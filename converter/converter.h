@@ -49,6 +49,16 @@ struct ConvertOptions {
   // true the conversion ends with CANCELLED (a cancelled call, a passed
   // deadline). Null: never.
   std::function<bool()> should_stop;
+  // Verifies the conversion by evaluation on this many seeded random input
+  // sets (0: off): the original's outputs against the converted model's,
+  // within eval/compare.h's tolerances. A disagreement fails the
+  // conversion (FailedPrecondition) naming the first step and node that
+  // show it; a model the evaluator cannot run is converted and reported as
+  // not verified, with the reason.
+  int verify = 0;
+  // Verifies on the test_data_set_* folders of this directory instead of
+  // random inputs ("" : random).
+  std::string verify_inputs;
 };
 
 // Names held compactly, in one buffer: a large model's report may name
@@ -162,6 +172,25 @@ struct StepReport {
   int NodeCount() const;
 };
 
+// What verification by evaluation found (ConvertOptions::verify).
+struct VerificationReport {
+  // Why the conversion could not be verified ("" when it was): an op the
+  // evaluator lacks, a type it does not hold, a non-deterministic op.
+  std::string skipped;
+  int sets = 0;     // input sets both models were evaluated on
+  int outputs = 0;  // graph outputs compared on each set
+  // The largest absolute and relative errors of the worst elements of the
+  // outputs (relative errors where the expected value is not 0).
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  // How: "end-to-end" (graph outputs after the whole conversion); a failure
+  // is then localised by evaluating the whole model after each step.
+  std::string method = "end-to-end";
+};
+
+// "verified end-to-end: 3 input sets, ..." or "not verified: <why>".
+std::string VerificationText(const VerificationReport& verification);
+
 // Everything a conversion did, in order.
 struct ConversionReport {
   int64_t source_opset = 0;
@@ -175,6 +204,8 @@ struct ConversionReport {
   std::vector<std::pair<std::string, int>> untouched_ops;
   int nodes_converted = 0;
   int nodes_refused = 0;  // dry runs: nodes that cannot be converted
+  // Set when verification was asked for.
+  std::optional<VerificationReport> verification;
 
   // The report as deterministic JSON (timings included).
   std::string ToJson() const;
@@ -191,6 +222,11 @@ struct ConversionResult {
 // How reports and errors name a step: "step 12 -> 13", or
 // "ai.onnx.ml step 2 -> 1" for another domain.
 std::string StepName(absl::string_view domain, int64_t from, int64_t to);
+
+// Whether `options` ask for verification by evaluation.
+inline bool VerifyRequested(const ConvertOptions& options) {
+  return options.verify > 0 || !options.verify_inputs.empty();
+}
 
 // The ai.onnx IR version that opset `opset` first shipped with.
 int64_t MinIrVersionForOpset(int64_t opset);

@@ -70,7 +70,20 @@ std::string ConversionReport::ToJson() const {
   for (const auto& [op, count] : untouched_ops) {
     json.BeginObject().Key("op").String(op).Key("count").Int(count).EndObject();
   }
-  json.EndArray().EndObject();
+  json.EndArray();
+  if (verification) {
+    json.Key("verification").BeginObject();
+    if (!verification->skipped.empty()) {
+      json.Key("skipped").String(verification->skipped);
+    } else {
+      json.Key("method").String(verification->method);
+      json.Key("sets").Int(verification->sets).Key("outputs").Int(verification->outputs);
+      json.Key("max_abs_error").Double(verification->max_abs_error);
+      json.Key("max_rel_error").Double(verification->max_rel_error);
+    }
+    json.EndObject();
+  }
+  json.EndObject();
   return json.Finish();
 }
 
@@ -89,6 +102,16 @@ std::string AlikeText(const NameList& alike) {
 }
 
 }  // namespace
+
+std::string VerificationText(const VerificationReport& verification) {
+  if (!verification.skipped.empty()) {
+    return absl::StrCat("not verified: ", verification.skipped);
+  }
+  return absl::StrFormat(
+      "verified %s: %d input sets, %d outputs each, max abs error %g, max rel error %g",
+      verification.method, verification.sets, verification.outputs,
+      verification.max_abs_error, verification.max_rel_error);
+}
 
 std::string ConversionReport::ToText() const {
   std::string out = absl::StrFormat("opset %d -> %d, ir_version %d -> %d, %d nodes converted\n",
@@ -121,6 +144,7 @@ std::string ConversionReport::ToText() const {
   for (const auto& [op, count] : untouched_ops) {
     absl::StrAppendFormat(&out, "left as is: %s (%d nodes)\n", op, count);
   }
+  if (verification) absl::StrAppend(&out, VerificationText(*verification), "\n");
   return out;
 }
 

@@ -868,6 +868,8 @@ onnx::ModelProto* ParseOnArena(absl::string_view bytes, google::protobuf::Arena&
 absl::StatusOr<std::optional<ConversionReport>> ConvertBytesIfPossible(
     absl::string_view bytes, const ConvertOptions& options, ModelSink& out,
     const WindowOptions& windows) {
+  // Verification evaluates whole models: ConvertModel does it.
+  if (VerifyRequested(options)) return std::nullopt;
   absl::StatusOr<ConversionReport> windowed = ConvertWindowed(bytes, options, out, windows);
   if (windowed.ok()) return *std::move(windowed);
   if (windowed.status().code() != absl::StatusCode::kUnimplemented) return windowed.status();

@@ -69,6 +69,7 @@ converter::ConvertOptions OptionsFromProto(const v1::ConvertOptions& proto) {
   if (proto.has_ml_target_opset()) options.ml_target_opset = proto.ml_target_opset();
   options.no_casts = proto.no_casts();
   options.full_validation = proto.full_validation();
+  options.verify = proto.verify();
   return options;
 }
 
@@ -82,6 +83,7 @@ v1::ConvertOptions OptionsToProto(const converter::ConvertOptions& options) {
   if (options.ml_target_opset) proto.set_ml_target_opset(*options.ml_target_opset);
   proto.set_no_casts(options.no_casts);
   proto.set_full_validation(options.full_validation);
+  proto.set_verify(options.verify);
   return proto;
 }
 
@@ -93,6 +95,15 @@ v1::ConversionReport ReportToProto(const converter::ConversionReport& report) {
   proto.set_target_ir_version(report.target_ir_version);
   proto.set_nodes_converted(report.nodes_converted);
   proto.set_nodes_refused(report.nodes_refused);
+  if (report.verification) {
+    v1::VerificationReport* verification = proto.mutable_verification();
+    verification->set_skipped(report.verification->skipped);
+    verification->set_sets(report.verification->sets);
+    verification->set_outputs(report.verification->outputs);
+    verification->set_max_abs_error(report.verification->max_abs_error);
+    verification->set_max_rel_error(report.verification->max_rel_error);
+    verification->set_method(report.verification->method);
+  }
   if (report.source_ml_opset) proto.set_source_ml_opset(*report.source_ml_opset);
   if (report.target_ml_opset) proto.set_target_ml_opset(*report.target_ml_opset);
   for (const converter::StepReport& step : report.steps) {
@@ -131,6 +142,15 @@ converter::ConversionReport ReportFromProto(const v1::ConversionReport& proto) {
   report.target_ir_version = proto.target_ir_version();
   report.nodes_converted = static_cast<int>(proto.nodes_converted());
   report.nodes_refused = static_cast<int>(proto.nodes_refused());
+  if (proto.has_verification()) {
+    converter::VerificationReport& verification = report.verification.emplace();
+    verification.skipped = proto.verification().skipped();
+    verification.sets = static_cast<int>(proto.verification().sets());
+    verification.outputs = static_cast<int>(proto.verification().outputs());
+    verification.max_abs_error = proto.verification().max_abs_error();
+    verification.max_rel_error = proto.verification().max_rel_error();
+    verification.method = proto.verification().method();
+  }
   if (proto.has_source_ml_opset()) report.source_ml_opset = proto.source_ml_opset();
   if (proto.has_target_ml_opset()) report.target_ml_opset = proto.target_ml_opset();
   for (const v1::StepReport& step : proto.steps()) {

@@ -51,7 +51,9 @@ TEST(ReportProtoTest, OptionsSurviveTheRoundTripAndDefaultToOn) {
   options.ml_target_opset = 3;
   options.no_casts = true;
   options.full_validation = true;
+  options.verify = 4;
   converter::ConvertOptions back = OptionsFromProto(OptionsToProto(options));
+  EXPECT_EQ(back.verify, 4);
   EXPECT_EQ(back.ml_target_opset, 3);
   EXPECT_TRUE(back.no_casts);
   EXPECT_TRUE(back.full_validation);
@@ -68,6 +70,22 @@ TEST(ReportProtoTest, OptionsSurviveTheRoundTripAndDefaultToOn) {
   EXPECT_FALSE(unset.ml_target_opset.has_value());
   EXPECT_FALSE(unset.no_casts);
   EXPECT_FALSE(unset.full_validation);
+  EXPECT_EQ(unset.verify, 0);
+}
+
+TEST(ReportProtoTest, VerificationSurvivesTheRoundTrip) {
+  converter::ConversionReport report;
+  EXPECT_FALSE(ReportFromProto(ReportToProto(report)).verification.has_value());
+  converter::VerificationReport& verified = report.verification.emplace();
+  verified.sets = 3;
+  verified.outputs = 2;
+  verified.max_abs_error = 1e-7;
+  verified.max_rel_error = 2e-7;
+  converter::ConversionReport back = ReportFromProto(ReportToProto(report));
+  ASSERT_TRUE(back.verification.has_value());
+  EXPECT_EQ(back.ToJson(), report.ToJson());
+  report.verification = converter::VerificationReport{.skipped = "no kernel for Foo-1"};
+  EXPECT_EQ(ReportFromProto(ReportToProto(report)).ToText(), report.ToText());
 }
 
 TEST(ReportProtoTest, CheckReportSurvivesTheRoundTrip) {
@@ -112,10 +130,11 @@ TEST(ReportProtoTest, SummarySurvivesTheRoundTrip) {
 // gains a field, this fails. Mirror the field in the proto and in
 // report_proto.cc (so that --server runs print it too), then update here.
 TEST(ReportProtoTest, MirroredStructsHaveNotGrown) {
-  // Not mirrored: should_stop (the server sets it) and cross_check (a test
-  // switch).
-  EXPECT_EQ(sizeof(converter::ConvertOptions), 80u);
-  EXPECT_EQ(sizeof(converter::ConversionReport), 120u);
+  // Not mirrored: should_stop (the server sets it), cross_check (a test
+  // switch) and verify_inputs (a path on the caller's machine).
+  EXPECT_EQ(sizeof(converter::ConvertOptions), 120u);
+  EXPECT_EQ(sizeof(converter::ConversionReport), 216u);
+  EXPECT_EQ(sizeof(converter::VerificationReport), 88u);
   EXPECT_EQ(sizeof(converter::StepReport), 144u);
   EXPECT_EQ(sizeof(converter::VersionBump), 80u);
   EXPECT_EQ(sizeof(converter::NodeChange), 248u);  // alike: a NameList
