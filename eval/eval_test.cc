@@ -1,57 +1,11 @@
-// The evaluator's kernels, one table-driven case per behaviour: a model in
-// ONNX text whose inputs are initializers, evaluated node by node; the
-// outputs compared as text ("int64[2] {4, 2}") or the error's text.
+// The evaluator's base kernels, one table-driven case per behaviour (see
+// test_cases.h); the outputs compared as text or the error's text.
 
-#include <string>
-#include <vector>
-
-#include "absl/container/flat_hash_map.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "eval/evaluator.h"
+#include "eval/test_cases.h"
 #include "gtest/gtest.h"
-#include "ir/text_parser.h"
-#include "schema/registry.h"
 
 namespace onnxconvert::eval {
 namespace {
-
-struct Case {
-  std::string name;
-  int opset;
-  std::string graph;     // body of the model at `opset`
-  std::string expected;  // the graph outputs, "; "-joined, or the error
-};
-
-// Evaluates `c.graph` node by node; the graph outputs as text, or the
-// first error's message.
-std::string Evaluate(const Case& c) {
-  absl::StatusOr<onnx::ModelProto> model = ParseModelText(absl::StrCat(
-      "<ir_version: 8, opset_import: [\"\" : ", c.opset, "]>\n", c.graph));
-  if (!model.ok()) return absl::StrCat("parse: ", model.status().message());
-  absl::flat_hash_map<std::string, Tensor> values;
-  for (const onnx::TensorProto& init : model->graph().initializer()) {
-    absl::StatusOr<Tensor> t = FromProto(init);
-    if (!t.ok()) return std::string(t.status().message());
-    values[init.name()] = *std::move(t);
-  }
-  for (const onnx::NodeProto& node : model->graph().node()) {
-    const schema::OpSchema* op = schema::Registry::Get().Lookup("", node.op_type(), c.opset);
-    if (op == nullptr) return absl::StrCat("no schema for ", node.op_type());
-    std::vector<const Tensor*> inputs;
-    for (const std::string& name : node.input()) {
-      inputs.push_back(name.empty() ? nullptr : &values.at(name));
-    }
-    absl::StatusOr<std::vector<Tensor>> outputs = EvaluateNode(node, op->since_version, inputs);
-    if (!outputs.ok()) return std::string(outputs.status().message());
-    for (int i = 0; i < node.output_size(); ++i) values[node.output(i)] = (*outputs)[i];
-  }
-  std::vector<std::string> shown;
-  for (const onnx::ValueInfoProto& output : model->graph().output()) {
-    shown.push_back(DebugString(values.at(output.name())));
-  }
-  return absl::StrJoin(shown, "; ");
-}
 
 class EvalTest : public testing::TestWithParam<Case> {};
 
@@ -186,9 +140,9 @@ const Case kCases[] = {
      "g () => (bool[3] y) <float[3] a = {0, 0.5, -2}> { y = Cast<to = 9>(a) }",
      "bool[3] {false, true, true}"},
     // Errors name the node and op.
-    {"no_kernel", 13,
-     "g () => (float[1] y) <float[1] a = {1}> { y = Sin(a) }",
-     "node '' (Sin-7): the evaluator has no kernel for this op version"},
+    {"no_kernel", 20,
+     "g () => (uint8[1,1,3] y) <uint8[1] a = {1}> { y = ImageDecoder(a) }",
+     "node '' (ImageDecoder-20): the evaluator has no kernel for this op version"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Kernels, EvalTest, testing::ValuesIn(kCases),

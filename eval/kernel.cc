@@ -39,8 +39,9 @@ absl::Status KernelCall::Error(absl::string_view why) const {
 absl::Span<const KernelRow> KernelTable() {
   static const std::vector<KernelRow>* table = [] {
     auto* rows = new std::vector<KernelRow>;
-    for (absl::Span<const KernelRow> family : {ShapeKernels(), ElementwiseKernels(),
-                                               CastKernels()}) {
+    for (absl::Span<const KernelRow> family :
+         {ShapeKernels(), ElementwiseKernels(), CastKernels(), MathKernels(), ReduceKernels(),
+          IndexKernels(), ResizeKernels(), StringKernels(), MlKernels()}) {
       rows->insert(rows->end(), family.begin(), family.end());
     }
     return rows;

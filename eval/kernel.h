@@ -65,6 +65,18 @@ absl::Span<const KernelRow> KernelTable();
 absl::Span<const KernelRow> ShapeKernels();
 absl::Span<const KernelRow> ElementwiseKernels();
 absl::Span<const KernelRow> CastKernels();
+// Unary and binary math, activations, Clip and the softmax family.
+absl::Span<const KernelRow> MathKernels();
+// Reductions, ArgMax/ArgMin, TopK, CumSum/CumProd and Einsum.
+absl::Span<const KernelRow> ReduceKernels();
+// Indexing and data rearrangement: Pad, Gather/Scatter kinds, OneHot, ...
+absl::Span<const KernelRow> IndexKernels();
+// Resize and Upsample.
+absl::Span<const KernelRow> ResizeKernels();
+// String ops.
+absl::Span<const KernelRow> StringKernels();
+// The ai.onnx.ml ops.
+absl::Span<const KernelRow> MlKernels();
 
 }  // namespace onnxconvert::eval
 

@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "eval/kernel.h"
+#include "eval/kernel_util.h"
 #include "ir/status_macros.h"
 
 namespace onnxconvert::eval {
@@ -95,8 +96,6 @@ absl::StatusOr<std::vector<Tensor>> CastLikeKernel(const KernelCall& call) {
   if (input == nullptr || like == nullptr) return call.Error("an input is absent");
   return CastTo(call, *input, like->elem_type());
 }
-
-constexpr int kLast = 1 << 20;
 
 constexpr KernelRow kRows[] = {
     {"", "Cast", 1, kLast, CastKernel},

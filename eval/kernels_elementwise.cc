@@ -10,66 +10,11 @@
 #include "absl/strings/str_cat.h"
 #include "eval/broadcast.h"
 #include "eval/kernel.h"
+#include "eval/kernel_util.h"
 #include "ir/status_macros.h"
 
 namespace onnxconvert::eval {
 namespace {
-
-// The type a storage type computes in: float for float16 and bfloat16.
-template <typename T>
-using Compute = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BHalf>, float, T>;
-
-template <typename T>
-Compute<T> Load(T value) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return HalfToFloat(value);
-  } else if constexpr (std::is_same_v<T, BHalf>) {
-    return BHalfToFloat(value);
-  } else {
-    return value;
-  }
-}
-
-template <typename T>
-T Store(Compute<T> value) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return FloatToHalf(value);
-  } else if constexpr (std::is_same_v<T, BHalf>) {
-    return FloatToBHalf(value);
-  } else {
-    return static_cast<T>(value);
-  }
-}
-
-template <typename T>
-constexpr bool kIsNumber = !std::is_same_v<T, bool>;
-template <typename T>
-constexpr bool kIsSignedInt = std::is_integral_v<T> && std::is_signed_v<T>;
-
-// The dims of the inputs as broadcast; before opset 7, B aligns with A at
-// `axis` when `broadcast` = 1, else the shapes must be equal.
-absl::StatusOr<std::vector<std::vector<int64_t>>> AlignedDims(const KernelCall& call,
-                                                              bool legacy) {
-  std::vector<std::vector<int64_t>> dims;
-  for (const Tensor* input : call.inputs) {
-    if (input == nullptr) return call.Error("an input is absent");
-    dims.push_back(input->dims());
-  }
-  if (!legacy) return dims;
-  if (dims.size() != 2) return dims;
-  if (call.Int("broadcast", 0) == 0) {
-    if (dims[0] != dims[1]) return call.Error("the inputs' shapes differ and broadcast is 0");
-    return dims;
-  }
-  int64_t rank_a = dims[0].size();
-  int64_t rank_b = dims[1].size();
-  int64_t axis = call.Int("axis", rank_a - rank_b);
-  if (axis < 0 || axis + rank_b > rank_a) return call.Error("axis is out of range");
-  std::vector<int64_t> b(rank_a, 1);
-  for (int64_t i = 0; i < rank_b; ++i) b[axis + i] = dims[1][i];
-  dims[1] = b;
-  return dims;
-}
 
 // Applies `fn` to the broadcast elements of the inputs (storage type T),
 // giving elements of `out_type` (storage R).
@@ -381,8 +326,6 @@ absl::StatusOr<std::vector<Tensor>> WhereKernel(const KernelCall& call) {
   outputs.push_back(std::move(out));
   return outputs;
 }
-
-constexpr int kLast = 1 << 20;
 
 constexpr KernelRow kRows[] = {
     {"", "Add", 1, 6, Arithmetic<Arith::kAdd, true>},
