@@ -5,13 +5,16 @@
 // an element computes in, index arithmetic over row-major dims, and the
 // reading of axes and integer parameters. Internal to the evaluator.
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "eval/broadcast.h"
@@ -69,6 +72,22 @@ T Store(Compute<T> value) {
   } else {
     return static_cast<T>(value);
   }
+}
+
+// `value` as integer storage type T: truncated toward zero; sets `status`
+// (and gives 0) when it is NaN or out of T's range, never UB.
+template <typename T>
+T TruncateTo(double value, absl::Status& status) {
+  double t = std::trunc(value);
+  // T's range is [lowest, 2^digits), both ends exact in double.
+  constexpr double kEnd =
+      2.0 * static_cast<double>(uint64_t{1} << (std::numeric_limits<T>::digits - 1));
+  if (!(t >= static_cast<double>(std::numeric_limits<T>::lowest()) && t < kEnd)) {
+    status = absl::InvalidArgumentError(
+        absl::StrCat("the value ", value, " does not fit ", sizeof(T) * 8, "-bit integers"));
+    return T{};
+  }
+  return static_cast<T>(t);
 }
 
 // A tensor of `src`'s type and `dims` whose element i is src's element

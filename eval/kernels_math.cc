@@ -120,25 +120,6 @@ double Apply(Fn fn, double x, const Params& p) {
   return x;
 }
 
-// A double as integer storage type T: truncated, and an error when out of
-// range (never UB).
-template <typename T>
-T TruncateTo(double value, absl::Status& status) {
-  double t = std::trunc(value);
-  // 2^(digits) is exact in double; the range is [lowest, 2^digits).
-  constexpr double kEnd = std::numeric_limits<T>::digits == 64
-                              ? 18446744073709551616.0
-                              : (std::numeric_limits<T>::digits == 63
-                                     ? 9223372036854775808.0
-                                     : static_cast<double>(std::numeric_limits<T>::max()) + 1);
-  if (!(t >= static_cast<double>(std::numeric_limits<T>::lowest()) && t < kEnd)) {
-    status = absl::InvalidArgumentError(
-        absl::StrCat("the value ", value, " does not fit ", sizeof(T) * 8, "-bit integers"));
-    return T{};
-  }
-  return static_cast<T>(t);
-}
-
 std::string NoKernel(int32_t type) {
   return absl::StrCat("no kernel for elements of ", ElementTypeName(type));
 }
