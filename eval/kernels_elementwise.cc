@@ -302,25 +302,15 @@ absl::StatusOr<std::vector<Tensor>> WhereKernel(const KernelCall& call) {
   Tensor out(x->elem_type(), dims);
   BroadcastCursor cc(dims, c->dims()), cx(dims, x->dims()), cy(dims, y->dims());
   absl::Span<const bool> cond = c->data<bool>();
-  bool held = VisitElementType(x->elem_type(), [&](auto v) {
-    using T = decltype(v);
-    absl::Span<const T> xs = x->data<T>();
-    absl::Span<const T> ys = y->data<T>();
-    absl::Span<T> o = out.data<T>();
-    for (int64_t i = 0; i < out.size(); ++i) {
-      o[i] = cond[cc.offset()] ? xs[cx.offset()] : ys[cy.offset()];
-      cc.Next();
-      cx.Next();
-      cy.Next();
+  for (int64_t i = 0; i < out.size(); ++i) {
+    if (cond[cc.offset()]) {
+      CopyElement(*x, cx.offset(), out, i);
+    } else {
+      CopyElement(*y, cy.offset(), out, i);
     }
-  });
-  if (!held) {
-    for (int64_t i = 0; i < out.size(); ++i) {
-      out.strings()[i] = cond[cc.offset()] ? x->strings()[cx.offset()] : y->strings()[cy.offset()];
-      cc.Next();
-      cx.Next();
-      cy.Next();
-    }
+    cc.Next();
+    cx.Next();
+    cy.Next();
   }
   std::vector<Tensor> outputs;
   outputs.push_back(std::move(out));

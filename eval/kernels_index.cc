@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "eval/kernel.h"
 #include "eval/kernel_util.h"
+#include "eval/narrow.h"
 #include "ir/status_macros.h"
 
 namespace onnxconvert::eval {
@@ -511,6 +512,11 @@ std::vector<bool> NonZeroFlags(const Tensor& tensor) {
   if (tensor.elem_type() == onnx::TensorProto::STRING) {
     for (int64_t i = 0; i < tensor.size(); ++i) flags[i] = !tensor.strings()[i].empty();
   }
+  if (IsNarrow(tensor.elem_type())) {
+    for (int64_t i = 0; i < tensor.size(); ++i) {
+      flags[i] = NarrowToDouble(tensor.elem_type(), tensor.data<uint8_t>()[i]) != 0;
+    }
+  }
   VisitElementType(tensor.elem_type(), [&](auto v) {
     using T = decltype(v);
     absl::Span<const T> x = tensor.data<T>();
@@ -687,24 +693,31 @@ Outputs EyeLikeKernel(const KernelCall& call) {
   return One(std::move(out));
 }
 
+// -1, 0 or 1 as x is below, equal to or above y, NaN above every number
+// and equal to NaN.
+template <typename C>
+int Order(C x, C y) {
+  if constexpr (std::is_floating_point_v<C>) {
+    bool nx = std::isnan(x), ny = std::isnan(y);
+    if (nx || ny) return nx == ny ? 0 : (nx ? 1 : -1);
+  }
+  return x < y ? -1 : (y < x ? 1 : 0);
+}
+
 // A total order on elements of one type for Unique: numbers ascending with
 // NaN last (NaNs equal), strings by bytes.
 int CompareElements(const Tensor& t, int64_t a, int64_t b) {
   if (t.elem_type() == onnx::TensorProto::STRING) {
     return t.strings()[a].compare(t.strings()[b]);
   }
+  if (IsNarrow(t.elem_type())) {
+    return Order(NarrowToDouble(t.elem_type(), t.data<uint8_t>()[a]),
+                 NarrowToDouble(t.elem_type(), t.data<uint8_t>()[b]));
+  }
   int result = 0;
   VisitElementType(t.elem_type(), [&](auto v) {
     using T = decltype(v);
-    Compute<T> x = Load(t.data<T>()[a]), y = Load(t.data<T>()[b]);
-    if constexpr (kIsFloat<T>) {
-      bool nx = std::isnan(x), ny = std::isnan(y);
-      if (nx || ny) {
-        result = nx == ny ? 0 : (nx ? 1 : -1);
-        return;
-      }
-    }
-    result = x < y ? -1 : (y < x ? 1 : 0);
+    result = Order(Load(t.data<T>()[a]), Load(t.data<T>()[b]));
   });
   return result;
 }

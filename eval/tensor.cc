@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "eval/narrow.h"
 
 namespace onnxconvert::eval {
 namespace {
@@ -55,6 +56,48 @@ absl::Status CopyTyped(const Field& field, Tensor& tensor) {
   return absl::OkStatus();
 }
 
+// The elements of a narrow type (narrow.h) that `proto` packs in raw_data
+// or int32_data, one per byte of `tensor`.
+template <typename Error>
+absl::StatusOr<Tensor> NarrowFromProto(const onnx::TensorProto& proto, Tensor tensor,
+                                       Error error) {
+  int32_t type = proto.data_type();
+  int bits = NarrowProtoBits(type);
+  int per_byte = 8 / bits;
+  int64_t count = tensor.size();
+  int64_t packed = (count + per_byte - 1) / per_byte;
+  std::vector<uint8_t> bytes;
+  if (proto.has_raw_data()) {
+    bytes.assign(proto.raw_data().begin(), proto.raw_data().end());
+  } else {
+    for (int32_t v : proto.int32_data()) bytes.push_back(static_cast<uint8_t>(v));
+  }
+  if (static_cast<int64_t>(bytes.size()) != packed) {
+    return error(absl::StrCat("holds ", bytes.size(), " bytes for ", count, " elements of ",
+                              bits, " bits"));
+  }
+  absl::Span<uint8_t> out = tensor.data<uint8_t>();
+  for (int64_t i = 0; i < count; ++i) {
+    uint8_t b = static_cast<uint8_t>(bytes[i / per_byte] >> ((i % per_byte) * bits));
+    out[i] = NarrowFromProtoBits(type, b);
+  }
+  return tensor;
+}
+
+// The elements of a narrow-typed tensor packed as a proto's raw_data.
+std::string PackNarrow(const Tensor& tensor) {
+  int bits = NarrowProtoBits(tensor.elem_type());
+  int per_byte = 8 / bits;
+  std::string packed(static_cast<size_t>((tensor.size() + per_byte - 1) / per_byte), '\0');
+  absl::Span<const uint8_t> in = tensor.data<uint8_t>();
+  for (int64_t i = 0; i < tensor.size(); ++i) {
+    uint8_t b = NarrowToProtoBits(tensor.elem_type(), in[i]);
+    packed[i / per_byte] = static_cast<char>(static_cast<uint8_t>(packed[i / per_byte]) |
+                                             (b << ((i % per_byte) * bits)));
+  }
+  return packed;
+}
+
 }  // namespace
 
 float HalfToFloat(Half h) {
@@ -94,6 +137,7 @@ BHalf FloatToBHalf(float f) {
 }
 
 int ElementSize(int32_t elem_type) {
+  if (IsNarrow(elem_type)) return 1;
   int size = 0;
   VisitElementType(elem_type, [&](auto v) { size = sizeof(v); });
   return size;
@@ -155,6 +199,7 @@ absl::StatusOr<Tensor> FromProto(const onnx::TensorProto& proto, int64_t max_ele
     for (int64_t i = 0; i < count; ++i) tensor.strings()[i] = proto.string_data(i);
     return tensor;
   }
+  if (IsNarrow(proto.data_type())) return NarrowFromProto(proto, std::move(tensor), error);
   int size = ElementSize(proto.data_type());
   if (proto.has_raw_data()) {
     if (static_cast<int64_t>(proto.raw_data().size()) != count * size) {
@@ -207,6 +252,10 @@ onnx::TensorProto ToProto(const Tensor& tensor, const std::string& name) {
     for (const std::string& s : tensor.strings()) proto.add_string_data(s);
     return proto;
   }
+  if (IsNarrow(tensor.elem_type())) {
+    proto.set_raw_data(PackNarrow(tensor));
+    return proto;
+  }
   absl::Span<const uint8_t> bytes{tensor.data<uint8_t>().data(),
                                   static_cast<size_t>(tensor.size() *
                                                       ElementSize(tensor.elem_type()))};
@@ -243,6 +292,11 @@ std::string DebugString(const Tensor& tensor) {
   std::vector<std::string> values;
   if (tensor.elem_type() == onnx::TensorProto::STRING) {
     for (const std::string& s : tensor.strings()) values.push_back(absl::StrCat("\"", s, "\""));
+  }
+  if (IsNarrow(tensor.elem_type())) {
+    for (uint8_t x : tensor.data<uint8_t>()) {
+      values.push_back(absl::StrCat(NarrowToDouble(tensor.elem_type(), x)));
+    }
   }
   VisitElementType(tensor.elem_type(), [&](auto v) {
     using T = decltype(v);

@@ -75,7 +75,10 @@ class Tensor {
 };
 
 // Bytes one element of `elem_type` takes in a Tensor; 0 for strings and
-// for types the evaluator does not hold (float8, int4, complex, ...).
+// for types the evaluator does not hold (complex, ...). The narrow types
+// (float8, float4, int4, int2, ...; narrow.h) are held one per byte but
+// not visited by VisitElementType: kernels that move elements handle
+// them, Cast converts them, computing kernels refuse them.
 int ElementSize(int32_t elem_type);
 
 // Whether the evaluator holds elements of `elem_type`.
