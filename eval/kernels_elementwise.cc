@@ -118,11 +118,29 @@ absl::StatusOr<std::vector<Tensor>> Arithmetic(const KernelCall& call) {
 
 enum class Compare { kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual };
 
+// Equal of two string tensors, broadcast.
+absl::StatusOr<Tensor> StringsEqual(const KernelCall& call) {
+  const Tensor& a = *call.inputs[0];
+  const Tensor& b = *call.inputs[1];
+  absl::StatusOr<std::vector<int64_t>> dims = BroadcastDims({a.dims(), b.dims()});
+  if (!dims.ok()) return call.Error(dims.status().message());
+  Tensor out(onnx::TensorProto::BOOL, *dims);
+  BroadcastCursor ca(*dims, a.dims()), cb(*dims, b.dims());
+  for (int64_t i = 0; i < out.size(); ++i, ca.Next(), cb.Next()) {
+    out.data<bool>()[i] = a.strings()[ca.offset()] == b.strings()[cb.offset()];
+  }
+  return out;
+}
+
 template <Compare kOp, bool kLegacy>
 absl::StatusOr<std::vector<Tensor>> Comparison(const KernelCall& call) {
   OC_RETURN_IF_ERROR(SameTypes(call));
   if (call.inputs.size() != 2) return call.Error("expects 2 inputs");
   int32_t type = call.inputs[0]->elem_type();
+  if (kOp == Compare::kEqual && !kLegacy && type == onnx::TensorProto::STRING) {
+    OC_ASSIGN_OR_RETURN(Tensor out, StringsEqual(call));
+    return One(std::move(out));
+  }
   absl::StatusOr<Tensor> out = call.Error(absl::StrCat("no kernel for ", ElementTypeName(type)));
   VisitElementType(type, [&](auto v) {
     using T = decltype(v);

@@ -1,10 +1,13 @@
 // The evaluator against the ONNX backend corpus, one node at a time: every
-// case whose graph is one node of an op the math, reduction, indexing,
-// string, ml and cast kernels compute is evaluated through EvaluateNode on
-// the case's inputs and compared with its expected outputs (integers, bool
-// and strings exactly; float and double with rtol 1e-5, atol 1e-6; float16
-// and bfloat16 in their own precision). Prints the pass count per op; fails
-// for a case that does not pass unless kKnownGaps names it.
+// case whose graph is one node of an op the elementwise, math, reduction,
+// indexing, resize, string, ml and cast kernels compute is evaluated
+// through EvaluateNode on the case's inputs and compared with its expected
+// outputs (integers, bool and strings exactly; float and double with rtol
+// 1e-5, atol 1e-6; float16 and bfloat16 in their own precision). So are
+// the flat multi-node graphs (the *_expanded function bodies) whose nodes
+// all have kernels, node after node in graph order, counted apart. Prints
+// the pass count per op; fails for a case that does not pass unless
+// KnownGaps names it.
 //
 // NODE_CASES_FILTER=<substring of the case name> narrows the run.
 
@@ -42,8 +45,8 @@ bool InScope(absl::string_view domain, absl::string_view op) {
   static const auto* ops = [] {
     auto* set = new absl::flat_hash_set<std::string>;
     for (absl::Span<const KernelRow> family :
-         {MathKernels(), ReduceKernels(), IndexKernels(), ResizeKernels(), StringKernels(),
-          MlKernels(), CastKernels()}) {
+         {ElementwiseKernels(), MathKernels(), ReduceKernels(), IndexKernels(), ResizeKernels(),
+          StringKernels(), MlKernels(), CastKernels()}) {
       for (const KernelRow& row : family) set->insert(absl::StrCat(row.domain, "/", row.op));
     }
     return set;
@@ -101,17 +104,8 @@ struct Tally {
   int passed = 0;
 };
 
-// Runs one single-node case: "" when it passes, "skip" when it is out of
-// scope or its inputs are not tensors, else why it fails.
-std::string RunCase(const testing::CorpusCase& c, std::string* op_name) {
-  absl::StatusOr<std::string> bytes = ReadFile(c.model_path);
-  onnx::ModelProto model;
-  if (!bytes.ok() || !model.ParseFromString(*bytes)) return "skip";
-  const onnx::GraphProto& graph = model.graph();
-  if (graph.node_size() != 1) return "skip";
-  const onnx::NodeProto& node = graph.node(0);
-  if (!InScope(node.domain(), node.op_type())) return "skip";
-  *op_name = absl::StrCat(node.domain().empty() ? "" : node.domain() + ".", node.op_type());
+// The since_version `node` binds to in `model`, or 0 when it has none.
+int SinceVersion(const onnx::ModelProto& model, const onnx::NodeProto& node) {
   int64_t opset = 0;
   for (const onnx::OperatorSetIdProto& import : model.opset_import()) {
     if (schema::Registry::CanonicalDomain(import.domain()) ==
@@ -121,10 +115,43 @@ std::string RunCase(const testing::CorpusCase& c, std::string* op_name) {
   }
   const schema::OpSchema* op =
       schema::Registry::Get().Lookup(node.domain(), node.op_type(), opset);
-  if (op == nullptr) return "no schema";
+  return op == nullptr ? 0 : op->since_version;
+}
+
+// Whether the case is one to run: a single node of an op in scope, or
+// (`multi`) a flat graph of several nodes that all have kernels.
+bool Runnable(const onnx::ModelProto& model, bool* multi) {
+  const onnx::GraphProto& graph = model.graph();
   for (const onnx::ValueInfoProto& value : graph.input()) {
-    if (!value.type().has_tensor_type()) return "skip";
+    if (!value.type().has_tensor_type()) return false;
   }
+  *multi = graph.node_size() > 1;
+  if (!*multi) {
+    return graph.node_size() == 1 && InScope(graph.node(0).domain(), graph.node(0).op_type());
+  }
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const onnx::AttributeProto& a : node.attribute()) {
+      if (a.has_g() || a.graphs_size() > 0) return false;
+    }
+    int since = SinceVersion(model, node);
+    if (since == 0 || FindKernel(node.domain(), node.op_type(), since) == nullptr) return false;
+  }
+  return true;
+}
+
+// Runs one case: "" when it passes, "skip" when it is not runnable, else
+// why it fails. `label` gets the op (single node) or "(multi-node)".
+std::string RunCase(const testing::CorpusCase& c, std::string* label) {
+  absl::StatusOr<std::string> bytes = ReadFile(c.model_path);
+  onnx::ModelProto model;
+  if (!bytes.ok() || !model.ParseFromString(*bytes)) return "skip";
+  bool multi = false;
+  if (!Runnable(model, &multi)) return "skip";
+  const onnx::GraphProto& graph = model.graph();
+  const onnx::NodeProto& first = graph.node(0);
+  *label = multi ? "(multi-node graphs)"
+                 : absl::StrCat(first.domain().empty() ? "" : first.domain() + ".",
+                                first.op_type());
   std::vector<std::string> sets;
   for (int k = 0;; ++k) {
     std::string dir = absl::StrCat(c.dir, "/test_data_set_", k);
@@ -139,33 +166,41 @@ std::string RunCase(const testing::CorpusCase& c, std::string* op_name) {
       if (!t.ok()) return std::string(t.status().message());
       values[init.name()] = *std::move(t);
     }
-    for (int i = 0; i < graph.input_size(); ++i) {
-      absl::StatusOr<std::string> pb = ReadFile(absl::StrCat(dir, "/input_", i, ".pb"));
+    // The inputs that are not initializers (older models list those too)
+    // are input_0.pb, input_1.pb, ... in order.
+    int next = 0;
+    for (const onnx::ValueInfoProto& input : graph.input()) {
+      if (values.contains(input.name())) continue;
+      absl::StatusOr<std::string> pb = ReadFile(absl::StrCat(dir, "/input_", next++, ".pb"));
       onnx::TensorProto proto;
       if (!pb.ok() || !proto.ParseFromString(*pb)) return "unreadable input";
       absl::StatusOr<Tensor> t = FromProto(proto);
       if (!t.ok()) return absl::StrCat("input: ", t.status().message());
-      values[graph.input(i).name()] = *std::move(t);
+      values[input.name()] = *std::move(t);
     }
-    std::vector<const Tensor*> inputs;
-    for (const std::string& name : node.input()) {
-      auto it = values.find(name);
-      inputs.push_back(name.empty() || it == values.end() ? nullptr : &it->second);
+    for (const onnx::NodeProto& node : graph.node()) {
+      std::vector<const Tensor*> inputs;
+      for (const std::string& name : node.input()) {
+        auto it = values.find(name);
+        if (!name.empty() && it == values.end()) return absl::StrCat("no value for ", name);
+        inputs.push_back(name.empty() ? nullptr : &it->second);
+      }
+      absl::StatusOr<std::vector<Tensor>> outputs =
+          EvaluateNode(node, SinceVersion(model, node), inputs);
+      if (!outputs.ok()) return std::string(outputs.status().message());
+      for (int k = 0; k < node.output_size(); ++k) {
+        if (!node.output(k).empty()) values[node.output(k)] = (*outputs)[k];
+      }
     }
-    absl::StatusOr<std::vector<Tensor>> outputs = EvaluateNode(node, op->since_version, inputs);
-    if (!outputs.ok()) return std::string(outputs.status().message());
     for (int i = 0; i < graph.output_size(); ++i) {
       absl::StatusOr<std::string> pb = ReadFile(absl::StrCat(dir, "/output_", i, ".pb"));
       onnx::TensorProto proto;
       if (!pb.ok() || !proto.ParseFromString(*pb)) return "unreadable output";
       absl::StatusOr<Tensor> want = FromProto(proto);
       if (!want.ok()) return absl::StrCat("output: ", want.status().message());
-      int slot = -1;
-      for (int k = 0; k < node.output_size(); ++k) {
-        if (node.output(k) == graph.output(i).name()) slot = k;
-      }
-      if (slot < 0 || slot >= static_cast<int>(outputs->size())) return "output not computed";
-      std::string why = Compare((*outputs)[slot], *want);
+      auto it = values.find(graph.output(i).name());
+      if (it == values.end()) return "output not computed";
+      std::string why = Compare(it->second, *want);
       if (!why.empty()) return absl::StrCat("output ", i, ": ", why);
     }
   }
