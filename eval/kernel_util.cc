@@ -70,11 +70,34 @@ absl::StatusOr<std::optional<std::vector<int64_t>>> IntsOf(const KernelCall& cal
                                                            absl::string_view name, int input) {
   if (std::optional<std::vector<int64_t>> ints = call.Ints(name)) return ints;
   if (const Tensor* tensor = call.input(input)) {
-    absl::StatusOr<std::vector<int64_t>> values = ToInt64s(*tensor);
-    if (!values.ok()) return call.Error(values.status().message());
-    return std::optional<std::vector<int64_t>>(*std::move(values));
+    OC_ASSIGN_OR_RETURN(std::vector<int64_t> values, Int64s(call, *tensor));
+    return std::optional<std::vector<int64_t>>(std::move(values));
   }
   return std::optional<std::vector<int64_t>>();
+}
+
+std::string NoKernel(int32_t elem_type) {
+  return absl::StrCat("no kernel for elements of ", ElementTypeName(elem_type));
+}
+
+absl::StatusOr<std::vector<int64_t>> Int64s(const KernelCall& call, const Tensor& tensor) {
+  absl::StatusOr<std::vector<int64_t>> values = ToInt64s(tensor);
+  if (!values.ok()) return call.Error(values.status().message());
+  return values;
+}
+
+absl::StatusOr<std::vector<double>> Doubles(const KernelCall& call, const Tensor& tensor) {
+  std::vector<double> values;
+  VisitElementType(tensor.elem_type(), [&](auto v) {
+    using T = decltype(v);
+    if constexpr (kIsNumber<T>) {
+      for (const T& x : tensor.data<T>()) values.push_back(static_cast<double>(Load(x)));
+    }
+  });
+  if (static_cast<int64_t>(values.size()) != tensor.size()) {
+    return call.Error(absl::StrCat("expected numbers, got ", ElementTypeName(tensor.elem_type())));
+  }
+  return values;
 }
 
 AxisSplit SplitAt(absl::Span<const int64_t> dims, int64_t axis) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -133,6 +134,33 @@ absl::StatusOr<int64_t> Axis(const KernelCall& call, int64_t axis, int64_t rank)
 // `input` (nullopt when neither is given).
 absl::StatusOr<std::optional<std::vector<int64_t>>> IntsOf(const KernelCall& call,
                                                            absl::string_view name, int input);
+
+// "no kernel for elements of <type>", for kernels refusing a type.
+std::string NoKernel(int32_t elem_type);
+
+// The elements of an integer tensor as int64, or an error naming the node.
+absl::StatusOr<std::vector<int64_t>> Int64s(const KernelCall& call, const Tensor& tensor);
+
+// The elements of a numeric tensor as double, or an error naming the node.
+absl::StatusOr<std::vector<double>> Doubles(const KernelCall& call, const Tensor& tensor);
+
+// a + b and a * b, wrapping for integers (through uint64, never UB).
+template <typename A>
+A WrapAdd(A a, A b) {
+  if constexpr (std::is_integral_v<A>) {
+    return static_cast<A>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  } else {
+    return a + b;
+  }
+}
+template <typename A>
+A WrapMul(A a, A b) {
+  if constexpr (std::is_integral_v<A>) {
+    return static_cast<A>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  } else {
+    return a * b;
+  }
+}
 
 // The outer, axis and inner extents of `dims` around `axis`: the products
 // of the dims before it, the dim itself, and the dims after it.

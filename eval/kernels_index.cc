@@ -23,10 +23,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-std::string NoKernel(int32_t type) {
-  return absl::StrCat("no kernel for elements of ", ElementTypeName(type));
-}
-
 // `index` in [0, dim) after counting a negative one from the end, or an
 // error naming it.
 absl::StatusOr<int64_t> InRange(const KernelCall& call, int64_t index, int64_t dim) {
@@ -34,12 +30,6 @@ absl::StatusOr<int64_t> InRange(const KernelCall& call, int64_t index, int64_t d
     return call.Error(absl::StrCat("index ", index, " is out of range for a dim of ", dim));
   }
   return index < 0 ? index + dim : index;
-}
-
-absl::StatusOr<std::vector<int64_t>> Int64s(const KernelCall& call, const Tensor& tensor) {
-  absl::StatusOr<std::vector<int64_t>> values = ToInt64s(tensor);
-  if (!values.ok()) return call.Error(values.status().message());
-  return values;
 }
 
 // The multi-index of row-major element `offset` of a tensor of `dims`.
@@ -358,15 +348,8 @@ absl::StatusOr<Tensor> ApplyUpdates(const KernelCall& call, const Tensor& data,
         C a = Load(o[dst]), b = Load(u[src]);
         C r = a;
         switch (combine) {
-          case Combine::kAdd:
-          case Combine::kMul:
-            if constexpr (std::is_integral_v<C>) {
-              uint64_t x = static_cast<uint64_t>(a), y = static_cast<uint64_t>(b);
-              r = static_cast<C>(combine == Combine::kAdd ? x + y : x * y);
-            } else {
-              r = combine == Combine::kAdd ? a + b : a * b;
-            }
-            break;
+          case Combine::kAdd: r = WrapAdd(a, b); break;
+          case Combine::kMul: r = WrapMul(a, b); break;
           case Combine::kMax: r = b > a ? b : a; break;
           case Combine::kMin: r = b < a ? b : a; break;
           case Combine::kNone: r = b; break;
@@ -452,16 +435,14 @@ std::vector<int64_t> TruncatedInts(const Tensor& tensor, int64_t invalid) {
   VisitElementType(tensor.elem_type(), [&](auto v) {
     using T = decltype(v);
     for (const T& x : tensor.data<T>()) {
-      double d = static_cast<double>(Load(x));
-      if constexpr (std::is_same_v<T, uint64_t> || std::is_same_v<T, int64_t>) {
-        values.push_back(x > static_cast<T>(std::numeric_limits<int64_t>::max())
-                             ? invalid
-                             : static_cast<int64_t>(x));
-      } else if (!(std::trunc(d) >= -9223372036854775808.0 &&
-                   std::trunc(d) < 9223372036854775808.0)) {
-        values.push_back(invalid);
+      if constexpr (std::is_integral_v<T>) {
+        bool fits = !std::is_same_v<T, uint64_t> ||
+                    x <= static_cast<T>(std::numeric_limits<int64_t>::max());
+        values.push_back(fits ? static_cast<int64_t>(x) : invalid);
       } else {
-        values.push_back(static_cast<int64_t>(std::trunc(d)));
+        absl::Status status;
+        int64_t i = TruncateTo<int64_t>(Load(x), status);
+        values.push_back(status.ok() ? i : invalid);
       }
     }
   });
@@ -894,12 +875,7 @@ Outputs Col2ImKernel(const KernelCall& call) {
             if (pixel < 0) continue;
             int64_t src = (nc * block_size + kb) * columns + col;
             A& target = acc[nc * image_size + pixel];
-            if constexpr (std::is_integral_v<A>) {
-              target = static_cast<A>(static_cast<uint64_t>(target) +
-                                      static_cast<uint64_t>(Load(in[src])));
-            } else {
-              target += Load(in[src]);
-            }
+            target = WrapAdd(target, static_cast<A>(Load(in[src])));
           }
         }
       }
@@ -916,7 +892,7 @@ constexpr KernelRow kRows[] = {
     {"", "Pad", 1, kLast, PadKernel},
     {"", "GatherElements", 11, kLast, GatherElementsKernel},
     {"", "GatherND", 11, kLast, GatherNDKernel},
-    {"", "Scatter", 9, 10, ScatterElementsKernel},
+    {"", "Scatter", 9, kLast, ScatterElementsKernel},  // deprecated from 11, as it was
     {"", "ScatterElements", 11, kLast, ScatterElementsKernel},
     {"", "ScatterND", 11, kLast, ScatterNDKernel},
     {"", "OneHot", 9, kLast, OneHotKernel},

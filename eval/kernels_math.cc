@@ -120,10 +120,6 @@ double Apply(Fn fn, double x, const Params& p) {
   return x;
 }
 
-std::string NoKernel(int32_t type) {
-  return absl::StrCat("no kernel for elements of ", ElementTypeName(type));
-}
-
 // Runs `body(T{})` for the storage type of `x`'s elements when `Allowed<T>`
 // holds, else fails naming the type.
 template <template <typename> class Allowed, typename Body>
@@ -320,16 +316,6 @@ Outputs ClipKernel(const KernelCall& call) {
   });
 }
 
-// a * b wrapping for integers.
-template <typename C>
-C WrappingMul(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    return static_cast<C>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-  } else {
-    return a * b;
-  }
-}
-
 // PRelu: slope * x below 0; the slope broadcasts to X (from 7; before, it
 // is one element or X's shape).
 Outputs PReluKernel(const KernelCall& call) {
@@ -345,7 +331,7 @@ Outputs PReluKernel(const KernelCall& call) {
     using C = Compute<T>;
     OC_ASSIGN_OR_RETURN(Tensor out, (MapBinary<T, T, T>(call, false, x->elem_type(),
                                                         [](C a, C s, absl::Status&) {
-                                                          return a < C{0} ? WrappingMul(s, a) : a;
+                                                          return a < C{0} ? WrapMul(s, a) : a;
                                                         })));
     if (out.dims() != x->dims()) return call.Error("slope does not broadcast to X");
     return One(std::move(out));

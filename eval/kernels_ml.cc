@@ -20,10 +20,6 @@ namespace {
 
 constexpr char kMl[] = "ai.onnx.ml";
 
-std::string NoKernel(int32_t type) {
-  return absl::StrCat("no kernel for elements of ", ElementTypeName(type));
-}
-
 // ArrayFeatureExtractor: the elements of the last axis that Y's indices
 // (flattened) name; a 1-D input gives one row.
 Outputs ArrayFeatureExtractorKernel(const KernelCall& call) {
@@ -31,20 +27,19 @@ Outputs ArrayFeatureExtractorKernel(const KernelCall& call) {
   const Tensor* y = call.input(1);
   if (x == nullptr || y == nullptr) return call.Error("an input is absent");
   if (x->rank() == 0) return call.Error("X is a scalar");
-  absl::StatusOr<std::vector<int64_t>> indices = ToInt64s(*y);
-  if (!indices.ok()) return call.Error(indices.status().message());
+  OC_ASSIGN_OR_RETURN(std::vector<int64_t> indices, Int64s(call, *y));
   int64_t last = x->dims().back();
-  for (int64_t i : *indices) {
+  for (int64_t i : indices) {
     if (i < 0 || i >= last) return call.Error(absl::StrCat("index ", i, " is out of range"));
   }
-  int64_t n = static_cast<int64_t>(indices->size());
+  int64_t n = static_cast<int64_t>(indices.size());
   std::vector<int64_t> dims = x->rank() == 1 ? std::vector<int64_t>{1, n} : x->dims();
   dims.back() = n;
   int64_t rows = last == 0 ? 0 : x->size() / last;
   std::vector<int64_t> offsets;
   offsets.reserve(rows * n);
   for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t i : *indices) offsets.push_back(r * last + i);
+    for (int64_t i : indices) offsets.push_back(r * last + i);
   }
   return One(Pick(*x, dims, offsets));
 }
@@ -247,15 +242,7 @@ absl::StatusOr<std::vector<double>> DoublesOf(const KernelCall& call, const char
   }
   absl::StatusOr<Tensor> t = FromProto(a->t());
   if (!t.ok()) return call.Error(t.status().message());
-  std::vector<double> values;
-  VisitElementType(t->elem_type(), [&](auto v) {
-    using T = decltype(v);
-    for (const T& x : t->data<T>()) values.push_back(static_cast<double>(Load(x)));
-  });
-  if (static_cast<int64_t>(values.size()) != t->size()) {
-    return call.Error(absl::StrCat(name, " holds ", ElementTypeName(t->elem_type())));
-  }
-  return values;
+  return Doubles(call, *t);
 }
 
 std::vector<int64_t> IntsOr(const KernelCall& call, const char* name) {

@@ -52,9 +52,7 @@ absl::StatusOr<std::optional<std::vector<bool>>> ReducedAxes(const KernelCall& c
   std::vector<int64_t> axes;
   if (axes_input) {
     if (const Tensor* given = call.input(1)) {
-      absl::StatusOr<std::vector<int64_t>> values = ToInt64s(*given);
-      if (!values.ok()) return call.Error(values.status().message());
-      axes = *std::move(values);
+      OC_ASSIGN_OR_RETURN(axes, Int64s(call, *given));
     }
     if (axes.empty() && call.Int("noop_with_empty_axes", 0) != 0) {
       return std::optional<std::vector<bool>>();
@@ -112,24 +110,6 @@ using Acc = std::conditional_t<kIsFloat<T> || kOp == Reduction::kL2 ||
                                    kOp == Reduction::kLogSum || kOp == Reduction::kLogSumExp,
                                double,
                                std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
-
-template <typename A>
-A WrapAdd(A a, A b) {
-  if constexpr (std::is_integral_v<A>) {
-    return static_cast<A>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-  } else {
-    return a + b;
-  }
-}
-
-template <typename A>
-A WrapMul(A a, A b) {
-  if constexpr (std::is_integral_v<A>) {
-    return static_cast<A>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-  } else {
-    return a * b;
-  }
-}
 
 template <Reduction kOp, typename T>
 Acc<kOp, T> Identity() {
@@ -248,8 +228,7 @@ Outputs ReduceKernel(const KernelCall& call) {
                       ReducedAxes(call, x->rank(), AxesFromInput(kOp, call.since_version)));
   if (!reduced) return One(*x);
   std::vector<int64_t> dims = ReducedDims(x->dims(), *reduced, call.Int("keepdims", 1) != 0);
-  Outputs out = call.Error(absl::StrCat("no kernel for elements of ",
-                                        ElementTypeName(x->elem_type())));
+  Outputs out = call.Error(NoKernel(x->elem_type()));
   VisitElementType(x->elem_type(), [&](auto v) {
     using T = decltype(v);
     constexpr bool kBoolAllowed = kOp == Reduction::kMax || kOp == Reduction::kMin;
@@ -299,8 +278,7 @@ Outputs ArgKernel(const KernelCall& call) {
   Tensor out(onnx::TensorProto::INT64,
              ReducedDims(x->dims(), reduced, call.Int("keepdims", 1) != 0));
   absl::Span<int64_t> o = out.data<int64_t>();
-  Outputs result = call.Error(absl::StrCat("no kernel for elements of ",
-                                           ElementTypeName(x->elem_type())));
+  Outputs result = call.Error(NoKernel(x->elem_type()));
   VisitElementType(x->elem_type(), [&](auto v) {
     using T = decltype(v);
     if constexpr (kIsNumber<T>) {
@@ -337,9 +315,8 @@ Outputs TopKKernel(const KernelCall& call) {
   if (call.since_version >= 10) {
     const Tensor* given = call.input(1);
     if (given == nullptr || given->size() != 1) return call.Error("K is not one integer");
-    absl::StatusOr<std::vector<int64_t>> values = ToInt64s(*given);
-    if (!values.ok()) return call.Error(values.status().message());
-    k = (*values)[0];
+    OC_ASSIGN_OR_RETURN(std::vector<int64_t> values, Int64s(call, *given));
+    k = values[0];
   }
   OC_ASSIGN_OR_RETURN(int64_t axis, Axis(call, call.Int("axis", -1), x->rank()));
   AxisSplit s = SplitAt(x->dims(), axis);
@@ -350,8 +327,7 @@ Outputs TopKKernel(const KernelCall& call) {
   Tensor indices(onnx::TensorProto::INT64, dims);
   std::vector<int64_t> picked;
   picked.reserve(indices.size());
-  Outputs result = call.Error(absl::StrCat("no kernel for elements of ",
-                                           ElementTypeName(x->elem_type())));
+  Outputs result = call.Error(NoKernel(x->elem_type()));
   VisitElementType(x->elem_type(), [&](auto v) {
     using T = decltype(v);
     if constexpr (kIsNumber<T>) {
@@ -399,14 +375,12 @@ Outputs CumulativeKernel(const KernelCall& call) {
   const Tensor* axis_input = call.input(1);
   if (x == nullptr || axis_input == nullptr) return call.Error("an input is absent");
   if (axis_input->size() != 1) return call.Error("axis is not one integer");
-  absl::StatusOr<std::vector<int64_t>> axis_value = ToInt64s(*axis_input);
-  if (!axis_value.ok()) return call.Error(axis_value.status().message());
-  OC_ASSIGN_OR_RETURN(int64_t axis, Axis(call, (*axis_value)[0], x->rank()));
+  OC_ASSIGN_OR_RETURN(std::vector<int64_t> axis_value, Int64s(call, *axis_input));
+  OC_ASSIGN_OR_RETURN(int64_t axis, Axis(call, axis_value[0], x->rank()));
   bool exclusive = call.Int("exclusive", 0) != 0;
   bool reverse = call.Int("reverse", 0) != 0;
   AxisSplit s = SplitAt(x->dims(), axis);
-  Outputs result = call.Error(absl::StrCat("no kernel for elements of ",
-                                           ElementTypeName(x->elem_type())));
+  Outputs result = call.Error(NoKernel(x->elem_type()));
   VisitElementType(x->elem_type(), [&](auto v) {
     using T = decltype(v);
     if constexpr (kIsNumber<T>) {
@@ -569,7 +543,7 @@ Outputs EinsumKernel(const KernelCall& call) {
       if (input.dims()[a] != 1 || range[l] == 1) strides[i][l] += in_strides[a];
     }
   }
-  Outputs result = call.Error(absl::StrCat("no kernel for elements of ", ElementTypeName(type)));
+  Outputs result = call.Error(NoKernel(type));
   VisitElementType(type, [&](auto v) {
     using T = decltype(v);
     if constexpr (kIsNumber<T>) {

@@ -91,18 +91,14 @@ struct Plan {
   std::vector<double> roi_start, roi_end;
 };
 
-absl::StatusOr<std::vector<double>> Doubles(const KernelCall& call, const Tensor& tensor) {
-  std::vector<double> values;
-  bool held = VisitElementType(tensor.elem_type(), [&](auto v) {
-    using T = decltype(v);
-    if constexpr (kIsFloat<T>) {
-      for (const T& x : tensor.data<T>()) values.push_back(Load(x));
-    }
-  });
-  if (!held || static_cast<int64_t>(values.size()) != tensor.size()) {
+// The elements of a floating-point tensor (scales, roi) as double.
+absl::StatusOr<std::vector<double>> Floats(const KernelCall& call, const Tensor& tensor) {
+  bool floating = false;
+  VisitElementType(tensor.elem_type(), [&](auto v) { floating = kIsFloat<decltype(v)>; });
+  if (!floating) {
     return call.Error(absl::StrCat("expected floats, got ", ElementTypeName(tensor.elem_type())));
   }
-  return values;
+  return Doubles(call, tensor);
 }
 
 // The output dims and scales from `scales` or `sizes` (over `axes`),
@@ -188,19 +184,18 @@ absl::StatusOr<Plan> PlanResize11(const KernelCall& call, const Tensor& x) {
   bool has_sizes = sizes_input != nullptr && sizes_input->size() > 0;
   if (has_scales == has_sizes) return call.Error("give exactly one of scales and sizes");
   if (has_scales) {
-    OC_ASSIGN_OR_RETURN(std::vector<double> scales, Doubles(call, *scales_input));
+    OC_ASSIGN_OR_RETURN(std::vector<double> scales, Floats(call, *scales_input));
     OC_RETURN_IF_ERROR(PlanSizes(call, x, axes, &scales, nullptr, plan));
   } else {
-    absl::StatusOr<std::vector<int64_t>> sizes = ToInt64s(*sizes_input);
-    if (!sizes.ok()) return call.Error(sizes.status().message());
-    OC_RETURN_IF_ERROR(PlanSizes(call, x, axes, nullptr, &*sizes, plan));
+    OC_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, Int64s(call, *sizes_input));
+    OC_RETURN_IF_ERROR(PlanSizes(call, x, axes, nullptr, &sizes, plan));
   }
   plan.roi_start.assign(rank, 0.0);
   plan.roi_end.assign(rank, 1.0);
   if (plan.coordinates == Coordinates::kTfCropAndResize) {
     const Tensor* roi = call.input(1);
     if (roi == nullptr) return call.Error("tf_crop_and_resize needs roi");
-    OC_ASSIGN_OR_RETURN(std::vector<double> values, Doubles(call, *roi));
+    OC_ASSIGN_OR_RETURN(std::vector<double> values, Floats(call, *roi));
     if (values.size() != 2 * axes.size()) return call.Error("roi does not fit the axes");
     for (size_t i = 0; i < axes.size(); ++i) {
       plan.roi_start[axes[i]] = values[i];
@@ -229,7 +224,7 @@ absl::StatusOr<Plan> PlanLegacy(const KernelCall& call, const Tensor& x, bool up
   } else {
     const Tensor* input = call.input(1);
     if (input == nullptr) return call.Error("scales is absent");
-    OC_ASSIGN_OR_RETURN(scales, Doubles(call, *input));
+    OC_ASSIGN_OR_RETURN(scales, Floats(call, *input));
   }
   std::vector<int64_t> axes(x.rank());
   for (int64_t i = 0; i < x.rank(); ++i) axes[i] = i;
@@ -508,7 +503,7 @@ Outputs UpsampleKernel(const KernelCall& call) {
 
 constexpr KernelRow kRows[] = {
     {"", "Resize", 10, kLast, ResizeKernel},
-    {"", "Upsample", 1, 9, UpsampleKernel},
+    {"", "Upsample", 1, kLast, UpsampleKernel},  // deprecated from 10, as 9 was
 };
 
 }  // namespace

@@ -6,8 +6,7 @@
 // 1e-5, atol 1e-6; float16 and bfloat16 in their own precision). So are
 // the flat multi-node graphs (the *_expanded function bodies) whose nodes
 // all have kernels, node after node in graph order, counted apart. Prints
-// the pass count per op; fails for a case that does not pass unless
-// KnownGaps names it.
+// the pass count per op, and fails for every case that does not pass.
 //
 // NODE_CASES_FILTER=<substring of the case name> narrows the run.
 
@@ -32,13 +31,6 @@
 
 namespace onnxconvert::eval {
 namespace {
-
-// Cases of the ops in scope that are known not to pass, and why.
-const absl::flat_hash_map<std::string, std::string>& KnownGaps() {
-  static const auto* gaps = new absl::flat_hash_map<std::string, std::string>{
-  };
-  return *gaps;
-}
 
 // The kernel families this test checks.
 bool InScope(absl::string_view domain, absl::string_view op) {
@@ -207,12 +199,12 @@ std::string RunCase(const testing::CorpusCase& c, std::string* label) {
   return "";
 }
 
-TEST(NodeCasesTest, SingleNodeCasesPass) {
+TEST(NodeCasesTest, CasesPass) {
   absl::StatusOr<std::vector<testing::CorpusCase>> cases = testing::ListCorpusCases();
   ASSERT_TRUE(cases.ok()) << cases.status();
   const char* filter = std::getenv("NODE_CASES_FILTER");
   std::map<std::string, Tally> per_op;
-  std::vector<std::string> unexpected;
+  std::vector<std::string> failed;
   int attempted = 0, passed = 0;
   for (const testing::CorpusCase& c : *cases) {
     if (absl::StartsWith(c.name, "real/")) continue;
@@ -228,15 +220,14 @@ TEST(NodeCasesTest, SingleNodeCasesPass) {
       ++passed;
       continue;
     }
-    std::string base = c.name.substr(c.name.find('/') + 1);
     std::cout << "FAIL " << c.name << ": " << why.substr(0, 400) << "\n";
-    if (!KnownGaps().contains(base)) unexpected.push_back(c.name);
+    failed.push_back(c.name);
   }
   for (const auto& [op, tally] : per_op) {
     std::cout << op << " " << tally.passed << "/" << tally.attempted << "\n";
   }
   std::cout << "total " << passed << "/" << attempted << "\n";
-  for (const std::string& name : unexpected) ADD_FAILURE() << name << " fails";
+  for (const std::string& name : failed) ADD_FAILURE() << name << " fails";
 }
 
 }  // namespace
