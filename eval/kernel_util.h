@@ -138,6 +138,35 @@ absl::StatusOr<std::optional<std::vector<int64_t>>> IntsOf(const KernelCall& cal
 // "no kernel for elements of <type>", for kernels refusing a type.
 std::string NoKernel(int32_t elem_type);
 
+// Type sets for ForTypes: floating point (float16 and bfloat16 too),
+// numbers (all but bool), integers, unsigned integers.
+template <typename T>
+struct FloatTypes : std::bool_constant<kIsFloat<T>> {};
+template <typename T>
+struct NumberTypes : std::bool_constant<kIsNumber<T>> {};
+template <typename T>
+struct IntegerTypes : std::bool_constant<std::is_integral_v<T> && kIsNumber<T>> {};
+template <typename T>
+struct UnsignedTypes : std::bool_constant<std::is_unsigned_v<T> && kIsNumber<T>> {};
+
+// `body(T{})` (returning Outputs) for the storage type T of `elem_type`
+// when `Allowed<T>` holds; else an error naming the type.
+template <template <typename> class Allowed, typename Body>
+Outputs ForTypes(const KernelCall& call, int32_t elem_type, Body body) {
+  Outputs out = call.Error(NoKernel(elem_type));
+  VisitElementType(elem_type, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (Allowed<T>::value) out = body(T{});
+  });
+  return out;
+}
+
+// What T accumulates in: double for floating point, else a 64-bit integer
+// of T's signedness (which wraps as T does when stored back).
+template <typename T>
+using Wide = std::conditional_t<kIsFloat<T>, double,
+                                std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
+
 // The elements of an integer tensor as int64, or an error naming the node.
 absl::StatusOr<std::vector<int64_t>> Int64s(const KernelCall& call, const Tensor& tensor);
 

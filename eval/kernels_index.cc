@@ -855,37 +855,33 @@ Outputs Col2ImKernel(const KernelCall& call) {
   OC_ASSIGN_OR_RETURN(int64_t count, Count(call, dims));
   int64_t image_size = count / std::max<int64_t>(batch * channels, 1);
   std::vector<int64_t> image_strides = Strides(image_shape);
-  Outputs result = call.Error(NoKernel(x->elem_type()));
-  VisitElementType(x->elem_type(), [&](auto v) {
+  return ForTypes<NumberTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
-    if constexpr (kIsNumber<T>) {
-      using A = std::conditional_t<kIsFloat<T>, double, Compute<T>>;
-      std::vector<A> acc(count, A{0});
-      absl::Span<const T> in = x->data<T>();
-      for (int64_t nc = 0; nc < batch * channels; ++nc) {
-        for (int64_t kb = 0; kb < block_size; ++kb) {
-          std::vector<int64_t> offset = Unravel(kb, block_shape);
-          for (int64_t col = 0; col < columns; ++col) {
-            std::vector<int64_t> at = Unravel(col, grid);
-            int64_t pixel = 0;
-            for (size_t i = 0; i < n && pixel >= 0; ++i) {
-              int64_t p = at[i] * strides[i] - pads[i] + offset[i] * dilations[i];
-              pixel = p < 0 || p >= image_shape[i] ? -1 : pixel + p * image_strides[i];
-            }
-            if (pixel < 0) continue;
-            int64_t src = (nc * block_size + kb) * columns + col;
-            A& target = acc[nc * image_size + pixel];
-            target = WrapAdd(target, static_cast<A>(Load(in[src])));
+    using A = Wide<T>;
+    std::vector<A> acc(count, A{0});
+    absl::Span<const T> in = x->data<T>();
+    for (int64_t nc = 0; nc < batch * channels; ++nc) {
+      for (int64_t kb = 0; kb < block_size; ++kb) {
+        std::vector<int64_t> offset = Unravel(kb, block_shape);
+        for (int64_t col = 0; col < columns; ++col) {
+          std::vector<int64_t> at = Unravel(col, grid);
+          int64_t pixel = 0;
+          for (size_t i = 0; i < n && pixel >= 0; ++i) {
+            int64_t p = at[i] * strides[i] - pads[i] + offset[i] * dilations[i];
+            pixel = p < 0 || p >= image_shape[i] ? -1 : pixel + p * image_strides[i];
           }
+          if (pixel < 0) continue;
+          int64_t src = (nc * block_size + kb) * columns + col;
+          A& target = acc[nc * image_size + pixel];
+          target = WrapAdd(target, static_cast<A>(Load(in[src])));
         }
       }
-      Tensor out(x->elem_type(), dims);
-      absl::Span<T> o = out.data<T>();
-      for (int64_t i = 0; i < count; ++i) o[i] = Store<T>(static_cast<Compute<T>>(acc[i]));
-      result = One(std::move(out));
     }
+    Tensor out(x->elem_type(), dims);
+    absl::Span<T> o = out.data<T>();
+    for (int64_t i = 0; i < count; ++i) o[i] = Store<T>(static_cast<Compute<T>>(acc[i]));
+    return One(std::move(out));
   });
-  return result;
 }
 
 constexpr KernelRow kRows[] = {

@@ -83,6 +83,9 @@ double Softplus(double x) {
   return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
 }
 
+// x clamped to [0, 1], NaN kept.
+double Clamp01(double x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
+
 double Apply(Fn fn, double x, const Params& p) {
   switch (fn) {
     case Fn::kSin: return std::sin(x);
@@ -101,8 +104,8 @@ double Apply(Fn fn, double x, const Params& p) {
     case Fn::kErf: return std::erf(x);
     case Fn::kSoftplus: return Softplus(x);
     case Fn::kSoftsign: return x / (1 + std::fabs(x));
-    case Fn::kHardSigmoid: return std::fmax(0.0, std::fmin(1.0, p.alpha * x + p.beta));
-    case Fn::kHardSwish: return x * std::fmax(0.0, std::fmin(1.0, x / 6 + 0.5));
+    case Fn::kHardSigmoid: return Clamp01(p.alpha * x + p.beta);
+    case Fn::kHardSwish: return x * Clamp01(x / 6 + 0.5);
     case Fn::kElu: return x < 0 ? p.alpha * std::expm1(x) : x;
     case Fn::kSelu: return x > 0 ? p.gamma * x : p.gamma * p.alpha * std::expm1(x);
     case Fn::kLeakyRelu: return x < 0 ? p.alpha * x : x;
@@ -119,27 +122,6 @@ double Apply(Fn fn, double x, const Params& p) {
   }
   return x;
 }
-
-// Runs `body(T{})` for the storage type of `x`'s elements when `Allowed<T>`
-// holds, else fails naming the type.
-template <template <typename> class Allowed, typename Body>
-Outputs ForTypes(const KernelCall& call, const Tensor& x, Body body) {
-  Outputs out = call.Error(NoKernel(x.elem_type()));
-  VisitElementType(x.elem_type(), [&](auto v) {
-    using T = decltype(v);
-    if constexpr (Allowed<T>::value) out = body(T{});
-  });
-  return out;
-}
-
-template <typename T>
-struct FloatTypes : std::bool_constant<kIsFloat<T>> {};
-template <typename T>
-struct NumberTypes : std::bool_constant<kIsNumber<T>> {};
-template <typename T>
-struct IntegerTypes : std::bool_constant<std::is_integral_v<T> && kIsNumber<T>> {};
-template <typename T>
-struct UnsignedTypes : std::bool_constant<std::is_unsigned_v<T> && kIsNumber<T>> {};
 
 const Tensor* First(const KernelCall& call) { return call.input(0); }
 
@@ -163,8 +145,8 @@ Outputs FloatUnary(const KernelCall& call) {
                                                     })));
     return One(std::move(out));
   };
-  if constexpr (kFn == Fn::kErf) return ForTypes<NumberTypes>(call, *x, body);
-  return ForTypes<FloatTypes>(call, *x, body);
+  if constexpr (kFn == Fn::kErf) return ForTypes<NumberTypes>(call, x->elem_type(), body);
+  return ForTypes<FloatTypes>(call, x->elem_type(), body);
 }
 
 // numpy's round: halves to even.
@@ -177,7 +159,7 @@ double RoundHalfEven(double x) {
 Outputs RoundKernel(const KernelCall& call) {
   const Tensor* x = First(call);
   if (x == nullptr) return call.Error("input is absent");
-  return ForTypes<FloatTypes>(call, *x, [&](auto v) -> Outputs {
+  return ForTypes<FloatTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
     OC_ASSIGN_OR_RETURN(Tensor out, (MapUnary<T, T>(call, *x, x->elem_type(),
                                                     [](Compute<T> a, absl::Status&) {
@@ -191,7 +173,7 @@ Outputs RoundKernel(const KernelCall& call) {
 Outputs SignKernel(const KernelCall& call) {
   const Tensor* x = First(call);
   if (x == nullptr) return call.Error("input is absent");
-  return ForTypes<NumberTypes>(call, *x, [&](auto v) -> Outputs {
+  return ForTypes<NumberTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
     using C = Compute<T>;
     OC_ASSIGN_OR_RETURN(Tensor out, (MapUnary<T, T>(call, *x, x->elem_type(),
@@ -209,7 +191,7 @@ Outputs SignKernel(const KernelCall& call) {
 Outputs IsNaNKernel(const KernelCall& call) {
   const Tensor* x = First(call);
   if (x == nullptr) return call.Error("input is absent");
-  return ForTypes<FloatTypes>(call, *x, [&](auto v) -> Outputs {
+  return ForTypes<FloatTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
     OC_ASSIGN_OR_RETURN(Tensor out, (MapUnary<T, bool>(call, *x, onnx::TensorProto::BOOL,
                                                        [](Compute<T> a, absl::Status&) {
@@ -224,7 +206,7 @@ Outputs IsInfKernel(const KernelCall& call) {
   if (x == nullptr) return call.Error("input is absent");
   bool negative = call.Int("detect_negative", 1) != 0;
   bool positive = call.Int("detect_positive", 1) != 0;
-  return ForTypes<FloatTypes>(call, *x, [&](auto v) -> Outputs {
+  return ForTypes<FloatTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
     OC_ASSIGN_OR_RETURN(Tensor out,
                         (MapUnary<T, bool>(call, *x, onnx::TensorProto::BOOL,
@@ -243,7 +225,7 @@ Outputs ShrinkKernel(const KernelCall& call) {
   if (x == nullptr) return call.Error("input is absent");
   double bias = call.Float("bias", 0);
   double lambd = call.Float("lambd", 0.5);
-  return ForTypes<NumberTypes>(call, *x, [&](auto v) -> Outputs {
+  return ForTypes<NumberTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
     OC_ASSIGN_OR_RETURN(Tensor out, (MapUnary<T, T>(call, *x, x->elem_type(),
                                                     [&](Compute<T> a, absl::Status& status) {
@@ -297,7 +279,7 @@ Outputs ClipKernel(const KernelCall& call) {
   const Tensor* x = First(call);
   if (x == nullptr) return call.Error("input is absent");
   constexpr float kMax = std::numeric_limits<float>::max();
-  return ForTypes<NumberTypes>(call, *x, [&](auto v) -> Outputs {
+  return ForTypes<NumberTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
     using C = Compute<T>;
     if (!kIsFloat<T> && call.since_version < 12) {
@@ -326,7 +308,7 @@ Outputs PReluKernel(const KernelCall& call) {
   if (call.since_version < 7 && slope->size() != 1 && slope->dims() != x->dims()) {
     return call.Error("slope is neither one element nor X's shape");
   }
-  return ForTypes<NumberTypes>(call, *x, [&](auto v) -> Outputs {
+  return ForTypes<NumberTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
     using C = Compute<T>;
     OC_ASSIGN_OR_RETURN(Tensor out, (MapBinary<T, T, T>(call, false, x->elem_type(),
@@ -403,7 +385,7 @@ Outputs ModKernel(const KernelCall& call) {
   if (a == nullptr || b == nullptr) return call.Error("an input is absent");
   if (a->elem_type() != b->elem_type()) return call.Error("the inputs' types differ");
   bool fmod = call.Int("fmod", 0) != 0;
-  return ForTypes<NumberTypes>(call, *a, [&](auto v) -> Outputs {
+  return ForTypes<NumberTypes>(call, a->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
     using C = Compute<T>;
     if constexpr (kIsFloat<T>) {
@@ -443,7 +425,7 @@ Outputs BitShiftKernel(const KernelCall& call) {
     return call.Error("direction is not LEFT or RIGHT");
   }
   bool left = direction->s() == "LEFT";
-  return ForTypes<UnsignedTypes>(call, *x, [&](auto v) -> Outputs {
+  return ForTypes<UnsignedTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
     OC_ASSIGN_OR_RETURN(Tensor out,
                         (MapBinary<T, T, T>(call, false, x->elem_type(),
@@ -464,7 +446,7 @@ Outputs BitwiseKernel(const KernelCall& call) {
   const Tensor* b = call.input(1);
   if (a == nullptr || b == nullptr) return call.Error("an input is absent");
   if (a->elem_type() != b->elem_type()) return call.Error("the inputs' types differ");
-  return ForTypes<IntegerTypes>(call, *a, [&](auto v) -> Outputs {
+  return ForTypes<IntegerTypes>(call, a->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
     OC_ASSIGN_OR_RETURN(Tensor out, (MapBinary<T, T, T>(call, false, a->elem_type(),
                                                         [](T p, T q, absl::Status&) {
@@ -482,7 +464,7 @@ Outputs BitwiseKernel(const KernelCall& call) {
 Outputs BitwiseNotKernel(const KernelCall& call) {
   const Tensor* x = First(call);
   if (x == nullptr) return call.Error("input is absent");
-  return ForTypes<IntegerTypes>(call, *x, [&](auto v) -> Outputs {
+  return ForTypes<IntegerTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
     OC_ASSIGN_OR_RETURN(Tensor out, (MapUnary<T, T>(call, *x, x->elem_type(),
                                                     [](T a, absl::Status&) { return T(~a); })));
@@ -514,7 +496,7 @@ Outputs SoftmaxKernel(const KernelCall& call) {
     OC_ASSIGN_OR_RETURN(axis, Axis(call, axis, rank));
     s = SplitAt(x->dims(), axis);
   }
-  return ForTypes<FloatTypes>(call, *x, [&](auto v) -> Outputs {
+  return ForTypes<FloatTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
     Tensor out(x->elem_type(), x->dims());
     absl::Span<const T> in = x->data<T>();

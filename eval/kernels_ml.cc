@@ -49,17 +49,13 @@ Outputs BinarizerKernel(const KernelCall& call) {
   const Tensor* x = call.input(0);
   if (x == nullptr) return call.Error("X is absent");
   double threshold = call.Float("threshold", 0);
-  Outputs out = call.Error(NoKernel(x->elem_type()));
-  VisitElementType(x->elem_type(), [&](auto v) {
+  return ForTypes<NumberTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
-    if constexpr (kIsNumber<T>) {
-      absl::StatusOr<Tensor> t = MapUnary<T, T>(call, *x, x->elem_type(), [&](Compute<T> a, absl::Status&) {
-        return static_cast<double>(a) > threshold ? Compute<T>{1} : Compute<T>{0};
-      });
-      out = t.ok() ? One(*std::move(t)) : Outputs(t.status());
-    }
+    absl::StatusOr<Tensor> t = MapUnary<T, T>(call, *x, x->elem_type(), [&](Compute<T> a, absl::Status&) {
+      return static_cast<double>(a) > threshold ? Compute<T>{1} : Compute<T>{0};
+    });
+    return t.ok() ? One(*std::move(t)) : Outputs(t.status());
   });
-  return out;
 }
 
 // A LabelEncoder key: a string, an integer or a float (NaN equal to NaN).

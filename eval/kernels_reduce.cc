@@ -106,10 +106,9 @@ std::vector<int64_t> OutputOffsets(absl::Span<const int64_t> dims,
 // the reductions that leave the integers (L2, LogSum, LogSumExp), else a
 // 64-bit integer that wraps as T does.
 template <Reduction kOp, typename T>
-using Acc = std::conditional_t<kIsFloat<T> || kOp == Reduction::kL2 ||
-                                   kOp == Reduction::kLogSum || kOp == Reduction::kLogSumExp,
-                               double,
-                               std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
+using Acc = std::conditional_t<kOp == Reduction::kL2 || kOp == Reduction::kLogSum ||
+                                   kOp == Reduction::kLogSumExp,
+                               double, Wide<T>>;
 
 template <Reduction kOp, typename T>
 Acc<kOp, T> Identity() {
@@ -220,6 +219,14 @@ absl::StatusOr<Tensor> ReduceAs(const KernelCall& call, const Tensor& x,
   return out;
 }
 
+// The types a reduction takes: numbers, and bool for ReduceMax/Min.
+template <Reduction kOp>
+struct Reducible {
+  template <typename T>
+  struct Types : std::bool_constant<kIsNumber<T> || kOp == Reduction::kMax ||
+                                    kOp == Reduction::kMin> {};
+};
+
 template <Reduction kOp>
 Outputs ReduceKernel(const KernelCall& call) {
   const Tensor* x = call.input(0);
@@ -228,16 +235,10 @@ Outputs ReduceKernel(const KernelCall& call) {
                       ReducedAxes(call, x->rank(), AxesFromInput(kOp, call.since_version)));
   if (!reduced) return One(*x);
   std::vector<int64_t> dims = ReducedDims(x->dims(), *reduced, call.Int("keepdims", 1) != 0);
-  Outputs out = call.Error(NoKernel(x->elem_type()));
-  VisitElementType(x->elem_type(), [&](auto v) {
-    using T = decltype(v);
-    constexpr bool kBoolAllowed = kOp == Reduction::kMax || kOp == Reduction::kMin;
-    if constexpr (kIsNumber<T> || kBoolAllowed) {
-      absl::StatusOr<Tensor> t = ReduceAs<kOp, T>(call, *x, *reduced, dims);
-      out = t.ok() ? One(*std::move(t)) : Outputs(t.status());
-    }
+  return ForTypes<Reducible<kOp>::template Types>(call, x->elem_type(), [&](auto v) -> Outputs {
+    OC_ASSIGN_OR_RETURN(Tensor out, (ReduceAs<kOp, decltype(v)>(call, *x, *reduced, dims)));
+    return One(std::move(out));
   });
-  return out;
 }
 
 // Whether `a` ranks before `b` as the larger (`largest`) or the smaller
@@ -278,31 +279,27 @@ Outputs ArgKernel(const KernelCall& call) {
   Tensor out(onnx::TensorProto::INT64,
              ReducedDims(x->dims(), reduced, call.Int("keepdims", 1) != 0));
   absl::Span<int64_t> o = out.data<int64_t>();
-  Outputs result = call.Error(NoKernel(x->elem_type()));
-  VisitElementType(x->elem_type(), [&](auto v) {
+  return ForTypes<NumberTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
-    if constexpr (kIsNumber<T>) {
-      absl::Span<const T> in = x->data<T>();
-      for (int64_t outer = 0; outer < s.outer; ++outer) {
-        for (int64_t inner = 0; inner < s.inner; ++inner) {
-          int64_t base = outer * s.dim * s.inner + inner;
-          int64_t best = 0;
-          Compute<T> best_value = Load(in[base]);
-          for (int64_t k = 1; k < s.dim; ++k) {
-            Compute<T> value = Load(in[base + k * s.inner]);
-            bool tie = !Beats(value, best_value, kMax) && !Beats(best_value, value, kMax);
-            if (Beats(value, best_value, kMax) || (last && tie)) {
-              best = k;
-              best_value = value;
-            }
+    absl::Span<const T> in = x->data<T>();
+    for (int64_t outer = 0; outer < s.outer; ++outer) {
+      for (int64_t inner = 0; inner < s.inner; ++inner) {
+        int64_t base = outer * s.dim * s.inner + inner;
+        int64_t best = 0;
+        Compute<T> best_value = Load(in[base]);
+        for (int64_t k = 1; k < s.dim; ++k) {
+          Compute<T> value = Load(in[base + k * s.inner]);
+          bool tie = !Beats(value, best_value, kMax) && !Beats(best_value, value, kMax);
+          if (Beats(value, best_value, kMax) || (last && tie)) {
+            best = k;
+            best_value = value;
           }
-          o[outer * s.inner + inner] = best;
         }
+        o[outer * s.inner + inner] = best;
       }
-      result = One(std::move(out));
     }
+    return One(std::move(out));
   });
-  return result;
 }
 
 // TopK: the k largest (or smallest) elements along the axis, sorted, equal
@@ -327,44 +324,40 @@ Outputs TopKKernel(const KernelCall& call) {
   Tensor indices(onnx::TensorProto::INT64, dims);
   std::vector<int64_t> picked;
   picked.reserve(indices.size());
-  Outputs result = call.Error(NoKernel(x->elem_type()));
-  VisitElementType(x->elem_type(), [&](auto v) {
+  return ForTypes<NumberTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
-    if constexpr (kIsNumber<T>) {
-      absl::Span<const T> in = x->data<T>();
-      std::vector<int64_t> order(s.dim);
-      std::vector<std::vector<int64_t>> rows;
-      for (int64_t outer = 0; outer < s.outer; ++outer) {
-        for (int64_t inner = 0; inner < s.inner; ++inner) {
-          int64_t base = outer * s.dim * s.inner + inner;
-          std::iota(order.begin(), order.end(), 0);
-          std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-            return RanksBefore(Load(in[base + a * s.inner]), Load(in[base + b * s.inner]),
-                               largest);
-          });
-          rows.emplace_back(order.begin(), order.begin() + k);
-        }
+    absl::Span<const T> in = x->data<T>();
+    std::vector<int64_t> order(s.dim);
+    std::vector<std::vector<int64_t>> rows;
+    for (int64_t outer = 0; outer < s.outer; ++outer) {
+      for (int64_t inner = 0; inner < s.inner; ++inner) {
+        int64_t base = outer * s.dim * s.inner + inner;
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+          return RanksBefore(Load(in[base + a * s.inner]), Load(in[base + b * s.inner]),
+                             largest);
+        });
+        rows.emplace_back(order.begin(), order.begin() + k);
       }
-      // Lay the picks out as the output: [outer, k, inner].
-      absl::Span<int64_t> idx = indices.data<int64_t>();
-      std::vector<int64_t> offsets(indices.size());
-      for (int64_t outer = 0; outer < s.outer; ++outer) {
-        for (int64_t j = 0; j < k; ++j) {
-          for (int64_t inner = 0; inner < s.inner; ++inner) {
-            int64_t at = (outer * k + j) * s.inner + inner;
-            int64_t pick = rows[outer * s.inner + inner][j];
-            idx[at] = pick;
-            offsets[at] = (outer * s.dim + pick) * s.inner + inner;
-          }
-        }
-      }
-      std::vector<Tensor> outputs;
-      outputs.push_back(Pick(*x, dims, offsets));
-      outputs.push_back(std::move(indices));
-      result = std::move(outputs);
     }
+    // Lay the picks out as the output: [outer, k, inner].
+    absl::Span<int64_t> idx = indices.data<int64_t>();
+    std::vector<int64_t> offsets(indices.size());
+    for (int64_t outer = 0; outer < s.outer; ++outer) {
+      for (int64_t j = 0; j < k; ++j) {
+        for (int64_t inner = 0; inner < s.inner; ++inner) {
+          int64_t at = (outer * k + j) * s.inner + inner;
+          int64_t pick = rows[outer * s.inner + inner][j];
+          idx[at] = pick;
+          offsets[at] = (outer * s.dim + pick) * s.inner + inner;
+        }
+      }
+    }
+    std::vector<Tensor> outputs;
+    outputs.push_back(Pick(*x, dims, offsets));
+    outputs.push_back(std::move(indices));
+    return std::move(outputs);
   });
-  return result;
 }
 
 // CumSum and CumProd along the axis input, optionally exclusive (each
@@ -380,32 +373,27 @@ Outputs CumulativeKernel(const KernelCall& call) {
   bool exclusive = call.Int("exclusive", 0) != 0;
   bool reverse = call.Int("reverse", 0) != 0;
   AxisSplit s = SplitAt(x->dims(), axis);
-  Outputs result = call.Error(NoKernel(x->elem_type()));
-  VisitElementType(x->elem_type(), [&](auto v) {
+  return ForTypes<NumberTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
-    if constexpr (kIsNumber<T>) {
-      using A = std::conditional_t<kIsFloat<T>, double,
-                                   std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
-      Tensor out(x->elem_type(), x->dims());
-      absl::Span<const T> in = x->data<T>();
-      absl::Span<T> o = out.data<T>();
-      for (int64_t outer = 0; outer < s.outer; ++outer) {
-        for (int64_t inner = 0; inner < s.inner; ++inner) {
-          A acc = kProd ? A{1} : A{0};
-          for (int64_t step = 0; step < s.dim; ++step) {
-            int64_t k = reverse ? s.dim - 1 - step : step;
-            int64_t at = (outer * s.dim + k) * s.inner + inner;
-            A value = static_cast<A>(Load(in[at]));
-            if (!exclusive) acc = kProd ? WrapMul(acc, value) : WrapAdd(acc, value);
-            o[at] = Store<T>(static_cast<Compute<T>>(acc));
-            if (exclusive) acc = kProd ? WrapMul(acc, value) : WrapAdd(acc, value);
-          }
+    using A = Wide<T>;
+    Tensor out(x->elem_type(), x->dims());
+    absl::Span<const T> in = x->data<T>();
+    absl::Span<T> o = out.data<T>();
+    for (int64_t outer = 0; outer < s.outer; ++outer) {
+      for (int64_t inner = 0; inner < s.inner; ++inner) {
+        A acc = kProd ? A{1} : A{0};
+        for (int64_t step = 0; step < s.dim; ++step) {
+          int64_t k = reverse ? s.dim - 1 - step : step;
+          int64_t at = (outer * s.dim + k) * s.inner + inner;
+          A value = static_cast<A>(Load(in[at]));
+          if (!exclusive) acc = kProd ? WrapMul(acc, value) : WrapAdd(acc, value);
+          o[at] = Store<T>(static_cast<Compute<T>>(acc));
+          if (exclusive) acc = kProd ? WrapMul(acc, value) : WrapAdd(acc, value);
         }
       }
-      result = One(std::move(out));
     }
+    return One(std::move(out));
   });
-  return result;
 }
 
 // The most products Einsum computes.
@@ -543,36 +531,31 @@ Outputs EinsumKernel(const KernelCall& call) {
       if (input.dims()[a] != 1 || range[l] == 1) strides[i][l] += in_strides[a];
     }
   }
-  Outputs result = call.Error(NoKernel(type));
-  VisitElementType(type, [&](auto v) {
+  return ForTypes<NumberTypes>(call, type, [&](auto v) -> Outputs {
     using T = decltype(v);
-    if constexpr (kIsNumber<T>) {
-      using A = std::conditional_t<kIsFloat<T>, double,
-                                   std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
-      std::vector<A> acc(out_count, A{0});
-      std::vector<int64_t> index(labels.size(), 0);
-      int64_t summed = out_count == 0 ? 0 : work / out_count;
-      for (int64_t step = 0; step < work; ++step) {
-        A product{1};
-        for (size_t i = 0; i < operands.size(); ++i) {
-          int64_t offset = 0;
-          for (size_t l = 0; l < labels.size(); ++l) offset += index[l] * strides[i][l];
-          product = WrapMul(product, static_cast<A>(Load(call.input(i)->template data<T>()[offset])));
-        }
-        int64_t o = step / std::max<int64_t>(summed, 1);
-        acc[o] = WrapAdd(acc[o], product);
-        for (size_t l = labels.size(); l-- > 0;) {
-          if (++index[l] < range[l]) break;
-          index[l] = 0;
-        }
+    using A = Wide<T>;
+    std::vector<A> acc(out_count, A{0});
+    std::vector<int64_t> index(labels.size(), 0);
+    int64_t summed = out_count == 0 ? 0 : work / out_count;
+    for (int64_t step = 0; step < work; ++step) {
+      A product{1};
+      for (size_t i = 0; i < operands.size(); ++i) {
+        int64_t offset = 0;
+        for (size_t l = 0; l < labels.size(); ++l) offset += index[l] * strides[i][l];
+        product = WrapMul(product, static_cast<A>(Load(call.input(i)->template data<T>()[offset])));
       }
-      Tensor out(type, out_dims);
-      absl::Span<T> o = out.data<T>();
-      for (int64_t i = 0; i < out_count; ++i) o[i] = Store<T>(static_cast<Compute<T>>(acc[i]));
-      result = One(std::move(out));
+      int64_t o = step / std::max<int64_t>(summed, 1);
+      acc[o] = WrapAdd(acc[o], product);
+      for (size_t l = labels.size(); l-- > 0;) {
+        if (++index[l] < range[l]) break;
+        index[l] = 0;
+      }
     }
+    Tensor out(type, out_dims);
+    absl::Span<T> o = out.data<T>();
+    for (int64_t i = 0; i < out_count; ++i) o[i] = Store<T>(static_cast<Compute<T>>(acc[i]));
+    return One(std::move(out));
   });
-  return result;
 }
 
 constexpr KernelRow kRows[] = {
