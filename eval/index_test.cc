@@ -53,6 +53,10 @@ const Case kCases[] = {
     {"pad_wrong_pad_count", 13,
      "g () => (float[2] y) <float[2] a = {1, 2}, int64[1] p = {1}> { y = Pad(a, p) }",
      "node '' (Pad-13): 1 pads for 1 axes"},
+    {"pad_int64_min_refused", 13,
+     "g () => (float[2] y) <float[2] a = {1, 2}, int64[2] p = {-9223372036854775808, 0}> "
+     "{ y = Pad(a, p) }",
+     "node '' (Pad-13): the pads crop axis 0 below nothing"},
     {"pad_crop_below_nothing", 13,
      "g () => (float[2] y) <float[2] a = {1, 2}, int64[2] p = {-2, -1}> { y = Pad(a, p) }",
      "node '' (Pad-13): the pads crop axis 0 below nothing"},
@@ -154,6 +158,10 @@ const Case kCases[] = {
      "g () => (int64[1,2,2,2] y) <int64[1,8,1,1] a = {0, 1, 2, 3, 4, 5, 6, 7}> "
      "{ y = DepthToSpace<blocksize = 2>(a) }",
      "int64[1,2,2,2] {0, 2, 4, 6, 1, 3, 5, 7}"},
+    {"depth_to_space_huge_blocksize", 13,
+     "g () => (int64[1,1,1,1] y) <int64[1,4,1,1] a = {1, 2, 3, 4}> "
+     "{ y = DepthToSpace<blocksize = 4294967296>(a) }",
+     "node '' (DepthToSpace-13): blocksize is not in [1, 2^31]"},
     {"space_to_depth_indivisible", 13,
      "g () => (int64[1,4,1,1] y) <int64[1,1,3,2] a = {1, 2, 3, 4, 5, 6}> "
      "{ y = SpaceToDepth<blocksize = 2>(a) }",
@@ -189,6 +197,11 @@ const Case kCases[] = {
      "g () => (float[1,1,3] y) <float[1,2,2] a = {1, 2, 3, 4}, int64[1] i = {3}, "
      "int64[1] b = {2}> { y = Col2Im(a, i, b) }",
      "float[1,1,3] {1, 5, 4}"},
+    {"col2im_huge_dilation", 18,
+     "g () => (float[1,1,3] y) <float[1,2,2] a = {1, 2, 3, 4}, int64[1] i = {3}, "
+     "int64[1] b = {2}> { y = Col2Im<dilations = [9223372036854775807]>(a, i, b) }",
+     "node '' (Col2Im-18): a block dim, dilation or stride is not positive, an image dim or pad "
+     "is negative, or one is past 2^31"},
     {"col2im_shape_mismatch", 18,
      "g () => (float[1,1,3] y) <float[1,2,3] a = {1, 2, 3, 4, 5, 6}, int64[1] i = {3}, "
      "int64[1] b = {2}> { y = Col2Im(a, i, b) }",

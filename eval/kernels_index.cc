@@ -164,6 +164,9 @@ Outputs PadKernel(const KernelCall& call) {
   }
   std::vector<int64_t> dims(rank), start(rank), kept(rank), pad_before(rank);
   for (int64_t a = 0; a < rank; ++a) {
+    if (before[a] < -data->dims()[a] || after[a] < -data->dims()[a]) {
+      return call.Error(absl::StrCat("the pads crop axis ", a, " below nothing"));
+    }
     start[a] = std::max<int64_t>(0, -before[a]);
     kept[a] = data->dims()[a] - start[a] - std::max<int64_t>(0, -after[a]);
     if (kept[a] < 0) return call.Error(absl::StrCat("the pads crop axis ", a, " below nothing"));
@@ -625,11 +628,13 @@ Outputs BlockKernel(const KernelCall& call) {
   if (x == nullptr) return call.Error("input is absent");
   if (x->rank() != 4) return call.Error("the input is not 4-D");
   int64_t b = call.Int("blocksize", 0);
-  if (b <= 0) return call.Error("blocksize is not positive");
+  if (b <= 0 || b > kMaxElements) return call.Error("blocksize is not in [1, 2^31]");
   int64_t n = x->dims()[0], c = x->dims()[1], h = x->dims()[2], w = x->dims()[3];
   std::vector<int64_t> six, perm, dims;
   if constexpr (kToSpace) {
-    if (c % (b * b) != 0) return call.Error("channels are not a multiple of blocksize^2");
+    if (c / b < b || c % (b * b) != 0) {
+      return call.Error("channels are not a multiple of blocksize^2");
+    }
     const onnx::AttributeProto* mode = call.attribute("mode");
     std::string name = mode == nullptr ? "DCR" : mode->s();
     if (name == "DCR") {
@@ -644,6 +649,7 @@ Outputs BlockKernel(const KernelCall& call) {
     dims = {n, c / (b * b), h * b, w * b};
   } else {
     if (h % b != 0 || w % b != 0) return call.Error("height or width is not a multiple of blocksize");
+    OC_RETURN_IF_ERROR(Count(call, {n, c, b, b}).status());
     six = {n, c, h / b, b, w / b, b};
     perm = {0, 3, 5, 1, 2, 4};
     dims = {n, c * b * b, h / b, w / b};
@@ -837,8 +843,11 @@ Outputs Col2ImKernel(const KernelCall& call) {
   int64_t block_size = 1, columns = 1;
   std::vector<int64_t> grid(n);
   for (size_t i = 0; i < n; ++i) {
-    if (block_shape[i] <= 0 || image_shape[i] < 0 || dilations[i] <= 0 || strides[i] <= 0) {
-      return call.Error("a shape, dilation or stride is not positive");
+    auto within = [](int64_t v, int64_t lowest) { return v >= lowest && v <= kMaxElements; };
+    if (!within(block_shape[i], 1) || !within(dilations[i], 1) || !within(strides[i], 1) ||
+        !within(image_shape[i], 0) || !within(pads[i], 0) || !within(pads[n + i], 0)) {
+      return call.Error("a block dim, dilation or stride is not positive, an image dim or pad "
+                        "is negative, or one is past 2^31");
     }
     block_size *= block_shape[i];
     int64_t span = dilations[i] * (block_shape[i] - 1) + 1;

@@ -356,7 +356,7 @@ Outputs TopKKernel(const KernelCall& call) {
     std::vector<Tensor> outputs;
     outputs.push_back(Pick(*x, dims, offsets));
     outputs.push_back(std::move(indices));
-    return std::move(outputs);
+    return outputs;
   });
 }
 

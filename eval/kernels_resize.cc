@@ -125,7 +125,9 @@ absl::Status PlanSizes(const KernelCall& call, const Tensor& x, const std::vecto
   if (sizes == nullptr || sizes->size() != n) return call.Error("sizes do not fit the axes");
   for (size_t i = 0; i < n; ++i) {
     int64_t dim = x.dims()[axes[i]];
-    if ((*sizes)[i] < 0 || dim == 0) return call.Error("a size is negative or its axis empty");
+    if ((*sizes)[i] < 0 || (*sizes)[i] > kMaxElements || dim == 0) {
+      return call.Error("a size is negative, too large or its axis empty");
+    }
     plan.scales[axes[i]] = static_cast<double>((*sizes)[i]) / static_cast<double>(dim);
     plan.out_dims[axes[i]] = (*sizes)[i];
   }

@@ -214,6 +214,7 @@ class Parser {
   }
 
   absl::StatusOr<Node> Group() {
+    if (++depth_ > kMaxDepth) return Error("groups nest too deeply");
     if (Peek() == '?') {
       if (Peek(1) == ':') {
         pos_ += 2;
@@ -232,6 +233,7 @@ class Parser {
     OC_ASSIGN_OR_RETURN(Node inner, Alternation());
     if (Peek() != ')') return Error("missing )");
     ++pos_;
+    --depth_;
     return inner;
   }
 
@@ -343,8 +345,12 @@ class Parser {
     return n;
   }
 
+  // RE2's limit on nesting, which also bounds the recursion here.
+  static constexpr int kMaxDepth = 1000;
+
   std::vector<uint32_t> p_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 // An instruction of `op` with no operands yet.

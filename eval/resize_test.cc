@@ -87,6 +87,10 @@ const Case kCases[] = {
      "g () => (float[1,3] y) <float[1,2] x = {1, 3}, int64[2] z = {1, 3}> "
      "{ y = Resize<keep_aspect_ratio_policy = \"not_smaller\">(x, , , z) }",
      "float[2,3] {1, 1, 3, 1, 1, 3}"},
+    {"huge_size_refused", 13,
+     "g () => (float[1,2] y) <float[1,2] x = {1, 3}, int64[2] z = {0, 9223372036854775807}> "
+     "{ y = Resize(x, , , z) }",
+     "node '' (Resize-13): a size is negative, too large or its axis empty"},
     {"negative_scale_refused", 13,
      "g () => (float[1,2] y) <float[1,2] x = {1, 3}, float[2] s = {1, -2}> { y = Resize(x, , s) }",
      "node '' (Resize-13): scale -2 is not positive"},

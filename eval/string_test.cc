@@ -106,6 +106,11 @@ TEST(RegexTest, ExpansionIsBounded) {
   EXPECT_FALSE(Regex::Compile(std::string(Regex::kMaxPatternBytes + 1, 'a')).ok());
 }
 
+TEST(RegexTest, NestingIsBounded) {
+  EXPECT_TRUE(Regex::Compile(std::string(1000, '(') + std::string(1000, ')')).ok());
+  EXPECT_FALSE(Regex::Compile(std::string(1001, '(') + std::string(1001, ')')).ok());
+}
+
 TEST(RegexTest, EmptyPatternMatchesOnlyEmpty) {
   absl::StatusOr<Regex> regex = Regex::Compile("");
   ASSERT_TRUE(regex.ok());
