@@ -456,6 +456,11 @@ std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor) {
       if (raw) ReadRaw<int32_t>(tensor, values);
       else values.assign(tensor.int32_data().begin(), tensor.int32_data().end());
       return values;
+    case onnx::TensorProto::BOOL:
+      if (raw) ReadRaw<uint8_t>(tensor, values);
+      else values.assign(tensor.int32_data().begin(), tensor.int32_data().end());
+      for (int64_t& v : values) v = v != 0;
+      return values;
     default:
       return std::nullopt;
   }

@@ -44,6 +44,12 @@ constexpr AddedAttribute kAddedAttributes[] = {
     // The default (0) is dropped before adapters run; 1 is composed.
     {"ArgMax", 12, 11, "select_last_index", 0, false, ArgSelectLastIndex},
     {"ArgMin", 12, 11, "select_last_index", 0, false, ArgSelectLastIndex},
+    // attribute_compositions.cc
+    {"MaxPool", 10, 8, "ceil_mode", 0, false, CeilModeAsEndPads},
+    {"AveragePool", 10, 7, "ceil_mode", 0, false, CeilModeAsEndPads},
+    {"TopK", 11, 10, "largest", 1, false, SmallestByNegation},
+    {"Reshape", 14, 13, "allowzero", 0, false, AllowZeroShape},
+    {"GatherND", 12, 11, "batch_dims", 0, false, BatchDimsAsIndices},
 };
 
 // Whether `attribute` holds `row`'s neutral value (every int of a list).

@@ -9,10 +9,12 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
+#include "adapters/composer.h"
 #include "adapters/compositions.h"
 #include "adapters/rewrites.h"
 #include "ir/status_macros.h"
@@ -52,8 +54,10 @@ struct MovedAttributes {
   // null to refuse.
   AdapterFn at_run_time = nullptr;
   // An input after the slots that the older form lacks and may drop when
-  // it is a constant of ones (what the older form does), or -1.
-  int ones_input = -1;
+  // it is a constant every element of which is `neutral_value` (what the
+  // older form does), or -1.
+  int neutral_input = -1;
+  int64_t neutral_value = 0;
 };
 
 const MovedAttributes kMoved[] = {
@@ -72,23 +76,24 @@ const MovedAttributes kMoved[] = {
     {"ReduceSumSquare", 13, 18, {{"axes", 1, Form::kInts}}, ReduceAxesAtRunTime},
     {"Slice", 1, 10,
      {{"starts", 1, Form::kInts}, {"ends", 2, Form::kInts}, {"axes", 3, Form::kInts}},
-     nullptr, /*ones_input=*/4},
+     nullptr, /*neutral_input=*/4, /*neutral_value=*/1},
     {"Pad", 2, 11, {{"pads", 1, Form::kInts}, {"value", 2, Form::kLikeInput0}}},
     {"Clip", 6, 11, {{"min", 1, Form::kLikeInput0}, {"max", 2, Form::kLikeInput0}},
      ClipBoundsAtRunTime},
-    {"Dropout", 10, 12, {{"ratio", 1, Form::kFloatScalar}}},
+    {"Dropout", 10, 12, {{"ratio", 1, Form::kFloatScalar}}, nullptr,
+     /*neutral_input=*/2, /*neutral_value=*/0},
     {"DFT", 17, 20, {{"axis", 2, Form::kIntScalar, /*absent_input_axis=*/-2}}},
     {"Upsample", 7, 9, {{"scales", 1, Form::kFloats}}},
     {"TopK", 1, 10, {{"k", 1, Form::kIntVector}}},
     {"Reshape", 1, 5, {{"shape", 1, Form::kInts}}},
 };
 
-// Whether `value` is a constant whose every element is 1.
-bool AllOnes(const onnx::TensorProto* value) {
+// Whether `value` is a constant whose every element is `expected`.
+bool AllEqual(const onnx::TensorProto* value, int64_t expected) {
   if (value == nullptr) return false;
   std::optional<std::vector<int64_t>> ints = IntValues(*value);
   return ints.has_value() &&
-         std::all_of(ints->begin(), ints->end(), [](int64_t v) { return v == 1; });
+         std::all_of(ints->begin(), ints->end(), [&](int64_t v) { return v == expected; });
 }
 
 const MovedAttributes& Find(const AdapterContext& ctx) {
@@ -246,19 +251,27 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
   for (const Slot& slot : moved.slots) first_moved = std::min(first_moved, slot.input);
   // Inputs after the moved ones have no place in the older form.
   for (int i = first_moved; i < ctx.node.input_size(); ++i) {
-    if (i == moved.ones_input && AllOnes(ctx.constant_of(ctx.node.input(i)))) {
+    if (i == moved.neutral_input &&
+        AllEqual(ctx.constant_of(ctx.node.input(i)), moved.neutral_value)) {
       ctx.changes.push_back(
-          {"input-dropped", absl::StrCat("input '", ctx.node.input(i), "' is all ones, which ",
-                                         ctx.to.Label(), " does without it")});
+          {"input-dropped", absl::StrCat("input '", ctx.node.input(i), "' is all ",
+                                         moved.neutral_value, ", what ", ctx.to.Label(),
+                                         " does without it")});
       ctx.node.set_input(i, "");
       continue;
     }
-    if (i == moved.ones_input && ctx.from.name == "Slice" &&
-        ctx.constant_of(ctx.node.input(i)) != nullptr) {
-      // Steps other than 1: the stepped axes become Gathers, the rest stays.
-      OC_RETURN_IF_ERROR(SliceStepsByGather(ctx));
-      if (ctx.node.op_type() != moved.op) return absl::OkStatus();
-      return InputToAttribute(ctx);
+    if (i == moved.neutral_input && !ctx.node.input(i).empty()) {
+      if (ctx.from.name == "Slice" && ctx.constant_of(ctx.node.input(i)) != nullptr) {
+        // Steps other than 1: the node becomes Gathers and Slice-1 (or an
+        // Identity), or is refused.
+        return SliceStepsByGather(ctx);
+      }
+      return absl::FailedPreconditionError(absl::StrCat(
+          "input #", i, " ('", ctx.node.input(i), "') is ",
+          ctx.constant_of(ctx.node.input(i)) == nullptr ? "known only at run time"
+                                                        : "not all " + std::to_string(moved.neutral_value),
+          ", which ", ctx.to.Label(), " cannot express: it has no such input",
+          ctx.from.name == "Dropout" ? " (it runs in inference only)" : ""));
     }
     if (!IsMovedSlot(moved, i) && !ctx.node.input(i).empty()) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -304,9 +317,24 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
   }
   // Dropout's mask is all true in inference from 12 on; before, it is not
   // filled in inference.
+  // Read, it is made all true beside the node (ConstantOfShape of X's
+  // shape), which is what Dropout-12 gives.
   if (ctx.from.name == "Dropout" && ctx.node.output_size() > 1 && !ctx.node.output(1).empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the mask output is used; ", ctx.to.Label(), " leaves it undefined in inference"));
+    const std::string mask = ctx.node.output(1);
+    ctx.node.mutable_output()->RemoveLast();
+    onnx::TensorProto all_true;
+    all_true.set_data_type(onnx::TensorProto::BOOL);
+    all_true.add_dims(1);
+    all_true.add_int32_data(1);
+    onnx::AttributeProto value;
+    value.set_name("value");
+    value.set_type(onnx::AttributeProto::TENSOR);
+    *value.mutable_t() = std::move(all_true);
+    Composer compose(ctx);
+    compose.After("ConstantOfShape", {compose.After("Shape", {ctx.node.input(0)})}, mask, {value});
+    ctx.changes.push_back({"node-inserted", absl::StrCat("mask '", mask, "' all true, as ",
+                                                         ctx.from.Label(), " gives it in inference, "
+                                                         "from ConstantOfShape")});
   }
   // Dropout's seed only matters in training, which the older form cannot do.
   if (ctx.from.name == "Dropout" && ctx.to.FindAttr("seed") == nullptr) {

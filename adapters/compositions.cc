@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
+#include "adapters/composer.h"
 #include "adapters/rewrites.h"
 #include "ir/status_macros.h"
 
@@ -30,22 +31,6 @@ using onnx::TensorProto;
 constexpr char kRounding[] = "rounding-changed";
 // The report's kind for a change of what a NaN input gives.
 constexpr char kNanChanged[] = "nan-changed";
-
-onnx::AttributeProto IntAttribute(absl::string_view name, int64_t value) {
-  onnx::AttributeProto attribute;
-  attribute.set_name(std::string(name));
-  attribute.set_type(onnx::AttributeProto::INT);
-  attribute.set_i(value);
-  return attribute;
-}
-
-onnx::AttributeProto FloatAttribute(absl::string_view name, double value) {
-  onnx::AttributeProto attribute;
-  attribute.set_name(std::string(name));
-  attribute.set_type(onnx::AttributeProto::FLOAT);
-  attribute.set_f(static_cast<float>(value));
-  return attribute;
-}
 
 bool IsFloat(int32_t elem) {
   return elem == TensorProto::FLOAT || elem == TensorProto::DOUBLE ||
@@ -62,69 +47,6 @@ bool AtRunTime(const AdapterContext& ctx, int i) {
   return Given(ctx, i) && ctx.constant_of(ctx.node.input(i)) == nullptr;
 }
 
-// The nodes of one composition, placed around the node being converted and
-// named after it.
-class Composer {
- public:
-  explicit Composer(AdapterContext& ctx)
-      : ctx_(ctx), base_(ctx.node.name().empty() ? ctx.node.op_type() : ctx.node.name()) {}
-
-  // `op`(inputs) placed before the node; returns its output.
-  std::string Before(absl::string_view op, std::vector<std::string> inputs,
-                     std::vector<onnx::AttributeProto> attributes = {}) {
-    std::string output = ctx_.fresh_name(absl::StrCat(base_, "_", op));
-    ctx_.insert_before(Make(op, std::move(inputs), output, std::move(attributes)));
-    return output;
-  }
-
-  // `op`(inputs) placed after the node (and the nodes placed after it
-  // before), writing `output`, or a fresh value when `output` is empty;
-  // returns the output.
-  std::string After(absl::string_view op, std::vector<std::string> inputs, std::string output = "",
-                    std::vector<onnx::AttributeProto> attributes = {}) {
-    if (output.empty()) output = ctx_.fresh_name(absl::StrCat(base_, "_", op));
-    ctx_.insert_after(Make(op, std::move(inputs), output, std::move(attributes)));
-    return output;
-  }
-
-  // `op`(input) over the constant `axes` placed before the node, the axes
-  // as an input from opset 13 (ReduceSum, Unsqueeze), else as an attribute.
-  absl::StatusOr<std::string> BeforeOverAxes(absl::string_view op, const std::string& input,
-                                             std::vector<int64_t> axes,
-                                             std::vector<onnx::AttributeProto> attributes = {}) {
-    if (ctx_.to_opset >= 13) {
-      absl::StatusOr<std::string> axes_name = Ints(std::move(axes));
-      if (!axes_name.ok()) return axes_name.status();
-      return Before(op, {input, *axes_name}, std::move(attributes));
-    }
-    onnx::AttributeProto list;
-    list.set_name("axes");
-    list.set_type(onnx::AttributeProto::INTS);
-    for (int64_t axis : axes) list.add_ints(axis);
-    attributes.push_back(std::move(list));
-    return Before(op, {input}, std::move(attributes));
-  }
-
-  // An int64 constant: 1-D, or a scalar when `scalar`.
-  absl::StatusOr<std::string> Ints(std::vector<int64_t> values, bool scalar = false) {
-    return ctx_.add_constant(Int64Tensor(values, scalar));
-  }
-
- private:
-  onnx::NodeProto Make(absl::string_view op, std::vector<std::string> inputs,
-                       const std::string& output, std::vector<onnx::AttributeProto> attributes) {
-    onnx::NodeProto node;
-    node.set_op_type(std::string(op));
-    node.set_name(ctx_.fresh_name(base_));
-    for (std::string& input : inputs) node.add_input(std::move(input));
-    node.add_output(output);
-    for (onnx::AttributeProto& attribute : attributes) *node.add_attribute() = std::move(attribute);
-    return node;
-  }
-
-  AdapterContext& ctx_;
-  std::string base_;
-};
 
 // ---------------------------------------------------------------------------
 // Reductions with axes known at run time.
@@ -728,7 +650,11 @@ absl::Status SliceStepsByGather(AdapterContext& ctx) {
     return value == nullptr ? std::nullopt : IntValues(*value);
   };
   std::optional<std::vector<int64_t>> steps = ints(4);
-  if (!steps) return absl::OkStatus();  // refused by the caller, naming the input
+  if (!steps) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "input #4 ('", ctx.node.input(4), "') has no place in ", ctx.to.Label(),
+        ", and its steps are not known integers"));
+  }
   std::optional<std::vector<int64_t>> starts = ints(1);
   std::optional<std::vector<int64_t>> ends = ints(2);
   std::optional<std::vector<int64_t>> axes = ints(3);
@@ -782,12 +708,11 @@ absl::Status SliceStepsByGather(AdapterContext& ctx) {
     ctx.node.set_op_type("Identity");
     return absl::OkStatus();
   }
-  OC_ASSIGN_OR_RETURN(std::string starts_name, compose.Ints(kept_starts));
-  OC_ASSIGN_OR_RETURN(std::string ends_name, compose.Ints(kept_ends));
-  OC_ASSIGN_OR_RETURN(std::string axes_name, compose.Ints(kept_axes));
-  ctx.node.add_input(starts_name);
-  ctx.node.add_input(ends_name);
-  ctx.node.add_input(axes_name);
+  // The unit-step axes, in Slice-1's attributes.
+  AddIntsAttribute(ctx.node, "starts", kept_starts);
+  AddIntsAttribute(ctx.node, "ends", kept_ends);
+  AddIntsAttribute(ctx.node, "axes", kept_axes);
+  ctx.changes.push_back({"input-to-attribute", "starts, ends and axes of the unit-step axes"});
   return absl::OkStatus();
 }
 
@@ -931,6 +856,152 @@ absl::Status TileToBroadcastShape(AdapterContext& ctx) {
                                                          target, "' (", ctx.to.Label(),
                                                          " does not broadcast)")});
   }
+  return absl::OkStatus();
+}
+
+}  // namespace onnxconvert::adapters
+
+namespace onnxconvert::adapters {
+
+namespace {
+
+// Where output position `o` of an axis of `n` inputs upsampled by `s`
+// samples with half-pixel centres, computed in float as the runtime's
+// bilinear kernel does: the lower and upper input index and their weights
+// (the distances to the other one; 1/2 each where the edge clamps them
+// together).
+struct LinearTap {
+  int64_t low, high;
+  float low_weight, high_weight;
+};
+
+LinearTap TapAt(int64_t o, int64_t n, int64_t s) {
+  float at = (static_cast<float>(o) + 0.5f) / static_cast<float>(s) - 0.5f;
+  at = std::max(0.0f, std::min(at, static_cast<float>(n - 1)));
+  int64_t low = std::min(static_cast<int64_t>(at), n - 1);
+  int64_t high = std::min(low + 1, n - 1);
+  float to_low = std::fabs(at - static_cast<float>(low));
+  float to_high = std::fabs(at - static_cast<float>(high));
+  if (low == high) to_low = to_high = 0.5f;
+  return {low, high, to_high, to_low};
+}
+
+// A float tensor of `dims` holding `values`.
+TensorProto FloatsOf(std::vector<int64_t> dims, const std::vector<float>& values) {
+  TensorProto tensor;
+  tensor.set_data_type(TensorProto::FLOAT);
+  for (int64_t d : dims) tensor.add_dims(d);
+  for (float v : values) tensor.add_float_data(v);
+  return tensor;
+}
+
+}  // namespace
+
+absl::Status HalfPixelLinearUpscale(AdapterContext& ctx, absl::Span<const int64_t> factors) {
+  const std::string x = ctx.node.input(0);
+  const onnx::TensorShapeProto* shape = ShapeOf(ctx, x);
+  const int rank = static_cast<int>(factors.size());
+  auto refuse = [&](absl::string_view why) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        ctx.to.Label(), " samples asymmetrically; writing half-pixel bilinear upsampling in ops "
+        "of the target needs ", why));
+  };
+  if (shape == nullptr || shape->dim_size() != rank || rank < 2 ||
+      ElemOf(ctx, x) != TensorProto::FLOAT || ctx.to_opset < 7) {
+    return refuse("a float input of known rank");
+  }
+  for (int i = 0; i + 2 < rank; ++i) {
+    if (factors[i] != 1) return refuse("the last two axes alone to be scaled");
+  }
+  std::vector<int64_t> dims;
+  for (const auto& dim : shape->dim()) {
+    if (!dim.has_dim_value() || dim.dim_value() <= 0) return refuse("the input's sizes");
+    dims.push_back(dim.dim_value());
+  }
+  const int h_axis = rank - 2, w_axis = rank - 1;
+  const int64_t h = dims[h_axis], w = dims[w_axis], sh = factors[h_axis], sw = factors[w_axis];
+  if (h * w * sh * sw > (int64_t{1} << 22)) return refuse("a smaller output (weights per pixel)");
+  Composer compose(ctx);
+  // Per output phase (py, px), every output pixel of the phase is, as in
+  // the runtime's kernel, (wx_hi*wy_hi)*X[y_lo][x_lo] + (wx_lo*wy_hi)*
+  // X[y_lo][x_hi] + (wx_hi*wy_lo)*X[y_hi][x_lo] + (wx_lo*wy_lo)*X[y_hi][x_hi]
+  // summed left to right, with the weight products as constants.
+  std::vector<std::string> rows;  // one per py: [.., h, w * sw]
+  for (int64_t py = 0; py < sh; ++py) {
+    std::vector<LinearTap> ys, xs;
+    for (int64_t k = 0; k < h; ++k) ys.push_back(TapAt(k * sh + py, h, sh));
+    std::vector<int64_t> y_low, y_high;
+    for (const LinearTap& t : ys) {
+      y_low.push_back(t.low);
+      y_high.push_back(t.high);
+    }
+    OC_ASSIGN_OR_RETURN(std::string y_low_name, compose.Ints(y_low));
+    OC_ASSIGN_OR_RETURN(std::string y_high_name, compose.Ints(y_high));
+    std::string rows_low = compose.Before("Gather", {x, y_low_name}, {IntAttribute("axis", h_axis)});
+    std::string rows_high =
+        compose.Before("Gather", {x, y_high_name}, {IntAttribute("axis", h_axis)});
+    std::vector<std::string> phases;
+    for (int64_t px = 0; px < sw; ++px) {
+      std::vector<int64_t> x_low, x_high;
+      std::vector<LinearTap> taps;
+      for (int64_t j = 0; j < w; ++j) {
+        taps.push_back(TapAt(j * sw + px, w, sw));
+        x_low.push_back(taps.back().low);
+        x_high.push_back(taps.back().high);
+      }
+      OC_ASSIGN_OR_RETURN(std::string x_low_name, compose.Ints(x_low));
+      OC_ASSIGN_OR_RETURN(std::string x_high_name, compose.Ints(x_high));
+      const onnx::AttributeProto along_w = IntAttribute("axis", w_axis);
+      std::string corners[4] = {
+          compose.Before("Gather", {rows_low, x_low_name}, {along_w}),
+          compose.Before("Gather", {rows_low, x_high_name}, {along_w}),
+          compose.Before("Gather", {rows_high, x_low_name}, {along_w}),
+          compose.Before("Gather", {rows_high, x_high_name}, {along_w})};
+      std::vector<float> weights[4];
+      for (int64_t k = 0; k < h; ++k) {
+        for (int64_t j = 0; j < w; ++j) {
+          const LinearTap& ty = ys[k];
+          const LinearTap& tx = taps[j];
+          weights[0].push_back(tx.low_weight * ty.low_weight);
+          weights[1].push_back(tx.high_weight * ty.low_weight);
+          weights[2].push_back(tx.low_weight * ty.high_weight);
+          weights[3].push_back(tx.high_weight * ty.high_weight);
+        }
+      }
+      std::string sum;
+      for (int c = 0; c < 4; ++c) {
+        OC_ASSIGN_OR_RETURN(std::string weight, ctx.add_constant(FloatsOf({h, w}, weights[c])));
+        std::string term = compose.Before("Mul", {weight, corners[c]});
+        sum = c == 0 ? term : compose.Before("Add", {sum, term});
+      }
+      OC_ASSIGN_OR_RETURN(std::string lifted, compose.BeforeOverAxes("Unsqueeze", sum,
+                                                                     {w_axis + 1}));
+      phases.push_back(lifted);
+    }
+    std::vector<int64_t> row_dims = dims;
+    row_dims[w_axis] = w * sw;
+    OC_ASSIGN_OR_RETURN(std::string row_shape, compose.Ints(row_dims));
+    std::string row = compose.Before(
+        "Reshape", {compose.Before("Concat", phases, {IntAttribute("axis", w_axis + 1)}),
+                    row_shape});
+    OC_ASSIGN_OR_RETURN(std::string lifted, compose.BeforeOverAxes("Unsqueeze", row,
+                                                                   {h_axis + 1}));
+    rows.push_back(lifted);
+  }
+  std::vector<int64_t> out_dims = dims;
+  out_dims[h_axis] = h * sh;
+  out_dims[w_axis] = w * sw;
+  OC_ASSIGN_OR_RETURN(std::string out_shape, compose.Ints(out_dims));
+  std::string result = compose.Before(
+      "Reshape", {compose.Before("Concat", rows, {IntAttribute("axis", h_axis + 1)}), out_shape});
+  ctx.node.set_op_type("Identity");
+  ctx.node.clear_input();
+  ctx.node.add_input(result);
+  ctx.node.clear_attribute();
+  ctx.changes.push_back(
+      {"node-replaced", absl::StrCat("Resize (bilinear, half-pixel, x", sh, " x", sw,
+                                     ") -> per output phase, the four neighbours (Gather) "
+                                     "weighted as the runtime's kernel weighs them, interleaved")});
   return absl::OkStatus();
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "adapters/adapter.h"
 
 namespace onnxconvert::adapters {
@@ -42,8 +43,8 @@ absl::Status SplitSizesAtRunTime(AdapterContext& ctx, int64_t axis, int64_t part
 // Slice-10+ with constant steps other than 1, for Slice-1 (no steps):
 // each axis taken by a step other than 1 becomes a Gather of the indices
 // the slice takes (the axis size must be known), placed before the node,
-// which keeps the unit-step axes (or becomes an Identity). Leaves the node
-// as it is when the steps are not constant.
+// which becomes Slice-1 of the unit-step axes (attributes) or an Identity.
+// Refused when the steps, starts, ends or axes are not constants.
 absl::Status SliceStepsByGather(AdapterContext& ctx);
 
 // Whether `ctx`'s node is an Unsqueeze or Squeeze-11+ of the single axis
@@ -66,6 +67,34 @@ bool SameDim(const onnx::TensorShapeProto::Dimension& a,
 // others are unsqueezed to its rank and tiled to its shape (Tile-6, the
 // repeats from its Shape where unknown). Exact; refused otherwise.
 absl::Status TileToBroadcastShape(AdapterContext& ctx);
+
+// Resize-11+ upsampling a float input linearly with half-pixel centres by
+// the integer `factors` (one per axis; only the last two other than 1),
+// for Resize-10 (asymmetric only): each of the output's phases is the sum
+// of the four neighbours (Gather) weighted, in the order and float
+// arithmetic of ONNX Runtime's bilinear kernel, and the phases are
+// interleaved (Unsqueeze, Concat, Reshape). Needs the input's sizes; the
+// node becomes an Identity of the result.
+absl::Status HalfPixelLinearUpscale(AdapterContext& ctx, absl::Span<const int64_t> factors);
+
+// Attributes (or attribute values) a later version added, composed for the
+// older version (adapters/attribute_compositions.cc): MaxPool/AveragePool's
+// ceil_mode as extra end padding; TopK's largest = 0 by negation;
+// Reshape's allowzero by its constant shape; DepthToSpace's CRD mode by
+// Reshape and Transpose; GatherND's batch_dims as batch coordinates in the
+// indices; ScatterND/ScatterElements reductions over distinct constant
+// indices. Each refuses, saying why, where nothing computes the same.
+absl::Status CeilModeAsEndPads(AdapterContext& ctx);
+absl::Status SmallestByNegation(AdapterContext& ctx);
+absl::Status AllowZeroShape(AdapterContext& ctx);
+absl::Status DepthToSpaceCrd(AdapterContext& ctx);
+absl::Status BatchDimsAsIndices(AdapterContext& ctx);
+absl::Status ScatterReductionByGather(AdapterContext& ctx);
+
+// GroupNormalization-21 for 18 where the per-channel scale or bias is not
+// one value per group: GroupNormalization-18 with per-group scale 1 and
+// bias 0 (`groups` of them), then Mul and Add by the per-channel values.
+absl::Status GroupNormPerChannelAfter(AdapterContext& ctx, int64_t groups);
 
 }  // namespace onnxconvert::adapters
 

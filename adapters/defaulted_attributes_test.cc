@@ -68,18 +68,29 @@ TEST(DefaultedAttributesTest, DefaultsTheTargetLacksAreDropped) {
       {"cast_round_mode_up", 24, 23,
        "g (float[2] X) => (float16[2] Y) { [c] Y = Cast <to = 10, round_mode = \"up\"> (X) }",
        "[c] Y = Cast <to = 10> (X)", ""},
-      {"top_k_smallest_refused", 11, 10,
+      // Values the target lacks composed (attribute_compositions.cc).
+      {"top_k_smallest_by_negation", 11, 10,
        "g (float[2,3] X) => (float[2,2] V, int64[2,2] I) <int64[1] k = {2}> "
        "{ [t] V, I = TopK <largest = 0> (X, k) }",
-       "", "attribute 'largest' does not exist in TopK-10"},
+       "[t__0] t_Neg__0 = Neg(X); [t] V__0, I = TopK(t_Neg__0, k); [t__1] V = Neg(V__0)", "", 8,
+       /*all_nodes=*/true},
+      {"top_k_smallest_of_ints_refused", 11, 10,
+       "g (int32[2,3] X) => (int32[2,2] V, int64[2,2] I) <int64[1] k = {2}> "
+       "{ [t] V, I = TopK <largest = 0> (X, k) }",
+       "", "negating a value that is not known to be float may overflow"},
       {"reduce_mean_noop_with_empty_axes_1_refused", 18, 13,
        "g (float[2,3] X) => (float[2] Y) <int64[1] axes = {1}> "
        "{ [m] Y = ReduceMean <keepdims = 0, noop_with_empty_axes = 1> (X, axes) }",
        "", "noop_with_empty_axes"},
-      {"gather_nd_batch_dims_1_refused", 12, 11,
+      {"gather_nd_batch_dims_1_as_coordinates", 12, 11,
        "g (float[2,2] X, int64[2,1] I) => (float[2] Y) "
        "{ [g] Y = GatherND <batch_dims = 1> (X, I) }",
-       "", "batch_dims"},
+       "[g__1] g_Concat__0 = Concat <axis = 1> (g__0, I); [g] Y = GatherND(X, g_Concat__0)", "", 8,
+       /*all_nodes=*/true},
+      {"gather_nd_batch_dims_of_unknown_indices_refused", 12, 11,
+       "g (float[2,2] X, int64[N,1] I) => (float[N] Y) "
+       "{ [g] Y = GatherND <batch_dims = 1> (X, I) }",
+       "", "batch_dims = 1, which GatherND-11 cannot express: the sizes of 'I' are not all known"},
       {"roi_align_half_pixel_default_refused", 16, 10,
        "g (float[1,1,4,4] X, float[1,4] R, int64[1] I) => (float[1,1,2,2] Y) "
        "{ [a] Y = RoiAlign <output_height = 2, output_width = 2> (X, R, I) }",

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
+#include "adapters/compositions.h"
 #include "adapters/rewrites.h"
 
 namespace onnxconvert::adapters {
@@ -16,7 +17,8 @@ absl::Status BatchNormInferenceOnly(AdapterContext& ctx) {
   const onnx::AttributeProto* training = FindAttribute(ctx.node, "training_mode");
   if (training != nullptr && training->i() != 0) {
     return absl::FailedPreconditionError(
-        absl::StrCat("training_mode is set, which ", ctx.to.Label(), " does not have"));
+        absl::StrCat("training_mode is set (running statistics as outputs), which ",
+                     ctx.to.Label(), " cannot express: it normalizes in inference only"));
   }
   if (ctx.node.output_size() > 1) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -44,6 +46,17 @@ onnx::TensorProto FloatTensorLike(const onnx::TensorProto& like, const std::vect
 
 // Rewrites scale (input 1) and bias (input 2) between per-group values
 // (version 18) and per-channel values (version 21).
+// Whether `values` (one per channel) hold one value per group.
+bool OnePerGroup(const std::vector<double>& values, int64_t groups, int64_t per_group) {
+  if (static_cast<int64_t>(values.size()) != groups * per_group) return false;
+  for (int64_t g = 0; g < groups; ++g) {
+    for (int64_t c = 0; c < per_group; ++c) {
+      if (values[g * per_group + c] != values[g * per_group]) return false;
+    }
+  }
+  return true;
+}
+
 absl::Status GroupNormAffine(AdapterContext& ctx) {
   bool up = ctx.to.since_version > ctx.from.since_version;
   const onnx::AttributeProto* groups_attribute = FindAttribute(ctx.node, "num_groups");
@@ -61,6 +74,17 @@ absl::Status GroupNormAffine(AdapterContext& ctx) {
         absl::StrCat(channels, " channels do not divide into ", groups, " groups"));
   }
   int64_t per_group = channels / groups;
+  if (!up) {
+    for (int input : {1, 2}) {
+      const onnx::TensorProto* constant = ctx.constant_of(ctx.node.input(input));
+      std::optional<std::vector<double>> values =
+          constant != nullptr ? FloatValues(*constant) : std::nullopt;
+      // Per-channel values: the affine step after a per-group identity.
+      if (!values || !OnePerGroup(*values, groups, per_group)) {
+        return GroupNormPerChannelAfter(ctx, groups);
+      }
+    }
+  }
   for (int input : {1, 2}) {
     const std::string name = ctx.node.input(input);
     const onnx::TensorProto* constant = ctx.constant_of(name);

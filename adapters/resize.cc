@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
+#include "adapters/compositions.h"
 #include "adapters/rewrites.h"
 #include "ir/status_macros.h"
 
@@ -53,34 +54,91 @@ absl::Status ResizeUp10To11(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
-// Resize-11+ with constant `sizes` of an input of known dims, as the
-// scales Resize-11 computes from them (size / input size, in float): true
-// when every size comes back from its scale as Resize-10 computes the
-// output (floor(input size * scale)), and input 3 became a scales input 2.
-absl::StatusOr<bool> SizesAsScales(AdapterContext& ctx) {
-  const onnx::TensorProto* sizes_value = ctx.constant_of(ctx.node.input(3));
+// The sizes a Resize-11+ node resizes to, when known at conversion: its
+// constant `sizes`, else its output's inferred sizes (sizes computed in the
+// graph from shapes that inference follows).
+std::optional<std::vector<int64_t>> KnownSizes(AdapterContext& ctx) {
+  if (const onnx::TensorProto* value = ctx.constant_of(ctx.node.input(3))) {
+    return IntValues(*value);
+  }
+  const onnx::TensorShapeProto* out = ShapeOf(ctx, ctx.node.output(0));
+  if (out == nullptr) return std::nullopt;
+  std::vector<int64_t> sizes;
+  for (const auto& dim : out->dim()) {
+    if (!dim.has_dim_value()) return std::nullopt;
+    sizes.push_back(dim.dim_value());
+  }
+  return sizes;
+}
+
+// The input's sizes, when all known and positive.
+std::optional<std::vector<int64_t>> InputSizes(AdapterContext& ctx) {
   const onnx::TensorShapeProto* shape = ShapeOf(ctx, ctx.node.input(0));
-  if (sizes_value == nullptr || shape == nullptr) return false;
-  std::optional<std::vector<int64_t>> sizes = IntValues(*sizes_value);
-  if (!sizes || static_cast<int>(sizes->size()) != shape->dim_size()) return false;
-  std::vector<float> scales;
-  for (int i = 0; i < shape->dim_size(); ++i) {
-    if (!shape->dim(i).has_dim_value() || shape->dim(i).dim_value() <= 0) return false;
-    float in = static_cast<float>(shape->dim(i).dim_value());
-    float scale = static_cast<float>((*sizes)[i]) / in;
-    if (static_cast<int64_t>(std::floor(in * scale)) != (*sizes)[i]) return false;
-    scales.push_back(scale);
+  if (shape == nullptr) return std::nullopt;
+  std::vector<int64_t> sizes;
+  for (const auto& dim : shape->dim()) {
+    if (!dim.has_dim_value() || dim.dim_value() <= 0) return std::nullopt;
+    sizes.push_back(dim.dim_value());
+  }
+  return sizes;
+}
+
+// The scale of every axis as Resize-11+ takes it (float): the constant
+// scales, or the sizes over the input's sizes; nullopt when not known.
+std::optional<std::vector<float>> KnownScales(AdapterContext& ctx) {
+  if (Given(ctx.node, 3)) {
+    std::optional<std::vector<int64_t>> sizes = KnownSizes(ctx);
+    std::optional<std::vector<int64_t>> in = InputSizes(ctx);
+    if (!sizes || !in || sizes->size() != in->size()) return std::nullopt;
+    std::vector<float> scales;
+    for (size_t i = 0; i < in->size(); ++i) {
+      scales.push_back(static_cast<float>((*sizes)[i]) / static_cast<float>((*in)[i]));
+    }
+    return scales;
+  }
+  if (!Given(ctx.node, 2)) return std::nullopt;
+  const onnx::TensorProto* value = ctx.constant_of(ctx.node.input(2));
+  if (value == nullptr) return std::nullopt;
+  std::optional<std::vector<double>> floats = FloatValues(*value);
+  if (!floats) return std::nullopt;
+  return std::vector<float>(floats->begin(), floats->end());
+}
+
+// The scales as integers, when each is a whole number from 1 up.
+std::optional<std::vector<int64_t>> IntegerFactors(const std::vector<float>& scales) {
+  std::vector<int64_t> factors;
+  for (float scale : scales) {
+    if (!(scale >= 1 && scale <= 1024 && std::floor(scale) == scale)) return std::nullopt;
+    factors.push_back(static_cast<int64_t>(scale));
+  }
+  return factors;
+}
+
+// Resize-11+ with `sizes` known at conversion (KnownSizes) of an input of
+// known sizes, as the scales Resize-11 computes from them (size / input
+// size, in float): true when every size comes back from its scale as
+// Resize-10 computes the output (floor(input size * scale)), and input 3
+// became a scales input 2.
+absl::StatusOr<bool> SizesAsScales(AdapterContext& ctx) {
+  std::optional<std::vector<int64_t>> sizes = KnownSizes(ctx);
+  std::optional<std::vector<float>> scales = KnownScales(ctx);
+  std::optional<std::vector<int64_t>> in = InputSizes(ctx);
+  if (!sizes || !scales || !in) return false;
+  for (size_t i = 0; i < in->size(); ++i) {
+    float extent = static_cast<float>((*in)[i]) * (*scales)[i];
+    if (static_cast<int64_t>(std::floor(extent)) != (*sizes)[i]) return false;
   }
   onnx::TensorProto tensor;
   tensor.set_data_type(onnx::TensorProto::FLOAT);
-  tensor.add_dims(static_cast<int64_t>(scales.size()));
-  for (float scale : scales) tensor.add_float_data(scale);
+  tensor.add_dims(static_cast<int64_t>(scales->size()));
+  for (float scale : *scales) tensor.add_float_data(scale);
   absl::StatusOr<std::string> name = ctx.add_constant(std::move(tensor));
   if (!name.ok()) return name.status();
+  std::string sizes_name = ctx.node.input(3);
   while (ctx.node.input_size() < 3) ctx.node.add_input("");
   ctx.node.set_input(2, *name);
   ctx.node.mutable_input()->DeleteSubrange(3, ctx.node.input_size() - 3);
-  ctx.changes.push_back({"input-to-input", absl::StrCat("sizes '", sizes_value->name(),
+  ctx.changes.push_back({"input-to-input", absl::StrCat("sizes '", sizes_name,
                                                         "' as the scales they imply, '", *name,
                                                         "'")});
   return true;
@@ -91,18 +149,36 @@ absl::Status ResizeDown11To10(AdapterContext& ctx) {
   std::string mode = StringAttribute(ctx.node, "mode", "nearest");
   std::string transform = StringAttribute(ctx.node, "coordinate_transformation_mode", "half_pixel");
   std::string rounding = StringAttribute(ctx.node, "nearest_mode", "round_prefer_floor");
+  bool exclude = FindAttribute(ctx.node, "exclude_outside") != nullptr &&
+                 FindAttribute(ctx.node, "exclude_outside")->i() != 0;
+  // Upsampling by whole factors with half-pixel centres: nearest rounding
+  // to the closest sample picks what asymmetric flooring picks (no ties);
+  // linear becomes a composition.
+  if ((transform == "half_pixel" || transform == "pytorch_half_pixel") && !exclude &&
+      (mode == "linear" || (mode == "nearest" && (rounding == "round_prefer_floor" ||
+                                                  rounding == "round_prefer_ceil")))) {
+    std::optional<std::vector<float>> scales = KnownScales(ctx);
+    std::optional<std::vector<int64_t>> factors =
+        scales ? IntegerFactors(*scales) : std::nullopt;
+    if (factors && mode == "linear") return HalfPixelLinearUpscale(ctx, *factors);
+    if (factors) {
+      transform = "asymmetric";
+      rounding = "floor";
+      ctx.changes.push_back({"attribute-set", absl::StrCat(
+          "upsampling by whole factors: half-pixel centres with ", StringAttribute(
+              ctx.node, "nearest_mode", "round_prefer_floor"),
+          " pick the samples asymmetric flooring picks")});
+    }
+  }
   std::string why;
   if (mode == "cubic") why = "mode cubic does not exist in Resize-10";
   else if (transform != "asymmetric") why = absl::StrCat("coordinate_transformation_mode is ", transform);
   else if (mode == "nearest" && rounding != "floor") why = absl::StrCat("nearest_mode is ", rounding);
-  else if (FindAttribute(ctx.node, "exclude_outside") != nullptr &&
-           FindAttribute(ctx.node, "exclude_outside")->i() != 0) {
-    why = "exclude_outside is set";
-  }
+  else if (exclude) why = "exclude_outside is set";
   if (why.empty() && Given(ctx.node, 3)) {
     absl::StatusOr<bool> scaled = SizesAsScales(ctx);
     if (!scaled.ok()) return scaled.status();
-    if (!*scaled) why = "it resizes to explicit sizes, not known constants of a known input shape";
+    if (!*scaled) why = "it resizes to explicit sizes, not known at conversion for an input of known sizes";
   }
   if (!why.empty()) {
     return absl::FailedPreconditionError(

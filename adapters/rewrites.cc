@@ -54,6 +54,7 @@ const RewriteTable& Rewrites() {
     RegisterRecurrentAdapters(*table);
     RegisterDropoutMaskAdapters(*table);
     RegisterCompositionAdapters(*table);
+    RegisterAttributeCompositionAdapters(*table);
     return table;
   }();
   return *table;

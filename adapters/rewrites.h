@@ -59,6 +59,7 @@ void RegisterLegacyAdapters(RewriteTable& table);
 void RegisterRecurrentAdapters(RewriteTable& table);
 void RegisterDropoutMaskAdapters(RewriteTable& table);
 void RegisterCompositionAdapters(RewriteTable& table);
+void RegisterAttributeCompositionAdapters(RewriteTable& table);
 
 }  // namespace onnxconvert::adapters
 

@@ -10,6 +10,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
+#include "adapters/composer.h"
+#include "ir/status_macros.h"
 #include "adapters/compositions.h"
 #include "adapters/rewrites.h"
 
@@ -98,6 +100,29 @@ absl::Status SplitNumOutputsDown(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+// Pad-18 whose `axes` are known only at run time (the input's rank known):
+// the pads scattered into zeros for every axis at the positions the axes
+// name (a negative axis counted from the back), in the graph.
+absl::Status PadAxesAtRunTime(AdapterContext& ctx, int64_t rank) {
+  const std::string axes = ctx.node.input(3);
+  Composer compose(ctx);
+  OC_ASSIGN_OR_RETURN(std::string zero, compose.Ints({0}, /*scalar=*/true));
+  OC_ASSIGN_OR_RETURN(std::string rank_name, compose.Ints({rank}, /*scalar=*/true));
+  OC_ASSIGN_OR_RETURN(std::string zeros, compose.Ints(std::vector<int64_t>(2 * rank, 0)));
+  std::string negative = compose.Before("Cast", {compose.Before("Less", {axes, zero})},
+                                        {IntAttribute("to", onnx::TensorProto::INT64)});
+  std::string fixed =
+      compose.Before("Add", {axes, compose.Before("Mul", {negative, rank_name})});
+  std::string positions = compose.Before(
+      "Concat", {fixed, compose.Before("Add", {fixed, rank_name})}, {IntAttribute("axis", 0)});
+  ctx.node.set_input(1, compose.Before("ScatterElements", {zeros, positions, ctx.node.input(1)},
+                                       {IntAttribute("axis", 0)}));
+  ctx.node.mutable_input()->RemoveLast();
+  ctx.changes.push_back({"node-inserted", absl::StrCat("pads for all ", rank, " axes scattered in "
+                                                       "at the axes '", axes, "' name")});
+  return absl::OkStatus();
+}
+
 // Pad-18's `axes` input names the axes `pads` covers; Pad-13 pads every
 // axis: the pads are spread to the input's rank, 0 on the others.
 absl::Status PadAxesToFullPads(AdapterContext& ctx) {
@@ -109,6 +134,7 @@ absl::Status PadAxesToFullPads(AdapterContext& ctx) {
   std::optional<std::vector<int64_t>> axes = axes_value ? IntValues(*axes_value) : std::nullopt;
   std::optional<std::vector<int64_t>> pads = pads_value ? IntValues(*pads_value) : std::nullopt;
   int64_t rank = RankOf(ctx, ctx.node.input(0));
+  if (!axes && rank >= 0) return PadAxesAtRunTime(ctx, rank);
   if (!axes || rank < 0 || (pads && pads->size() != 2 * axes->size())) {
     return absl::FailedPreconditionError(absl::StrCat(
         "pads over axes '", axes_name, "' need constant axes and a known rank of '",

@@ -1,7 +1,8 @@
-// Cast and CastLike (kernels_cast.cc) and the narrow types (narrow.h), one
+// Cast and CastLike (kernels_cast.cc) and the narrow types (tensor.h), one
 // table-driven case per behaviour.
 
-#include "eval/narrow.h"
+#include <vector>
+
 #include "eval/tensor.h"
 #include "eval/test_cases.h"
 #include "gtest/gtest.h"
@@ -117,13 +118,24 @@ INSTANTIATE_TEST_SUITE_P(Kernels, CastTest, testing::ValuesIn(kCases),
 // The 4- and 2-bit types pack two and four to a byte, low bits first, and
 // come back whole (an odd count padded).
 TEST(NarrowTest, PackedProtosRoundTrip) {
-  for (int32_t type : {onnx::TensorProto::INT4, onnx::TensorProto::UINT4,
-                       onnx::TensorProto::INT2, onnx::TensorProto::UINT2,
-                       onnx::TensorProto::FLOAT4E2M1}) {
-    Tensor t(type, {5});
-    for (int i = 0; i < 5; ++i) t.data<uint8_t>()[i] = WrapToNarrowInteger(type, i - 2);
+  struct Packed {
+    int32_t type;
+    std::vector<int8_t> held;
+    size_t bytes;
+  };
+  const Packed kPacked[] = {
+      {onnx::TensorProto::INT4, {-8, 7, 0, -1, 3}, 3},
+      {onnx::TensorProto::UINT4, {15, 0, 7, 8, 1}, 3},
+      {onnx::TensorProto::INT2, {-2, 1, 0, -1, 1}, 2},
+      {onnx::TensorProto::UINT2, {3, 0, 2, 1, 3}, 2},
+      {onnx::TensorProto::FLOAT4E2M1, {0xF, 0x1, 0x8, 0x7, 0x0}, 3},
+      {onnx::TensorProto::FLOAT8E8M0, {0, 127, -1, 1, 2}, 5},
+  };
+  for (const Packed& p : kPacked) {
+    Tensor t(p.type, {5});
+    for (int i = 0; i < 5; ++i) t.data<int8_t>()[i] = p.held[i];
     onnx::TensorProto proto = ToProto(t, "t");
-    EXPECT_EQ(static_cast<int>(proto.raw_data().size()), NarrowProtoBits(type) == 4 ? 3 : 2);
+    EXPECT_EQ(proto.raw_data().size(), p.bytes) << ElementTypeName(p.type);
     absl::StatusOr<Tensor> back = FromProto(proto);
     ASSERT_TRUE(back.ok()) << back.status();
     EXPECT_EQ(DebugString(*back), DebugString(t));

@@ -126,6 +126,14 @@ const Case kCases[] = {
     {"range", 13,
      "g () => (int64[3] y) <int64 a = {1}, int64 b = {8}, int64 d = {3}> { y = Range(a, b, d) }",
      "int64[3] {1, 4, 7}"},
+    {"range_float16_steps_in_float16", 27,
+     "g () => (float16[4] y) <float a = {2048}, float b = {2051}, float d = {1}> "
+     "{ ha = Cast<to = 10>(a) hb = Cast<to = 10>(b) hd = Cast<to = 10>(d) y = Range(ha, hb, hd) }",
+     "float16[4] {2048, 2048, 2048, 2048}"},
+    {"range_int64_near_the_top_does_not_overflow", 13,
+     "g () => (int64[1] y) <int64 a = {9223372036854775806}, int64 b = {9223372036854775807}, "
+     "int64 d = {5}> { y = Range(a, b, d) }",
+     "int64[1] {9223372036854775806}"},
     // Casts.
     {"cast_float_to_int_truncates", 13,
      "g () => (int32[3] y) <float[3] a = {1.9, -1.9, 0}> { y = Cast<to = 6>(a) }",

@@ -40,8 +40,10 @@ absl::Span<const KernelRow> KernelTable() {
   static const std::vector<KernelRow>* table = [] {
     auto* rows = new std::vector<KernelRow>;
     for (absl::Span<const KernelRow> family :
-         {ShapeKernels(), ElementwiseKernels(), CastKernels(), MathKernels(), ReduceKernels(),
-          IndexKernels(), ResizeKernels(), StringKernels(), MlKernels()}) {
+         {ShapeKernels(), ElementwiseKernels(), CastKernels(), LinalgKernels(), ConvKernels(),
+          PoolKernels(), NormKernels(), RnnKernels(), QuantKernels(), RandomKernels(),
+          AttentionKernels(), MathKernels(), ReduceKernels(), IndexKernels(), ResizeKernels(),
+          StringKernels(), MlKernels()}) {
       rows->insert(rows->end(), family.begin(), family.end());
     }
     return rows;

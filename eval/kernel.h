@@ -65,9 +65,28 @@ absl::Span<const KernelRow> KernelTable();
 absl::Span<const KernelRow> ShapeKernels();
 absl::Span<const KernelRow> ElementwiseKernels();
 absl::Span<const KernelRow> CastKernels();
+// MatMul, Gemm, MatMulInteger, QLinearMatMul, Einsum, Det.
+absl::Span<const KernelRow> LinalgKernels();
+// Conv, ConvTranspose, ConvInteger, QLinearConv, DeformConv.
+absl::Span<const KernelRow> ConvKernels();
+// MaxPool, AveragePool, LpPool, the Global pools, MaxRoiPool, RoiAlign,
+// MaxUnpool.
+absl::Span<const KernelRow> PoolKernels();
+// BatchNormalization, InstanceNormalization, LayerNormalization,
+// GroupNormalization, LRN, MeanVarianceNormalization, RMSNormalization,
+// LpNormalization.
+absl::Span<const KernelRow> NormKernels();
+// RNN, GRU, LSTM.
+absl::Span<const KernelRow> RnnKernels();
+// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear.
+absl::Span<const KernelRow> QuantKernels();
+// Dropout, the Random* ops, Multinomial, Bernoulli.
+absl::Span<const KernelRow> RandomKernels();
+// Attention.
+absl::Span<const KernelRow> AttentionKernels();
 // Unary and binary math, activations, Clip and the softmax family.
 absl::Span<const KernelRow> MathKernels();
-// Reductions, ArgMax/ArgMin, TopK, CumSum/CumProd and Einsum.
+// Reductions, ArgMax/ArgMin, TopK and CumSum/CumProd.
 absl::Span<const KernelRow> ReduceKernels();
 // Indexing and data rearrangement: Pad, Gather/Scatter kinds, OneHot, ...
 absl::Span<const KernelRow> IndexKernels();

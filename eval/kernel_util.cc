@@ -76,6 +76,20 @@ absl::StatusOr<std::optional<std::vector<int64_t>>> IntsOf(const KernelCall& cal
   return std::optional<std::vector<int64_t>>();
 }
 
+bool IsNarrowInteger(int32_t elem_type) {
+  auto [lowest, highest] = NarrowIntRange(elem_type);
+  return lowest != highest;
+}
+
+double NarrowValue(const Tensor& tensor, int64_t index) {
+  int32_t type = tensor.elem_type();
+  uint8_t held = tensor.data<uint8_t>()[index];
+  if (IsNarrowInteger(type)) {
+    return NarrowIntRange(type).first < 0 ? static_cast<int8_t>(held) : held;
+  }
+  return NarrowFloatToFloat(type, held);
+}
+
 std::string NoKernel(int32_t elem_type) {
   return absl::StrCat("no kernel for elements of ", ElementTypeName(elem_type));
 }

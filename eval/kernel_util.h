@@ -135,6 +135,13 @@ absl::StatusOr<int64_t> Axis(const KernelCall& call, int64_t axis, int64_t rank)
 absl::StatusOr<std::optional<std::vector<int64_t>>> IntsOf(const KernelCall& call,
                                                            absl::string_view name, int input);
 
+// Whether `elem_type` is a narrow integer type (int4, uint4, int2, uint2).
+bool IsNarrowInteger(int32_t elem_type);
+
+// Element `index` of a tensor of a narrow type (tensor.h: IsNarrow) as
+// double: the float8/float4 value, or the narrow integer.
+double NarrowValue(const Tensor& tensor, int64_t index);
+
 // "no kernel for elements of <type>", for kernels refusing a type.
 std::string NoKernel(int32_t elem_type);
 

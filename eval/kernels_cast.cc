@@ -1,6 +1,6 @@
 // Cast and CastLike between every element type the evaluator holds:
 // numbers, bool, strings and the narrow types (float8, float4, int4,
-// int2; narrow.h, with Cast's saturate and round_mode).
+// int2; tensor.h, with Cast's saturate and round_mode).
 //
 // Each element is read exactly as an integer, a floating-point value or a
 // string, then written as the target type: integers wrap (two's
@@ -19,7 +19,6 @@
 #include "absl/strings/str_cat.h"
 #include "eval/kernel.h"
 #include "eval/kernel_util.h"
-#include "eval/narrow.h"
 #include "ir/status_macros.h"
 
 namespace onnxconvert::eval {
@@ -48,13 +47,13 @@ Value Read(const Tensor& t, int64_t index) {
     v.kind = Value::kString;
     v.s = &t.strings()[index];
   } else if (IsNarrow(type)) {
-    uint8_t held = t.data<uint8_t>()[index];
+    double value = NarrowValue(t, index);
     if (IsNarrowInteger(type)) {
       v.kind = Value::kSigned;
-      v.i = static_cast<int64_t>(NarrowToDouble(type, held));
+      v.i = static_cast<int64_t>(value);
     } else {
       v.kind = Value::kFloat;
-      v.f = NarrowToDouble(type, held);
+      v.f = value;
     }
   }
   VisitElementType(type, [&](auto x) {
@@ -158,16 +157,22 @@ absl::StatusOr<T> Convert(const Value& v) {
   }
 }
 
-// `v` as the held byte of narrow type `to`.
+// `v` as the held byte of narrow type `to`: integers wrapped to its bits
+// (floats truncated first), floats through float32 (as the reference).
 absl::StatusOr<uint8_t> ConvertNarrow(const Value& v, int32_t to, const CastOptions& options) {
   if (IsNarrowInteger(to)) {
     OC_ASSIGN_OR_RETURN(int64_t i, ToInteger<int64_t>(v));
-    return WrapToNarrowInteger(to, i);
+    auto [lowest, highest] = NarrowIntRange(to);
+    uint64_t mask = static_cast<uint64_t>(highest) - static_cast<uint64_t>(lowest);  // 2^bits - 1
+    uint64_t bits = static_cast<uint64_t>(i) & mask;
+    if (lowest < 0 && bits > static_cast<uint64_t>(highest)) bits |= ~mask;  // sign-extend
+    return static_cast<uint8_t>(bits);
   }
+  float value = static_cast<float>(ToFloating(v));
   if (to == onnx::TensorProto::FLOAT8E8M0) {
-    return FloatToE8M0(static_cast<float>(ToFloating(v)), options.saturate, options.rounding);
+    return FloatToE8M0(value, options.saturate, options.rounding);
   }
-  return DoubleToNarrowFloat(to, ToFloating(v), options.saturate);
+  return FloatToNarrowFloat(to, value, options.saturate);
 }
 
 // `v` printed: integers in decimal, floats in their shortest round-trip

@@ -17,7 +17,6 @@
 #include "absl/strings/str_join.h"
 #include "eval/kernel.h"
 #include "eval/kernel_util.h"
-#include "eval/narrow.h"
 #include "ir/status_macros.h"
 
 namespace onnxconvert::eval {
@@ -498,7 +497,7 @@ std::vector<bool> NonZeroFlags(const Tensor& tensor) {
   }
   if (IsNarrow(tensor.elem_type())) {
     for (int64_t i = 0; i < tensor.size(); ++i) {
-      flags[i] = NarrowToDouble(tensor.elem_type(), tensor.data<uint8_t>()[i]) != 0;
+      flags[i] = NarrowValue(tensor, i) != 0;
     }
   }
   VisitElementType(tensor.elem_type(), [&](auto v) {
@@ -698,8 +697,7 @@ int CompareElements(const Tensor& t, int64_t a, int64_t b) {
     return t.strings()[a].compare(t.strings()[b]);
   }
   if (IsNarrow(t.elem_type())) {
-    return Order(NarrowToDouble(t.elem_type(), t.data<uint8_t>()[a]),
-                 NarrowToDouble(t.elem_type(), t.data<uint8_t>()[b]));
+    return Order(NarrowValue(t, a), NarrowValue(t, b));
   }
   int result = 0;
   VisitElementType(t.elem_type(), [&](auto v) {

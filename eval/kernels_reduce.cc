@@ -1,20 +1,16 @@
 // Reduction kernels: the Reduce* family (axes by attribute or, from 18 and
 // for ReduceSum from 13, by input; keepdims; noop_with_empty_axes),
-// ArgMax/ArgMin, TopK, CumSum/CumProd and Einsum. Floating-point values
+// ArgMax/ArgMin, TopK and CumSum/CumProd. Floating-point values
 // accumulate in double; integers wrap as their type does.
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <numeric>
 #include <type_traits>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "eval/kernel.h"
 #include "eval/kernel_util.h"
 #include "ir/status_macros.h"
@@ -396,168 +392,6 @@ Outputs CumulativeKernel(const KernelCall& call) {
   });
 }
 
-// The most products Einsum computes.
-constexpr int64_t kMaxEinsumWork = int64_t{1} << 28;
-
-// One operand's subscripts: a label per axis, ellipsis axes as labels
-// 1..n counted from the last ellipsis axis (letters are positive chars
-// too, so they are offset by 256).
-struct Subscripts {
-  std::vector<int> labels;
-  bool ellipsis = false;
-};
-
-absl::StatusOr<Subscripts> ParseTerm(const KernelCall& call, absl::string_view term,
-                                     int64_t rank) {
-  Subscripts s;
-  int64_t letters = 0;
-  for (size_t i = 0; i < term.size(); ++i) {
-    if (term[i] == '.') {
-      if (s.ellipsis || term.substr(i, 3) != "...") return call.Error("a malformed ellipsis");
-      s.ellipsis = true;
-      i += 2;
-    } else if (std::isalpha(static_cast<unsigned char>(term[i]))) {
-      ++letters;
-    } else {
-      return call.Error(absl::StrCat("'", std::string(1, term[i]), "' in the equation"));
-    }
-  }
-  int64_t ellipsis_rank = rank - letters;
-  if (rank < 0 || ellipsis_rank < 0 || (!s.ellipsis && ellipsis_rank != 0)) {
-    return call.Error(absl::StrCat("the subscripts \"", term, "\" do not fit rank ", rank));
-  }
-  for (size_t i = 0; i < term.size(); ++i) {
-    if (term[i] == '.') {
-      for (int64_t e = ellipsis_rank; e >= 1; --e) s.labels.push_back(static_cast<int>(e));
-      i += 2;
-    } else {
-      s.labels.push_back(256 + static_cast<unsigned char>(term[i]));
-    }
-  }
-  return s;
-}
-
-// Einsum by direct summation over every label's range: repeated labels in
-// a term take diagonals, labels left out of the output are summed, ellipsis
-// axes broadcast; the implicit output is the ellipsis then the labels used
-// once, in alphabetical order.
-Outputs EinsumKernel(const KernelCall& call) {
-  const onnx::AttributeProto* equation_attr = call.attribute("equation");
-  if (equation_attr == nullptr) return call.Error("equation is unset");
-  std::string equation;
-  for (char c : equation_attr->s()) {
-    if (c != ' ') equation.push_back(c);
-  }
-  std::vector<std::string> sides = absl::StrSplit(equation, "->");
-  if (sides.size() > 2) return call.Error("the equation has two arrows");
-  std::vector<std::string> terms = absl::StrSplit(sides[0], ',');
-  if (terms.size() != call.inputs.size()) return call.Error("the terms do not match the inputs");
-  int32_t type = 0;
-  std::vector<Subscripts> operands;
-  absl::flat_hash_map<int, int64_t> sizes;
-  std::map<int, int> uses;
-  for (size_t i = 0; i < terms.size(); ++i) {
-    const Tensor* input = call.input(static_cast<int>(i));
-    if (input == nullptr) return call.Error("an input is absent");
-    if (i == 0) type = input->elem_type();
-    if (input->elem_type() != type) return call.Error("the inputs' types differ");
-    OC_ASSIGN_OR_RETURN(Subscripts s, ParseTerm(call, terms[i], input->rank()));
-    for (size_t a = 0; a < s.labels.size(); ++a) {
-      int label = s.labels[a];
-      int64_t dim = input->dims()[a];
-      auto [it, added] = sizes.emplace(label, dim);
-      if (!added && it->second != dim) {
-        bool ellipsis = label < 256;
-        if (!ellipsis || (dim != 1 && it->second != 1)) {
-          return call.Error("a label's dims differ between the operands");
-        }
-        it->second = std::max(it->second, dim);
-      }
-      ++uses[label];
-    }
-    operands.push_back(std::move(s));
-  }
-  int64_t ellipsis_rank = 0;
-  for (const auto& [label, n] : uses) ellipsis_rank += label < 256 ? 1 : 0;
-  std::vector<int> output;
-  if (sides.size() == 2) {
-    bool ellipsis = absl::StrContains(sides[1], "...");
-    int64_t letters = std::count_if(sides[1].begin(), sides[1].end(), [](char c) {
-      return std::isalpha(static_cast<unsigned char>(c));
-    });
-    OC_ASSIGN_OR_RETURN(Subscripts s,
-                        ParseTerm(call, sides[1], letters + (ellipsis ? ellipsis_rank : 0)));
-    output = s.labels;
-    for (size_t i = 0; i < output.size(); ++i) {
-      if (!sizes.contains(output[i])) return call.Error("an output label is in no input");
-      if (std::count(output.begin(), output.end(), output[i]) > 1) {
-        return call.Error("an output label repeats");
-      }
-    }
-    if (!ellipsis && ellipsis_rank > 0) {
-      return call.Error("the inputs' ellipsis axes are missing from the output");
-    }
-  } else {
-    // Ellipsis labels count down from the outermost axis.
-    for (auto it = uses.rbegin(); it != uses.rend(); ++it) {
-      if (it->first < 256) output.push_back(it->first);
-    }
-    for (const auto& [label, n] : uses) {
-      if (label >= 256 && n == 1) output.push_back(label);
-    }
-  }
-  // Every label: the output's first, then the summed ones.
-  std::vector<int> labels = output;
-  for (const auto& [label, n] : uses) {
-    if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
-  }
-  std::vector<int64_t> range(labels.size());
-  int64_t work = 1;
-  for (size_t i = 0; i < labels.size(); ++i) {
-    range[i] = sizes[labels[i]];
-    if (range[i] != 0 && work > kMaxEinsumWork / range[i]) return call.Error("too much work");
-    work *= range[i];
-  }
-  std::vector<int64_t> out_dims(range.begin(), range.begin() + output.size());
-  OC_ASSIGN_OR_RETURN(int64_t out_count, Count(call, out_dims));
-  // Per operand, the stride each label's index moves it by (0 where the
-  // operand broadcasts a dim of 1).
-  std::vector<std::vector<int64_t>> strides(operands.size(), std::vector<int64_t>(labels.size()));
-  for (size_t i = 0; i < operands.size(); ++i) {
-    const Tensor& input = *call.input(static_cast<int>(i));
-    std::vector<int64_t> in_strides = Strides(input.dims());
-    for (size_t a = 0; a < operands[i].labels.size(); ++a) {
-      size_t l = std::find(labels.begin(), labels.end(), operands[i].labels[a]) - labels.begin();
-      if (input.dims()[a] != 1 || range[l] == 1) strides[i][l] += in_strides[a];
-    }
-  }
-  return ForTypes<NumberTypes>(call, type, [&](auto v) -> Outputs {
-    using T = decltype(v);
-    using A = Wide<T>;
-    std::vector<A> acc(out_count, A{0});
-    std::vector<int64_t> index(labels.size(), 0);
-    int64_t summed = out_count == 0 ? 0 : work / out_count;
-    for (int64_t step = 0; step < work; ++step) {
-      A product{1};
-      for (size_t i = 0; i < operands.size(); ++i) {
-        int64_t offset = 0;
-        for (size_t l = 0; l < labels.size(); ++l) offset += index[l] * strides[i][l];
-        product = WrapMul(product, static_cast<A>(Load(call.input(i)->template data<T>()[offset])));
-      }
-      int64_t o = step / std::max<int64_t>(summed, 1);
-      acc[o] = WrapAdd(acc[o], product);
-      for (size_t l = labels.size(); l-- > 0;) {
-        if (++index[l] < range[l]) break;
-        index[l] = 0;
-      }
-    }
-    Tensor out(type, out_dims);
-    absl::Span<T> o = out.data<T>();
-    for (int64_t i = 0; i < out_count; ++i) o[i] = Store<T>(static_cast<Compute<T>>(acc[i]));
-    return One(std::move(out));
-  });
-}
-
 constexpr KernelRow kRows[] = {
     {"", "ReduceSum", 1, kLast, ReduceKernel<Reduction::kSum>},
     {"", "ReduceMean", 1, kLast, ReduceKernel<Reduction::kMean>},
@@ -574,7 +408,6 @@ constexpr KernelRow kRows[] = {
     {"", "TopK", 1, kLast, TopKKernel},
     {"", "CumSum", 11, kLast, CumulativeKernel<false>},
     {"", "CumProd", 26, kLast, CumulativeKernel<true>},
-    {"", "Einsum", 12, kLast, EinsumKernel},
 };
 
 }  // namespace

@@ -429,26 +429,39 @@ Outputs RangeKernel(const KernelCall& call) {
   absl::StatusOr<Tensor> out = call.Error("no kernel for this type");
   VisitElementType(start->elem_type(), [&](auto v) {
     using T = decltype(v);
-    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-      double s = static_cast<double>(start->data<T>()[0]);
-      double l = static_cast<double>(limit->data<T>()[0]);
-      double d = static_cast<double>(delta->data<T>()[0]);
+    if constexpr (kIsNumber<T>) {
+      Compute<T> s = Load(start->data<T>()[0]);
+      Compute<T> l = Load(limit->data<T>()[0]);
+      Compute<T> d = Load(delta->data<T>()[0]);
       if (d == 0) {
         out = call.Error("delta is 0");
         return;
       }
-      double n = std::ceil((l - s) / d);
+      // ceil((limit - start) / delta), exactly for integers.
+      double n;
+      if constexpr (std::is_integral_v<T>) {
+        __int128 diff = static_cast<__int128>(l) - static_cast<__int128>(s);
+        __int128 step = d;
+        if (step < 0) {
+          diff = -diff;
+          step = -step;
+        }
+        n = diff <= 0 ? 0.0 : static_cast<double>((diff + step - 1) / step);
+      } else {
+        n = std::ceil((static_cast<double>(l) - s) / d);
+      }
       if (!(n < static_cast<double>(kMaxElements))) {
         out = call.Error("the range is too long");
         return;
       }
       int64_t count = n > 0 ? static_cast<int64_t>(n) : 0;
       Tensor t(start->elem_type(), {count});
-      T value = start->data<T>()[0];
-      T step = delta->data<T>()[0];
+      // Each element the previous plus delta, in T (integers wrapping).
+      Compute<T> value = Load(start->data<T>()[0]);
+      Compute<T> step = Load(delta->data<T>()[0]);
       for (int64_t i = 0; i < count; ++i) {
-        t.data<T>()[i] = value;
-        value = static_cast<T>(value + step);
+        t.data<T>()[i] = Store<T>(value);
+        value = Load(Store<T>(WrapAdd(value, step)));
       }
       out = std::move(t);
     }

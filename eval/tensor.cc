@@ -2,12 +2,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <limits>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "eval/narrow.h"
 
 namespace onnxconvert::eval {
 namespace {
@@ -39,6 +40,60 @@ int64_t CountWithin(absl::Span<const int64_t> dims, int64_t limit) {
   return count;
 }
 
+// How the float8/float4 kinds spend their codes on infinities and NaN.
+enum class Specials {
+  kIeee,              // float8e5m2: all-ones exponent for inf and NaN
+  kAllOnesNan,        // float8e4m3fn: S.1111.111 is NaN, no infinities
+  kUnsignedZeroNan,   // the fnuz kinds: 0x80 is NaN, no -0, no infinities
+  kNone,              // float4e2m1: every code a finite number
+};
+
+struct FloatFormat {
+  int32_t elem_type;
+  int exponent_bits;
+  int mantissa_bits;
+  int bias;
+  Specials specials;
+};
+
+constexpr FloatFormat kFloatFormats[] = {
+    {onnx::TensorProto::FLOAT8E4M3FN, 4, 3, 7, Specials::kAllOnesNan},
+    {onnx::TensorProto::FLOAT8E4M3FNUZ, 4, 3, 8, Specials::kUnsignedZeroNan},
+    {onnx::TensorProto::FLOAT8E5M2, 5, 2, 15, Specials::kIeee},
+    {onnx::TensorProto::FLOAT8E5M2FNUZ, 5, 2, 16, Specials::kUnsignedZeroNan},
+    {onnx::TensorProto::FLOAT4E2M1, 2, 1, 1, Specials::kNone},
+};
+
+const FloatFormat* FindFloatFormat(int32_t elem_type) {
+  for (const FloatFormat& f : kFloatFormats) {
+    if (f.elem_type == elem_type) return &f;
+  }
+  return nullptr;
+}
+
+// The code of the largest finite value of `f`.
+uint8_t MaxCode(const FloatFormat& f) {
+  int total = 1 + f.exponent_bits + f.mantissa_bits;
+  uint32_t all = (1u << (total - 1)) - 1;  // every bit but the sign
+  switch (f.specials) {
+    case Specials::kIeee: return static_cast<uint8_t>(all - (1u << f.mantissa_bits));
+    case Specials::kAllOnesNan: return static_cast<uint8_t>(all - 1);
+    default: return static_cast<uint8_t>(all);
+  }
+}
+
+// Bits one element of a narrow type takes in a TensorProto (8 otherwise).
+int BitsPerElement(int32_t elem_type) {
+  switch (elem_type) {
+    case onnx::TensorProto::INT4:
+    case onnx::TensorProto::UINT4:
+    case onnx::TensorProto::FLOAT4E2M1: return 4;
+    case onnx::TensorProto::INT2:
+    case onnx::TensorProto::UINT2: return 2;
+    default: return 8;
+  }
+}
+
 template <typename T, typename Field>
 absl::Status CopyTyped(const Field& field, Tensor& tensor) {
   absl::Span<T> out = tensor.data<T>();
@@ -54,48 +109,6 @@ absl::Status CopyTyped(const Field& field, Tensor& tensor) {
     }
   }
   return absl::OkStatus();
-}
-
-// The elements of a narrow type (narrow.h) that `proto` packs in raw_data
-// or int32_data, one per byte of `tensor`.
-template <typename Error>
-absl::StatusOr<Tensor> NarrowFromProto(const onnx::TensorProto& proto, Tensor tensor,
-                                       Error error) {
-  int32_t type = proto.data_type();
-  int bits = NarrowProtoBits(type);
-  int per_byte = 8 / bits;
-  int64_t count = tensor.size();
-  int64_t packed = (count + per_byte - 1) / per_byte;
-  std::vector<uint8_t> bytes;
-  if (proto.has_raw_data()) {
-    bytes.assign(proto.raw_data().begin(), proto.raw_data().end());
-  } else {
-    for (int32_t v : proto.int32_data()) bytes.push_back(static_cast<uint8_t>(v));
-  }
-  if (static_cast<int64_t>(bytes.size()) != packed) {
-    return error(absl::StrCat("holds ", bytes.size(), " bytes for ", count, " elements of ",
-                              bits, " bits"));
-  }
-  absl::Span<uint8_t> out = tensor.data<uint8_t>();
-  for (int64_t i = 0; i < count; ++i) {
-    uint8_t b = static_cast<uint8_t>(bytes[i / per_byte] >> ((i % per_byte) * bits));
-    out[i] = NarrowFromProtoBits(type, b);
-  }
-  return tensor;
-}
-
-// The elements of a narrow-typed tensor packed as a proto's raw_data.
-std::string PackNarrow(const Tensor& tensor) {
-  int bits = NarrowProtoBits(tensor.elem_type());
-  int per_byte = 8 / bits;
-  std::string packed(static_cast<size_t>((tensor.size() + per_byte - 1) / per_byte), '\0');
-  absl::Span<const uint8_t> in = tensor.data<uint8_t>();
-  for (int64_t i = 0; i < tensor.size(); ++i) {
-    uint8_t b = NarrowToProtoBits(tensor.elem_type(), in[i]);
-    packed[i / per_byte] = static_cast<char>(static_cast<uint8_t>(packed[i / per_byte]) |
-                                             (b << ((i % per_byte) * bits)));
-  }
-  return packed;
 }
 
 }  // namespace
@@ -143,9 +156,201 @@ int ElementSize(int32_t elem_type) {
   return size;
 }
 
+bool IsNarrowFloat(int32_t elem_type) {
+  return FindFloatFormat(elem_type) != nullptr;
+}
+
+bool IsNarrow(int32_t elem_type) {
+  return IsNarrowFloat(elem_type) || elem_type == onnx::TensorProto::FLOAT8E8M0 ||
+         BitsPerElement(elem_type) < 8;
+}
+
+std::pair<int32_t, int32_t> NarrowIntRange(int32_t elem_type) {
+  switch (elem_type) {
+    case onnx::TensorProto::INT4: return {-8, 7};
+    case onnx::TensorProto::UINT4: return {0, 15};
+    case onnx::TensorProto::INT2: return {-2, 1};
+    case onnx::TensorProto::UINT2: return {0, 3};
+    default: return {0, 0};
+  }
+}
+
+float NarrowFloatToFloat(int32_t elem_type, uint8_t bits) {
+  if (elem_type == onnx::TensorProto::FLOAT8E8M0) {
+    if (bits == 0xFF) return std::numeric_limits<float>::quiet_NaN();
+    return std::ldexp(1.0f, static_cast<int>(bits) - 127);
+  }
+  const FloatFormat* f = FindFloatFormat(elem_type);
+  if (f == nullptr) return std::numeric_limits<float>::quiet_NaN();
+  int total = 1 + f->exponent_bits + f->mantissa_bits;
+  bits &= static_cast<uint8_t>((1u << total) - 1);
+  bool negative = (bits >> (total - 1)) & 1;
+  uint32_t magnitude = bits & ((1u << (total - 1)) - 1);
+  uint32_t exponent = magnitude >> f->mantissa_bits;
+  uint32_t mantissa = magnitude & ((1u << f->mantissa_bits) - 1);
+  uint32_t top = (1u << f->exponent_bits) - 1;
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  switch (f->specials) {
+    case Specials::kUnsignedZeroNan:
+      if (negative && magnitude == 0) return nan;
+      break;
+    case Specials::kAllOnesNan:
+      if (magnitude == (1u << (total - 1)) - 1) return nan;
+      break;
+    case Specials::kIeee:
+      if (exponent == top) {
+        if (mantissa != 0) return nan;
+        return negative ? -std::numeric_limits<float>::infinity()
+                        : std::numeric_limits<float>::infinity();
+      }
+      break;
+    case Specials::kNone:
+      break;
+  }
+  int min_exponent = 1 - f->bias;
+  float value = exponent == 0
+                    ? std::ldexp(static_cast<float>(mantissa), min_exponent - f->mantissa_bits)
+                    : std::ldexp(static_cast<float>(mantissa + (1u << f->mantissa_bits)),
+                                 static_cast<int>(exponent) - f->bias - f->mantissa_bits);
+  return negative ? -value : value;
+}
+
+uint8_t FloatToNarrowFloat(int32_t elem_type, float value, bool saturate) {
+  const FloatFormat* f = FindFloatFormat(elem_type);
+  if (f == nullptr) return 0;
+  int total = 1 + f->exponent_bits + f->mantissa_bits;
+  uint8_t sign = std::signbit(value) ? static_cast<uint8_t>(1u << (total - 1)) : 0;
+  uint8_t max_code = MaxCode(*f);
+  auto nan_code = [&]() -> uint8_t {
+    switch (f->specials) {
+      case Specials::kUnsignedZeroNan: return 0x80;
+      case Specials::kAllOnesNan: return static_cast<uint8_t>(sign | 0x7f);
+      case Specials::kIeee: return static_cast<uint8_t>(sign | 0x7f);
+      case Specials::kNone: return static_cast<uint8_t>(1u << (total - 1));  // as the reference: -0
+    }
+    return 0;
+  };
+  auto overflow = [&]() -> uint8_t {
+    if (saturate || f->specials == Specials::kNone) return static_cast<uint8_t>(sign | max_code);
+    if (f->specials == Specials::kIeee) {
+      return static_cast<uint8_t>(sign | (((1u << f->exponent_bits) - 1) << f->mantissa_bits));
+    }
+    return nan_code();
+  };
+  if (std::isnan(value)) return nan_code();
+  if (std::isinf(value)) return overflow();
+  double magnitude = std::fabs(static_cast<double>(value));
+  int min_exponent = 1 - f->bias;
+  int exponent = 0;
+  std::frexp(magnitude, &exponent);  // magnitude = m * 2^exponent, m in [0.5, 1)
+  int unbiased = std::max(exponent - 1, min_exponent);
+  double quantum = std::ldexp(1.0, unbiased - f->mantissa_bits);
+  double rounded = std::nearbyint(magnitude / quantum) * quantum;
+  if (rounded > static_cast<double>(NarrowFloatToFloat(elem_type, max_code))) return overflow();
+  if (rounded == 0) return f->specials == Specials::kUnsignedZeroNan ? 0 : sign;
+  std::frexp(rounded, &exponent);
+  unbiased = exponent - 1;
+  uint32_t code;
+  if (unbiased < min_exponent) {
+    code = static_cast<uint32_t>(std::ldexp(rounded, f->mantissa_bits - min_exponent));
+  } else {
+    uint32_t mantissa = static_cast<uint32_t>(
+        std::ldexp(rounded, f->mantissa_bits - unbiased) - std::ldexp(1.0, f->mantissa_bits));
+    code = (static_cast<uint32_t>(unbiased + f->bias) << f->mantissa_bits) | mantissa;
+  }
+  return static_cast<uint8_t>(sign | code);
+}
+
+absl::StatusOr<uint8_t> FloatToE8M0(float value, bool saturate, E8M0Rounding rounding) {
+  uint32_t bits = FloatBits(value);
+  uint32_t exponent = (bits >> 23) & 0xFF;
+  if (std::isnan(value)) return uint8_t{0xFF};
+  if (std::isinf(value)) {
+    if (!saturate) return uint8_t{0xFF};
+    return absl::InvalidArgumentError("infinity to float8e8m0 while saturating is ambiguous");
+  }
+  if (std::signbit(value) && value != 0) {
+    return absl::InvalidArgumentError("negative values to float8e8m0 are undefined");
+  }
+  if (exponent == 0 && !saturate) {
+    return absl::InvalidArgumentError(
+        "values below float8e8m0's smallest without saturation are ambiguous");
+  }
+  bool up = false;
+  switch (rounding) {
+    case E8M0Rounding::kUp: up = (bits & 0x7FFFFF) != 0; break;
+    case E8M0Rounding::kDown: break;
+    case E8M0Rounding::kNearest: {
+      // The reference's guard, round and sticky bits.
+      bool g = (bits & 0x400000) != 0, r = (bits & 0x200000) != 0, s = (bits & 0x1FFFFF) != 0;
+      up = g && (r || s || exponent > 0);
+      break;
+    }
+  }
+  if (up && exponent == 0xFE && saturate) up = false;
+  return static_cast<uint8_t>(exponent + (up ? 1 : 0));
+}
+
 bool Holds(int32_t elem_type) {
   return elem_type == onnx::TensorProto::STRING || ElementSize(elem_type) > 0;
 }
+
+namespace {
+
+// Unpacks `packed` (elements of `bits` bits, lowest first in each byte) into
+// one byte per element of `tensor`, sign-extending signed types.
+void Unpack(absl::Span<const uint8_t> packed, int bits, Tensor& tensor) {
+  bool is_signed = NarrowIntRange(tensor.elem_type()).first < 0;
+  int per_byte = 8 / bits;
+  uint8_t mask = static_cast<uint8_t>((1u << bits) - 1);
+  absl::Span<uint8_t> out = tensor.data<uint8_t>();
+  for (size_t i = 0; i < out.size(); ++i) {
+    uint8_t v = (packed[i / per_byte] >> ((i % per_byte) * bits)) & mask;
+    if (is_signed && (v >> (bits - 1)) != 0) v = static_cast<uint8_t>(v | ~mask);
+    out[i] = v;
+  }
+}
+
+// The elements of `tensor` packed `bits` bits each, lowest first.
+std::string Pack(const Tensor& tensor, int bits) {
+  int per_byte = 8 / bits;
+  uint8_t mask = static_cast<uint8_t>((1u << bits) - 1);
+  absl::Span<const uint8_t> in = tensor.data<uint8_t>();
+  std::string packed((in.size() + per_byte - 1) / per_byte, '\0');
+  for (size_t i = 0; i < in.size(); ++i) {
+    packed[i / per_byte] = static_cast<char>(static_cast<uint8_t>(packed[i / per_byte]) |
+                                             ((in[i] & mask) << ((i % per_byte) * bits)));
+  }
+  return packed;
+}
+
+// FromProto for the narrow types: bytes packed `bits` per element, in
+// raw_data or one byte per int32_data entry.
+absl::StatusOr<Tensor> NarrowFromProto(const onnx::TensorProto& proto, int64_t count,
+                                       absl::FunctionRef<absl::Status(absl::string_view)> error) {
+  Tensor tensor(proto.data_type(), {proto.dims().begin(), proto.dims().end()});
+  int bits = BitsPerElement(proto.data_type());
+  int64_t bytes = (count * bits + 7) / 8;
+  std::string packed;
+  if (proto.has_raw_data()) {
+    packed = proto.raw_data();
+  } else {
+    for (int32_t v : proto.int32_data()) packed.push_back(static_cast<char>(v & 0xff));
+  }
+  if (static_cast<int64_t>(packed.size()) != bytes) {
+    return error(absl::StrCat("holds ", packed.size(), " bytes for ", count, " elements of ",
+                              bits, " bits"));
+  }
+  absl::Span<const uint8_t> span(reinterpret_cast<const uint8_t*>(packed.data()), packed.size());
+  if (bits == 8) {
+    std::copy(span.begin(), span.end(), tensor.data<uint8_t>().begin());
+  } else {
+    Unpack(span, bits, tensor);
+  }
+  return tensor;
+}
+
+}  // namespace
 
 std::string ElementTypeName(int32_t elem_type) {
   if (!onnx::TensorProto::DataType_IsValid(elem_type)) return absl::StrCat("type ", elem_type);
@@ -199,7 +404,9 @@ absl::StatusOr<Tensor> FromProto(const onnx::TensorProto& proto, int64_t max_ele
     for (int64_t i = 0; i < count; ++i) tensor.strings()[i] = proto.string_data(i);
     return tensor;
   }
-  if (IsNarrow(proto.data_type())) return NarrowFromProto(proto, std::move(tensor), error);
+  if (IsNarrow(proto.data_type())) {
+    return NarrowFromProto(proto, count, [&](absl::string_view why) { return error(why); });
+  }
   int size = ElementSize(proto.data_type());
   if (proto.has_raw_data()) {
     if (static_cast<int64_t>(proto.raw_data().size()) != count * size) {
@@ -253,7 +460,7 @@ onnx::TensorProto ToProto(const Tensor& tensor, const std::string& name) {
     return proto;
   }
   if (IsNarrow(tensor.elem_type())) {
-    proto.set_raw_data(PackNarrow(tensor));
+    proto.set_raw_data(Pack(tensor, BitsPerElement(tensor.elem_type())));
     return proto;
   }
   absl::Span<const uint8_t> bytes{tensor.data<uint8_t>().data(),
@@ -293,9 +500,15 @@ std::string DebugString(const Tensor& tensor) {
   if (tensor.elem_type() == onnx::TensorProto::STRING) {
     for (const std::string& s : tensor.strings()) values.push_back(absl::StrCat("\"", s, "\""));
   }
-  if (IsNarrow(tensor.elem_type())) {
-    for (uint8_t x : tensor.data<uint8_t>()) {
-      values.push_back(absl::StrCat(NarrowToDouble(tensor.elem_type(), x)));
+  if (IsNarrowFloat(tensor.elem_type()) || tensor.elem_type() == onnx::TensorProto::FLOAT8E8M0) {
+    for (uint8_t bits : tensor.data<uint8_t>()) {
+      values.push_back(absl::StrCat(NarrowFloatToFloat(tensor.elem_type(), bits)));
+    }
+  } else if (IsNarrow(tensor.elem_type())) {
+    bool is_signed = NarrowIntRange(tensor.elem_type()).first < 0;
+    for (uint8_t bits : tensor.data<uint8_t>()) {
+      values.push_back(absl::StrCat(is_signed ? static_cast<int>(static_cast<int8_t>(bits))
+                                              : static_cast<int>(bits)));
     }
   }
   VisitElementType(tensor.elem_type(), [&](auto v) {

@@ -75,11 +75,43 @@ class Tensor {
 };
 
 // Bytes one element of `elem_type` takes in a Tensor; 0 for strings and
-// for types the evaluator does not hold (complex, ...). The narrow types
-// (float8, float4, int4, int2, ...; narrow.h) are held one per byte but
-// not visited by VisitElementType: kernels that move elements handle
-// them, Cast converts them, computing kernels refuse them.
+// for types the evaluator does not hold (complex, ...).
 int ElementSize(int32_t elem_type);
+
+// Whether `elem_type` is one of the narrow types a Tensor holds unpacked,
+// one byte per element, outside VisitElementType: the float8 kinds
+// (float8e8m0 too) and float4e2m1 as their bits (uint8_t), int4/int2 as
+// int8_t and uint4/uint2 as uint8_t (TensorProtos pack the 4- and 2-bit
+// ones).
+bool IsNarrow(int32_t elem_type);
+
+// Whether `elem_type` is a float8 kind other than float8e8m0 (a scale
+// type, which only Cast converts) or float4e2m1 (bits in a uint8_t).
+bool IsNarrowFloat(int32_t elem_type);
+
+// The value of the float8/float4 `bits` of `elem_type` (NaN for its NaN
+// codes, infinities for float8e5m2's; float8e8m0's are 2^(bits - 127)).
+float NarrowFloatToFloat(int32_t elem_type, uint8_t bits);
+
+// `value` as float8/float4 bits of `elem_type` (not float8e8m0: see
+// FloatToE8M0), rounded to nearest even. Past the largest finite value:
+// that value when `saturate`, else infinity (float8e5m2) or NaN (the
+// others; float4e2m1 always saturates).
+uint8_t FloatToNarrowFloat(int32_t elem_type, float value, bool saturate);
+
+// How Cast rounds to float8e8m0 (its round_mode): up, down, nearest.
+enum class E8M0Rounding { kUp, kDown, kNearest };
+
+// `value` as float8e8m0 bits: its binary exponent, rounded by `rounding`,
+// saturated at the largest (or NaN past it when not `saturate`), as the
+// reference implementation computes. Refused: negative values (undefined),
+// and where the specification and the reference disagree (infinities
+// when saturating, values below the smallest when not).
+absl::StatusOr<uint8_t> FloatToE8M0(float value, bool saturate, E8M0Rounding rounding);
+
+// The range of the narrow integer types (int4, uint4, int2, uint2) as
+// {lowest, highest}; {0, 0} for other types.
+std::pair<int32_t, int32_t> NarrowIntRange(int32_t elem_type);
 
 // Whether the evaluator holds elements of `elem_type`.
 bool Holds(int32_t elem_type);
@@ -136,7 +168,8 @@ std::string ElementTypeName(int32_t elem_type);
 // other types).
 absl::StatusOr<std::vector<int64_t>> ToInt64s(const Tensor& tensor);
 
-// "int64[2] {4, 2}": the type, dims and elements, for tests and messages.
+// "int64[2] {4, 2}": the type, dims and elements (narrow floats by value),
+// for tests and messages.
 std::string DebugString(const Tensor& tensor);
 
 // A rank-1 int64 tensor of `values` (rank 0 when `scalar`).

@@ -15,7 +15,7 @@ std::string Evaluate(const Case& c) {
   std::string imports = absl::StrCat("\"\" : ", c.opset);
   if (c.ml_opset > 0) absl::StrAppend(&imports, ", \"ai.onnx.ml\" : ", c.ml_opset);
   absl::StatusOr<onnx::ModelProto> model = ParseModelText(
-      absl::StrCat("<ir_version: 8, opset_import: [", imports, "]>\n", c.graph));
+      absl::StrCat("<ir_version: 10, opset_import: [", imports, "]>\n", c.graph));
   if (!model.ok()) return absl::StrCat("parse: ", model.status().message());
   absl::flat_hash_map<std::string, Tensor> values;
   for (const onnx::TensorProto& init : model->graph().initializer()) {

@@ -783,6 +783,21 @@ absl::Status Split(InferenceContext& ctx) {
     if (split && i < split->size()) out->mutable_dim(*axis)->set_dim_value((*split)[i]);
     else out->mutable_dim(*axis)->Clear();
   }
+  // Shape data: the parts of a 1-D value known element by element (pads
+  // or sizes split apart).
+  std::optional<onnx::TensorShapeProto> values;
+  if (rank == 1 && split && dim.has_dim_value()) values = DimsValue(ctx, 0);
+  if (values && values->dim_size() == dim.dim_value()) {
+    int64_t start = 0;
+    for (size_t i = 0; i < outputs && i < split->size(); ++i) {
+      onnx::TensorShapeProto part;
+      for (int64_t k = start; k < start + (*split)[i] && k < values->dim_size(); ++k) {
+        *part.add_dim() = values->dim(static_cast<int>(k));
+      }
+      if (ctx.HasOutput(i)) ctx.SetOutputShapeData(i, std::move(part));
+      start += (*split)[i];
+    }
+  }
   return absl::OkStatus();
 }
 

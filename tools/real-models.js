@@ -206,8 +206,10 @@ function tensorProto(name, tensor) {
   return Buffer.concat(parts);
 }
 
-// Session options as run_models.js uses them: one thread.
-const SESSION_OPTIONS = {intraOpNumThreads: 1, interOpNumThreads: 1, logSeverityLevel: 3};
+// Session options as run_models.js uses them for real models: one thread,
+// graph optimizations off (the outputs of the kernels the graph names).
+const SESSION_OPTIONS = {intraOpNumThreads: 1, interOpNumThreads: 1, logSeverityLevel: 3,
+                         graphOptimizationLevel: 'disabled'};
 
 // Runs `modelPath` on seeded inputs and writes test_data_set_0 in `caseDir`.
 async function writeTestData(ort, model, modelPath, caseDir, seed) {
@@ -252,9 +254,11 @@ async function prepare(ort, model, options, seed) {
                       `${model.sha256} expected`);
     }
   }
-  // The data depend on the seed, the manifest entry and the runtime: made
+  // The data depend on the seed, the manifest entry, the session options
+  // and the runtime: made
   // again when any changed.
-  const stamp = JSON.stringify({seed, model, ort: require(path.join(ORT_MODULE, 'package.json')).version});
+  const stamp = JSON.stringify({seed, model, options: SESSION_OPTIONS,
+                                ort: require(path.join(ORT_MODULE, 'package.json')).version});
   const stampPath = path.join(caseDir, '.data-stamp');
   if (fs.existsSync(path.join(caseDir, 'test_data_set_0')) && fs.existsSync(stampPath) &&
       fs.readFileSync(stampPath, 'utf8') === stamp) {

@@ -18,7 +18,9 @@ Exits 2 when a tool is missing or fails.
 real/ folders of cases with model.onnx and test_data_set_*); --real-models
 takes the real-model corpus that tools/real-models.js writes
 ($ONNX_REAL_MODELS or ~/.cache/onnx-convert-real-models, its corpus/ folder)
-and, when it is absent, prints a notice and exits 0. --per-case prints each
+and, when it is absent, prints a notice and exits 0; its models run with
+ONNX Runtime's graph optimizations off, as their test data were made (the
+kernels the graph names, not fusions and layouts that round otherwise). --per-case prints each
 case's outcome at every target.
 """
 
@@ -102,6 +104,12 @@ def parse_args(argv):
     parser.add_argument("--min-down-ops", type=float, default=0.0,
                         help="lowest accepted downgrade pass rate over the pairs whose ops all "
                              "exist at the target")
+    parser.add_argument("--atol", type=float, default=None,
+                        help="absolute tolerance of floats (default: the harness's 1e-7)")
+    parser.add_argument("--atol-scale", type=float, default=0.0,
+                        help="atol grows to this times the largest magnitude of each expected "
+                             "output (real models: deep networks whose small outputs carry the "
+                             "rounding of their large ones)")
     parser.add_argument("--jobs", type=int, default=2, help="ORT child processes")
     parser.add_argument("--json", default=None, help="write the table as JSON here")
     parser.add_argument("--corpus-root", default=None,
@@ -178,8 +186,15 @@ def run_converter(args, root, work):
         fail_setup(f"{' '.join(command)} failed")
 
 
-def run_models(script, manifest, entries, env, jobs, results_path):
+def run_models(script, manifest, entries, env, jobs, results_path, atol_scale=0.0,
+               optimize=True, atol=None):
     """Runs `entries` in ORT; returns {id: result}."""
+    if atol is not None:
+        entries = [{**e, "atol": atol} for e in entries]
+    if atol_scale:
+        entries = [{**e, "atol_scale": atol_scale} for e in entries]
+    if not optimize:
+        entries = [{**e, "optimize": False} for e in entries]
     with open(manifest, "w", encoding="utf-8") as f:
         f.writelines(json.dumps(e) + "\n" for e in entries)
     with open(results_path, "w", encoding="utf-8") as out:
@@ -417,8 +432,10 @@ def verdict(stats, args):
     return failures
 
 
-def write_json(path, stats, baseline, failures, args, seconds):
-    """The report as JSON at `path`."""
+def write_json(path, stats, baseline, failures, args, seconds, matrix=None, conversions=None):
+    """The report as JSON at `path` (with `matrix`, each case's outcome at
+    every target: case_matrix's result; with `conversions`, every refused
+    pair)."""
     by_direction, by_target, mismatches, errors, refusals, refusal_classes = stats
     report = {
         "baseline": collections.Counter(r["status"] for r in baseline.values()),
@@ -439,6 +456,16 @@ def write_json(path, stats, baseline, failures, args, seconds):
         "failures": failures,
         "seconds": seconds,
     }
+    if conversions is not None:
+        report["refused_pairs"] = [
+            {"case": c["case"], "target": c["target"], "direction": c["direction"],
+             "reason": refusal_reason(c["message"])}
+            for c in conversions
+            if c["outcome"] == "refused" and baseline.get(c["case"], {}).get("status") == "pass"]
+    if matrix is not None:
+        outcomes, sources, _ = matrix
+        report["cases"] = {case: {"source": sources[case], "targets": {str(t): o for t, o in row.items()}}
+                           for case, row in sorted(outcomes.items())}
     with open(path, "w", encoding="utf-8") as f:
         json.dump(report, f, indent=1)
         f.write("\n")
@@ -463,12 +490,14 @@ def main(argv):
     run_converter(args, root, work)
     baseline_entries = read_lines(os.path.join(work, "baseline.jsonl"))
     baseline = run_models(script, os.path.join(work, "baseline.run.jsonl"), baseline_entries,
-                          env, args.jobs, os.path.join(work, "baseline.results.jsonl"))
+                          env, args.jobs, os.path.join(work, "baseline.results.jsonl"),
+                          args.atol_scale, not args.real_models, args.atol)
     passing = {case for case, r in baseline.items() if r["status"] == "pass"}
     entries = [e for e in read_lines(os.path.join(work, "converted.jsonl"))
                if e["id"].rsplit("@", 1)[0] in passing]
     converted = run_models(script, os.path.join(work, "converted.run.jsonl"), entries,
-                           env, args.jobs, os.path.join(work, "converted.results.jsonl"))
+                           env, args.jobs, os.path.join(work, "converted.results.jsonl"),
+                           args.atol_scale, not args.real_models, args.atol)
     stats = tabulate(read_lines(os.path.join(work, "conversions.jsonl")), baseline, converted)
     print_report(stats, baseline)
     if args.per_case:
@@ -477,7 +506,9 @@ def main(argv):
     seconds = round(time.monotonic() - start, 1)
     json_path = args.json or os.path.join(
         os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR", work), "ort_conformance.json")
-    write_json(json_path, stats, baseline, failures, args, seconds)
+    conversions = read_lines(os.path.join(work, "conversions.jsonl"))
+    matrix = case_matrix(conversions, baseline, converted) if args.per_case else None
+    write_json(json_path, stats, baseline, failures, args, seconds, matrix, conversions)
     print(f"\nwall time {seconds} s; JSON: {json_path}; scratch: {work}")
     for failure in failures:
         print(f"FAIL: {failure}")

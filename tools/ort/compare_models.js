@@ -25,13 +25,13 @@
 // shares.
 
 const {
-  ELEMENT_TYPES, ONNX_TYPE_OF_ORT, COMPARABLE, SESSION_OPTIONS, UnsupportedError, compareWith,
+  ELEMENT_TYPES, ONNX_TYPE_OF_ORT, COMPARABLE, UNOPTIMIZED_OPTIONS, UnsupportedError, compareWith,
   elementCount, harnessMain, messageOf, unsupportedValues,
 } = require('./run_models.js');
 
 // No graph optimizations: the models run op by op as written, so that the
 // composition's own ops are what is compared.
-const OPTIONS = {...SESSION_OPTIONS, graphOptimizationLevel: 'disabled'};
+const OPTIONS = UNOPTIMIZED_OPTIONS;
 
 // The ORT tensor of one manifest input.
 function inputTensor(ort, input) {

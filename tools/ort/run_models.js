@@ -8,7 +8,10 @@
 //   node run_models.js MANIFEST [--jobs N] [--chunk N] [--timeout SECONDS]
 //   node run_models.js --child    (internal: entries as JSON lines on stdin)
 //
-// MANIFEST has one JSON object per line: {"id", "model", "case_dir"}.
+// MANIFEST has one JSON object per line: {"id", "model", "case_dir"} and,
+// optionally, "atol" (instead of 1e-7), "atol_scale" (atol grows to it times
+// the largest magnitude of each expected output) and "optimize": false
+// (graph optimizations off).
 // Prints one JSON line per entry:
 //   {"id", "status": "pass"|"mismatch"|"ort_error"|"unsupported", "detail"}
 // The parent runs the entries in child processes (N at a time, in chunks);
@@ -303,10 +306,21 @@ function compareWith(name, expectedType, expectedDims, readWant, actual, toleran
 
 // Compares one output with its expected TensorProto; returns '' or why it
 // differs.
-function compareOutput(name, expected, actual) {
+// With `atolScale`, atol grows to atolScale times the largest magnitude of
+// the expected output (outputs of deep networks whose small elements carry
+// the rounding of their large ones).
+function compareOutput(name, expected, actual, atolScale = 0, atolFloor = ATOL) {
   const readWant = () => COMPARABLE[ELEMENT_TYPES[expected.data_type].value](
       storedData(expected), elementCount(expected.dims));
-  return compareWith(name, expected.data_type, expected.dims, readWant, actual);
+  let tolerance = {rtol: RTOL, atol: atolFloor};
+  if (atolScale > 0) {
+    let largest = 0;
+    for (const v of readWant()) {
+      if (typeof v === 'number' && Number.isFinite(v)) largest = Math.max(largest, Math.abs(v));
+    }
+    tolerance = {rtol: RTOL, atol: Math.max(atolFloor, atolScale * largest)};
+  }
+  return compareWith(name, expected.data_type, expected.dims, readWant, actual, tolerance);
 }
 
 // ---------------------------------------------------------------------------
@@ -367,14 +381,14 @@ function buildFeeds(ort, session, inputFiles) {
 }
 
 // Compares the outputs of one run with the data set's expected outputs.
-function checkOutputs(session, outputs, outputFiles) {
+function checkOutputs(session, outputs, outputFiles, atolScale, atolFloor) {
   for (const [name, expected] of readNamed(outputFiles, session.outputNames)) {
     if (name === undefined) return 'more expected outputs than model outputs';
     const type = ELEMENT_TYPES[expected.data_type];
     if (!type || !type.ort) {
       throw new UnsupportedError(`output '${name}' has element type ${type ? type.name : expected.data_type}`);
     }
-    const why = compareOutput(name, expected, outputs[name]);
+    const why = compareOutput(name, expected, outputs[name], atolScale, atolFloor);
     if (why) return why;
   }
   return '';
@@ -382,6 +396,11 @@ function checkOutputs(session, outputs, outputFiles) {
 
 // Session options: one thread each, since two children share two cores.
 const SESSION_OPTIONS = {intraOpNumThreads: 1, interOpNumThreads: 1, logSeverityLevel: 3};
+// Graph optimizations off: the kernels the graph names, not the fusions
+// and layouts (NCHWc convolutions and resizes, say) ONNX Runtime rewrites
+// it into, which round otherwise and apply differently to a model and its
+// conversion.
+const UNOPTIMIZED_OPTIONS = {...SESSION_OPTIONS, graphOptimizationLevel: 'disabled'};
 
 // ORT-node session errors that mean the harness cannot exchange the values.
 const UNSUPPORTED_SESSION_ERRORS = [/^Unsupported data type/];
@@ -396,7 +415,8 @@ async function runEntry(ort, entry) {
   const result = (status, detail = '') => ({id: entry.id, status, detail});
   let session;
   try {
-    session = await ort.InferenceSession.create(entry.model, SESSION_OPTIONS);
+    session = await ort.InferenceSession.create(
+        entry.model, entry.optimize === false ? UNOPTIMIZED_OPTIONS : SESSION_OPTIONS);
   } catch (e) {
     const message = messageOf(e);
     const unsupported = UNSUPPORTED_SESSION_ERRORS.some((re) => re.test(message));
@@ -415,7 +435,8 @@ async function runEntry(ort, entry) {
       } catch (e) {
         return result('ort_error', `run: ${messageOf(e)}`);
       }
-      const mismatch = checkOutputs(session, outputs, set.outputs);
+      const mismatch = checkOutputs(session, outputs, set.outputs, entry.atol_scale || 0,
+                                    entry.atol ?? ATOL);
       if (mismatch) return result('mismatch', `${set.name}: ${mismatch}`);
     }
     return result('pass');
@@ -562,6 +583,6 @@ if (require.main === module) harnessMain(__filename, runEntry);
 
 module.exports = {
   ELEMENT_TYPES, ONNX_TYPE_OF_ORT, COMPARABLE, SESSION_OPTIONS, UnsupportedError,
-  compareOutput, compareWith, decodeTensorProto, elementCount, halfToNumber, harnessMain,
+  compareOutput, compareWith, decodeTensorProto, UNOPTIMIZED_OPTIONS, elementCount, halfToNumber, harnessMain,
   messageOf, storedData, unsupportedValues,
 };

@@ -1,0 +1,289 @@
+// Attention (23, 24): scaled dot-product attention over 3-D (heads packed
+// in the hidden dim) or 4-D [batch, heads, sequence, head size] inputs,
+// with a past key/value cache, grouped-query heads, a boolean or additive
+// mask (its key dim padded with -inf), a causal mask (aligned after the
+// past), softcap, nonpad_kv_seqlen (24) and the qk_matmul_output modes.
+// Products run on Eigen per batch and head.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <type_traits>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "eval/kernel.h"
+#include "eval/nn_util.h"
+#include "ir/status_macros.h"
+
+namespace onnxconvert::eval {
+namespace {
+
+using nn::ConstMatrixMap;
+using nn::MatrixMap;
+using nn::Outputs;
+using nn::RealView;
+
+// A [batch, heads, sequence, size] array in the compute type.
+template <typename C>
+struct Heads {
+  int64_t batch = 0, heads = 0, sequence = 0, size = 0;
+  std::vector<C> values;
+
+  const C* at(int64_t b, int64_t h) const {
+    return values.data() + ((b * heads + h) * sequence) * size;
+  }
+  std::vector<int64_t> dims() const { return {batch, heads, sequence, size}; }
+};
+
+// The heads of a 4-D input, or of a 3-D one split into `heads` heads.
+template <typename C>
+absl::StatusOr<Heads<C>> ToHeads(const KernelCall& call, const Tensor& t, int64_t heads,
+                                 const char* name) {
+  OC_ASSIGN_OR_RETURN(RealView<C> v, RealView<C>::Of(t));
+  Heads<C> out;
+  if (t.rank() == 4) {
+    out.batch = t.dims()[0];
+    out.heads = t.dims()[1];
+    out.sequence = t.dims()[2];
+    out.size = t.dims()[3];
+    out.values.assign(v.span().begin(), v.span().end());
+    return out;
+  }
+  if (t.rank() != 3 || heads < 1 || t.dims()[2] % heads != 0) {
+    return call.Error(absl::StrCat(name, " must be 4-D, or 3-D with a hidden size that the "
+                                         "head count divides"));
+  }
+  out.batch = t.dims()[0];
+  out.heads = heads;
+  out.sequence = t.dims()[1];
+  out.size = t.dims()[2] / heads;
+  out.values.resize(t.size());
+  for (int64_t b = 0; b < out.batch; ++b) {
+    for (int64_t s = 0; s < out.sequence; ++s) {
+      for (int64_t h = 0; h < heads; ++h) {
+        for (int64_t e = 0; e < out.size; ++e) {
+          out.values[((b * heads + h) * out.sequence + s) * out.size + e] =
+              v[((b * out.sequence + s) * heads + h) * out.size + e];
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// past (when set) then current along the sequence dim.
+template <typename C>
+absl::StatusOr<Heads<C>> Concatenate(const KernelCall& call, const std::optional<Heads<C>>& past,
+                                     Heads<C> current) {
+  if (!past) return current;
+  if (past->batch != current.batch || past->heads != current.heads ||
+      past->size != current.size) {
+    return call.Error("the past cache's shape does not match the keys or values");
+  }
+  Heads<C> out = current;
+  out.sequence = past->sequence + current.sequence;
+  out.values.resize(out.batch * out.heads * out.sequence * out.size);
+  for (int64_t b = 0; b < out.batch; ++b) {
+    for (int64_t h = 0; h < out.heads; ++h) {
+      C* to = out.values.data() + ((b * out.heads + h) * out.sequence) * out.size;
+      std::copy(past->at(b, h), past->at(b, h) + past->sequence * past->size, to);
+      std::copy(current.at(b, h), current.at(b, h) + current.sequence * current.size,
+                to + past->sequence * out.size);
+    }
+  }
+  return out;
+}
+
+// The additive bias at (b, h, i, j) of a mask broadcast (right-aligned) to
+// [batch, heads, q, kv]: a bool mask adds 0 where true and -inf where
+// false; key positions past the mask's last dim add -inf.
+template <typename C>
+struct MaskBias {
+  const Tensor* mask = nullptr;
+  std::optional<RealView<C>> values;
+  std::vector<int64_t> strides;  // per dim of [batch, heads, q, kv]; 0 where broadcast
+  int64_t keys = 0;
+
+  absl::Status Init(const KernelCall& call, const Tensor* t, int64_t batch, int64_t heads,
+                    int64_t q) {
+    mask = t;
+    if (t == nullptr) return absl::OkStatus();
+    if (t->rank() < 2 || t->rank() > 4) return call.Error("attn_mask must have rank 2 to 4");
+    std::vector<int64_t> dims(4 - t->rank(), 1);
+    dims.insert(dims.end(), t->dims().begin(), t->dims().end());
+    int64_t want[] = {batch, heads, q};
+    for (int d = 0; d < 3; ++d) {
+      if (dims[d] != 1 && dims[d] != want[d]) {
+        return call.Error("attn_mask does not broadcast to [batch, heads, q, kv]");
+      }
+    }
+    keys = dims[3];
+    strides.assign(4, 0);
+    int64_t stride = 1;
+    for (int d = 3; d >= 0; --d) {
+      strides[d] = dims[d] == 1 && d < 3 ? 0 : stride;
+      stride *= dims[d];
+    }
+    if (t->elem_type() != onnx::TensorProto::BOOL) {
+      OC_ASSIGN_OR_RETURN(values, RealView<C>::Of(*t));
+    }
+    return absl::OkStatus();
+  }
+
+  C At(int64_t b, int64_t h, int64_t i, int64_t j) const {
+    if (mask == nullptr) return C{0};
+    if (j >= keys) return -std::numeric_limits<C>::infinity();
+    int64_t offset = b * strides[0] + h * strides[1] + i * strides[2] + j * strides[3];
+    if (!values) {
+      return mask->data<bool>()[offset] ? C{0} : -std::numeric_limits<C>::infinity();
+    }
+    return (*values)[offset];
+  }
+};
+
+template <typename T>
+Outputs Attend(const KernelCall& call) {
+  using C = nn::Real<T>;
+  const Tensor* q_in = call.input(0);
+  const Tensor* k_in = call.input(1);
+  const Tensor* v_in = call.input(2);
+  int64_t q_heads = call.Int("q_num_heads", 0), kv_heads = call.Int("kv_num_heads", 0);
+  OC_ASSIGN_OR_RETURN(Heads<C> q, ToHeads<C>(call, *q_in, q_heads, "Q"));
+  OC_ASSIGN_OR_RETURN(Heads<C> k, ToHeads<C>(call, *k_in, kv_heads, "K"));
+  OC_ASSIGN_OR_RETURN(Heads<C> v, ToHeads<C>(call, *v_in, kv_heads, "V"));
+  std::optional<Heads<C>> past_k, past_v;
+  if (call.input(4) != nullptr) {
+    OC_ASSIGN_OR_RETURN(past_k, ToHeads<C>(call, *call.input(4), 0, "past_key"));
+  }
+  if (call.input(5) != nullptr) {
+    OC_ASSIGN_OR_RETURN(past_v, ToHeads<C>(call, *call.input(5), 0, "past_value"));
+  }
+  if (past_k.has_value() != past_v.has_value()) {
+    return call.Error("past_key and past_value must be given together");
+  }
+  OC_ASSIGN_OR_RETURN(k, Concatenate<C>(call, past_k, std::move(k)));
+  OC_ASSIGN_OR_RETURN(v, Concatenate<C>(call, past_v, std::move(v)));
+  if (k.batch != q.batch || v.batch != q.batch || k.heads != v.heads ||
+      k.sequence != v.sequence || k.size != q.size || k.heads < 1 ||
+      q.heads % k.heads != 0) {
+    return call.Error("Q, K and V do not agree in batch, heads, sequence or head size");
+  }
+  int64_t past = past_k ? past_k->sequence : 0;
+  int64_t total = k.sequence;
+  OC_RETURN_IF_ERROR(nn::CheckedCount(call, {q.batch, q.heads, q.sequence, total}).status());
+  std::optional<std::vector<int64_t>> nonpad;
+  if (const Tensor* lengths = call.input(6)) {
+    OC_ASSIGN_OR_RETURN(nonpad, ToInt64s(*lengths));
+    if (static_cast<int64_t>(nonpad->size()) != q.batch) {
+      return call.Error("nonpad_kv_seqlen must hold one length per batch");
+    }
+  }
+  MaskBias<C> mask;
+  OC_RETURN_IF_ERROR(mask.Init(call, call.input(3), q.batch, q.heads, q.sequence));
+  bool causal = call.Int("is_causal", 0) != 0;
+  double scale = call.attribute("scale") != nullptr ? call.Float("scale", 1)
+                                                    : 1 / std::sqrt(static_cast<double>(q.size));
+  double softcap = call.Float("softcap", 0);
+  int64_t mode = call.Int("qk_matmul_output_mode", 0);
+  if (mode < 0 || mode > 3) return call.Error("qk_matmul_output_mode must be 0 to 3");
+  C inf = std::numeric_limits<C>::infinity();
+
+  Heads<C> y;
+  y.batch = q.batch;
+  y.heads = q.heads;
+  y.sequence = q.sequence;
+  y.size = v.size;
+  y.values.resize(y.batch * y.heads * y.sequence * y.size);
+  std::vector<C> qk_out(q.batch * q.heads * q.sequence * total);
+  nn::Matrix<C> scores(q.sequence, total);
+  for (int64_t b = 0; b < q.batch; ++b) {
+    for (int64_t h = 0; h < q.heads; ++h) {
+      int64_t kv = h / (q.heads / k.heads);
+      ConstMatrixMap<C> mq(q.at(b, h), q.sequence, q.size);
+      ConstMatrixMap<C> mk(k.at(b, kv), total, k.size);
+      ConstMatrixMap<C> mv(v.at(b, kv), total, v.size);
+      scores.noalias() = (mq * mk.transpose()) * static_cast<C>(scale);
+      C* kept = qk_out.data() + (b * q.heads + h) * q.sequence * total;
+      for (int64_t i = 0; i < q.sequence; ++i) {
+        for (int64_t j = 0; j < total; ++j) {
+          C s = scores(i, j);
+          if (softcap > 0) s = static_cast<C>(softcap * std::tanh(s / softcap));
+          C bias = mask.At(b, h, i, j);
+          if (causal && j - past > i) bias += -inf;
+          if (nonpad && j >= (*nonpad)[b]) bias += -inf;
+          if (mode <= 1) kept[i * total + j] = s;
+          s += bias;
+          if (mode == 2) kept[i * total + j] = s;
+          scores(i, j) = s;
+        }
+        // Softmax over the keys (a row with no finite score gives NaN,
+        // as the reference's exp(-inf - -inf)).
+        C top = -inf;
+        for (int64_t j = 0; j < total; ++j) top = std::max(top, scores(i, j));
+        C sum{0};
+        for (int64_t j = 0; j < total; ++j) {
+          scores(i, j) = std::exp(scores(i, j) - top);
+          sum += scores(i, j);
+        }
+        for (int64_t j = 0; j < total; ++j) {
+          scores(i, j) /= sum;
+          if (mode == 3) kept[i * total + j] = scores(i, j);
+        }
+      }
+      MatrixMap<C> my(y.values.data() + ((b * y.heads + h) * y.sequence) * y.size, y.sequence,
+                      y.size);
+      my.noalias() = scores * mv;
+    }
+  }
+  int32_t type = q_in->elem_type();
+  std::vector<Tensor> outputs;
+  if (q_in->rank() == 3) {
+    // Back to [batch, sequence, heads * size].
+    std::vector<C> packed(y.values.size());
+    for (int64_t b = 0; b < y.batch; ++b) {
+      for (int64_t h = 0; h < y.heads; ++h) {
+        for (int64_t s = 0; s < y.sequence; ++s) {
+          for (int64_t e = 0; e < y.size; ++e) {
+            packed[((b * y.sequence + s) * y.heads + h) * y.size + e] =
+                y.values[((b * y.heads + h) * y.sequence + s) * y.size + e];
+          }
+        }
+      }
+    }
+    outputs.push_back(nn::StoreTensor<T, C>(type, {y.batch, y.sequence, y.heads * y.size},
+                                            packed));
+  } else {
+    outputs.push_back(nn::StoreTensor<T, C>(type, y.dims(), y.values));
+  }
+  outputs.push_back(nn::StoreTensor<T, C>(type, k.dims(), k.values));
+  outputs.push_back(nn::StoreTensor<T, C>(type, v.dims(), v.values));
+  outputs.push_back(nn::StoreTensor<T, C>(type, {q.batch, q.heads, q.sequence, total}, qk_out));
+  return outputs;
+}
+
+Outputs AttentionKernel(const KernelCall& call) {
+  for (int i = 0; i < 3; ++i) {
+    if (call.input(i) == nullptr) return call.Error("Q, K and V are required");
+    if (call.input(i)->elem_type() != call.input(0)->elem_type()) {
+      return call.Error("Q, K and V differ in element type");
+    }
+  }
+  int32_t type = call.input(0)->elem_type();
+  Outputs out = nn::UnsupportedType(call, type);
+  nn::VisitFloatType(type, [&](auto v) { out = Attend<decltype(v)>(call); });
+  return out;
+}
+
+constexpr int kLast = 1 << 20;
+
+constexpr KernelRow kRows[] = {
+    {"", "Attention", 23, kLast, AttentionKernel},
+};
+
+}  // namespace
+
+absl::Span<const KernelRow> AttentionKernels() { return kRows; }
+
+}  // namespace onnxconvert::eval

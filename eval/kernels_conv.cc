@@ -1,0 +1,570 @@
+// Convolutions on Eigen (im2col then a matrix product per image and group):
+// Conv (1-3 and more spatial dims, groups, strides, dilations, pads,
+// auto_pad), ConvTranspose (col2im; output_padding, output_shape),
+// ConvInteger, QLinearConv and DeformConv.
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "eval/kernel.h"
+#include "eval/nn_util.h"
+#include "ir/status_macros.h"
+
+namespace onnxconvert::eval {
+namespace {
+
+using nn::ConstMatrixMap;
+using nn::MatrixMap;
+using nn::Outputs;
+using nn::RealView;
+using nn::Window;
+
+// Calls `visit(col, offset)` for every element of the im2col matrix of one
+// channel group of `channels` channels: `col` its index in the
+// [channels * kernel, output] matrix, `offset` the element of the
+// [channels, input...] image it reads, or -1 where the window is on a pad.
+template <typename F>
+void WalkPatches(const Window& w, int64_t channels, F&& visit) {
+  int64_t rank = w.rank();
+  int64_t kernel_size = nn::Product(w.kernel, 0, rank);
+  int64_t positions = nn::Product(w.output, 0, rank);
+  int64_t image = nn::Product(w.input, 0, rank);
+  std::vector<int64_t> in_strides(rank, 1);
+  for (int64_t d = rank - 1; d > 0; --d) in_strides[d - 1] = in_strides[d] * w.input[d];
+  int64_t last = rank - 1;
+  int64_t outer = positions / std::max<int64_t>(w.output[last], 1);
+  std::vector<int64_t> k(rank), o(rank);
+  int64_t col = 0;
+  for (int64_t c = 0; c < channels; ++c) {
+    std::fill(k.begin(), k.end(), 0);
+    for (int64_t kk = 0; kk < kernel_size; ++kk) {
+      std::fill(o.begin(), o.end(), 0);
+      for (int64_t p = 0; p < outer; ++p) {
+        // The offset of the row's start over the dims before the last.
+        int64_t base = c * image;
+        bool inside = true;
+        for (int64_t d = 0; d < last; ++d) {
+          int64_t i = o[d] * w.strides[d] - w.pads[d] + k[d] * w.dilations[d];
+          inside = inside && i >= 0 && i < w.input[d];
+          base += i * in_strides[d];
+        }
+        int64_t start = k[last] * w.dilations[last] - w.pads[last];
+        for (int64_t x = 0; x < w.output[last]; ++x, ++col) {
+          int64_t i = start + x * w.strides[last];
+          visit(col, inside && i >= 0 && i < w.input[last] ? base + i : int64_t{-1});
+        }
+        for (int64_t d = last - 1; d >= 0; --d) {
+          if (++o[d] < w.output[d]) break;
+          o[d] = 0;
+        }
+      }
+      for (int64_t d = last; d >= 0; --d) {
+        if (++k[d] < w.kernel[d]) break;
+        k[d] = 0;
+      }
+    }
+  }
+}
+
+// Whether the window reads each input element once, in order (1x1
+// kernels, unit strides, no pads): the image is its own im2col matrix.
+bool IsPointwise(const Window& w) {
+  for (int64_t d = 0; d < w.rank(); ++d) {
+    if (w.kernel[d] != 1 || w.strides[d] != 1 || w.pads[d] != 0 || w.pads[w.rank() + d] != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The layout of a convolution: N images of C channels in G groups to M
+// output channels.
+struct ConvShape {
+  int64_t batch = 0, in_channels = 0, out_channels = 0, group = 1;
+};
+
+// y[n, m, out...] = sum over the group's channels and kernel of
+// w[m, c, k...] x[n, c, window...], on Eigen per image and group (C is the
+// compute type; integer types wrap). `bias` (M values) is added when set.
+template <typename C>
+void Convolve(const ConvShape& s, const Window& w, const C* x, const C* weights, const C* bias,
+              C* y) {
+  int64_t rank = w.rank();
+  int64_t image = nn::Product(w.input, 0, rank);
+  int64_t positions = nn::Product(w.output, 0, rank);
+  int64_t kernel_size = nn::Product(w.kernel, 0, rank);
+  int64_t cg = s.in_channels / s.group, mg = s.out_channels / s.group;
+  bool pointwise = IsPointwise(w);
+  std::vector<C> cols(pointwise ? 0 : cg * kernel_size * positions);
+  for (int64_t n = 0; n < s.batch; ++n) {
+    for (int64_t g = 0; g < s.group; ++g) {
+      const C* xg = x + (n * s.in_channels + g * cg) * image;
+      if (!pointwise) {
+        WalkPatches(w, cg, [&](int64_t col, int64_t offset) {
+          cols[col] = offset < 0 ? C{0} : xg[offset];
+        });
+      }
+      ConstMatrixMap<C> mcols(pointwise ? xg : cols.data(), cg * kernel_size, positions);
+      ConstMatrixMap<C> mw(weights + g * mg * cg * kernel_size, mg, cg * kernel_size);
+      MatrixMap<C> my(y + (n * s.out_channels + g * mg) * positions, mg, positions);
+      my.noalias() = mw * mcols;
+      if (bias != nullptr) {
+        for (int64_t m = 0; m < mg; ++m) my.row(m).array() += bias[g * mg + m];
+      }
+    }
+  }
+}
+
+// The shape checks Conv, ConvInteger and QLinearConv share: X [N, C, ...],
+// W [M, C/group, k...], and the window.
+absl::StatusOr<std::pair<ConvShape, Window>> ConvGeometry(const KernelCall& call,
+                                                          const Tensor& x, const Tensor& w) {
+  if (x.rank() < 3 || w.rank() != x.rank()) {
+    return call.Error("X and W must have the same rank, 3 or more");
+  }
+  ConvShape s;
+  s.batch = x.dims()[0];
+  s.in_channels = x.dims()[1];
+  s.out_channels = w.dims()[0];
+  s.group = call.Int("group", 1);
+  if (s.group < 1 || s.in_channels % s.group != 0 || s.out_channels % s.group != 0 ||
+      w.dims()[1] * s.group != s.in_channels) {
+    return call.Error(absl::StrCat("group ", s.group, " does not divide the ", s.in_channels,
+                                   " input channels and ", s.out_channels,
+                                   " output channels as W's shape says"));
+  }
+  std::vector<int64_t> kernel = nn::KernelShape(call, w);
+  if (!std::equal(kernel.begin(), kernel.end(), w.dims().begin() + 2, w.dims().end())) {
+    return call.Error("kernel_shape differs from W's spatial dims");
+  }
+  OC_ASSIGN_OR_RETURN(Window window,
+                      nn::MakeWindow(call, absl::MakeConstSpan(x.dims()).subspan(2), kernel,
+                                     nn::Rounding::kFloor));
+  std::vector<int64_t> out_dims = {s.batch, s.out_channels};
+  out_dims.insert(out_dims.end(), window.output.begin(), window.output.end());
+  OC_RETURN_IF_ERROR(nn::CheckedCount(call, out_dims).status());
+  int64_t cols = s.in_channels / s.group * nn::Product(kernel, 0, kernel.size()) *
+                 nn::Product(window.output, 0, window.output.size());
+  if (cols > nn::kMaxOutputElements) return call.Error("the im2col matrix is too large");
+  return std::make_pair(s, window);
+}
+
+std::vector<int64_t> OutputDims(const ConvShape& s, const Window& w) {
+  std::vector<int64_t> dims = {s.batch, s.out_channels};
+  dims.insert(dims.end(), w.output.begin(), w.output.end());
+  return dims;
+}
+
+Outputs ConvKernel(const KernelCall& call) {
+  OC_ASSIGN_OR_RETURN(const Tensor* x, nn::Required(call, 0, "X"));
+  OC_ASSIGN_OR_RETURN(const Tensor* w, nn::Required(call, 1, "W"));
+  const Tensor* b = call.input(2);
+  if (w->elem_type() != x->elem_type() || (b != nullptr && b->elem_type() != x->elem_type())) {
+    return call.Error("the inputs differ in element type");
+  }
+  OC_ASSIGN_OR_RETURN(auto geometry, ConvGeometry(call, *x, *w));
+  auto [s, window] = geometry;
+  if (b != nullptr && b->size() != s.out_channels) {
+    return call.Error(absl::StrCat("B holds ", b->size(), " values for ", s.out_channels,
+                                   " output channels"));
+  }
+  absl::StatusOr<Tensor> out = nn::UnsupportedType(call, x->elem_type());
+  nn::VisitFloatType(x->elem_type(), [&](auto v) {
+    using T = decltype(v);
+    using C = nn::Real<T>;
+    absl::StatusOr<RealView<C>> vx = RealView<C>::Of(*x), vw = RealView<C>::Of(*w);
+    std::optional<RealView<C>> vb;
+    if (b != nullptr) vb = *RealView<C>::Of(*b);
+    std::vector<int64_t> dims = OutputDims(s, window);
+    std::vector<C> y(nn::Product(dims, 0, dims.size()));
+    Convolve<C>(s, window, vx->data(), vw->data(), vb ? vb->data() : nullptr, y.data());
+    out = nn::StoreTensor<T, C>(x->elem_type(), dims, y);
+  });
+  if (!out.ok()) return out.status();
+  return nn::One(*std::move(out));
+}
+
+// ConvTranspose: each input element spreads w[c, m, k...] times itself
+// over the output window it maps to (col2im of W^T X), cropped by the
+// pads; output_shape (or auto_pad SAME) fixes the output extent and the
+// pads follow from it.
+Outputs ConvTransposeKernel(const KernelCall& call) {
+  OC_ASSIGN_OR_RETURN(const Tensor* x, nn::Required(call, 0, "X"));
+  OC_ASSIGN_OR_RETURN(const Tensor* w, nn::Required(call, 1, "W"));
+  const Tensor* b = call.input(2);
+  if (w->elem_type() != x->elem_type() || (b != nullptr && b->elem_type() != x->elem_type())) {
+    return call.Error("the inputs differ in element type");
+  }
+  if (x->rank() < 3 || w->rank() != x->rank()) {
+    return call.Error("X and W must have the same rank, 3 or more");
+  }
+  int64_t rank = x->rank() - 2;
+  ConvShape s;
+  s.batch = x->dims()[0];
+  s.in_channels = x->dims()[1];
+  s.group = call.Int("group", 1);
+  if (s.group < 1 || w->dims()[0] != s.in_channels || s.in_channels % s.group != 0) {
+    return call.Error("W's first dim must be X's channels, divisible by group");
+  }
+  s.out_channels = w->dims()[1] * s.group;
+  Window win;
+  win.kernel = nn::KernelShape(call, *w);
+  if (!std::equal(win.kernel.begin(), win.kernel.end(), w->dims().begin() + 2,
+                  w->dims().end())) {
+    return call.Error("kernel_shape differs from W's spatial dims");
+  }
+  win.strides = call.Ints("strides").value_or(std::vector<int64_t>(rank, 1));
+  win.dilations = call.Ints("dilations").value_or(std::vector<int64_t>(rank, 1));
+  std::vector<int64_t> output_padding =
+      call.Ints("output_padding").value_or(std::vector<int64_t>(rank, 0));
+  std::optional<std::vector<int64_t>> pads = call.Ints("pads");
+  std::optional<std::vector<int64_t>> output_shape = call.Ints("output_shape");
+  const onnx::AttributeProto* auto_pad_attr = call.attribute("auto_pad");
+  std::string auto_pad = auto_pad_attr != nullptr ? auto_pad_attr->s() : "NOTSET";
+  if (output_shape && static_cast<int64_t>(output_shape->size()) == rank + 2) {
+    output_shape->erase(output_shape->begin(), output_shape->begin() + 2);
+  }
+  if (static_cast<int64_t>(win.strides.size()) != rank ||
+      static_cast<int64_t>(win.dilations.size()) != rank ||
+      static_cast<int64_t>(output_padding.size()) != rank ||
+      (pads && static_cast<int64_t>(pads->size()) != 2 * rank) ||
+      (output_shape && static_cast<int64_t>(output_shape->size()) != rank)) {
+    return call.Error("strides, dilations, output_padding, pads or output_shape do not match "
+                      "the spatial dims");
+  }
+  win.output.assign(x->dims().begin() + 2, x->dims().end());
+  win.input.resize(rank);
+  win.pads.assign(2 * rank, 0);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (win.strides[d] < 1 || win.dilations[d] < 1 || win.kernel[d] < 1 ||
+        win.strides[d] > (1 << 20) || win.dilations[d] > (1 << 20) ||
+        win.kernel[d] > (1 << 20) || output_padding[d] < 0 || output_padding[d] > (1 << 20)) {
+      return call.Error("strides, dilations, kernel_shape or output_padding out of range");
+    }
+    int64_t full = win.strides[d] * (win.output[d] - 1) + output_padding[d] + win.Span(d);
+    bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
+    if (pads && !same) {
+      win.pads[d] = (*pads)[d];
+      win.pads[rank + d] = (*pads)[rank + d];
+      win.input[d] = output_shape ? (*output_shape)[d] : full - win.pads[d] - win.pads[rank + d];
+    } else if (output_shape || same) {
+      win.input[d] = output_shape ? (*output_shape)[d] : win.output[d] * win.strides[d];
+      int64_t total = full - win.input[d];  // negative when output_shape pads the end
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);  // floor(total / 2)
+      win.pads[d] = auto_pad == "SAME_UPPER" ? half : total - half;
+      win.pads[rank + d] = total - win.pads[d];
+    } else {
+      win.input[d] = full;
+    }
+    if (win.input[d] < 0 || win.pads[d] < -(1 << 30) || win.pads[d] > (1 << 30)) {
+      return call.Error("the output extent is negative");
+    }
+  }
+  std::vector<int64_t> dims = {s.batch, s.out_channels};
+  dims.insert(dims.end(), win.input.begin(), win.input.end());
+  OC_ASSIGN_OR_RETURN(int64_t count, nn::CheckedCount(call, dims));
+  if (b != nullptr && b->size() != s.out_channels) return call.Error("B's size is not M");
+  int64_t cg = s.in_channels / s.group, mg = s.out_channels / s.group;
+  int64_t kernel_size = nn::Product(win.kernel, 0, rank);
+  int64_t positions = nn::Product(win.output, 0, rank);
+  int64_t image = nn::Product(win.input, 0, rank);
+  if (mg * kernel_size * positions > nn::kMaxOutputElements) {
+    return call.Error("the col2im matrix is too large");
+  }
+  absl::StatusOr<Tensor> out = nn::UnsupportedType(call, x->elem_type());
+  nn::VisitFloatType(x->elem_type(), [&](auto v) {
+    using T = decltype(v);
+    using C = nn::Real<T>;
+    absl::StatusOr<RealView<C>> vx = RealView<C>::Of(*x), vw = RealView<C>::Of(*w);
+    std::optional<RealView<C>> vb;
+    if (b != nullptr) vb = *RealView<C>::Of(*b);
+    std::vector<C> y(count, C{0});
+    std::vector<C> cols(mg * kernel_size * positions);
+    for (int64_t n = 0; n < s.batch; ++n) {
+      for (int64_t g = 0; g < s.group; ++g) {
+        ConstMatrixMap<C> mw(vw->data() + g * cg * mg * kernel_size, cg, mg * kernel_size);
+        ConstMatrixMap<C> mx(vx->data() + (n * s.in_channels + g * cg) * positions, cg,
+                             positions);
+        MatrixMap<C> mcols(cols.data(), mg * kernel_size, positions);
+        mcols.noalias() = mw.transpose() * mx;
+        C* yg = y.data() + (n * s.out_channels + g * mg) * image;
+        WalkPatches(win, mg, [&](int64_t col, int64_t offset) {
+          if (offset >= 0) yg[offset] += cols[col];
+        });
+        if (vb) {
+          for (int64_t m = 0; m < mg; ++m) {
+            C bias = (*vb)[g * mg + m];
+            for (int64_t i = 0; i < image; ++i) yg[m * image + i] += bias;
+          }
+        }
+      }
+    }
+    out = nn::StoreTensor<T, C>(x->elem_type(), dims, y);
+  });
+  if (!out.ok()) return out.status();
+  return nn::One(*std::move(out));
+}
+
+// The 8-bit elements of `t` as int32 less `zero_point`: a scalar, or one
+// per slice of axis 0 (per output channel of W).
+absl::StatusOr<std::vector<int32_t>> Offset8(const KernelCall& call, const Tensor& t,
+                                             const Tensor* zero_point) {
+  auto ints = [](const Tensor& x) {
+    std::vector<int32_t> v;
+    if (x.elem_type() == onnx::TensorProto::INT8) {
+      for (int8_t e : x.data<int8_t>()) v.push_back(e);
+    } else {
+      for (uint8_t e : x.data<uint8_t>()) v.push_back(e);
+    }
+    return v;
+  };
+  for (const Tensor* e : {&t, zero_point}) {
+    if (e != nullptr && e->elem_type() != onnx::TensorProto::INT8 &&
+        e->elem_type() != onnx::TensorProto::UINT8) {
+      return nn::UnsupportedType(call, e->elem_type());
+    }
+  }
+  std::vector<int32_t> values = ints(t);
+  if (zero_point == nullptr || zero_point->size() == 0) return values;
+  std::vector<int32_t> zp = ints(*zero_point);
+  int64_t slices = t.rank() > 0 ? t.dims()[0] : 1;
+  if (zp.size() != 1 && static_cast<int64_t>(zp.size()) != slices) {
+    return call.Error("a zero point is neither a scalar nor one per output channel");
+  }
+  int64_t slice = slices == 0 ? 0 : t.size() / slices;
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] -= zp.size() == 1 ? zp[0] : zp[i / slice];
+  }
+  return values;
+}
+
+// The int32 convolution of the offset 8-bit inputs (wrapping, never UB),
+// plus `bias` when set.
+absl::StatusOr<std::pair<std::vector<int32_t>, std::vector<int64_t>>> IntegerConv(
+    const KernelCall& call, const Tensor& x, const Tensor* x_zp, const Tensor& w,
+    const Tensor* w_zp, const Tensor* bias) {
+  OC_ASSIGN_OR_RETURN(auto geometry, ConvGeometry(call, x, w));
+  auto [s, window] = geometry;
+  if (x_zp != nullptr && x_zp->size() != 1) return call.Error("x_zero_point must be a scalar");
+  OC_ASSIGN_OR_RETURN(std::vector<int32_t> vx, Offset8(call, x, x_zp));
+  OC_ASSIGN_OR_RETURN(std::vector<int32_t> vw, Offset8(call, w, w_zp));
+  std::vector<uint32_t> ux(vx.begin(), vx.end()), uw(vw.begin(), vw.end()), ub;
+  if (bias != nullptr) {
+    if (bias->elem_type() != onnx::TensorProto::INT32 || bias->size() != s.out_channels) {
+      return call.Error("B must hold one int32 per output channel");
+    }
+    for (int32_t e : bias->data<int32_t>()) ub.push_back(static_cast<uint32_t>(e));
+  }
+  std::vector<int64_t> dims = OutputDims(s, window);
+  std::vector<uint32_t> y(nn::Product(dims, 0, dims.size()));
+  Convolve<uint32_t>(s, window, ux.data(), uw.data(), bias != nullptr ? ub.data() : nullptr,
+                     y.data());
+  return std::make_pair(std::vector<int32_t>(y.begin(), y.end()), dims);
+}
+
+Outputs ConvIntegerKernel(const KernelCall& call) {
+  OC_ASSIGN_OR_RETURN(const Tensor* x, nn::Required(call, 0, "x"));
+  OC_ASSIGN_OR_RETURN(const Tensor* w, nn::Required(call, 1, "w"));
+  OC_ASSIGN_OR_RETURN(auto result,
+                      IntegerConv(call, *x, call.input(2), *w, call.input(3), nullptr));
+  Tensor out(onnx::TensorProto::INT32, result.second);
+  std::copy(result.first.begin(), result.first.end(), out.data<int32_t>().begin());
+  return nn::One(std::move(out));
+}
+
+// QLinearConv: the int32 convolution (plus B) times x_scale * w_scale /
+// y_scale (per output channel when w_scale is), plus y_zero_point,
+// saturated and rounded half to even.
+Outputs QLinearConvKernel(const KernelCall& call) {
+  OC_ASSIGN_OR_RETURN(const Tensor* x, nn::Required(call, 0, "x"));
+  OC_ASSIGN_OR_RETURN(const Tensor* x_scale, nn::Required(call, 1, "x_scale"));
+  OC_ASSIGN_OR_RETURN(const Tensor* w, nn::Required(call, 3, "w"));
+  OC_ASSIGN_OR_RETURN(const Tensor* w_scale, nn::Required(call, 4, "w_scale"));
+  OC_ASSIGN_OR_RETURN(const Tensor* y_scale, nn::Required(call, 6, "y_scale"));
+  const Tensor* y_zp = call.input(7);
+  for (const Tensor* scale : {x_scale, w_scale, y_scale}) {
+    if (scale->elem_type() != onnx::TensorProto::FLOAT) return call.Error("scales must be float");
+  }
+  if (x_scale->size() != 1 || y_scale->size() != 1) {
+    return call.Error("x_scale and y_scale must be scalars");
+  }
+  OC_ASSIGN_OR_RETURN(auto result,
+                      IntegerConv(call, *x, call.input(2), *w, call.input(5), call.input(8)));
+  int64_t channels = result.second[1];
+  if (w_scale->size() != 1 && w_scale->size() != channels) {
+    return call.Error("w_scale is neither a scalar nor one per output channel");
+  }
+  int32_t out_type = y_zp != nullptr ? y_zp->elem_type() : x->elem_type();
+  double zp = 0;
+  if (y_zp != nullptr) {
+    if (y_zp->size() != 1) return call.Error("y_zero_point must be a scalar");
+    zp = out_type == onnx::TensorProto::INT8 ? y_zp->data<int8_t>()[0]
+                                             : y_zp->data<uint8_t>()[0];
+  }
+  double low = out_type == onnx::TensorProto::INT8 ? -128 : 0;
+  double high = out_type == onnx::TensorProto::INT8 ? 127 : 255;
+  int64_t image = nn::Product(result.second, 2, result.second.size());
+  Tensor out(out_type, result.second);
+  for (size_t i = 0; i < result.first.size(); ++i) {
+    int64_t m = image == 0 ? 0 : (static_cast<int64_t>(i) / image) % channels;
+    float ws = w_scale->data<float>()[w_scale->size() == 1 ? 0 : m];
+    float multiplier = x_scale->data<float>()[0] * ws / y_scale->data<float>()[0];
+    double y = std::clamp(static_cast<double>(result.first[i]) * multiplier + zp, low, high);
+    y = std::nearbyint(y);
+    if (out_type == onnx::TensorProto::INT8) {
+      out.data<int8_t>()[i] = static_cast<int8_t>(y);
+    } else {
+      out.data<uint8_t>()[i] = static_cast<uint8_t>(y);
+    }
+  }
+  return nn::One(std::move(out));
+}
+
+// X[plane] sampled at (h, w) bilinearly, zero outside the plane.
+template <typename C>
+C SampleZeroPadded(const C* plane, int64_t height, int64_t width, C h, C w) {
+  if (!(h > -1 && h < static_cast<C>(height) && w > -1 && w < static_cast<C>(width))) return C{0};
+  int64_t h0 = static_cast<int64_t>(std::floor(h)), w0 = static_cast<int64_t>(std::floor(w));
+  C lh = h - static_cast<C>(h0), lw = w - static_cast<C>(w0);
+  C value{0};
+  for (int64_t dy = 0; dy < 2; ++dy) {
+    for (int64_t dx = 0; dx < 2; ++dx) {
+      int64_t y = h0 + dy, x = w0 + dx;
+      if (y < 0 || y >= height || x < 0 || x >= width) continue;
+      C weight = (dy ? lh : C{1} - lh) * (dx ? lw : C{1} - lw);
+      value += weight * plane[y * width + x];
+    }
+  }
+  return value;
+}
+
+// DeformConv (2-D): Conv whose kernel taps move by the offset input
+// ([N, offset_group * kH * kW * 2, oH, oW], (h, w) pairs) and are sampled
+// bilinearly (zero outside X), each scaled by the optional mask; im2col of
+// the samples, then a matrix product per image and group on Eigen.
+Outputs DeformConvKernel(const KernelCall& call) {
+  OC_ASSIGN_OR_RETURN(const Tensor* x, nn::Required(call, 0, "X"));
+  OC_ASSIGN_OR_RETURN(const Tensor* w, nn::Required(call, 1, "W"));
+  OC_ASSIGN_OR_RETURN(const Tensor* offset, nn::Required(call, 2, "offset"));
+  const Tensor* b = call.input(3);
+  const Tensor* mask = call.input(4);
+  if (x->rank() != 4 || w->rank() != 4 || offset->rank() != 4) {
+    return call.Error("only 2-D DeformConv is supported: X, W and offset must have rank 4");
+  }
+  ConvShape s;
+  s.batch = x->dims()[0];
+  s.in_channels = x->dims()[1];
+  s.out_channels = w->dims()[0];
+  s.group = call.Int("group", 1);
+  int64_t offset_group = call.Int("offset_group", 1);
+  if (s.group < 1 || w->dims()[1] * s.group != s.in_channels || s.out_channels % s.group != 0 ||
+      offset_group < 1 || s.in_channels % offset_group != 0) {
+    return call.Error("group or offset_group does not divide the channels as W's shape says");
+  }
+  Window win;
+  win.input = {x->dims()[2], x->dims()[3]};
+  win.kernel = nn::KernelShape(call, *w);
+  win.strides = call.Ints("strides").value_or(std::vector<int64_t>{1, 1});
+  win.dilations = call.Ints("dilations").value_or(std::vector<int64_t>{1, 1});
+  win.pads = call.Ints("pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
+  win.output = {offset->dims()[2], offset->dims()[3]};
+  if (win.kernel.size() != 2 || win.strides.size() != 2 || win.dilations.size() != 2 ||
+      win.pads.size() != 4 || win.kernel[0] != w->dims()[2] || win.kernel[1] != w->dims()[3]) {
+    return call.Error("kernel_shape, strides, dilations or pads do not match 2 spatial dims");
+  }
+  for (int d = 0; d < 2; ++d) {
+    int64_t room = win.input[d] + win.pads[d] + win.pads[2 + d] - win.Span(d);
+    if (win.strides[d] < 1 || win.dilations[d] < 1 || room < 0 ||
+        win.output[d] != room / win.strides[d] + 1) {
+      return call.Error("the offset's spatial dims do not match the convolution's output");
+    }
+  }
+  int64_t kernel_size = win.kernel[0] * win.kernel[1];
+  int64_t positions = win.output[0] * win.output[1];
+  if (offset->dims()[0] != s.batch || offset->dims()[1] != offset_group * kernel_size * 2) {
+    return call.Error("offset's shape does not match offset_group and the kernel");
+  }
+  if (mask != nullptr && (mask->rank() != 4 || mask->dims()[0] != s.batch ||
+                          mask->dims()[1] != offset_group * kernel_size ||
+                          mask->dims()[2] != win.output[0] || mask->dims()[3] != win.output[1])) {
+    return call.Error("mask's shape does not match offset_group, the kernel and the output");
+  }
+  if (b != nullptr && b->size() != s.out_channels) return call.Error("B's size is not M");
+  std::vector<int64_t> dims = OutputDims(s, win);
+  OC_RETURN_IF_ERROR(nn::CheckedCount(call, dims).status());
+  int64_t cg = s.in_channels / s.group, mg = s.out_channels / s.group;
+  if (cg * kernel_size * positions > nn::kMaxOutputElements) {
+    return call.Error("the im2col matrix is too large");
+  }
+  absl::StatusOr<Tensor> out = nn::UnsupportedType(call, x->elem_type());
+  nn::VisitFloatType(x->elem_type(), [&](auto v) {
+    using T = decltype(v);
+    using C = nn::Real<T>;
+    RealView<C> vx = *RealView<C>::Of(*x), vw = *RealView<C>::Of(*w);
+    RealView<C> voff = *RealView<C>::Of(*offset);
+    std::optional<RealView<C>> vmask, vb;
+    if (mask != nullptr) vmask = *RealView<C>::Of(*mask);
+    if (b != nullptr) vb = *RealView<C>::Of(*b);
+    int64_t height = win.input[0], width = win.input[1];
+    int64_t per_offset_group = s.in_channels / offset_group;
+    std::vector<C> cols(cg * kernel_size * positions);
+    std::vector<C> y(nn::Product(dims, 0, dims.size()));
+    for (int64_t n = 0; n < s.batch; ++n) {
+      for (int64_t g = 0; g < s.group; ++g) {
+        for (int64_t c = 0; c < cg; ++c) {
+          int64_t ic = g * cg + c;
+          int64_t og = ic / per_offset_group;
+          const C* plane = vx.data() + (n * s.in_channels + ic) * height * width;
+          for (int64_t k = 0; k < kernel_size; ++k) {
+            int64_t kh = k / win.kernel[1], kw = k % win.kernel[1];
+            const C* off_h =
+                voff.data() + ((n * offset_group + og) * kernel_size * 2 + 2 * k) * positions;
+            const C* off_w = off_h + positions;
+            const C* m = vmask ? vmask->data() + ((n * offset_group + og) * kernel_size + k) *
+                                                     positions
+                               : nullptr;
+            C* row = cols.data() + (c * kernel_size + k) * positions;
+            for (int64_t p = 0; p < positions; ++p) {
+              int64_t i = p / win.output[1], j = p % win.output[1];
+              C h = static_cast<C>(i * win.strides[0] - win.pads[0] + kh * win.dilations[0]) +
+                    off_h[p];
+              C wc = static_cast<C>(j * win.strides[1] - win.pads[1] + kw * win.dilations[1]) +
+                     off_w[p];
+              C value = SampleZeroPadded(plane, height, width, h, wc);
+              row[p] = m != nullptr ? value * m[p] : value;
+            }
+          }
+        }
+        ConstMatrixMap<C> mcols(cols.data(), cg * kernel_size, positions);
+        ConstMatrixMap<C> mw(vw.data() + g * mg * cg * kernel_size, mg, cg * kernel_size);
+        MatrixMap<C> my(y.data() + (n * s.out_channels + g * mg) * positions, mg, positions);
+        my.noalias() = mw * mcols;
+        if (vb) {
+          for (int64_t o = 0; o < mg; ++o) my.row(o).array() += (*vb)[g * mg + o];
+        }
+      }
+    }
+    out = nn::StoreTensor<T, C>(x->elem_type(), dims, y);
+  });
+  if (!out.ok()) return out.status();
+  return nn::One(*std::move(out));
+}
+
+constexpr int kLast = 1 << 20;
+
+constexpr KernelRow kRows[] = {
+    {"", "Conv", 1, kLast, ConvKernel},
+    {"", "ConvTranspose", 1, kLast, ConvTransposeKernel},
+    {"", "ConvInteger", 10, kLast, ConvIntegerKernel},
+    {"", "QLinearConv", 10, kLast, QLinearConvKernel},
+    {"", "DeformConv", 19, kLast, DeformConvKernel},
+};
+
+}  // namespace
+
+absl::Span<const KernelRow> ConvKernels() { return kRows; }
+
+}  // namespace onnxconvert::eval
