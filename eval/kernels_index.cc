@@ -213,35 +213,45 @@ Outputs PadKernel(const KernelCall& call) {
 
 // ---------------------------------------------------------------- Gathers
 
+// For each element i of `indices` (of data's rank), the offset in `data`
+// of i with the axis index taken from indices[i] (negative counting from
+// the end); an error for an index out of range or indices reaching past
+// data off the axis.
+absl::StatusOr<std::vector<int64_t>> ElementOffsets(const KernelCall& call, const Tensor& data,
+                                                    const Tensor& indices) {
+  if (data.rank() != indices.rank()) return call.Error("data and indices differ in rank");
+  OC_ASSIGN_OR_RETURN(int64_t axis, Axis(call, call.Int("axis", 0), data.rank()));
+  OC_ASSIGN_OR_RETURN(std::vector<int64_t> index, Int64s(call, indices));
+  std::vector<int64_t> strides = Strides(data.dims());
+  std::vector<int64_t> offsets(index.size());
+  std::vector<int64_t> at(indices.rank(), 0);
+  for (size_t i = 0; i < index.size(); ++i) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < indices.rank(); ++d) {
+      int64_t k = at[d];
+      if (d == axis) {
+        OC_ASSIGN_OR_RETURN(k, InRange(call, index[i], data.dims()[d]));
+      } else if (k >= data.dims()[d]) {
+        return call.Error("indices reach past data off the axis");
+      }
+      offset += k * strides[d];
+    }
+    offsets[i] = offset;
+    for (int64_t d = indices.rank(); d-- > 0;) {
+      if (++at[d] < indices.dims()[d]) break;
+      at[d] = 0;
+    }
+  }
+  return offsets;
+}
+
 // GatherElements: output[i] = data[i with the axis index taken from
 // indices[i]].
 Outputs GatherElementsKernel(const KernelCall& call) {
   const Tensor* data = call.input(0);
   const Tensor* indices = call.input(1);
   if (data == nullptr || indices == nullptr) return call.Error("an input is absent");
-  if (data->rank() != indices->rank()) return call.Error("data and indices differ in rank");
-  OC_ASSIGN_OR_RETURN(int64_t axis, Axis(call, call.Int("axis", 0), data->rank()));
-  OC_ASSIGN_OR_RETURN(std::vector<int64_t> index, Int64s(call, *indices));
-  std::vector<int64_t> strides = Strides(data->dims());
-  std::vector<int64_t> offsets(index.size());
-  std::vector<int64_t> at(indices->rank(), 0);
-  for (size_t i = 0; i < index.size(); ++i) {
-    int64_t offset = 0;
-    for (int64_t d = 0; d < indices->rank(); ++d) {
-      int64_t k = at[d];
-      if (d == axis) {
-        OC_ASSIGN_OR_RETURN(k, InRange(call, index[i], data->dims()[d]));
-      } else if (k >= data->dims()[d]) {
-        return call.Error("indices reach past data off the axis");
-      }
-      offset += k * strides[d];
-    }
-    offsets[i] = offset;
-    for (int64_t d = indices->rank(); d-- > 0;) {
-      if (++at[d] < indices->dims()[d]) break;
-      at[d] = 0;
-    }
-  }
+  OC_ASSIGN_OR_RETURN(std::vector<int64_t> offsets, ElementOffsets(call, *data, *indices));
   return One(Pick(*data, indices->dims(), offsets));
 }
 
@@ -374,32 +384,11 @@ Outputs ScatterElementsKernel(const KernelCall& call) {
   if (data == nullptr || indices == nullptr || updates == nullptr) {
     return call.Error("an input is absent");
   }
-  if (indices->dims() != updates->dims() || indices->rank() != data->rank()) {
-    return call.Error("indices and updates differ in shape or data in rank");
-  }
+  if (indices->dims() != updates->dims()) return call.Error("indices and updates differ in shape");
   OC_ASSIGN_OR_RETURN(Combine combine, ReadReduction(call));
-  OC_ASSIGN_OR_RETURN(int64_t axis, Axis(call, call.Int("axis", 0), data->rank()));
-  OC_ASSIGN_OR_RETURN(std::vector<int64_t> index, Int64s(call, *indices));
-  std::vector<int64_t> strides = Strides(data->dims());
-  std::vector<std::pair<int64_t, int64_t>> moves(index.size());
-  std::vector<int64_t> at(indices->rank(), 0);
-  for (size_t i = 0; i < index.size(); ++i) {
-    int64_t offset = 0;
-    for (int64_t d = 0; d < indices->rank(); ++d) {
-      int64_t k = at[d];
-      if (d == axis) {
-        OC_ASSIGN_OR_RETURN(k, InRange(call, index[i], data->dims()[d]));
-      } else if (k >= data->dims()[d]) {
-        return call.Error("indices reach past data off the axis");
-      }
-      offset += k * strides[d];
-    }
-    moves[i] = {offset, static_cast<int64_t>(i)};
-    for (int64_t d = indices->rank(); d-- > 0;) {
-      if (++at[d] < indices->dims()[d]) break;
-      at[d] = 0;
-    }
-  }
+  OC_ASSIGN_OR_RETURN(std::vector<int64_t> offsets, ElementOffsets(call, *data, *indices));
+  std::vector<std::pair<int64_t, int64_t>> moves(offsets.size());
+  for (size_t i = 0; i < offsets.size(); ++i) moves[i] = {offsets[i], static_cast<int64_t>(i)};
   OC_ASSIGN_OR_RETURN(Tensor out, ApplyUpdates(call, *data, *updates, combine, moves));
   return One(std::move(out));
 }
