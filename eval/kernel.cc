@@ -43,7 +43,7 @@ absl::Span<const KernelRow> KernelTable() {
          {ShapeKernels(), ElementwiseKernels(), CastKernels(), LinalgKernels(), ConvKernels(),
           PoolKernels(), NormKernels(), RnnKernels(), QuantKernels(), RandomKernels(),
           AttentionKernels(), MathKernels(), ReduceKernels(), IndexKernels(), ResizeKernels(),
-          StringKernels(), MlKernels()}) {
+          StringKernels(), MlKernels(), LossKernels()}) {
       rows->insert(rows->end(), family.begin(), family.end());
     }
     return rows;

@@ -96,6 +96,8 @@ absl::Span<const KernelRow> ResizeKernels();
 absl::Span<const KernelRow> StringKernels();
 // The ai.onnx.ml ops.
 absl::Span<const KernelRow> MlKernels();
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
+absl::Span<const KernelRow> LossKernels();
 
 }  // namespace onnxconvert::eval
 

@@ -76,6 +76,12 @@ absl::StatusOr<std::optional<std::vector<int64_t>>> IntsOf(const KernelCall& cal
   return std::optional<std::vector<int64_t>>();
 }
 
+bool IsFloatElement(int32_t elem_type) {
+  bool floating = false;
+  VisitElementType(elem_type, [&](auto v) { floating = kIsFloat<decltype(v)>; });
+  return floating;
+}
+
 bool IsNarrowInteger(int32_t elem_type) {
   auto [lowest, highest] = NarrowIntRange(elem_type);
   return lowest != highest;

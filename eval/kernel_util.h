@@ -135,6 +135,10 @@ absl::StatusOr<int64_t> Axis(const KernelCall& call, int64_t axis, int64_t rank)
 absl::StatusOr<std::optional<std::vector<int64_t>>> IntsOf(const KernelCall& call,
                                                            absl::string_view name, int input);
 
+// Whether `elem_type` computes as floating point (float16, bfloat16,
+// float, double).
+bool IsFloatElement(int32_t elem_type);
+
 // Whether `elem_type` is a narrow integer type (int4, uint4, int2, uint2).
 bool IsNarrowInteger(int32_t elem_type);
 

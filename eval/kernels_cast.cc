@@ -1,6 +1,6 @@
-// Cast and CastLike between every element type the evaluator holds:
-// numbers, bool, strings and the narrow types (float8, float4, int4,
-// int2; tensor.h, with Cast's saturate and round_mode).
+// BitCast, and Cast and CastLike between every element type the evaluator
+// holds: numbers, bool, strings and the narrow types (float8, float4,
+// int4, int2; tensor.h, with Cast's saturate and round_mode).
 //
 // Each element is read exactly as an integer, a floating-point value or a
 // string, then written as the target type: integers wrap (two's
@@ -9,6 +9,7 @@
 // UB), strings parse as numbers (INF, -INF and NaN in any case) and
 // numbers print in their shortest round-trip form.
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -290,9 +291,55 @@ Outputs CastLikeKernel(const KernelCall& call) {
   return CastTo(call, *input, like->elem_type());
 }
 
+// Bits one element of a held type takes (4 or 2 for the packed narrow
+// types), or 0 for strings.
+int ElementBits(int32_t elem_type) {
+  if (IsNarrowInteger(elem_type)) {
+    auto [lowest, highest] = NarrowIntRange(elem_type);
+    return highest - lowest == 15 ? 4 : 2;
+  }
+  if (elem_type == onnx::TensorProto::FLOAT4E2M1) return 4;
+  return ElementSize(elem_type) * 8;
+}
+
+// BitCast: the elements' bits (little endian) read as type `to` of the
+// same width. A bool must come from bits 0 or 1.
+Outputs BitCastKernel(const KernelCall& call) {
+  const Tensor* input = call.input(0);
+  if (input == nullptr) return call.Error("input is absent");
+  int32_t to = static_cast<int32_t>(call.Int("to", 0));
+  int bits = ElementBits(input->elem_type());
+  if (!Holds(to) || bits == 0 || ElementBits(to) != bits) {
+    return call.Error(absl::StrCat("bitcasts from ", ElementTypeName(input->elem_type()), " to ",
+                                   ElementTypeName(to), " are not supported (widths differ or a ",
+                                   "type is not held)"));
+  }
+  Tensor out(to, input->dims());
+  absl::Span<const uint8_t> from(input->data<uint8_t>().data(),
+                                 static_cast<size_t>(input->size() * ElementSize(to)));
+  absl::Span<uint8_t> into(out.data<uint8_t>().data(), from.size());
+  std::copy(from.begin(), from.end(), into.begin());
+  if (bits < 8) {
+    // Held one per byte: keep the low bits, sign-extended for signed types.
+    auto [lowest, highest] = NarrowIntRange(to);
+    uint8_t mask = static_cast<uint8_t>((1u << bits) - 1);
+    for (uint8_t& b : into) {
+      b &= mask;
+      if (lowest < 0 && b > highest) b |= static_cast<uint8_t>(~mask);
+    }
+  }
+  if (to == onnx::TensorProto::BOOL) {
+    for (uint8_t b : into) {
+      if (b > 1) return call.Error("bits other than 0 and 1 are no bool");
+    }
+  }
+  return One(std::move(out));
+}
+
 constexpr KernelRow kRows[] = {
     {"", "Cast", 1, kLast, CastKernel},
     {"", "CastLike", 15, kLast, CastLikeKernel},
+    {"", "BitCast", 26, kLast, BitCastKernel},
 };
 
 }  // namespace

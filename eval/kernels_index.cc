@@ -417,6 +417,67 @@ Outputs ScatterNDKernel(const KernelCall& call) {
   return One(std::move(out));
 }
 
+// TensorScatter: past_cache with update's slices along the axis written
+// from each batch entry's write index on (0 without write_indices);
+// "circular" wraps the sequence index. (The specification's pseudocode
+// wraps the leading indices too, which differs only where a leading dim
+// exceeds the sequence length: refused there.)
+Outputs TensorScatterKernel(const KernelCall& call) {
+  const Tensor* past = call.input(0);
+  const Tensor* update = call.input(1);
+  if (past == nullptr || update == nullptr) return call.Error("an input is absent");
+  if (past->elem_type() != update->elem_type() || past->rank() != update->rank() ||
+      past->rank() < 2) {
+    return call.Error("past_cache and update differ in type or rank, or have rank below 2");
+  }
+  int64_t rank = past->rank();
+  OC_ASSIGN_OR_RETURN(int64_t axis, Axis(call, call.Int("axis", -2), rank));
+  if (axis == 0) return call.Error("the axis is the batch axis");
+  const onnx::AttributeProto* mode_attr = call.attribute("mode");
+  std::string mode = mode_attr == nullptr ? "linear" : mode_attr->s();
+  if (mode != "linear" && mode != "circular") {
+    return call.Error(absl::StrCat("mode \"", mode, "\" is unknown"));
+  }
+  bool circular = mode == "circular";
+  int64_t max_length = past->dims()[axis];
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == axis ? update->dims()[d] > max_length : update->dims()[d] != past->dims()[d]) {
+      return call.Error("update's shape does not fit past_cache");
+    }
+    if (circular && d < axis && past->dims()[d] > max_length) {
+      return call.Error("circular mode with a leading dim above the sequence length");
+    }
+  }
+  int64_t batch = past->dims()[0];
+  std::vector<int64_t> write(batch, 0);
+  if (const Tensor* given = call.input(2)) {
+    OC_ASSIGN_OR_RETURN(write, Int64s(call, *given));
+    if (static_cast<int64_t>(write.size()) != batch) return call.Error("write_indices do not fit the batch");
+  }
+  AxisSplit p = SplitAt(past->dims(), axis);
+  int64_t length = update->dims()[axis];
+  int64_t per_batch = p.outer / std::max<int64_t>(batch, 1);  // prefixes per batch entry
+  Tensor out = *past;
+  for (int64_t outer = 0; outer < p.outer; ++outer) {
+    int64_t w = write[outer / std::max<int64_t>(per_batch, 1)];
+    for (int64_t s = 0; s < length; ++s) {
+      int64_t at;
+      if (circular) {
+        at = ((w % max_length) + max_length) % max_length;
+        at = (at + s) % max_length;
+      } else {
+        if (w < 0 || w > max_length - length) return call.Error("a write index is out of range");
+        at = w + s;
+      }
+      for (int64_t inner = 0; inner < p.inner; ++inner) {
+        CopyElement(*update, (outer * length + s) * p.inner + inner, out,
+                    (outer * max_length + at) * p.inner + inner);
+      }
+    }
+  }
+  return One(std::move(out));
+}
+
 // ---------------------------------------------------------------- Others
 
 // The elements of a numeric tensor as int64, floats truncated (NaN and out
@@ -887,6 +948,7 @@ constexpr KernelRow kRows[] = {
     {"", "Scatter", 9, kLast, ScatterElementsKernel},  // deprecated from 11, as it was
     {"", "ScatterElements", 11, kLast, ScatterElementsKernel},
     {"", "ScatterND", 11, kLast, ScatterNDKernel},
+    {"", "TensorScatter", 24, kLast, TensorScatterKernel},
     {"", "OneHot", 9, kLast, OneHotKernel},
     {"", "NonZero", 9, kLast, NonZeroKernel},
     {"", "Compress", 9, kLast, CompressKernel},

@@ -93,9 +93,7 @@ struct Plan {
 
 // The elements of a floating-point tensor (scales, roi) as double.
 absl::StatusOr<std::vector<double>> Floats(const KernelCall& call, const Tensor& tensor) {
-  bool floating = false;
-  VisitElementType(tensor.elem_type(), [&](auto v) { floating = kIsFloat<decltype(v)>; });
-  if (!floating) {
+  if (!IsFloatElement(tensor.elem_type())) {
     return call.Error(absl::StrCat("expected floats, got ", ElementTypeName(tensor.elem_type())));
   }
   return Doubles(call, tensor);
