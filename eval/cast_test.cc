@@ -98,6 +98,20 @@ const Case kCases[] = {
     {"castlike_string_target", 15,
      "g () => (string[1] y) <int32[1] a = {-3}, string[1] t = {\"\"}> { y = CastLike(a, t) }",
      "string[1] {\"-3\"}"},
+    // BitCast keeps the bits.
+    {"bitcast_float_to_int32", 26,
+     "g () => (int32[2] y) <float[2] a = {1, -0}> { y = BitCast<to = 6>(a) }",
+     "int32[2] {1065353216, -2147483648}"},
+    {"bitcast_int4_to_uint4", 26,
+     "g () => (uint4[2] y) <int8[2] a = {-1, 7}> { s = Cast<to = 22>(a) y = BitCast<to = 21>(s) }",
+     "uint4[2] {15, 7}"},
+    {"bitcast_widths_differ", 26,
+     "g () => (int64[1] y) <float[1] a = {1}> { y = BitCast<to = 7>(a) }",
+     "node '' (BitCast-26): bitcasts from float to int64 are not supported (widths differ or a "
+     "type is not held)"},
+    {"bitcast_to_bool_needs_0_or_1", 26,
+     "g () => (bool[2] y) <uint8[2] a = {1, 2}> { y = BitCast<to = 9>(a) }",
+     "node '' (BitCast-26): bits other than 0 and 1 are no bool"},
     // Movement kernels and Where carry the narrow and string types.
     {"where_and_reshape_carry_narrow_types", 19,
      "g () => (float8e4m3fn[2] y) <float[2] a = {1, 2}, float[2] b = {3, 4}, bool[2] c = {1, 0}, "

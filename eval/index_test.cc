@@ -109,6 +109,19 @@ const Case kCases[] = {
      "g () => (string[1] y) <string[1] a = {\"a\"}, int64[1] i = {0}, string[1] u = {\"b\"}> "
      "{ y = ScatterElements<reduction = \"add\">(a, i, u) }",
      "node '' (ScatterElements-18): reduction of string"},
+    // TensorScatter: update written from each batch entry's index.
+    {"tensor_scatter_linear", 24,
+     "g () => (int64[2,3,1] y) <int64[2,3,1] p = {1, 2, 3, 4, 5, 6}, int64[2,2,1] u = {7, 8, 9, 10}, "
+     "int64[2] w = {0, 1}> { y = TensorScatter(p, u, w) }",
+     "int64[2,3,1] {7, 8, 3, 4, 9, 10}"},
+    {"tensor_scatter_circular_wraps", 24,
+     "g () => (int64[1,3,1] y) <int64[1,3,1] p = {1, 2, 3}, int64[1,2,1] u = {7, 8}, "
+     "int64[1] w = {2}> { y = TensorScatter<mode = \"circular\">(p, u, w) }",
+     "int64[1,3,1] {8, 2, 7}"},
+    {"tensor_scatter_linear_past_the_end", 24,
+     "g () => (int64[1,3,1] y) <int64[1,3,1] p = {1, 2, 3}, int64[1,2,1] u = {7, 8}, "
+     "int64[1] w = {2}> { y = TensorScatter(p, u, w) }",
+     "node '' (TensorScatter-24): a write index is out of range"},
     // OneHot: negative indices from depth, out of range gives off values,
     // float indices truncate.
     {"one_hot_axis_and_out_of_range", 11,

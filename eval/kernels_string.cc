@@ -1,10 +1,12 @@
-// String kernels: StringNormalizer, StringConcat, StringSplit and
-// RegexFullMatch (RE2 syntax, matched in linear time by eval/regex.h).
+// String kernels: StringNormalizer, StringConcat, StringSplit,
+// RegexFullMatch (RE2 syntax, matched in linear time by eval/regex.h) and
+// TfIdfVectorizer (of strings or integers).
 // Case changes and case-insensitive comparisons are ASCII-only; strings
 // with other bytes are refused where those apply, not guessed at.
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
@@ -197,11 +199,150 @@ Outputs RegexFullMatchKernel(const KernelCall& call) {
   return One(std::move(out));
 }
 
+// The n-grams of TfIdfVectorizer's pool as a trie: a node per prefix, the
+// n-gram's id (from 1; 0 for a prefix that is no n-gram) at its last item.
+struct GramTrie {
+  struct Node {
+    int64_t id = 0;
+    std::map<std::string, int> next;
+  };
+  std::vector<Node> nodes = {Node{}};  // nodes[0] is the root
+};
+
+// The trie of the pool (`items`, as strings) whose n-grams of size n
+// start at ngram_counts[n - 1]; sizes outside [min_n, max_n] only take
+// their ids.
+GramTrie BuildTrie(const std::vector<std::string>& items, const std::vector<int64_t>& counts,
+                   int64_t min_n, int64_t max_n) {
+  GramTrie trie;
+  int64_t id = 1;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    int64_t size = static_cast<int64_t>(i) + 1;
+    int64_t begin = counts[i];
+    int64_t end = i + 1 < counts.size() ? counts[i + 1] : static_cast<int64_t>(items.size());
+    int64_t grams = end > begin ? (end - begin) / size : 0;
+    if (size < min_n || size > max_n) {
+      id += grams;
+      continue;
+    }
+    for (int64_t g = 0; g < grams; ++g) {
+      int node = 0;
+      for (int64_t k = 0; k < size; ++k) {
+        const std::string& item = items[begin + g * size + k];
+        auto [it, added] = trie.nodes[node].next.emplace(item, static_cast<int>(trie.nodes.size()));
+        if (added) trie.nodes.emplace_back();
+        node = it->second;
+      }
+      trie.nodes[node].id = id++;
+    }
+  }
+  return trie;
+}
+
+// TfIdfVectorizer: per row of X ([C] or [B, C]), the count of each pool
+// n-gram (sizes min_gram_length..max_gram_length, items up to
+// max_skip_count apart; unigrams counted once) in its ngram_indexes
+// column, weighted by mode: TF (counts), IDF (the weight, or 1, where
+// counted), TFIDF (weight times count, or the count).
+Outputs TfIdfVectorizerKernel(const KernelCall& call) {
+  const Tensor* x = call.input(0);
+  if (x == nullptr) return call.Error("X is absent");
+  int64_t min_n = call.Int("min_gram_length", 0);
+  int64_t max_n = call.Int("max_gram_length", 0);
+  int64_t max_skip = call.Int("max_skip_count", 0);
+  std::vector<int64_t> counts = call.Ints("ngram_counts").value_or(std::vector<int64_t>());
+  std::vector<int64_t> indexes = call.Ints("ngram_indexes").value_or(std::vector<int64_t>());
+  const onnx::AttributeProto* mode_attr = call.attribute("mode");
+  std::string mode = mode_attr == nullptr ? "" : mode_attr->s();
+  if (mode != "TF" && mode != "IDF" && mode != "TFIDF") {
+    return call.Error(absl::StrCat("mode \"", mode, "\" is unknown"));
+  }
+  if (min_n < 1 || max_n < min_n || max_skip < 0 || max_skip > kMaxElements || indexes.empty()) {
+    return call.Error("the gram lengths, skip count or ngram_indexes are invalid");
+  }
+  // The pool and X's items as strings (integers in decimal).
+  std::vector<std::string> pool;
+  if (const onnx::AttributeProto* a = call.attribute("pool_strings"); a != nullptr && a->strings_size() > 0) {
+    if (x->elem_type() != onnx::TensorProto::STRING) return call.Error("X is not strings");
+    pool.assign(a->strings().begin(), a->strings().end());
+  } else if (const onnx::AttributeProto* b = call.attribute("pool_int64s")) {
+    if (x->elem_type() == onnx::TensorProto::STRING) return call.Error("X is not integers");
+    for (int64_t v : b->ints()) pool.push_back(absl::StrCat(v));
+  }
+  std::vector<std::string> items;
+  if (x->elem_type() == onnx::TensorProto::STRING) {
+    items = x->strings();
+  } else {
+    OC_ASSIGN_OR_RETURN(std::vector<int64_t> values, Int64s(call, *x));
+    for (int64_t v : values) items.push_back(absl::StrCat(v));
+  }
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] < 0 || counts[i] > static_cast<int64_t>(pool.size()) ||
+        (i > 0 && counts[i] < counts[i - 1])) {
+      return call.Error("ngram_counts do not fit the pool");
+    }
+  }
+  if (x->rank() > 2 || (x->rank() == 2 && x->dims()[0] < 1)) {
+    return call.Error("X is neither [C] nor [B, C] with B > 0");
+  }
+  bool batched = x->rank() == 2;
+  int64_t rows = batched ? x->dims()[0] : 1;
+  int64_t row_size = rows == 0 ? 0 : x->size() / rows;
+  int64_t width = *std::max_element(indexes.begin(), indexes.end()) + 1;
+  std::vector<float> weights;
+  if (const onnx::AttributeProto* w = call.attribute("weights")) {
+    weights.assign(w->floats().begin(), w->floats().end());
+  }
+  if (!weights.empty() && static_cast<int64_t>(weights.size()) < width) {
+    return call.Error("weights do not cover the output");
+  }
+  GramTrie trie = BuildTrie(pool, counts, min_n, max_n);
+  std::vector<int64_t> frequency(rows * width, 0);
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t begin = row * row_size, end = begin + row_size;
+    int64_t start_n = min_n;
+    for (int64_t skip = 1; skip <= max_skip + 1; ++skip) {
+      for (int64_t start = begin; start < end; ++start) {
+        // Too close to the end for any n-gram of start_n items.
+        if (start_n > 1 && (end - 1 - start) / skip < start_n - 1) break;
+        int node = 0;
+        for (int64_t n = 1, at = start; !trie.nodes[node].next.empty() && n <= max_n && at < end;
+             ++n, at += skip) {
+          auto it = trie.nodes[node].next.find(items[at]);
+          if (it == trie.nodes[node].next.end()) break;
+          node = it->second;
+          int64_t id = trie.nodes[node].id;
+          if (n >= start_n && id != 0) {
+            if (id > static_cast<int64_t>(indexes.size()) || indexes[id - 1] < 0) {
+              return call.Error("ngram_indexes do not cover the pool's n-grams");
+            }
+            ++frequency[row * width + indexes[id - 1]];
+          }
+        }
+      }
+      if (start_n == 1) {
+        // Unigrams are counted once, whatever the skip.
+        if (++start_n > max_n) break;
+      }
+    }
+  }
+  Tensor y(onnx::TensorProto::FLOAT, batched ? std::vector<int64_t>{rows, width}
+                                              : std::vector<int64_t>{width});
+  absl::Span<float> out = y.data<float>();
+  for (int64_t i = 0; i < rows * width; ++i) {
+    double f = static_cast<double>(frequency[i]);
+    double w = weights.empty() ? 1.0 : weights[i % width];
+    out[i] = static_cast<float>(mode == "TF" ? f : mode == "IDF" ? (f > 0 ? w : 0.0) : w * f);
+  }
+  return One(std::move(y));
+}
+
 constexpr KernelRow kRows[] = {
     {"", "StringNormalizer", 10, kLast, StringNormalizerKernel},
     {"", "StringConcat", 20, kLast, StringConcatKernel},
     {"", "StringSplit", 20, kLast, StringSplitKernel},
     {"", "RegexFullMatch", 20, kLast, RegexFullMatchKernel},
+    {"", "TfIdfVectorizer", 9, kLast, TfIdfVectorizerKernel},
 };
 
 }  // namespace

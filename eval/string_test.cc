@@ -60,6 +60,24 @@ const Case kCases[] = {
     {"split_empty_tensor", 20,
      "g () => (string[0,0] y, int64[0] n) <string[0] x = {}> { y, n = StringSplit(x) }",
      "string[0,0] {}; int64[0] {}"},
+    // TfIdfVectorizer: pool n-grams counted per row, skips, weights.
+    {"tfidf_unigrams_and_bigrams_tf", 9,
+     "g () => (float[2,3] y) <string[2,3] x = {\"a\", \"b\", \"a\", \"b\", \"c\", \"b\"}> "
+     "{ y = TfIdfVectorizer<mode = \"TF\", min_gram_length = 1, max_gram_length = 2, "
+     "max_skip_count = 0, ngram_counts = [0, 2], ngram_indexes = [0, 1, 2], "
+     "pool_strings = [\"a\", \"b\", \"a\", \"b\"]>(x) }",
+     "float[2,3] {2, 1, 1, 0, 2, 0}"},
+    {"tfidf_bigrams_with_skips_idf_weights", 9,
+     "g () => (float[2] y) <int64[3] x = {1, 9, 2}> "
+     "{ y = TfIdfVectorizer<mode = \"IDF\", min_gram_length = 2, max_gram_length = 2, "
+     "max_skip_count = 1, ngram_counts = [0, 0], ngram_indexes = [1], pool_int64s = [1, 2], "
+     "weights = [0.5, 0.25]>(x) }",
+     "float[2] {0, 0.25}"},
+    {"tfidf_unknown_mode", 9,
+     "g () => (float[1] y) <int64[1] x = {1}> { y = TfIdfVectorizer<mode = \"BM25\", "
+     "min_gram_length = 1, max_gram_length = 1, max_skip_count = 0, ngram_counts = [0], "
+     "ngram_indexes = [0], pool_int64s = [1]>(x) }",
+     "node '' (TfIdfVectorizer-9): mode \"BM25\" is unknown"},
     // RegexFullMatch: RE2 semantics, whole strings.
     {"regex_word_boundary_and_classes", 20,
      "g () => (bool[3] y) <string[3] x = {\"www.google.com\", \"www.bbc.co.uk\", \"www.a.com \"}> "
