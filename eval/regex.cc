@@ -345,8 +345,9 @@ class Parser {
     return n;
   }
 
-  // RE2's limit on nesting, which also bounds the recursion here.
-  static constexpr int kMaxDepth = 1000;
+  // The deepest nesting of groups (RE2 allows 1000); it bounds the
+  // recursion of parsing, compiling and freeing a pattern.
+  static constexpr int kMaxDepth = 100;
 
   std::vector<uint32_t> p_;
   size_t pos_ = 0;

@@ -9,7 +9,7 @@
 // ranges and negation, \d \D \w \W \s \S (ASCII, as RE2), \b \B \A \z ^ $
 // (without multi-line), groups (capturing, (?:...), (?P<name>...)),
 // alternation, and the quantifiers * + ? {n} {n,} {n,m} (lazy or not,
-// alike for a whole match). Flags, Unicode classes (\p), \C and
+// alike for a whole match), with groups nested up to 100 deep. Flags, Unicode classes (\p), \C and
 // anything else RE2 rejects or this does not know fail to compile.
 
 #include <cstdint>

@@ -125,8 +125,8 @@ TEST(RegexTest, ExpansionIsBounded) {
 }
 
 TEST(RegexTest, NestingIsBounded) {
-  EXPECT_TRUE(Regex::Compile(std::string(1000, '(') + std::string(1000, ')')).ok());
-  EXPECT_FALSE(Regex::Compile(std::string(1001, '(') + std::string(1001, ')')).ok());
+  EXPECT_TRUE(Regex::Compile(std::string(100, '(') + "a" + std::string(100, ')')).ok());
+  EXPECT_FALSE(Regex::Compile(std::string(101, '(') + "a" + std::string(101, ')')).ok());
 }
 
 TEST(RegexTest, EmptyPatternMatchesOnlyEmpty) {
