@@ -1,29 +1,15 @@
-// The evaluator's kernels, one table-driven case per behaviour: a model in
-// ONNX text whose inputs are initializers, evaluated node by node; the
-// outputs compared as text ("int64[2] {4, 2}") or the error's text.
+// The evaluator's base kernels, one table-driven case per behaviour (see
+// test_cases.h); the outputs compared as text or the error's text.
 
-#include <string>
-#include <vector>
-
-#include "absl/container/flat_hash_map.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "eval/evaluator.h"
-#include "eval/kernel_test_util.h"
+#include "eval/test_cases.h"
 #include "gtest/gtest.h"
-#include "ir/text_parser.h"
-#include "schema/registry.h"
 
 namespace onnxconvert::eval {
 namespace {
 
-using Case = kernel_testing::KernelCase;
-
 class EvalTest : public testing::TestWithParam<Case> {};
 
-TEST_P(EvalTest, ComputesOutputs) {
-  EXPECT_EQ(kernel_testing::EvaluateNodeByNode(GetParam()), GetParam().expected);
-}
+TEST_P(EvalTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
 
 const Case kCases[] = {
     // Broadcasting arithmetic, numpy rules from 7; legacy axis before.
@@ -140,6 +126,14 @@ const Case kCases[] = {
     {"range", 13,
      "g () => (int64[3] y) <int64 a = {1}, int64 b = {8}, int64 d = {3}> { y = Range(a, b, d) }",
      "int64[3] {1, 4, 7}"},
+    {"range_float16_steps_in_float16", 27,
+     "g () => (float16[4] y) <float a = {2048}, float b = {2051}, float d = {1}> "
+     "{ ha = Cast<to = 10>(a) hb = Cast<to = 10>(b) hd = Cast<to = 10>(d) y = Range(ha, hb, hd) }",
+     "float16[4] {2048, 2048, 2048, 2048}"},
+    {"range_int64_near_the_top_does_not_overflow", 13,
+     "g () => (int64[1] y) <int64 a = {9223372036854775806}, int64 b = {9223372036854775807}, "
+     "int64 d = {5}> { y = Range(a, b, d) }",
+     "int64[1] {9223372036854775806}"},
     // Casts.
     {"cast_float_to_int_truncates", 13,
      "g () => (int32[3] y) <float[3] a = {1.9, -1.9, 0}> { y = Cast<to = 6>(a) }",
@@ -154,9 +148,9 @@ const Case kCases[] = {
      "g () => (bool[3] y) <float[3] a = {0, 0.5, -2}> { y = Cast<to = 9>(a) }",
      "bool[3] {false, true, true}"},
     // Errors name the node and op.
-    {"no_kernel", 13,
-     "g () => (float[1] y) <float[1] a = {1}> { y = Sin(a) }",
-     "node '' (Sin-7): the evaluator has no kernel for this op version"},
+    {"no_kernel", 20,
+     "g () => (uint8[1,1,3] y) <uint8[1] a = {1}> { y = ImageDecoder(a) }",
+     "node '' (ImageDecoder-20): the evaluator has no kernel for this op version"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Kernels, EvalTest, testing::ValuesIn(kCases),

@@ -31,6 +31,7 @@ absl::StatusOr<std::vector<Tensor>> EvaluateNode(const onnx::NodeProto& node, in
 }
 
 bool IsDeterministic(absl::string_view domain, absl::string_view op) {
+  if (domain == "ai.onnx.ml") return true;
   if (!domain.empty() && domain != "ai.onnx") return false;
   return !absl::StartsWith(op, "Random") && op != "Multinomial" && op != "Bernoulli" &&
          op != "Dropout";

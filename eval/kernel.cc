@@ -42,7 +42,8 @@ absl::Span<const KernelRow> KernelTable() {
     for (absl::Span<const KernelRow> family :
          {ShapeKernels(), ElementwiseKernels(), CastKernels(), LinalgKernels(), ConvKernels(),
           PoolKernels(), NormKernels(), RnnKernels(), QuantKernels(), RandomKernels(),
-          AttentionKernels()}) {
+          AttentionKernels(), MathKernels(), ReduceKernels(), IndexKernels(), ResizeKernels(),
+          StringKernels(), MlKernels(), LossKernels()}) {
       rows->insert(rows->end(), family.begin(), family.end());
     }
     return rows;

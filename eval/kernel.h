@@ -84,6 +84,20 @@ absl::Span<const KernelRow> QuantKernels();
 absl::Span<const KernelRow> RandomKernels();
 // Attention.
 absl::Span<const KernelRow> AttentionKernels();
+// Unary and binary math, activations, Clip and the softmax family.
+absl::Span<const KernelRow> MathKernels();
+// Reductions, ArgMax/ArgMin, TopK and CumSum/CumProd.
+absl::Span<const KernelRow> ReduceKernels();
+// Indexing and data rearrangement: Pad, Gather/Scatter kinds, OneHot, ...
+absl::Span<const KernelRow> IndexKernels();
+// Resize and Upsample.
+absl::Span<const KernelRow> ResizeKernels();
+// String ops.
+absl::Span<const KernelRow> StringKernels();
+// The ai.onnx.ml ops.
+absl::Span<const KernelRow> MlKernels();
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
+absl::Span<const KernelRow> LossKernels();
 
 }  // namespace onnxconvert::eval
 

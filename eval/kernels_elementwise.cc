@@ -10,66 +10,11 @@
 #include "absl/strings/str_cat.h"
 #include "eval/broadcast.h"
 #include "eval/kernel.h"
+#include "eval/kernel_util.h"
 #include "ir/status_macros.h"
 
 namespace onnxconvert::eval {
 namespace {
-
-// The type a storage type computes in: float for float16 and bfloat16.
-template <typename T>
-using Compute = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BHalf>, float, T>;
-
-template <typename T>
-Compute<T> Load(T value) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return HalfToFloat(value);
-  } else if constexpr (std::is_same_v<T, BHalf>) {
-    return BHalfToFloat(value);
-  } else {
-    return value;
-  }
-}
-
-template <typename T>
-T Store(Compute<T> value) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return FloatToHalf(value);
-  } else if constexpr (std::is_same_v<T, BHalf>) {
-    return FloatToBHalf(value);
-  } else {
-    return static_cast<T>(value);
-  }
-}
-
-template <typename T>
-constexpr bool kIsNumber = !std::is_same_v<T, bool>;
-template <typename T>
-constexpr bool kIsSignedInt = std::is_integral_v<T> && std::is_signed_v<T>;
-
-// The dims of the inputs as broadcast; before opset 7, B aligns with A at
-// `axis` when `broadcast` = 1, else the shapes must be equal.
-absl::StatusOr<std::vector<std::vector<int64_t>>> AlignedDims(const KernelCall& call,
-                                                              bool legacy) {
-  std::vector<std::vector<int64_t>> dims;
-  for (const Tensor* input : call.inputs) {
-    if (input == nullptr) return call.Error("an input is absent");
-    dims.push_back(input->dims());
-  }
-  if (!legacy) return dims;
-  if (dims.size() != 2) return dims;
-  if (call.Int("broadcast", 0) == 0) {
-    if (dims[0] != dims[1]) return call.Error("the inputs' shapes differ and broadcast is 0");
-    return dims;
-  }
-  int64_t rank_a = dims[0].size();
-  int64_t rank_b = dims[1].size();
-  int64_t axis = call.Int("axis", rank_a - rank_b);
-  if (axis < 0 || axis + rank_b > rank_a) return call.Error("axis is out of range");
-  std::vector<int64_t> b(rank_a, 1);
-  for (int64_t i = 0; i < rank_b; ++i) b[axis + i] = dims[1][i];
-  dims[1] = b;
-  return dims;
-}
 
 // Applies `fn` to the broadcast elements of the inputs (storage type T),
 // giving elements of `out_type` (storage R).
@@ -173,11 +118,29 @@ absl::StatusOr<std::vector<Tensor>> Arithmetic(const KernelCall& call) {
 
 enum class Compare { kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual };
 
+// Equal of two string tensors, broadcast.
+absl::StatusOr<Tensor> StringsEqual(const KernelCall& call) {
+  const Tensor& a = *call.inputs[0];
+  const Tensor& b = *call.inputs[1];
+  absl::StatusOr<std::vector<int64_t>> dims = BroadcastDims({a.dims(), b.dims()});
+  if (!dims.ok()) return call.Error(dims.status().message());
+  Tensor out(onnx::TensorProto::BOOL, *dims);
+  BroadcastCursor ca(*dims, a.dims()), cb(*dims, b.dims());
+  for (int64_t i = 0; i < out.size(); ++i, ca.Next(), cb.Next()) {
+    out.data<bool>()[i] = a.strings()[ca.offset()] == b.strings()[cb.offset()];
+  }
+  return out;
+}
+
 template <Compare kOp, bool kLegacy>
 absl::StatusOr<std::vector<Tensor>> Comparison(const KernelCall& call) {
   OC_RETURN_IF_ERROR(SameTypes(call));
   if (call.inputs.size() != 2) return call.Error("expects 2 inputs");
   int32_t type = call.inputs[0]->elem_type();
+  if (kOp == Compare::kEqual && !kLegacy && type == onnx::TensorProto::STRING) {
+    OC_ASSIGN_OR_RETURN(Tensor out, StringsEqual(call));
+    return One(std::move(out));
+  }
   absl::StatusOr<Tensor> out = call.Error(absl::StrCat("no kernel for ", ElementTypeName(type)));
   VisitElementType(type, [&](auto v) {
     using T = decltype(v);
@@ -357,34 +320,20 @@ absl::StatusOr<std::vector<Tensor>> WhereKernel(const KernelCall& call) {
   Tensor out(x->elem_type(), dims);
   BroadcastCursor cc(dims, c->dims()), cx(dims, x->dims()), cy(dims, y->dims());
   absl::Span<const bool> cond = c->data<bool>();
-  // Narrow types (one byte each) are picked as bytes.
-  int32_t visited = IsNarrow(x->elem_type()) ? onnx::TensorProto::UINT8 : x->elem_type();
-  bool held = VisitElementType(visited, [&](auto v) {
-    using T = decltype(v);
-    absl::Span<const T> xs = x->data<T>();
-    absl::Span<const T> ys = y->data<T>();
-    absl::Span<T> o = out.data<T>();
-    for (int64_t i = 0; i < out.size(); ++i) {
-      o[i] = cond[cc.offset()] ? xs[cx.offset()] : ys[cy.offset()];
-      cc.Next();
-      cx.Next();
-      cy.Next();
+  for (int64_t i = 0; i < out.size(); ++i) {
+    if (cond[cc.offset()]) {
+      CopyElement(*x, cx.offset(), out, i);
+    } else {
+      CopyElement(*y, cy.offset(), out, i);
     }
-  });
-  if (!held) {
-    for (int64_t i = 0; i < out.size(); ++i) {
-      out.strings()[i] = cond[cc.offset()] ? x->strings()[cx.offset()] : y->strings()[cy.offset()];
-      cc.Next();
-      cx.Next();
-      cy.Next();
-    }
+    cc.Next();
+    cx.Next();
+    cy.Next();
   }
   std::vector<Tensor> outputs;
   outputs.push_back(std::move(out));
   return outputs;
 }
-
-constexpr int kLast = 1 << 20;
 
 constexpr KernelRow kRows[] = {
     {"", "Add", 1, 6, Arithmetic<Arith::kAdd, true>},

@@ -12,99 +12,11 @@
 #include "absl/strings/str_join.h"
 #include "eval/broadcast.h"
 #include "eval/kernel.h"
+#include "eval/kernel_util.h"
 #include "ir/status_macros.h"
 
 namespace onnxconvert::eval {
 namespace {
-
-// The most elements a kernel here makes.
-constexpr int64_t kMaxElements = int64_t{1} << 31;
-
-using Outputs = absl::StatusOr<std::vector<Tensor>>;
-
-Outputs One(Tensor tensor) {
-  std::vector<Tensor> outputs;
-  outputs.push_back(std::move(tensor));
-  return outputs;
-}
-
-// A tensor of `src`'s type and `dims` whose element i is src's element
-// offsets[i].
-Tensor Pick(const Tensor& src, std::vector<int64_t> dims, absl::Span<const int64_t> offsets) {
-  Tensor out(src.elem_type(), std::move(dims));
-  if (src.elem_type() == onnx::TensorProto::STRING) {
-    for (size_t i = 0; i < offsets.size(); ++i) out.strings()[i] = src.strings()[offsets[i]];
-    return out;
-  }
-  int size = ElementSize(src.elem_type());
-  const uint8_t* from = src.data<uint8_t>().data();
-  uint8_t* to = out.data<uint8_t>().data();
-  for (size_t i = 0; i < offsets.size(); ++i) {
-    std::memcpy(to + i * size, from + offsets[i] * size, size);
-  }
-  return out;
-}
-
-// Row-major strides of `dims`.
-std::vector<int64_t> Strides(absl::Span<const int64_t> dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-  return strides;
-}
-
-// Number of elements of `dims`, or an error past kMaxElements.
-absl::StatusOr<int64_t> Count(const KernelCall& call, absl::Span<const int64_t> dims) {
-  int64_t count = 1;
-  for (int64_t dim : dims) {
-    if (dim < 0) return call.Error(absl::StrCat("dim ", dim, " is negative"));
-    if (dim != 0 && count > kMaxElements / dim) {
-      return call.Error(absl::StrCat("the output would hold more than ", kMaxElements,
-                                     " elements"));
-    }
-    count *= dim;
-  }
-  return count;
-}
-
-// Calls `f(index, offset)` for every element of a tensor of `dims`, in
-// row-major order, with `offset` advancing by `strides` per axis.
-template <typename F>
-void ForEachIndex(absl::Span<const int64_t> dims, absl::Span<const int64_t> strides, int64_t base,
-                  F f) {
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  std::vector<int64_t> index(dims.size(), 0);
-  int64_t offset = base;
-  for (int64_t i = 0; i < count; ++i) {
-    f(i, offset);
-    for (size_t d = dims.size(); d-- > 0;) {
-      offset += strides[d];
-      if (++index[d] < dims[d]) break;
-      offset -= strides[d] * dims[d];
-      index[d] = 0;
-    }
-  }
-}
-
-// `axis` in [0, rank) after counting a negative one from the end.
-absl::StatusOr<int64_t> Axis(const KernelCall& call, int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) {
-    return call.Error(absl::StrCat("axis ", axis, " is out of range for rank ", rank));
-  }
-  return axis < 0 ? axis + rank : axis;
-}
-
-// The INTS attribute `name` or, from `input` on, the int64 input there
-// (nullopt when neither is given).
-absl::StatusOr<std::optional<std::vector<int64_t>>> IntsOf(const KernelCall& call,
-                                                           absl::string_view name, int input) {
-  if (std::optional<std::vector<int64_t>> ints = call.Ints(name)) return ints;
-  if (const Tensor* tensor = call.input(input)) {
-    OC_ASSIGN_OR_RETURN(std::vector<int64_t> values, ToInt64s(*tensor));
-    return std::optional<std::vector<int64_t>>(std::move(values));
-  }
-  return std::optional<std::vector<int64_t>>();
-}
 
 const Tensor* Data(const KernelCall& call) { return call.input(0); }
 
@@ -517,26 +429,39 @@ Outputs RangeKernel(const KernelCall& call) {
   absl::StatusOr<Tensor> out = call.Error("no kernel for this type");
   VisitElementType(start->elem_type(), [&](auto v) {
     using T = decltype(v);
-    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-      double s = static_cast<double>(start->data<T>()[0]);
-      double l = static_cast<double>(limit->data<T>()[0]);
-      double d = static_cast<double>(delta->data<T>()[0]);
+    if constexpr (kIsNumber<T>) {
+      Compute<T> s = Load(start->data<T>()[0]);
+      Compute<T> l = Load(limit->data<T>()[0]);
+      Compute<T> d = Load(delta->data<T>()[0]);
       if (d == 0) {
         out = call.Error("delta is 0");
         return;
       }
-      double n = std::ceil((l - s) / d);
+      // ceil((limit - start) / delta), exactly for integers.
+      double n;
+      if constexpr (std::is_integral_v<T>) {
+        __int128 diff = static_cast<__int128>(l) - static_cast<__int128>(s);
+        __int128 step = d;
+        if (step < 0) {
+          diff = -diff;
+          step = -step;
+        }
+        n = diff <= 0 ? 0.0 : static_cast<double>((diff + step - 1) / step);
+      } else {
+        n = std::ceil((static_cast<double>(l) - s) / d);
+      }
       if (!(n < static_cast<double>(kMaxElements))) {
         out = call.Error("the range is too long");
         return;
       }
       int64_t count = n > 0 ? static_cast<int64_t>(n) : 0;
       Tensor t(start->elem_type(), {count});
-      T value = start->data<T>()[0];
-      T step = delta->data<T>()[0];
+      // Each element the previous plus delta, in T (integers wrapping).
+      Compute<T> value = Load(start->data<T>()[0]);
+      Compute<T> step = Load(delta->data<T>()[0]);
       for (int64_t i = 0; i < count; ++i) {
-        t.data<T>()[i] = value;
-        value = static_cast<T>(value + step);
+        t.data<T>()[i] = Store<T>(value);
+        value = Load(Store<T>(WrapAdd(value, step)));
       }
       out = std::move(t);
     }
@@ -544,8 +469,6 @@ Outputs RangeKernel(const KernelCall& call) {
   if (!out.ok()) return out.status();
   return One(*std::move(out));
 }
-
-constexpr int kLast = 1 << 20;
 
 constexpr KernelRow kRows[] = {
     {"", "Identity", 1, kLast, IdentityKernel},

@@ -1,31 +1,23 @@
 // The neural-network kernel families (linear algebra, convolution,
 // pooling, normalization, recurrent, quantization, attention, dropout), one
-// table-driven case per behaviour: a model in ONNX text whose inputs are
-// initializers, evaluated node by node; the outputs compared as text
-// ("float[2] {1, 2}") or the error's text.
+// table-driven case per behaviour (see test_cases.h); the outputs compared
+// as text ("float[2] {1, 2}") or the error's text.
 
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "eval/evaluator.h"
-#include "eval/kernel_test_util.h"
+#include "eval/test_cases.h"
 #include "gtest/gtest.h"
 #include "ir/text_parser.h"
-#include "schema/registry.h"
 
 namespace onnxconvert::eval {
 namespace {
 
-using Case = kernel_testing::KernelCase;
-
 class NnKernelsTest : public testing::TestWithParam<Case> {};
 
-TEST_P(NnKernelsTest, ComputesOutputs) {
-  EXPECT_EQ(kernel_testing::EvaluateNodeByNode(GetParam()), GetParam().expected);
-}
+TEST_P(NnKernelsTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
 
 const Case kCases[] = {
     // Linear algebra.

@@ -161,7 +161,8 @@ bool IsNarrowFloat(int32_t elem_type) {
 }
 
 bool IsNarrow(int32_t elem_type) {
-  return IsNarrowFloat(elem_type) || BitsPerElement(elem_type) < 8;
+  return IsNarrowFloat(elem_type) || elem_type == onnx::TensorProto::FLOAT8E8M0 ||
+         BitsPerElement(elem_type) < 8;
 }
 
 std::pair<int32_t, int32_t> NarrowIntRange(int32_t elem_type) {
@@ -175,6 +176,10 @@ std::pair<int32_t, int32_t> NarrowIntRange(int32_t elem_type) {
 }
 
 float NarrowFloatToFloat(int32_t elem_type, uint8_t bits) {
+  if (elem_type == onnx::TensorProto::FLOAT8E8M0) {
+    if (bits == 0xFF) return std::numeric_limits<float>::quiet_NaN();
+    return std::ldexp(1.0f, static_cast<int>(bits) - 127);
+  }
   const FloatFormat* f = FindFloatFormat(elem_type);
   if (f == nullptr) return std::numeric_limits<float>::quiet_NaN();
   int total = 1 + f->exponent_bits + f->mantissa_bits;
@@ -254,6 +259,36 @@ uint8_t FloatToNarrowFloat(int32_t elem_type, float value, bool saturate) {
     code = (static_cast<uint32_t>(unbiased + f->bias) << f->mantissa_bits) | mantissa;
   }
   return static_cast<uint8_t>(sign | code);
+}
+
+absl::StatusOr<uint8_t> FloatToE8M0(float value, bool saturate, E8M0Rounding rounding) {
+  uint32_t bits = FloatBits(value);
+  uint32_t exponent = (bits >> 23) & 0xFF;
+  if (std::isnan(value)) return uint8_t{0xFF};
+  if (std::isinf(value)) {
+    if (!saturate) return uint8_t{0xFF};
+    return absl::InvalidArgumentError("infinity to float8e8m0 while saturating is ambiguous");
+  }
+  if (std::signbit(value) && value != 0) {
+    return absl::InvalidArgumentError("negative values to float8e8m0 are undefined");
+  }
+  if (exponent == 0 && !saturate) {
+    return absl::InvalidArgumentError(
+        "values below float8e8m0's smallest without saturation are ambiguous");
+  }
+  bool up = false;
+  switch (rounding) {
+    case E8M0Rounding::kUp: up = (bits & 0x7FFFFF) != 0; break;
+    case E8M0Rounding::kDown: break;
+    case E8M0Rounding::kNearest: {
+      // The reference's guard, round and sticky bits.
+      bool g = (bits & 0x400000) != 0, r = (bits & 0x200000) != 0, s = (bits & 0x1FFFFF) != 0;
+      up = g && (r || s || exponent > 0);
+      break;
+    }
+  }
+  if (up && exponent == 0xFE && saturate) up = false;
+  return static_cast<uint8_t>(exponent + (up ? 1 : 0));
 }
 
 bool Holds(int32_t elem_type) {
@@ -465,7 +500,7 @@ std::string DebugString(const Tensor& tensor) {
   if (tensor.elem_type() == onnx::TensorProto::STRING) {
     for (const std::string& s : tensor.strings()) values.push_back(absl::StrCat("\"", s, "\""));
   }
-  if (IsNarrowFloat(tensor.elem_type())) {
+  if (IsNarrowFloat(tensor.elem_type()) || tensor.elem_type() == onnx::TensorProto::FLOAT8E8M0) {
     for (uint8_t bits : tensor.data<uint8_t>()) {
       values.push_back(absl::StrCat(NarrowFloatToFloat(tensor.elem_type(), bits)));
     }

@@ -75,26 +75,39 @@ class Tensor {
 };
 
 // Bytes one element of `elem_type` takes in a Tensor; 0 for strings and
-// for types the evaluator does not hold (complex, float8e8m0, ...).
+// for types the evaluator does not hold (complex, ...).
 int ElementSize(int32_t elem_type);
 
 // Whether `elem_type` is one of the narrow types a Tensor holds unpacked,
-// one byte per element, outside VisitElementType: the float8 kinds and
-// float4e2m1 as their bits (uint8_t), int4/int2 as int8_t and uint4/uint2
-// as uint8_t (TensorProtos pack the 4- and 2-bit ones).
+// one byte per element, outside VisitElementType: the float8 kinds
+// (float8e8m0 too) and float4e2m1 as their bits (uint8_t), int4/int2 as
+// int8_t and uint4/uint2 as uint8_t (TensorProtos pack the 4- and 2-bit
+// ones).
 bool IsNarrow(int32_t elem_type);
 
-// Whether `elem_type` is a float8 kind or float4e2m1 (bits in a uint8_t).
+// Whether `elem_type` is a float8 kind other than float8e8m0 (a scale
+// type, which only Cast converts) or float4e2m1 (bits in a uint8_t).
 bool IsNarrowFloat(int32_t elem_type);
 
 // The value of the float8/float4 `bits` of `elem_type` (NaN for its NaN
-// codes, infinities for float8e5m2's).
+// codes, infinities for float8e5m2's; float8e8m0's are 2^(bits - 127)).
 float NarrowFloatToFloat(int32_t elem_type, uint8_t bits);
 
-// `value` as float8/float4 bits of `elem_type`, rounded to nearest even.
-// Past the largest finite value: that value when `saturate`, else infinity
-// (float8e5m2) or NaN (the others; float4e2m1 always saturates).
+// `value` as float8/float4 bits of `elem_type` (not float8e8m0: see
+// FloatToE8M0), rounded to nearest even. Past the largest finite value:
+// that value when `saturate`, else infinity (float8e5m2) or NaN (the
+// others; float4e2m1 always saturates).
 uint8_t FloatToNarrowFloat(int32_t elem_type, float value, bool saturate);
+
+// How Cast rounds to float8e8m0 (its round_mode): up, down, nearest.
+enum class E8M0Rounding { kUp, kDown, kNearest };
+
+// `value` as float8e8m0 bits: its binary exponent, rounded by `rounding`,
+// saturated at the largest (or NaN past it when not `saturate`), as the
+// reference implementation computes. Refused: negative values (undefined),
+// and where the specification and the reference disagree (infinities
+// when saturating, values below the smallest when not).
+absl::StatusOr<uint8_t> FloatToE8M0(float value, bool saturate, E8M0Rounding rounding);
 
 // The range of the narrow integer types (int4, uint4, int2, uint2) as
 // {lowest, highest}; {0, 0} for other types.

@@ -1,0 +1,265 @@
+#ifndef ONNX_CONVERT_EVAL_KERNEL_UTIL_H_
+#define ONNX_CONVERT_EVAL_KERNEL_UTIL_H_
+
+// Helpers the kernel files share: output lists, element access in the type
+// an element computes in, index arithmetic over row-major dims, and the
+// reading of axes and integer parameters. Internal to the evaluator.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "eval/broadcast.h"
+#include "eval/kernel.h"
+#include "eval/tensor.h"
+
+namespace onnxconvert::eval {
+
+// The `last` of a kernel row that follows an op up to its newest version.
+constexpr int kLast = 1 << 20;
+
+// The most elements a kernel makes.
+constexpr int64_t kMaxElements = int64_t{1} << 31;
+
+// What a kernel returns.
+using Outputs = absl::StatusOr<std::vector<Tensor>>;
+
+// A one-output result.
+Outputs One(Tensor tensor);
+
+// The type a storage type computes in: float for float16 and bfloat16.
+template <typename T>
+using Compute = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BHalf>, float, T>;
+
+// Storage types other than bool.
+template <typename T>
+constexpr bool kIsNumber = !std::is_same_v<T, bool>;
+// Signed integer storage types.
+template <typename T>
+constexpr bool kIsSignedInt = std::is_integral_v<T> && std::is_signed_v<T>;
+// Storage types that compute as floating point (float16 and bfloat16 too).
+template <typename T>
+constexpr bool kIsFloat = std::is_floating_point_v<Compute<T>>;
+
+// A storage element in the type it computes in.
+template <typename T>
+Compute<T> Load(T value) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return HalfToFloat(value);
+  } else if constexpr (std::is_same_v<T, BHalf>) {
+    return BHalfToFloat(value);
+  } else {
+    return value;
+  }
+}
+
+// A computed value stored as `T` (float16 and bfloat16 rounded to nearest
+// even).
+template <typename T>
+T Store(Compute<T> value) {
+  if constexpr (std::is_same_v<T, Half>) {
+    return FloatToHalf(value);
+  } else if constexpr (std::is_same_v<T, BHalf>) {
+    return FloatToBHalf(value);
+  } else {
+    return static_cast<T>(value);
+  }
+}
+
+// `value` as integer storage type T: truncated toward zero; sets `status`
+// (and gives 0) when it is NaN or out of T's range, never UB.
+template <typename T>
+T TruncateTo(double value, absl::Status& status) {
+  double t = std::trunc(value);
+  // T's range is [lowest, 2^digits), both ends exact in double.
+  constexpr double kEnd =
+      2.0 * static_cast<double>(uint64_t{1} << (std::numeric_limits<T>::digits - 1));
+  if (!(t >= static_cast<double>(std::numeric_limits<T>::lowest()) && t < kEnd)) {
+    status = absl::InvalidArgumentError(
+        absl::StrCat("the value ", value, " does not fit ", sizeof(T) * 8, "-bit integers"));
+    return T{};
+  }
+  return static_cast<T>(t);
+}
+
+// A tensor of `src`'s type and `dims` whose element i is src's element
+// offsets[i].
+Tensor Pick(const Tensor& src, std::vector<int64_t> dims, absl::Span<const int64_t> offsets);
+
+// Copies element `from` of `src` to element `to` of `dst` (same type).
+void CopyElement(const Tensor& src, int64_t from, Tensor& dst, int64_t to);
+
+// Row-major strides of `dims`.
+std::vector<int64_t> Strides(absl::Span<const int64_t> dims);
+
+// Number of elements of `dims`, or an error past kMaxElements or for a
+// negative dim.
+absl::StatusOr<int64_t> Count(const KernelCall& call, absl::Span<const int64_t> dims);
+
+// Calls `f(index, offset)` for every element of a tensor of `dims`, in
+// row-major order, with `offset` advancing by `strides` per axis from
+// `base`.
+template <typename F>
+void ForEachIndex(absl::Span<const int64_t> dims, absl::Span<const int64_t> strides, int64_t base,
+                  F f) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  std::vector<int64_t> index(dims.size(), 0);
+  int64_t offset = base;
+  for (int64_t i = 0; i < count; ++i) {
+    f(i, offset);
+    for (size_t d = dims.size(); d-- > 0;) {
+      offset += strides[d];
+      if (++index[d] < dims[d]) break;
+      offset -= strides[d] * dims[d];
+      index[d] = 0;
+    }
+  }
+}
+
+// `axis` in [0, rank) after counting a negative one from the end, or an
+// error naming it.
+absl::StatusOr<int64_t> Axis(const KernelCall& call, int64_t axis, int64_t rank);
+
+// The INTS attribute `name` or, when the node has none, the integer input
+// `input` (nullopt when neither is given).
+absl::StatusOr<std::optional<std::vector<int64_t>>> IntsOf(const KernelCall& call,
+                                                           absl::string_view name, int input);
+
+// Whether `elem_type` computes as floating point (float16, bfloat16,
+// float, double).
+bool IsFloatElement(int32_t elem_type);
+
+// Whether `elem_type` is a narrow integer type (int4, uint4, int2, uint2).
+bool IsNarrowInteger(int32_t elem_type);
+
+// Element `index` of a tensor of a narrow type (tensor.h: IsNarrow) as
+// double: the float8/float4 value, or the narrow integer.
+double NarrowValue(const Tensor& tensor, int64_t index);
+
+// "no kernel for elements of <type>", for kernels refusing a type.
+std::string NoKernel(int32_t elem_type);
+
+// Type sets for ForTypes: floating point (float16 and bfloat16 too),
+// numbers (all but bool), integers, unsigned integers.
+template <typename T>
+struct FloatTypes : std::bool_constant<kIsFloat<T>> {};
+template <typename T>
+struct NumberTypes : std::bool_constant<kIsNumber<T>> {};
+template <typename T>
+struct IntegerTypes : std::bool_constant<std::is_integral_v<T> && kIsNumber<T>> {};
+template <typename T>
+struct UnsignedTypes : std::bool_constant<std::is_unsigned_v<T> && kIsNumber<T>> {};
+
+// `body(T{})` (returning Outputs) for the storage type T of `elem_type`
+// when `Allowed<T>` holds; else an error naming the type.
+template <template <typename> class Allowed, typename Body>
+Outputs ForTypes(const KernelCall& call, int32_t elem_type, Body body) {
+  Outputs out = call.Error(NoKernel(elem_type));
+  VisitElementType(elem_type, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (Allowed<T>::value) out = body(T{});
+  });
+  return out;
+}
+
+// What T accumulates in: double for floating point, else a 64-bit integer
+// of T's signedness (which wraps as T does when stored back).
+template <typename T>
+using Wide = std::conditional_t<kIsFloat<T>, double,
+                                std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
+
+// The elements of an integer tensor as int64, or an error naming the node.
+absl::StatusOr<std::vector<int64_t>> Int64s(const KernelCall& call, const Tensor& tensor);
+
+// The elements of a numeric tensor as double, or an error naming the node.
+absl::StatusOr<std::vector<double>> Doubles(const KernelCall& call, const Tensor& tensor);
+
+// a + b and a * b, wrapping for integers (through uint64, never UB).
+template <typename A>
+A WrapAdd(A a, A b) {
+  if constexpr (std::is_integral_v<A>) {
+    return static_cast<A>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  } else {
+    return a + b;
+  }
+}
+template <typename A>
+A WrapMul(A a, A b) {
+  if constexpr (std::is_integral_v<A>) {
+    return static_cast<A>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  } else {
+    return a * b;
+  }
+}
+
+// The outer, axis and inner extents of `dims` around `axis`: the products
+// of the dims before it, the dim itself, and the dims after it.
+struct AxisSplit {
+  int64_t outer;
+  int64_t dim;
+  int64_t inner;
+};
+AxisSplit SplitAt(absl::Span<const int64_t> dims, int64_t axis);
+
+// The dims of the inputs as broadcast; before opset 7 (`legacy`), B aligns
+// with A at `axis` when `broadcast` = 1, else the shapes must be equal.
+absl::StatusOr<std::vector<std::vector<int64_t>>> AlignedDims(const KernelCall& call,
+                                                              bool legacy);
+
+// Applies `fn(a, b, status)` to the broadcast elements of inputs 0 and 1
+// (storage A and B, given in their compute types), giving a tensor of
+// `out_type` whose storage is R (fn returns a Compute<R>, or R for bool).
+// `fn` fails by setting `status`, which ends the map.
+template <typename A, typename B, typename R, typename F>
+absl::StatusOr<Tensor> MapBinary(const KernelCall& call, bool legacy, int32_t out_type, F fn) {
+  absl::StatusOr<std::vector<std::vector<int64_t>>> dims = AlignedDims(call, legacy);
+  if (!dims.ok()) return dims.status();
+  if (dims->size() != 2) return call.Error("expects 2 inputs");
+  absl::StatusOr<std::vector<int64_t>> out_dims = BroadcastDims(*dims);
+  if (!out_dims.ok()) return call.Error(out_dims.status().message());
+  Tensor out(out_type, *out_dims);
+  BroadcastCursor ca(*out_dims, (*dims)[0]), cb(*out_dims, (*dims)[1]);
+  absl::Span<const A> a = call.inputs[0]->template data<A>();
+  absl::Span<const B> b = call.inputs[1]->template data<B>();
+  absl::Span<R> o = out.data<R>();
+  absl::Status status;
+  for (int64_t i = 0; i < out.size(); ++i) {
+    auto value = fn(Load(a[ca.offset()]), Load(b[cb.offset()]), status);
+    if (!status.ok()) return call.Error(status.message());
+    o[i] = Store<R>(value);
+    ca.Next();
+    cb.Next();
+  }
+  return out;
+}
+
+// Applies `fn(x, status)` to each element of `x` (storage T, given in its
+// compute type), giving a tensor of `out_type` and x's dims whose storage
+// is R. `fn` fails by setting `status`, which ends the map.
+template <typename T, typename R, typename F>
+absl::StatusOr<Tensor> MapUnary(const KernelCall& call, const Tensor& x, int32_t out_type, F fn) {
+  Tensor out(out_type, x.dims());
+  absl::Span<const T> in = x.data<T>();
+  absl::Span<R> o = out.data<R>();
+  absl::Status status;
+  for (int64_t i = 0; i < x.size(); ++i) {
+    auto value = fn(Load(in[i]), status);
+    if (!status.ok()) return call.Error(status.message());
+    o[i] = Store<R>(value);
+  }
+  return out;
+}
+
+}  // namespace onnxconvert::eval
+
+#endif  // ONNX_CONVERT_EVAL_KERNEL_UTIL_H_

@@ -1,0 +1,30 @@
+#ifndef ONNX_CONVERT_EVAL_TEST_CASES_H_
+#define ONNX_CONVERT_EVAL_TEST_CASES_H_
+
+// The evaluator's table-driven test cases: a model in ONNX text whose inputs
+// are initializers, evaluated node by node, its outputs shown as text.
+
+#include <ostream>
+#include <string>
+
+namespace onnxconvert::eval {
+
+// One behaviour of a kernel.
+struct Case {
+  std::string name;
+  int opset;             // of ai.onnx
+  std::string graph;     // body of the model at `opset`
+  std::string expected;  // the graph outputs, "; "-joined, or the error
+  int ml_opset = 0;      // of ai.onnx.ml, when the graph uses it
+};
+
+// Evaluates `c.graph` node by node; the graph outputs as text ("int64[2]
+// {4, 2}", "; "-joined), or the first error's message.
+std::string Evaluate(const Case& c);
+
+// Prints the case's name (for gtest's messages).
+inline void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+}  // namespace onnxconvert::eval
+
+#endif  // ONNX_CONVERT_EVAL_TEST_CASES_H_
