@@ -17,27 +17,6 @@ using NameMap = absl::flat_hash_map<std::string, std::string>;
 using FreshName = absl::FunctionRef<std::string(absl::string_view)>;
 
 // The attribute a schema default stands for, named `name`.
-std::optional<onnx::AttributeProto> DefaultAttribute(const schema::AttrSpec& spec,
-                                                     absl::string_view name) {
-  if (!spec.has_default) return std::nullopt;
-  onnx::AttributeProto attribute;
-  attribute.set_name(std::string(name));
-  attribute.set_type(spec.type);
-  const schema::AttrDefault& value = spec.default_value;
-  switch (spec.type) {
-    case onnx::AttributeProto::INT: attribute.set_i(value.i); break;
-    case onnx::AttributeProto::FLOAT: attribute.set_f(value.f); break;
-    case onnx::AttributeProto::STRING: attribute.set_s(std::string(value.s)); break;
-    case onnx::AttributeProto::INTS:
-      for (int64_t v : value.ints) attribute.add_ints(v);
-      break;
-    case onnx::AttributeProto::STRINGS:
-      for (absl::string_view v : value.strings) attribute.add_strings(std::string(v));
-      break;
-    default: return std::nullopt;
-  }
-  return attribute;
-}
 
 // Replaces attribute references (`alpha: float = @alpha`) in `node` by the
 // calling node's attribute or the schema's default; a reference to neither
@@ -60,7 +39,7 @@ void SubstituteAttributes(onnx::NodeProto& node, const onnx::NodeProto& call,
       *copy = *given;
       copy->set_name(attribute.name());
     } else if (const schema::AttrSpec* spec = schema.FindAttr(ref)) {
-      if (auto fallback = DefaultAttribute(*spec, attribute.name())) *kept.Add() = *fallback;
+      if (auto fallback = schema::DefaultAttribute(*spec, attribute.name())) *kept.Add() = *fallback;
     }
   }
   node.mutable_attribute()->Swap(&kept);

@@ -27,26 +27,6 @@ namespace {
 
 using AttrLookup = absl::FunctionRef<std::optional<onnx::AttributeProto>(absl::string_view)>;
 
-// The attribute a schema default stands for, or nullopt without one.
-std::optional<onnx::AttributeProto> SchemaDefault(const schema::AttrSpec& spec) {
-  if (!spec.has_default) return std::nullopt;
-  onnx::AttributeProto attribute;
-  attribute.set_type(spec.type);
-  const schema::AttrDefault& value = spec.default_value;
-  switch (spec.type) {
-    case onnx::AttributeProto::INT: attribute.set_i(value.i); break;
-    case onnx::AttributeProto::FLOAT: attribute.set_f(value.f); break;
-    case onnx::AttributeProto::STRING: attribute.set_s(std::string(value.s)); break;
-    case onnx::AttributeProto::INTS:
-      for (int64_t v : value.ints) attribute.add_ints(v);
-      break;
-    case onnx::AttributeProto::STRINGS:
-      for (absl::string_view v : value.strings) attribute.add_strings(std::string(v));
-      break;
-    default: return std::nullopt;
-  }
-  return attribute;
-}
 
 // The call's attribute `name`, or null.
 const onnx::AttributeProto* CallAttribute(const onnx::NodeProto& call, absl::string_view name) {
@@ -169,7 +149,7 @@ absl::StatusOr<const onnx::FunctionProto*> Runner::SpecInstance(
     if (const onnx::AttributeProto* given = CallAttribute(node, name)) {
       found = *given;
     } else if (const schema::AttrSpec* spec = schema.FindAttr(name)) {
-      found = SchemaDefault(*spec);
+      found = schema::DefaultAttribute(*spec, name);
     }
     return found;
   });

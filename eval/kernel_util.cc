@@ -13,6 +13,11 @@ Outputs One(Tensor tensor) {
   return outputs;
 }
 
+Outputs One(absl::StatusOr<Tensor> tensor) {
+  if (!tensor.ok()) return tensor.status();
+  return One(*std::move(tensor));
+}
+
 Tensor Pick(const Tensor& src, std::vector<int64_t> dims, absl::Span<const int64_t> offsets) {
   Tensor out(src.elem_type(), std::move(dims));
   if (src.elem_type() == onnx::TensorProto::STRING) {

@@ -35,6 +35,8 @@ using Outputs = absl::StatusOr<std::vector<Tensor>>;
 
 // A one-output result.
 Outputs One(Tensor tensor);
+// A one-output result, or the error computing it.
+Outputs One(absl::StatusOr<Tensor> tensor);
 
 // The type a storage type computes in: float for float16 and bfloat16.
 template <typename T>

@@ -110,10 +110,7 @@ absl::StatusOr<std::vector<Tensor>> Arithmetic(const KernelCall& call) {
       });
     }
   });
-  if (!out.ok()) return out.status();
-  std::vector<Tensor> outputs;
-  outputs.push_back(*std::move(out));
-  return outputs;
+  return One(std::move(out));
 }
 
 enum class Compare { kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual };
@@ -156,10 +153,7 @@ absl::StatusOr<std::vector<Tensor>> Comparison(const KernelCall& call) {
                          return false;
                        });
   });
-  if (!out.ok()) return out.status();
-  std::vector<Tensor> outputs;
-  outputs.push_back(*std::move(out));
-  return outputs;
+  return One(std::move(out));
 }
 
 enum class Logic { kAnd, kOr, kXor };
@@ -234,10 +228,7 @@ absl::StatusOr<std::vector<Tensor>> Reduce(const KernelCall& call) {
                       });
     }
   });
-  if (!out.ok()) return out.status();
-  std::vector<Tensor> outputs;
-  outputs.push_back(*std::move(out));
-  return outputs;
+  return One(std::move(out));
 }
 
 enum class Unary { kNeg, kAbs, kSqrt, kExp, kLog, kFloor, kCeil, kReciprocal, kRelu, kNot };
@@ -300,10 +291,7 @@ absl::StatusOr<std::vector<Tensor>> UnaryMath(const KernelCall& call) {
                       });
     }
   });
-  if (!out.ok()) return out.status();
-  std::vector<Tensor> outputs;
-  outputs.push_back(*std::move(out));
-  return outputs;
+  return One(std::move(out));
 }
 
 // Where(condition, X, Y), broadcasting all three.

@@ -132,4 +132,26 @@ int64_t Registry::MaxOpset(absl::string_view domain) const {
   return d == domains_.end() ? 0 : d->second.max_opset;
 }
 
+std::optional<onnx::AttributeProto> DefaultAttribute(const AttrSpec& spec,
+                                                     absl::string_view name) {
+  if (!spec.has_default) return std::nullopt;
+  onnx::AttributeProto attribute;
+  attribute.set_name(std::string(name));
+  attribute.set_type(spec.type);
+  const AttrDefault& value = spec.default_value;
+  switch (spec.type) {
+    case onnx::AttributeProto::INT: attribute.set_i(value.i); break;
+    case onnx::AttributeProto::FLOAT: attribute.set_f(value.f); break;
+    case onnx::AttributeProto::STRING: attribute.set_s(std::string(value.s)); break;
+    case onnx::AttributeProto::INTS:
+      for (int64_t v : value.ints) attribute.add_ints(v);
+      break;
+    case onnx::AttributeProto::STRINGS:
+      for (absl::string_view v : value.strings) attribute.add_strings(std::string(v));
+      break;
+    default: return std::nullopt;
+  }
+  return attribute;
+}
+
 }  // namespace onnxconvert::schema

@@ -68,6 +68,10 @@ const FormalParam* FormalFor(absl::Span<const FormalParam> formals, size_t slot)
 // or equal ones; NaN equals NaN).
 bool SameDefault(const AttrSpec& a, const AttrSpec& b);
 
+// The attribute `name` holding the default `spec` gives it, or nullopt
+// without a default (or of a type defaults do not take).
+std::optional<onnx::AttributeProto> DefaultAttribute(const AttrSpec& spec, absl::string_view name);
+
 // One version of one operator, as ONNX 1.22 defines it.
 struct OpSchema {
   absl::string_view domain;  // "" for ai.onnx
