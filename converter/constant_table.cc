@@ -142,7 +142,9 @@ void ConstantTable::Collect(const onnx::GraphProto& graph, Scope& scope) {
       if (opaque_ != nullptr && opaque_->contains(node.input(0))) continue;
       auto found = constants.find(node.input(0));
       if (found != constants.end()) {
-        constants.try_emplace(node.output(0), found->second);
+        // A copy: the insertion may move the entry `found` points at.
+        const onnx::TensorProto* value = found->second;
+        constants.try_emplace(node.output(0), value);
         continue;
       }
     }
