@@ -43,7 +43,7 @@ absl::Span<const KernelRow> KernelTable() {
          {ShapeKernels(), ElementwiseKernels(), CastKernels(), LinalgKernels(), ConvKernels(),
           PoolKernels(), NormKernels(), RnnKernels(), QuantKernels(), RandomKernels(),
           AttentionKernels(), MathKernels(), ReduceKernels(), IndexKernels(), ResizeKernels(),
-          StringKernels(), MlKernels(), LossKernels()}) {
+          StringKernels(), MlKernels(), LossKernels(), TrainingKernels()}) {
       rows->insert(rows->end(), family.begin(), family.end());
     }
     return rows;

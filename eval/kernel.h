@@ -98,6 +98,8 @@ absl::Span<const KernelRow> StringKernels();
 absl::Span<const KernelRow> MlKernels();
 // NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
 absl::Span<const KernelRow> LossKernels();
+// The ai.onnx.preview.training optimizers: Adagrad, Adam, Momentum.
+absl::Span<const KernelRow> TrainingKernels();
 
 }  // namespace onnxconvert::eval
 
