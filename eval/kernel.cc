@@ -43,7 +43,8 @@ absl::Span<const KernelRow> KernelTable() {
          {ShapeKernels(), ElementwiseKernels(), CastKernels(), LinalgKernels(), ConvKernels(),
           PoolKernels(), NormKernels(), RnnKernels(), QuantKernels(), RandomKernels(),
           AttentionKernels(), MathKernels(), ReduceKernels(), IndexKernels(), ResizeKernels(),
-          StringKernels(), MlKernels(), LossKernels(), TrainingKernels()}) {
+          StringKernels(), MlKernels(), LossKernels(), TrainingKernels(),
+          DetectionKernels()}) {
       rows->insert(rows->end(), family.begin(), family.end());
     }
     return rows;

@@ -100,6 +100,8 @@ absl::Span<const KernelRow> MlKernels();
 absl::Span<const KernelRow> LossKernels();
 // The ai.onnx.preview.training optimizers: Adagrad, Adam, Momentum.
 absl::Span<const KernelRow> TrainingKernels();
+// NonMaxSuppression.
+absl::Span<const KernelRow> DetectionKernels();
 
 }  // namespace onnxconvert::eval
 
