@@ -44,7 +44,7 @@ absl::Span<const KernelRow> KernelTable() {
           PoolKernels(), NormKernels(), RnnKernels(), QuantKernels(), RandomKernels(),
           AttentionKernels(), MathKernels(), ReduceKernels(), IndexKernels(), ResizeKernels(),
           StringKernels(), MlKernels(), LossKernels(), TrainingKernels(),
-          DetectionKernels()}) {
+          DetectionKernels(), SignalKernels()}) {
       rows->insert(rows->end(), family.begin(), family.end());
     }
     return rows;

@@ -102,6 +102,8 @@ absl::Span<const KernelRow> LossKernels();
 absl::Span<const KernelRow> TrainingKernels();
 // NonMaxSuppression.
 absl::Span<const KernelRow> DetectionKernels();
+// DFT, STFT, MelWeightMatrix.
+absl::Span<const KernelRow> SignalKernels();
 
 }  // namespace onnxconvert::eval
 
