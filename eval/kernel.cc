@@ -44,7 +44,7 @@ absl::Span<const KernelRow> KernelTable() {
           PoolKernels(), NormKernels(), RnnKernels(), QuantKernels(), RandomKernels(),
           AttentionKernels(), MathKernels(), ReduceKernels(), IndexKernels(), ResizeKernels(),
           StringKernels(), MlKernels(), LossKernels(), TrainingKernels(),
-          DetectionKernels(), SignalKernels()}) {
+          DetectionKernels(), SignalKernels(), SampleKernels()}) {
       rows->insert(rows->end(), family.begin(), family.end());
     }
     return rows;

@@ -104,6 +104,8 @@ absl::Span<const KernelRow> TrainingKernels();
 absl::Span<const KernelRow> DetectionKernels();
 // DFT, STFT, MelWeightMatrix.
 absl::Span<const KernelRow> SignalKernels();
+// GridSample.
+absl::Span<const KernelRow> SampleKernels();
 
 }  // namespace onnxconvert::eval
 
