@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -36,23 +37,20 @@ enum class Padding { kZeros, kBorder, kReflection };
 // The most taps a GridSample reads.
 constexpr double kMaxTaps = static_cast<double>(int64_t{1} << 32);
 
-// `x` reflected by the borders [lo, hi] until within them.
+// `x` reflected by the borders [lo, hi] until within them (the remainder
+// exact, the result kept within the borders).
 double Reflect(double x, double lo, double hi) {
   double range = hi - lo;
   if (range <= 0) return lo;
-  if (x < lo) {
-    double dx = lo - x;
-    double n = std::floor(dx / range);
-    double r = dx - n * range;
-    return std::fmod(n, 2.0) == 0 ? lo + r : hi - r;
+  double result = x;
+  if (x < lo || x > hi) {
+    double dx = x < lo ? lo - x : x - hi;
+    double r = std::fmod(dx, range);
+    bool even = std::fmod(std::floor((dx - r) / range + 0.5), 2.0) == 0;
+    bool from_lo = (x < lo) == even;
+    result = from_lo ? lo + r : hi - r;
   }
-  if (x > hi) {
-    double dx = x - hi;
-    double n = std::floor(dx / range);
-    double r = dx - n * range;
-    return std::fmod(n, 2.0) == 0 ? hi - r : lo + r;
-  }
-  return x;
+  return std::clamp(result, lo, hi);
 }
 
 // Keys' cubic weights (a = -0.75) of the taps at -1, 0, 1, 2 from a point
@@ -155,7 +153,9 @@ Outputs GridSampleKernel(const KernelCall& call) {
     for (int64_t p = 0; p < positions; ++p) {
       for (int64_t a = 0; a < k; ++a) {
         double g = coords[(n * positions + p) * k + (k - 1 - a)];
-        if (!std::isfinite(g)) return call.Error("a grid coordinate is not finite");
+        if (!(std::abs(g) <= std::numeric_limits<float>::max())) {
+          return call.Error("a grid coordinate is not finite");
+        }
         float d = static_cast<float>(dims[a]);
         float gf = static_cast<float>(g);
         float cf = align_corners ? (gf + 1) / 2.0f * (d - 1) : ((gf + 1) * d - 1) / 2.0f;

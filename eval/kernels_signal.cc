@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -224,6 +226,14 @@ Outputs MelWeightMatrixKernel(const KernelCall& call) {
     return call.Error("num_mel_bins, dft_length and sample_rate must be positive");
   }
   int32_t type = static_cast<int32_t>(call.Int("output_datatype", onnx::TensorProto::FLOAT));
+  bool numeric = false;
+  VisitElementType(type, [&](auto v) { numeric = kIsNumber<decltype(v)>; });
+  if (!numeric) return call.Error(NoKernel(type));
+  for (double edge : {lower[0], upper[0]}) {
+    if (!(std::abs(edge) <= std::numeric_limits<float>::max())) {
+      return call.Error("an edge frequency is not a finite float");
+    }
+  }
   int64_t spectrogram_bins = n / 2 + 1;
   std::vector<int64_t> out_dims = {spectrogram_bins, m};
   OC_ASSIGN_OR_RETURN(int64_t count, Count(call, out_dims));
@@ -255,7 +265,7 @@ Outputs MelWeightMatrixKernel(const KernelCall& call) {
     }
   }
   Tensor result(type, out_dims);
-  bool held = VisitElementType(type, [&](auto v) {
+  VisitElementType(type, [&](auto v) {
     using T = decltype(v);
     if constexpr (kIsNumber<T>) {
       for (int64_t i = 0; i < count; ++i) {
@@ -263,7 +273,6 @@ Outputs MelWeightMatrixKernel(const KernelCall& call) {
       }
     }
   });
-  if (!held || type == onnx::TensorProto::BOOL) return call.Error(NoKernel(type));
   return One(std::move(result));
 }
 

@@ -61,6 +61,10 @@ const Case kCases[] = {
      "g () => (float[5,2] y) <int32 m = {2}, int32 n = {8}, int32 r = {8000}, float lo = {0}, "
      "float hi = {4000}> { y = MelWeightMatrix(m, n, r, lo, hi) }",
      "float[5,2] {1, 0, 0, 1, 0, 0, 0, 0, 0, 0}"},
+    {"mel_weight_matrix_of_strings", 17,
+     "g () => (float[5,2] y) <int32 m = {2}, int32 n = {8}, int32 r = {8000}, float lo = {0}, "
+     "float hi = {4000}> { y = MelWeightMatrix<output_datatype = 8>(m, n, r, lo, hi) }",
+     "node '' (MelWeightMatrix-17): no kernel for elements of string"},
     {"mel_weight_matrix_past_the_bins", 17,
      "g () => (float[5,2] y) <int32 m = {2}, int32 n = {8}, int32 r = {8000}, float lo = {0}, "
      "float hi = {16000}> { y = MelWeightMatrix(m, n, r, lo, hi) }",
