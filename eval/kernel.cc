@@ -43,7 +43,8 @@ absl::Span<const KernelRow> KernelTable() {
          {ShapeKernels(), ElementwiseKernels(), CastKernels(), LinalgKernels(), ConvKernels(),
           PoolKernels(), NormKernels(), RnnKernels(), QuantKernels(), RandomKernels(),
           AttentionKernels(), MathKernels(), ReduceKernels(), IndexKernels(), ResizeKernels(),
-          StringKernels(), MlKernels(), LossKernels()}) {
+          StringKernels(), MlKernels(), LossKernels(), TrainingKernels(),
+          DetectionKernels(), SignalKernels(), SampleKernels()}) {
       rows->insert(rows->end(), family.begin(), family.end());
     }
     return rows;

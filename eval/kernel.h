@@ -98,6 +98,14 @@ absl::Span<const KernelRow> StringKernels();
 absl::Span<const KernelRow> MlKernels();
 // NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
 absl::Span<const KernelRow> LossKernels();
+// The ai.onnx.preview.training optimizers: Adagrad, Adam, Momentum.
+absl::Span<const KernelRow> TrainingKernels();
+// NonMaxSuppression.
+absl::Span<const KernelRow> DetectionKernels();
+// DFT, STFT, MelWeightMatrix.
+absl::Span<const KernelRow> SignalKernels();
+// GridSample.
+absl::Span<const KernelRow> SampleKernels();
 
 }  // namespace onnxconvert::eval
 

@@ -14,6 +14,9 @@ namespace onnxconvert::eval {
 std::string Evaluate(const Case& c) {
   std::string imports = absl::StrCat("\"\" : ", c.opset);
   if (c.ml_opset > 0) absl::StrAppend(&imports, ", \"ai.onnx.ml\" : ", c.ml_opset);
+  if (c.training_opset > 0) {
+    absl::StrAppend(&imports, ", \"ai.onnx.preview.training\" : ", c.training_opset);
+  }
   absl::StatusOr<onnx::ModelProto> model = ParseModelText(
       absl::StrCat("<ir_version: 10, opset_import: [", imports, "]>\n", c.graph));
   if (!model.ok()) return absl::StrCat("parse: ", model.status().message());
@@ -24,7 +27,9 @@ std::string Evaluate(const Case& c) {
     values[init.name()] = *std::move(t);
   }
   for (const onnx::NodeProto& node : model->graph().node()) {
-    int opset = node.domain().empty() ? c.opset : c.ml_opset;
+    int opset = node.domain().empty()                        ? c.opset
+                : node.domain() == "ai.onnx.preview.training" ? c.training_opset
+                                                              : c.ml_opset;
     const schema::OpSchema* op = schema::Registry::Get().Lookup(node.domain(), node.op_type(),
                                                                 opset);
     if (op == nullptr) return absl::StrCat("no schema for ", node.op_type());
