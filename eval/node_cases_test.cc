@@ -44,6 +44,8 @@ const std::map<std::string, std::string>& KnownGaps() {
        "the expected output is written to 4 digits (0.5178 for 0.517783)"},
       {"node/test_averagepool_2d_ceil_last_window_starts_on_pad",
        "the expected output is written to 4 digits (0.1511 for 0.151056)"},
+      {"node/test_gridsample_bicubic",
+       "the expected output is written to 4 digits (-0.1406 for -0.140625)"},
   };
   return *gaps;
 }
