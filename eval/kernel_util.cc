@@ -155,4 +155,17 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> AlignedDims(const KernelCall& 
   return dims;
 }
 
+Tensor FloatTensor(int32_t type, std::vector<int64_t> dims, const std::vector<double>& values) {
+  Tensor out(type, std::move(dims));
+  VisitElementType(type, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (kIsFloat<T>) {
+      for (size_t i = 0; i < values.size(); ++i) {
+        out.data<T>()[i] = Store<T>(static_cast<Compute<T>>(values[i]));
+      }
+    }
+  });
+  return out;
+}
+
 }  // namespace onnxconvert::eval

@@ -262,6 +262,10 @@ absl::StatusOr<Tensor> MapUnary(const KernelCall& call, const Tensor& x, int32_t
   return out;
 }
 
+// A tensor of floating-point `type` and `dims` holding `values`, rounded
+// to the type.
+Tensor FloatTensor(int32_t type, std::vector<int64_t> dims, const std::vector<double>& values);
+
 }  // namespace onnxconvert::eval
 
 #endif  // ONNX_CONVERT_EVAL_KERNEL_UTIL_H_

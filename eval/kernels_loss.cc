@@ -18,20 +18,6 @@ namespace {
 
 enum class LossReduction { kNone, kSum, kMean };
 
-// A tensor of floating-point `type` and `dims` holding `values` (rounded).
-Tensor FloatTensor(int32_t type, std::vector<int64_t> dims, const std::vector<double>& values) {
-  Tensor out(type, std::move(dims));
-  VisitElementType(type, [&](auto v) {
-    using T = decltype(v);
-    if constexpr (kIsFloat<T>) {
-      for (size_t i = 0; i < values.size(); ++i) {
-        out.data<T>()[i] = Store<T>(static_cast<Compute<T>>(values[i]));
-      }
-    }
-  });
-  return out;
-}
-
 absl::StatusOr<LossReduction> ReadReduction(const KernelCall& call) {
   const onnx::AttributeProto* a = call.attribute("reduction");
   std::string name = a == nullptr ? "mean" : a->s();

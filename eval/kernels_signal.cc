@@ -45,20 +45,6 @@ Complex Twiddle(int64_t k, int64_t t, int64_t n, int sign) {
   return {std::cos(angle), std::sin(angle)};
 }
 
-// A floating-point tensor of `type` and `dims` holding `values` (rounded).
-Tensor FloatTensor(int32_t type, std::vector<int64_t> dims, const std::vector<double>& values) {
-  Tensor out(type, std::move(dims));
-  VisitElementType(type, [&](auto v) {
-    using T = decltype(v);
-    if constexpr (kIsFloat<T>) {
-      for (size_t i = 0; i < values.size(); ++i) {
-        out.data<T>()[i] = Store<T>(static_cast<Compute<T>>(values[i]));
-      }
-    }
-  });
-  return out;
-}
-
 // The one integer of an optional scalar input, or nullopt when absent.
 absl::StatusOr<std::optional<int64_t>> OptionalInt(const KernelCall& call, int index) {
   const Tensor* t = call.input(index);
