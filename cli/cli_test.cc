@@ -326,8 +326,8 @@ TEST(CliTest, VerifyFlags) {
     int exit_code;
     const char* expect;  // in the text report, or in stderr when failing
   } cases[] = {
-      {{"--verify"}, 0, "verified end-to-end: 3 input sets, 1 outputs each"},
-      {{"--verify=2"}, 0, "verified end-to-end: 2 input sets"},
+      {{"--verify"}, 0, "verified per step: 3 input sets, 1 outputs each"},
+      {{"--verify=2"}, 0, "verified per step: 2 input sets"},
       {{"--verify=0"}, 2, "--verify takes a number of input sets from 1 to 64"},
       {{"--verify-inputs", (dir / "absent").string()}, 2, "--verify-inputs"},
   };

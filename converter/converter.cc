@@ -50,21 +50,14 @@ absl::StatusOr<ConversionResult> ConvertModel(onnx::ModelProto&& input,
 absl::StatusOr<ConversionReport> ConvertModelInPlace(onnx::ModelProto& converted,
                                                      const ConvertOptions& options) {
   if (!VerifyRequested(options) || options.dry_run) return ConvertSteps(converted, options, {});
-  onnx::ModelProto original = converted;
-  OC_ASSIGN_OR_RETURN(VerifyReference reference, EvaluateReference(original, options));
-  OC_ASSIGN_OR_RETURN(ConversionReport report, ConvertSteps(converted, options, {}));
-  if (!reference.skipped.empty()) {
-    report.verification.emplace().skipped = reference.skipped;
-    return report;
-  }
-  size_t failed_set = 0;
-  absl::StatusOr<VerificationReport> verified =
-      CompareWithReference(converted, reference, &failed_set);
-  if (!verified.ok()) {
-    return LocaliseDisagreement(original, options, reference.sets[failed_set],
-                                verified.status());
-  }
-  report.verification = *std::move(verified);
+  OC_ASSIGN_OR_RETURN(std::unique_ptr<ConversionVerifier> verifier,
+                      ConversionVerifier::Begin(converted, options));
+  OC_ASSIGN_OR_RETURN(ConversionReport report,
+                      ConvertSteps(converted, options,
+                                   [&](const onnx::ModelProto& model, StepReport& step) {
+                                     return verifier->AfterStep(model, step);
+                                   }));
+  OC_ASSIGN_OR_RETURN(report.verification.emplace(), verifier->Finish(converted));
   return report;
 }
 

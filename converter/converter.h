@@ -151,6 +151,20 @@ struct VersionBump {
   int nodes = 0;
 };
 
+// What verification by evaluation found at one step: the nodes the step
+// changed or added (and those it rebound to another version) evaluated on
+// the values the model computed before it, against what they replace.
+struct StepVerification {
+  // Why the step could not be verified ("" when it was): an op the
+  // evaluator lacks, a non-deterministic op, an input no step computed.
+  std::string skipped;
+  int nodes = 0;  // nodes evaluated on each set
+  int sets = 0;   // input sets they were evaluated on
+  int values = 0;  // values of the model before the step compared on each set
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+};
+
 // One opset step.
 struct StepReport {
   std::string domain;  // "" for ai.onnx, else e.g. "ai.onnx.ml"
@@ -167,6 +181,8 @@ struct StepReport {
   std::string validation = "skipped";
   int nodes_validated = 0;  // nodes checked and inferred after the step
   double milliseconds = 0;
+  // Set when verification was asked for and the original was evaluated.
+  std::optional<StepVerification> verification;
 
   // The nodes the step converted: changed and rebound.
   int NodeCount() const;
@@ -183,13 +199,19 @@ struct VerificationReport {
   // outputs (relative errors where the expected value is not 0).
   double max_abs_error = 0;
   double max_rel_error = 0;
-  // How: "end-to-end" (graph outputs after the whole conversion); a failure
-  // is then localised by evaluating the whole model after each step.
-  std::string method = "end-to-end";
+  // How: "per step" (the nodes each step touched, then the graph outputs
+  // end to end by evaluating only the nodes whose values changed).
+  std::string method = "per step";
+  // Nodes evaluated for the end-to-end comparison: those whose values may
+  // differ from the original's.
+  int end_to_end_nodes = 0;
 };
 
-// "verified end-to-end: 3 input sets, ..." or "not verified: <why>".
+// "verified per step: 3 input sets, ..." or "not verified: <why>".
 std::string VerificationText(const VerificationReport& verification);
+
+// "verified 3 nodes on 2 input sets, ..." or "not verified (3 nodes): <why>".
+std::string StepVerificationText(const StepVerification& verified);
 
 // Everything a conversion did, in order.
 struct ConversionReport {

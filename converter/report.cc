@@ -38,6 +38,16 @@ std::string ConversionReport::ToJson() const {
     json.Key("validation").String(step.validation);
     json.Key("nodes_validated").Int(step.nodes_validated);
     json.Key("milliseconds").Double(step.milliseconds);
+    if (step.verification) {
+      const StepVerification& verified = *step.verification;
+      json.Key("verification").BeginObject();
+      if (!verified.skipped.empty()) json.Key("skipped").String(verified.skipped);
+      json.Key("nodes").Int(verified.nodes).Key("sets").Int(verified.sets);
+      json.Key("values").Int(verified.values);
+      json.Key("max_abs_error").Double(verified.max_abs_error);
+      json.Key("max_rel_error").Double(verified.max_rel_error);
+      json.EndObject();
+    }
     json.Key("bumps").BeginArray();
     for (const VersionBump& bump : step.bumps) {
       json.BeginObject().Key("graph").String(bump.graph).Key("op").String(bump.op);
@@ -78,6 +88,7 @@ std::string ConversionReport::ToJson() const {
     } else {
       json.Key("method").String(verification->method);
       json.Key("sets").Int(verification->sets).Key("outputs").Int(verification->outputs);
+      json.Key("end_to_end_nodes").Int(verification->end_to_end_nodes);
       json.Key("max_abs_error").Double(verification->max_abs_error);
       json.Key("max_rel_error").Double(verification->max_rel_error);
     }
@@ -108,9 +119,22 @@ std::string VerificationText(const VerificationReport& verification) {
     return absl::StrCat("not verified: ", verification.skipped);
   }
   return absl::StrFormat(
-      "verified %s: %d input sets, %d outputs each, max abs error %g, max rel error %g",
+      "verified %s: %d input sets, %d outputs each (end to end over %d changed nodes), max abs "
+      "error %g, max rel error %g",
       verification.method, verification.sets, verification.outputs,
-      verification.max_abs_error, verification.max_rel_error);
+      verification.end_to_end_nodes, verification.max_abs_error, verification.max_rel_error);
+}
+
+std::string StepVerificationText(const StepVerification& verified) {
+  if (!verified.skipped.empty()) {
+    return absl::StrCat("not verified (", verified.nodes, " nodes): ", verified.skipped);
+  }
+  if (verified.nodes == 0) return "verified: no node to evaluate";
+  return absl::StrFormat(
+      "verified %d nodes on %d input sets, %d values compared, max abs error %g, max rel "
+      "error %g",
+      verified.nodes, verified.sets, verified.values, verified.max_abs_error,
+      verified.max_rel_error);
 }
 
 std::string ConversionReport::ToText() const {
@@ -125,6 +149,9 @@ std::string ConversionReport::ToText() const {
                               ? absl::StrCat(" (", step.nodes_validated, " nodes re-checked)")
                               : "",
                           step.milliseconds);
+    if (step.verification) {
+      absl::StrAppend(&out, "  ", StepVerificationText(*step.verification), "\n");
+    }
     for (const VersionBump& bump : step.bumps) {
       absl::StrAppendFormat(&out, "  %s \xE2\x80\xBA %d %s: version %d -> %d, unchanged\n",
                             bump.graph, bump.nodes, bump.op, bump.from_version,

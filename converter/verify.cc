@@ -1,6 +1,8 @@
 #include "converter/verify.h"
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <random>
 #include <utility>
@@ -12,7 +14,9 @@
 #include "absl/strings/str_format.h"
 #include "eval/compare.h"
 #include "eval/data_sets.h"
+#include "eval/evaluator.h"
 #include "ir/status_macros.h"
+#include "schema/registry.h"
 
 namespace onnxconvert::converter {
 namespace {
@@ -20,7 +24,7 @@ namespace {
 // The seed of random verification inputs: the same sets everywhere.
 constexpr uint64_t kVerifySeed = 0x5eed;
 // The extent of symbolic dims in every random set after the first.
-constexpr int64_t kOtherDimExtent = 2;
+constexpr int64_t kOtherDimExtent = 3;
 // Most sets options.verify may ask for.
 constexpr int kMaxVerifySets = 64;
 
@@ -96,20 +100,6 @@ onnx::ModelProto ExposeIntermediates(const onnx::ModelProto& model) {
   return copy;
 }
 
-// Values by name.
-using ValueMap = absl::flat_hash_map<std::string, eval::Value>;
-
-// Evaluates `model` with its intermediates exposed, on `set`.
-absl::StatusOr<ValueMap> EvaluateAll(const onnx::ModelProto& model, const VerifyInputSet& set) {
-  OC_ASSIGN_OR_RETURN(eval::EvalResult result,
-                      eval::EvaluateModel(ExposeIntermediates(model), set.inputs));
-  ValueMap values;
-  for (eval::NamedValue& output : result.outputs) {
-    values.emplace(output.name, std::move(output.value));
-  }
-  return values;
-}
-
 // " max abs 0.5, rel 0.5" from a failed comparison.
 std::string ErrorText(const eval::Comparison& comparison) {
   if (!comparison.mismatch.empty()) return absl::StrCat(" (", comparison.mismatch, ")");
@@ -120,169 +110,439 @@ std::string ErrorText(const eval::Comparison& comparison) {
                          comparison.worst->actual);
 }
 
-// The change of `step` that converted the node named `node` (or that
-// produced `value` in the original), or null.
-const NodeChange* ChangeOf(const StepReport& step, absl::string_view node,
-                           absl::string_view original_node) {
+// Whether a comparison found the values the same to the bit (NaN as NaN).
+bool Identical(const eval::Comparison& comparison) {
+  return comparison.ok && comparison.mismatch.empty() &&
+         (!comparison.worst || comparison.worst->abs_error == 0);
+}
+
+// The largest errors seen so far.
+struct Errors {
+  double abs = 0;
+  double rel = 0;
+
+  void Add(const eval::Comparison& comparison) {
+    if (!comparison.worst) return;
+    abs = std::max(abs, comparison.worst->abs_error);
+    if (std::isfinite(comparison.worst->rel_error)) rel = std::max(rel, comparison.worst->rel_error);
+  }
+};
+
+// The change of `step` that converted the node named `node`, or null.
+const NodeChange* ChangeOf(const StepReport& step, absl::string_view node) {
+  if (node.empty()) return nullptr;
   for (const NodeChange& change : step.nodes) {
     if (change.graph != "main") continue;
-    if (change.node == node || change.node == original_node) return &change;
+    if (change.node == node) return &change;
     for (absl::string_view alike : change.alike) {
-      if (alike == node || alike == original_node) return &change;
+      if (alike == node) return &change;
     }
   }
   return nullptr;
 }
 
-// The node of `graph` that outputs `value`, or null.
-const onnx::NodeProto* Producer(const onnx::GraphProto& graph, absl::string_view value) {
+// Adds to `names` what `graph` uses without defining it: for a subgraph,
+// the values it takes from the scopes around it.
+void AddFreeNames(const onnx::GraphProto& graph, absl::flat_hash_set<std::string>& names) {
+  absl::flat_hash_set<absl::string_view> defined;
+  for (const auto& input : graph.input()) defined.insert(input.name());
+  for (const auto& tensor : graph.initializer()) defined.insert(tensor.name());
+  for (const auto& tensor : graph.sparse_initializer()) defined.insert(tensor.values().name());
   for (const onnx::NodeProto& node : graph.node()) {
-    for (const std::string& output : node.output()) {
-      if (output == value) return &node;
+    for (const std::string& input : node.input()) {
+      if (!input.empty() && !defined.contains(input)) names.insert(input);
     }
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      absl::flat_hash_set<std::string> inner;
+      if (attribute.has_g()) AddFreeNames(attribute.g(), inner);
+      for (const onnx::GraphProto& g : attribute.graphs()) AddFreeNames(g, inner);
+      for (const std::string& name : inner) {
+        if (!defined.contains(name)) names.insert(name);
+      }
+    }
+    for (const std::string& output : node.output()) defined.insert(output);
   }
-  return nullptr;
 }
 
-// The first node of `model`'s main graph (in graph order) with an output
-// whose value differs from `reference`'s value of that name: the error
-// naming it, or OK when none differs.
-absl::Status FirstDisagreeingNode(const onnx::ModelProto& original, const ValueMap& reference,
-                                  const onnx::ModelProto& model, const ValueMap& values,
-                                  const StepReport& step, const VerifyInputSet& set) {
-  for (const onnx::NodeProto& node : model.graph().node()) {
+// The values `node` reads: its inputs and what its subgraphs take from
+// outside them.
+std::vector<std::string> NodeUses(const onnx::NodeProto& node) {
+  std::vector<std::string> uses;
+  for (const std::string& input : node.input()) {
+    if (!input.empty()) uses.push_back(input);
+  }
+  absl::flat_hash_set<std::string> free;
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.has_g()) AddFreeNames(attribute.g(), free);
+    for (const onnx::GraphProto& g : attribute.graphs()) AddFreeNames(g, free);
+  }
+  uses.insert(uses.end(), free.begin(), free.end());
+  return uses;
+}
+
+std::string Serialized(const google::protobuf::MessageLite& message) {
+  std::string bytes;
+  message.SerializeToString(&bytes);
+  return bytes;
+}
+
+std::string FunctionId(absl::string_view domain, absl::string_view name) {
+  return absl::StrCat(schema::Registry::CanonicalDomain(domain), ":", name);
+}
+
+// Serialized nodes of `graph`, with counts.
+absl::flat_hash_map<std::string, int> NodePrints(const onnx::GraphProto& graph) {
+  absl::flat_hash_map<std::string, int> prints;
+  for (const onnx::NodeProto& node : graph.node()) ++prints[Serialized(node)];
+  return prints;
+}
+
+// Serialized functions of `model`, by FunctionId.
+absl::flat_hash_map<std::string, std::string> FunctionPrints(const onnx::ModelProto& model) {
+  absl::flat_hash_map<std::string, std::string> prints;
+  for (const onnx::FunctionProto& function : model.functions()) {
+    prints[FunctionId(function.domain(), function.name())] = Serialized(function);
+  }
+  return prints;
+}
+
+// A graph of some nodes of a model's main graph, able to run on their own:
+// the values they read from other nodes and graph inputs are its inputs
+// (fed from a set's recorded values), the initializers they read copied.
+struct NodeSubset {
+  onnx::GraphProto graph;
+  std::vector<std::string> fed;  // its inputs, in order
+  std::string unknown;           // a value read that no set records, or ""
+};
+
+// The graph of `nodes` of `model`'s main graph, in graph order, fed from
+// the values `recorded` knows.
+NodeSubset SubsetOf(const onnx::GraphProto& main, const std::vector<int>& nodes,
+                    const absl::flat_hash_map<std::string, eval::Value>& recorded) {
+  NodeSubset subset;
+  subset.graph.set_name(main.name());
+  absl::flat_hash_set<std::string> produced;
+  absl::flat_hash_set<std::string> read;
+  absl::flat_hash_map<absl::string_view, const onnx::TensorProto*> initializers;
+  for (const auto& tensor : main.initializer()) initializers[tensor.name()] = &tensor;
+  for (int i : nodes) {
+    const onnx::NodeProto& node = main.node(i);
+    for (const std::string& name : NodeUses(node)) {
+      if (produced.contains(name) || !read.insert(name).second) continue;
+      if (recorded.contains(name)) {
+        subset.fed.push_back(name);
+        subset.graph.add_input()->set_name(name);
+      } else if (auto it = initializers.find(name); it != initializers.end()) {
+        *subset.graph.add_initializer() = *it->second;
+      } else if (subset.unknown.empty()) {
+        subset.unknown = name;
+      }
+    }
+    *subset.graph.add_node() = node;
     for (const std::string& output : node.output()) {
-      auto expected = reference.find(output);
-      auto actual = values.find(output);
-      if (expected == reference.end() || actual == values.end()) continue;
-      eval::Comparison comparison = eval::CompareValues(expected->second, actual->second);
-      if (comparison.ok) continue;
-      const onnx::NodeProto* before = Producer(original.graph(), output);
-      std::string before_name = before == nullptr ? "" : before->name();
-      const NodeChange* change = ChangeOf(step, node.name(), before_name);
-      std::string versions =
-          change == nullptr
-              ? absl::StrCat(node.op_type(), " at opset ", step.to_opset)
-              : absl::StrCat(change->op, " ", change->from_version, " -> ",
-                             change->to_version, " by adapter '", change->adapter, "'");
-      return absl::FailedPreconditionError(absl::StrCat(
-          "verification failed at ", StepName(step.domain, step.from_opset, step.to_opset),
-          ": graph 'main', node '", node.name(), "' (", node.op_type(), "; ", versions,
-          before != nullptr && before_name != node.name()
-              ? absl::StrCat("; replaces node '", before_name, "'")
-              : "",
-          "): output '", output, "' differs from the original on input set '", set.name,
-          "'", ErrorText(comparison)));
+      if (output.empty()) continue;
+      produced.insert(output);
+      subset.graph.add_output()->set_name(output);
     }
   }
-  return absl::OkStatus();
+  for (const auto& tensor : main.sparse_initializer()) {
+    if (read.contains(tensor.values().name()) && !produced.contains(tensor.values().name()) &&
+        !recorded.contains(tensor.values().name())) {
+      *subset.graph.add_sparse_initializer() = tensor;
+      if (subset.unknown == tensor.values().name()) subset.unknown.clear();
+    }
+  }
+  return subset;
+}
+
+// Runs `subset` of `model` on the recorded values of `state`.
+absl::StatusOr<eval::EvalResult> RunSubset(const onnx::ModelProto& model,
+                                           const NodeSubset& subset,
+                                           const absl::flat_hash_map<std::string, eval::Value>& values) {
+  std::vector<eval::NamedValue> inputs;
+  inputs.reserve(subset.fed.size());
+  for (const std::string& name : subset.fed) inputs.push_back({name, values.at(name)});
+  return eval::EvaluateGraph(subset.graph, model.opset_import(), model.functions(),
+                             std::move(inputs));
+}
+
+// "node 'sub' (Sub; Sub 7 -> 6 by adapter '...'; replaces node 'old')".
+std::string NodeText(const onnx::NodeProto& node, const StepReport& step,
+                     absl::string_view original_node) {
+  const NodeChange* change = ChangeOf(step, node.name());
+  if (change == nullptr) change = ChangeOf(step, original_node);
+  std::string versions =
+      change == nullptr
+          ? absl::StrCat(node.op_type(), " at opset ", step.to_opset)
+          : absl::StrCat(change->op, " ", change->from_version, " -> ", change->to_version,
+                         " by adapter '", change->adapter, "'");
+  return absl::StrCat("node '", node.name(), "' (", node.op_type(), "; ", versions,
+                      !original_node.empty() && original_node != node.name()
+                          ? absl::StrCat("; replaces node '", original_node, "'")
+                          : "",
+                      ")");
 }
 
 }  // namespace
 
-absl::StatusOr<VerifyReference> EvaluateReference(const onnx::ModelProto& original,
-                                                  const ConvertOptions& options) {
-  VerifyReference reference;
+absl::StatusOr<std::vector<VerifyInputSet>> VerifyInputSets(const onnx::ModelProto& original,
+                                                           const ConvertOptions& options,
+                                                           std::string* why) {
   if (options.verify > kMaxVerifySets || options.verify < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("verify takes a number of input sets from 1 to ", kMaxVerifySets));
   }
-  if (!options.verify_inputs.empty()) {
-    OC_ASSIGN_OR_RETURN(reference.sets, LoadedSets(original.graph(), options.verify_inputs));
-  } else {
-    absl::StatusOr<std::vector<VerifyInputSet>> sets = RandomSets(original.graph(), options.verify);
-    if (!sets.ok()) {
-      reference.skipped = absl::StrCat("no random inputs: ", sets.status().message());
-      return reference;
-    }
-    reference.sets = *std::move(sets);
+  if (!options.verify_inputs.empty()) return LoadedSets(original.graph(), options.verify_inputs);
+  absl::StatusOr<std::vector<VerifyInputSet>> sets = RandomSets(original.graph(), options.verify);
+  if (!sets.ok()) {
+    *why = absl::StrCat("no random inputs: ", sets.status().message());
+    return std::vector<VerifyInputSet>{};
   }
-  for (const VerifyInputSet& set : reference.sets) {
-    absl::StatusOr<eval::EvalResult> result = eval::EvaluateModel(original, set.inputs);
+  return sets;
+}
+
+absl::StatusOr<std::unique_ptr<ConversionVerifier>> ConversionVerifier::Begin(
+    const onnx::ModelProto& original, const ConvertOptions& options) {
+  std::unique_ptr<ConversionVerifier> verifier(new ConversionVerifier());
+  OC_ASSIGN_OR_RETURN(std::vector<VerifyInputSet> sets,
+                      VerifyInputSets(original, options, &verifier->skipped_));
+  if (!verifier->skipped_.empty()) return verifier;
+  onnx::ModelProto exposed = ExposeIntermediates(original);
+  for (VerifyInputSet& set : sets) {
+    absl::StatusOr<eval::EvalResult> result = eval::EvaluateModel(exposed, set.inputs);
     if (!result.ok()) {
-      reference.skipped = SkipReason("the original cannot be evaluated", result.status());
-      return reference;
+      verifier->skipped_ = SkipReason("the original cannot be evaluated", result.status());
+      verifier->sets_.clear();
+      return verifier;
     }
     if (!result->deterministic) {
-      reference.skipped = "the original has a non-deterministic op";
-      return reference;
+      verifier->skipped_ = "the original has a non-deterministic op";
+      verifier->sets_.clear();
+      return verifier;
     }
-    reference.outputs.push_back(std::move(result->outputs));
+    SetState& state = verifier->sets_.emplace_back();
+    for (const eval::NamedValue& input : set.inputs) state.values.emplace(input.name, input.value);
+    for (eval::NamedValue& output : result->outputs) {
+      state.values.emplace(output.name, std::move(output.value));
+    }
+    state.set = std::move(set);
   }
-  return reference;
+  for (const onnx::NodeProto& node : original.graph().node()) {
+    for (const std::string& output : node.output()) {
+      verifier->original_producer_.emplace(output, node.name());
+    }
+  }
+  for (const auto& output : original.graph().output()) {
+    verifier->output_names_.push_back(output.name());
+  }
+  verifier->nodes_before_ = NodePrints(original.graph());
+  verifier->functions_before_ = FunctionPrints(original);
+  return verifier;
 }
 
-absl::StatusOr<VerificationReport> CompareWithReference(const onnx::ModelProto& converted,
-                                                        const VerifyReference& reference,
-                                                        size_t* failed_set) {
-  VerificationReport report;
-  for (size_t i = 0; i < reference.sets.size(); ++i) {
-    const VerifyInputSet& set = reference.sets[i];
-    *failed_set = i;
-    absl::StatusOr<eval::EvalResult> result = eval::EvaluateModel(converted, set.inputs);
+absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepReport& step) {
+  if (!skipped_.empty()) return absl::OkStatus();
+  const onnx::GraphProto& main = model.graph();
+  StepVerification& verification = step.verification.emplace();
+
+  // The nodes the step changed, added or rebound: those not found alike
+  // before it, those of an op it rebound, those calling a function it
+  // changed.
+  absl::flat_hash_set<absl::string_view> rebound_ops;
+  for (const VersionBump& bump : step.bumps) {
+    if (bump.graph == "main") rebound_ops.insert(bump.op);
+  }
+  absl::flat_hash_map<std::string, std::string> functions = FunctionPrints(model);
+  std::vector<int> touched;
+  absl::flat_hash_map<std::string, int> prints;
+  for (int i = 0; i < main.node_size(); ++i) {
+    const onnx::NodeProto& node = main.node(i);
+    std::string print = Serialized(node);
+    auto before = nodes_before_.find(print);
+    bool same = before != nodes_before_.end() && before->second > 0;
+    if (same) --before->second;
+    std::string function = FunctionId(node.domain(), node.op_type());
+    auto function_before = functions_before_.find(function);
+    bool function_changed = functions.contains(function) &&
+                            (function_before == functions_before_.end() ||
+                             function_before->second != functions.at(function));
+    bool rebound = schema::Registry::CanonicalDomain(node.domain()) == step.domain &&
+                   rebound_ops.contains(node.op_type());
+    if (!same || rebound || function_changed || ChangeOf(step, node.name()) != nullptr) {
+      touched.push_back(i);
+    }
+    ++prints[std::move(print)];
+  }
+  nodes_before_ = std::move(prints);
+  functions_before_ = std::move(functions);
+  verification.nodes = static_cast<int>(touched.size());
+
+  // Per set, the touched nodes' outputs whose values are not the recorded
+  // ones to the bit.
+  std::vector<absl::flat_hash_set<std::string>> differs(sets_.size());
+  auto settle = [&] {
+    for (size_t k = 0; k < sets_.size(); ++k) Settle(main, differs[k], sets_[k]);
+  };
+  if (touched.empty()) return settle(), absl::OkStatus();
+  auto skip = [&](std::string why) {
+    verification.skipped = std::move(why);
+    for (size_t k = 0; k < sets_.size(); ++k) {
+      for (int i : touched) {
+        for (const std::string& output : main.node(i).output()) differs[k].insert(output);
+      }
+    }
+    settle();
+    return absl::OkStatus();
+  };
+  for (int i : touched) {
+    if (!eval::IsDeterministic(main.node(i).domain(), main.node(i).op_type())) {
+      return skip(absl::StrCat("node '", main.node(i).name(), "' (", main.node(i).op_type(),
+                               ") is not deterministic"));
+    }
+  }
+  NodeSubset subset = SubsetOf(main, touched, sets_.front().values);
+  if (!subset.unknown.empty()) {
+    return skip(absl::StrCat("the value '", subset.unknown,
+                             "' is not known (a step before could not be verified)"));
+  }
+  absl::flat_hash_map<absl::string_view, int> producer;  // output name -> node index
+  for (int i : touched) {
+    for (const std::string& output : main.node(i).output()) producer[output] = i;
+  }
+  Errors errors;
+  for (size_t k = 0; k < sets_.size(); ++k) {
+    SetState& state = sets_[k];
+    absl::StatusOr<eval::EvalResult> result = RunSubset(model, subset, state.values);
     if (!result.ok()) {
-      if (result.status().code() == absl::StatusCode::kUnimplemented) {
-        report.skipped = SkipReason("the converted model cannot be evaluated", result.status());
-        return report;
+      if (result.status().code() == absl::StatusCode::kUnimplemented ||
+          result.status().code() == absl::StatusCode::kResourceExhausted) {
+        return skip(SkipReason("its nodes cannot be evaluated", result.status()));
       }
-      return absl::FailedPreconditionError(absl::StrCat(
-          "verification failed: the converted model fails on input set '", set.name,
-          "' where the original runs: ", result.status().message()));
-    }
-    const std::vector<eval::NamedValue>& expected = reference.outputs[i];
-    for (size_t k = 0; k < expected.size() && k < result->outputs.size(); ++k) {
-      eval::Comparison comparison =
-          eval::CompareValues(expected[k].value, result->outputs[k].value);
-      if (!comparison.ok) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("verification failed: output '", expected[k].name,
-                         "' differs from the original on input set '", set.name, "'",
-                         ErrorText(comparison)));
-      }
-      if (comparison.worst) {
-        report.max_abs_error = std::max(report.max_abs_error, comparison.worst->abs_error);
-        if (std::isfinite(comparison.worst->rel_error)) {
-          report.max_rel_error = std::max(report.max_rel_error, comparison.worst->rel_error);
-        }
-      }
-    }
-    report.outputs = static_cast<int>(expected.size());
-    ++report.sets;
-  }
-  return report;
-}
-
-absl::Status LocaliseDisagreement(const onnx::ModelProto& original,
-                                  const ConvertOptions& options, const VerifyInputSet& set,
-                                  const absl::Status& end_to_end) {
-  absl::StatusOr<ValueMap> reference = EvaluateAll(original, set);
-  if (!reference.ok()) return end_to_end;
-  onnx::ModelProto model = original;
-  // Whole-model evaluation after each step: the first form, run only after
-  // a failure (the design evaluates only the touched nodes).
-  AfterStepHook hook = [&](const onnx::ModelProto& stepped,
-                           const StepReport& step) -> absl::Status {
-    absl::StatusOr<ValueMap> values = EvaluateAll(stepped, set);
-    if (!values.ok() && values.status().code() == absl::StatusCode::kUnimplemented) {
-      return absl::OkStatus();  // this step cannot tell; the next may
-    }
-    if (!values.ok()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "verification failed at ", StepName(step.domain, step.from_opset, step.to_opset),
-          ": graph 'main': the model fails on input set '", set.name,
-          "' where the original runs: ", values.status().message()));
+          ": graph 'main': the step's nodes fail on input set '", state.set.name,
+          "' where the original runs: ", result.status().message()));
     }
-    return FirstDisagreeingNode(original, *reference, stepped, *values, step, set);
-  };
-  ConvertOptions plain = options;
-  plain.verify = 0;
-  plain.verify_inputs.clear();
-  absl::StatusOr<ConversionReport> rerun = ConvertSteps(model, plain, hook);
-  if (!rerun.ok() && rerun.status().code() == absl::StatusCode::kFailedPrecondition &&
-      absl::StartsWith(rerun.status().message(), "verification failed")) {
-    return rerun.status();
+    if (!result->deterministic) return skip("a node of the step is not deterministic");
+    for (eval::NamedValue& output : result->outputs) {
+      auto recorded = state.values.find(output.name);
+      if (recorded == state.values.end()) {
+        // A value the step added: recorded as computed.
+        state.values.emplace(output.name, std::move(output.value));
+        continue;
+      }
+      eval::Comparison comparison = eval::CompareValues(recorded->second, output.value);
+      if (!comparison.ok) {
+        const onnx::NodeProto& node = main.node(producer.at(output.name));
+        auto original = original_producer_.find(output.name);
+        return absl::FailedPreconditionError(absl::StrCat(
+            "verification failed at ", StepName(step.domain, step.from_opset, step.to_opset),
+            ": graph 'main', ",
+            NodeText(node, step, original == original_producer_.end() ? "" : original->second),
+            ": output '", output.name, "' differs from the original on input set '",
+            state.set.name, "'", ErrorText(comparison)));
+      }
+      errors.Add(comparison);
+      ++verification.values;
+      if (!Identical(comparison)) differs[k].insert(output.name);
+    }
+    ++verification.sets;
   }
-  return end_to_end;
+  verification.values /= std::max(verification.sets, 1);
+  verification.max_abs_error = errors.abs;
+  verification.max_rel_error = errors.rel;
+  settle();
+  return absl::OkStatus();
+}
+
+void ConversionVerifier::Settle(const onnx::GraphProto& main,
+                                const absl::flat_hash_set<std::string>& differs,
+                                SetState& state) {
+  absl::flat_hash_set<std::string> live;
+  for (const auto& input : main.input()) live.insert(input.name());
+  for (const onnx::NodeProto& node : main.node()) {
+    bool changed = false;
+    for (const std::string& name : NodeUses(node)) changed = changed || state.changed.contains(name);
+    for (const std::string& output : node.output()) {
+      if (output.empty()) continue;
+      live.insert(output);
+      if (changed || differs.contains(output) || !state.values.contains(output)) {
+        state.changed.insert(output);
+      } else {
+        state.changed.erase(output);
+      }
+    }
+  }
+  absl::erase_if(state.values, [&](const auto& entry) { return !live.contains(entry.first); });
+  absl::erase_if(state.changed, [&](const std::string& name) { return !live.contains(name); });
+}
+
+absl::StatusOr<VerificationReport> ConversionVerifier::Finish(const onnx::ModelProto& converted) {
+  VerificationReport report;
+  if (!skipped_.empty()) {
+    report.skipped = skipped_;
+    return report;
+  }
+  const onnx::GraphProto& main = converted.graph();
+  std::vector<int> cone;
+  for (int i = 0; i < main.node_size(); ++i) {
+    bool changed = false;
+    for (const std::string& output : main.node(i).output()) {
+      for (const SetState& state : sets_) changed = changed || state.changed.contains(output);
+    }
+    if (changed) cone.push_back(i);
+  }
+  report.end_to_end_nodes = static_cast<int>(cone.size());
+  report.outputs = static_cast<int>(output_names_.size());
+  Errors errors;
+  for (SetState& state : sets_) {
+    absl::flat_hash_map<std::string, eval::Value> computed;
+    if (!cone.empty()) {
+      // Values the cone does not compute are the recorded ones: the
+      // original's, by name.
+      absl::flat_hash_map<std::string, eval::Value> unchanged;
+      for (const auto& [name, value] : state.values) {
+        if (!state.changed.contains(name)) unchanged.emplace(name, value);
+      }
+      NodeSubset subset = SubsetOf(main, cone, unchanged);
+      if (!subset.unknown.empty()) {
+        report.skipped = absl::StrCat("end to end: the value '", subset.unknown, "' is not known");
+        return report;
+      }
+      absl::StatusOr<eval::EvalResult> result = RunSubset(converted, subset, unchanged);
+      if (!result.ok()) {
+        if (result.status().code() == absl::StatusCode::kUnimplemented ||
+            result.status().code() == absl::StatusCode::kResourceExhausted) {
+          report.skipped = SkipReason("the converted model cannot be evaluated", result.status());
+          return report;
+        }
+        return absl::FailedPreconditionError(absl::StrCat(
+            "verification failed: the converted model fails on input set '", state.set.name,
+            "' where the original runs: ", result.status().message()));
+      }
+      for (eval::NamedValue& output : result->outputs) {
+        computed.emplace(output.name, std::move(output.value));
+      }
+    }
+    for (const std::string& name : output_names_) {
+      auto actual = computed.find(name);
+      if (actual == computed.end()) continue;  // not in the cone: the original's value
+      auto expected = state.values.find(name);
+      if (expected == state.values.end()) continue;
+      eval::Comparison comparison = eval::CompareValues(expected->second, actual->second);
+      if (!comparison.ok) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "verification failed: output '", name, "' differs from the original on input set '",
+            state.set.name, "'", ErrorText(comparison),
+            " (each step agreed within tolerance: the differences add up along the graph)"));
+      }
+      errors.Add(comparison);
+    }
+    ++report.sets;
+  }
+  report.max_abs_error = errors.abs;
+  report.max_rel_error = errors.rel;
+  return report;
 }
 
 namespace internal {

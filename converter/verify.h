@@ -1,19 +1,23 @@
 #ifndef ONNX_CONVERT_CONVERTER_VERIFY_H_
 #define ONNX_CONVERT_CONVERTER_VERIFY_H_
 
-// Verifying a conversion by evaluation (ConvertOptions::verify), first
-// form of issue 19 item 3: the original is evaluated once on the input
-// sets, the converted model after the conversion, and their graph outputs
-// compared. When they disagree the conversion is run again with the whole
-// model evaluated after every step (only then), to name the first step,
-// and within it the first node of the main graph, whose values differ from
-// the original's values of the same name. Evaluating only the nodes each
-// step touched, on recorded values, is the full design still to come.
+// Verifying a conversion by evaluation (ConvertOptions::verify). The
+// original is evaluated once on every input set and each value of its main
+// graph recorded. After each step only the nodes the step changed, added or
+// rebound to another operator version are evaluated, on the recorded values
+// of their inputs, and what they compute is compared with the recorded
+// values of the names they produce: the first disagreement fails the
+// conversion naming the step, node, op versions, error and input set. At
+// the end the graph outputs are compared end to end, evaluating only the
+// nodes whose values may differ from the original's.
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "converter/converter.h"
@@ -28,52 +32,83 @@ struct VerifyInputSet {
   std::vector<eval::NamedValue> inputs;
 };
 
-// What the original computed on each input set, or why it could not.
-struct VerifyReference {
-  std::vector<VerifyInputSet> sets;
-  std::vector<std::vector<eval::NamedValue>> outputs;  // per set
-  std::string skipped;  // "" when evaluated
+// The input sets `options` ask for: the test_data_set_* of
+// options.verify_inputs, or options.verify random sets made from the
+// declared types by role with a fixed seed, symbolic dims 1 in the first
+// set and another extent in the others. Unreadable input files are an
+// error; inputs that cannot be made give an empty list and `*why`.
+absl::StatusOr<std::vector<VerifyInputSet>> VerifyInputSets(const onnx::ModelProto& original,
+                                                           const ConvertOptions& options,
+                                                           std::string* why);
+
+// Verifies one conversion as it goes: made from the original before the
+// first step, told of every step, finished on the converted model.
+class ConversionVerifier {
+ public:
+  // Evaluates `original` on the sets of VerifyInputSets and records its
+  // values. When the original cannot be evaluated (an op the evaluator
+  // lacks, a non-deterministic op, inputs that cannot be made), the
+  // verifier is made with skipped() saying why and verifies nothing.
+  static absl::StatusOr<std::unique_ptr<ConversionVerifier>> Begin(
+      const onnx::ModelProto& original, const ConvertOptions& options);
+
+  // Why nothing is verified, or "".
+  const std::string& skipped() const { return skipped_; }
+
+  // Verifies the step `step` that made `model`, recording what it found in
+  // step.verification: FailedPrecondition naming step, graph, node, op
+  // versions, value, max abs/rel error and input set at a disagreement.
+  absl::Status AfterStep(const onnx::ModelProto& model, StepReport& step);
+
+  // Compares the graph outputs of `converted` with the original's.
+  absl::StatusOr<VerificationReport> Finish(const onnx::ModelProto& converted);
+
+ private:
+  // What one input set knows: the value of each name of the main graph as
+  // recorded (the original's, or for names the conversion added, what the
+  // step that added them computed), and the names whose value in the model
+  // as it stands may differ from the recorded one (or is not recorded).
+  struct SetState {
+    VerifyInputSet set;
+    absl::flat_hash_map<std::string, eval::Value> values;
+    absl::flat_hash_set<std::string> changed;
+  };
+
+  ConversionVerifier() = default;
+
+  // Brings `state.changed` up to date with `main` after a step, in graph
+  // order: a value differs when a value its node reads differs, when the
+  // step's evaluation found it not identical (`differs`), or when it is not
+  // recorded. Forgets the values `main` no longer has.
+  static void Settle(const onnx::GraphProto& main,
+                     const absl::flat_hash_set<std::string>& differs, SetState& state);
+
+  std::string skipped_;
+  std::vector<SetState> sets_;
+  // Serialized main-graph nodes and functions of the model before the step,
+  // with counts: a node found here is one the step left as it was.
+  absl::flat_hash_map<std::string, int> nodes_before_;
+  absl::flat_hash_map<std::string, std::string> functions_before_;
+  // The original node of each value name, for messages.
+  absl::flat_hash_map<std::string, std::string> original_producer_;
+  // The original's graph outputs, by name.
+  std::vector<std::string> output_names_;
 };
-
-// Evaluates `original` on the input sets `options` ask for: the
-// test_data_set_* of options.verify_inputs, or options.verify random sets
-// from the declared types with a fixed seed, symbolic dims 1 in the first
-// set and 2 in the others. A model the evaluator cannot run gives a
-// reference with `skipped` set; unreadable input files are an error.
-absl::StatusOr<VerifyReference> EvaluateReference(const onnx::ModelProto& original,
-                                                  const ConvertOptions& options);
-
-// Compares what `converted` computes on the reference's sets with it:
-// the verification report, or FailedPrecondition naming the output, the
-// input set and the max abs/rel error at the first disagreement, with the
-// index of that set in `*failed_set`.
-absl::StatusOr<VerificationReport> CompareWithReference(const onnx::ModelProto& converted,
-                                                        const VerifyReference& reference,
-                                                        size_t* failed_set);
 
 // Called after every applied step of a conversion with the model as it
 // stands; an error ends the conversion with it.
-using AfterStepHook =
-    std::function<absl::Status(const onnx::ModelProto& model, const StepReport& step)>;
+using AfterStepHook = std::function<absl::Status(const onnx::ModelProto& model, StepReport& step)>;
 
 // The conversion step loop with a hook after every step (converter.cc).
 absl::StatusOr<ConversionReport> ConvertSteps(onnx::ModelProto& converted,
                                               const ConvertOptions& options,
                                               const AfterStepHook& after_step);
 
-// Converts `original` again step by step to find the first step, and the
-// first node in it, whose values on `set` differ from the original's:
-// FailedPrecondition naming step, graph, node, op versions, output, max
-// abs/rel error and the set; `end_to_end` itself when no step shows it.
-absl::Status LocaliseDisagreement(const onnx::ModelProto& original,
-                                  const ConvertOptions& options, const VerifyInputSet& set,
-                                  const absl::Status& end_to_end);
-
 namespace internal {
 
 // Test-only fault injection: after every step, a node the adapter named
-// named `adapter` (or "<adapter>: ...") converted is corrupted (its first float attribute moved by
-// 0.5, else its first two inputs swapped). Set through
+// `adapter` (or "<adapter>: ...") converted is corrupted (its first float
+// attribute moved by 0.5, else its first two inputs swapped). Set through
 // converter/verify_testing.h only.
 struct FaultInjection {
   std::string adapter;  // e.g. "Clip 11->10"; "" : none

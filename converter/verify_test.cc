@@ -7,6 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "converter/converter.h"
 #include "converter/verify_testing.h"
 #include "eval/data_sets.h"
@@ -31,7 +32,28 @@ struct Case {
   // A piece of the report's verification text (or of the error).
   const char* expect;
   bool converts = true;
+  // A piece of the text of a step with its verification line ("*" stands
+  // for the rest of a line), or "".
+  const char* step_expect = "";
 };
+
+// Whether `text` contains `pattern`, whose "*" matches the rest of a line.
+bool ContainsLinePattern(absl::string_view text, absl::string_view pattern) {
+  std::vector<absl::string_view> pieces = absl::StrSplit(pattern, '*');
+  for (size_t at = text.find(pieces[0]); at != absl::string_view::npos;
+       at = text.find(pieces[0], at + 1)) {
+    size_t next = at + pieces[0].size();
+    bool all = true;
+    for (size_t i = 1; all && i < pieces.size(); ++i) {
+      size_t line_end = text.find('\n', next);
+      if (line_end == absl::string_view::npos) line_end = text.size();
+      all = text.substr(line_end, pieces[i].size()) == pieces[i];
+      next = line_end + pieces[i].size();
+    }
+    if (all) return true;
+  }
+  return false;
+}
 
 constexpr Case kCases[] = {
     {"relu_up", R"(<ir_version: 7, opset_import: ["" : 11]>
@@ -39,29 +61,46 @@ g (float[N,4] X) => (float[N,4] Y) {
   [relu] R = Relu(X)
   [neg] Y = Neg(R)
 })",
-     14, "verified end-to-end: 3 input sets, 1 outputs each"},
+     14, "verified per step: 3 input sets, 1 outputs each (end to end over 0 changed nodes)",
+     true, "step 12 -> 13: 2 nodes*\n  verified 2 nodes on 3 input sets, 2 values compared, max abs error 0"},
     {"sub_broadcast_down", R"(<ir_version: 7, opset_import: ["" : 8]>
 g (float[N,4] X, float[4] B) => (float[N,4] Y) {
   [relu] R = Relu(X)
   [sub] S = Sub(R, B)
   [neg] Y = Neg(S)
 })",
-     6, "verified end-to-end: 3 input sets"},
+     6, "verified per step: 3 input sets",
+     true, "step 7 -> 6: 1 nodes*\n  verified 1 nodes on 3 input sets, 1 values compared"},
     {"split_down", R"(<ir_version: 7, opset_import: ["" : 13]>
 g (float[N,4] X) => (float[N,1] A, float[N,3] B) <int64[2] parts = {1, 3}> {
   [split] A, B = Split<axis: int = 1>(X, parts)
 })",
-     11, "verified end-to-end: 3 input sets, 2 outputs each"},
+     11, "verified per step: 3 input sets, 2 outputs each",
+     true, "step 13 -> 12: 1 nodes*\n  verified 1 nodes on 3 input sets, 2 values compared"},
     {"squeeze_down", R"(<ir_version: 7, opset_import: ["" : 13]>
 g (float[N,1,4] X) => (float[N,4] Y) <int64[1] axes = {1}> {
   [squeeze] Y = Squeeze(X, axes)
 })",
-     12, "verified end-to-end: 3 input sets"},
+     12, "verified per step: 3 input sets",
+     true, "step 13 -> 12: 1 nodes*\n  verified 1 nodes on 3 input sets, 1 values compared"},
     {"unsqueeze_down", R"(<ir_version: 7, opset_import: ["" : 13]>
 g (float[N,4] X) => (float[1,N,4] Y) <int64[1] axes = {0}> {
   [unsq] Y = Unsqueeze(X, axes)
 })",
-     11, "verified end-to-end: 3 input sets"},
+     11, "verified per step: 3 input sets",
+     true, "step 13 -> 12: 1 nodes*\n  verified 1 nodes on 3 input sets, 1 values compared"},
+    // Gelu-20 expanded for 19 into 8 nodes that round differently: the
+    // step's nodes are evaluated; the value G differs from the original's
+    // by a few ulps, so the end-to-end comparison evaluates its producer
+    // and the Neg after it, and nothing else.
+    {"gelu_down", R"(<ir_version: 9, opset_import: ["" : 20]>
+g (float[N,4] X) => (float[N,4] Y) {
+  [relu] R = Relu(X)
+  [gelu] G = Gelu(R)
+  [neg] Y = Neg(G)
+})",
+     19, "(end to end over 2 changed nodes)", true,
+     "step 20 -> 19: 1 nodes*\n  verified 8 nodes on 3 input sets, 1 values compared"},
     {"vendor_op_not_evaluable", R"(<ir_version: 7, opset_import: ["" : 13, "com.vendor" : 1]>
 g (float[N,4] X) => (float[N,4] Y) {
   [fancy] F = com.vendor.Fancy(X)
@@ -69,6 +108,14 @@ g (float[N,4] X) => (float[N,4] Y) {
 })",
      14, "not verified: the original cannot be evaluated"},
 };
+
+// The model of the case named `name`.
+const char* ModelOf(absl::string_view name) {
+  for (const Case& c : kCases) {
+    if (c.name == name) return c.model;
+  }
+  return "";
+}
 
 class VerifyTest : public ::testing::TestWithParam<Case> {};
 
@@ -80,6 +127,7 @@ TEST_P(VerifyTest, ReportsWhatWasVerified) {
   ASSERT_TRUE(result->report.verification.has_value());
   std::string text = result->report.ToText();
   EXPECT_TRUE(absl::StrContains(text, c.expect)) << text;
+  EXPECT_TRUE(ContainsLinePattern(text, c.step_expect)) << text;
   EXPECT_TRUE(absl::StrContains(result->report.ToJson(), "\"verification\"")) << text;
 }
 
@@ -90,7 +138,7 @@ TEST(VerifyTest, OffByDefault) {
   ConvertOptions options;
   options.target_opset = 14;
   absl::StatusOr<ConversionResult> result =
-      ConvertModel(testing::ModelFromText(kCases[0].model), options);
+      ConvertModel(testing::ModelFromText(ModelOf("relu_up")), options);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_FALSE(result->report.verification.has_value());
   EXPECT_FALSE(absl::StrContains(result->report.ToJson(), "verification"));
@@ -99,7 +147,7 @@ TEST(VerifyTest, OffByDefault) {
 // The reason names the op the evaluator lacks.
 TEST(VerifyTest, SkipNamesTheMissingKernel) {
   absl::StatusOr<ConversionResult> result =
-      ConvertModel(testing::ModelFromText(kCases[5].model), Verify(14, 2));
+      ConvertModel(testing::ModelFromText(ModelOf("vendor_op_not_evaluable")), Verify(14, 2));
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(absl::StrContains(result->report.verification->skipped, "com.vendor.Fancy"))
       << result->report.verification->skipped;
@@ -107,7 +155,7 @@ TEST(VerifyTest, SkipNamesTheMissingKernel) {
 
 // --verify-inputs: the sets of a folder in the backend test layout.
 TEST(VerifyTest, UsesTheGivenInputSets) {
-  onnx::ModelProto model = testing::ModelFromText(kCases[1].model);
+  onnx::ModelProto model = testing::ModelFromText(ModelOf("sub_broadcast_down"));
   std::string dir = absl::StrCat(std::getenv("TEST_TMPDIR"), "/verify_inputs");
   std::mt19937_64 rng(7);
   for (int i = 0; i < 2; ++i) {

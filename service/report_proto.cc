@@ -103,6 +103,7 @@ v1::ConversionReport ReportToProto(const converter::ConversionReport& report) {
     verification->set_max_abs_error(report.verification->max_abs_error);
     verification->set_max_rel_error(report.verification->max_rel_error);
     verification->set_method(report.verification->method);
+    verification->set_end_to_end_nodes(report.verification->end_to_end_nodes);
   }
   if (report.source_ml_opset) proto.set_source_ml_opset(*report.source_ml_opset);
   if (report.target_ml_opset) proto.set_target_ml_opset(*report.target_ml_opset);
@@ -114,6 +115,15 @@ v1::ConversionReport ReportToProto(const converter::ConversionReport& report) {
     out->set_validation(step.validation);
     out->set_milliseconds(step.milliseconds);
     out->set_nodes_validated(step.nodes_validated);
+    if (step.verification) {
+      v1::StepVerification* verified = out->mutable_verification();
+      verified->set_skipped(step.verification->skipped);
+      verified->set_nodes(step.verification->nodes);
+      verified->set_sets(step.verification->sets);
+      verified->set_values(step.verification->values);
+      verified->set_max_abs_error(step.verification->max_abs_error);
+      verified->set_max_rel_error(step.verification->max_rel_error);
+    }
     for (const converter::NodeChange& node : step.nodes) {
       *out->add_nodes() = NodeChangeToProto(node);
     }
@@ -150,6 +160,7 @@ converter::ConversionReport ReportFromProto(const v1::ConversionReport& proto) {
     verification.max_abs_error = proto.verification().max_abs_error();
     verification.max_rel_error = proto.verification().max_rel_error();
     verification.method = proto.verification().method();
+    verification.end_to_end_nodes = static_cast<int>(proto.verification().end_to_end_nodes());
   }
   if (proto.has_source_ml_opset()) report.source_ml_opset = proto.source_ml_opset();
   if (proto.has_target_ml_opset()) report.target_ml_opset = proto.target_ml_opset();
@@ -161,6 +172,13 @@ converter::ConversionReport ReportFromProto(const v1::ConversionReport& proto) {
     out.validation = step.validation();
     out.milliseconds = step.milliseconds();
     out.nodes_validated = static_cast<int>(step.nodes_validated());
+    if (step.has_verification()) {
+      const v1::StepVerification& verified = step.verification();
+      out.verification = converter::StepVerification{
+          verified.skipped(),        static_cast<int>(verified.nodes()),
+          static_cast<int>(verified.sets()), static_cast<int>(verified.values()),
+          verified.max_abs_error(),  verified.max_rel_error()};
+    }
     for (const v1::NodeChange& node : step.nodes()) {
       out.nodes.push_back(NodeChangeFromProto(node));
     }

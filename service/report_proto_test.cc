@@ -81,6 +81,13 @@ TEST(ReportProtoTest, VerificationSurvivesTheRoundTrip) {
   verified.outputs = 2;
   verified.max_abs_error = 1e-7;
   verified.max_rel_error = 2e-7;
+  verified.end_to_end_nodes = 4;
+  converter::StepReport& step = report.steps.emplace_back();
+  step.from_opset = 13;
+  step.to_opset = 12;
+  step.verification = converter::StepVerification{"", 3, 2, 3, 1e-7, 2e-7};
+  report.steps.emplace_back().verification =
+      converter::StepVerification{.skipped = "node 'r' (RandomNormal) is not deterministic"};
   converter::ConversionReport back = ReportFromProto(ReportToProto(report));
   ASSERT_TRUE(back.verification.has_value());
   EXPECT_EQ(back.ToJson(), report.ToJson());
@@ -133,9 +140,10 @@ TEST(ReportProtoTest, MirroredStructsHaveNotGrown) {
   // Not mirrored: should_stop (the server sets it), cross_check (a test
   // switch) and verify_inputs (a path on the caller's machine).
   EXPECT_EQ(sizeof(converter::ConvertOptions), 120u);
-  EXPECT_EQ(sizeof(converter::ConversionReport), 216u);
-  EXPECT_EQ(sizeof(converter::VerificationReport), 88u);
-  EXPECT_EQ(sizeof(converter::StepReport), 144u);
+  EXPECT_EQ(sizeof(converter::ConversionReport), 224u);
+  EXPECT_EQ(sizeof(converter::VerificationReport), 96u);
+  EXPECT_EQ(sizeof(converter::StepReport), 216u);
+  EXPECT_EQ(sizeof(converter::StepVerification), 64u);
   EXPECT_EQ(sizeof(converter::VersionBump), 80u);
   EXPECT_EQ(sizeof(converter::NodeChange), 248u);  // alike: a NameList
   EXPECT_EQ(sizeof(adapters::Change), 64u);
