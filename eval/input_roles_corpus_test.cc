@@ -22,9 +22,9 @@ namespace onnxconvert::eval {
 namespace {
 
 // Node cases whose original evaluates on both role-based random sets, a
-// little below the figure measured when the roles landed (1177 of 1648;
-// 1054 with the plain generator).
-constexpr int kByRoleFloor = 1160;
+// little below the figure measured when the roles landed (1699 of 1765
+// node cases; 1365 with the plain generator).
+constexpr int kByRoleFloor = 1680;
 
 // The seed of the sets, as `convert --verify` fixes one.
 constexpr uint64_t kSeed = 19;
