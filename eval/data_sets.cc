@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "eval/input_roles.h"
 #include "ir/model_io.h"
 #include "ir/status_macros.h"
 #include "schema/type_strings.h"
@@ -113,29 +114,43 @@ absl::StatusOr<Tensor> RandomTensor(int32_t elem_type, std::vector<int64_t> dims
   return tensor;
 }
 
+// The dims of a tensor input of `type`: declared extents, symbolic ones
+// from `options`, others 1. `fixed` tells whether every extent is declared.
+absl::StatusOr<std::vector<int64_t>> InputDims(const onnx::TypeProto::Tensor& type,
+                                               const RandomInputOptions& options, bool* fixed) {
+  std::vector<int64_t> dims;
+  *fixed = true;
+  for (const auto& dim : type.shape().dim()) {
+    int64_t extent = 1;
+    if (dim.has_dim_value() && dim.dim_value() >= 0) {
+      extent = dim.dim_value();
+    } else {
+      *fixed = false;
+      if (auto it = options.dims.find(dim.dim_param()); it != options.dims.end()) {
+        extent = it->second;
+      }
+    }
+    dims.push_back(extent);
+  }
+  int64_t count = 1;
+  for (int64_t extent : dims) {
+    if (extent > 0 && count > kMaxRandomElements / extent) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "more than ", kMaxRandomElements, " elements (size its dims with --dim)"));
+    }
+    count *= extent;
+  }
+  return dims;
+}
+
 // A random value of `type`.
 absl::StatusOr<Value> RandomValue(const onnx::TypeProto& type, const RandomInputOptions& options,
                                   std::mt19937_64& rng) {
   switch (type.value_case()) {
     case onnx::TypeProto::kTensorType: {
-      std::vector<int64_t> dims;
-      for (const auto& dim : type.tensor_type().shape().dim()) {
-        int64_t extent = 1;
-        if (dim.has_dim_value() && dim.dim_value() >= 0) {
-          extent = dim.dim_value();
-        } else if (auto it = options.dims.find(dim.dim_param()); it != options.dims.end()) {
-          extent = it->second;
-        }
-        dims.push_back(extent);
-      }
-      int64_t count = 1;
-      for (int64_t extent : dims) {
-        if (extent > 0 && count > kMaxRandomElements / extent) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "more than ", kMaxRandomElements, " elements (size its dims with --dim)"));
-        }
-        count *= extent;
-      }
+      bool fixed = true;
+      OC_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                          InputDims(type.tensor_type(), options, &fixed));
       OC_ASSIGN_OR_RETURN(Tensor tensor, RandomTensor(type.tensor_type().elem_type(), dims, rng));
       return Value(std::move(tensor));
     }
@@ -157,6 +172,56 @@ absl::StatusOr<Value> RandomValue(const onnx::TypeProto& type, const RandomInput
                                                    schema::TypeString(type),
                                                    "' are not supported"));
   }
+}
+
+// A random value for graph input `input`: by the role of the slot it feeds
+// when it has one, with edge values when `options` asks for them.
+absl::StatusOr<Value> RoleValue(const onnx::GraphProto& graph,
+                                const onnx::ValueInfoProto& input,
+                                const std::optional<RoleUse>& use,
+                                const RandomInputOptions& options, const KnownValues& known,
+                                std::mt19937_64& rng) {
+  const onnx::TypeProto& type = input.type();
+  if (use.has_value() && type.has_tensor_type()) {
+    bool fixed = true;
+    OC_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                        InputDims(type.tensor_type(), options, &fixed));
+    absl::StatusOr<Tensor> tensor =
+        RoleTensor(*use, type.tensor_type().elem_type(), dims, fixed, known, rng);
+    if (tensor.ok()) return Value(*std::move(tensor));
+  }
+  OC_ASSIGN_OR_RETURN(Value value, RandomValue(type, options, rng));
+  if (options.edge_values && value.is_tensor()) {
+    AddEdgeValues(value.tensor(), FeedsExpLikeOp(graph, input.name()), rng);
+  }
+  return value;
+}
+
+// Random inputs by role: inputs whose role depends on another input's
+// shape or value come after the others.
+absl::StatusOr<std::vector<NamedValue>> RoleInputs(const onnx::GraphProto& graph,
+                                                   const RandomInputOptions& options,
+                                                   std::mt19937_64& rng) {
+  std::vector<const onnx::ValueInfoProto*> fed = FedInputs(graph);
+  std::vector<std::optional<RoleUse>> uses;
+  for (const onnx::ValueInfoProto* input : fed) uses.push_back(FindRoleUse(graph, input->name()));
+  KnownValues known = InitializerValues(graph);
+  std::vector<std::optional<Value>> made(fed.size());
+  for (bool dependent : {false, true}) {
+    for (size_t k = 0; k < fed.size(); ++k) {
+      if ((uses[k].has_value() && uses[k]->rule->reference >= 0) != dependent) continue;
+      absl::StatusOr<Value> value = RoleValue(graph, *fed[k], uses[k], options, known, rng);
+      if (!value.ok()) {
+        return absl::Status(value.status().code(), absl::StrCat("input '", fed[k]->name(),
+                                                                "': ", value.status().message()));
+      }
+      if (value->is_tensor()) known.Add(fed[k]->name(), value->tensor());
+      made[k] = *std::move(value);
+    }
+  }
+  std::vector<NamedValue> inputs;
+  for (size_t k = 0; k < fed.size(); ++k) inputs.push_back({fed[k]->name(), *std::move(made[k])});
+  return inputs;
 }
 
 }  // namespace
@@ -229,6 +294,7 @@ absl::Status WriteValues(const std::string& dir, absl::string_view prefix,
 absl::StatusOr<std::vector<NamedValue>> RandomInputs(const onnx::GraphProto& graph,
                                                      const RandomInputOptions& options,
                                                      std::mt19937_64& rng) {
+  if (options.by_role) return RoleInputs(graph, options, rng);
   std::vector<NamedValue> inputs;
   for (const onnx::ValueInfoProto* input : FedInputs(graph)) {
     absl::StatusOr<Value> value = RandomValue(input->type(), options, rng);

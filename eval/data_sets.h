@@ -61,12 +61,22 @@ struct RandomInputOptions {
   absl::flat_hash_map<std::string, int64_t> dims;
   // Elements of a sequence input.
   int64_t sequence_length = 2;
+  // Values by the role of the slot an input feeds (eval/input_roles.h):
+  // indices in range, shapes that fit, small counts. False gives the plain
+  // values below.
+  bool by_role = true;
+  // Edge values in float inputs of 4 or more elements: +0 and -0, and
+  // large magnitudes for inputs of exp-like ops (AddEdgeValues).
+  bool edge_values = true;
 };
 
 // Random values for FedInputs(graph) from their declared types: floats in
 // [-1, 1), integers in [-10, 10] ([0, 10] unsigned), bools, short strings;
 // an input of unknown rank a scalar; sequences of `sequence_length`
-// tensors; optionals holding a value. `rng` fixes the values (the same seed
+// tensors; optionals holding a value. With `by_role`, a tensor input that
+// feeds a slot with a role (eval/input_roles.h) takes values valid there,
+// made after the inputs whose shapes they depend on; with `edge_values`,
+// float inputs hold edge values. `rng` fixes the values (the same seed
 // makes the same inputs everywhere). Fails for maps and types the
 // evaluator does not hold.
 absl::StatusOr<std::vector<NamedValue>> RandomInputs(const onnx::GraphProto& graph,
