@@ -2,13 +2,16 @@
 // ONNX Runtime conformance harness (tools/ort/run_models.js):
 //
 //   convert_corpus --out DIR [--targets 7,9,...] [--sample N] [--no-casts]
-//                  [--cases-filter REGEX]
+//                  [--cases-filter REGEX] [--verify N]
 //
 // Writes, under DIR:
 //   baseline.jsonl     a manifest line per case, the original model in place;
 //   converted.jsonl    a manifest line per converted (case, target);
 //   conversions.jsonl  the outcome of every (case, target): ok, refused
 //                      (FailedPrecondition) or failed (any other status);
+//                      with --verify N, also the verdict of the converter's
+//                      verification by evaluation on N random input sets
+//                      (see VerifyVerdict);
 //   <case with '/' as '__'>/<target>.onnx  the converted models.
 // A manifest line is {"id", "model", "case_dir"}.
 
@@ -23,6 +26,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -49,6 +53,7 @@ constexpr cli::FlagSpec kFlags[] = {
     {"sample", true, ""},
     {"cases-filter", true, ""},
     {"no-casts", false, ""},
+    {"verify", true, ""},
 };
 
 // What to convert and where to write it.
@@ -58,6 +63,7 @@ struct Options {
   int64_t sample = 1;                 // keep every sample-th case
   std::optional<std::regex> filter;  // keep cases whose name matches
   bool no_casts = false;             // ConvertOptions::no_casts
+  int verify = 0;                    // ConvertOptions::verify (0: off)
 };
 
 // The outcome names of conversions.jsonl, by status code.
@@ -102,6 +108,12 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       return absl::InvalidArgumentError("--sample needs a positive number");
     }
   }
+  if (std::optional<std::string> verify = parsed.Get("verify")) {
+    if (!absl::SimpleAtoi(*verify, &options.verify) || options.verify < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--verify: bad number of input sets '", *verify, "'"));
+    }
+  }
   if (std::optional<std::string> filter = parsed.Get("cases-filter")) {
     try {
       options.filter.emplace(*filter);
@@ -143,16 +155,23 @@ struct ConversionRecord {
   bool ml = false;  // the pair converts ai.onnx.ml, not ai.onnx
   absl::Status status;
   std::string id;  // manifest id of the converted model ("" if none)
+  // With --verify: "pass", "fail" or "skipped" ("" when not verified: the
+  // pair did not convert, or --verify is off), and for fail and skipped the
+  // first line of the failure or the skip reason.
+  std::string verify;
+  std::string verify_message;
 };
 
 // The record as a line of conversions.jsonl: {"case", "source", "target",
-// "direction", "outcome", "id", "message"}.
+// "direction", "outcome", "id", "message", "verify", "verify_message"}.
 std::string ConversionLine(const ConversionRecord& r) {
   return absl::StrCat("{\"case\": ", JsonQuote(r.case_name), ", \"source\": ", r.source,
                       ", \"target\": ", r.target, ", \"direction\": \"", r.ml ? "ml-" : "",
                       r.target > r.source ? "up" : "down", "\", \"outcome\": \"",
                       OutcomeOf(r.status), "\", \"id\": ", JsonQuote(r.id),
-                      ", \"message\": ", JsonQuote(r.status.message()), "}\n");
+                      ", \"message\": ", JsonQuote(r.status.message()),
+                      ", \"verify\": ", JsonQuote(r.verify),
+                      ", \"verify_message\": ", JsonQuote(r.verify_message), "}\n");
 }
 
 // The three line files under --out.
@@ -189,18 +208,59 @@ absl::Status WriteModel(const onnx::ModelProto& model, const fs::path& path) {
   return absl::OkStatus();
 }
 
+// The first line of `text`.
+std::string FirstLine(absl::string_view text) {
+  return std::string(text.substr(0, text.find('\n')));
+}
+
+// Whether `status` is the converter's verification failure (a refusal is
+// FailedPrecondition too, with another message).
+bool IsVerificationFailure(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kFailedPrecondition &&
+         absl::StartsWith(status.message(), "verification failed");
+}
+
+// Records the verdict of a verified conversion that succeeded: skipped
+// with the reason, or pass.
+void RecordVerified(const converter::ConversionReport& report, ConversionRecord& record) {
+  if (!report.verification) return;
+  const std::string& skipped = report.verification->skipped;
+  record.verify = skipped.empty() ? "pass" : "skipped";
+  record.verify_message = FirstLine(skipped);
+}
+
+// Converts `model` with `options`, verified when `verify` > 0. A pair that
+// verification fails is converted again without it, so that ONNX Runtime
+// can judge the model too; the record keeps the verdict.
+absl::StatusOr<converter::ConversionResult> ConvertRecordingVerdict(
+    const onnx::ModelProto& model, converter::ConvertOptions options, int verify,
+    ConversionRecord& record) {
+  options.verify = verify;
+  absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
+  if (result.ok()) {
+    RecordVerified(result->report, record);
+    return result;
+  }
+  if (verify == 0 || !IsVerificationFailure(result.status())) return result;
+  record.verify = "fail";
+  record.verify_message = FirstLine(result.status().message());
+  options.verify = 0;
+  return converter::ConvertModel(model, options);
+}
+
 // Converts `model` to `target`, writing the model on success; the record
 // carries the outcome.
 ConversionRecord ConvertOne(const testing::CorpusCase& c, const onnx::ModelProto& model,
                             int64_t source, int64_t target, const fs::path& case_out,
                             const Options& run, std::optional<int64_t> ml_source = std::nullopt) {
   ConversionRecord record{c.name, ml_source.value_or(source), target, ml_source.has_value(),
-                          absl::OkStatus(), ""};
+                          absl::OkStatus(), "", "", ""};
   converter::ConvertOptions options;
   options.target_opset = ml_source ? source : target;
   options.no_casts = run.no_casts;
   if (ml_source) options.ml_target_opset = target;
-  absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
+  absl::StatusOr<converter::ConversionResult> result =
+      ConvertRecordingVerdict(model, options, run.verify, record);
   if (!result.ok()) {
     record.status = result.status();
     return record;
@@ -211,8 +271,6 @@ ConversionRecord ConvertOne(const testing::CorpusCase& c, const onnx::ModelProto
   if (record.status.ok()) record.id = absl::StrCat(c.name, "@", stem);
   return record;
 }
-
-
 
 // Writes the baseline line of `c` and converts it to every target.
 absl::Status ConvertCase(const testing::CorpusCase& c, const Options& options,

@@ -22,6 +22,15 @@ and, when it is absent, prints a notice and exits 0; its models run with
 ONNX Runtime's graph optimizations off, as their test data were made (the
 kernels the graph names, not fusions and layouts that round otherwise). --per-case prints each
 case's outcome at every target.
+
+--verify N cross-checks the converter's own verification (ConvertOptions::
+verify, the built-in evaluator on N random input sets, comparing the
+original with the converted model) against ONNX Runtime (the converted
+model against the case's expected outputs): a table of verify verdict
+(pass, fail, skipped) by ORT verdict (pass, mismatch, ORT error, not run)
+over the converted pairs, the agreement over the pairs both could judge,
+and every disagreement. It fails the run when a pair ORT finds mismatched
+passed verification, or when the agreement is below --min-verify-agreement.
 """
 
 import argparse
@@ -118,6 +127,12 @@ def parse_args(argv):
                         help="the real-model corpus of tools/real-models.js; skipped when absent")
     parser.add_argument("--per-case", action="store_true",
                         help="print each case's outcome at every target")
+    parser.add_argument("--verify", type=int, default=0,
+                        help="verify each conversion on N random input sets and cross-check "
+                             "the verdicts with ORT's (0: off)")
+    parser.add_argument("--min-verify-agreement", type=float, default=0.0,
+                        help="lowest accepted share of the pairs both verify and ORT judged "
+                             "on which they agree")
     return parser.parse_args(argv)
 
 
@@ -177,6 +192,8 @@ def run_converter(args, root, work):
         command += ["--cases-filter", args.cases_filter]
     if args.no_casts:
         command.append("--no-casts")
+    if args.verify:
+        command += ["--verify", str(args.verify)]
     env = dict(os.environ)
     env.setdefault("ONNX_BACKEND_TESTS",
                    os.path.join(os.path.dirname(root), "shared", "onnx-backend-tests"))
@@ -415,6 +432,144 @@ def print_case_matrix(conversions, baseline, converted):
         print(f"  {case}: original model {baseline[case]['status']}: {baseline[case].get('detail', '')}")
 
 
+# The cross-check's verdicts: the converter's verification, and ONNX
+# Runtime's by the pair outcome of the table (unsupported: the harness
+# could not exchange the values, so ORT did not judge the pair).
+VERIFY_VERDICTS = ["pass", "fail", "skipped"]
+ORT_VERDICTS = ["pass", "mismatch", "ort_error", "not_run"]
+ORT_VERDICT_OF_OUTCOME = {"pass": "pass", "mismatch": "mismatch", "ort_error": "ort_error",
+                          "runtime_gap": "ort_error", "unsupported": "not_run"}
+# The verdict pairs counted as agreement, among the pairs both judged.
+AGREEING = {("pass", "pass"), ("fail", "mismatch")}
+
+# Classes of verification skips, first match wins: (class, regex on the
+# reason).
+SKIP_CLASSES = [
+    ("non-deterministic op", r"non-deterministic"),
+    ("op the evaluator lacks", r": no kernel for "),
+    ("no random inputs for the graph", r"^no random inputs"),
+    ("converted model cannot be evaluated", r"^the converted model cannot be evaluated"),
+    ("original invalid on random inputs", r"^the original cannot be evaluated"),
+    ("other", r""),
+]
+
+
+def skip_class(reason):
+    """The class of a verification skip reason."""
+    return next(name for name, pattern in SKIP_CLASSES if re.search(pattern, reason))
+
+
+def skip_reason(reason):
+    """A skip reason with names and numbers elided, for grouping."""
+    reason = re.sub(r"'[^']*'", "'…'", reason)
+    reason = re.sub(r"\[[^\]]*\]", "[…]", reason)
+    return re.sub(r"(?<![A-Za-z0-9.])-?\d+(\.\d+)?(e-?\d+)?", "N", reason)[:160]
+
+
+def ort_verdict(conversion, baseline, converted):
+    """ORT's verdict on a converted pair: not_run when the original does
+    not pass in ORT (the converted model is then not run)."""
+    if baseline.get(conversion["case"], {}).get("status") != "pass":
+        return "not_run"
+    result = converted.get(conversion["id"])
+    if result is None:
+        return "not_run"
+    return ORT_VERDICT_OF_OUTCOME[pair_outcome(conversion, result)]
+
+
+def cross_check(conversions, baseline, converted):
+    """Verify verdict by ORT verdict over the converted pairs: the table,
+    the agreement over the pairs both judged, the disagreements and the
+    skip reasons."""
+    table = collections.Counter()
+    disagreements, unjudged_mismatches = [], []
+    skip_classes, skip_reasons = collections.Counter(), collections.Counter()
+    for c in conversions:
+        if c["outcome"] != "ok" or not c.get("verify"):
+            continue
+        verify, ort = c["verify"], ort_verdict(c, baseline, converted)
+        table[(verify, ort)] += 1
+        if verify == "skipped":
+            skip_classes[skip_class(c["verify_message"])] += 1
+            skip_reasons[skip_reason(c["verify_message"])] += 1
+        if verify == "skipped" and ort == "mismatch":
+            unjudged_mismatches.append({"case": c["case"], "source": c["source"],
+                                        "target": c["target"], "reason": c["verify_message"]})
+        if verify in ("pass", "fail") and ort in ("pass", "mismatch") and \
+                (verify, ort) not in AGREEING:
+            disagreements.append({"case": c["case"], "source": c["source"], "target": c["target"],
+                                  "direction": c["direction"], "verify": verify, "ort": ort,
+                                  "verify_message": c["verify_message"],
+                                  "ort_detail": converted[c["id"]]["detail"]})
+    both = sum(n for (v, o), n in table.items() if v in ("pass", "fail") and o in ("pass", "mismatch"))
+    agreed = sum(table[k] for k in AGREEING)
+    return {"table": table, "both_judged": both, "agreed": agreed,
+            "agreement": agreed / both if both else 1.0, "disagreements": disagreements,
+            "missed_mismatches": [d for d in disagreements if d["ort"] == "mismatch"],
+            "skipped": sum(n for (v, _), n in table.items() if v == "skipped"),
+            "unjudged_mismatches": unjudged_mismatches,
+            "skip_classes": skip_classes, "skip_reasons": skip_reasons}
+
+
+def print_cross_check(check):
+    """The verify-by-ORT table, the agreement, the disagreements and the
+    skip reasons."""
+    print("\nverify (converter, evaluator on random inputs) by ORT (expected outputs), "
+          "converted pairs:")
+    print(f"  {'verify':<10}" + "".join(f"{o:>11}" for o in ORT_VERDICTS) + f"{'total':>11}")
+    for v in VERIFY_VERDICTS:
+        cells = [check["table"][(v, o)] for o in ORT_VERDICTS]
+        print(f"  {v:<10}" + "".join(f"{n:>11}" for n in cells) + f"{sum(cells):>11}")
+    print(f"agreement: {check['agreed']} / {check['both_judged']} pairs both judged = "
+          f"{100 * check['agreement']:.2f}%; verify skipped {check['skipped']} pairs")
+    print(f"disagreements: {len(check['disagreements'])} "
+          f"({len(check['missed_mismatches'])} ORT mismatches that verify passed)")
+    for d in check["disagreements"]:
+        print(f"  {d['case']} {d['source']} -> {d['target']}: verify {d['verify']}, ORT {d['ort']}")
+        if d["verify_message"]:
+            print(f"        verify: {d['verify_message'][:400]}")
+        if d["ort_detail"]:
+            print(f"        ORT: {d['ort_detail'][:400]}")
+    print(f"ORT mismatches verify skipped: {len(check['unjudged_mismatches'])}")
+    for m in check["unjudged_mismatches"]:
+        print(f"  {m['case']} {m['source']} -> {m['target']}: {m['reason'][:300]}")
+    print("verify skips by class:")
+    for name, count in check["skip_classes"].most_common():
+        print(f"  {count:>5}  {name}")
+    print("top verify skip reasons:")
+    for reason, count in check["skip_reasons"].most_common(15):
+        print(f"  {count:>5}  {reason}")
+
+
+def verify_failures(check, args):
+    """The cross-check's failures, as sentences."""
+    failures = []
+    if check["missed_mismatches"]:
+        failures.append(f"{len(check['missed_mismatches'])} pairs ORT finds mismatched "
+                        "passed verification")
+    if check["agreement"] < args.min_verify_agreement:
+        failures.append(f"verify agrees with ORT on {check['agreement']:.4f} of the pairs both "
+                        f"judged < {args.min_verify_agreement}")
+    return failures
+
+
+def cross_check_json(check, args):
+    """The cross-check as JSON data."""
+    return {
+        "verify_sets": args.verify,
+        "table": {v: {o: check["table"][(v, o)] for o in ORT_VERDICTS} for v in VERIFY_VERDICTS},
+        "both_judged": check["both_judged"],
+        "agreed": check["agreed"],
+        "agreement": check["agreement"],
+        "min_agreement": args.min_verify_agreement,
+        "skipped": check["skipped"],
+        "skip_classes": dict(check["skip_classes"].most_common()),
+        "skip_reasons": [{"reason": r, "count": n} for r, n in check["skip_reasons"].most_common()],
+        "disagreements": check["disagreements"],
+        "unjudged_mismatches": check["unjudged_mismatches"],
+    }
+
+
 def verdict(stats, args):
     """The failures that make the run fail, as sentences."""
     by_direction, _, mismatches, *_ = stats
@@ -432,10 +587,11 @@ def verdict(stats, args):
     return failures
 
 
-def write_json(path, stats, baseline, failures, args, seconds, matrix=None, conversions=None):
+def write_json(path, stats, baseline, failures, args, seconds, matrix=None, conversions=None,
+               check=None):
     """The report as JSON at `path` (with `matrix`, each case's outcome at
     every target: case_matrix's result; with `conversions`, every refused
-    pair)."""
+    pair; with `check`, the verify cross-check)."""
     by_direction, by_target, mismatches, errors, refusals, refusal_classes = stats
     report = {
         "baseline": collections.Counter(r["status"] for r in baseline.values()),
@@ -462,6 +618,8 @@ def write_json(path, stats, baseline, failures, args, seconds, matrix=None, conv
              "reason": refusal_reason(c["message"])}
             for c in conversions
             if c["outcome"] == "refused" and baseline.get(c["case"], {}).get("status") == "pass"]
+    if check is not None:
+        report["verify_cross_check"] = cross_check_json(check, args)
     if matrix is not None:
         outcomes, sources, _ = matrix
         report["cases"] = {case: {"source": sources[case], "targets": {str(t): o for t, o in row.items()}}
@@ -503,12 +661,16 @@ def main(argv):
     if args.per_case:
         print_case_matrix(read_lines(os.path.join(work, "conversions.jsonl")), baseline, converted)
     failures = verdict(stats, args)
+    conversions = read_lines(os.path.join(work, "conversions.jsonl"))
+    check = cross_check(conversions, baseline, converted) if args.verify else None
+    if check is not None:
+        print_cross_check(check)
+        failures += verify_failures(check, args)
     seconds = round(time.monotonic() - start, 1)
     json_path = args.json or os.path.join(
         os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR", work), "ort_conformance.json")
-    conversions = read_lines(os.path.join(work, "conversions.jsonl"))
     matrix = case_matrix(conversions, baseline, converted) if args.per_case else None
-    write_json(json_path, stats, baseline, failures, args, seconds, matrix, conversions)
+    write_json(json_path, stats, baseline, failures, args, seconds, matrix, conversions, check)
     print(f"\nwall time {seconds} s; JSON: {json_path}; scratch: {work}")
     for failure in failures:
         print(f"FAIL: {failure}")
