@@ -59,7 +59,7 @@ def cases(real, pattern):
 
 
 def worst_line(stdout):
-    """The output line farthest off: a FAIL line if any, else the last."""
+    """The line of the first output that differs, else of the last output."""
     lines = [l for l in stdout.splitlines() if "output '" in l]
     failing = [l for l in lines if "FAIL" in l]
     return (failing or lines or [""])[0 if failing else -1].strip()
