@@ -174,7 +174,10 @@ Outputs ConvKernel(const KernelCall& call) {
   absl::StatusOr<Tensor> out = nn::UnsupportedType(call, x->elem_type());
   nn::VisitFloatType(x->elem_type(), [&](auto v) {
     using T = decltype(v);
-    using C = nn::Real<T>;
+    // Sums in double for every type: each output is its exact sum rounded
+    // once, so that float rounding does not build up over the hundreds of
+    // terms of a window (deep networks amplify it past the tolerance).
+    using C = double;
     absl::StatusOr<RealView<C>> vx = RealView<C>::Of(*x), vw = RealView<C>::Of(*w);
     std::optional<RealView<C>> vb;
     if (b != nullptr) vb = *RealView<C>::Of(*b);

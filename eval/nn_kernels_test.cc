@@ -71,6 +71,13 @@ const Case kCases[] = {
      "g () => (float[1,1,2,2] y) <float[1,1,3,3] x = {1,2,3,4,5,6,7,8,9}, "
      "float[1,1,2,2] w = {1,1,1,1}> { y = Conv<strides = [2, 2], pads = [0, 0, 1, 1]>(x, w) }",
      "float[1,1,2,2] {12, 9, 15, 9}"},
+    // y = the exact sum 2^24 + 1 + 1 rounded once (2^24 + 2, a float), not
+    // a float running sum that drops each 1 (shown less 2^24: 2, not 0).
+    {"conv_sum_rounded_once", 11,
+     "g () => (float[1,1,1,2] d) <float[1,3,1,2] x = {16777216, 1, 1, 1, 1, 16777216}, "
+     "float[1,3,1,1] w = {1, 1, 1}, float big = {16777216}> "
+     "{ y = Conv(x, w) d = Sub(y, big) }",
+     "float[1,1,1,2] {2, 2}"},
     {"conv_groups_same_upper_bias", 11,
      "g () => (float[1,2,2,2] y) <float[1,2,2,2] x = {1,2,3,4,10,20,30,40}, "
      "float[2,1,2,2] w = {1,1,1,1,1,1,1,1}, float[2] b = {1,2}> "
