@@ -205,6 +205,11 @@ struct VerificationReport {
   // Nodes evaluated for the end-to-end comparison: those whose values may
   // differ from the original's.
   int end_to_end_nodes = 0;
+  // Set when a graph output differed end to end beyond the tolerance while
+  // every step agreed within it, and by no more than twice this: how far
+  // the original's outputs move when the values the conversion rounds
+  // differently move by one ulp (the model amplifying rounding).
+  double rounding_sensitivity = 0;
 };
 
 // "verified per step: 3 input sets, ..." or "not verified: <why>".

@@ -89,6 +89,9 @@ std::string ConversionReport::ToJson() const {
       json.Key("method").String(verification->method);
       json.Key("sets").Int(verification->sets).Key("outputs").Int(verification->outputs);
       json.Key("end_to_end_nodes").Int(verification->end_to_end_nodes);
+      if (verification->rounding_sensitivity > 0) {
+        json.Key("rounding_sensitivity").Double(verification->rounding_sensitivity);
+      }
       json.Key("max_abs_error").Double(verification->max_abs_error);
       json.Key("max_rel_error").Double(verification->max_rel_error);
     }
@@ -118,11 +121,18 @@ std::string VerificationText(const VerificationReport& verification) {
   if (!verification.skipped.empty()) {
     return absl::StrCat("not verified: ", verification.skipped);
   }
-  return absl::StrFormat(
+  std::string text = absl::StrFormat(
       "verified %s: %d input sets, %d outputs each (end to end over %d changed nodes), max abs "
       "error %g, max rel error %g",
       verification.method, verification.sets, verification.outputs,
       verification.end_to_end_nodes, verification.max_abs_error, verification.max_rel_error);
+  if (verification.rounding_sensitivity > 0) {
+    absl::StrAppendFormat(&text,
+                          " (beyond the tolerance, but within twice the %g the original "
+                          "moves when the values rounded differently move by one ulp)",
+                          verification.rounding_sensitivity);
+  }
+  return text;
 }
 
 std::string StepVerificationText(const StepVerification& verified) {

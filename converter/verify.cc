@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <random>
@@ -23,8 +24,11 @@ namespace {
 
 // The seed of random verification inputs: the same sets everywhere.
 constexpr uint64_t kVerifySeed = 0x5eed;
-// The extent of symbolic dims in every random set after the first.
-constexpr int64_t kOtherDimExtent = 3;
+// The extents symbolic dims are tried at in the first random set and in
+// the others, in order: the next is taken when the original refuses the
+// inputs (an image smaller than a pooling window, ...).
+constexpr int64_t kFirstSetExtents[] = {1, 3, 16, 64, 256};
+constexpr int64_t kOtherSetExtents[] = {3, 16, 64, 256};
 // Most sets options.verify may ask for.
 constexpr int kMaxVerifySets = 64;
 
@@ -41,19 +45,17 @@ absl::flat_hash_map<std::string, int64_t> SymbolicDims(const onnx::GraphProto& g
   return dims;
 }
 
-// `count` random input sets for `graph`.
-absl::StatusOr<std::vector<VerifyInputSet>> RandomSets(const onnx::GraphProto& graph,
-                                                       int count) {
-  std::mt19937_64 rng(kVerifySeed);
-  std::vector<VerifyInputSet> sets;
-  for (int i = 0; i < count; ++i) {
-    eval::RandomInputOptions options;
-    options.dims = SymbolicDims(graph, i == 0 ? 1 : kOtherDimExtent);
-    OC_ASSIGN_OR_RETURN(std::vector<eval::NamedValue> inputs,
-                        eval::RandomInputs(graph, options, rng));
-    sets.push_back({absl::StrCat("random set ", i), std::move(inputs)});
-  }
-  return sets;
+// Random set `index` for `graph` with symbolic dims at `extent`.
+absl::StatusOr<VerifyInputSet> RandomSet(const onnx::GraphProto& graph, int index,
+                                         int64_t extent, bool has_symbolic_dims) {
+  std::mt19937_64 rng(kVerifySeed + static_cast<uint64_t>(index));
+  eval::RandomInputOptions options;
+  options.dims = SymbolicDims(graph, extent);
+  OC_ASSIGN_OR_RETURN(std::vector<eval::NamedValue> inputs,
+                      eval::RandomInputs(graph, options, rng));
+  std::string name = absl::StrCat("random set ", index);
+  if (has_symbolic_dims) absl::StrAppend(&name, " (symbolic dims ", extent, ")");
+  return VerifyInputSet{std::move(name), std::move(inputs)};
 }
 
 // The input sets of the test_data_set_* folders of `dir`.
@@ -114,6 +116,29 @@ std::string ErrorText(const eval::Comparison& comparison) {
 bool Identical(const eval::Comparison& comparison) {
   return comparison.ok && comparison.mismatch.empty() &&
          (!comparison.worst || comparison.worst->abs_error == 0);
+}
+
+// How many times the original's own change when the values a conversion
+// rounds differently move by one ulp an end-to-end error may be, and still
+// be taken for amplified rounding.
+constexpr double kSensitivityFactor = 2;
+
+// `value` with every float and double element moved one ulp, up and down
+// in turn.
+eval::Value OneUlpAway(const eval::Value& value) {
+  eval::Value moved = value;
+  if (!moved.is_tensor()) return moved;
+  eval::Tensor& tensor = moved.tensor();
+  auto move = [](auto span) {
+    using T = typename decltype(span)::value_type;
+    for (size_t i = 0; i < span.size(); ++i) {
+      T toward = i % 2 == 0 ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+      if (std::isfinite(span[i])) span[i] = std::nextafter(span[i], toward);
+    }
+  };
+  if (tensor.elem_type() == onnx::TensorProto::FLOAT) move(tensor.data<float>());
+  if (tensor.elem_type() == onnx::TensorProto::DOUBLE) move(tensor.data<double>());
+  return moved;
 }
 
 // The largest errors seen so far.
@@ -285,47 +310,72 @@ std::string NodeText(const onnx::NodeProto& node, const StepReport& step,
 
 }  // namespace
 
-absl::StatusOr<std::vector<VerifyInputSet>> VerifyInputSets(const onnx::ModelProto& original,
-                                                           const ConvertOptions& options,
-                                                           std::string* why) {
-  if (options.verify > kMaxVerifySets || options.verify < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("verify takes a number of input sets from 1 to ", kMaxVerifySets));
+absl::Status ConversionVerifier::Record(const onnx::ModelProto& exposed, VerifyInputSet set) {
+  OC_ASSIGN_OR_RETURN(eval::EvalResult result, eval::EvaluateModel(exposed, set.inputs));
+  if (!result.deterministic) {
+    return absl::FailedPreconditionError("the original has a non-deterministic op");
   }
-  if (!options.verify_inputs.empty()) return LoadedSets(original.graph(), options.verify_inputs);
-  absl::StatusOr<std::vector<VerifyInputSet>> sets = RandomSets(original.graph(), options.verify);
-  if (!sets.ok()) {
-    *why = absl::StrCat("no random inputs: ", sets.status().message());
-    return std::vector<VerifyInputSet>{};
+  SetState& state = sets_.emplace_back();
+  for (const eval::NamedValue& input : set.inputs) state.values.emplace(input.name, input.value);
+  for (eval::NamedValue& output : result.outputs) {
+    state.values.emplace(output.name, std::move(output.value));
   }
-  return sets;
+  state.set = std::move(set);
+  return absl::OkStatus();
+}
+
+absl::Status ConversionVerifier::RecordRandomSet(const onnx::ModelProto& exposed, int index) {
+  const onnx::GraphProto& graph = exposed.graph();
+  bool symbolic = !SymbolicDims(graph, 1).empty();
+  absl::Span<const int64_t> extents =
+      index == 0 ? absl::Span<const int64_t>(kFirstSetExtents) : kOtherSetExtents;
+  absl::Status first = absl::OkStatus();
+  for (int64_t extent : extents) {
+    absl::StatusOr<VerifyInputSet> set = RandomSet(graph, index, extent, symbolic);
+    if (!set.ok()) {
+      skipped_ = absl::StrCat("no random inputs: ", set.status().message());
+      return absl::OkStatus();
+    }
+    absl::Status recorded = Record(exposed, *std::move(set));
+    // Inputs the model refuses at these extents: the next may fit.
+    if (recorded.code() == absl::StatusCode::kInvalidArgument && symbolic) {
+      if (first.ok()) first = recorded;
+      continue;
+    }
+    return recorded;
+  }
+  return first;
 }
 
 absl::StatusOr<std::unique_ptr<ConversionVerifier>> ConversionVerifier::Begin(
     const onnx::ModelProto& original, const ConvertOptions& options) {
+  if (options.verify > kMaxVerifySets || options.verify < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("verify takes a number of input sets from 1 to ", kMaxVerifySets));
+  }
   std::unique_ptr<ConversionVerifier> verifier(new ConversionVerifier());
-  OC_ASSIGN_OR_RETURN(std::vector<VerifyInputSet> sets,
-                      VerifyInputSets(original, options, &verifier->skipped_));
-  if (!verifier->skipped_.empty()) return verifier;
   onnx::ModelProto exposed = ExposeIntermediates(original);
-  for (VerifyInputSet& set : sets) {
-    absl::StatusOr<eval::EvalResult> result = eval::EvaluateModel(exposed, set.inputs);
-    if (!result.ok()) {
-      verifier->skipped_ = SkipReason("the original cannot be evaluated", result.status());
-      verifier->sets_.clear();
-      return verifier;
+  absl::Status recorded = absl::OkStatus();
+  if (!options.verify_inputs.empty()) {
+    OC_ASSIGN_OR_RETURN(std::vector<VerifyInputSet> sets,
+                        LoadedSets(original.graph(), options.verify_inputs));
+    for (VerifyInputSet& set : sets) {
+      recorded = verifier->Record(exposed, std::move(set));
+      if (!recorded.ok()) break;
     }
-    if (!result->deterministic) {
-      verifier->skipped_ = "the original has a non-deterministic op";
-      verifier->sets_.clear();
-      return verifier;
+  } else {
+    for (int i = 0; i < options.verify && recorded.ok() && verifier->skipped_.empty(); ++i) {
+      recorded = verifier->RecordRandomSet(exposed, i);
     }
-    SetState& state = verifier->sets_.emplace_back();
-    for (const eval::NamedValue& input : set.inputs) state.values.emplace(input.name, input.value);
-    for (eval::NamedValue& output : result->outputs) {
-      state.values.emplace(output.name, std::move(output.value));
-    }
-    state.set = std::move(set);
+  }
+  if (!recorded.ok()) {
+    verifier->skipped_ = recorded.code() == absl::StatusCode::kFailedPrecondition
+                             ? std::string(recorded.message())
+                             : SkipReason("the original cannot be evaluated", recorded);
+  }
+  if (!verifier->skipped_.empty()) {
+    verifier->sets_.clear();
+    return verifier;
   }
   for (const onnx::NodeProto& node : original.graph().node()) {
     for (const std::string& output : node.output()) {
@@ -444,7 +494,12 @@ absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepRe
       }
       errors.Add(comparison);
       ++verification.values;
-      if (!Identical(comparison)) differs[k].insert(output.name);
+      if (Identical(comparison)) {
+        state.rounded.erase(output.name);
+      } else {
+        differs[k].insert(output.name);
+        state.rounded.insert(output.name);
+      }
     }
     ++verification.sets;
   }
@@ -475,6 +530,44 @@ void ConversionVerifier::Settle(const onnx::GraphProto& main,
   }
   absl::erase_if(state.values, [&](const auto& entry) { return !live.contains(entry.first); });
   absl::erase_if(state.changed, [&](const std::string& name) { return !live.contains(name); });
+  absl::erase_if(state.rounded, [&](const std::string& name) { return !live.contains(name); });
+}
+
+absl::StatusOr<double> ConversionVerifier::RoundingSensitivity(const onnx::ModelProto& converted,
+                                                               const std::vector<int>& cone,
+                                                               const SetState& state,
+                                                               const std::string& output) const {
+  const onnx::GraphProto& main = converted.graph();
+  absl::flat_hash_map<std::string, eval::Value> feeds;
+  for (const auto& [name, value] : state.values) {
+    if (!state.changed.contains(name)) feeds.emplace(name, value);
+  }
+  // The nodes that round differently are replaced by their original
+  // values, moved by one ulp.
+  std::vector<int> rest;
+  for (int i : cone) {
+    bool rounds = false;
+    for (const std::string& name : main.node(i).output()) rounds = rounds || state.rounded.contains(name);
+    if (!rounds) {
+      rest.push_back(i);
+      continue;
+    }
+    for (const std::string& name : main.node(i).output()) {
+      auto recorded = state.values.find(name);
+      if (recorded == state.values.end()) continue;
+      feeds[name] = state.rounded.contains(name) ? OneUlpAway(recorded->second) : recorded->second;
+    }
+  }
+  NodeSubset subset = SubsetOf(main, rest, feeds);
+  if (!subset.unknown.empty()) return absl::NotFoundError(subset.unknown);
+  OC_ASSIGN_OR_RETURN(eval::EvalResult result, RunSubset(converted, subset, feeds));
+  for (const eval::NamedValue& value : result.outputs) {
+    if (value.name != output) continue;
+    eval::Comparison comparison = eval::CompareValues(state.values.at(output), value.value);
+    if (!comparison.worst) break;
+    return comparison.worst->abs_error;
+  }
+  return absl::NotFoundError(output);
 }
 
 absl::StatusOr<VerificationReport> ConversionVerifier::Finish(const onnx::ModelProto& converted) {
@@ -531,10 +624,22 @@ absl::StatusOr<VerificationReport> ConversionVerifier::Finish(const onnx::ModelP
       if (expected == state.values.end()) continue;
       eval::Comparison comparison = eval::CompareValues(expected->second, actual->second);
       if (!comparison.ok) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "verification failed: output '", name, "' differs from the original on input set '",
-            state.set.name, "'", ErrorText(comparison),
-            " (each step agreed within tolerance: the differences add up along the graph)"));
+        // Every step agreed within tolerance: is this the model amplifying
+        // rounding, as it amplifies a one-ulp change of the same values?
+        absl::StatusOr<double> sensitivity = RoundingSensitivity(converted, cone, state, name);
+        if (!comparison.worst || !sensitivity.ok() ||
+            comparison.worst->abs_error > kSensitivityFactor * *sensitivity) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              "verification failed: output '", name,
+              "' differs from the original on input set '", state.set.name, "'",
+              ErrorText(comparison),
+              sensitivity.ok()
+                  ? absl::StrFormat(" (each step agreed within tolerance; moving the values "
+                                    "they round differently by one ulp moves it by %g)",
+                                    *sensitivity)
+                  : ""));
+        }
+        report.rounding_sensitivity = std::max(report.rounding_sensitivity, *sensitivity);
       }
       errors.Add(comparison);
     }

@@ -32,21 +32,15 @@ struct VerifyInputSet {
   std::vector<eval::NamedValue> inputs;
 };
 
-// The input sets `options` ask for: the test_data_set_* of
-// options.verify_inputs, or options.verify random sets made from the
-// declared types by role with a fixed seed, symbolic dims 1 in the first
-// set and another extent in the others. Unreadable input files are an
-// error; inputs that cannot be made give an empty list and `*why`.
-absl::StatusOr<std::vector<VerifyInputSet>> VerifyInputSets(const onnx::ModelProto& original,
-                                                           const ConvertOptions& options,
-                                                           std::string* why);
-
 // Verifies one conversion as it goes: made from the original before the
 // first step, told of every step, finished on the converted model.
 class ConversionVerifier {
  public:
-  // Evaluates `original` on the sets of VerifyInputSets and records its
-  // values. When the original cannot be evaluated (an op the evaluator
+  // Evaluates `original` on the input sets `options` ask for and records
+  // its values: the test_data_set_* of options.verify_inputs, or
+  // options.verify random sets made by role from the declared types with a
+  // fixed seed, symbolic dims 1 in the first set and 3 in the others (or
+  // the next of 16, 64, 256 the original accepts). When the original cannot be evaluated (an op the evaluator
   // lacks, a non-deterministic op, inputs that cannot be made), the
   // verifier is made with skipped() saying why and verifies nothing.
   static absl::StatusOr<std::unique_ptr<ConversionVerifier>> Begin(
@@ -72,9 +66,26 @@ class ConversionVerifier {
     VerifyInputSet set;
     absl::flat_hash_map<std::string, eval::Value> values;
     absl::flat_hash_set<std::string> changed;
+    // The names a step's nodes computed within tolerance but not to the bit.
+    absl::flat_hash_set<std::string> rounded;
   };
 
   ConversionVerifier() = default;
+
+  // Evaluates `exposed` (the original, every value of its main graph an
+  // output) on `set` and records its values.
+  absl::Status Record(const onnx::ModelProto& exposed, VerifyInputSet set);
+  // Records random set `index`, its symbolic dims at the first extent the
+  // original accepts.
+  absl::Status RecordRandomSet(const onnx::ModelProto& exposed, int index);
+
+  // How far the graph output `output` moves on `state` when the values
+  // the conversion rounds differently (`state.rounded`) are the original's
+  // moved by one ulp: the model's own amplification of rounding there.
+  absl::StatusOr<double> RoundingSensitivity(const onnx::ModelProto& converted,
+                                             const std::vector<int>& cone,
+                                             const SetState& state,
+                                             const std::string& output) const;
 
   // Brings `state.changed` up to date with `main` after a step, in graph
   // order: a value differs when a value its node reads differs, when the

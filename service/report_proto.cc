@@ -104,6 +104,7 @@ v1::ConversionReport ReportToProto(const converter::ConversionReport& report) {
     verification->set_max_rel_error(report.verification->max_rel_error);
     verification->set_method(report.verification->method);
     verification->set_end_to_end_nodes(report.verification->end_to_end_nodes);
+    verification->set_rounding_sensitivity(report.verification->rounding_sensitivity);
   }
   if (report.source_ml_opset) proto.set_source_ml_opset(*report.source_ml_opset);
   if (report.target_ml_opset) proto.set_target_ml_opset(*report.target_ml_opset);
@@ -161,6 +162,7 @@ converter::ConversionReport ReportFromProto(const v1::ConversionReport& proto) {
     verification.max_rel_error = proto.verification().max_rel_error();
     verification.method = proto.verification().method();
     verification.end_to_end_nodes = static_cast<int>(proto.verification().end_to_end_nodes());
+    verification.rounding_sensitivity = proto.verification().rounding_sensitivity();
   }
   if (proto.has_source_ml_opset()) report.source_ml_opset = proto.source_ml_opset();
   if (proto.has_target_ml_opset()) report.target_ml_opset = proto.target_ml_opset();

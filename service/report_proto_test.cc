@@ -140,8 +140,8 @@ TEST(ReportProtoTest, MirroredStructsHaveNotGrown) {
   // Not mirrored: should_stop (the server sets it), cross_check (a test
   // switch) and verify_inputs (a path on the caller's machine).
   EXPECT_EQ(sizeof(converter::ConvertOptions), 120u);
-  EXPECT_EQ(sizeof(converter::ConversionReport), 224u);
-  EXPECT_EQ(sizeof(converter::VerificationReport), 96u);
+  EXPECT_EQ(sizeof(converter::ConversionReport), 232u);
+  EXPECT_EQ(sizeof(converter::VerificationReport), 104u);
   EXPECT_EQ(sizeof(converter::StepReport), 216u);
   EXPECT_EQ(sizeof(converter::StepVerification), 64u);
   EXPECT_EQ(sizeof(converter::VersionBump), 80u);
