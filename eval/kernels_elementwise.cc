@@ -94,6 +94,58 @@ absl::StatusOr<C> Apply(Arith op, C a, C b) {
   return a;
 }
 
+// `op` on floating-point values, which cannot fail.
+template <Arith kOp, typename C>
+inline C ApplyFloat(C a, C b) {
+  if constexpr (kOp == Arith::kAdd) return a + b;
+  if constexpr (kOp == Arith::kSub) return a - b;
+  if constexpr (kOp == Arith::kMul) return a * b;
+  if constexpr (kOp == Arith::kDiv) return a / b;
+}
+
+// Where one input's elements lie along a row of the output's innermost
+// axis: the row's first element for each output row, and the step along
+// the row (0 where the input broadcasts on that axis, else 1).
+struct RowWalk {
+  BroadcastCursor rows;
+  int64_t row_elements;  // elements of the input per step of `rows`
+  int64_t step;
+};
+
+RowWalk WalkRows(const std::vector<int64_t>& out_dims, const std::vector<int64_t>& in_dims) {
+  auto outer = [](const std::vector<int64_t>& d) {
+    return absl::MakeConstSpan(d).first(d.empty() ? 0 : d.size() - 1);
+  };
+  // An input of lower rank still aligns at the innermost axis.
+  int64_t last = in_dims.empty() ? 1 : in_dims.back();
+  return RowWalk{BroadcastCursor(outer(out_dims), outer(in_dims)), last, last == 1 ? 0 : 1};
+}
+
+// Binary arithmetic on floating-point storage type T, a row of the
+// output's innermost axis at a time (the same values as Map's).
+template <Arith kOp, typename T>
+absl::StatusOr<Tensor> ArithmeticRows(const KernelCall& call, bool legacy, int32_t type) {
+  OC_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> dims, AlignedDims(call, legacy));
+  OC_ASSIGN_OR_RETURN(std::vector<int64_t> out_dims, BroadcastDims(dims));
+  Tensor out(type, out_dims);
+  int64_t inner = out_dims.empty() ? 1 : out_dims.back();
+  if (out.size() == 0) return out;
+  RowWalk wa = WalkRows(out_dims, dims[0]), wb = WalkRows(out_dims, dims[1]);
+  absl::Span<const T> a = call.inputs[0]->template data<T>();
+  absl::Span<const T> b = call.inputs[1]->template data<T>();
+  T* o = out.data<T>().data();
+  for (int64_t row = 0; row < out.size(); row += inner) {
+    const T* pa = a.data() + wa.rows.offset() * wa.row_elements;
+    const T* pb = b.data() + wb.rows.offset() * wb.row_elements;
+    for (int64_t j = 0; j < inner; ++j) {
+      o[row + j] = Store<T>(ApplyFloat<kOp>(Load(pa[j * wa.step]), Load(pb[j * wb.step])));
+    }
+    wa.rows.Next();
+    wb.rows.Next();
+  }
+  return out;
+}
+
 template <Arith kOp, bool kLegacy>
 absl::StatusOr<std::vector<Tensor>> Arithmetic(const KernelCall& call) {
   OC_RETURN_IF_ERROR(SameTypes(call));
@@ -102,7 +154,9 @@ absl::StatusOr<std::vector<Tensor>> Arithmetic(const KernelCall& call) {
   absl::StatusOr<Tensor> out = call.Error(absl::StrCat("no kernel for ", ElementTypeName(type)));
   VisitElementType(type, [&](auto v) {
     using T = decltype(v);
-    if constexpr (kIsNumber<T>) {
+    if constexpr (std::is_floating_point_v<Compute<T>>) {
+      out = ArithmeticRows<kOp, T>(call, kLegacy, type);
+    } else if constexpr (kIsNumber<T>) {
       out = Map<T, T>(call, kLegacy, type, [&](const std::vector<Compute<T>>& x) {
         absl::StatusOr<Compute<T>> r = Apply(kOp, x[0], x[1]);
         if (!r.ok()) return absl::StatusOr<Compute<T>>(call.Error(r.status().message()));

@@ -584,5 +584,5 @@ if (require.main === module) harnessMain(__filename, runEntry);
 module.exports = {
   ELEMENT_TYPES, ONNX_TYPE_OF_ORT, COMPARABLE, SESSION_OPTIONS, UnsupportedError,
   compareOutput, compareWith, decodeTensorProto, UNOPTIMIZED_OPTIONS, elementCount, halfToNumber, harnessMain,
-  messageOf, storedData, unsupportedValues,
+  messageOf, storedData, unsupportedValues, listDataSets, buildFeeds,
 };
