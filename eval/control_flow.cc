@@ -5,6 +5,9 @@
 // the values around them.
 
 #include <algorithm>
+#include <initializer_list>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -13,6 +16,7 @@
 #include "eval/axis_ops.h"
 #include "eval/runner.h"
 #include "ir/status_macros.h"
+#include "schema/inference.h"
 
 namespace onnxconvert::eval {
 namespace {
@@ -60,14 +64,96 @@ Tensor BoolScalar(bool value) {
   return t;
 }
 
-// The scan output of no iterations: no elements, of the element type and
-// (where all of its dims are known) the shape `declared` gives one
-// iteration's value, with an axis of 0 inserted at `axis`.
-Tensor EmptyScanOutput(const onnx::ValueInfoProto& declared, int64_t axis) {
-  const onnx::TypeProto::Tensor& type = declared.type().tensor_type();
+// The type of `tensor` without its axes `drop` (ascending).
+onnx::TypeProto TypeWithout(const Tensor& tensor, std::initializer_list<int64_t> drop) {
   std::vector<int64_t> dims;
-  bool known = type.has_shape();
-  for (const auto& dim : type.shape().dim()) {
+  for (int64_t d = 0; d < tensor.rank(); ++d) {
+    if (std::find(drop.begin(), drop.end(), d) == drop.end()) dims.push_back(tensor.dims()[d]);
+  }
+  return TensorType(tensor.elem_type(), dims);
+}
+
+// The types of a body's outputs for a run of no iterations, which shows
+// none: as the body declares them where that gives an element type, else
+// as inference gives them (once) from the types the body's inputs would
+// have had and those of the values it reads around it.
+class NoIterationTypes {
+ public:
+  NoIterationTypes(const OpCall& call, const onnx::GraphProto& body,
+                   std::vector<onnx::TypeProto> inputs)
+      : call_(call), body_(body), inputs_(std::move(inputs)) {}
+
+  // The type of body output `k`, a tensor type with an element type; an
+  // error naming the node when neither the body nor inference gives one.
+  absl::StatusOr<onnx::TypeProto> Output(int k) {
+    const onnx::TypeProto& declared = body_.output(k).type();
+    if (declared.has_tensor_type() && declared.tensor_type().elem_type() != 0) return declared;
+    if (!inferred_) {
+      OC_ASSIGN_OR_RETURN(inferred_, Infer());
+    }
+    const onnx::TypeProto& inferred = (*inferred_)[k];
+    if (inferred.has_tensor_type() && inferred.tensor_type().elem_type() != 0) return inferred;
+    return call_.Error(absl::StrCat(
+        "no iteration runs, and the element type of scan output '", body_.output(k).name(),
+        "' is neither declared by the body nor inferred from its inputs"));
+  }
+  // The name of body output `k`.
+  const std::string& Name(int k) const { return body_.output(k).name(); }
+
+ private:
+  // The inferred types of the body's outputs (unset where unknown).
+  absl::StatusOr<std::vector<onnx::TypeProto>> Infer() const {
+    onnx::ModelProto model;
+    for (const auto& [domain, version] : call_.context.opsets) {
+      onnx::OperatorSetIdProto* opset = model.add_opset_import();
+      opset->set_domain(domain);
+      opset->set_version(version);
+    }
+    onnx::GraphProto& graph = *model.mutable_graph();
+    graph = body_;
+    for (int i = 0; i < graph.input_size() && i < static_cast<int>(inputs_.size()); ++i) {
+      *graph.mutable_input(i)->mutable_type() = inputs_[i];
+    }
+    // The values around the body become inputs of the model's graph.
+    absl::StatusOr<std::vector<std::string>> outer =
+        call_.runner.FreeValues(body_, call_.depth + 1);
+    if (!outer.ok()) return Prefixed(outer.status(), call_.Label());
+    for (const std::string& name : *outer) {
+      absl::StatusOr<const Value*> value = call_.scope.Lookup(name);
+      if (!value.ok() || *value == nullptr) continue;
+      onnx::ValueInfoProto* input = graph.add_input();
+      input->set_name(name);
+      *input->mutable_type() = (*value)->Type();
+    }
+    absl::StatusOr<schema::InferenceResult> result = schema::InferModel(model);
+    if (!result.ok()) {
+      return call_.Error(absl::StrCat("inferring the types of the body's outputs: ",
+                                      result.status().message()));
+    }
+    std::vector<onnx::TypeProto> types(body_.output_size());
+    auto it = result->graphs.find(&model.graph());
+    if (it == result->graphs.end()) return types;
+    for (int k = 0; k < body_.output_size(); ++k) {
+      auto found = it->second.types.find(body_.output(k).name());
+      if (found != it->second.types.end() && found->second != nullptr) types[k] = *found->second;
+    }
+    return types;
+  }
+
+  const OpCall& call_;
+  const onnx::GraphProto& body_;
+  std::vector<onnx::TypeProto> inputs_;
+  std::optional<std::vector<onnx::TypeProto>> inferred_;
+};
+
+// The scan output of no iterations: no elements, of the element type and
+// (where all of its dims are known) the shape `type` gives one iteration's
+// value, with an axis of 0 inserted at `axis`.
+Tensor EmptyScanOutput(const onnx::TypeProto& type, int64_t axis) {
+  const onnx::TypeProto::Tensor& tensor = type.tensor_type();
+  std::vector<int64_t> dims;
+  bool known = tensor.has_shape();
+  for (const auto& dim : tensor.shape().dim()) {
     known = known && dim.has_dim_value() && dim.dim_value() >= 0;
     dims.push_back(dim.dim_value());
   }
@@ -75,23 +161,25 @@ Tensor EmptyScanOutput(const onnx::ValueInfoProto& declared, int64_t axis) {
   axis = std::clamp<int64_t>(axis < 0 ? axis + static_cast<int64_t>(dims.size()) + 1 : axis, 0,
                              static_cast<int64_t>(dims.size()));
   dims.insert(dims.begin() + axis, 0);
-  int32_t elem_type = type.elem_type() != 0 ? type.elem_type() : onnx::TensorProto::FLOAT;
-  return Tensor(elem_type, std::move(dims));
+  return Tensor(tensor.elem_type(), std::move(dims));
 }
 
-// `parts` (one per iteration) stacked along `axis`; the empty scan output
-// of `declared` without parts.
+// `parts` (one per iteration) stacked along `axis` into scan output `k`;
+// without parts, its empty scan output of the type `types` gives it.
 absl::StatusOr<Tensor> StackScan(const OpCall& call, const std::vector<Tensor>& parts,
-                                 int64_t axis, const onnx::ValueInfoProto& declared) {
-  if (parts.empty()) return EmptyScanOutput(declared, axis);
+                                 int64_t axis, NoIterationTypes& types, int k) {
+  if (parts.empty()) {
+    OC_ASSIGN_OR_RETURN(onnx::TypeProto type, types.Output(k));
+    return EmptyScanOutput(type, axis);
+  }
   absl::StatusOr<int64_t> at = NormalizeAxis(axis, parts.front().rank() + 1);
   if (!at.ok()) return call.Error(absl::StrCat("scan output axis: ", at.status().message()));
   std::vector<const Tensor*> pointers;
   for (const Tensor& part : parts) pointers.push_back(&part);
   absl::StatusOr<Tensor> stacked = StackAxis(pointers, *at);
   if (!stacked.ok()) {
-    return call.Error(absl::StrCat("scan output '", declared.name(),
-                                   "': ", stacked.status().message()));
+    return call.Error(absl::StrCat("scan output '", types.Name(k), "': ",
+                                   stacked.status().message()));
   }
   return stacked;
 }
@@ -145,6 +233,14 @@ Outputs LoopOp(const OpCall& call) {
     if (call.input(i) == nullptr) return call.Error(absl::StrCat("input ", i, " is absent"));
     carried.push_back(*call.input(i));
   }
+  // The types of the first iteration's inputs, for scan outputs of none.
+  std::vector<onnx::TypeProto> first_inputs;
+  if ((trip_count && *trip_count <= 0) || !condition) {
+    first_inputs.push_back(TensorType(onnx::TensorProto::INT64, {}));
+    first_inputs.push_back(TensorType(onnx::TensorProto::BOOL, {}));
+    for (const Value& value : carried) first_inputs.push_back(value.Type());
+  }
+  NoIterationTypes types(call, *body, std::move(first_inputs));
   std::vector<std::vector<Tensor>> scans(scan_count);
   Gathered gathered(call);
   for (int64_t i = 0; (!trip_count || i < *trip_count) && condition; ++i) {
@@ -169,8 +265,7 @@ Outputs LoopOp(const OpCall& call) {
   }
   std::vector<Value> results = std::move(carried);
   for (int k = 0; k < scan_count; ++k) {
-    OC_ASSIGN_OR_RETURN(Tensor stacked,
-                        StackScan(call, scans[k], 0, body->output(1 + carried_count + k)));
+    OC_ASSIGN_OR_RETURN(Tensor stacked, StackScan(call, scans[k], 0, types, 1 + carried_count + k));
     scans[k].clear();
     results.emplace_back(std::move(stacked));
   }
@@ -232,6 +327,15 @@ Outputs RunScan(const OpCall& call, const ScanSetup& setup, std::vector<Value> s
                                                      call.runner.options().max_iterations,
                                                      " iterations"));
   }
+  // The types of the first iteration's inputs, for scan outputs of none.
+  std::vector<onnx::TypeProto> first_inputs;
+  if (length == 0) {
+    for (const Value& state : states) first_inputs.push_back(state.Type());
+    for (int j = 0; j < setup.scan_inputs; ++j) {
+      first_inputs.push_back(TypeWithout(*scan_inputs[j], {axes[j]}));
+    }
+  }
+  NoIterationTypes types(call, *setup.body, std::move(first_inputs));
   std::vector<std::vector<Tensor>> scans(setup.scan_outputs);
   Gathered gathered(call);
   for (int64_t t = 0; t < length; ++t) {
@@ -254,9 +358,8 @@ Outputs RunScan(const OpCall& call, const ScanSetup& setup, std::vector<Value> s
   std::vector<Value> results = std::move(states);
   for (int k = 0; k < setup.scan_outputs; ++k) {
     if (setup.output_reversed[k] != 0) std::reverse(scans[k].begin(), scans[k].end());
-    OC_ASSIGN_OR_RETURN(Tensor stacked,
-                        StackScan(call, scans[k], setup.output_axes[k],
-                                  setup.body->output(setup.state_count + k)));
+    OC_ASSIGN_OR_RETURN(Tensor stacked, StackScan(call, scans[k], setup.output_axes[k], types,
+                                                  setup.state_count + k));
     scans[k].clear();
     results.emplace_back(std::move(stacked));
   }
@@ -357,12 +460,22 @@ Outputs ScanBatchOp(const OpCall& call) {
                                                             : std::move(out));
     }
   }
+  // The types of a batch entry's inputs, for outputs of no batch entries.
+  std::vector<onnx::TypeProto> entry_inputs;
+  if (batch == 0) {
+    for (int i = 0; i < static_cast<int>(values.size()); ++i) {
+      entry_inputs.push_back(i < setup.state_count ? TypeWithout(*values[i], {0})
+                                                   : TypeWithout(*values[i], {0, 1}));
+    }
+  }
+  NoIterationTypes types(call, *setup.body, std::move(entry_inputs));
   std::vector<Value> results;
   for (size_t k = 0; k < per_output.size(); ++k) {
     std::vector<const Tensor*> parts;
     for (const Tensor& part : per_output[k]) parts.push_back(&part);
     if (parts.empty()) {
-      results.emplace_back(EmptyScanOutput(setup.body->output(k), 0));
+      OC_ASSIGN_OR_RETURN(onnx::TypeProto type, types.Output(static_cast<int>(k)));
+      results.emplace_back(EmptyScanOutput(type, 0));
       continue;
     }
     absl::StatusOr<Tensor> stacked = StackAxis(parts, 0);

@@ -340,6 +340,12 @@ absl::StatusOr<const Plan*> Runner::PlanForGraph(const onnx::GraphProto& graph, 
   return PlanFor(BodyOfGraph(graph), depth);
 }
 
+absl::StatusOr<std::vector<std::string>> Runner::FreeValues(const onnx::GraphProto& graph,
+                                                            int depth) {
+  OC_ASSIGN_OR_RETURN(const Plan* plan, PlanForGraph(graph, depth));
+  return plan->free_values;
+}
+
 absl::StatusOr<const Plan*> Runner::PlanFor(const Body& body, int depth) {
   if (auto it = plans_.find(body.nodes); it != plans_.end()) return it->second.get();
   if (depth > options_.max_depth) {

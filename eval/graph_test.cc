@@ -80,6 +80,23 @@ const std::string kLoopCounting =
     "  }>\n"
     "}";
 
+// A Range-like Loop whose body declares no output types: its scan outputs
+// of no iterations take the types inference gives the body's outputs.
+const std::string kLoopUntypedScans =
+    Header(13) +
+    "g (int64 m, int32 start, int32 delta) => (int32 last, int32[N] r, int64[N] idx, "
+    "double[N] d) {\n"
+    "  last, r, idx, d = Loop(m, \"\", start) <body = b (int64 i, bool cin, prev) => "
+    "(cout, next, cur, twice, wide) {\n"
+    "    cout = Identity(cin)\n"
+    "    next = Add(prev, delta)\n"
+    "    cur = Identity(prev)\n"
+    "    two = Constant <value = int64 {2}> ()\n"
+    "    twice = Mul(i, two)\n"
+    "    wide = Cast <to = 11> (prev)\n"
+    "  }>\n"
+    "}";
+
 const std::string kIfOuterScope =
     Header(13) +
     "g (bool c, int64[2] a) => (int64[2] y) <int64[2] k = {10, 20}> {\n"
@@ -193,6 +210,25 @@ const Case kCases[] = {
      "float[1] {0}; float[0,1] {}"},
     {"loop_false_condition", kLoopCounting, "int64 m = {5}, bool c = {0}, float[1] y = {7}",
      "float[1] {7}; float[0,1] {}"},
+    {"loop_untyped_scans", kLoopUntypedScans, "int64 m = {3}, int32 start = {5}, int32 delta = {-2}",
+     "int32[] {-1}; int32[3] {5, 3, 1}; int64[3] {0, 2, 4}; double[3] {5, 3, 1}"},
+    {"loop_untyped_scans_no_iterations", kLoopUntypedScans,
+     "int64 m = {0}, int32 start = {5}, int32 delta = {-2}",
+     "int32[] {5}; int32[0] {}; int64[0] {}; double[0] {}"},
+    {"loop_untyped_scans_negative_trip_count", kLoopUntypedScans,
+     "int64 m = {-1}, int32 start = {5}, int32 delta = {-2}",
+     "int32[] {5}; int32[0] {}; int64[0] {}; double[0] {}"},
+    {"loop_untyped_scan_of_unknown_type",
+     "<ir_version: 8, opset_import: [\"\" : 13, \"local\" : 1]>\n"
+     "g (int64 m, int32 start) => (int32 last, int32[N] r) {\n"
+     "  last, r = Loop(m, \"\", start) <body = b (int64 i, bool cin, prev) => "
+     "(cout, next, cur) { cout = Identity(cin) next = Identity(prev) cur = local.Id(prev) }>\n"
+     "}\n"
+     "<domain: \"local\", opset_import: [\"\" : 13]>\n"
+     "Id (X) => (Y) { Y = Identity(X) }\n",
+     "int64 m = {0}, int32 start = {5}",
+     "INVALID_ARGUMENT: node (Loop-13) of 'last': no iteration runs, and the element type of "
+     "scan output 'cur' is neither declared by the body nor inferred from its inputs"},
     {"loop_until_condition",
      Header(13) +
          "g (bool c, int64 x) => (int64 r) {\n"
@@ -238,6 +274,19 @@ const Case kCases[] = {
          " => (float[1] sout, float[1] y) { sout = Add(sin, xin) y = Identity(sout) }>\n}",
      "int64[2] lens = {3, 2}, float[2,1] s0 = {0, 0}, float[2,3,1] x = {1, 2, 3, 10, 20, 30}",
      "float[2,1] {6, 30}; float[2,3,1] {1, 3, 6, 10, 30, 0}"},
+    {"scan_untyped_output_no_iterations",
+     Header(11) +
+         "g (float[2] s0, float[0,2] x) => (float[2] s, int32[0,2] ys) {\n"
+         "  s, ys = Scan(s0, x) <num_scan_inputs = 1, body = b (sin, xin) => (sout, y) "
+         "{ sout = Add(sin, xin) y = Cast <to = 6> (xin) }>\n}",
+     "float[2] s0 = {1, 2}, float[0,2] x = {}", "float[2] {1, 2}; int32[0,2] {}"},
+    {"scan_8_untyped_output_of_length_0",
+     Header(8) +
+         "g (int64[2] lens, float[2,1] s0, float[2,2,1] x) => (float[2,1] s, int64[2,2,1] ys) {\n"
+         "  s, ys = Scan(lens, s0, x) <num_scan_inputs = 1, body = b (sin, xin) => (sout, y) "
+         "{ sout = Add(sin, xin) y = Cast <to = 7> (xin) }>\n}",
+     "int64[2] lens = {0, 2}, float[2,1] s0 = {0, 0}, float[2,2,1] x = {1, 2, 10, 20}",
+     "float[2,1] {0, 30}; int64[2,2,1] {0, 0, 10, 20}"},
     // Sequences.
     {"sequence_ops",
      Header(17) +

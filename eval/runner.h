@@ -177,6 +177,10 @@ class Runner {
                                              std::vector<NamedValue> inputs,
                                              const Context& context);
 
+  // The values subgraph `graph` (run at `depth`) reads from the scopes
+  // around it; an error as running it would give for its plan.
+  absl::StatusOr<std::vector<std::string>> FreeValues(const onnx::GraphProto& graph, int depth);
+
   // The model-local functions by FunctionKey.
   const absl::flat_hash_map<std::string, const onnx::FunctionProto*>& functions() const {
     return functions_;
