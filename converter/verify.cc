@@ -26,20 +26,27 @@ namespace {
 constexpr uint64_t kVerifySeed = 0x5eed;
 // The extents symbolic dims are tried at in the first random set and in
 // the others, in order: the next is taken when the original refuses the
-// inputs (an image smaller than a pooling window, ...).
+// inputs (an image smaller than a pooling window, ...). Dims found only on
+// the first axis of inputs stay at the first extent.
 constexpr int64_t kFirstSetExtents[] = {1, 3, 16, 64, 256};
 constexpr int64_t kOtherSetExtents[] = {3, 16, 64, 256};
 // Most sets options.verify may ask for.
 constexpr int kMaxVerifySets = 64;
 
-// The symbolic dims of the fed inputs of `graph`, all at `extent`.
+// The symbolic dims of the fed inputs of `graph`: at `extent` those found
+// past the first axis of an input, at `leading` those found only first (a
+// batch: a larger one costs time and lets no more inputs through).
 absl::flat_hash_map<std::string, int64_t> SymbolicDims(const onnx::GraphProto& graph,
-                                                       int64_t extent) {
+                                                       int64_t leading, int64_t extent) {
   absl::flat_hash_map<std::string, int64_t> dims;
   for (const onnx::ValueInfoProto* input : eval::FedInputs(graph)) {
     if (!input->type().has_tensor_type()) continue;
-    for (const auto& dim : input->type().tensor_type().shape().dim()) {
-      if (!dim.dim_param().empty()) dims[dim.dim_param()] = extent;
+    const auto& shape = input->type().tensor_type().shape();
+    for (int axis = 0; axis < shape.dim_size(); ++axis) {
+      const std::string& name = shape.dim(axis).dim_param();
+      if (name.empty()) continue;
+      int64_t& at = dims.try_emplace(name, leading).first->second;
+      if (axis > 0) at = extent;
     }
   }
   return dims;
@@ -47,14 +54,19 @@ absl::flat_hash_map<std::string, int64_t> SymbolicDims(const onnx::GraphProto& g
 
 // Random set `index` for `graph` with symbolic dims at `extent`.
 absl::StatusOr<VerifyInputSet> RandomSet(const onnx::GraphProto& graph, int index,
-                                         int64_t extent, bool has_symbolic_dims) {
+                                         int64_t leading, int64_t extent,
+                                         bool has_symbolic_dims) {
   std::mt19937_64 rng(kVerifySeed + static_cast<uint64_t>(index));
   eval::RandomInputOptions options;
-  options.dims = SymbolicDims(graph, extent);
+  options.dims = SymbolicDims(graph, std::min(extent, leading), extent);
   OC_ASSIGN_OR_RETURN(std::vector<eval::NamedValue> inputs,
                       eval::RandomInputs(graph, options, rng));
   std::string name = absl::StrCat("random set ", index);
-  if (has_symbolic_dims) absl::StrAppend(&name, " (symbolic dims ", extent, ")");
+  if (has_symbolic_dims && leading < extent) {
+    absl::StrAppend(&name, " (symbolic dims ", extent, ", leading ", leading, ")");
+  } else if (has_symbolic_dims) {
+    absl::StrAppend(&name, " (symbolic dims ", extent, ")");
+  }
   return VerifyInputSet{std::move(name), std::move(inputs)};
 }
 
@@ -326,12 +338,12 @@ absl::Status ConversionVerifier::Record(const onnx::ModelProto& exposed, VerifyI
 
 absl::Status ConversionVerifier::RecordRandomSet(const onnx::ModelProto& exposed, int index) {
   const onnx::GraphProto& graph = exposed.graph();
-  bool symbolic = !SymbolicDims(graph, 1).empty();
+  bool symbolic = !SymbolicDims(graph, 1, 1).empty();
   absl::Span<const int64_t> extents =
       index == 0 ? absl::Span<const int64_t>(kFirstSetExtents) : kOtherSetExtents;
   absl::Status first = absl::OkStatus();
   for (int64_t extent : extents) {
-    absl::StatusOr<VerifyInputSet> set = RandomSet(graph, index, extent, symbolic);
+    absl::StatusOr<VerifyInputSet> set = RandomSet(graph, index, extents.front(), extent, symbolic);
     if (!set.ok()) {
       skipped_ = absl::StrCat("no random inputs: ", set.status().message());
       return absl::OkStatus();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -51,12 +52,16 @@ struct Tracker {
   const Tensor& expected;
   double worst_score = -1;
 
-  void Offer(int64_t offset, std::string e, std::string a, double abs_error, double rel_error,
-             double score) {
+  // `describe` gives the expected and actual element as text; called only
+  // for a new worst element.
+  template <typename Describe>
+  void Offer(int64_t offset, double abs_error, double rel_error, double score,
+             const Describe& describe) {
     ++result.elements;
     if (score > 1) ++result.elements_off;
     if (score <= worst_score) return;
     worst_score = score;
+    auto [e, a] = describe();
     result.worst = WorstElement{IndexOf(expected.dims(), offset), std::move(e), std::move(a),
                                 abs_error, rel_error, score};
   }
@@ -73,8 +78,9 @@ void CompareStrings(const Tensor& expected, const Tensor& actual, Tracker& track
     const std::string& e = expected.strings()[i];
     const std::string& a = actual.strings()[i];
     bool same = e == a;
-    tracker.Offer(i, absl::StrCat("\"", e, "\""), absl::StrCat("\"", a, "\""), same ? 0 : 1,
-                  same ? 0 : 1, same ? 0 : kInf);
+    tracker.Offer(i, same ? 0 : 1, same ? 0 : 1, same ? 0 : kInf, [&] {
+      return std::pair(absl::StrCat("\"", e, "\""), absl::StrCat("\"", a, "\""));
+    });
   }
 }
 
@@ -85,16 +91,15 @@ void CompareExact(const Tensor& expected, const Tensor& actual, Tracker& tracker
   for (int64_t i = 0; i < expected.size(); ++i) {
     double abs_error = std::fabs(static_cast<double>(a[i]) - static_cast<double>(e[i]));
     if (e[i] != a[i] && abs_error == 0) abs_error = 1;  // 64-bit values past double's precision
-    std::string es, as;
-    if constexpr (std::is_same_v<T, bool>) {
-      es = e[i] ? "true" : "false";
-      as = a[i] ? "true" : "false";
-    } else {
-      es = absl::StrCat(e[i]);
-      as = absl::StrCat(a[i]);
-    }
-    tracker.Offer(i, es, as, abs_error, Relative(abs_error, static_cast<double>(e[i])),
-                  e[i] == a[i] ? 0 : kInf);
+    tracker.Offer(i, abs_error, Relative(abs_error, static_cast<double>(e[i])),
+                  e[i] == a[i] ? 0 : kInf, [&] {
+                    if constexpr (std::is_same_v<T, bool>) {
+                      return std::pair(std::string(e[i] ? "true" : "false"),
+                                       std::string(a[i] ? "true" : "false"));
+                    } else {
+                      return std::pair(absl::StrCat(e[i]), absl::StrCat(a[i]));
+                    }
+                  });
   }
 }
 
@@ -126,7 +131,8 @@ void CompareFloats(const Tensor& expected, const Tensor& actual, Tolerance toler
       abs_error = std::fabs(av - ev);
       score = abs_error / (atol + tolerance.rtol * std::fabs(ev));
     }
-    tracker.Offer(i, Number(ev), Number(av), abs_error, Relative(abs_error, ev), score);
+    tracker.Offer(i, abs_error, Relative(abs_error, ev), score,
+                  [&] { return std::pair(Number(ev), Number(av)); });
   }
 }
 

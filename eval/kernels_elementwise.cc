@@ -31,8 +31,16 @@ absl::StatusOr<Tensor> Map(const KernelCall& call, bool legacy, int32_t out_type
   }
   absl::Span<R> o = out.data<R>();
   std::vector<Compute<T>> args(dims.size());
+  // Inputs of the output's own shape (a unary op, equal shapes) are read
+  // in step, without cursors.
+  bool aligned = true;
+  for (const std::vector<int64_t>& d : dims) aligned = aligned && d == out_dims;
   for (int64_t i = 0; i < out.size(); ++i) {
     for (size_t k = 0; k < cursors.size(); ++k) {
+      if (aligned) {
+        args[k] = Load(data[k][i]);
+        continue;
+      }
       args[k] = Load(data[k][cursors[k].offset()]);
       cursors[k].Next();
     }
