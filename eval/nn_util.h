@@ -113,8 +113,12 @@ class RealView {
       bool held = VisitElementType(type, [&](auto v) {
         using T = decltype(v);
         absl::Span<const T> in = tensor.data<T>();
-        view.owned_.resize(in.size());
-        for (size_t i = 0; i < in.size(); ++i) view.owned_[i] = LoadAs<C>(in[i]);
+        if constexpr (std::is_arithmetic_v<T>) {
+          view.owned_.assign(in.begin(), in.end());  // converts, without a zero fill first
+        } else {
+          view.owned_.resize(in.size());
+          for (size_t i = 0; i < in.size(); ++i) view.owned_[i] = LoadAs<C>(in[i]);
+        }
       });
       if (!held) {
         return absl::InvalidArgumentError(
