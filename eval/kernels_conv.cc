@@ -22,51 +22,146 @@ using nn::Outputs;
 using nn::RealView;
 using nn::Window;
 
-// Calls `visit(col, offset)` for every element of the im2col matrix of one
-// channel group of `channels` channels: `col` its index in the
-// [channels * kernel, output] matrix, `offset` the element of the
-// [channels, input...] image it reads, or -1 where the window is on a pad.
+// Calls `visit(row, c, kk, p, first, lo, hi)` for every row of the im2col
+// matrix of one channel group of `channels` channels: the matrix is
+// [channels * kernel, output] and each of its rows splits into rows of the
+// output's last dim, `row` the index of such a row (its elements begin at
+// row * output[last]), for channel `c`, kernel offset `kk` and output row
+// `p` (the index over the output dims before the last). Element x of the
+// row reads element first + x * strides[last] of the [channels, input...]
+// image when lo <= x < hi and a pad otherwise; lo == hi == 0 when the
+// whole row is on a pad (then `first` is meaningless).
 template <typename F>
-void WalkPatches(const Window& w, int64_t channels, F&& visit) {
+void WalkPatchRows(const Window& w, int64_t channels, F&& visit) {
   int64_t rank = w.rank();
   int64_t kernel_size = nn::Product(w.kernel, 0, rank);
   int64_t positions = nn::Product(w.output, 0, rank);
   int64_t image = nn::Product(w.input, 0, rank);
-  std::vector<int64_t> in_strides(rank, 1);
-  for (int64_t d = rank - 1; d > 0; --d) in_strides[d - 1] = in_strides[d] * w.input[d];
+  int64_t in_strides[8], k[8], o[8];
+  std::vector<int64_t> heap;
+  int64_t* buf = nullptr;
+  if (rank > 8) {
+    heap.resize(3 * rank);
+    buf = heap.data();
+  }
+  int64_t* ins = buf ? buf : in_strides;
+  int64_t* kv = buf ? buf + rank : k;
+  int64_t* ov = buf ? buf + 2 * rank : o;
+  ins[rank - 1] = 1;
+  for (int64_t d = rank - 1; d > 0; --d) ins[d - 1] = ins[d] * w.input[d];
   int64_t last = rank - 1;
-  int64_t outer = positions / std::max<int64_t>(w.output[last], 1);
-  std::vector<int64_t> k(rank), o(rank);
-  int64_t col = 0;
+  int64_t width = w.output[last];
+  int64_t outer = width > 0 ? positions / width : 0;
+  int64_t stride = w.strides[last], in_last = w.input[last];
+  int64_t mid = last - 1;
+  int64_t row = 0;
   for (int64_t c = 0; c < channels; ++c) {
-    std::fill(k.begin(), k.end(), 0);
+    std::fill(kv, kv + rank, 0);
     for (int64_t kk = 0; kk < kernel_size; ++kk) {
-      std::fill(o.begin(), o.end(), 0);
-      for (int64_t p = 0; p < outer; ++p) {
-        // The offset of the row's start over the dims before the last.
-        int64_t base = c * image;
+      // The last dim's window start and the output range inside the input
+      // are the same for every row of this kernel offset.
+      int64_t start = kv[last] * w.dilations[last] - w.pads[last];
+      int64_t lo = start >= 0 ? 0 : (-start + stride - 1) / stride;
+      int64_t hi = in_last - start <= 0 ? 0 : (in_last - start + stride - 1) / stride;
+      lo = std::min(lo, width);
+      hi = std::min(hi, width);
+      if (hi < lo) hi = lo;
+      // The same for the dim before the last (`mid`), whose rows step
+      // through the input by a fixed offset; the dims before it are walked
+      // per block of `mid_n` rows.
+      int64_t mid_start = 0, mid_stride = 0, mid_step = 0, mid_n = 1, rlo = 0, rhi = 1;
+      if (mid >= 0) {
+        mid_start = kv[mid] * w.dilations[mid] - w.pads[mid];
+        mid_stride = w.strides[mid];
+        mid_step = ins[mid] * mid_stride;
+        mid_n = w.output[mid];
+        rlo = std::min(mid_start >= 0 ? 0 : (-mid_start + mid_stride - 1) / mid_stride, mid_n);
+        rhi = w.input[mid] - mid_start <= 0
+                  ? 0
+                  : std::min((w.input[mid] - mid_start + mid_stride - 1) / mid_stride, mid_n);
+        if (rhi < rlo) rhi = rlo;
+      }
+      if (lo == hi) rlo = rhi = 0;
+      std::fill(ov, ov + rank, 0);
+      for (int64_t p = 0; p < outer;) {
+        // The offset of the block's start over the dims before `mid`.
+        int64_t base = c * image + start + (mid >= 0 ? mid_start * ins[mid] : 0);
         bool inside = true;
-        for (int64_t d = 0; d < last; ++d) {
-          int64_t i = o[d] * w.strides[d] - w.pads[d] + k[d] * w.dilations[d];
+        for (int64_t d = 0; d < mid; ++d) {
+          int64_t i = ov[d] * w.strides[d] - w.pads[d] + kv[d] * w.dilations[d];
           inside = inside && i >= 0 && i < w.input[d];
-          base += i * in_strides[d];
+          base += i * ins[d];
         }
-        int64_t start = k[last] * w.dilations[last] - w.pads[last];
-        for (int64_t x = 0; x < w.output[last]; ++x, ++col) {
-          int64_t i = start + x * w.strides[last];
-          visit(col, inside && i >= 0 && i < w.input[last] ? base + i : int64_t{-1});
+        int64_t in_lo = inside ? rlo : 0, in_hi = inside ? rhi : 0;
+        for (int64_t r = 0; r < in_lo; ++r, ++p, ++row) {
+          visit(row, c, kk, p, int64_t{0}, int64_t{0}, int64_t{0});
         }
-        for (int64_t d = last - 1; d >= 0; --d) {
-          if (++o[d] < w.output[d]) break;
-          o[d] = 0;
+        for (int64_t r = in_lo; r < in_hi; ++r, ++p, ++row) {
+          visit(row, c, kk, p, base + r * mid_step, lo, hi);
+        }
+        for (int64_t r = in_hi; r < mid_n; ++r, ++p, ++row) {
+          visit(row, c, kk, p, int64_t{0}, int64_t{0}, int64_t{0});
+        }
+        for (int64_t d = mid - 1; d >= 0; --d) {
+          if (++ov[d] < w.output[d]) break;
+          ov[d] = 0;
         }
       }
       for (int64_t d = last; d >= 0; --d) {
-        if (++k[d] < w.kernel[d]) break;
-        k[d] = 0;
+        if (++kv[d] < w.kernel[d]) break;
+        kv[d] = 0;
       }
     }
   }
+}
+
+// Fills `cols` with the im2col matrix ([channels * kernel, output]) of the
+// `channels` channels of image `x`: whole runs of input rows, zeros for
+// the pads.
+template <typename C>
+void GatherPatches(const Window& w, int64_t channels, const C* x, C* cols) {
+  int64_t width = w.output[w.rank() - 1];
+  int64_t stride = w.strides[w.rank() - 1];
+  WalkPatchRows(w, channels,
+                [&](int64_t row, int64_t, int64_t, int64_t, int64_t first, int64_t lo, int64_t hi) {
+                  C* __restrict out = cols + row * width;
+                  const int64_t step = stride;
+                  std::fill(out, out + lo, C{0});
+                  if (step == 1) {
+                    std::copy(x + first + lo, x + first + hi, out + lo);
+                  } else {
+                    const C* __restrict in = x + first;
+                    for (int64_t i = lo; i < hi; ++i) out[i] = in[i * step];
+                  }
+                  std::fill(out + hi, out + width, C{0});
+                });
+}
+
+// The scratch buffer of the thread for `C` (the im2col matrices).
+template <typename C>
+std::vector<C>& ScratchBuffer() {
+  thread_local std::vector<C> buffer;
+  return buffer;
+}
+
+// A scratch buffer of at least `n` elements, reused across calls on the
+// same thread; its contents are unspecified.
+template <typename C>
+C* Scratch(int64_t n) {
+  std::vector<C>& buffer = ScratchBuffer<C>();
+  if (static_cast<int64_t>(buffer.size()) < n) {
+    buffer = std::vector<C>();
+    buffer.resize(n);
+  }
+  return buffer.data();
+}
+
+// Releases the scratch buffer once it is past 8 MB, so that one large
+// convolution does not hold its im2col matrix for the thread's life.
+template <typename C>
+void TrimScratch() {
+  std::vector<C>& buffer = ScratchBuffer<C>();
+  if (buffer.size() * sizeof(C) > (size_t{8} << 20)) buffer = std::vector<C>();
 }
 
 // Whether the window reads each input element once, in order (1x1
@@ -86,9 +181,53 @@ struct ConvShape {
   int64_t batch = 0, in_channels = 0, out_channels = 0, group = 1;
 };
 
+// Depthwise convolution (one input channel per group): each output row
+// is summed in place, one kernel offset at a time, over the input row's
+// run inside the window. `y` must hold zeros.
+template <typename C>
+void ConvolveDepthwise(const ConvShape& s, const Window& w, const C* x, const C* weights,
+                       C* y) {
+  int64_t rank = w.rank();
+  int64_t image = nn::Product(w.input, 0, rank);
+  int64_t positions = nn::Product(w.output, 0, rank);
+  int64_t kernel_size = nn::Product(w.kernel, 0, rank);
+  int64_t width = w.output[rank - 1];
+  int64_t stride = w.strides[rank - 1];
+  int64_t mg = s.out_channels / s.group;
+  for (int64_t n = 0; n < s.batch; ++n) {
+    for (int64_t g = 0; g < s.group; ++g) {
+      const C* xg = x + (n * s.in_channels + g) * image;
+      for (int64_t j = 0; j < mg; ++j) {
+        int64_t m = g * mg + j;
+        const C* wm = weights + m * kernel_size;
+        C* ym = y + (n * s.out_channels + m) * positions;
+        WalkPatchRows(w, 1,
+                      [&](int64_t, int64_t, int64_t kk, int64_t p, int64_t first, int64_t lo,
+                          int64_t hi) {
+                        // Locals, so that the stores to `out` cannot alias them.
+                        const C wk = wm[kk];
+                        const int64_t step = stride;
+                        C* __restrict out = ym + p * width;
+                        const C* __restrict in = xg + first;
+                        // Eigen's array maps, which vectorize at -O2.
+                        using Row = Eigen::Array<C, Eigen::Dynamic, 1>;
+                        Eigen::Map<Row> dst(out + lo, hi - lo);
+                        if (step == 1) {
+                          dst += wk * Eigen::Map<const Row>(in + lo, hi - lo);
+                        } else {
+                          dst += wk * Eigen::Map<const Row, 0, Eigen::InnerStride<>>(
+                                          in + lo * step, hi - lo, Eigen::InnerStride<>(step));
+                        }
+                      });
+      }
+    }
+  }
+}
+
 // y[n, m, out...] = sum over the group's channels and kernel of
 // w[m, c, k...] x[n, c, window...], on Eigen per image and group (C is the
 // compute type; integer types wrap). `bias` (M values) is added when set.
+// `y` must hold zeros.
 template <typename C>
 void Convolve(const ConvShape& s, const Window& w, const C* x, const C* weights, const C* bias,
               C* y) {
@@ -98,21 +237,28 @@ void Convolve(const ConvShape& s, const Window& w, const C* x, const C* weights,
   int64_t kernel_size = nn::Product(w.kernel, 0, rank);
   int64_t cg = s.in_channels / s.group, mg = s.out_channels / s.group;
   bool pointwise = IsPointwise(w);
-  std::vector<C> cols(pointwise ? 0 : cg * kernel_size * positions);
-  for (int64_t n = 0; n < s.batch; ++n) {
-    for (int64_t g = 0; g < s.group; ++g) {
-      const C* xg = x + (n * s.in_channels + g * cg) * image;
-      if (!pointwise) {
-        WalkPatches(w, cg, [&](int64_t col, int64_t offset) {
-          cols[col] = offset < 0 ? C{0} : xg[offset];
-        });
+  if (cg == 1 && !pointwise) {
+    ConvolveDepthwise(s, w, x, weights, y);
+  } else {
+    C* cols = pointwise ? nullptr : Scratch<C>(cg * kernel_size * positions);
+    for (int64_t n = 0; n < s.batch; ++n) {
+      for (int64_t g = 0; g < s.group; ++g) {
+        const C* xg = x + (n * s.in_channels + g * cg) * image;
+        if (!pointwise) GatherPatches(w, cg, xg, cols);
+        ConstMatrixMap<C> mcols(pointwise ? xg : cols, cg * kernel_size, positions);
+        ConstMatrixMap<C> mw(weights + g * mg * cg * kernel_size, mg, cg * kernel_size);
+        MatrixMap<C> my(y + (n * s.out_channels + g * mg) * positions, mg, positions);
+        my.noalias() = mw * mcols;
       }
-      ConstMatrixMap<C> mcols(pointwise ? xg : cols.data(), cg * kernel_size, positions);
-      ConstMatrixMap<C> mw(weights + g * mg * cg * kernel_size, mg, cg * kernel_size);
-      MatrixMap<C> my(y + (n * s.out_channels + g * mg) * positions, mg, positions);
-      my.noalias() = mw * mcols;
-      if (bias != nullptr) {
-        for (int64_t m = 0; m < mg; ++m) my.row(m).array() += bias[g * mg + m];
+    }
+    if (!pointwise) TrimScratch<C>();
+  }
+  if (bias != nullptr) {
+    for (int64_t n = 0; n < s.batch; ++n) {
+      for (int64_t m = 0; m < s.out_channels; ++m) {
+        C* row = y + (n * s.out_channels + m) * positions;
+        C b = bias[m];
+        for (int64_t i = 0; i < positions; ++i) row[i] += b;
       }
     }
   }
@@ -294,9 +440,14 @@ Outputs ConvTransposeKernel(const KernelCall& call) {
         MatrixMap<C> mcols(cols.data(), mg * kernel_size, positions);
         mcols.noalias() = mw.transpose() * mx;
         C* yg = y.data() + (n * s.out_channels + g * mg) * image;
-        WalkPatches(win, mg, [&](int64_t col, int64_t offset) {
-          if (offset >= 0) yg[offset] += cols[col];
-        });
+        int64_t width = win.output[rank - 1], stride = win.strides[rank - 1];
+        WalkPatchRows(win, mg,
+                      [&](int64_t row, int64_t, int64_t, int64_t, int64_t first, int64_t lo,
+                          int64_t hi) {
+                        const C* in = cols.data() + row * width;
+                        C* out = yg + first;
+                        for (int64_t i = lo; i < hi; ++i) out[i * stride] += in[i];
+                      });
         if (vb) {
           for (int64_t m = 0; m < mg; ++m) {
             C bias = (*vb)[g * mg + m];

@@ -112,8 +112,13 @@ class RealView {
     } else {
       bool held = VisitElementType(type, [&](auto v) {
         using T = decltype(v);
-        view.owned_.reserve(tensor.size());
-        for (T x : tensor.data<T>()) view.owned_.push_back(LoadAs<C>(x));
+        absl::Span<const T> in = tensor.data<T>();
+        if constexpr (std::is_arithmetic_v<T>) {
+          view.owned_.assign(in.begin(), in.end());  // converts, without a zero fill first
+        } else {
+          view.owned_.resize(in.size());
+          for (size_t i = 0; i < in.size(); ++i) view.owned_[i] = LoadAs<C>(in[i]);
+        }
       });
       if (!held) {
         return absl::InvalidArgumentError(
