@@ -207,8 +207,9 @@ struct VerificationReport {
   int end_to_end_nodes = 0;
   // Set when a graph output differed end to end beyond the tolerance while
   // every step agreed within it, and by no more than twice this: how far
-  // the original's outputs move when the values the conversion rounds
-  // differently move by one ulp (the model amplifying rounding).
+  // the original's outputs move when the values the conversion computes
+  // differently move by the differences their steps showed (the model
+  // amplifying differences each within tolerance).
   double rounding_sensitivity = 0;
 };
 

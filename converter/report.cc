@@ -129,7 +129,8 @@ std::string VerificationText(const VerificationReport& verification) {
   if (verification.rounding_sensitivity > 0) {
     absl::StrAppendFormat(&text,
                           " (beyond the tolerance, but within twice the %g the original "
-                          "moves when the values rounded differently move by one ulp)",
+                          "moves when the values computed differently move by the "
+                          "differences their steps showed)",
                           verification.rounding_sensitivity);
   }
   return text;

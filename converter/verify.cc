@@ -130,22 +130,25 @@ bool Identical(const eval::Comparison& comparison) {
          (!comparison.worst || comparison.worst->abs_error == 0);
 }
 
-// How many times the original's own change when the values a conversion
-// rounds differently move by one ulp an end-to-end error may be, and still
-// be taken for amplified rounding.
+// How many times the original's own change, when the values a conversion
+// computes differently move by the differences their steps showed, an
+// end-to-end error may be and still be taken for amplified rounding.
 constexpr double kSensitivityFactor = 2;
 
-// `value` with every float and double element moved one ulp, up and down
-// in turn.
-eval::Value OneUlpAway(const eval::Value& value) {
+// `value` with every float and double element moved by `delta` (at least
+// one ulp), all up or all down: a bias as large as the difference a step
+// was allowed.
+eval::Value Shifted(const eval::Value& value, double delta, bool up) {
   eval::Value moved = value;
   if (!moved.is_tensor()) return moved;
   eval::Tensor& tensor = moved.tensor();
-  auto move = [](auto span) {
+  auto move = [delta, up](auto span) {
     using T = typename decltype(span)::value_type;
-    for (size_t i = 0; i < span.size(); ++i) {
-      T toward = i % 2 == 0 ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
-      if (std::isfinite(span[i])) span[i] = std::nextafter(span[i], toward);
+    T toward = up ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+    for (T& element : span) {
+      if (!std::isfinite(element)) continue;
+      T shifted = static_cast<T>(up ? element + delta : element - delta);
+      element = shifted == element ? std::nextafter(element, toward) : shifted;
     }
   };
   if (tensor.elem_type() == onnx::TensorProto::FLOAT) move(tensor.data<float>());
@@ -510,7 +513,7 @@ absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepRe
         state.rounded.erase(output.name);
       } else {
         differs[k].insert(output.name);
-        state.rounded.insert(output.name);
+        state.rounded[output.name] = comparison.worst ? comparison.worst->abs_error : 0;
       }
     }
     ++verification.sets;
@@ -542,20 +545,33 @@ void ConversionVerifier::Settle(const onnx::GraphProto& main,
   }
   absl::erase_if(state.values, [&](const auto& entry) { return !live.contains(entry.first); });
   absl::erase_if(state.changed, [&](const std::string& name) { return !live.contains(name); });
-  absl::erase_if(state.rounded, [&](const std::string& name) { return !live.contains(name); });
+  absl::erase_if(state.rounded, [&](const auto& entry) { return !live.contains(entry.first); });
 }
 
 absl::StatusOr<double> ConversionVerifier::RoundingSensitivity(const onnx::ModelProto& converted,
                                                                const std::vector<int>& cone,
                                                                const SetState& state,
                                                                const std::string& output) const {
+  double largest = 0;
+  for (bool up : {true, false}) {
+    OC_ASSIGN_OR_RETURN(double moved, OutputMovement(converted, cone, state, output, up));
+    largest = std::max(largest, moved);
+  }
+  return largest;
+}
+
+absl::StatusOr<double> ConversionVerifier::OutputMovement(const onnx::ModelProto& converted,
+                                                          const std::vector<int>& cone,
+                                                          const SetState& state,
+                                                          const std::string& output,
+                                                          bool up) const {
   const onnx::GraphProto& main = converted.graph();
   absl::flat_hash_map<std::string, eval::Value> feeds;
   for (const auto& [name, value] : state.values) {
     if (!state.changed.contains(name)) feeds.emplace(name, value);
   }
   // The nodes that round differently are replaced by their original
-  // values, moved by one ulp.
+  // values, moved by the largest difference their step showed.
   std::vector<int> rest;
   for (int i : cone) {
     bool rounds = false;
@@ -567,7 +583,10 @@ absl::StatusOr<double> ConversionVerifier::RoundingSensitivity(const onnx::Model
     for (const std::string& name : main.node(i).output()) {
       auto recorded = state.values.find(name);
       if (recorded == state.values.end()) continue;
-      feeds[name] = state.rounded.contains(name) ? OneUlpAway(recorded->second) : recorded->second;
+      auto rounded = state.rounded.find(name);
+      feeds[name] = rounded == state.rounded.end()
+                        ? recorded->second
+                        : Shifted(recorded->second, rounded->second, up);
     }
   }
   NodeSubset subset = SubsetOf(main, rest, feeds);
@@ -637,7 +656,8 @@ absl::StatusOr<VerificationReport> ConversionVerifier::Finish(const onnx::ModelP
       eval::Comparison comparison = eval::CompareValues(expected->second, actual->second);
       if (!comparison.ok) {
         // Every step agreed within tolerance: is this the model amplifying
-        // rounding, as it amplifies a one-ulp change of the same values?
+        // those differences, as it amplifies the same shift of the
+        // original's values?
         absl::StatusOr<double> sensitivity = RoundingSensitivity(converted, cone, state, name);
         if (!comparison.worst || !sensitivity.ok() ||
             comparison.worst->abs_error > kSensitivityFactor * *sensitivity) {
@@ -647,7 +667,8 @@ absl::StatusOr<VerificationReport> ConversionVerifier::Finish(const onnx::ModelP
               ErrorText(comparison),
               sensitivity.ok()
                   ? absl::StrFormat(" (each step agreed within tolerance; moving the values "
-                                    "they round differently by one ulp moves it by %g)",
+                                    "they compute differently by the differences the steps "
+                                    "showed moves it by %g)",
                                     *sensitivity)
                   : ""));
         }

@@ -66,8 +66,9 @@ class ConversionVerifier {
     VerifyInputSet set;
     absl::flat_hash_map<std::string, eval::Value> values;
     absl::flat_hash_set<std::string> changed;
-    // The names a step's nodes computed within tolerance but not to the bit.
-    absl::flat_hash_set<std::string> rounded;
+    // The names a step's nodes computed within tolerance but not to the
+    // bit, with the largest absolute difference the step showed.
+    absl::flat_hash_map<std::string, double> rounded;
   };
 
   ConversionVerifier() = default;
@@ -80,12 +81,19 @@ class ConversionVerifier {
   absl::Status RecordRandomSet(const onnx::ModelProto& exposed, int index);
 
   // How far the graph output `output` moves on `state` when the values
-  // the conversion rounds differently (`state.rounded`) are the original's
-  // moved by one ulp: the model's own amplification of rounding there.
+  // the conversion computes differently (`state.rounded`) are the
+  // original's moved by the difference their step showed, all up or all
+  // down (the larger): the model's own amplification of those differences.
   absl::StatusOr<double> RoundingSensitivity(const onnx::ModelProto& converted,
                                              const std::vector<int>& cone,
                                              const SetState& state,
                                              const std::string& output) const;
+
+  // How far `output` moves when the values of `state.rounded` are the
+  // original's moved by their difference `up` (or down).
+  absl::StatusOr<double> OutputMovement(const onnx::ModelProto& converted,
+                                        const std::vector<int>& cone, const SetState& state,
+                                        const std::string& output, bool up) const;
 
   // Brings `state.changed` up to date with `main` after a step, in graph
   // order: a value differs when a value its node reads differs, when the

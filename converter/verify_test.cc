@@ -103,7 +103,8 @@ g (float[N,4] X) => (float[N,4] Y) {
      "step 20 -> 19: 1 nodes*\n  verified 8 nodes on 3 input sets, 1 values compared"},
     // The same few ulps, multiplied by 10000 inside a Sin: beyond the
     // tolerance end to end, but no more than the original moves when G
-    // moves by one ulp — the model amplifies rounding, and says so.
+    // moves by the difference the step showed — the model amplifies
+    // rounding, and the report says so.
     {"gelu_amplified", R"(<ir_version: 9, opset_import: ["" : 20]>
 g (float[N,4] X) => (float[N,4] Y) <float k = {10000.0}> {
   [gelu] G = Gelu(X)
