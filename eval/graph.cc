@@ -102,6 +102,13 @@ std::optional<std::string> TypeMismatch(const Value& value, const onnx::TypeProt
                       ", got ", TypeString(value));
 }
 
+// Whether op `op` of ai.onnx hands input 0's elements on unchanged, so
+// that it may take them over (KernelCall::donor) when input 0 dies there.
+bool PassesInput0On(absl::string_view op) {
+  return op == "Identity" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" ||
+         op == "Flatten";
+}
+
 // The opsets `imports` name, by canonical domain.
 absl::flat_hash_map<std::string, int64_t> OpsetMap(
     const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports) {
@@ -242,6 +249,15 @@ absl::StatusOr<Value> Scope::Take(const std::string& name) {
   Value copy = *value;
   Erase(name);
   return copy;
+}
+
+std::optional<Value> Scope::TakeOwned(const std::string& name) {
+  auto it = values_.find(name);
+  if (it == values_.end()) return std::nullopt;
+  std::optional<Value> value(std::move(it->second));
+  values_.erase(it);
+  runner_.Refund(value->ByteSize());
+  return value;
 }
 
 // ---------------------------------------------------------------------------
@@ -435,7 +451,7 @@ absl::StatusOr<std::vector<Value>> Runner::RunBody(const Body& body, Scope& scop
   OC_ASSIGN_OR_RETURN(const Plan* plan, PlanFor(body, depth));
   for (const std::string& name : plan->free_at_start) scope.Erase(name);
   for (int i = 0; i < body.nodes->size(); ++i) {
-    OC_RETURN_IF_ERROR(RunNode((*body.nodes)[i], scope, context, depth));
+    OC_RETURN_IF_ERROR(RunNode((*body.nodes)[i], scope, context, depth, plan->free_after[i]));
     for (const std::string& name : plan->free_after[i]) scope.Erase(name);
   }
   std::vector<Value> outputs;
@@ -537,7 +553,7 @@ absl::StatusOr<std::vector<Value>> Runner::RunMain(const onnx::GraphProto& graph
 }
 
 absl::Status Runner::RunNode(const onnx::NodeProto& node, Scope& scope, const Context& context,
-                             int depth) {
+                             int depth, absl::Span<const std::string> dying) {
   if (++node_runs_ > options_.max_node_runs) {
     return ResourceError(absl::StrCat(PlanLabel(node), ": the run would take more than ",
                                       options_.max_node_runs, " node runs"));
@@ -590,10 +606,31 @@ absl::Status Runner::RunNode(const onnx::NodeProto& node, Scope& scope, const Co
     if (!value.ok()) return fail(Prefixed(value.status(), absl::StrCat("input '", name, "'")));
     inputs.push_back(*value);
   }
+  // Ops that pass input 0's elements on unchanged (under other dims) take
+  // them over when this node is its last use and the scope owns it: moved,
+  // not copied.
+  std::optional<Value> donor;
+  if (op != nullptr && domain.empty() && !inputs.empty() && inputs[0] != nullptr &&
+      inputs[0]->is_tensor() && PassesInput0On(node.op_type())) {
+    const std::string& name = node.input(0);
+    bool dies = std::find(dying.begin(), dying.end(), name) != dying.end();
+    bool once = std::count(node.input().begin(), node.input().end(), name) == 1;
+    if (dies && once) {
+      donor = scope.TakeOwned(name);
+      if (donor) inputs[0] = &*donor;
+    }
+  }
   absl::StatusOr<std::vector<Value>> outputs;
   try {
-    outputs = local != nullptr ? CallFunction(LocalInstance(*local, node), inputs, context, depth)
-                               : Dispatch(node, *op, inputs, scope, context, depth);
+    if (local != nullptr) {
+      outputs = CallFunction(LocalInstance(*local, node), inputs, context, depth);
+    } else if (donor && node.op_type() == "Identity") {
+      std::vector<Value> moved;
+      moved.push_back(*std::move(donor));
+      outputs = std::move(moved);
+    } else {
+      outputs = Dispatch(node, *op, inputs, scope, context, depth, donor ? &*donor : nullptr);
+    }
   } catch (const MemoryBudgetExceeded& e) {
     outputs = BudgetError("the run", e.limit());
   } catch (const std::bad_alloc&) {
@@ -629,7 +666,7 @@ absl::StatusOr<std::vector<Value>> Runner::Dispatch(const onnx::NodeProto& node,
                                                     const schema::OpSchema& schema,
                                                     std::vector<const Value*> inputs,
                                                     Scope& scope, const Context& context,
-                                                    int depth) {
+                                                    int depth, Value* donor) {
   absl::string_view domain = schema::Registry::CanonicalDomain(node.domain());
   if (!IsDeterministic(domain, node.op_type())) deterministic_ = false;
   if (GraphOpFn fn = FindGraphOp(domain, node.op_type(), schema.since_version)) {
@@ -646,7 +683,8 @@ absl::StatusOr<std::vector<Value>> Runner::Dispatch(const onnx::NodeProto& node,
       }
       tensors.push_back(value != nullptr ? &value->tensor() : nullptr);
     }
-    KernelCall call{node, schema.since_version, std::move(tensors)};
+    KernelCall call{node, schema.since_version, std::move(tensors),
+                    donor != nullptr ? &donor->tensor() : nullptr};
     OC_ASSIGN_OR_RETURN(std::vector<Tensor> computed, kernel(call));
     std::vector<Value> outputs;
     outputs.reserve(computed.size());
