@@ -365,13 +365,23 @@ absl::StatusOr<const Plan*> Runner::PlanFor(const Body& body, int depth) {
   auto plan = std::make_unique<Plan>();
   const auto& nodes = *body.nodes;
   plan->free_after.resize(nodes.size());
-  // Where each local value is defined (-1: input or initializer), and
-  // where it is last used.
-  absl::flat_hash_map<std::string, int> defined_at;
-  std::vector<std::string> locals;
+  // Each local value: where it is defined (-1: input or initializer) and
+  // where it is last used (-2: nowhere). Keys view the body's names, which
+  // outlive the planning.
+  struct Local {
+    int defined;
+    int last_use;
+  };
+  size_t expected = body.inputs.size();
+  if (body.graph != nullptr) expected += body.graph->initializer_size();
+  for (const onnx::NodeProto& node : nodes) expected += node.output_size();
+  absl::flat_hash_map<absl::string_view, Local> locals_at;
+  locals_at.reserve(expected);
+  std::vector<absl::string_view> locals;
+  locals.reserve(expected);
   auto define = [&](const std::string& name, int at, absl::string_view by) -> absl::Status {
     if (name.empty()) return absl::OkStatus();
-    if (!defined_at.emplace(name, at).second) {
+    if (!locals_at.emplace(name, Local{at, -2}).second) {
       return absl::InvalidArgumentError(
           absl::StrCat(body.what, ": value '", name, "' is defined twice (again by ", by, ")"));
     }
@@ -381,29 +391,33 @@ absl::StatusOr<const Plan*> Runner::PlanFor(const Body& body, int depth) {
   for (const std::string& input : body.inputs) OC_RETURN_IF_ERROR(define(input, -1, "an input"));
   if (body.graph != nullptr) {
     for (const auto& t : body.graph->initializer()) {
-      if (!defined_at.contains(t.name())) OC_RETURN_IF_ERROR(define(t.name(), -1, ""));
+      if (!locals_at.contains(t.name())) OC_RETURN_IF_ERROR(define(t.name(), -1, ""));
     }
     for (const auto& t : body.graph->sparse_initializer()) {
-      if (!defined_at.contains(t.values().name())) {
+      if (!locals_at.contains(t.values().name())) {
         OC_RETURN_IF_ERROR(define(t.values().name(), -1, ""));
       }
     }
   }
-  absl::flat_hash_map<std::string, int> produced_by;
-  for (int i = 0; i < nodes.size(); ++i) {
-    for (const std::string& output : nodes[i].output()) {
-      if (!output.empty()) produced_by.emplace(output, i);
-    }
-  }
-  absl::flat_hash_map<std::string, int> last_use;
-  absl::flat_hash_set<std::string> free_seen;
+  absl::flat_hash_set<absl::string_view> free_seen;
+  std::optional<absl::flat_hash_map<absl::string_view, int>> produced_by;
   auto use = [&](const std::string& name, int i) -> absl::Status {
     if (name.empty()) return absl::OkStatus();
-    if (auto it = defined_at.find(name); it != defined_at.end()) {
-      last_use[name] = i;
+    if (auto it = locals_at.find(name); it != locals_at.end()) {
+      it->second.last_use = i;
       return absl::OkStatus();
     }
-    if (auto it = produced_by.find(name); it != produced_by.end()) {
+    // A node defining it later: out of order. Where each value is made is
+    // mapped only once a name is not local (a free value or an error).
+    if (!produced_by) {
+      produced_by.emplace();
+      for (int j = 0; j < nodes.size(); ++j) {
+        for (const std::string& output : nodes[j].output()) {
+          if (!output.empty()) produced_by->emplace(output, j);
+        }
+      }
+    }
+    if (auto it = produced_by->find(name); it != produced_by->end()) {
       return absl::InvalidArgumentError(absl::StrCat(
           body.what, ": ", PlanLabel(nodes[i]), " reads '", name, "' before ",
           PlanLabel(nodes[it->second]), " defines it (the nodes are not in topological order)"));
@@ -414,31 +428,37 @@ absl::StatusOr<const Plan*> Runner::PlanFor(const Body& body, int depth) {
   for (int i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& node = nodes[i];
     for (const std::string& input : node.input()) OC_RETURN_IF_ERROR(use(input, i));
-    for (const onnx::GraphProto* graph : Subgraphs(node)) {
-      absl::StatusOr<const Plan*> inner = PlanForGraph(*graph, depth + 1);
-      if (!inner.ok()) return Prefixed(inner.status(), absl::StrCat(body.what, ", ", PlanLabel(node)));
-      for (const std::string& name : (*inner)->free_values) OC_RETURN_IF_ERROR(use(name, i));
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (!attribute.has_g() && attribute.graphs_size() == 0) continue;
+      for (const onnx::GraphProto* graph : Subgraphs(node)) {
+        absl::StatusOr<const Plan*> inner = PlanForGraph(*graph, depth + 1);
+        if (!inner.ok()) {
+          return Prefixed(inner.status(), absl::StrCat(body.what, ", ", PlanLabel(node)));
+        }
+        for (const std::string& name : (*inner)->free_values) OC_RETURN_IF_ERROR(use(name, i));
+      }
+      break;
     }
     for (const std::string& output : node.output()) {
       OC_RETURN_IF_ERROR(define(output, i, PlanLabel(node)));
     }
   }
-  absl::flat_hash_set<std::string> kept;
+  absl::flat_hash_set<absl::string_view> kept;
   for (const std::string& output : body.outputs) {
-    if (defined_at.contains(output)) {
+    if (locals_at.contains(output)) {
       kept.insert(output);
     } else if (free_seen.insert(output).second) {
       plan->free_values.push_back(output);
     }
   }
-  for (const std::string& name : locals) {
+  for (absl::string_view name : locals) {
     if (kept.contains(name)) continue;
-    auto it = last_use.find(name);
-    int last = it != last_use.end() ? it->second : defined_at.at(name);
+    const Local& local = locals_at.at(name);
+    int last = local.last_use != -2 ? local.last_use : local.defined;
     if (last < 0) {
-      plan->free_at_start.push_back(name);
+      plan->free_at_start.emplace_back(name);
     } else {
-      plan->free_after[last].push_back(name);
+      plan->free_after[last].emplace_back(name);
     }
   }
   const Plan* result = plan.get();
@@ -562,9 +582,11 @@ absl::Status Runner::RunNode(const onnx::NodeProto& node, Scope& scope, const Co
   const schema::OpSchema* op = nullptr;
   int since_version = 0;
   const onnx::FunctionProto* local = nullptr;
-  if (auto it = functions_.find(FunctionKey(domain, node.op_type(), node.overload()));
-      it != functions_.end()) {
-    local = it->second;
+  auto found = functions_.empty()
+                   ? functions_.end()
+                   : functions_.find(FunctionKey(domain, node.op_type(), node.overload()));
+  if (found != functions_.end()) {
+    local = found->second;
   } else {
     auto opset = context.opsets.find(domain);
     if (opset == context.opsets.end()) {
@@ -581,8 +603,8 @@ absl::Status Runner::RunNode(const onnx::NodeProto& node, Scope& scope, const Co
     }
     since_version = op->since_version;
   }
-  std::string label = NodeLabel(node, since_version);
   auto fail = [&](const absl::Status& status) {
+    std::string label = NodeLabel(node, since_version);
     std::string kernel_prefix =
         absl::StrCat("node '", node.name(), "' (", node.op_type(), "-", since_version, ")");
     absl::Status out = status;

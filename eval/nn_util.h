@@ -112,8 +112,10 @@ class RealView {
     } else {
       bool held = VisitElementType(type, [&](auto v) {
         using T = decltype(v);
-        view.owned_.reserve(tensor.size());
-        for (T x : tensor.data<T>()) view.owned_.push_back(LoadAs<C>(x));
+        absl::Span<const T> in = tensor.data<T>();
+        view.owned_.resize(in.size());
+        C* out = view.owned_.data();
+        for (size_t i = 0; i < in.size(); ++i) out[i] = LoadAs<C>(in[i]);
       });
       if (!held) {
         return absl::InvalidArgumentError(
