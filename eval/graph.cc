@@ -379,11 +379,14 @@ absl::StatusOr<const Plan*> Runner::PlanFor(const Body& body, int depth) {
   locals_at.reserve(expected);
   std::vector<absl::string_view> locals;
   locals.reserve(expected);
+  // `by` names the definer for the error (a node's label is built only
+  // then: `at` >= 0).
   auto define = [&](const std::string& name, int at, absl::string_view by) -> absl::Status {
     if (name.empty()) return absl::OkStatus();
     if (!locals_at.emplace(name, Local{at, -2}).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(body.what, ": value '", name, "' is defined twice (again by ", by, ")"));
+      std::string label = at >= 0 ? PlanLabel(nodes[at]) : std::string(by);
+      return absl::InvalidArgumentError(absl::StrCat(
+          body.what, ": value '", name, "' is defined twice (again by ", label, ")"));
     }
     locals.push_back(name);
     return absl::OkStatus();
@@ -440,7 +443,7 @@ absl::StatusOr<const Plan*> Runner::PlanFor(const Body& body, int depth) {
       break;
     }
     for (const std::string& output : node.output()) {
-      OC_RETURN_IF_ERROR(define(output, i, PlanLabel(node)));
+      OC_RETURN_IF_ERROR(define(output, i, ""));
     }
   }
   absl::flat_hash_set<absl::string_view> kept;
