@@ -102,6 +102,13 @@ std::optional<std::string> TypeMismatch(const Value& value, const onnx::TypeProt
                       ", got ", TypeString(value));
 }
 
+// Whether op `op` of ai.onnx hands input 0's elements on unchanged, so
+// that it may take them over (KernelCall::donor) when input 0 dies there.
+bool PassesInput0On(absl::string_view op) {
+  return op == "Identity" || op == "Reshape" || op == "Squeeze" || op == "Unsqueeze" ||
+         op == "Flatten";
+}
+
 // The opsets `imports` name, by canonical domain.
 absl::flat_hash_map<std::string, int64_t> OpsetMap(
     const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports) {
@@ -244,6 +251,15 @@ absl::StatusOr<Value> Scope::Take(const std::string& name) {
   return copy;
 }
 
+std::optional<Value> Scope::TakeOwned(const std::string& name) {
+  auto it = values_.find(name);
+  if (it == values_.end()) return std::nullopt;
+  std::optional<Value> value(std::move(it->second));
+  values_.erase(it);
+  runner_.Refund(value->ByteSize());
+  return value;
+}
+
 // ---------------------------------------------------------------------------
 // OpCall.
 
@@ -355,15 +371,28 @@ absl::StatusOr<const Plan*> Runner::PlanFor(const Body& body, int depth) {
   auto plan = std::make_unique<Plan>();
   const auto& nodes = *body.nodes;
   plan->free_after.resize(nodes.size());
-  // Where each local value is defined (-1: input or initializer), and
-  // where it is last used.
-  absl::flat_hash_map<std::string, int> defined_at;
-  std::vector<std::string> locals;
+  // Each local value: where it is defined (-1: input or initializer) and
+  // where it is last used (-2: nowhere). Keys view the body's names, which
+  // outlive the planning.
+  struct Local {
+    int defined;
+    int last_use;
+  };
+  size_t expected = body.inputs.size();
+  if (body.graph != nullptr) expected += body.graph->initializer_size();
+  for (const onnx::NodeProto& node : nodes) expected += node.output_size();
+  absl::flat_hash_map<absl::string_view, Local> locals_at;
+  locals_at.reserve(expected);
+  std::vector<absl::string_view> locals;
+  locals.reserve(expected);
+  // `by` names the definer for the error (a node's label is built only
+  // then: `at` >= 0).
   auto define = [&](const std::string& name, int at, absl::string_view by) -> absl::Status {
     if (name.empty()) return absl::OkStatus();
-    if (!defined_at.emplace(name, at).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(body.what, ": value '", name, "' is defined twice (again by ", by, ")"));
+    if (!locals_at.emplace(name, Local{at, -2}).second) {
+      std::string label = at >= 0 ? PlanLabel(nodes[at]) : std::string(by);
+      return absl::InvalidArgumentError(absl::StrCat(
+          body.what, ": value '", name, "' is defined twice (again by ", label, ")"));
     }
     locals.push_back(name);
     return absl::OkStatus();
@@ -371,29 +400,33 @@ absl::StatusOr<const Plan*> Runner::PlanFor(const Body& body, int depth) {
   for (const std::string& input : body.inputs) OC_RETURN_IF_ERROR(define(input, -1, "an input"));
   if (body.graph != nullptr) {
     for (const auto& t : body.graph->initializer()) {
-      if (!defined_at.contains(t.name())) OC_RETURN_IF_ERROR(define(t.name(), -1, ""));
+      if (!locals_at.contains(t.name())) OC_RETURN_IF_ERROR(define(t.name(), -1, ""));
     }
     for (const auto& t : body.graph->sparse_initializer()) {
-      if (!defined_at.contains(t.values().name())) {
+      if (!locals_at.contains(t.values().name())) {
         OC_RETURN_IF_ERROR(define(t.values().name(), -1, ""));
       }
     }
   }
-  absl::flat_hash_map<std::string, int> produced_by;
-  for (int i = 0; i < nodes.size(); ++i) {
-    for (const std::string& output : nodes[i].output()) {
-      if (!output.empty()) produced_by.emplace(output, i);
-    }
-  }
-  absl::flat_hash_map<std::string, int> last_use;
-  absl::flat_hash_set<std::string> free_seen;
+  absl::flat_hash_set<absl::string_view> free_seen;
+  std::optional<absl::flat_hash_map<absl::string_view, int>> produced_by;
   auto use = [&](const std::string& name, int i) -> absl::Status {
     if (name.empty()) return absl::OkStatus();
-    if (auto it = defined_at.find(name); it != defined_at.end()) {
-      last_use[name] = i;
+    if (auto it = locals_at.find(name); it != locals_at.end()) {
+      it->second.last_use = i;
       return absl::OkStatus();
     }
-    if (auto it = produced_by.find(name); it != produced_by.end()) {
+    // A node defining it later: out of order. Where each value is made is
+    // mapped only once a name is not local (a free value or an error).
+    if (!produced_by) {
+      produced_by.emplace();
+      for (int j = 0; j < nodes.size(); ++j) {
+        for (const std::string& output : nodes[j].output()) {
+          if (!output.empty()) produced_by->emplace(output, j);
+        }
+      }
+    }
+    if (auto it = produced_by->find(name); it != produced_by->end()) {
       return absl::InvalidArgumentError(absl::StrCat(
           body.what, ": ", PlanLabel(nodes[i]), " reads '", name, "' before ",
           PlanLabel(nodes[it->second]), " defines it (the nodes are not in topological order)"));
@@ -404,31 +437,37 @@ absl::StatusOr<const Plan*> Runner::PlanFor(const Body& body, int depth) {
   for (int i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& node = nodes[i];
     for (const std::string& input : node.input()) OC_RETURN_IF_ERROR(use(input, i));
-    for (const onnx::GraphProto* graph : Subgraphs(node)) {
-      absl::StatusOr<const Plan*> inner = PlanForGraph(*graph, depth + 1);
-      if (!inner.ok()) return Prefixed(inner.status(), absl::StrCat(body.what, ", ", PlanLabel(node)));
-      for (const std::string& name : (*inner)->free_values) OC_RETURN_IF_ERROR(use(name, i));
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (!attribute.has_g() && attribute.graphs_size() == 0) continue;
+      for (const onnx::GraphProto* graph : Subgraphs(node)) {
+        absl::StatusOr<const Plan*> inner = PlanForGraph(*graph, depth + 1);
+        if (!inner.ok()) {
+          return Prefixed(inner.status(), absl::StrCat(body.what, ", ", PlanLabel(node)));
+        }
+        for (const std::string& name : (*inner)->free_values) OC_RETURN_IF_ERROR(use(name, i));
+      }
+      break;
     }
     for (const std::string& output : node.output()) {
-      OC_RETURN_IF_ERROR(define(output, i, PlanLabel(node)));
+      OC_RETURN_IF_ERROR(define(output, i, ""));
     }
   }
-  absl::flat_hash_set<std::string> kept;
+  absl::flat_hash_set<absl::string_view> kept;
   for (const std::string& output : body.outputs) {
-    if (defined_at.contains(output)) {
+    if (locals_at.contains(output)) {
       kept.insert(output);
     } else if (free_seen.insert(output).second) {
       plan->free_values.push_back(output);
     }
   }
-  for (const std::string& name : locals) {
+  for (absl::string_view name : locals) {
     if (kept.contains(name)) continue;
-    auto it = last_use.find(name);
-    int last = it != last_use.end() ? it->second : defined_at.at(name);
+    const Local& local = locals_at.at(name);
+    int last = local.last_use != -2 ? local.last_use : local.defined;
     if (last < 0) {
-      plan->free_at_start.push_back(name);
+      plan->free_at_start.emplace_back(name);
     } else {
-      plan->free_after[last].push_back(name);
+      plan->free_after[last].emplace_back(name);
     }
   }
   const Plan* result = plan.get();
@@ -441,7 +480,7 @@ absl::StatusOr<std::vector<Value>> Runner::RunBody(const Body& body, Scope& scop
   OC_ASSIGN_OR_RETURN(const Plan* plan, PlanFor(body, depth));
   for (const std::string& name : plan->free_at_start) scope.Erase(name);
   for (int i = 0; i < body.nodes->size(); ++i) {
-    OC_RETURN_IF_ERROR(RunNode((*body.nodes)[i], scope, context, depth));
+    OC_RETURN_IF_ERROR(RunNode((*body.nodes)[i], scope, context, depth, plan->free_after[i]));
     for (const std::string& name : plan->free_after[i]) scope.Erase(name);
   }
   std::vector<Value> outputs;
@@ -543,7 +582,7 @@ absl::StatusOr<std::vector<Value>> Runner::RunMain(const onnx::GraphProto& graph
 }
 
 absl::Status Runner::RunNode(const onnx::NodeProto& node, Scope& scope, const Context& context,
-                             int depth) {
+                             int depth, absl::Span<const std::string> dying) {
   if (++node_runs_ > options_.max_node_runs) {
     return ResourceError(absl::StrCat(PlanLabel(node), ": the run would take more than ",
                                       options_.max_node_runs, " node runs"));
@@ -552,9 +591,11 @@ absl::Status Runner::RunNode(const onnx::NodeProto& node, Scope& scope, const Co
   const schema::OpSchema* op = nullptr;
   int since_version = 0;
   const onnx::FunctionProto* local = nullptr;
-  if (auto it = functions_.find(FunctionKey(domain, node.op_type(), node.overload()));
-      it != functions_.end()) {
-    local = it->second;
+  auto found = functions_.empty()
+                   ? functions_.end()
+                   : functions_.find(FunctionKey(domain, node.op_type(), node.overload()));
+  if (found != functions_.end()) {
+    local = found->second;
   } else {
     auto opset = context.opsets.find(domain);
     if (opset == context.opsets.end()) {
@@ -571,8 +612,8 @@ absl::Status Runner::RunNode(const onnx::NodeProto& node, Scope& scope, const Co
     }
     since_version = op->since_version;
   }
-  std::string label = NodeLabel(node, since_version);
   auto fail = [&](const absl::Status& status) {
+    std::string label = NodeLabel(node, since_version);
     std::string kernel_prefix =
         absl::StrCat("node '", node.name(), "' (", node.op_type(), "-", since_version, ")");
     absl::Status out = status;
@@ -596,10 +637,31 @@ absl::Status Runner::RunNode(const onnx::NodeProto& node, Scope& scope, const Co
     if (!value.ok()) return fail(Prefixed(value.status(), absl::StrCat("input '", name, "'")));
     inputs.push_back(*value);
   }
+  // Ops that pass input 0's elements on unchanged (under other dims) take
+  // them over when this node is its last use and the scope owns it: moved,
+  // not copied.
+  std::optional<Value> donor;
+  if (op != nullptr && domain.empty() && !inputs.empty() && inputs[0] != nullptr &&
+      inputs[0]->is_tensor() && PassesInput0On(node.op_type())) {
+    const std::string& name = node.input(0);
+    bool dies = std::find(dying.begin(), dying.end(), name) != dying.end();
+    bool once = std::count(node.input().begin(), node.input().end(), name) == 1;
+    if (dies && once) {
+      donor = scope.TakeOwned(name);
+      if (donor) inputs[0] = &*donor;
+    }
+  }
   absl::StatusOr<std::vector<Value>> outputs;
   try {
-    outputs = local != nullptr ? CallFunction(LocalInstance(*local, node), inputs, context, depth)
-                               : Dispatch(node, *op, inputs, scope, context, depth);
+    if (local != nullptr) {
+      outputs = CallFunction(LocalInstance(*local, node), inputs, context, depth);
+    } else if (donor && node.op_type() == "Identity") {
+      std::vector<Value> moved;
+      moved.push_back(*std::move(donor));
+      outputs = std::move(moved);
+    } else {
+      outputs = Dispatch(node, *op, inputs, scope, context, depth, donor ? &*donor : nullptr);
+    }
   } catch (const MemoryBudgetExceeded& e) {
     outputs = BudgetError("the run", e.limit());
   } catch (const std::bad_alloc&) {
@@ -635,7 +697,7 @@ absl::StatusOr<std::vector<Value>> Runner::Dispatch(const onnx::NodeProto& node,
                                                     const schema::OpSchema& schema,
                                                     std::vector<const Value*> inputs,
                                                     Scope& scope, const Context& context,
-                                                    int depth) {
+                                                    int depth, Value* donor) {
   absl::string_view domain = schema::Registry::CanonicalDomain(node.domain());
   if (!IsDeterministic(domain, node.op_type())) deterministic_ = false;
   if (GraphOpFn fn = FindGraphOp(domain, node.op_type(), schema.since_version)) {
@@ -652,7 +714,8 @@ absl::StatusOr<std::vector<Value>> Runner::Dispatch(const onnx::NodeProto& node,
       }
       tensors.push_back(value != nullptr ? &value->tensor() : nullptr);
     }
-    KernelCall call{node, schema.since_version, std::move(tensors)};
+    KernelCall call{node, schema.since_version, std::move(tensors),
+                    donor != nullptr ? &donor->tensor() : nullptr};
     OC_ASSIGN_OR_RETURN(std::vector<Tensor> computed, kernel(call));
     std::vector<Value> outputs;
     outputs.reserve(computed.size());

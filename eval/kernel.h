@@ -23,6 +23,14 @@ struct KernelCall {
   const onnx::NodeProto& node;
   int since_version;
   std::vector<const Tensor*> inputs;
+  // Input 0 when the runner gives it up (its last use, owned by the
+  // node's scope): a kernel that passes its elements on may move them out
+  // (after its last read of input 0) instead of copying. Null otherwise.
+  Tensor* donor = nullptr;
+
+  // Input 0's tensor, moved out of the donor when there is one, else
+  // copied.
+  Tensor TakeInput0() const { return donor != nullptr ? std::move(*donor) : *inputs[0]; }
 
   // Input `i`, or null when absent.
   const Tensor* input(int i) const {

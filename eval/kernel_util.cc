@@ -33,6 +33,75 @@ Tensor Pick(const Tensor& src, std::vector<int64_t> dims, absl::Span<const int64
   return out;
 }
 
+Tensor PickStrided(const Tensor& src, std::vector<int64_t> dims,
+                   absl::Span<const int64_t> strides, int64_t base) {
+  Tensor out(src.elem_type(), dims);
+  if (out.size() == 0) return out;
+  if (src.elem_type() == onnx::TensorProto::STRING) {
+    ForEachIndex(dims, strides, base,
+                 [&](int64_t i, int64_t offset) { out.strings()[i] = src.strings()[offset]; });
+    return out;
+  }
+  // Merge axes that walk on contiguously (an axis whose stride is the
+  // whole extent of the next) into one, from the innermost out.
+  std::vector<int64_t> d, st;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 1) continue;  // contributes no offset
+    if (!d.empty() && st.back() == strides[i] * dims[i]) {
+      d.back() *= dims[i];
+      st.back() = strides[i];
+    } else {
+      d.push_back(dims[i]);
+      st.push_back(strides[i]);
+    }
+  }
+  const int size = ElementSize(src.elem_type());
+  const uint8_t* from = src.data<uint8_t>().data();
+  uint8_t* to = out.data<uint8_t>().data();
+  if (d.empty()) {
+    std::memcpy(to, from + base * size, size);
+    return out;
+  }
+  const size_t rank = d.size();
+  const int64_t inner = d.back();
+  const int64_t inner_stride = st.back();
+  const size_t row_bytes = static_cast<size_t>(inner) * size;
+  int64_t rows = 1;
+  for (size_t i = 0; i + 1 < rank; ++i) rows *= d[i];
+  std::vector<int64_t> index(rank - 1, 0);
+  int64_t offset = base;
+  for (int64_t r = 0; r < rows; ++r) {
+    if (inner_stride == 1) {
+      std::memcpy(to, from + offset * size, row_bytes);
+    } else {
+      const uint8_t* p = from + offset * size;
+      const int64_t step = inner_stride * size;
+      switch (size) {
+        case 1: for (int64_t k = 0; k < inner; ++k) to[k] = p[k * step]; break;
+        case 2:
+          for (int64_t k = 0; k < inner; ++k) std::memcpy(to + k * 2, p + k * step, 2);
+          break;
+        case 4:
+          for (int64_t k = 0; k < inner; ++k) std::memcpy(to + k * 4, p + k * step, 4);
+          break;
+        case 8:
+          for (int64_t k = 0; k < inner; ++k) std::memcpy(to + k * 8, p + k * step, 8);
+          break;
+        default:
+          for (int64_t k = 0; k < inner; ++k) std::memcpy(to + k * size, p + k * step, size);
+      }
+    }
+    to += row_bytes;
+    for (size_t a = rank - 1; a-- > 0;) {
+      offset += st[a];
+      if (++index[a] < d[a]) break;
+      offset -= st[a] * d[a];
+      index[a] = 0;
+    }
+  }
+  return out;
+}
+
 void CopyElement(const Tensor& src, int64_t from, Tensor& dst, int64_t to) {
   if (src.elem_type() == onnx::TensorProto::STRING) {
     dst.strings()[to] = src.strings()[from];

@@ -97,6 +97,12 @@ T TruncateTo(double value, absl::Status& status) {
 // offsets[i].
 Tensor Pick(const Tensor& src, std::vector<int64_t> dims, absl::Span<const int64_t> offsets);
 
+// A tensor of `src`'s type and `dims` whose element at index (i0, i1, ...)
+// is src's element base + i0 * strides[0] + i1 * strides[1] + ...: Pick
+// over a strided walk, copying contiguous rows whole.
+Tensor PickStrided(const Tensor& src, std::vector<int64_t> dims,
+                   absl::Span<const int64_t> strides, int64_t base);
+
 // Copies element `from` of `src` to element `to` of `dst` (same type).
 void CopyElement(const Tensor& src, int64_t from, Tensor& dst, int64_t to);
 

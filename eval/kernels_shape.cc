@@ -22,7 +22,7 @@ const Tensor* Data(const KernelCall& call) { return call.input(0); }
 
 Outputs IdentityKernel(const KernelCall& call) {
   if (Data(call) == nullptr) return call.Error("input is absent");
-  return One(*Data(call));
+  return One(call.TakeInput0());
 }
 
 Outputs ReshapeKernel(const KernelCall& call) {
@@ -57,7 +57,7 @@ Outputs ReshapeKernel(const KernelCall& call) {
     return call.Error(absl::StrCat("the shape [", absl::StrJoin(dims, ","), "] holds ", known,
                                    " elements, not ", data->size()));
   }
-  Tensor out = *data;
+  Tensor out = call.TakeInput0();
   out.Reshape(std::move(dims));
   return One(std::move(out));
 }
@@ -70,13 +70,14 @@ Outputs FlattenKernel(const KernelCall& call) {
   if (axis < 0 || axis > data->rank()) return call.Error("axis is out of range");
   int64_t outer = 1;
   for (int64_t i = 0; i < axis; ++i) outer *= data->dims()[i];
-  Tensor out = *data;
-  out.Reshape({outer, outer == 0 ? 0 : data->size() / std::max<int64_t>(outer, 1)});
+  std::vector<int64_t> dims{outer, outer == 0 ? 0 : data->size() / std::max<int64_t>(outer, 1)};
   if (outer == 0) {
     int64_t inner = 1;
     for (int64_t i = axis; i < data->rank(); ++i) inner *= data->dims()[i];
-    out.Reshape({0, inner});
+    dims = {0, inner};
   }
+  Tensor out = call.TakeInput0();
+  out.Reshape(std::move(dims));
   return One(std::move(out));
 }
 
@@ -99,9 +100,7 @@ Outputs TransposeKernel(const KernelCall& call) {
     dims[i] = data->dims()[perm[i]];
     strides[i] = in_strides[perm[i]];
   }
-  std::vector<int64_t> offsets(data->size());
-  ForEachIndex(dims, strides, 0, [&](int64_t i, int64_t offset) { offsets[i] = offset; });
-  return One(Pick(*data, dims, offsets));
+  return One(PickStrided(*data, std::move(dims), strides, 0));
 }
 
 Outputs SqueezeKernel(const KernelCall& call) {
@@ -122,7 +121,7 @@ Outputs SqueezeKernel(const KernelCall& call) {
   for (int64_t i = 0; i < data->rank(); ++i) {
     if (!drop[i]) dims.push_back(data->dims()[i]);
   }
-  Tensor out = *data;
+  Tensor out = call.TakeInput0();
   out.Reshape(std::move(dims));
   return One(std::move(out));
 }
@@ -142,7 +141,7 @@ Outputs UnsqueezeKernel(const KernelCall& call) {
   std::vector<int64_t> dims;
   int64_t next = 0;
   for (int64_t i = 0; i < rank; ++i) dims.push_back(added[i] ? 1 : data->dims()[next++]);
-  Tensor out = *data;
+  Tensor out = call.TakeInput0();
   out.Reshape(std::move(dims));
   return One(std::move(out));
 }
@@ -171,18 +170,21 @@ Outputs ConcatKernel(const KernelCall& call) {
   Tensor out(first.elem_type(), dims);
   int size = ElementSize(first.elem_type());
   int64_t written = 0;
+  uint8_t* to = size == 0 ? nullptr : out.data<uint8_t>().data();
   for (int64_t o = 0; o < outer; ++o) {
     for (const Tensor* input : call.inputs) {
       int64_t block = outer == 0 ? 0 : input->size() / outer;
-      for (int64_t k = 0; k < block; ++k, ++written) {
-        int64_t from = o * block + k;
-        if (size == 0) {
-          out.strings()[written] = input->strings()[from];
-        } else {
-          std::memcpy(out.data<uint8_t>().data() + written * size,
-                      input->data<uint8_t>().data() + from * size, size);
+      if (block == 0) continue;
+      int64_t from = o * block;
+      if (size == 0) {
+        for (int64_t k = 0; k < block; ++k) {
+          out.strings()[written + k] = input->strings()[from + k];
         }
+      } else {
+        std::memcpy(to + written * size, input->data<uint8_t>().data() + from * size,
+                    static_cast<size_t>(block) * size);
       }
+      written += block;
     }
   }
   if (written != count) return call.Error("internal: concat size");
@@ -245,11 +247,8 @@ Outputs SliceKernel(const KernelCall& call) {
     base += begin[i] * in_strides[i];
     strides[i] = step[i] * in_strides[i];
   }
-  std::vector<int64_t> offsets(count);
-  if (count > 0) {
-    ForEachIndex(dims, strides, base, [&](int64_t i, int64_t offset) { offsets[i] = offset; });
-  }
-  return One(Pick(*data, dims, offsets));
+  (void)count;
+  return One(PickStrided(*data, std::move(dims), strides, base));
 }
 
 Outputs GatherKernel(const KernelCall& call) {

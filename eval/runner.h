@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,10 @@ class Scope {
   // The value `name` of this scope, moved out (copied if borrowed), or of a
   // scope around (copied).
   absl::StatusOr<Value> Take(const std::string& name);
+  // The value `name` of this scope itself (not borrowed, not of a scope
+  // around), moved out and refunded; nullopt when this scope does not own
+  // it.
+  std::optional<Value> TakeOwned(const std::string& name);
 
  private:
   // An initializer not yet read.
@@ -203,13 +208,15 @@ class Runner {
   absl::StatusOr<std::vector<Value>> RunBody(const Body& body, Scope& scope,
                                              const Context& context, int depth);
   // Runs one node of a body in `scope`.
+  // `dying`: the values of `scope` whose last use this node is.
   absl::Status RunNode(const onnx::NodeProto& node, Scope& scope, const Context& context,
-                       int depth);
+                       int depth, absl::Span<const std::string> dying);
   // The outputs of `node` (bound to `schema`) from `inputs`.
   absl::StatusOr<std::vector<Value>> Dispatch(const onnx::NodeProto& node,
                                               const schema::OpSchema& schema,
                                               std::vector<const Value*> inputs, Scope& scope,
-                                              const Context& context, int depth);
+                                              const Context& context, int depth,
+                                              Value* donor = nullptr);
   // Runs an instantiated function body: its formal inputs borrow
   // `inputs`, its nodes bind through its own opset imports (the caller's
   // for domains it does not import).

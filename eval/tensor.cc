@@ -371,6 +371,17 @@ Tensor::Tensor(int32_t elem_type, std::vector<int64_t> dims)
   }
 }
 
+Tensor Tensor::FromRaw(int32_t elem_type, std::vector<int64_t> dims, const void* raw) {
+  Tensor tensor;
+  tensor.elem_type_ = elem_type;
+  tensor.dims_ = std::move(dims);
+  tensor.size_ = 1;
+  for (int64_t dim : tensor.dims_) tensor.size_ *= dim;
+  const std::byte* from = static_cast<const std::byte*>(raw);
+  tensor.bytes_.assign(from, from + static_cast<size_t>(tensor.size_) * ElementSize(elem_type));
+  return tensor;
+}
+
 void Tensor::Reshape(std::vector<int64_t> dims) { dims_ = std::move(dims); }
 
 int64_t Tensor::ByteSize() const {
@@ -394,6 +405,20 @@ absl::StatusOr<Tensor> FromProto(const onnx::TensorProto& proto, int64_t max_ele
   if (count < 0) {
     return error(absl::StrCat("its dims are negative or hold more than ", max_elements,
                               " elements"));
+  }
+  if (proto.data_type() != onnx::TensorProto::STRING && !IsNarrow(proto.data_type()) &&
+      proto.has_raw_data() &&
+      static_cast<int64_t>(proto.raw_data().size()) ==
+          count * ElementSize(proto.data_type())) {
+    // The common case: the elements as raw bytes, copied once.
+    Tensor tensor = Tensor::FromRaw(proto.data_type(), {proto.dims().begin(), proto.dims().end()},
+                                    proto.raw_data().data());
+    if (proto.data_type() == onnx::TensorProto::BOOL) {
+      // Any nonzero byte is true; a bool object must hold 0 or 1.
+      absl::Span<uint8_t> bytes{tensor.data<uint8_t>().data(), static_cast<size_t>(count)};
+      for (uint8_t& b : bytes) b = b != 0;
+    }
+    return tensor;
   }
   Tensor tensor(proto.data_type(), {proto.dims().begin(), proto.dims().end()});
   if (proto.data_type() == onnx::TensorProto::STRING) {

@@ -60,6 +60,11 @@ class Tensor {
   std::vector<std::string>& strings() { return strings_; }
   const std::vector<std::string>& strings() const { return strings_; }
 
+  // A tensor of `elem_type` (not STRING) and `dims` whose elements are the
+  // bytes `raw` (as many as the elements take), copied without zeroing
+  // first.
+  static Tensor FromRaw(int32_t elem_type, std::vector<int64_t> dims, const void* raw);
+
   // Same elements under other dims of the same element count.
   void Reshape(std::vector<int64_t> dims);
 
