@@ -11,6 +11,9 @@
 # CACHE_DIR: default $HOME/.cache/onnx-convert-real-models/corpus/real.
 # ORT_NODE_MODULES: where onnxruntime-node is installed (default
 # tools/ort/node_modules); ORT_RUNS: timed ORT runs per model (default 20).
+# EVAL_NATIVE=1: the evaluator built for this machine's instruction set
+# (--config=native, in its own output base), as ONNX Runtime picks its
+# kernels for the CPU it runs on.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -22,11 +25,18 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 cd "$repo"
-bazel build -c opt //bench:eval_bench >&2
+bazel_cmd=(bazel)
+flags=(-c opt)
+if [ "${EVAL_NATIVE:-0}" = 1 ]; then
+  bazel_cmd+=(--output_base="${EVAL_NATIVE_OUTPUT_BASE:-$HOME/.cache/onnx-convert-bazel-native}")
+  flags+=(--config=native)
+fi
+"${bazel_cmd[@]}" build "${flags[@]}" //bench:eval_bench >&2
+eval_bench="$("${bazel_cmd[@]}" info "${flags[@]}" bazel-bin 2>/dev/null)/bench/eval_bench"
 NODE_PATH="${ORT_NODE_MODULES:-$repo/tools/ort/node_modules}" \
   node tools/ort/bench_models.js --runs "${ORT_RUNS:-20}" --tsv "$work/ort.tsv" \
   "$cache" "${models[@]}" >&2
-bazel-bin/bench/eval_bench "$cache" --models="$(IFS=,; echo "${models[*]}")" \
+"$eval_bench" "$cache" --models="$(IFS=,; echo "${models[*]}")" \
   --tsv="$work/eval.tsv" >&2
 
 echo

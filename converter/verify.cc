@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -16,6 +18,7 @@
 #include "eval/compare.h"
 #include "eval/data_sets.h"
 #include "eval/evaluator.h"
+#include "eval/tensor.h"
 #include "ir/status_macros.h"
 #include "schema/registry.h"
 
@@ -122,6 +125,22 @@ std::string ErrorText(const eval::Comparison& comparison) {
                          comparison.worst->abs_error, comparison.worst->rel_error,
                          comparison.worst->index, comparison.worst->expected,
                          comparison.worst->actual);
+}
+
+// Whether two tensors hold the same elements to the bit: most values a
+// step recomputes, compared without a pass in double.
+bool SameBits(const eval::Value& a, const eval::Value& b) {
+  if (!a.is_tensor() || !b.is_tensor()) return false;
+  const eval::Tensor& x = a.tensor();
+  const eval::Tensor& y = b.tensor();
+  if (x.elem_type() != y.elem_type() || x.dims() != y.dims()) return false;
+  if (x.elem_type() == onnx::TensorProto::STRING) return x.strings() == y.strings();
+  bool same = false;
+  bool held = eval::VisitElementType(x.elem_type(), [&](auto v) {
+    using T = decltype(v);
+    same = std::memcmp(x.data<T>().data(), y.data<T>().data(), sizeof(T) * x.size()) == 0;
+  });
+  return held && same;
 }
 
 // Whether a comparison found the values the same to the bit (NaN as NaN).
@@ -258,7 +277,7 @@ struct NodeSubset {
 // The graph of `nodes` of `model`'s main graph, in graph order, fed from
 // the values `recorded` knows.
 NodeSubset SubsetOf(const onnx::GraphProto& main, const std::vector<int>& nodes,
-                    const absl::flat_hash_map<std::string, eval::Value>& recorded) {
+                    const std::function<bool(const std::string&)>& recorded) {
   NodeSubset subset;
   subset.graph.set_name(main.name());
   absl::flat_hash_set<std::string> produced;
@@ -269,7 +288,7 @@ NodeSubset SubsetOf(const onnx::GraphProto& main, const std::vector<int>& nodes,
     const onnx::NodeProto& node = main.node(i);
     for (const std::string& name : NodeUses(node)) {
       if (produced.contains(name) || !read.insert(name).second) continue;
-      if (recorded.contains(name)) {
+      if (recorded(name)) {
         subset.fed.push_back(name);
         subset.graph.add_input()->set_name(name);
       } else if (auto it = initializers.find(name); it != initializers.end()) {
@@ -285,9 +304,11 @@ NodeSubset SubsetOf(const onnx::GraphProto& main, const std::vector<int>& nodes,
       subset.graph.add_output()->set_name(output);
     }
   }
+  // The values it is fed come back as outputs (RunSubset lends them).
+  for (const std::string& name : subset.fed) subset.graph.add_output()->set_name(name);
   for (const auto& tensor : main.sparse_initializer()) {
     if (read.contains(tensor.values().name()) && !produced.contains(tensor.values().name()) &&
-        !recorded.contains(tensor.values().name())) {
+        !recorded(tensor.values().name())) {
       *subset.graph.add_sparse_initializer() = tensor;
       if (subset.unknown == tensor.values().name()) subset.unknown.clear();
     }
@@ -295,15 +316,28 @@ NodeSubset SubsetOf(const onnx::GraphProto& main, const std::vector<int>& nodes,
   return subset;
 }
 
-// Runs `subset` of `model` on the recorded values of `state`.
+// Runs `subset` of `model` on `values`, which lend it the values it is
+// fed (moved in and back: the activations a step's nodes read are not
+// copied). The result holds the outputs of the subset's nodes. When the run
+// fails, the lent values are gone from `values`.
 absl::StatusOr<eval::EvalResult> RunSubset(const onnx::ModelProto& model,
                                            const NodeSubset& subset,
-                                           const absl::flat_hash_map<std::string, eval::Value>& values) {
+                                           absl::flat_hash_map<std::string, eval::Value>& values) {
   std::vector<eval::NamedValue> inputs;
   inputs.reserve(subset.fed.size());
-  for (const std::string& name : subset.fed) inputs.push_back({name, values.at(name)});
-  return eval::EvaluateGraph(subset.graph, model.opset_import(), model.functions(),
-                             std::move(inputs));
+  for (const std::string& name : subset.fed) {
+    auto lent = values.extract(name);
+    inputs.push_back({name, std::move(lent.mapped())});
+  }
+  absl::StatusOr<eval::EvalResult> result = eval::EvaluateGraph(
+      subset.graph, model.opset_import(), model.functions(), std::move(inputs));
+  if (!result.ok()) return result;
+  size_t own = result->outputs.size() - subset.fed.size();
+  for (size_t i = own; i < result->outputs.size(); ++i) {
+    values.insert_or_assign(result->outputs[i].name, std::move(result->outputs[i].value));
+  }
+  result->outputs.resize(own);
+  return result;
 }
 
 // "node 'sub' (Sub; Sub 7 -> 6 by adapter '...'; replaces node 'old')".
@@ -409,6 +443,8 @@ absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepRe
   if (!skipped_.empty()) return absl::OkStatus();
   const onnx::GraphProto& main = model.graph();
   StepVerification& verification = step.verification.emplace();
+  // A step that changed and rebound nothing left every node as it was.
+  if (step.nodes.empty() && step.bumps.empty()) return absl::OkStatus();
 
   // The nodes the step changed, added or rebound: those not found alike
   // before it, those of an op it rebound, those calling a function it
@@ -465,7 +501,9 @@ absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepRe
                                ") is not deterministic"));
     }
   }
-  NodeSubset subset = SubsetOf(main, touched, sets_.front().values);
+  const auto& first = sets_.front().values;
+  NodeSubset subset =
+      SubsetOf(main, touched, [&](const std::string& name) { return first.contains(name); });
   if (!subset.unknown.empty()) {
     return skip(absl::StrCat("the value '", subset.unknown,
                              "' is not known (a step before could not be verified)"));
@@ -494,6 +532,11 @@ absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepRe
       if (recorded == state.values.end()) {
         // A value the step added: recorded as computed.
         state.values.emplace(output.name, std::move(output.value));
+        continue;
+      }
+      if (SameBits(recorded->second, output.value)) {
+        ++verification.values;
+        state.rounded.erase(output.name);
         continue;
       }
       eval::Comparison comparison = eval::CompareValues(recorded->second, output.value);
@@ -589,7 +632,8 @@ absl::StatusOr<double> ConversionVerifier::OutputMovement(const onnx::ModelProto
                         : Shifted(recorded->second, rounded->second, up);
     }
   }
-  NodeSubset subset = SubsetOf(main, rest, feeds);
+  NodeSubset subset =
+      SubsetOf(main, rest, [&](const std::string& name) { return feeds.contains(name); });
   if (!subset.unknown.empty()) return absl::NotFoundError(subset.unknown);
   OC_ASSIGN_OR_RETURN(eval::EvalResult result, RunSubset(converted, subset, feeds));
   for (const eval::NamedValue& value : result.outputs) {
@@ -624,16 +668,14 @@ absl::StatusOr<VerificationReport> ConversionVerifier::Finish(const onnx::ModelP
     if (!cone.empty()) {
       // Values the cone does not compute are the recorded ones: the
       // original's, by name.
-      absl::flat_hash_map<std::string, eval::Value> unchanged;
-      for (const auto& [name, value] : state.values) {
-        if (!state.changed.contains(name)) unchanged.emplace(name, value);
-      }
-      NodeSubset subset = SubsetOf(main, cone, unchanged);
+      NodeSubset subset = SubsetOf(main, cone, [&](const std::string& name) {
+        return state.values.contains(name) && !state.changed.contains(name);
+      });
       if (!subset.unknown.empty()) {
         report.skipped = absl::StrCat("end to end: the value '", subset.unknown, "' is not known");
         return report;
       }
-      absl::StatusOr<eval::EvalResult> result = RunSubset(converted, subset, unchanged);
+      absl::StatusOr<eval::EvalResult> result = RunSubset(converted, subset, state.values);
       if (!result.ok()) {
         if (result.status().code() == absl::StatusCode::kUnimplemented ||
             result.status().code() == absl::StatusCode::kResourceExhausted) {
