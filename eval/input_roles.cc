@@ -66,6 +66,8 @@ constexpr RoleRule kRoleRules[] = {
     {"Bernoulli", 0, Role::kUnitInterval, -1, "", 0},
     {"Div", 1, Role::kNonZero, -1, "", 0},
     {"Mod", 1, Role::kNonZero, -1, "", 0},
+    {"QuantizeLinear", 1, Role::kScale, -1, "", 0},
+    {"DequantizeLinear", 1, Role::kScale, -1, "", 0},
     {"ReverseSequence", 1, Role::kSequenceLengths, 0, "time_axis", 0},
 };
 
@@ -364,6 +366,12 @@ Values UnitIntervalValues(const RoleContext& c) {
 
 Values NonZeroValues(const RoleContext& c) { return NonZeroSmall(c, 10); }
 
+Values ScaleValues(const RoleContext& c) {
+  Values values = UnitIntervalValues(c);
+  for (double& value : values) value = 0.5 + 1.5 * value;
+  return values;
+}
+
 Values SequenceLengthsValues(const RoleContext& c) {
   return Each(c, [&](int64_t) { return Uniform(c.rng, 1, std::max<int64_t>(c.Extent(), 1)); });
 }
@@ -409,6 +417,7 @@ constexpr RoleMaker kRoleMakers[] = {
     {Role::kCount, CountValues, nullptr},
     {Role::kUnitInterval, UnitIntervalValues, nullptr},
     {Role::kNonZero, NonZeroValues, nullptr},
+    {Role::kScale, ScaleValues, nullptr},
     {Role::kSequenceLengths, SequenceLengthsValues, nullptr},
 };
 

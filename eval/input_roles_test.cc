@@ -77,6 +77,10 @@ const RoleCase kRoleCases[] = {
     {"cumsum_axis", "g (float[4,2] x, int64 a) => (float y) { y = CumSum(x, a) }"},
     // kNonZero: plain integer divisors hold zeros.
     {"div_int", "g (int32[16] a, int32[16] b) => (int32 y) { y = Div(a, b) }"},
+    // kScale: plain scales are never exactly 0, but edge values put ±0 in,
+    // and a composition of QuantizeLinear (x / 0 = NaN, then Cast) fails.
+    {"quantize_scale", "g (float[2,8] x, float[8] s) => (uint8 y) "
+                       "{ y = QuantizeLinear <axis = 1> (x, s) }", false},
     // kClassIndex: plain targets may be negative or reach past the 3 classes.
     {"nll_loss", "g (float[4,3] x, int64[4] t) => (float y) "
                  "{ y = NegativeLogLikelihoodLoss(x, t) }"},
@@ -135,6 +139,21 @@ TEST_P(RoleCaseTest, PlainInputsFailWhereTheCaseSaysSo) {
 
 INSTANTIATE_TEST_SUITE_P(Roles, RoleCaseTest, ::testing::ValuesIn(kRoleCases),
                          [](const auto& info) { return info.param.name; });
+
+// Quantization scales are positive, with no edge values: never ±0.
+TEST(ScaleRoleTest, ScalesArePositive) {
+  onnx::ModelProto model = Model("g (float[2,8] x, float[8] s) => (uint8 y) "
+                                 "{ y = QuantizeLinear <axis = 1> (x, s) }");
+  for (uint64_t seed : kSeeds) {
+    std::mt19937_64 rng(seed);
+    absl::StatusOr<std::vector<NamedValue>> inputs = RandomInputs(model.graph(), {}, rng);
+    ASSERT_TRUE(inputs.ok()) << inputs.status();
+    for (float s : (*inputs)[1].value.tensor().data<float>()) {
+      EXPECT_GE(s, 0.5f);
+      EXPECT_LT(s, 2.0f);
+    }
+  }
+}
 
 // The rule found for a slot, through pass-through chains.
 struct UseCase {
