@@ -2,7 +2,7 @@
 // ONNX Runtime conformance harness (tools/ort/run_models.js):
 //
 //   convert_corpus --out DIR [--targets 7,9,...] [--sample N] [--no-casts]
-//                  [--cases-filter REGEX] [--verify N]
+//                  [--cases-filter REGEX] [--verify N] [--inject-fault ADAPTER]
 //
 // Writes, under DIR:
 //   baseline.jsonl     a manifest line per case, the original model in place;
@@ -13,6 +13,9 @@
 //                      verification by evaluation on N random input sets
 //                      (see VerifyVerdict);
 //   <case with '/' as '__'>/<target>.onnx  the converted models.
+// --inject-fault ADAPTER corrupts every node that adapter converts (test
+// only, converter/verify_testing.h): ONNX Runtime then sees mismatches that
+// verification must fail.
 // A manifest line is {"id", "model", "case_dir"}.
 
 #include <cstdint>
@@ -33,6 +36,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/args.h"
 #include "converter/converter.h"
+#include "converter/verify_testing.h"
 #include "ir/json_writer.h"
 #include "ir/model_io.h"
 #include "ir/status_macros.h"
@@ -54,6 +58,7 @@ constexpr cli::FlagSpec kFlags[] = {
     {"cases-filter", true, ""},
     {"no-casts", false, ""},
     {"verify", true, ""},
+    {"inject-fault", true, ""},
 };
 
 // What to convert and where to write it.
@@ -64,6 +69,9 @@ struct Options {
   std::optional<std::regex> filter;  // keep cases whose name matches
   bool no_casts = false;             // ConvertOptions::no_casts
   int verify = 0;                    // ConvertOptions::verify (0: off)
+  // Test-only: corrupt what the adapter of this name writes
+  // (converter/verify_testing.h), to see verify and ORT both catch it.
+  std::string inject_fault;
 };
 
 // The outcome names of conversions.jsonl, by status code.
@@ -114,6 +122,7 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
           absl::StrCat("--verify: bad number of input sets '", *verify, "'"));
     }
   }
+  options.inject_fault = parsed.Get("inject-fault").value_or("");
   if (std::optional<std::string> filter = parsed.Get("cases-filter")) {
     try {
       options.filter.emplace(*filter);
@@ -315,6 +324,8 @@ absl::Status ConvertCase(const testing::CorpusCase& c, const Options& options,
 absl::Status Run(const std::vector<std::string>& args) {
   OC_ASSIGN_OR_RETURN(Options options, ParseOptions(args));
   OC_ASSIGN_OR_RETURN(std::vector<testing::CorpusCase> cases, SelectCases(options));
+  std::optional<converter::ScopedFaultInjection> fault;
+  if (!options.inject_fault.empty()) fault.emplace(options.inject_fault);
   Outputs outputs;
   OC_RETURN_IF_ERROR(OpenOutputs(options.out, outputs));
   for (const testing::CorpusCase& c : cases) {

@@ -130,6 +130,11 @@ def parse_args(argv):
     parser.add_argument("--verify", type=int, default=0,
                         help="verify each conversion on N random input sets and cross-check "
                              "the verdicts with ORT's (0: off)")
+    parser.add_argument("--inject-fault", default="",
+                        help="test only: corrupt every node this adapter converts (e.g. "
+                             "'Clip 11->10'), so that ORT finds mismatches verify must fail")
+    parser.add_argument("--min-verify-mismatches", type=int, default=0,
+                        help="fewest pairs ORT must find mismatched (with --inject-fault)")
     parser.add_argument("--min-verify-agreement", type=float, default=0.0,
                         help="lowest accepted share of the pairs both verify and ORT judged "
                              "on which they agree")
@@ -194,6 +199,8 @@ def run_converter(args, root, work):
         command.append("--no-casts")
     if args.verify:
         command += ["--verify", str(args.verify)]
+    if args.inject_fault:
+        command += ["--inject-fault", args.inject_fault]
     env = dict(os.environ)
     env.setdefault("ONNX_BACKEND_TESTS",
                    os.path.join(os.path.dirname(root), "shared", "onnx-backend-tests"))
@@ -547,6 +554,10 @@ def verify_failures(check, args):
     if check["missed_mismatches"]:
         failures.append(f"{len(check['missed_mismatches'])} pairs ORT finds mismatched "
                         "passed verification")
+    mismatched = sum(check["table"][(v, "mismatch")] for v in VERIFY_VERDICTS)
+    if mismatched < args.min_verify_mismatches:
+        failures.append(f"ORT finds {mismatched} pairs mismatched < {args.min_verify_mismatches} "
+                        "(the injected fault shows too rarely to test verify)")
     if check["agreement"] < args.min_verify_agreement:
         failures.append(f"verify agrees with ORT on {check['agreement']:.4f} of the pairs both "
                         f"judged < {args.min_verify_agreement}")
@@ -574,7 +585,8 @@ def verdict(stats, args):
     """The failures that make the run fail, as sentences."""
     by_direction, _, mismatches, *_ = stats
     failures = []
-    if mismatches:
+    # With a fault injected, mismatches are the point: verify must fail them.
+    if mismatches and not args.inject_fault:
         failures.append(f"{len(mismatches)} converted models give other outputs than expected")
     for direction, minimum in (("up", args.min_up), ("down", args.min_down)):
         rate = pass_rate(by_direction[direction], direction)
