@@ -71,8 +71,8 @@ std::string PointerKey(const void* pointer) {
 const onnx::FunctionProto& Runner::LocalInstance(const onnx::FunctionProto& function,
                                                  const onnx::NodeProto& node) {
   std::string key = absl::StrCat("local\n", PointerKey(&function), "\n", PointerKey(&node));
-  auto it = instances_.find(key);
-  if (it != instances_.end()) return *it->second;
+  auto it = cache_.instances.find(key);
+  if (it != cache_.instances.end()) return *it->second;
   auto instance = std::make_unique<onnx::FunctionProto>(function);
   Substitute(*instance->mutable_node(), [&](absl::string_view name) {
     std::optional<onnx::AttributeProto> found;
@@ -86,7 +86,7 @@ const onnx::FunctionProto& Runner::LocalInstance(const onnx::FunctionProto& func
     return found;
   });
   const onnx::FunctionProto& result = *instance;
-  instances_[key] = std::move(instance);
+  cache_.instances[key] = std::move(instance);
   return result;
 }
 
@@ -110,7 +110,7 @@ absl::StatusOr<const onnx::FunctionProto*> Runner::SpecInstance(
     }
     key = absl::StrCat("context\n", PointerKey(&schema), "\n", PointerKey(&node), "\n",
                        absl::StrJoin(signature, ";"));
-    if (!instances_.contains(key)) {
+    if (!cache_.instances.contains(key)) {
       std::vector<const onnx::TypeProto*> pointers;
       for (size_t i = 0; i < types.size(); ++i) {
         pointers.push_back(inputs[i] != nullptr ? &types[i] : nullptr);
@@ -125,7 +125,7 @@ absl::StatusOr<const onnx::FunctionProto*> Runner::SpecInstance(
   } else {
     return nullptr;
   }
-  if (auto it = instances_.find(key); it != instances_.end()) return it->second.get();
+  if (auto it = cache_.instances.find(key); it != cache_.instances.end()) return it->second.get();
   absl::StatusOr<onnx::FunctionProto> parsed =
       ParseFunctionText(body != nullptr ? body->text : absl::string_view(generated));
   if (!parsed.ok()) {
@@ -154,7 +154,7 @@ absl::StatusOr<const onnx::FunctionProto*> Runner::SpecInstance(
     return found;
   });
   const onnx::FunctionProto* result = instance.get();
-  instances_[key] = std::move(instance);
+  cache_.instances[key] = std::move(instance);
   return result;
 }
 
@@ -170,13 +170,16 @@ absl::StatusOr<std::vector<Value>> Runner::CallFunction(const onnx::FunctionProt
     context.opsets[std::string(schema::Registry::CanonicalDomain(import.domain()))] =
         import.version();
   }
-  Scope scope(*this, nullptr);
+  absl::StatusOr<const Plan*> plan = PlanForFunction(body, depth + 1);
+  if (!plan.ok()) return Prefixed(plan.status(), BodyOfFunction(body).what);
+  Scope scope(*this, nullptr, **plan);
   for (int i = 0; i < body.input_size(); ++i) {
-    scope.Borrow(body.input(i), i < static_cast<int>(inputs.size()) ? inputs[i] : nullptr);
+    int slot = (*plan)->inputs[i];
+    if (slot < 0) continue;
+    scope.Borrow(slot, i < static_cast<int>(inputs.size()) ? inputs[i] : nullptr);
   }
-  Body view = BodyOfFunction(body);
-  absl::StatusOr<std::vector<Value>> outputs = RunBody(view, scope, context, depth + 1);
-  if (!outputs.ok()) return Prefixed(outputs.status(), view.what);
+  absl::StatusOr<std::vector<Value>> outputs = RunBody(**plan, scope, context, depth + 1);
+  if (!outputs.ok()) return Prefixed(outputs.status(), (*plan)->what);
   return outputs;
 }
 

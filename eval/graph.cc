@@ -163,99 +163,133 @@ Body BodyOfFunction(const onnx::FunctionProto& function) {
   std::string name = function.domain().empty()
                          ? function.name()
                          : absl::StrCat(function.domain(), ".", function.name());
-  Body body{absl::StrCat("function '", name, "'"),
-            {function.input().begin(), function.input().end()},
-            {function.output().begin(), function.output().end()},
-            &function.node(),
-            nullptr};
+  Body body{absl::StrCat("function '", name, "'"), {}, {}, &function.node(), nullptr};
+  for (const std::string& input : function.input()) body.inputs.push_back(input);
+  for (const std::string& output : function.output()) body.outputs.push_back(output);
   return body;
 }
 
 // ---------------------------------------------------------------------------
 // Scope.
 
+Scope::Scope(Runner& runner, Scope* parent, const Plan& plan)
+    : runner_(runner), parent_(parent), plan_(plan), slots_(plan.names.size()) {}
+
 Scope::~Scope() {
-  for (const auto& [name, value] : values_) runner_.Refund(value.ByteSize());
+  for (const Slot& slot : slots_) {
+    if (slot.state == Slot::kOwned) runner_.Refund(slot.value.ByteSize());
+  }
+}
+
+absl::StatusOr<const Value*> Scope::Read(int index, bool& found) {
+  Slot& slot = slots_[index];
+  found = true;
+  switch (slot.state) {
+    case Slot::kOwned: return &slot.value;
+    case Slot::kBorrowed: return slot.borrowed;
+    case Slot::kAbsent: return nullptr;
+    case Slot::kDeferred: {
+      const onnx::TensorProto* dense = slot.dense;
+      const onnx::SparseTensorProto* sparse = slot.sparse;
+      slot.state = Slot::kEmpty;
+      int64_t limit = runner_.options().max_tensor_elements;
+      absl::StatusOr<Tensor> tensor =
+          dense != nullptr ? FromProto(*dense, limit) : FromSparseProto(*sparse, limit);
+      if (!tensor.ok()) return tensor.status();
+      OC_RETURN_IF_ERROR(Set(index, *std::move(tensor)));
+      return &slot.value;
+    }
+    case Slot::kEmpty: break;
+  }
+  found = false;
+  return nullptr;
 }
 
 absl::StatusOr<const Value*> Scope::Lookup(const std::string& name) {
   if (name.empty()) return nullptr;
   for (Scope* scope = this; scope != nullptr; scope = scope->parent_) {
-    if (auto it = scope->values_.find(name); it != scope->values_.end()) return &it->second;
-    if (auto it = scope->borrowed_.find(name); it != scope->borrowed_.end()) return it->second;
-    if (scope->absent_.contains(name)) return nullptr;
-    if (auto it = scope->deferred_.find(name); it != scope->deferred_.end()) {
-      Deferred deferred = it->second;
-      scope->deferred_.erase(it);
-      int64_t limit = runner_.options().max_tensor_elements;
-      absl::StatusOr<Tensor> tensor = deferred.dense != nullptr
-                                          ? FromProto(*deferred.dense, limit)
-                                          : FromSparseProto(*deferred.sparse, limit);
-      if (!tensor.ok()) return tensor.status();
-      OC_RETURN_IF_ERROR(scope->Set(name, *std::move(tensor)));
-      return &scope->values_.at(name);
-    }
+    auto it = scope->plan_.slots.find(name);
+    if (it == scope->plan_.slots.end()) continue;
+    bool found = false;
+    absl::StatusOr<const Value*> value = scope->Read(it->second, found);
+    if (found) return value;
   }
   return absl::NotFoundError(absl::StrCat("value '", name, "' is not defined"));
 }
 
-absl::Status Scope::Set(const std::string& name, Value value) {
-  Erase(name);
+absl::StatusOr<const Value*> Scope::LookupSlot(int slot, const std::string& name) {
+  if (slot >= 0) {
+    bool found = false;
+    absl::StatusOr<const Value*> value = Read(slot, found);
+    if (found) return value;
+  }
+  if (name.empty()) return nullptr;
+  if (parent_ != nullptr) return parent_->Lookup(name);
+  return absl::NotFoundError(absl::StrCat("value '", name, "' is not defined"));
+}
+
+absl::Status Scope::Set(int index, Value value) {
+  Erase(index);
   int64_t bytes = value.ByteSize();
   OC_RETURN_IF_ERROR(runner_.Charge(bytes));
-  values_.insert_or_assign(name, std::move(value));
+  Slot& slot = slots_[index];
+  slot.state = Slot::kOwned;
+  slot.value = std::move(value);
   return absl::OkStatus();
 }
 
-void Scope::Borrow(const std::string& name, const Value* value) {
+void Scope::Borrow(int index, const Value* value) {
+  Slot& slot = slots_[index];
+  Erase(index);
   if (value == nullptr) {
-    absent_.insert(name);
+    slot.state = Slot::kAbsent;
   } else {
-    borrowed_[name] = value;
+    slot.state = Slot::kBorrowed;
+    slot.borrowed = value;
   }
 }
 
-void Scope::Defer(const std::string& name, const onnx::TensorProto* dense,
+void Scope::Defer(int index, const onnx::TensorProto* dense,
                   const onnx::SparseTensorProto* sparse) {
-  deferred_[name] = Deferred{dense, sparse};
+  Erase(index);
+  Slot& slot = slots_[index];
+  slot.state = Slot::kDeferred;
+  slot.dense = dense;
+  slot.sparse = sparse;
 }
 
-bool Scope::Defines(const std::string& name) const {
-  return values_.contains(name) || borrowed_.contains(name) || deferred_.contains(name) ||
-         absent_.contains(name);
-}
-
-void Scope::Erase(const std::string& name) {
-  if (auto it = values_.find(name); it != values_.end()) {
-    runner_.Refund(it->second.ByteSize());
-    values_.erase(it);
+void Scope::Erase(int index) {
+  Slot& slot = slots_[index];
+  if (slot.state == Slot::kOwned) {
+    runner_.Refund(slot.value.ByteSize());
+    slot.value = Value();
   }
-  borrowed_.erase(name);
-  deferred_.erase(name);
-  absent_.erase(name);
+  slot.state = Slot::kEmpty;
 }
 
-absl::StatusOr<Value> Scope::Take(const std::string& name) {
-  if (auto it = values_.find(name); it != values_.end()) {
-    Value value = std::move(it->second);
+absl::StatusOr<Value> Scope::Take(int slot, const std::string& name) {
+  if (slot >= 0 && slots_[slot].state == Slot::kOwned) {
+    Value value = std::move(slots_[slot].value);
+    slots_[slot].value = Value();
+    slots_[slot].state = Slot::kEmpty;
     runner_.Refund(value.ByteSize());
-    values_.erase(it);
     return value;
   }
-  OC_ASSIGN_OR_RETURN(const Value* value, Lookup(name));
+  OC_ASSIGN_OR_RETURN(const Value* value, LookupSlot(slot, name));
   if (value == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("value '", name, "' is absent"));
   }
   Value copy = *value;
-  Erase(name);
+  if (slot >= 0) Erase(slot);
   return copy;
 }
 
-std::optional<Value> Scope::TakeOwned(const std::string& name) {
-  auto it = values_.find(name);
-  if (it == values_.end()) return std::nullopt;
-  std::optional<Value> value(std::move(it->second));
-  values_.erase(it);
+std::optional<Value> Scope::TakeOwned(int index) {
+  Slot& slot = slots_[index];
+  if (slot.state != Slot::kOwned) return std::nullopt;
+  std::optional<Value> value(std::move(slot.value));
+  slot.value = Value();
+  slot.state = Slot::kEmpty;
   runner_.Refund(value->ByteSize());
   return value;
 }
@@ -333,13 +367,15 @@ absl::Status OpCall::Charge(int64_t bytes) const {
 // ---------------------------------------------------------------------------
 // Runner.
 
-Runner::Runner(const EvalOptions& options,
-               const google::protobuf::RepeatedPtrField<onnx::FunctionProto>& functions)
-    : options_(options) {
-  for (const onnx::FunctionProto& function : functions) {
-    functions_[FunctionKey(function.domain(), function.name(), function.overload())] = &function;
+RunnerCache::RunnerCache(
+    const google::protobuf::RepeatedPtrField<onnx::FunctionProto>& model_functions) {
+  for (const onnx::FunctionProto& function : model_functions) {
+    functions[FunctionKey(function.domain(), function.name(), function.overload())] = &function;
   }
 }
+
+Runner::Runner(const EvalOptions& options, RunnerCache& cache)
+    : options_(options), cache_(cache) {}
 
 absl::Status Runner::Charge(int64_t bytes) {
   live_bytes_ += bytes;
@@ -353,7 +389,18 @@ absl::Status Runner::Charge(int64_t bytes) {
 }
 
 absl::StatusOr<const Plan*> Runner::PlanForGraph(const onnx::GraphProto& graph, int depth) {
+  if (auto it = cache_.plans.find(&graph.node()); it != cache_.plans.end()) {
+    return it->second.get();
+  }
   return PlanFor(BodyOfGraph(graph), depth);
+}
+
+absl::StatusOr<const Plan*> Runner::PlanForFunction(const onnx::FunctionProto& function,
+                                                    int depth) {
+  if (auto it = cache_.plans.find(&function.node()); it != cache_.plans.end()) {
+    return it->second.get();
+  }
+  return PlanFor(BodyOfFunction(function), depth);
 }
 
 absl::StatusOr<std::vector<std::string>> Runner::FreeValues(const onnx::GraphProto& graph,
@@ -363,18 +410,23 @@ absl::StatusOr<std::vector<std::string>> Runner::FreeValues(const onnx::GraphPro
 }
 
 absl::StatusOr<const Plan*> Runner::PlanFor(const Body& body, int depth) {
-  if (auto it = plans_.find(body.nodes); it != plans_.end()) return it->second.get();
+  if (auto it = cache_.plans.find(body.nodes); it != cache_.plans.end()) {
+    return it->second.get();
+  }
   if (depth > options_.max_depth) {
     return ResourceError(absl::StrCat("subgraphs and functions nest deeper than ",
                                       options_.max_depth));
   }
   auto plan = std::make_unique<Plan>();
+  plan->what = body.what;
+  plan->graph = body.graph;
   const auto& nodes = *body.nodes;
-  plan->free_after.resize(nodes.size());
-  // Each local value: where it is defined (-1: input or initializer) and
-  // where it is last used (-2: nowhere). Keys view the body's names, which
-  // outlive the planning.
+  plan->nodes.resize(nodes.size());
+  // Each local value: its slot, where it is defined (-1: input or
+  // initializer) and where it is last used (-2: nowhere). Keys view the
+  // body's names, which outlive the plan.
   struct Local {
+    int slot;
     int defined;
     int last_use;
   };
@@ -383,38 +435,47 @@ absl::StatusOr<const Plan*> Runner::PlanFor(const Body& body, int depth) {
   for (const onnx::NodeProto& node : nodes) expected += node.output_size();
   absl::flat_hash_map<absl::string_view, Local> locals_at;
   locals_at.reserve(expected);
-  std::vector<absl::string_view> locals;
+  std::vector<absl::string_view>& locals = plan->names;
   locals.reserve(expected);
   // `by` names the definer for the error (a node's label is built only
-  // then: `at` >= 0).
-  auto define = [&](const std::string& name, int at, absl::string_view by) -> absl::Status {
-    if (name.empty()) return absl::OkStatus();
-    if (!locals_at.emplace(name, Local{at, -2}).second) {
+  // then: `at` >= 0). The slot defined, or kNoValue for "".
+  auto define = [&](absl::string_view name, int at, absl::string_view by) -> absl::StatusOr<int> {
+    if (name.empty()) return kNoValue;
+    int slot = static_cast<int>(locals.size());
+    if (!locals_at.emplace(name, Local{slot, at, -2}).second) {
       std::string label = at >= 0 ? PlanLabel(nodes[at]) : std::string(by);
       return absl::InvalidArgumentError(absl::StrCat(
           body.what, ": value '", name, "' is defined twice (again by ", label, ")"));
     }
     locals.push_back(name);
-    return absl::OkStatus();
+    return slot;
   };
-  for (const std::string& input : body.inputs) OC_RETURN_IF_ERROR(define(input, -1, "an input"));
+  for (absl::string_view input : body.inputs) {
+    OC_ASSIGN_OR_RETURN(int slot, define(input, -1, "an input"));
+    plan->inputs.push_back(slot);
+  }
+  auto slot_of = [&](absl::string_view name) -> absl::StatusOr<int> {
+    if (auto it = locals_at.find(name); it != locals_at.end()) return it->second.slot;
+    return define(name, -1, "");
+  };
   if (body.graph != nullptr) {
     for (const auto& t : body.graph->initializer()) {
-      if (!locals_at.contains(t.name())) OC_RETURN_IF_ERROR(define(t.name(), -1, ""));
+      OC_ASSIGN_OR_RETURN(int slot, slot_of(t.name()));
+      if (slot >= 0) plan->initializers.push_back({slot, &t, nullptr});
     }
     for (const auto& t : body.graph->sparse_initializer()) {
-      if (!locals_at.contains(t.values().name())) {
-        OC_RETURN_IF_ERROR(define(t.values().name(), -1, ""));
-      }
+      OC_ASSIGN_OR_RETURN(int slot, slot_of(t.values().name()));
+      if (slot >= 0) plan->initializers.push_back({slot, nullptr, &t});
     }
   }
   absl::flat_hash_set<absl::string_view> free_seen;
   std::optional<absl::flat_hash_map<absl::string_view, int>> produced_by;
-  auto use = [&](const std::string& name, int i) -> absl::Status {
-    if (name.empty()) return absl::OkStatus();
+  // The slot `name` reads (kFree for a value of the scopes around).
+  auto use = [&](absl::string_view name, int i) -> absl::StatusOr<int> {
+    if (name.empty()) return kNoValue;
     if (auto it = locals_at.find(name); it != locals_at.end()) {
       it->second.last_use = i;
-      return absl::OkStatus();
+      return it->second.slot;
     }
     // A node defining it later: out of order. Where each value is made is
     // mapped only once a name is not local (a free value or an error).
@@ -431,12 +492,19 @@ absl::StatusOr<const Plan*> Runner::PlanFor(const Body& body, int depth) {
           body.what, ": ", PlanLabel(nodes[i]), " reads '", name, "' before ",
           PlanLabel(nodes[it->second]), " defines it (the nodes are not in topological order)"));
     }
-    if (free_seen.insert(name).second) plan->free_values.push_back(name);
-    return absl::OkStatus();
+    if (free_seen.insert(name).second) plan->free_values.emplace_back(name);
+    return kFree;
   };
   for (int i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& node = nodes[i];
-    for (const std::string& input : node.input()) OC_RETURN_IF_ERROR(use(input, i));
+    PlannedNode& planned = plan->nodes[i];
+    planned.node = &node;
+    planned.domain = schema::Registry::CanonicalDomain(node.domain());
+    planned.inputs.reserve(node.input_size());
+    for (const std::string& input : node.input()) {
+      OC_ASSIGN_OR_RETURN(int slot, use(input, i));
+      planned.inputs.push_back(slot);
+    }
     for (const onnx::AttributeProto& attribute : node.attribute()) {
       if (!attribute.has_g() && attribute.graphs_size() == 0) continue;
       for (const onnx::GraphProto* graph : Subgraphs(node)) {
@@ -444,20 +512,37 @@ absl::StatusOr<const Plan*> Runner::PlanFor(const Body& body, int depth) {
         if (!inner.ok()) {
           return Prefixed(inner.status(), absl::StrCat(body.what, ", ", PlanLabel(node)));
         }
-        for (const std::string& name : (*inner)->free_values) OC_RETURN_IF_ERROR(use(name, i));
+        for (const std::string& name : (*inner)->free_values) {
+          OC_RETURN_IF_ERROR(use(name, i).status());
+        }
       }
       break;
     }
+    planned.outputs.reserve(node.output_size());
     for (const std::string& output : node.output()) {
-      OC_RETURN_IF_ERROR(define(output, i, ""));
+      OC_ASSIGN_OR_RETURN(int slot, define(output, i, ""));
+      planned.outputs.push_back(slot);
+    }
+    if (!cache_.functions.empty()) {
+      auto found = cache_.functions.find(FunctionKey(planned.domain, node.op_type(),
+                                                     node.overload()));
+      if (found != cache_.functions.end()) planned.local = found->second;
     }
   }
   absl::flat_hash_set<absl::string_view> kept;
-  for (const std::string& output : body.outputs) {
-    if (locals_at.contains(output)) {
+  for (size_t k = 0; k < body.outputs.size(); ++k) {
+    absl::string_view output = body.outputs[k];
+    plan->output_names.emplace_back(output);
+    plan->output_again.push_back(std::find(body.outputs.begin() + k + 1, body.outputs.end(),
+                                           output) != body.outputs.end());
+    if (output.empty()) {
+      plan->outputs.push_back(kNoValue);
+    } else if (auto it = locals_at.find(output); it != locals_at.end()) {
       kept.insert(output);
-    } else if (free_seen.insert(output).second) {
-      plan->free_values.push_back(output);
+      plan->outputs.push_back(it->second.slot);
+    } else {
+      if (free_seen.insert(output).second) plan->free_values.emplace_back(output);
+      plan->outputs.push_back(kFree);
     }
   }
   for (absl::string_view name : locals) {
@@ -465,32 +550,48 @@ absl::StatusOr<const Plan*> Runner::PlanFor(const Body& body, int depth) {
     const Local& local = locals_at.at(name);
     int last = local.last_use != -2 ? local.last_use : local.defined;
     if (last < 0) {
-      plan->free_at_start.emplace_back(name);
+      plan->free_at_start.push_back(local.slot);
     } else {
-      plan->free_after[last].emplace_back(name);
+      plan->nodes[last].free_after.push_back(local.slot);
     }
   }
+  // Ops that pass input 0's elements on unchanged (under other dims) take
+  // them over when the node is its last use and the scope owns it.
+  for (PlannedNode& planned : plan->nodes) {
+    const onnx::NodeProto& node = *planned.node;
+    planned.identity = node.op_type() == "Identity";
+    if (planned.local != nullptr || !planned.domain.empty() || planned.inputs.empty() ||
+        planned.inputs[0] < 0 || !PassesInput0On(node.op_type())) {
+      continue;
+    }
+    int slot = planned.inputs[0];
+    bool dies = std::find(planned.free_after.begin(), planned.free_after.end(), slot) !=
+                planned.free_after.end();
+    bool once = std::count(planned.inputs.begin(), planned.inputs.end(), slot) == 1;
+    planned.donates_input0 = dies && once;
+  }
+  plan->slots.reserve(locals.size());
+  for (const auto& [name, local] : locals_at) plan->slots.emplace(name, local.slot);
   const Plan* result = plan.get();
-  plans_[body.nodes] = std::move(plan);
+  cache_.plans[body.nodes] = std::move(plan);
   return result;
 }
 
-absl::StatusOr<std::vector<Value>> Runner::RunBody(const Body& body, Scope& scope,
+absl::StatusOr<std::vector<Value>> Runner::RunBody(const Plan& plan, Scope& scope,
                                                    const Context& context, int depth) {
-  OC_ASSIGN_OR_RETURN(const Plan* plan, PlanFor(body, depth));
-  for (const std::string& name : plan->free_at_start) scope.Erase(name);
-  for (int i = 0; i < body.nodes->size(); ++i) {
-    OC_RETURN_IF_ERROR(RunNode((*body.nodes)[i], scope, context, depth, plan->free_after[i]));
-    for (const std::string& name : plan->free_after[i]) scope.Erase(name);
+  for (int slot : plan.free_at_start) scope.Erase(slot);
+  for (const PlannedNode& planned : plan.nodes) {
+    OC_RETURN_IF_ERROR(RunNode(planned, scope, context, depth));
+    for (int slot : planned.free_after) scope.Erase(slot);
   }
   std::vector<Value> outputs;
-  for (size_t k = 0; k < body.outputs.size(); ++k) {
-    const std::string& name = body.outputs[k];
-    bool again = std::find(body.outputs.begin() + k + 1, body.outputs.end(), name) !=
-                 body.outputs.end();
+  outputs.reserve(plan.outputs.size());
+  for (size_t k = 0; k < plan.outputs.size(); ++k) {
+    const std::string& name = plan.output_names[k];
+    int slot = plan.outputs[k];
     absl::StatusOr<Value> value = [&]() -> absl::StatusOr<Value> {
-      if (!again) return scope.Take(name);
-      OC_ASSIGN_OR_RETURN(const Value* found, scope.Lookup(name));
+      if (!plan.output_again[k]) return scope.Take(slot, name);
+      OC_ASSIGN_OR_RETURN(const Value* found, scope.LookupSlot(slot, name));
       if (found == nullptr) {
         return absl::InvalidArgumentError(absl::StrCat("value '", name, "' is absent"));
       }
@@ -499,11 +600,11 @@ absl::StatusOr<std::vector<Value>> Runner::RunBody(const Body& body, Scope& scop
     if (!value.ok()) {
       // An output nothing computed: a function's optional output the call
       // does not use. The caller refuses it if it does.
-      if (body.graph == nullptr) {
+      if (plan.graph == nullptr) {
         outputs.emplace_back();
         continue;
       }
-      return Prefixed(value.status(), absl::StrCat(body.what, ", output '", name, "'"));
+      return Prefixed(value.status(), absl::StrCat(plan.what, ", output '", name, "'"));
     }
     outputs.push_back(*std::move(value));
   }
@@ -522,94 +623,106 @@ absl::StatusOr<std::vector<Value>> Runner::RunGraph(const onnx::GraphProto& grap
                                                    graph.input_size(), " inputs, given ",
                                                    inputs.size()));
   }
-  Scope scope(*this, parent);
+  OC_ASSIGN_OR_RETURN(const Plan* plan, PlanForGraph(graph, depth));
+  Scope scope(*this, parent, *plan);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    OC_RETURN_IF_ERROR(scope.Set(graph.input(i).name(), std::move(inputs[i])));
+    int slot = plan->inputs[i];
+    if (slot >= 0) OC_RETURN_IF_ERROR(scope.Set(slot, std::move(inputs[i])));
   }
-  for (const onnx::TensorProto& t : graph.initializer()) {
-    if (!scope.Defines(t.name())) scope.Defer(t.name(), &t, nullptr);
+  for (const Plan::Initializer& init : plan->initializers) {
+    if (!scope.Defines(init.slot)) scope.Defer(init.slot, init.dense, init.sparse);
   }
-  for (const onnx::SparseTensorProto& t : graph.sparse_initializer()) {
-    if (!scope.Defines(t.values().name())) scope.Defer(t.values().name(), nullptr, &t);
-  }
-  for (const onnx::ValueInfoProto& input : graph.input()) {
-    if (!scope.Defines(input.name())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("graph '", graph.name(), "': input '", input.name(), "' is not given"));
+  for (int i = 0; i < graph.input_size(); ++i) {
+    int slot = plan->inputs[i];
+    if (slot >= 0 && !scope.Defines(slot)) {
+      return absl::InvalidArgumentError(absl::StrCat("graph '", graph.name(), "': input '",
+                                                     graph.input(i).name(), "' is not given"));
     }
   }
-  return RunBody(BodyOfGraph(graph), scope, context, depth);
+  return RunBody(*plan, scope, context, depth);
 }
 
 absl::StatusOr<std::vector<Value>> Runner::RunMain(const onnx::GraphProto& graph,
                                                    std::vector<NamedValue> inputs,
                                                    const Context& context) {
-  OC_ASSIGN_OR_RETURN(const Plan* plan, PlanFor(BodyOfGraph(graph), 0));
+  OC_ASSIGN_OR_RETURN(const Plan* plan, PlanForGraph(graph, 0));
   if (!plan->free_values.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "graph '", graph.name(), "' reads values nothing defines: '",
         absl::StrJoin(plan->free_values, "', '"), "'"));
   }
-  absl::flat_hash_map<std::string, const onnx::ValueInfoProto*> declared;
-  for (const onnx::ValueInfoProto& input : graph.input()) declared[input.name()] = &input;
-  Scope scope(*this, nullptr);
+  Scope scope(*this, nullptr, *plan);
   for (NamedValue& input : inputs) {
-    auto it = declared.find(input.name);
-    if (it == declared.end()) {
+    int index = -1;
+    for (int i = 0; i < graph.input_size(); ++i) {
+      if (graph.input(i).name() == input.name) {
+        index = i;
+        break;
+      }
+    }
+    if (index < 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("the graph has no input '", input.name, "'"));
     }
-    if (scope.Defines(input.name)) {
+    int slot = plan->inputs[index];
+    if (slot < 0) continue;
+    if (scope.Defines(slot)) {
       return absl::InvalidArgumentError(absl::StrCat("input '", input.name, "' is given twice"));
     }
-    if (std::optional<std::string> mismatch = TypeMismatch(input.value, it->second->type())) {
+    if (std::optional<std::string> mismatch =
+            TypeMismatch(input.value, graph.input(index).type())) {
       return absl::InvalidArgumentError(absl::StrCat("input '", input.name, "': ", *mismatch));
     }
-    OC_RETURN_IF_ERROR(scope.Set(input.name, std::move(input.value)));
+    OC_RETURN_IF_ERROR(scope.Set(slot, std::move(input.value)));
   }
-  for (const onnx::TensorProto& t : graph.initializer()) {
-    if (!scope.Defines(t.name())) scope.Defer(t.name(), &t, nullptr);
+  for (const Plan::Initializer& init : plan->initializers) {
+    if (!scope.Defines(init.slot)) scope.Defer(init.slot, init.dense, init.sparse);
   }
-  for (const onnx::SparseTensorProto& t : graph.sparse_initializer()) {
-    if (!scope.Defines(t.values().name())) scope.Defer(t.values().name(), nullptr, &t);
-  }
-  for (const onnx::ValueInfoProto& input : graph.input()) {
-    if (!scope.Defines(input.name())) {
-      return absl::InvalidArgumentError(absl::StrCat("input '", input.name(), "' is not given"));
+  for (int i = 0; i < graph.input_size(); ++i) {
+    int slot = plan->inputs[i];
+    if (slot >= 0 && !scope.Defines(slot)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", graph.input(i).name(), "' is not given"));
     }
   }
-  return RunBody(BodyOfGraph(graph), scope, context, 0);
+  return RunBody(*plan, scope, context, 0);
 }
 
-absl::Status Runner::RunNode(const onnx::NodeProto& node, Scope& scope, const Context& context,
-                             int depth, absl::Span<const std::string> dying) {
+absl::Status Runner::RunNode(const PlannedNode& planned, Scope& scope, const Context& context,
+                             int depth) {
+  const onnx::NodeProto& node = *planned.node;
   if (++node_runs_ > options_.max_node_runs) {
     return ResourceError(absl::StrCat(PlanLabel(node), ": the run would take more than ",
                                       options_.max_node_runs, " node runs"));
   }
-  absl::string_view domain = schema::Registry::CanonicalDomain(node.domain());
+  absl::string_view domain = planned.domain;
   const schema::OpSchema* op = nullptr;
   int since_version = 0;
-  const onnx::FunctionProto* local = nullptr;
-  auto found = functions_.empty()
-                   ? functions_.end()
-                   : functions_.find(FunctionKey(domain, node.op_type(), node.overload()));
-  if (found != functions_.end()) {
-    local = found->second;
-  } else {
+  const onnx::FunctionProto* local = planned.local;
+  if (local == nullptr) {
     auto opset = context.opsets.find(domain);
     if (opset == context.opsets.end()) {
       return absl::InvalidArgumentError(absl::StrCat(
           NodeLabel(node, 0), ": nothing imports an opset of domain '", domain, "'"));
     }
-    op = schema::Registry::Get().Lookup(domain, node.op_type(), opset->second);
-    if (op == nullptr) {
-      bool known = schema::Registry::Get().KnowsDomain(domain);
-      std::string why = absl::StrCat(NodeLabel(node, 0), ": no operator ", node.op_type(),
-                                     " in domain '", domain, "' at opset ", opset->second,
-                                     known ? "" : ", and no model-local function of that name");
-      return known ? absl::InvalidArgumentError(why) : absl::UnimplementedError(why);
+    if (planned.bound_opset != opset->second) {
+      op = schema::Registry::Get().Lookup(domain, node.op_type(), opset->second);
+      if (op == nullptr) {
+        bool known = schema::Registry::Get().KnowsDomain(domain);
+        std::string why = absl::StrCat(NodeLabel(node, 0), ": no operator ", node.op_type(),
+                                       " in domain '", domain, "' at opset ", opset->second,
+                                       known ? "" : ", and no model-local function of that name");
+        return known ? absl::InvalidArgumentError(why) : absl::UnimplementedError(why);
+      }
+      planned.op = op;
+      planned.deterministic = IsDeterministic(domain, node.op_type());
+      planned.graph_op = FindGraphOp(domain, node.op_type(), op->since_version);
+      planned.kernel = planned.graph_op != nullptr
+                           ? nullptr
+                           : FindKernel(domain, node.op_type(), op->since_version);
+      planned.bound_opset = opset->second;
     }
+    op = planned.op;
     since_version = op->since_version;
   }
   auto fail = [&](const absl::Status& status) {
@@ -632,8 +745,15 @@ absl::Status Runner::RunNode(const onnx::NodeProto& node, Scope& scope, const Co
     return out;
   };
   std::vector<const Value*> inputs;
-  for (const std::string& name : node.input()) {
-    absl::StatusOr<const Value*> value = scope.Lookup(name);
+  inputs.reserve(planned.inputs.size());
+  for (int i = 0; i < static_cast<int>(planned.inputs.size()); ++i) {
+    int slot = planned.inputs[i];
+    if (slot == kNoValue) {
+      inputs.push_back(nullptr);
+      continue;
+    }
+    const std::string& name = node.input(i);
+    absl::StatusOr<const Value*> value = scope.LookupSlot(slot, name);
     if (!value.ok()) return fail(Prefixed(value.status(), absl::StrCat("input '", name, "'")));
     inputs.push_back(*value);
   }
@@ -641,26 +761,22 @@ absl::Status Runner::RunNode(const onnx::NodeProto& node, Scope& scope, const Co
   // them over when this node is its last use and the scope owns it: moved,
   // not copied.
   std::optional<Value> donor;
-  if (op != nullptr && domain.empty() && !inputs.empty() && inputs[0] != nullptr &&
-      inputs[0]->is_tensor() && PassesInput0On(node.op_type())) {
-    const std::string& name = node.input(0);
-    bool dies = std::find(dying.begin(), dying.end(), name) != dying.end();
-    bool once = std::count(node.input().begin(), node.input().end(), name) == 1;
-    if (dies && once) {
-      donor = scope.TakeOwned(name);
-      if (donor) inputs[0] = &*donor;
-    }
+  if (planned.donates_input0 && op != nullptr && inputs[0] != nullptr && inputs[0]->is_tensor()) {
+    donor = scope.TakeOwned(planned.inputs[0]);
+    if (donor) inputs[0] = &*donor;
   }
   absl::StatusOr<std::vector<Value>> outputs;
   try {
     if (local != nullptr) {
-      outputs = CallFunction(LocalInstance(*local, node), inputs, context, depth);
-    } else if (donor && node.op_type() == "Identity") {
+      if (planned.instance == nullptr) planned.instance = &LocalInstance(*local, node);
+      outputs = CallFunction(*planned.instance, inputs, context, depth);
+    } else if (donor && planned.identity) {
       std::vector<Value> moved;
       moved.push_back(*std::move(donor));
       outputs = std::move(moved);
     } else {
-      outputs = Dispatch(node, *op, inputs, scope, context, depth, donor ? &*donor : nullptr);
+      outputs = Dispatch(planned, std::move(inputs), scope, context, depth,
+                         donor ? &*donor : nullptr);
     }
   } catch (const MemoryBudgetExceeded& e) {
     outputs = BudgetError("the run", e.limit());
@@ -676,8 +792,9 @@ absl::Status Runner::RunNode(const onnx::NodeProto& node, Scope& scope, const Co
                                                  node.output_size())));
   }
   for (int i = 0; i < node.output_size(); ++i) {
+    int slot = planned.outputs[i];
+    if (slot == kNoValue) continue;
     const std::string& name = node.output(i);
-    if (name.empty()) continue;
     Value& value = (*outputs)[i];
     if (value.MaxTensorSize() > options_.max_tensor_elements) {
       return fail(ResourceError(absl::StrCat("output '", name, "' holds more than ",
@@ -687,25 +804,26 @@ absl::Status Runner::RunNode(const onnx::NodeProto& node, Scope& scope, const Co
       return fail(absl::InvalidArgumentError(
           absl::StrCat("output '", name, "' is not computed (the body defines no value)")));
     }
-    absl::Status set = scope.Set(name, std::move(value));
+    absl::Status set = scope.Set(slot, std::move(value));
     if (!set.ok()) return fail(set);
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<Value>> Runner::Dispatch(const onnx::NodeProto& node,
-                                                    const schema::OpSchema& schema,
+absl::StatusOr<std::vector<Value>> Runner::Dispatch(const PlannedNode& planned,
                                                     std::vector<const Value*> inputs,
                                                     Scope& scope, const Context& context,
                                                     int depth, Value* donor) {
-  absl::string_view domain = schema::Registry::CanonicalDomain(node.domain());
-  if (!IsDeterministic(domain, node.op_type())) deterministic_ = false;
-  if (GraphOpFn fn = FindGraphOp(domain, node.op_type(), schema.since_version)) {
+  const onnx::NodeProto& node = *planned.node;
+  const schema::OpSchema& schema = *planned.op;
+  if (!planned.deterministic) deterministic_ = false;
+  if (GraphOpFn fn = planned.graph_op) {
     OpCall call{*this, node, schema, std::move(inputs), scope, context, depth};
     return fn(call);
   }
-  if (KernelFn kernel = FindKernel(domain, node.op_type(), schema.since_version)) {
+  if (KernelFn kernel = planned.kernel) {
     std::vector<const Tensor*> tensors;
+    tensors.reserve(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
       const Value* value = inputs[i];
       if (value != nullptr && !value->is_tensor()) {
@@ -722,7 +840,7 @@ absl::StatusOr<std::vector<Value>> Runner::Dispatch(const onnx::NodeProto& node,
     for (Tensor& tensor : computed) outputs.emplace_back(std::move(tensor));
     return outputs;
   }
-  auto opset = context.opsets.find(domain);
+  auto opset = context.opsets.find(planned.domain);
   OC_ASSIGN_OR_RETURN(const onnx::FunctionProto* body,
                       SpecInstance(node, schema, inputs, opset->second));
   if (body != nullptr) return CallFunction(*body, inputs, context, depth);
@@ -732,15 +850,17 @@ absl::StatusOr<std::vector<Value>> Runner::Dispatch(const onnx::NodeProto& node,
 // ---------------------------------------------------------------------------
 // Entry points.
 
-absl::StatusOr<EvalResult> EvaluateGraph(
+namespace {
+
+// Runs `graph` with the plans of `cache`.
+absl::StatusOr<EvalResult> Evaluate(
     const onnx::GraphProto& graph,
     const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& opset_imports,
-    const google::protobuf::RepeatedPtrField<onnx::FunctionProto>& functions,
-    std::vector<NamedValue> inputs, const EvalOptions& options) {
+    RunnerCache& cache, std::vector<NamedValue> inputs, const EvalOptions& options) {
   std::optional<MemoryBudget> budget;
   if (options.memory_budget_bytes > 0) budget.emplace(options.memory_budget_bytes);
   try {
-    Runner runner(options, functions);
+    Runner runner(options, cache);
     Context context{OpsetMap(opset_imports), &runner.functions()};
     OC_ASSIGN_OR_RETURN(std::vector<Value> values,
                         runner.RunMain(graph, std::move(inputs), context));
@@ -759,11 +879,37 @@ absl::StatusOr<EvalResult> EvaluateGraph(
   }
 }
 
+}  // namespace
+
+absl::StatusOr<EvalResult> EvaluateGraph(
+    const onnx::GraphProto& graph,
+    const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& opset_imports,
+    const google::protobuf::RepeatedPtrField<onnx::FunctionProto>& functions,
+    std::vector<NamedValue> inputs, const EvalOptions& options) {
+  std::unique_ptr<RunnerCache> cache;
+  try {
+    cache = std::make_unique<RunnerCache>(functions);
+  } catch (const std::bad_alloc&) {
+    return ResourceError("the run ran out of memory");
+  }
+  return Evaluate(graph, opset_imports, *cache, std::move(inputs), options);
+}
+
 absl::StatusOr<EvalResult> EvaluateModel(const onnx::ModelProto& model,
                                          std::vector<NamedValue> inputs,
                                          const EvalOptions& options) {
   return EvaluateGraph(model.graph(), model.opset_import(), model.functions(), std::move(inputs),
                        options);
+}
+
+PreparedModel::PreparedModel(const onnx::ModelProto& model, const EvalOptions& options)
+    : model_(model), options_(options), cache_(std::make_unique<RunnerCache>(model.functions())) {}
+
+PreparedModel::~PreparedModel() = default;
+
+absl::StatusOr<EvalResult> PreparedModel::Evaluate(std::vector<NamedValue> inputs) {
+  return eval::Evaluate(model_.graph(), model_.opset_import(), *cache_, std::move(inputs),
+                        options_);
 }
 
 }  // namespace onnxconvert::eval

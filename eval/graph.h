@@ -14,6 +14,7 @@
 // use by a subgraph included.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -85,6 +86,28 @@ absl::StatusOr<EvalResult> EvaluateGraph(
     const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& opset_imports,
     const google::protobuf::RepeatedPtrField<onnx::FunctionProto>& functions,
     std::vector<NamedValue> inputs, const EvalOptions& options = {});
+
+struct RunnerCache;
+
+// A model prepared for many runs: EvaluateModel's result for each, with the
+// plans of its bodies (when values die, node inputs as slots, each node's
+// kernel or function) made on the first run and kept. `model` must outlive
+// the object, unchanged. Not for concurrent use.
+class PreparedModel {
+ public:
+  explicit PreparedModel(const onnx::ModelProto& model, const EvalOptions& options = {});
+  ~PreparedModel();
+  PreparedModel(const PreparedModel&) = delete;
+  PreparedModel& operator=(const PreparedModel&) = delete;
+
+  // EvaluateModel(model, inputs, options).
+  absl::StatusOr<EvalResult> Evaluate(std::vector<NamedValue> inputs);
+
+ private:
+  const onnx::ModelProto& model_;
+  EvalOptions options_;
+  std::unique_ptr<RunnerCache> cache_;
+};
 
 // The operator version ("Add-14", "ai.onnx.ml.LabelEncoder-2") of the node
 // an error of EvaluateModel comes from (the innermost one, inside

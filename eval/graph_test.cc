@@ -44,13 +44,8 @@ absl::StatusOr<std::vector<NamedValue>> ParseInputs(const std::string& text) {
   return inputs;
 }
 
-std::string Evaluate(const Case& c) {
-  absl::StatusOr<onnx::ModelProto> model = ParseModelText(c.model);
-  if (!model.ok()) return absl::StrCat("model does not parse: ", model.status().message());
-  absl::StatusOr<std::vector<NamedValue>> inputs =
-      c.inputs.empty() ? std::vector<NamedValue>() : ParseInputs(c.inputs);
-  if (!inputs.ok()) return absl::StrCat("inputs do not parse: ", inputs.status().message());
-  absl::StatusOr<EvalResult> result = EvaluateModel(*model, *std::move(inputs), c.options);
+// What a run gave: the outputs, "; "-joined, or "CODE: message".
+std::string Shown(const absl::StatusOr<EvalResult>& result) {
   if (!result.ok()) {
     return absl::StrCat(absl::StatusCodeToString(result.status().code()), ": ",
                         result.status().message());
@@ -60,9 +55,39 @@ std::string Evaluate(const Case& c) {
   return absl::StrJoin(shown, "; ");
 }
 
+std::string Evaluate(const Case& c) {
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(c.model);
+  if (!model.ok()) return absl::StrCat("model does not parse: ", model.status().message());
+  absl::StatusOr<std::vector<NamedValue>> inputs =
+      c.inputs.empty() ? std::vector<NamedValue>() : ParseInputs(c.inputs);
+  if (!inputs.ok()) return absl::StrCat("inputs do not parse: ", inputs.status().message());
+  return Shown(EvaluateModel(*model, *std::move(inputs), c.options));
+}
+
 class GraphTest : public testing::TestWithParam<Case> {};
 
 TEST_P(GraphTest, RunsTheModel) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
+
+// A PreparedModel gives what EvaluateModel gives, run after run (its plans
+// and bindings kept from the first), node runs and peak live bytes too.
+TEST_P(GraphTest, PreparedModelRunsAlike) {
+  const Case& c = GetParam();
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(c.model);
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<std::vector<NamedValue>> inputs =
+      c.inputs.empty() ? std::vector<NamedValue>() : ParseInputs(c.inputs);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  absl::StatusOr<EvalResult> once = EvaluateModel(*model, *inputs, c.options);
+  PreparedModel prepared(*model, c.options);
+  for (int run = 0; run < 3; ++run) {
+    absl::StatusOr<EvalResult> result = prepared.Evaluate(*inputs);
+    EXPECT_EQ(Shown(result), c.expected) << "run " << run;
+    if (result.ok() && once.ok()) {
+      EXPECT_EQ(result->node_runs, once->node_runs) << "run " << run;
+      EXPECT_EQ(result->peak_live_bytes, once->peak_live_bytes) << "run " << run;
+    }
+  }
+}
 
 const std::string kAddWithDefault =
     Header(13) +

@@ -19,6 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "eval/graph.h"
+#include "eval/kernel.h"
 #include "eval/value.h"
 #include "proto/onnx.pb.h"
 #include "schema/registry.h"
@@ -26,14 +27,20 @@
 namespace onnxconvert::eval {
 
 class Runner;
+struct OpCall;
+// A graph-level op: computes a node's outputs from values, not only tensors.
+using GraphOpFn = absl::StatusOr<std::vector<Value>> (*)(const OpCall& call);
+
+struct Plan;
 
 // The values one running graph or function body defines, in front of the
-// scopes around it (a subgraph's enclosing graphs; none for a function).
-// Initializers become tensors on first use only; a function's inputs are
-// borrowed from its caller, whose values outlive the call.
+// scopes around it (a subgraph's enclosing graphs; none for a function):
+// one slot per local value of the body's plan. Initializers become tensors
+// on first use only; a function's inputs are borrowed from its caller,
+// whose values outlive the call.
 class Scope {
  public:
-  Scope(Runner& runner, Scope* parent) : runner_(runner), parent_(parent) {}
+  Scope(Runner& runner, Scope* parent, const Plan& plan);
   ~Scope();
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;
@@ -41,41 +48,43 @@ class Scope {
   // The value `name` here or in a scope around: null for "" and for absent
   // optional inputs; NotFound when nothing defines it.
   absl::StatusOr<const Value*> Lookup(const std::string& name);
-  // Defines `name` here as `value`, charged to the runner's live bytes.
-  absl::Status Set(const std::string& name, Value value);
-  // Defines `name` here as `value`, which the caller keeps alive.
-  void Borrow(const std::string& name, const Value* value);
-  // Defines `name` here as an initializer, read on first use.
-  void Defer(const std::string& name, const onnx::TensorProto* dense,
-             const onnx::SparseTensorProto* sparse);
-  // Defines `name` here as absent (an optional input not given).
-  void SetAbsent(const std::string& name) { absent_.insert(name); }
-  // Whether `name` is defined in this scope itself.
-  bool Defines(const std::string& name) const;
-  // Forgets `name` here, freeing its value.
-  void Erase(const std::string& name);
-  // The value `name` of this scope, moved out (copied if borrowed), or of a
-  // scope around (copied).
-  absl::StatusOr<Value> Take(const std::string& name);
-  // The value `name` of this scope itself (not borrowed, not of a scope
-  // around), moved out and refunded; nullopt when this scope does not own
-  // it.
-  std::optional<Value> TakeOwned(const std::string& name);
+  // The value of local `slot` (named `name`), or, when the slot holds
+  // nothing, of `name` in a scope around.
+  absl::StatusOr<const Value*> LookupSlot(int slot, const std::string& name);
+  // Defines local `slot` as `value`, charged to the runner's live bytes.
+  absl::Status Set(int slot, Value value);
+  // Defines local `slot` as `value`, which the caller keeps alive (absent
+  // when null).
+  void Borrow(int slot, const Value* value);
+  // Defines local `slot` as an initializer, read on first use.
+  void Defer(int slot, const onnx::TensorProto* dense, const onnx::SparseTensorProto* sparse);
+  // Whether local `slot` is defined.
+  bool Defines(int slot) const { return slots_[slot].state != Slot::kEmpty; }
+  // Forgets local `slot`, freeing its value.
+  void Erase(int slot);
+  // The value of local `slot` (-1: free value `name` of a scope around),
+  // moved out (copied if borrowed), or of a scope around (copied).
+  absl::StatusOr<Value> Take(int slot, const std::string& name);
+  // The value of local `slot` when this scope owns it, moved out and
+  // refunded; nullopt otherwise.
+  std::optional<Value> TakeOwned(int slot);
 
  private:
-  // An initializer not yet read.
-  struct Deferred {
-    const onnx::TensorProto* dense;
-    const onnx::SparseTensorProto* sparse;
+  struct Slot {
+    enum State : uint8_t { kEmpty, kOwned, kBorrowed, kDeferred, kAbsent };
+    State state = kEmpty;
+    Value value;                              // kOwned
+    const Value* borrowed = nullptr;          // kBorrowed
+    const onnx::TensorProto* dense = nullptr; // kDeferred
+    const onnx::SparseTensorProto* sparse = nullptr;
   };
+  // The value of `slot`, or null with `found` false when it holds nothing.
+  absl::StatusOr<const Value*> Read(int slot, bool& found);
 
   Runner& runner_;
   Scope* parent_;
-  // Node-based: pointers to values stay valid while others are added.
-  absl::node_hash_map<std::string, Value> values_;
-  absl::flat_hash_map<std::string, const Value*> borrowed_;
-  absl::flat_hash_map<std::string, Deferred> deferred_;
-  absl::flat_hash_set<std::string> absent_;
+  const Plan& plan_;
+  std::vector<Slot> slots_;
 };
 
 // What the nodes of a body bind to: the opset of each domain, and the
@@ -89,21 +98,70 @@ struct Context {
 std::string FunctionKey(absl::string_view domain, absl::string_view name,
                         absl::string_view overload);
 
-// A graph or function body, as the runner walks it.
+// A graph or function body, as the runner plans it. Names view the
+// body's protos.
 struct Body {
   std::string what;  // "graph 'g'", "function 'local.F'"
-  std::vector<std::string> inputs;
-  std::vector<std::string> outputs;
+  std::vector<absl::string_view> inputs;
+  std::vector<absl::string_view> outputs;
   const google::protobuf::RepeatedPtrField<onnx::NodeProto>* nodes;
   const onnx::GraphProto* graph;  // for initializers; null for functions
 };
 
+// A value a node reads or defines: a local slot (>= 0), none (kNoValue:
+// the name ""), or a value of the scopes around (kFree).
+constexpr int kNoValue = -1;
+constexpr int kFree = -2;
+
+// A node of a plan: its values as slots, when values die after it, and
+// what it binds to.
+struct PlannedNode {
+  const onnx::NodeProto* node;
+  absl::string_view domain;  // canonical
+  std::vector<int> inputs;   // slots (kNoValue, kFree)
+  std::vector<int> outputs;  // slots (kNoValue)
+  // Local slots freed after the node runs (their last use).
+  std::vector<int> free_after;
+  // The model-local function the node calls, and its instance for the
+  // node (made on first call); null when none.
+  const onnx::FunctionProto* local = nullptr;
+  mutable const onnx::FunctionProto* instance = nullptr;
+  // Whether input 0 is local, read once and dies here, and the op (of
+  // ai.onnx) hands it on unchanged: a donor when the scope owns it.
+  bool donates_input0 = false;
+  bool identity = false;
+  // The binding for the opset `bound_opset` of `domain` (-1: none yet).
+  mutable int64_t bound_opset = -1;
+  mutable const schema::OpSchema* op = nullptr;
+  mutable GraphOpFn graph_op = nullptr;
+  mutable KernelFn kernel = nullptr;
+  mutable bool deterministic = true;
+};
+
 // When the values of a body die, and what it reads from around it.
 struct Plan {
+  std::string what;                // Body::what
+  const onnx::GraphProto* graph;   // null for functions
+  // Local names by slot, and slots by name (views of the body's protos).
+  std::vector<absl::string_view> names;
+  absl::flat_hash_map<absl::string_view, int> slots;
+  // The slots of the body's inputs (kNoValue for ""), in order.
+  std::vector<int> inputs;
+  // Initializers (dense or sparse) and their slots, in the graph's order.
+  struct Initializer {
+    int slot;
+    const onnx::TensorProto* dense;
+    const onnx::SparseTensorProto* sparse;
+  };
+  std::vector<Initializer> initializers;
   // Local values no node uses (inputs, initializers), freed at once.
-  std::vector<std::string> free_at_start;
-  // Local values freed after node i runs (their last use).
-  std::vector<std::vector<std::string>> free_after;
+  std::vector<int> free_at_start;
+  std::vector<PlannedNode> nodes;
+  // The body's outputs: names, slots (kNoValue, kFree), and whether the
+  // same name comes again later.
+  std::vector<std::string> output_names;
+  std::vector<int> outputs;
+  std::vector<bool> output_again;
   // Values the body reads from enclosing scopes (its subgraphs' included).
   std::vector<std::string> free_values;
 };
@@ -148,9 +206,6 @@ struct OpCall {
   absl::Status Charge(int64_t bytes) const;
 };
 
-// A graph-level op: computes a node's outputs from values, not only tensors.
-using GraphOpFn = absl::StatusOr<std::vector<Value>> (*)(const OpCall& call);
-
 // A row of a graph-level op table, as KernelRow.
 struct GraphOpRow {
   const char* op;  // of ai.onnx
@@ -164,12 +219,22 @@ absl::Span<const GraphOpRow> ValueOps();
 // If, Loop, Scan and SequenceMap.
 absl::Span<const GraphOpRow> ControlFlowOps();
 
+// What the runs of one model keep: the model-local functions, the plans of
+// its bodies (by the address of their nodes) and the function instances of
+// its nodes. Valid while the model lives unchanged.
+struct RunnerCache {
+  explicit RunnerCache(const google::protobuf::RepeatedPtrField<onnx::FunctionProto>& functions);
+
+  absl::flat_hash_map<std::string, const onnx::FunctionProto*> functions;
+  absl::flat_hash_map<const void*, std::unique_ptr<Plan>> plans;
+  absl::flat_hash_map<std::string, std::unique_ptr<onnx::FunctionProto>> instances;
+};
+
 // Runs bodies: graphs, subgraphs and function bodies, with the limits of
 // one EvaluateModel call.
 class Runner {
  public:
-  Runner(const EvalOptions& options,
-         const google::protobuf::RepeatedPtrField<onnx::FunctionProto>& functions);
+  Runner(const EvalOptions& options, RunnerCache& cache);
 
   // Runs `graph` in a new scope below `parent` (null for a main graph) with
   // `inputs` bound to its first inputs by position (the rest take their
@@ -188,7 +253,7 @@ class Runner {
 
   // The model-local functions by FunctionKey.
   const absl::flat_hash_map<std::string, const onnx::FunctionProto*>& functions() const {
-    return functions_;
+    return cache_.functions;
   }
   // The limits of the run.
   const EvalOptions& options() const { return options_; }
@@ -204,16 +269,14 @@ class Runner {
   bool deterministic() const { return deterministic_; }
 
  private:
-  // Runs `body` in `scope` (its inputs bound); its outputs.
-  absl::StatusOr<std::vector<Value>> RunBody(const Body& body, Scope& scope,
+  // Runs the body of `plan` in `scope` (its inputs bound); its outputs.
+  absl::StatusOr<std::vector<Value>> RunBody(const Plan& plan, Scope& scope,
                                              const Context& context, int depth);
   // Runs one node of a body in `scope`.
-  // `dying`: the values of `scope` whose last use this node is.
-  absl::Status RunNode(const onnx::NodeProto& node, Scope& scope, const Context& context,
-                       int depth, absl::Span<const std::string> dying);
-  // The outputs of `node` (bound to `schema`) from `inputs`.
-  absl::StatusOr<std::vector<Value>> Dispatch(const onnx::NodeProto& node,
-                                              const schema::OpSchema& schema,
+  absl::Status RunNode(const PlannedNode& planned, Scope& scope, const Context& context,
+                       int depth);
+  // The outputs of `planned`'s node (bound to its op) from `inputs`.
+  absl::StatusOr<std::vector<Value>> Dispatch(const PlannedNode& planned,
                                               std::vector<const Value*> inputs, Scope& scope,
                                               const Context& context, int depth,
                                               Value* donor = nullptr);
@@ -236,14 +299,12 @@ class Runner {
   // The plan of `body`, built once per body; an error for values used
   // before they are defined, or defined twice.
   absl::StatusOr<const Plan*> PlanFor(const Body& body, int depth);
-  // The plan of subgraph `graph`.
+  // The plan of subgraph `graph`, and of function body `function`.
   absl::StatusOr<const Plan*> PlanForGraph(const onnx::GraphProto& graph, int depth);
+  absl::StatusOr<const Plan*> PlanForFunction(const onnx::FunctionProto& function, int depth);
 
   const EvalOptions& options_;
-  absl::flat_hash_map<std::string, const onnx::FunctionProto*> functions_;
-  absl::flat_hash_map<const void*, std::unique_ptr<Plan>> plans_;
-  absl::flat_hash_map<std::string, std::unique_ptr<onnx::FunctionProto>> instances_;
-  absl::flat_hash_map<const char*, std::unique_ptr<onnx::FunctionProto>> parsed_bodies_;
+  RunnerCache& cache_;
   int64_t live_bytes_ = 0;
   int64_t peak_live_bytes_ = 0;
   int64_t node_runs_ = 0;
