@@ -738,7 +738,7 @@ void InjectFault(onnx::ModelProto& model, const StepReport& step) {
   for (const NodeChange& change : step.nodes) {
     if (!absl::StartsWith(change.adapter, adapter) || change.graph != "main") continue;
     for (onnx::NodeProto& node : *model.mutable_graph()->mutable_node()) {
-      if (node.name() != change.node) continue;
+      if (node.name() != change.node || node.op_type() != change.op) continue;
       bool moved = false;
       for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
         if (attribute.type() == onnx::AttributeProto::FLOAT) {
