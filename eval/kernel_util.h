@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -266,6 +267,70 @@ absl::StatusOr<Tensor> MapUnary(const KernelCall& call, const Tensor& x, int32_t
     o[i] = Store<R>(value);
   }
   return out;
+}
+
+// Applies `fn(x)`, which cannot fail, to each element of `x` (storage T,
+// given in its compute type), giving a tensor of x's type and dims: one
+// loop over contiguous storage with `fn` inlined (MapUnary's values, without
+// its status per element).
+template <typename T, typename F>
+Tensor MapElements(const Tensor& x, F fn) {
+  Tensor out(x.elem_type(), x.dims());
+  const T* in = x.data<T>().data();
+  T* o = out.data<T>().data();
+  const int64_t n = x.size();
+  for (int64_t i = 0; i < n; ++i) o[i] = Store<T>(fn(Load(in[i])));
+  return out;
+}
+
+// Applies `fn` to the `n` elements of float or double storage `in` into
+// `out`, 16 bytes at a time on GCC's vectors of T, then the tail one by
+// one: `fn` takes and gives either T or such a vector (arithmetic,
+// comparisons and ?: work on both) and must give per lane what it gives
+// per element. IEEE operations lane by lane round as they do one by one.
+template <typename T, typename F>
+void MapLanes(const T* in, T* out, int64_t n, F fn) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  typedef T Lanes __attribute__((vector_size(16)));
+  constexpr int64_t kLanes = 16 / sizeof(T);
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    Lanes v;
+    std::memcpy(&v, in + i, sizeof v);
+    Lanes r = fn(v);
+    std::memcpy(out + i, &r, sizeof r);
+  }
+  for (; i < n; ++i) out[i] = fn(in[i]);
+}
+
+// MapLanes of `fn(a, b)` over two inputs of `n` elements each.
+template <typename T, typename F>
+void MapLanes2(const T* a, const T* b, T* out, int64_t n, F fn) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  typedef T Lanes __attribute__((vector_size(16)));
+  constexpr int64_t kLanes = 16 / sizeof(T);
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    Lanes va, vb;
+    std::memcpy(&va, a + i, sizeof va);
+    std::memcpy(&vb, b + i, sizeof vb);
+    Lanes r = fn(va, vb);
+    std::memcpy(out + i, &r, sizeof r);
+  }
+  for (; i < n; ++i) out[i] = fn(a[i], b[i]);
+}
+
+// MapElements of a `fn` written for MapLanes: on lanes for float and
+// double, one by one for the other types.
+template <typename T, typename F>
+Tensor MapElementsLanes(const Tensor& x, F fn) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    Tensor out(x.elem_type(), x.dims());
+    MapLanes(x.data<T>().data(), out.data<T>().data(), x.size(), fn);
+    return out;
+  } else {
+    return MapElements<T>(x, fn);
+  }
 }
 
 // A tensor of floating-point `type` and `dims` holding `values`, rounded

@@ -2,6 +2,7 @@
 // Max/Min/Sum/Mean and Where, with numpy broadcasting (from opset 7; the
 // `broadcast`/`axis` attributes before).
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -129,15 +130,49 @@ RowWalk WalkRows(const std::vector<int64_t>& out_dims, const std::vector<int64_t
   return RowWalk{BroadcastCursor(outer(out_dims), outer(in_dims)), last, last == 1 ? 0 : 1};
 }
 
+// The output's dims and the two inputs' dims (aligned at the last axis)
+// with the output's axes of extent 1 dropped and neighbouring axes merged
+// where each input either holds both or broadcasts both: the same
+// elements in the same row-major order, in as few rows as can be.
+void Coalesce(std::vector<int64_t>& out, std::vector<int64_t>& a, std::vector<int64_t>& b) {
+  const size_t rank = out.size();
+  auto aligned = [rank](const std::vector<int64_t>& d) {
+    std::vector<int64_t> r(rank - d.size(), 1);
+    r.insert(r.end(), d.begin(), d.end());
+    return r;
+  };
+  std::vector<int64_t> pa = aligned(a), pb = aligned(b);
+  std::vector<int64_t> o2, a2, b2;
+  for (size_t i = 0; i < rank; ++i) {
+    if (out[i] == 1) continue;
+    bool full_a = pa[i] != 1, full_b = pb[i] != 1;
+    if (!o2.empty() && full_a == (a2.back() != 1) && full_b == (b2.back() != 1)) {
+      o2.back() *= out[i];
+      a2.back() *= pa[i];
+      b2.back() *= pb[i];
+    } else {
+      o2.push_back(out[i]);
+      a2.push_back(pa[i]);
+      b2.push_back(pb[i]);
+    }
+  }
+  out = std::move(o2);
+  a = std::move(a2);
+  b = std::move(b2);
+}
+
 // Binary arithmetic on floating-point storage type T, a row of the
-// output's innermost axis at a time (the same values as Map's).
+// output's innermost axis at a time (the same values as Map's), after
+// merging the axes that can be (Coalesce); a row whose inputs step by 1 or
+// stay put runs in a loop of its own.
 template <Arith kOp, typename T>
 absl::StatusOr<Tensor> ArithmeticRows(const KernelCall& call, bool legacy, int32_t type) {
   OC_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> dims, AlignedDims(call, legacy));
   OC_ASSIGN_OR_RETURN(std::vector<int64_t> out_dims, BroadcastDims(dims));
   Tensor out(type, out_dims);
-  int64_t inner = out_dims.empty() ? 1 : out_dims.back();
   if (out.size() == 0) return out;
+  Coalesce(out_dims, dims[0], dims[1]);
+  int64_t inner = out_dims.empty() ? 1 : out_dims.back();
   RowWalk wa = WalkRows(out_dims, dims[0]), wb = WalkRows(out_dims, dims[1]);
   absl::Span<const T> a = call.inputs[0]->template data<T>();
   absl::Span<const T> b = call.inputs[1]->template data<T>();
@@ -145,8 +180,39 @@ absl::StatusOr<Tensor> ArithmeticRows(const KernelCall& call, bool legacy, int32
   for (int64_t row = 0; row < out.size(); row += inner) {
     const T* pa = a.data() + wa.rows.offset() * wa.row_elements;
     const T* pb = b.data() + wb.rows.offset() * wb.row_elements;
-    for (int64_t j = 0; j < inner; ++j) {
-      o[row + j] = Store<T>(ApplyFloat<kOp>(Load(pa[j * wa.step]), Load(pb[j * wb.step])));
+    T* po = o + row;
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      // The same per element, on lanes.
+      auto op = [](auto x, auto y) {
+        if constexpr (kOp == Arith::kAdd) return x + y;
+        if constexpr (kOp == Arith::kSub) return x - y;
+        if constexpr (kOp == Arith::kMul) return x * y;
+        if constexpr (kOp == Arith::kDiv) return x / y;
+      };
+      if (wa.step == 1 && wb.step == 1) {
+        MapLanes2(pa, pb, po, inner, op);
+      } else if (wa.step == 1) {
+        const T vb = pb[0];
+        MapLanes(pa, po, inner, [&op, vb](auto x) { return op(x, vb); });
+      } else if (wb.step == 1) {
+        const T va = pa[0];
+        MapLanes(pb, po, inner, [&op, va](auto y) { return op(va, y); });
+      } else {
+        std::fill(po, po + inner, static_cast<T>(op(pa[0], pb[0])));
+      }
+    } else if (wa.step == 1 && wb.step == 1) {
+      for (int64_t j = 0; j < inner; ++j) {
+        po[j] = Store<T>(ApplyFloat<kOp>(Load(pa[j]), Load(pb[j])));
+      }
+    } else if (wa.step == 1) {
+      const auto vb = Load(pb[0]);
+      for (int64_t j = 0; j < inner; ++j) po[j] = Store<T>(ApplyFloat<kOp>(Load(pa[j]), vb));
+    } else if (wb.step == 1) {
+      const auto va = Load(pa[0]);
+      for (int64_t j = 0; j < inner; ++j) po[j] = Store<T>(ApplyFloat<kOp>(va, Load(pb[j])));
+    } else {
+      const T v = Store<T>(ApplyFloat<kOp>(Load(pa[0]), Load(pb[0])));
+      for (int64_t j = 0; j < inner; ++j) po[j] = v;
     }
     wa.rows.Next();
     wb.rows.Next();
@@ -312,10 +378,12 @@ absl::StatusOr<std::vector<Tensor>> UnaryMath(const KernelCall& call) {
                                      kOp == Unary::kRelu)
                                         ? !kBool
                                         : kFloat;
-    if constexpr (kAllowed) {
-      out = Map<T, T>(call, false, type,
-                      [](const std::vector<C>& a) -> absl::StatusOr<C> {
-                        C value = a[0];
+    if constexpr (kOp == Unary::kRelu && (std::is_same_v<T, float> ||
+                                          std::is_same_v<T, double>)) {
+      out = MapElementsLanes<T>(*x, [](auto value) { return value < C{0} ? C{0} : value; });
+    } else if constexpr (kAllowed) {
+      // One loop over the elements, the function inlined (none fails).
+      out = MapElements<T>(*x, [](C value) -> C {
                         if constexpr (kOp == Unary::kNot) {
                           return !value;
                         } else if constexpr (kOp == Unary::kNeg) {

@@ -74,52 +74,56 @@ absl::StatusOr<Params> ReadParams(Fn fn, const KernelCall& call) {
   return p;
 }
 
-double Sigmoid(double x) {
-  return x >= 0 ? 1 / (1 + std::exp(-x)) : std::exp(x) / (1 + std::exp(x));
+inline double Sigmoid(double x) {
+  if (x >= 0) return 1 / (1 + std::exp(-x));
+  double e = std::exp(x);  // once: the same value as computing it twice
+  return e / (1 + e);
 }
 
 // log(1 + e^x) without overflow.
-double Softplus(double x) {
+inline double Softplus(double x) {
   return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
 }
 
 // x clamped to [0, 1], NaN kept.
-double Clamp01(double x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
+inline double Clamp01(double x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
 
-double Apply(Fn fn, double x, const Params& p) {
-  switch (fn) {
-    case Fn::kSin: return std::sin(x);
-    case Fn::kCos: return std::cos(x);
-    case Fn::kTan: return std::tan(x);
-    case Fn::kAsin: return std::asin(x);
-    case Fn::kAcos: return std::acos(x);
-    case Fn::kAtan: return std::atan(x);
-    case Fn::kSinh: return std::sinh(x);
-    case Fn::kCosh: return std::cosh(x);
-    case Fn::kTanh: return std::tanh(x);
-    case Fn::kAsinh: return std::asinh(x);
-    case Fn::kAcosh: return std::acosh(x);
-    case Fn::kAtanh: return std::atanh(x);
-    case Fn::kSigmoid: return Sigmoid(x);
-    case Fn::kErf: return std::erf(x);
-    case Fn::kSoftplus: return Softplus(x);
-    case Fn::kSoftsign: return x / (1 + std::fabs(x));
-    case Fn::kHardSigmoid: return Clamp01(p.alpha * x + p.beta);
-    case Fn::kHardSwish: return x * Clamp01(x / 6 + 0.5);
-    case Fn::kElu: return x < 0 ? p.alpha * std::expm1(x) : x;
-    case Fn::kSelu: return x > 0 ? p.gamma * x : p.gamma * p.alpha * std::expm1(x);
-    case Fn::kLeakyRelu: return x < 0 ? p.alpha * x : x;
-    case Fn::kCelu: return x > 0 ? x : p.alpha * std::expm1(x / p.alpha);
-    case Fn::kGelu:
-      if (p.tanh_approximation) {
-        constexpr double kScale = 0.79788456080286535588;  // sqrt(2 / pi)
-        return 0.5 * x * (1 + std::tanh(kScale * (x + 0.044715 * x * x * x)));
-      }
-      return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
-    case Fn::kMish: return x * std::tanh(Softplus(x));
-    case Fn::kThresholdedRelu: return x > p.alpha ? x : 0;
-    case Fn::kSwish: return x * Sigmoid(p.alpha * x);
+// The function `kFn` of x, in double (a template so that each op's loop
+// inlines its own function).
+template <Fn kFn>
+inline double Apply(double x, const Params& p) {
+  if constexpr (kFn == Fn::kSin) return std::sin(x);
+  if constexpr (kFn == Fn::kCos) return std::cos(x);
+  if constexpr (kFn == Fn::kTan) return std::tan(x);
+  if constexpr (kFn == Fn::kAsin) return std::asin(x);
+  if constexpr (kFn == Fn::kAcos) return std::acos(x);
+  if constexpr (kFn == Fn::kAtan) return std::atan(x);
+  if constexpr (kFn == Fn::kSinh) return std::sinh(x);
+  if constexpr (kFn == Fn::kCosh) return std::cosh(x);
+  if constexpr (kFn == Fn::kTanh) return std::tanh(x);
+  if constexpr (kFn == Fn::kAsinh) return std::asinh(x);
+  if constexpr (kFn == Fn::kAcosh) return std::acosh(x);
+  if constexpr (kFn == Fn::kAtanh) return std::atanh(x);
+  if constexpr (kFn == Fn::kSigmoid) return Sigmoid(x);
+  if constexpr (kFn == Fn::kErf) return std::erf(x);
+  if constexpr (kFn == Fn::kSoftplus) return Softplus(x);
+  if constexpr (kFn == Fn::kSoftsign) return x / (1 + std::fabs(x));
+  if constexpr (kFn == Fn::kHardSigmoid) return Clamp01(p.alpha * x + p.beta);
+  if constexpr (kFn == Fn::kHardSwish) return x * Clamp01(x / 6 + 0.5);
+  if constexpr (kFn == Fn::kElu) return x < 0 ? p.alpha * std::expm1(x) : x;
+  if constexpr (kFn == Fn::kSelu) return x > 0 ? p.gamma * x : p.gamma * p.alpha * std::expm1(x);
+  if constexpr (kFn == Fn::kLeakyRelu) return x < 0 ? p.alpha * x : x;
+  if constexpr (kFn == Fn::kCelu) return x > 0 ? x : p.alpha * std::expm1(x / p.alpha);
+  if constexpr (kFn == Fn::kGelu) {
+    if (p.tanh_approximation) {
+      constexpr double kScale = 0.79788456080286535588;  // sqrt(2 / pi)
+      return 0.5 * x * (1 + std::tanh(kScale * (x + 0.044715 * x * x * x)));
+    }
+    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
   }
+  if constexpr (kFn == Fn::kMish) return x * std::tanh(Softplus(x));
+  if constexpr (kFn == Fn::kThresholdedRelu) return x > p.alpha ? x : 0;
+  if constexpr (kFn == Fn::kSwish) return x * Sigmoid(p.alpha * x);
   return x;
 }
 
@@ -133,17 +137,19 @@ Outputs FloatUnary(const KernelCall& call) {
   OC_ASSIGN_OR_RETURN(Params p, ReadParams(kFn, call));
   auto body = [&](auto v) -> Outputs {
     using T = decltype(v);
-    OC_ASSIGN_OR_RETURN(Tensor out, (MapUnary<T, T>(call, *x, x->elem_type(),
-                                                    [&](Compute<T> a, absl::Status& status) {
-                                                      double r = Apply(kFn, a, p);
-                                                      if constexpr (kIsFloat<T>) {
-                                                        (void)status;
-                                                        return static_cast<Compute<T>>(r);
-                                                      } else {
-                                                        return TruncateTo<T>(r, status);
-                                                      }
-                                                    })));
-    return One(std::move(out));
+    if constexpr (kIsFloat<T>) {
+      // One loop over the elements, the function inlined.
+      return One(MapElements<T>(*x, [&](Compute<T> a) {
+        return static_cast<Compute<T>>(Apply<kFn>(a, p));
+      }));
+    } else {
+      OC_ASSIGN_OR_RETURN(Tensor out, (MapUnary<T, T>(call, *x, x->elem_type(),
+                                                      [&](Compute<T> a, absl::Status& status) {
+                                                        return TruncateTo<T>(
+                                                            Apply<kFn>(a, p), status);
+                                                      })));
+      return One(std::move(out));
+    }
   };
   if constexpr (kFn == Fn::kErf) return ForTypes<NumberTypes>(call, x->elem_type(), body);
   return ForTypes<FloatTypes>(call, x->elem_type(), body);
@@ -287,6 +293,21 @@ Outputs ClipKernel(const KernelCall& call) {
     }
     OC_ASSIGN_OR_RETURN(std::optional<C> lo, ClipBound<C>(call, 1, "min", -kMax));
     OC_ASSIGN_OR_RETURN(std::optional<C> hi, ClipBound<C>(call, 2, "max", kMax));
+    if constexpr (kIsFloat<T>) {
+      bool nan_bound = (lo && *lo != *lo) || (hi && *hi != *hi);
+      if (!nan_bound) {
+        // An absent bound as an infinite one, which no element passes; a
+        // NaN element fails both tests and stays NaN. One loop that
+        // vectorizes.
+        constexpr C kInf = std::numeric_limits<C>::infinity();
+        const C low = lo ? *lo : -kInf;
+        const C high = hi ? *hi : kInf;
+        return One(MapElementsLanes<T>(*x, [low, high](auto a) {
+          auto y = a < low ? low : a;
+          return y > high ? high : y;
+        }));
+      }
+    }
     OC_ASSIGN_OR_RETURN(Tensor out, (MapUnary<T, T>(call, *x, x->elem_type(),
                                                     [&](C a, absl::Status&) {
                                                       C y = a;

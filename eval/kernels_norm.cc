@@ -92,8 +92,45 @@ Outputs BatchNormKernel(const KernelCall& call) {
   if (training && call.since_version < 14) {
     return call.Error("training outputs before version 14 are not supported");
   }
-  OC_ASSIGN_OR_RETURN(RealView<double> vx, Doubles(call, *x));
   double epsilon = call.Float("epsilon", 1e-5f);
+  bool per_channel = true;
+  for (const RealView<double>& v : p) {
+    per_channel = per_channel && v.size() == static_cast<size_t>(channels);
+  }
+  if (!training && per_channel) {
+    // Inference with per-channel parameters: the channel's mean, scale,
+    // sqrt(var + epsilon) and bias taken once, then a loop over each
+    // [n, c] plane of X's own storage computing the same expression in
+    // double as below.
+    bool floating = false;
+    nn::VisitFloatType(x->elem_type(), [&](auto) { floating = true; });
+    if (!floating) return nn::UnsupportedType(call, x->elem_type());
+    Tensor out(x->elem_type(), x->dims());
+    nn::VisitFloatType(x->elem_type(), [&](auto v) {
+      using T = decltype(v);
+      const T* in = x->data<T>().data();
+      T* o = out.data<T>().data();
+      for (int64_t c = 0; c < channels; ++c) {
+        const double scale = p[0][c], bias = p[1][c], m = p[2][c];
+        const double d = std::sqrt(p[3][c] + epsilon);
+        for (int64_t b = 0; b < n; ++b) {
+          const int64_t base = (b * channels + c) * spatial;
+          const T* xi = in + base;
+          T* yi = o + base;
+          if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+            nn::MapAsDouble(xi, yi, spatial,
+                            [=](auto e) { return scale * (e - m) / d + bias; });
+          } else {
+            for (int64_t s = 0; s < spatial; ++s) {
+              yi[s] = nn::StoreAs<T>(scale * (nn::LoadAs<double>(xi[s]) - m) / d + bias);
+            }
+          }
+        }
+      }
+    });
+    return nn::One(std::move(out));
+  }
+  OC_ASSIGN_OR_RETURN(RealView<double> vx, Doubles(call, *x));
   double momentum = call.Float("momentum", 0.9f);
   // Per-element parameters (spatial = 0) index by channel and position.
   auto at = [&](const RealView<double>& v, int64_t c, int64_t s) {

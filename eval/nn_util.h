@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -86,6 +88,60 @@ T StoreAs(C value) {
   }
 }
 
+// An allocator whose elements start uninitialized (a resize default- rather
+// than value-initializes them), for buffers written whole before they are
+// read.
+template <typename T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  using std::allocator<T>::allocator;
+  template <typename U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+// The `n` floats of `in` as doubles in `out`, two at a time (cvtps2pd).
+inline void WidenFloats(const float* in, double* out, int64_t n) {
+  typedef float F2 __attribute__((vector_size(8)));
+  typedef double D2 __attribute__((vector_size(16)));
+  int64_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    F2 v;
+    std::memcpy(&v, in + i, sizeof v);
+    D2 d = __builtin_convertvector(v, D2);
+    std::memcpy(out + i, &d, sizeof d);
+  }
+  for (; i < n; ++i) out[i] = in[i];
+}
+
+// `fn` applied to the `n` elements of float or double storage `in`, each
+// read as double, its result rounded back to T, into `out`: two elements
+// at a time on GCC's vectors of two doubles. `fn` takes and gives a double
+// or such a vector (arithmetic works on both) and must give per lane what
+// it gives per element; IEEE operations lane by lane round as one by one.
+template <typename T, typename F>
+void MapAsDouble(const T* in, T* out, int64_t n, F fn) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  typedef T T2 __attribute__((vector_size(2 * sizeof(T))));
+  typedef double D2 __attribute__((vector_size(16)));
+  int64_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    T2 v;
+    std::memcpy(&v, in + i, sizeof v);
+    T2 r = __builtin_convertvector(fn(__builtin_convertvector(v, D2)), T2);
+    std::memcpy(out + i, &r, sizeof r);
+  }
+  for (; i < n; ++i) out[i] = static_cast<T>(fn(static_cast<double>(in[i])));
+}
+
 // The elements of `tensor` as C: a view of its storage when that is C
 // already, else a converted copy. Narrow types read by value. Fails for
 // strings and unheld types.
@@ -113,7 +169,10 @@ class RealView {
       bool held = VisitElementType(type, [&](auto v) {
         using T = decltype(v);
         absl::Span<const T> in = tensor.data<T>();
-        if constexpr (std::is_arithmetic_v<T>) {
+        if constexpr (std::is_same_v<T, float> && std::is_same_v<C, double>) {
+          view.owned_.resize(in.size());  // uninitialized
+          WidenFloats(in.data(), view.owned_.data(), static_cast<int64_t>(in.size()));
+        } else if constexpr (std::is_arithmetic_v<T>) {
           view.owned_.assign(in.begin(), in.end());  // converts, without a zero fill first
         } else {
           view.owned_.resize(in.size());
@@ -145,7 +204,7 @@ class RealView {
   static int32_t ElementTypeOf() {
     return std::is_same_v<C, double> ? onnx::TensorProto::DOUBLE : onnx::TensorProto::FLOAT;
   }
-  std::vector<C> owned_;
+  std::vector<C, UninitializedAllocator<C>> owned_;
   absl::Span<const C> span_;
 };
 
