@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "eval/compare.h"
@@ -102,20 +103,31 @@ std::string SkipReason(absl::string_view what, const absl::Status& status) {
   return absl::StrCat(what, ": ", status.message());
 }
 
-// A copy of `model` whose main graph also outputs every value its nodes
-// compute, so that intermediate values can be compared by name.
-onnx::ModelProto ExposeIntermediates(const onnx::ModelProto& model) {
-  onnx::ModelProto copy = model;
-  onnx::GraphProto& graph = *copy.mutable_graph();
-  absl::flat_hash_set<std::string> outputs;
-  for (const onnx::ValueInfoProto& output : graph.output()) outputs.insert(output.name());
-  for (const onnx::NodeProto& node : graph.node()) {
-    for (const std::string& name : node.output()) {
-      if (!name.empty() && outputs.insert(name).second) graph.add_output()->set_name(name);
+// While alive, `model`'s main graph also outputs every value its nodes
+// compute, so that they can be recorded by name; the added outputs go when
+// it ends, leaving the model as it was (no copy of its weights is made).
+class ExposedIntermediates {
+ public:
+  explicit ExposedIntermediates(onnx::ModelProto& model)
+      : graph_(*model.mutable_graph()), declared_(graph_.output_size()) {
+    absl::flat_hash_set<std::string> outputs;
+    for (const onnx::ValueInfoProto& output : graph_.output()) outputs.insert(output.name());
+    for (const onnx::NodeProto& node : graph_.node()) {
+      for (const std::string& name : node.output()) {
+        if (!name.empty() && outputs.insert(name).second) graph_.add_output()->set_name(name);
+      }
     }
   }
-  return copy;
-}
+  ~ExposedIntermediates() {
+    graph_.mutable_output()->DeleteSubrange(declared_, graph_.output_size() - declared_);
+  }
+  ExposedIntermediates(const ExposedIntermediates&) = delete;
+  ExposedIntermediates& operator=(const ExposedIntermediates&) = delete;
+
+ private:
+  onnx::GraphProto& graph_;
+  int declared_;
+};
 
 // " max abs 0.5, rel 0.5" from a failed comparison.
 std::string ErrorText(const eval::Comparison& comparison) {
@@ -249,11 +261,56 @@ std::string FunctionId(absl::string_view domain, absl::string_view name) {
   return absl::StrCat(schema::Registry::CanonicalDomain(domain), ":", name);
 }
 
-// Serialized nodes of `graph`, with counts.
+// Whether `node` holds subgraphs.
+bool HasSubgraphs(const onnx::NodeProto& node) {
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.has_g() || attribute.graphs_size() > 0) return true;
+  }
+  return false;
+}
+
+// `node` serialized without the bodies of its subgraphs (a change inside
+// them shows in the step report's graph paths instead): a node of the
+// main graph as a step may leave it.
+std::string Print(const onnx::NodeProto& node) {
+  if (!HasSubgraphs(node)) return Serialized(node);
+  onnx::NodeProto shallow;
+  shallow.set_name(node.name());
+  shallow.set_op_type(node.op_type());
+  shallow.set_domain(node.domain());
+  *shallow.mutable_input() = node.input();
+  *shallow.mutable_output() = node.output();
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.has_g() || attribute.graphs_size() > 0) {
+      shallow.add_attribute()->set_name(attribute.name());
+    } else {
+      *shallow.add_attribute() = attribute;
+    }
+  }
+  return Serialized(shallow);
+}
+
+// Printed nodes of `graph`, with counts.
 absl::flat_hash_map<std::string, int> NodePrints(const onnx::GraphProto& graph) {
   absl::flat_hash_map<std::string, int> prints;
-  for (const onnx::NodeProto& node : graph.node()) ++prints[Serialized(node)];
+  for (const onnx::NodeProto& node : graph.node()) ++prints[Print(node)];
   return prints;
+}
+
+// The main-graph node, as "name\x1fop", a report's graph path lies under:
+// "main/then_branch of 'if' (If)/..." gives "if\x1fIf"; "" for "main".
+std::string OwnerInMain(absl::string_view path) {
+  if (!absl::ConsumePrefix(&path, "main/")) return "";
+  path = path.substr(0, path.find('/'));
+  size_t name_start = path.find(" of '");
+  size_t name_end = path.rfind("' (");
+  if (name_start == absl::string_view::npos || name_end == absl::string_view::npos ||
+      name_end < name_start + 5 || !absl::EndsWith(path, ")")) {
+    return "";
+  }
+  absl::string_view name = path.substr(name_start + 5, name_end - name_start - 5);
+  absl::string_view op = path.substr(name_end + 3, path.size() - name_end - 4);
+  return absl::StrCat(name, "\x1f", op);
 }
 
 // Serialized functions of `model`, by FunctionId.
@@ -359,8 +416,8 @@ std::string NodeText(const onnx::NodeProto& node, const StepReport& step,
 
 }  // namespace
 
-absl::Status ConversionVerifier::Record(const onnx::ModelProto& exposed, VerifyInputSet set) {
-  OC_ASSIGN_OR_RETURN(eval::EvalResult result, eval::EvaluateModel(exposed, set.inputs));
+absl::Status ConversionVerifier::Record(eval::PreparedModel& exposed, VerifyInputSet set) {
+  OC_ASSIGN_OR_RETURN(eval::EvalResult result, exposed.Evaluate(set.inputs));
   if (!result.deterministic) {
     return absl::FailedPreconditionError("the original has a non-deterministic op");
   }
@@ -373,8 +430,8 @@ absl::Status ConversionVerifier::Record(const onnx::ModelProto& exposed, VerifyI
   return absl::OkStatus();
 }
 
-absl::Status ConversionVerifier::RecordRandomSet(const onnx::ModelProto& exposed, int index) {
-  const onnx::GraphProto& graph = exposed.graph();
+absl::Status ConversionVerifier::RecordRandomSet(const onnx::GraphProto& graph,
+                                                 eval::PreparedModel& exposed, int index) {
   bool symbolic = !SymbolicDims(graph, 1, 1).empty();
   absl::Span<const int64_t> extents =
       index == 0 ? absl::Span<const int64_t>(kFirstSetExtents) : kOtherSetExtents;
@@ -397,31 +454,16 @@ absl::Status ConversionVerifier::RecordRandomSet(const onnx::ModelProto& exposed
 }
 
 absl::StatusOr<std::unique_ptr<ConversionVerifier>> ConversionVerifier::Begin(
-    const onnx::ModelProto& original, const ConvertOptions& options) {
+    onnx::ModelProto& original, const ConvertOptions& options) {
   if (options.verify > kMaxVerifySets || options.verify < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("verify takes a number of input sets from 1 to ", kMaxVerifySets));
   }
   std::unique_ptr<ConversionVerifier> verifier(new ConversionVerifier());
-  onnx::ModelProto exposed = ExposeIntermediates(original);
-  absl::Status recorded = absl::OkStatus();
-  if (!options.verify_inputs.empty()) {
-    OC_ASSIGN_OR_RETURN(std::vector<VerifyInputSet> sets,
-                        LoadedSets(original.graph(), options.verify_inputs));
-    for (VerifyInputSet& set : sets) {
-      recorded = verifier->Record(exposed, std::move(set));
-      if (!recorded.ok()) break;
-    }
-  } else {
-    for (int i = 0; i < options.verify && recorded.ok() && verifier->skipped_.empty(); ++i) {
-      recorded = verifier->RecordRandomSet(exposed, i);
-    }
+  for (const auto& output : original.graph().output()) {
+    verifier->output_names_.push_back(output.name());
   }
-  if (!recorded.ok()) {
-    verifier->skipped_ = recorded.code() == absl::StatusCode::kFailedPrecondition
-                             ? std::string(recorded.message())
-                             : SkipReason("the original cannot be evaluated", recorded);
-  }
+  OC_RETURN_IF_ERROR(verifier->RecordSets(original, options));
   if (!verifier->skipped_.empty()) {
     verifier->sets_.clear();
     return verifier;
@@ -431,12 +473,34 @@ absl::StatusOr<std::unique_ptr<ConversionVerifier>> ConversionVerifier::Begin(
       verifier->original_producer_.emplace(output, node.name());
     }
   }
-  for (const auto& output : original.graph().output()) {
-    verifier->output_names_.push_back(output.name());
-  }
   verifier->nodes_before_ = NodePrints(original.graph());
   verifier->functions_before_ = FunctionPrints(original);
   return verifier;
+}
+
+absl::Status ConversionVerifier::RecordSets(onnx::ModelProto& original,
+                                            const ConvertOptions& options) {
+  ExposedIntermediates exposing(original);
+  eval::PreparedModel exposed(original);
+  absl::Status recorded = absl::OkStatus();
+  if (!options.verify_inputs.empty()) {
+    OC_ASSIGN_OR_RETURN(std::vector<VerifyInputSet> sets,
+                        LoadedSets(original.graph(), options.verify_inputs));
+    for (VerifyInputSet& set : sets) {
+      recorded = Record(exposed, std::move(set));
+      if (!recorded.ok()) break;
+    }
+  } else {
+    for (int i = 0; i < options.verify && recorded.ok() && skipped_.empty(); ++i) {
+      recorded = RecordRandomSet(original.graph(), exposed, i);
+    }
+  }
+  if (!recorded.ok()) {
+    skipped_ = recorded.code() == absl::StatusCode::kFailedPrecondition
+                   ? std::string(recorded.message())
+                   : SkipReason("the original cannot be evaluated", recorded);
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepReport& step) {
@@ -450,15 +514,19 @@ absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepRe
   // before it, those of an op it rebound, those calling a function it
   // changed.
   absl::flat_hash_set<absl::string_view> rebound_ops;
+  absl::flat_hash_set<std::string> changed_inside;  // main nodes whose subgraphs the step changed
   for (const VersionBump& bump : step.bumps) {
     if (bump.graph == "main") rebound_ops.insert(bump.op);
+    changed_inside.insert(OwnerInMain(bump.graph));
   }
+  for (const NodeChange& change : step.nodes) changed_inside.insert(OwnerInMain(change.graph));
+  changed_inside.erase("");
   absl::flat_hash_map<std::string, std::string> functions = FunctionPrints(model);
   std::vector<int> touched;
   absl::flat_hash_map<std::string, int> prints;
   for (int i = 0; i < main.node_size(); ++i) {
     const onnx::NodeProto& node = main.node(i);
-    std::string print = Serialized(node);
+    std::string print = Print(node);
     auto before = nodes_before_.find(print);
     bool same = before != nodes_before_.end() && before->second > 0;
     if (same) --before->second;
@@ -469,7 +537,9 @@ absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepRe
                              function_before->second != functions.at(function));
     bool rebound = schema::Registry::CanonicalDomain(node.domain()) == step.domain &&
                    rebound_ops.contains(node.op_type());
-    if (!same || rebound || function_changed || ChangeOf(step, node.name()) != nullptr) {
+    bool inside = HasSubgraphs(node) &&
+                  changed_inside.contains(absl::StrCat(node.name(), "\x1f", node.op_type()));
+    if (!same || rebound || inside || function_changed || ChangeOf(step, node.name()) != nullptr) {
       touched.push_back(i);
     }
     ++prints[std::move(print)];

@@ -43,8 +43,10 @@ class ConversionVerifier {
   // the next of 16, 64, 256 the original accepts). When the original cannot be evaluated (an op the evaluator
   // lacks, a non-deterministic op, inputs that cannot be made), the
   // verifier is made with skipped() saying why and verifies nothing.
+  // The model is lent: outputs are added to it while it is evaluated and
+  // removed after, leaving it as it was.
   static absl::StatusOr<std::unique_ptr<ConversionVerifier>> Begin(
-      const onnx::ModelProto& original, const ConvertOptions& options);
+      onnx::ModelProto& original, const ConvertOptions& options);
 
   // Why nothing is verified, or "".
   const std::string& skipped() const { return skipped_; }
@@ -73,12 +75,17 @@ class ConversionVerifier {
 
   ConversionVerifier() = default;
 
+  // Evaluates `original` on the input sets `options` ask for, every value
+  // of its main graph an output while it runs, and records the values;
+  // sets skipped_ when it cannot. Unreadable input files are an error.
+  absl::Status RecordSets(onnx::ModelProto& original, const ConvertOptions& options);
   // Evaluates `exposed` (the original, every value of its main graph an
   // output) on `set` and records its values.
-  absl::Status Record(const onnx::ModelProto& exposed, VerifyInputSet set);
-  // Records random set `index`, its symbolic dims at the first extent the
-  // original accepts.
-  absl::Status RecordRandomSet(const onnx::ModelProto& exposed, int index);
+  absl::Status Record(eval::PreparedModel& exposed, VerifyInputSet set);
+  // Records random set `index` for `graph` (the original's), its symbolic
+  // dims at the first extent the original accepts.
+  absl::Status RecordRandomSet(const onnx::GraphProto& graph, eval::PreparedModel& exposed,
+                               int index);
 
   // How far the graph output `output` moves on `state` when the values
   // the conversion computes differently (`state.rounded`) are the
