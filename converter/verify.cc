@@ -212,6 +212,14 @@ const NodeChange* ChangeOf(const StepReport& step, absl::string_view node) {
   return nullptr;
 }
 
+// The change of `step` to an unnamed main-graph node of `op`, or null.
+const NodeChange* UnnamedChangeOf(const StepReport& step, absl::string_view op) {
+  for (const NodeChange& change : step.nodes) {
+    if (change.graph == "main" && change.node.empty() && change.op == op) return &change;
+  }
+  return nullptr;
+}
+
 // Adds to `names` what `graph` uses without defining it: for a subgraph,
 // the values it takes from the scopes around it.
 void AddFreeNames(const onnx::GraphProto& graph, absl::flat_hash_set<std::string>& names) {
@@ -402,6 +410,7 @@ std::string NodeText(const onnx::NodeProto& node, const StepReport& step,
                      absl::string_view original_node) {
   const NodeChange* change = ChangeOf(step, node.name());
   if (change == nullptr) change = ChangeOf(step, original_node);
+  if (change == nullptr && node.name().empty()) change = UnnamedChangeOf(step, node.op_type());
   std::string versions =
       change == nullptr
           ? absl::StrCat(node.op_type(), " at opset ", step.to_opset)

@@ -68,6 +68,7 @@ constexpr RoleRule kRoleRules[] = {
     {"Mod", 1, Role::kNonZero, -1, "", 0},
     {"QuantizeLinear", 1, Role::kScale, -1, "", 0},
     {"DequantizeLinear", 1, Role::kScale, -1, "", 0},
+    {"BatchNormalization", 4, Role::kScale, -1, "", 0},  // a variance
     {"ReverseSequence", 1, Role::kSequenceLengths, 0, "time_axis", 0},
 };
 

@@ -49,7 +49,7 @@ enum class Role {
   kCount,            // a small non-negative count (0..3)
   kUnitInterval,     // a number in [0, 1)
   kNonZero,          // a nonzero divisor
-  kScale,            // a positive scale in [0.5, 2) (quantization)
+  kScale,            // a positive number in [0.5, 2): a quantization scale, a variance
   kSequenceLengths,  // 1..the extent of the time axis
 };
 
