@@ -113,6 +113,17 @@ g (float[N,4] X) => (float[N,4] Y) <float k = {10000.0}> {
 })",
      19, "within twice the", true,
      "step 20 -> 19: 1 nodes*\n  verified 8 nodes on 3 input sets, 1 values compared"},
+    // Clip rebound inside an If branch at 11: the If node is the one
+    // evaluated (found by the report's graph path), on the recorded
+    // condition and R; Relu, rebound at no step, is not.
+    {"if_branch_down", R"(<ir_version: 7, opset_import: ["" : 12]>
+g (bool c, float[N,4] X) => (float[N,4] Y) <float lo = {-0.5}, float hi = {0.5}> {
+  [relu] R = Relu(X)
+  [if] Y = If(c) <then_branch = t () => (float[N,4] a) { [clip] a = Clip(R, lo, hi) },
+                  else_branch = e () => (float[N,4] b) { [neg] b = Neg(R) }>
+})",
+     10, "verified per step: 3 input sets", true,
+     "step 12 -> 11: 1 nodes*\n  verified 1 nodes on 3 input sets, 1 values compared"},
     {"vendor_op_not_evaluable", R"(<ir_version: 7, opset_import: ["" : 13, "com.vendor" : 1]>
 g (float[N,4] X) => (float[N,4] Y) {
   [fancy] F = com.vendor.Fancy(X)
