@@ -1,8 +1,9 @@
 // Control flow: If, Loop (every version: trip count and condition, loop-
 // carried values of any kind, scan outputs), Scan (8, with its batch axis
 // and sequence lengths; 9 and later, with axes and directions) and
-// SequenceMap. Their bodies run in a scope below the node's, so they read
-// the values around them.
+// SequenceMap; and FlexAttention (ai.onnx.preview), whose score_mod and
+// prob_mod subgraphs map its scores and probabilities. Their bodies run in
+// a scope below the node's, so they read the values around them.
 
 #include <algorithm>
 #include <initializer_list>
@@ -516,12 +517,44 @@ Outputs SequenceMapOp(const OpCall& call) {
   return results;
 }
 
+// FlexAttention's subgraph attribute `name` as the kernel applies it (empty
+// when unset): run below the node on the whole tensor, giving one tensor.
+AttentionMod SubgraphMod(const OpCall& call, const char* name) {
+  if (call.attribute(name) == nullptr) return nullptr;
+  return [&call, name](Tensor tensor) -> absl::StatusOr<Tensor> {
+    OC_ASSIGN_OR_RETURN(const onnx::GraphProto* graph, call.Graph(name));
+    std::vector<Value> inputs;
+    inputs.emplace_back(std::move(tensor));
+    OC_ASSIGN_OR_RETURN(std::vector<Value> outputs,
+                        call.RunGraph(*graph, std::move(inputs), name));
+    if (outputs.size() != 1 || !outputs[0].is_tensor()) {
+      return call.Error(absl::StrCat(name, " must give one tensor"));
+    }
+    return std::move(outputs[0].tensor());
+  };
+}
+
+Outputs FlexAttentionOp(const OpCall& call) {
+  std::vector<const Tensor*> tensors;
+  for (int i = 0; i < static_cast<int>(call.inputs.size()); ++i) {
+    OC_ASSIGN_OR_RETURN(const Tensor* tensor, call.TensorInput(i));
+    tensors.push_back(tensor);
+  }
+  KernelCall kernel_call{call.node, call.schema.since_version, std::move(tensors)};
+  OC_ASSIGN_OR_RETURN(Tensor y, FlexAttention(kernel_call, SubgraphMod(call, "score_mod"),
+                                              SubgraphMod(call, "prob_mod")));
+  std::vector<Value> outputs;
+  outputs.emplace_back(std::move(y));
+  return outputs;
+}
+
 constexpr GraphOpRow kRows[] = {
     {"If", 1, kLast, IfOp},
     {"Loop", 1, kLast, LoopOp},
     {"Scan", 8, 8, ScanBatchOp},
     {"Scan", 9, kLast, ScanOp},
     {"SequenceMap", 17, kLast, SequenceMapOp},
+    {"FlexAttention", 1, kLast, FlexAttentionOp, "ai.onnx.preview"},
 };
 
 }  // namespace

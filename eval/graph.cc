@@ -34,10 +34,12 @@ absl::Status ResourceError(absl::string_view what) {
 
 // The graph-level op for `op` of `domain` at `since_version`, or null.
 GraphOpFn FindGraphOp(absl::string_view domain, absl::string_view op, int since_version) {
-  if (!domain.empty()) return nullptr;
   for (absl::Span<const GraphOpRow> table : {ValueOps(), ControlFlowOps()}) {
     for (const GraphOpRow& row : table) {
-      if (row.op == op && row.first <= since_version && since_version <= row.last) return row.fn;
+      if (row.domain == domain && row.op == op && row.first <= since_version &&
+          since_version <= row.last) {
+        return row.fn;
+      }
     }
   }
   return nullptr;

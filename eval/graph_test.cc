@@ -31,6 +31,11 @@ std::string Header(int opset) {
   return absl::StrCat("<ir_version: 8, opset_import: [\"\" : ", opset, "]>\n");
 }
 
+// The model's header at ai.onnx 26 and ai.onnx.preview 1.
+std::string FlexHeader() {
+  return "<ir_version: 10, opset_import: [\"\" : 26, \"ai.onnx.preview\" : 1]>\n";
+}
+
 absl::StatusOr<std::vector<NamedValue>> ParseInputs(const std::string& text) {
   absl::StatusOr<onnx::GraphProto> graph =
       ParseGraphText(absl::StrCat("inputs () => () <", text, "> {}"));
@@ -413,6 +418,42 @@ const Case kCases[] = {
      "float[2] x = {1, 2}",
      "INVALID_ARGUMENT: node (Frobnicate) of 'y': no operator Frobnicate in domain '' at opset "
      "17"},
+    // FlexAttention (ai.onnx.preview): score_mod and prob_mod run below the
+    // node on the whole [batch, heads, q, kv] tensor, in the softmax
+    // precision.
+    {"flexattention_score_mod_reads_outer_values",
+     FlexHeader() +
+         "g (float[1,1,2,1] q, float[1,1,2,1] k, float[1,1,2,1] v, float[2,2] bias) => "
+         "(float[1,1,2,1] y) { y = ai.onnx.preview.FlexAttention <score_mod = m "
+         "(float[1,1,2,2] s) => (float[1,1,2,2] t) { t = Add(s, bias) }> (q, k, v) }",
+     // Equal scores; the bias hides key 1 from query 0 (e^-1000 is 0).
+     "float[1,1,2,1] q = {1, 1}, float[1,1,2,1] k = {1, 1}, float[1,1,2,1] v = {1, 3}, "
+     "float[2,2] bias = {0, -1000, 0, 0}",
+     "float[1,1,2,1] {1, 2}"},
+    {"flexattention_prob_mod_after_softmax",
+     FlexHeader() +
+         "g (float[1,1,1,1] q, float[1,1,2,1] k, float[1,1,2,1] v) => (float[1,1,1,1] y) "
+         "{ y = ai.onnx.preview.FlexAttention <prob_mod = m (float[1,1,1,2] p) => "
+         "(float[1,1,1,2] r) <float two = {2}> { r = Mul(p, two) }> (q, k, v) }",
+     // Probabilities 1/2 each, doubled: 1 + 3.
+     "float[1,1,1,1] q = {1}, float[1,1,2,1] k = {1, 1}, float[1,1,2,1] v = {1, 3}",
+     "float[1,1,1,1] {4}"},
+    {"flexattention_mods_see_the_softmax_precision",
+     FlexHeader() +
+         "g (float[1,1,1,1] q, float[1,1,2,1] k, float[1,1,2,1] v) => (float[1,1,1,1] y) "
+         "{ y = ai.onnx.preview.FlexAttention <softmax_precision = 11, score_mod = m "
+         "(double[1,1,1,2] s) => (double[1,1,1,2] t) <double z = {0}> { t = Add(s, z) }> "
+         "(q, k, v) }",
+     "float[1,1,1,1] q = {1}, float[1,1,2,1] k = {1, 1}, float[1,1,2,1] v = {1, 3}",
+     "float[1,1,1,1] {2}"},
+    {"flexattention_score_mod_keeps_the_shape",
+     FlexHeader() +
+         "g (float[1,1,2,1] q, float[1,1,2,1] k, float[1,1,2,1] v) => (float[1,1,2,1] y) "
+         "{ y = ai.onnx.preview.FlexAttention <score_mod = m (float[1,1,2,2] s) => "
+         "(float[1,4] t) { t = Flatten(s) }> (q, k, v) }",
+     "float[1,1,2,1] q = {1, 1}, float[1,1,2,1] k = {1, 1}, float[1,1,2,1] v = {1, 3}",
+     "INVALID_ARGUMENT: node (ai.onnx.preview.FlexAttention-1) of 'y': score_mod gives float[1,4], "
+     "not float[1,1,2,2]"},
     // Limits.
     {"live_bytes_limit",
      Header(13) + "g (int64[1] a, int64[1] s) => (int64[100] y) { y = Expand(a, s) }",

@@ -4,6 +4,7 @@
 // What a kernel of the reference evaluator sees, and the table of kernels.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,8 +91,17 @@ absl::Span<const KernelRow> RnnKernels();
 absl::Span<const KernelRow> QuantKernels();
 // Dropout, the Random* ops, Multinomial, Bernoulli.
 absl::Span<const KernelRow> RandomKernels();
-// Attention.
+// Attention, and FlexAttention (ai.onnx.preview) without its subgraphs.
 absl::Span<const KernelRow> AttentionKernels();
+
+// A score_mod or prob_mod of FlexAttention as the graph runner applies it:
+// the [batch, q heads, q sequence, kv sequence] scores or probabilities,
+// in the softmax precision's type, to a tensor of that type and shape.
+using AttentionMod = std::function<absl::StatusOr<Tensor>(Tensor)>;
+// FlexAttention (ai.onnx.preview 1) with `score_mod` and `prob_mod`
+// (empty: none) applied to its scores and probabilities; its output Y.
+absl::StatusOr<Tensor> FlexAttention(const KernelCall& call, const AttentionMod& score_mod,
+                                     const AttentionMod& prob_mod);
 // Unary and binary math, activations, Clip and the softmax family.
 absl::Span<const KernelRow> MathKernels();
 // Reductions, ArgMax/ArgMin, TopK and CumSum/CumProd.

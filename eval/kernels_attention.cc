@@ -3,16 +3,22 @@
 // with a past key/value cache, grouped-query heads, a boolean or additive
 // mask (its key dim padded with -inf), a causal mask (aligned after the
 // past), softcap, nonpad_kv_seqlen (24) and the qk_matmul_output modes.
-// Products run on Eigen per batch and head.
+// FlexAttention (ai.onnx.preview 1): 4-D inputs, grouped-query heads, its
+// scores and probabilities in the softmax precision, passed through the
+// score_mod and prob_mod subgraphs the graph runner applies (the kernel of
+// the table runs nodes without them). Products run on Eigen per batch and
+// head.
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string>
 #include <type_traits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "eval/kernel.h"
 #include "eval/nn_util.h"
 #include "ir/status_macros.h"
@@ -143,6 +149,20 @@ struct MaskBias {
   }
 };
 
+// Softmax over the `n` values at `row` (a row with no finite value gives
+// NaN, as the reference's exp(-inf - -inf)).
+template <typename C>
+void SoftmaxRow(C* row, int64_t n) {
+  C top = -std::numeric_limits<C>::infinity();
+  for (int64_t j = 0; j < n; ++j) top = std::max(top, row[j]);
+  C sum{0};
+  for (int64_t j = 0; j < n; ++j) {
+    row[j] = std::exp(row[j] - top);
+    sum += row[j];
+  }
+  for (int64_t j = 0; j < n; ++j) row[j] /= sum;
+}
+
 template <typename T>
 Outputs Attend(const KernelCall& call) {
   using C = nn::Real<T>;
@@ -218,18 +238,9 @@ Outputs Attend(const KernelCall& call) {
           if (mode == 2) kept[i * total + j] = s;
           scores(i, j) = s;
         }
-        // Softmax over the keys (a row with no finite score gives NaN,
-        // as the reference's exp(-inf - -inf)).
-        C top = -inf;
-        for (int64_t j = 0; j < total; ++j) top = std::max(top, scores(i, j));
-        C sum{0};
-        for (int64_t j = 0; j < total; ++j) {
-          scores(i, j) = std::exp(scores(i, j) - top);
-          sum += scores(i, j);
-        }
-        for (int64_t j = 0; j < total; ++j) {
-          scores(i, j) /= sum;
-          if (mode == 3) kept[i * total + j] = scores(i, j);
+        SoftmaxRow(&scores(i, 0), total);
+        if (mode == 3) {
+          for (int64_t j = 0; j < total; ++j) kept[i * total + j] = scores(i, j);
         }
       }
       MatrixMap<C> my(y.values.data() + ((b * y.heads + h) * y.sequence) * y.size, y.sequence,
@@ -276,13 +287,135 @@ Outputs AttentionKernel(const KernelCall& call) {
   return out;
 }
 
+// FlexAttention's softmax precision: the attribute, else float for 16-bit
+// inputs and the inputs' type otherwise.
+absl::StatusOr<int32_t> SoftmaxPrecision(const KernelCall& call, int32_t type) {
+  int64_t precision = call.Int("softmax_precision", type == onnx::TensorProto::DOUBLE
+                                                        ? onnx::TensorProto::DOUBLE
+                                                        : onnx::TensorProto::FLOAT);
+  switch (precision) {
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16:
+      return static_cast<int32_t>(precision);
+    default:
+      return call.Error(absl::StrCat("softmax_precision ", precision,
+                                     " is not float16, bfloat16, float or double"));
+  }
+}
+
+std::string Shape(const std::vector<int64_t>& dims) {
+  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
+}
+
+// The scores or probabilities `values` (of `dims`, in the compute type C)
+// as the softmax precision (storage P) gives them: rounded to it, and
+// passed through `mod` when there is one (its result checked).
+template <typename P, typename C>
+absl::Status ApplyMod(const KernelCall& call, const AttentionMod& mod, const char* name,
+                      int32_t precision, const std::vector<int64_t>& dims,
+                      std::vector<C>& values) {
+  if (!mod && std::is_same_v<P, C>) return absl::OkStatus();
+  Tensor t = nn::StoreTensor<P, C>(precision, dims, values);
+  if (mod) {
+    OC_ASSIGN_OR_RETURN(t, mod(std::move(t)));
+    if (t.elem_type() != precision || t.dims() != dims) {
+      return call.Error(absl::StrCat(name, " gives ", ElementTypeName(t.elem_type()),
+                                     Shape(t.dims()), ", not ", ElementTypeName(precision),
+                                     Shape(dims)));
+    }
+  }
+  OC_ASSIGN_OR_RETURN(RealView<C> v, RealView<C>::Of(t));
+  values.assign(v.span().begin(), v.span().end());
+  return absl::OkStatus();
+}
+
+// Y of FlexAttention for inputs of storage T, the softmax precision of
+// storage P.
+template <typename T, typename P>
+absl::StatusOr<Tensor> Flex(const KernelCall& call, int32_t precision,
+                            const AttentionMod& score_mod, const AttentionMod& prob_mod) {
+  using C = nn::Real<P>;
+  OC_ASSIGN_OR_RETURN(Heads<C> q, ToHeads<C>(call, *call.input(0), 0, "Q"));
+  OC_ASSIGN_OR_RETURN(Heads<C> k, ToHeads<C>(call, *call.input(1), 0, "K"));
+  OC_ASSIGN_OR_RETURN(Heads<C> v, ToHeads<C>(call, *call.input(2), 0, "V"));
+  if (k.batch != q.batch || v.batch != q.batch || k.heads != v.heads ||
+      k.sequence != v.sequence || k.size != q.size || k.heads < 1 ||
+      q.heads % k.heads != 0) {
+    return call.Error("Q, K and V do not agree in batch, heads, sequence or head size");
+  }
+  std::vector<int64_t> dims = {q.batch, q.heads, q.sequence, k.sequence};
+  OC_ASSIGN_OR_RETURN(int64_t count, nn::CheckedCount(call, dims));
+  double scale = call.attribute("scale") != nullptr ? call.Float("scale", 1)
+                                                    : 1 / std::sqrt(static_cast<double>(q.size));
+  int64_t group = q.heads / k.heads, block = q.sequence * k.sequence;
+  std::vector<C> scores(count);
+  for (int64_t b = 0; b < q.batch; ++b) {
+    for (int64_t h = 0; h < q.heads; ++h) {
+      ConstMatrixMap<C> mq(q.at(b, h), q.sequence, q.size);
+      ConstMatrixMap<C> mk(k.at(b, h / group), k.sequence, k.size);
+      MatrixMap<C> ms(scores.data() + (b * q.heads + h) * block, q.sequence, k.sequence);
+      ms.noalias() = (mq * mk.transpose()) * static_cast<C>(scale);
+    }
+  }
+  OC_RETURN_IF_ERROR((ApplyMod<P, C>(call, score_mod, "score_mod", precision, dims, scores)));
+  for (int64_t row = 0; k.sequence > 0 && row < count / k.sequence; ++row) {
+    SoftmaxRow(scores.data() + row * k.sequence, k.sequence);
+  }
+  OC_RETURN_IF_ERROR((ApplyMod<P, C>(call, prob_mod, "prob_mod", precision, dims, scores)));
+  OC_RETURN_IF_ERROR(nn::CheckedCount(call, {q.batch, q.heads, q.sequence, v.size}).status());
+  std::vector<C> y(q.batch * q.heads * q.sequence * v.size);
+  for (int64_t b = 0; b < q.batch; ++b) {
+    for (int64_t h = 0; h < q.heads; ++h) {
+      ConstMatrixMap<C> mp(scores.data() + (b * q.heads + h) * block, q.sequence, k.sequence);
+      ConstMatrixMap<C> mv(v.at(b, h / group), v.sequence, v.size);
+      MatrixMap<C> my(y.data() + (b * q.heads + h) * q.sequence * v.size, q.sequence, v.size);
+      my.noalias() = mp * mv;
+    }
+  }
+  return nn::StoreTensor<T, C>(call.input(0)->elem_type(), {q.batch, q.heads, q.sequence, v.size},
+                               y);
+}
+
+Outputs FlexAttentionKernel(const KernelCall& call) {
+  for (const char* name : {"score_mod", "prob_mod"}) {
+    if (call.attribute(name) != nullptr) {
+      return call.Error(absl::StrCat("its ", name, " subgraph runs with the node's graph only"));
+    }
+  }
+  OC_ASSIGN_OR_RETURN(Tensor y, FlexAttention(call, nullptr, nullptr));
+  return nn::One(std::move(y));
+}
+
 constexpr int kLast = 1 << 20;
 
 constexpr KernelRow kRows[] = {
     {"", "Attention", 23, kLast, AttentionKernel},
+    {"ai.onnx.preview", "FlexAttention", 1, kLast, FlexAttentionKernel},
 };
 
 }  // namespace
+
+absl::StatusOr<Tensor> FlexAttention(const KernelCall& call, const AttentionMod& score_mod,
+                                     const AttentionMod& prob_mod) {
+  for (int i = 0; i < 3; ++i) {
+    if (call.input(i) == nullptr) return call.Error("Q, K and V are required");
+    if (call.input(i)->elem_type() != call.input(0)->elem_type()) {
+      return call.Error("Q, K and V differ in element type");
+    }
+    if (call.input(i)->rank() != 4) return call.Error("Q, K and V must be 4-D");
+  }
+  int32_t type = call.input(0)->elem_type();
+  OC_ASSIGN_OR_RETURN(int32_t precision, SoftmaxPrecision(call, type));
+  absl::StatusOr<Tensor> out = nn::UnsupportedType(call, type);
+  nn::VisitFloatType(type, [&](auto t) {
+    nn::VisitFloatType(precision, [&](auto p) {
+      out = Flex<decltype(t), decltype(p)>(call, precision, score_mod, prob_mod);
+    });
+  });
+  return out;
+}
 
 absl::Span<const KernelRow> AttentionKernels() { return kRows; }
 

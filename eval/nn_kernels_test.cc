@@ -255,6 +255,48 @@ const Case kCases[] = {
      "float[1,2,2] v = {1,2,3,4}, bool[1,2] m = {0,1}> "
      "{ y = Attention<q_num_heads = 2, kv_num_heads = 2>(q, k, v, m) }",
      "float[1,1,2] {3, 4}"},
+    // FlexAttention (ai.onnx.preview 1) without subgraphs; its score_mod
+    // and prob_mod run with the graph (graph_test.cc). Scores q.k * scale,
+    // softmax over the keys, then the probabilities times V.
+    // Scores 0 and 4 * 1/sqrt(4): y = e^2 / (1 + e^2).
+    {"flexattention_default_scale", 26,
+     "g () => (float[1,1,1,1] y) <float[1,1,1,4] q = {1,1,1,1}, "
+     "float[1,1,2,4] k = {0,0,0,0,1,1,1,1}, float[1,1,2,1] v = {0,1}> "
+     "{ y = ai.onnx.preview.FlexAttention(q, k, v) }",
+     "float[1,1,1,1] {0.880797}", 0, 0, 1},
+    // A scale of 0 is used, not the default: equal scores, the mean of V.
+    {"flexattention_scale_zero_is_kept", 26,
+     "g () => (float[1,1,1,1] y) <float[1,1,1,4] q = {1,1,1,1}, "
+     "float[1,1,2,4] k = {0,0,0,0,1,1,1,1}, float[1,1,2,1] v = {0,1}> "
+     "{ y = ai.onnx.preview.FlexAttention<scale = 0.0>(q, k, v) }",
+     "float[1,1,1,1] {0.5}", 0, 0, 1},
+    // Two query heads share the one K/V head; V's head size (2) differs
+    // from Q's and K's (1). Head 0: scores {0, 1}; head 1: {0, -1}.
+    {"flexattention_grouped_heads_share_kv", 26,
+     "g () => (float[1,2,1,2] y) <float[1,2,1,1] q = {1,-1}, float[1,1,2,1] k = {0,1}, "
+     "float[1,1,2,2] v = {1,0,0,1}> { y = ai.onnx.preview.FlexAttention(q, k, v) }",
+     "float[1,2,1,2] {0.268941, 0.731059, 0.731059, 0.268941}", 0, 0, 1},
+    // float16 computes in float (the default softmax precision) and rounds Y.
+    {"flexattention_float16", 26,
+     "g () => (float16[1,1,1,1] y) <float[1,1,1,1] a = {1}, float[1,1,2,1] b = {0,0}, "
+     "float[1,1,2,1] c = {1,2}> { q = Cast<to = 10>(a) k = Cast<to = 10>(b) "
+     "v = Cast<to = 10>(c) y = ai.onnx.preview.FlexAttention(q, k, v) }",
+     "float16[1,1,1,1] {1.5}", 0, 0, 1},
+    {"flexattention_heads_do_not_divide", 26,
+     "g () => (float[1,3,1,1] y) <float[1,3,1,1] q = {1,1,1}, float[1,2,1,1] k = {1,1}, "
+     "float[1,2,1,1] v = {1,1}> { y = ai.onnx.preview.FlexAttention(q, k, v) }",
+     "node '' (FlexAttention-1): Q, K and V do not agree in batch, heads, sequence or head "
+     "size", 0, 0, 1},
+    {"flexattention_needs_4d", 26,
+     "g () => (float[1,1,1] y) <float[1,1,1] q = {1}, float[1,1,1] k = {1}, "
+     "float[1,1,1] v = {1}> { y = ai.onnx.preview.FlexAttention(q, k, v) }",
+     "node '' (FlexAttention-1): Q, K and V must be 4-D", 0, 0, 1},
+    {"flexattention_softmax_precision_checked", 26,
+     "g () => (float[1,1,1,1] y) <float[1,1,1,1] q = {1}, float[1,1,1,1] k = {1}, "
+     "float[1,1,1,1] v = {1}> "
+     "{ y = ai.onnx.preview.FlexAttention<softmax_precision = 7>(q, k, v) }",
+     "node '' (FlexAttention-1): softmax_precision 7 is not float16, bfloat16, float or double",
+     0, 0, 1},
     {"dropout_inference_identity", 13,
      "g () => (float[2] y, bool[2] m) <float[2] x = {1,2}> { y, m = Dropout(x) }",
      "float[2] {1, 2}; bool[2] {true, true}"},

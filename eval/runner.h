@@ -208,15 +208,17 @@ struct OpCall {
 
 // A row of a graph-level op table, as KernelRow.
 struct GraphOpRow {
-  const char* op;  // of ai.onnx
-  int first;       // the since_versions it computes, inclusive
+  const char* op;
+  int first;  // the since_versions it computes, inclusive
   int last;
   GraphOpFn fn;
+  const char* domain = "";  // "" for ai.onnx
 };
 
 // Constant, Identity, the sequence ops and the optional ops.
 absl::Span<const GraphOpRow> ValueOps();
-// If, Loop, Scan and SequenceMap.
+// If, Loop, Scan, SequenceMap, and FlexAttention (ai.onnx.preview) with
+// its subgraphs.
 absl::Span<const GraphOpRow> ControlFlowOps();
 
 // What the runs of one model keep: the model-local functions, the plans of

@@ -17,6 +17,9 @@ std::string Evaluate(const Case& c) {
   if (c.training_opset > 0) {
     absl::StrAppend(&imports, ", \"ai.onnx.preview.training\" : ", c.training_opset);
   }
+  if (c.preview_opset > 0) {
+    absl::StrAppend(&imports, ", \"ai.onnx.preview\" : ", c.preview_opset);
+  }
   absl::StatusOr<onnx::ModelProto> model = ParseModelText(
       absl::StrCat("<ir_version: 10, opset_import: [", imports, "]>\n", c.graph));
   if (!model.ok()) return absl::StrCat("parse: ", model.status().message());
@@ -29,6 +32,7 @@ std::string Evaluate(const Case& c) {
   for (const onnx::NodeProto& node : model->graph().node()) {
     int opset = node.domain().empty()                        ? c.opset
                 : node.domain() == "ai.onnx.preview.training" ? c.training_opset
+                : node.domain() == "ai.onnx.preview"          ? c.preview_opset
                                                               : c.ml_opset;
     const schema::OpSchema* op = schema::Registry::Get().Lookup(node.domain(), node.op_type(),
                                                                 opset);

@@ -17,6 +17,7 @@ struct Case {
   std::string expected;  // the graph outputs, "; "-joined, or the error
   int ml_opset = 0;      // of ai.onnx.ml, when the graph uses it
   int training_opset = 0;  // of ai.onnx.preview.training, when the graph uses it
+  int preview_opset = 0;   // of ai.onnx.preview, when the graph uses it
 };
 
 // Evaluates `c.graph` node by node; the graph outputs as text ("int64[2]
