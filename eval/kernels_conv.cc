@@ -264,14 +264,20 @@ void Convolve(const ConvShape& s, const Window& w, const C* x, const C* weights,
   }
 }
 
-// The widest 1-D output the direct path below takes: past it the im2col
-// matrix product, which vectorizes over the output positions, wins.
+// The widest 1-D output the direct path below takes with one input
+// channel per group, and with more: past them the per-row paths (which
+// vectorize over the output positions) win. The direct path's sums are
+// scalar, one chain per output channel of a block; with several channels
+// per group the im2col matrix product catches up from 4 outputs on
+// (bench/nn_kernels_bench BM_Conv1d).
 constexpr int64_t kNarrowWidth = 8;
+constexpr int64_t kNarrowWidthGrouped = 3;
 
-// Whether Conv takes the direct 1-D path: one spatial dim, at most
-// kNarrowWidth outputs (per-row im2col bookkeeping would dominate).
-bool IsNarrow1D(const Window& w) {
-  return w.rank() == 1 && w.output[0] >= 1 && w.output[0] <= kNarrowWidth;
+// Whether Conv takes the direct 1-D path: one spatial dim and a narrow
+// output (per-row im2col bookkeeping would dominate).
+bool IsNarrow1D(const ConvShape& s, const Window& w) {
+  if (w.rank() != 1 || w.output[0] < 1) return false;
+  return w.output[0] <= (s.in_channels == s.group ? kNarrowWidth : kNarrowWidthGrouped);
 }
 
 // One block of B output channels of the direct 1-D path: for each output
@@ -415,7 +421,7 @@ Outputs ConvKernel(const KernelCall& call) {
                                    " output channels"));
   }
   absl::StatusOr<Tensor> out = nn::UnsupportedType(call, x->elem_type());
-  if (IsNarrow1D(window)) {
+  if (IsNarrow1D(s, window)) {
     nn::VisitFloatType(x->elem_type(), [&](auto v) {
       using T = decltype(v);
       Tensor y(x->elem_type(), OutputDims(s, window));
