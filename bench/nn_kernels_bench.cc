@@ -80,6 +80,34 @@ void BM_Conv(benchmark::State& state) {
 BENCHMARK(BM_Conv)->Args({64, 56, 3})->Args({128, 28, 3})->Args({256, 14, 1})
     ->Unit(benchmark::kMillisecond);
 
+// 1-D Conv of a [1, C, L] input to M output channels in G groups, kernel
+// k, stride s, pads k/2 (narrow outputs, as in silero_vad's STFT and
+// encoder, take the direct 1-D path).
+void BM_Conv1d(benchmark::State& state) {
+  int64_t c = state.range(0), m = state.range(1), l = state.range(2), k = state.range(3),
+          s = state.range(4), g = state.range(5);
+  Tensor x = Filled({1, c, l});
+  Tensor w = Filled({m, c / g, k});
+  Tensor b = Filled({m});
+  onnx::NodeProto node = Node("Conv", 3, 1);
+  int64_t pad = k > l ? 0 : k / 2;
+  AddInts(node, "pads", {pad, pad});
+  AddInts(node, "strides", {s});
+  AddInt(node, "group", g);
+  int64_t width = (l + 2 * pad - k) / s + 1;
+  Run(state, node, 22, {&x, &w, &b}, 2.0 * m * (c / g) * k * width);
+}
+// {C, M, L, k, stride, group}
+BENCHMARK(BM_Conv1d)
+    ->Args({128, 128, 64, 3, 1, 1})
+    ->Args({1, 258, 576, 256, 128, 1})
+    ->Args({129, 128, 3, 3, 1, 1})
+    ->Args({128, 128, 4, 3, 1, 1})
+    ->Args({128, 128, 6, 3, 1, 1})
+    ->Args({128, 128, 8, 3, 1, 1})
+    ->Args({128, 128, 8, 3, 1, 128})
+    ->Unit(benchmark::kMicrosecond);
+
 // LSTM over [steps, batch, input] with `hidden` units, forward.
 void BM_Lstm(benchmark::State& state) {
   int64_t steps = state.range(0), batch = state.range(1), input = state.range(2),

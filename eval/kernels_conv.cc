@@ -264,6 +264,109 @@ void Convolve(const ConvShape& s, const Window& w, const C* x, const C* weights,
   }
 }
 
+// The widest 1-D output the direct path below takes with one input
+// channel per group, and with more: past them the per-row paths (which
+// vectorize over the output positions) win. The direct path's sums are
+// scalar, one chain per output channel of a block; with several channels
+// per group the im2col matrix product catches up from 4 outputs on
+// (bench/nn_kernels_bench BM_Conv1d).
+constexpr int64_t kNarrowWidth = 8;
+constexpr int64_t kNarrowWidthGrouped = 3;
+
+// Whether Conv takes the direct 1-D path: one spatial dim and a narrow
+// output (per-row im2col bookkeeping would dominate).
+bool IsNarrow1D(const ConvShape& s, const Window& w) {
+  if (w.rank() != 1 || w.output[0] < 1) return false;
+  return w.output[0] <= (s.in_channels == s.group ? kNarrowWidth : kNarrowWidthGrouped);
+}
+
+// One block of B output channels of the direct 1-D path: for each output
+// position, B sums in double over the group's channels and the kernel
+// offsets inside the input (in that order, pads skipped: for one channel
+// per group, the order ConvolveDepthwise sums in), plus the bias, each
+// rounded once to T. `wm` is the block's first weight row (rows `row`
+// apart), `xg` the group's first channel, `ym` the block's first output
+// row, `bm` the block's biases (or null).
+template <int B, typename T>
+void NarrowBlock(const T* xg, const T* wm, const T* bm, T* ym, int64_t in, int64_t row,
+                 int64_t cg, int64_t kernel, int64_t dilation, int64_t width,
+                 const int64_t* first, const int64_t* klo, const int64_t* khi) {
+  for (int64_t o = 0; o < width; ++o) {
+    double acc[B];
+    for (int b = 0; b < B; ++b) acc[b] = 0;
+    const int64_t lo = klo[o], hi = khi[o];
+    const T* xo = xg + first[o];
+    for (int64_t c = 0; c < cg; ++c) {
+      const T* __restrict xc = xo + c * in;
+      const T* __restrict wc = wm + c * kernel;
+      if (dilation == 1) {
+        for (int64_t k = lo; k < hi; ++k) {
+          const double v = nn::LoadAs<double>(xc[k]);
+#pragma GCC unroll 8
+          for (int b = 0; b < B; ++b) acc[b] += nn::LoadAs<double>(wc[b * row + k]) * v;
+        }
+      } else {
+        for (int64_t k = lo; k < hi; ++k) {
+          const double v = nn::LoadAs<double>(xc[k * dilation]);
+#pragma GCC unroll 8
+          for (int b = 0; b < B; ++b) acc[b] += nn::LoadAs<double>(wc[b * row + k]) * v;
+        }
+      }
+    }
+    for (int b = 0; b < B; ++b) {
+      double y = bm != nullptr ? acc[b] + nn::LoadAs<double>(bm[b]) : acc[b];
+      ym[b * width + o] = nn::StoreAs<T>(y);
+    }
+  }
+}
+
+// Conv over one spatial dim with a narrow output (IsNarrow1D), straight
+// from the storage type T (no widened copies of X and W): each output is
+// its sum in double rounded once, as in Convolve, computed by direct loops
+// over the output positions, the window of each a run of the input.
+template <typename T>
+void ConvolveNarrow1D(const ConvShape& s, const Window& w, const T* x, const T* weights,
+                      const T* bias, T* y) {
+  const int64_t in = w.input[0], kernel = w.kernel[0], width = w.output[0];
+  const int64_t stride = w.strides[0], dilation = w.dilations[0], pad = w.pads[0];
+  const int64_t cg = s.in_channels / s.group, mg = s.out_channels / s.group;
+  // Each output's window: its first input element (maybe on a pad) and
+  // the kernel offsets [klo, khi) inside the input.
+  int64_t first[kNarrowWidth], klo[kNarrowWidth], khi[kNarrowWidth];
+  for (int64_t o = 0; o < width; ++o) {
+    int64_t start = o * stride - pad;
+    int64_t lo = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+    int64_t hi = in - start <= 0 ? 0 : (in - start + dilation - 1) / dilation;
+    lo = std::min(lo, kernel);
+    hi = std::min(hi, kernel);
+    first[o] = start;
+    klo[o] = lo;
+    khi[o] = std::max(hi, lo);
+  }
+  const int64_t row = cg * kernel;
+  for (int64_t n = 0; n < s.batch; ++n) {
+    for (int64_t g = 0; g < s.group; ++g) {
+      const T* xg = x + (n * s.in_channels + g * cg) * in;
+      for (int64_t j = 0; j < mg;) {
+        int64_t m = g * mg + j;
+        const T* wm = weights + m * row;
+        const T* bm = bias != nullptr ? bias + m : nullptr;
+        T* ym = y + (n * s.out_channels + m) * width;
+        if (mg - j >= 8) {
+          NarrowBlock<8>(xg, wm, bm, ym, in, row, cg, kernel, dilation, width, first, klo, khi);
+          j += 8;
+        } else if (mg - j >= 4) {
+          NarrowBlock<4>(xg, wm, bm, ym, in, row, cg, kernel, dilation, width, first, klo, khi);
+          j += 4;
+        } else {
+          NarrowBlock<1>(xg, wm, bm, ym, in, row, cg, kernel, dilation, width, first, klo, khi);
+          j += 1;
+        }
+      }
+    }
+  }
+}
+
 // The shape checks Conv, ConvInteger and QLinearConv share: X [N, C, ...],
 // W [M, C/group, k...], and the window.
 absl::StatusOr<std::pair<ConvShape, Window>> ConvGeometry(const KernelCall& call,
@@ -318,6 +421,17 @@ Outputs ConvKernel(const KernelCall& call) {
                                    " output channels"));
   }
   absl::StatusOr<Tensor> out = nn::UnsupportedType(call, x->elem_type());
+  if (IsNarrow1D(s, window)) {
+    nn::VisitFloatType(x->elem_type(), [&](auto v) {
+      using T = decltype(v);
+      Tensor y(x->elem_type(), OutputDims(s, window));
+      ConvolveNarrow1D<T>(s, window, x->data<T>().data(), w->data<T>().data(),
+                          b != nullptr ? b->data<T>().data() : nullptr, y.data<T>().data());
+      out = std::move(y);
+    });
+    if (!out.ok()) return out.status();
+    return nn::One(*std::move(out));
+  }
   nn::VisitFloatType(x->elem_type(), [&](auto v) {
     using T = decltype(v);
     // Sums in double for every type: each output is its exact sum rounded
