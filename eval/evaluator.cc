@@ -32,7 +32,11 @@ absl::StatusOr<std::vector<Tensor>> EvaluateNode(const onnx::NodeProto& node, in
 
 bool IsDeterministic(absl::string_view domain, absl::string_view op) {
   if (domain == "ai.onnx.ml") return true;
-  if (!domain.empty() && domain != "ai.onnx") return false;
+  // ai.onnx.preview (FlexAttention) and ai.onnx.preview.training compute
+  // as ai.onnx does; ops of other domains are unknown.
+  if (!domain.empty() && domain != "ai.onnx" && !absl::StartsWith(domain, "ai.onnx.preview")) {
+    return false;
+  }
   return !absl::StartsWith(op, "Random") && op != "Multinomial" && op != "Bernoulli" &&
          op != "Dropout";
 }

@@ -326,6 +326,31 @@ TEST(NnKernelsRandom, UniformInRangeAndNotDeterministic) {
   EXPECT_FALSE(IsDeterministic("", "Dropout"));
 }
 
+// Which ops verification may compare: the preview domains compute as
+// ai.onnx does; a vendor's op is unknown.
+TEST(DeterminismTest, ByDomainAndOp) {
+  struct Row {
+    const char* domain;
+    const char* op;
+    bool deterministic;
+  };
+  constexpr Row kRows[] = {
+      {"", "Relu", true},
+      {"ai.onnx", "Gemm", true},
+      {"ai.onnx.ml", "TreeEnsemble", true},
+      {"ai.onnx.preview", "FlexAttention", true},
+      {"ai.onnx.preview.training", "Gradient", true},
+      {"", "RandomNormalLike", false},
+      {"", "Bernoulli", false},
+      {"", "Multinomial", false},
+      {"com.vendor", "Fancy", false},
+  };
+  for (const Row& row : kRows) {
+    EXPECT_EQ(IsDeterministic(row.domain, row.op), row.deterministic)
+        << row.domain << "." << row.op;
+  }
+}
+
 // Narrow types round-trip through TensorProto packed (two int4 per byte,
 // low nibble first).
 TEST(NnKernelsNarrow, Int4PacksTwoPerByte) {
