@@ -180,6 +180,7 @@ Scope::Scope(Runner& runner, Scope* parent, const Plan& plan)
 Scope::~Scope() {
   for (const Slot& slot : slots_) {
     if (slot.state == Slot::kOwned) runner_.Refund(slot.value.ByteSize());
+    if (slot.state == Slot::kShared) runner_.Refund(slot.borrowed->ByteSize());
   }
 }
 
@@ -188,18 +189,29 @@ absl::StatusOr<const Value*> Scope::Read(int index, bool& found) {
   found = true;
   switch (slot.state) {
     case Slot::kOwned: return &slot.value;
-    case Slot::kBorrowed: return slot.borrowed;
+    case Slot::kBorrowed:
+    case Slot::kShared: return slot.borrowed;
     case Slot::kAbsent: return nullptr;
     case Slot::kDeferred: {
       const onnx::TensorProto* dense = slot.dense;
       const onnx::SparseTensorProto* sparse = slot.sparse;
       slot.state = Slot::kEmpty;
-      int64_t limit = runner_.options().max_tensor_elements;
-      absl::StatusOr<Tensor> tensor =
-          dense != nullptr ? FromProto(*dense, limit) : FromSparseProto(*sparse, limit);
-      if (!tensor.ok()) return tensor.status();
-      OC_RETURN_IF_ERROR(Set(index, *std::move(tensor)));
-      return &slot.value;
+      const void* key = dense != nullptr ? static_cast<const void*>(dense) : sparse;
+      auto& cached = runner_.cache().initializers[key];
+      if (cached == nullptr) {
+        int64_t limit = runner_.options().max_tensor_elements;
+        absl::StatusOr<Tensor> tensor =
+            dense != nullptr ? FromProto(*dense, limit) : FromSparseProto(*sparse, limit);
+        if (!tensor.ok()) {
+          runner_.cache().initializers.erase(key);
+          return tensor.status();
+        }
+        cached = std::make_unique<const Value>(*std::move(tensor));
+      }
+      OC_RETURN_IF_ERROR(runner_.Charge(cached->ByteSize()));
+      slot.state = Slot::kShared;
+      slot.borrowed = cached.get();
+      return slot.borrowed;
     }
     case Slot::kEmpty: break;
   }
@@ -266,6 +278,7 @@ void Scope::Erase(int index) {
     runner_.Refund(slot.value.ByteSize());
     slot.value = Value();
   }
+  if (slot.state == Slot::kShared) runner_.Refund(slot.borrowed->ByteSize());
   slot.state = Slot::kEmpty;
 }
 

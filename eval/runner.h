@@ -71,10 +71,12 @@ class Scope {
 
  private:
   struct Slot {
-    enum State : uint8_t { kEmpty, kOwned, kBorrowed, kDeferred, kAbsent };
+    // kShared: an initializer the RunnerCache holds converted, read in
+    // place but charged to the live bytes as an owned value.
+    enum State : uint8_t { kEmpty, kOwned, kBorrowed, kDeferred, kAbsent, kShared };
     State state = kEmpty;
     Value value;                              // kOwned
-    const Value* borrowed = nullptr;          // kBorrowed
+    const Value* borrowed = nullptr;          // kBorrowed, kShared
     const onnx::TensorProto* dense = nullptr; // kDeferred
     const onnx::SparseTensorProto* sparse = nullptr;
   };
@@ -230,6 +232,10 @@ struct RunnerCache {
   absl::flat_hash_map<std::string, const onnx::FunctionProto*> functions;
   absl::flat_hash_map<const void*, std::unique_ptr<Plan>> plans;
   absl::flat_hash_map<std::string, std::unique_ptr<onnx::FunctionProto>> instances;
+  // Initializers converted from their protos on first use, by the address
+  // of their TensorProto or SparseTensorProto: every run reads them in
+  // place instead of converting them again.
+  absl::flat_hash_map<const void*, std::unique_ptr<const Value>> initializers;
 };
 
 // Runs bodies: graphs, subgraphs and function bodies, with the limits of
@@ -259,6 +265,8 @@ class Runner {
   }
   // The limits of the run.
   const EvalOptions& options() const { return options_; }
+  // What the runs of the model keep.
+  RunnerCache& cache() { return cache_; }
 
   // Live bytes: charged when a value is defined (failing past the limit),
   // refunded when it dies.
