@@ -208,9 +208,7 @@ absl::StatusOr<const Value*> Scope::Read(int index, bool& found) {
         }
         cached = std::make_unique<const Value>(*std::move(tensor));
       }
-      OC_RETURN_IF_ERROR(runner_.Charge(cached->ByteSize()));
-      slot.state = Slot::kShared;
-      slot.borrowed = cached.get();
+      OC_RETURN_IF_ERROR(Share(index, cached.get()));
       return slot.borrowed;
     }
     case Slot::kEmpty: break;
@@ -249,6 +247,15 @@ absl::Status Scope::Set(int index, Value value) {
   Slot& slot = slots_[index];
   slot.state = Slot::kOwned;
   slot.value = std::move(value);
+  return absl::OkStatus();
+}
+
+absl::Status Scope::Share(int index, const Value* value) {
+  Erase(index);
+  OC_RETURN_IF_ERROR(runner_.Charge(value->ByteSize()));
+  Slot& slot = slots_[index];
+  slot.state = Slot::kShared;
+  slot.borrowed = value;
   return absl::OkStatus();
 }
 
@@ -759,6 +766,18 @@ absl::Status Runner::RunNode(const PlannedNode& planned, Scope& scope, const Con
     }
     return out;
   };
+  // A Constant's value is converted on its first run and kept in the
+  // cache; later runs read it in place.
+  const bool constant = local == nullptr && planned.graph_op != nullptr && domain.empty() &&
+                        node.output_size() == 1 && planned.outputs[0] != kNoValue &&
+                        node.op_type() == "Constant";
+  if (constant) {
+    if (auto it = cache_.constants.find(&node); it != cache_.constants.end()) {
+      absl::Status shared = scope.Share(planned.outputs[0], it->second.get());
+      if (!shared.ok()) return fail(shared);
+      return absl::OkStatus();
+    }
+  }
   std::vector<const Value*> inputs;
   inputs.reserve(planned.inputs.size());
   for (int i = 0; i < static_cast<int>(planned.inputs.size()); ++i) {
@@ -818,6 +837,13 @@ absl::Status Runner::RunNode(const PlannedNode& planned, Scope& scope, const Con
     if (value.is_tensor() && value.tensor().elem_type() == onnx::TensorProto::UNDEFINED) {
       return fail(absl::InvalidArgumentError(
           absl::StrCat("output '", name, "' is not computed (the body defines no value)")));
+    }
+    if (constant) {
+      auto& cached = cache_.constants[&node];
+      cached = std::make_unique<const Value>(std::move(value));
+      absl::Status shared = scope.Share(slot, cached.get());
+      if (!shared.ok()) return fail(shared);
+      continue;
     }
     absl::Status set = scope.Set(slot, std::move(value));
     if (!set.ok()) return fail(set);

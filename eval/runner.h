@@ -56,6 +56,9 @@ class Scope {
   // Defines local `slot` as `value`, which the caller keeps alive (absent
   // when null).
   void Borrow(int slot, const Value* value);
+  // Defines local `slot` as `value`, which the runner's cache keeps alive,
+  // charged to the runner's live bytes as an owned value.
+  absl::Status Share(int slot, const Value* value);
   // Defines local `slot` as an initializer, read on first use.
   void Defer(int slot, const onnx::TensorProto* dense, const onnx::SparseTensorProto* sparse);
   // Whether local `slot` is defined.
@@ -236,6 +239,9 @@ struct RunnerCache {
   // of their TensorProto or SparseTensorProto: every run reads them in
   // place instead of converting them again.
   absl::flat_hash_map<const void*, std::unique_ptr<const Value>> initializers;
+  // The values of Constant nodes (of ai.onnx), by the address of their
+  // NodeProto, kept from their first run likewise.
+  absl::flat_hash_map<const void*, std::unique_ptr<const Value>> constants;
 };
 
 // Runs bodies: graphs, subgraphs and function bodies, with the limits of
