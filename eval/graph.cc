@@ -180,6 +180,7 @@ Scope::Scope(Runner& runner, Scope* parent, const Plan& plan)
 Scope::~Scope() {
   for (const Slot& slot : slots_) {
     if (slot.state == Slot::kOwned) runner_.Refund(slot.value.ByteSize());
+    if (slot.state == Slot::kShared) runner_.Refund(slot.borrowed->ByteSize());
   }
 }
 
@@ -188,18 +189,27 @@ absl::StatusOr<const Value*> Scope::Read(int index, bool& found) {
   found = true;
   switch (slot.state) {
     case Slot::kOwned: return &slot.value;
-    case Slot::kBorrowed: return slot.borrowed;
+    case Slot::kBorrowed:
+    case Slot::kShared: return slot.borrowed;
     case Slot::kAbsent: return nullptr;
     case Slot::kDeferred: {
       const onnx::TensorProto* dense = slot.dense;
       const onnx::SparseTensorProto* sparse = slot.sparse;
       slot.state = Slot::kEmpty;
-      int64_t limit = runner_.options().max_tensor_elements;
-      absl::StatusOr<Tensor> tensor =
-          dense != nullptr ? FromProto(*dense, limit) : FromSparseProto(*sparse, limit);
-      if (!tensor.ok()) return tensor.status();
-      OC_RETURN_IF_ERROR(Set(index, *std::move(tensor)));
-      return &slot.value;
+      const void* key = dense != nullptr ? static_cast<const void*>(dense) : sparse;
+      auto& cached = runner_.cache().initializers[key];
+      if (cached == nullptr) {
+        int64_t limit = runner_.options().max_tensor_elements;
+        absl::StatusOr<Tensor> tensor =
+            dense != nullptr ? FromProto(*dense, limit) : FromSparseProto(*sparse, limit);
+        if (!tensor.ok()) {
+          runner_.cache().initializers.erase(key);
+          return tensor.status();
+        }
+        cached = std::make_unique<const Value>(*std::move(tensor));
+      }
+      OC_RETURN_IF_ERROR(Share(index, cached.get()));
+      return slot.borrowed;
     }
     case Slot::kEmpty: break;
   }
@@ -240,6 +250,15 @@ absl::Status Scope::Set(int index, Value value) {
   return absl::OkStatus();
 }
 
+absl::Status Scope::Share(int index, const Value* value) {
+  Erase(index);
+  OC_RETURN_IF_ERROR(runner_.Charge(value->ByteSize()));
+  Slot& slot = slots_[index];
+  slot.state = Slot::kShared;
+  slot.borrowed = value;
+  return absl::OkStatus();
+}
+
 void Scope::Borrow(int index, const Value* value) {
   Slot& slot = slots_[index];
   Erase(index);
@@ -266,6 +285,7 @@ void Scope::Erase(int index) {
     runner_.Refund(slot.value.ByteSize());
     slot.value = Value();
   }
+  if (slot.state == Slot::kShared) runner_.Refund(slot.borrowed->ByteSize());
   slot.state = Slot::kEmpty;
 }
 
@@ -746,6 +766,18 @@ absl::Status Runner::RunNode(const PlannedNode& planned, Scope& scope, const Con
     }
     return out;
   };
+  // A Constant's value is converted on its first run and kept in the
+  // cache; later runs read it in place.
+  const bool constant = local == nullptr && planned.graph_op != nullptr && domain.empty() &&
+                        node.output_size() == 1 && planned.outputs[0] != kNoValue &&
+                        node.op_type() == "Constant";
+  if (constant) {
+    if (auto it = cache_.constants.find(&node); it != cache_.constants.end()) {
+      absl::Status shared = scope.Share(planned.outputs[0], it->second.get());
+      if (!shared.ok()) return fail(shared);
+      return absl::OkStatus();
+    }
+  }
   std::vector<const Value*> inputs;
   inputs.reserve(planned.inputs.size());
   for (int i = 0; i < static_cast<int>(planned.inputs.size()); ++i) {
@@ -805,6 +837,13 @@ absl::Status Runner::RunNode(const PlannedNode& planned, Scope& scope, const Con
     if (value.is_tensor() && value.tensor().elem_type() == onnx::TensorProto::UNDEFINED) {
       return fail(absl::InvalidArgumentError(
           absl::StrCat("output '", name, "' is not computed (the body defines no value)")));
+    }
+    if (constant) {
+      auto& cached = cache_.constants[&node];
+      cached = std::make_unique<const Value>(std::move(value));
+      absl::Status shared = scope.Share(slot, cached.get());
+      if (!shared.ok()) return fail(shared);
+      continue;
     }
     absl::Status set = scope.Set(slot, std::move(value));
     if (!set.ok()) return fail(set);

@@ -367,6 +367,80 @@ void ConvolveNarrow1D(const ConvShape& s, const Window& w, const T* x, const T* 
   }
 }
 
+// Whether Conv takes the direct 2-D depthwise path: two spatial dims, one
+// input channel per group, and a window that is not pointwise (those take
+// the matrix product, as before).
+bool IsDepthwise2D(const ConvShape& s, const Window& w) {
+  return w.rank() == 2 && s.in_channels == s.group && !IsPointwise(w) && w.output[1] >= 1;
+}
+
+// Depthwise Conv over two spatial dims, straight from the storage type T
+// (no widened copies of X and W): per output row, one double accumulator
+// per output, the kernel offsets added in ascending order (row-major,
+// offsets on a pad skipped: the order ConvolveDepthwise sums in), then
+// the bias, each output rounded once to T. Direct loops: the column range
+// of each kernel column inside the input is computed once per call.
+template <typename T>
+void ConvolveDepthwise2D(const ConvShape& s, const Window& w, const T* x, const T* weights,
+                         const T* bias, T* y) {
+  const int64_t ih = w.input[0], iw = w.input[1], oh = w.output[0], ow = w.output[1];
+  const int64_t kh = w.kernel[0], kw = w.kernel[1];
+  const int64_t sh = w.strides[0], sw = w.strides[1];
+  const int64_t dh = w.dilations[0], dw = w.dilations[1];
+  const int64_t ph = w.pads[0], pw = w.pads[1];  // the begin pads
+  const int64_t mg = s.out_channels / s.group;
+  // Per kernel column: the input column of output 0 (maybe on a pad) and
+  // the outputs [clo, chi) whose column is inside the input.
+  std::vector<int64_t> cstart(kw), clo(kw), chi(kw);
+  for (int64_t k = 0; k < kw; ++k) {
+    int64_t start = k * dw - pw;
+    int64_t lo = start >= 0 ? 0 : (-start + sw - 1) / sw;
+    int64_t hi = iw - start <= 0 ? 0 : (iw - start + sw - 1) / sw;
+    lo = std::min(lo, ow);
+    hi = std::min(hi, ow);
+    cstart[k] = start;
+    clo[k] = lo;
+    chi[k] = std::max(hi, lo);
+  }
+  std::vector<double> acc_buffer(ow), wd(kh * kw);
+  double* __restrict acc = acc_buffer.data();
+  for (int64_t n = 0; n < s.batch; ++n) {
+    for (int64_t m = 0; m < s.out_channels; ++m) {
+      const int64_t g = m / mg;
+      const T* xg = x + (n * s.in_channels + g) * ih * iw;
+      const T* wm = weights + m * kh * kw;
+      for (int64_t k = 0; k < kh * kw; ++k) wd[k] = nn::LoadAs<double>(wm[k]);
+      T* ym = y + (n * s.out_channels + m) * oh * ow;
+      const bool has_bias = bias != nullptr;
+      const double b = has_bias ? nn::LoadAs<double>(bias[m]) : 0.0;
+      for (int64_t r = 0; r < oh; ++r) {
+        std::fill(acc, acc + ow, 0.0);
+        for (int64_t a = 0; a < kh; ++a) {
+          const int64_t iy = r * sh - ph + a * dh;
+          if (iy < 0 || iy >= ih) continue;
+          const T* xr = xg + iy * iw;
+          for (int64_t k = 0; k < kw; ++k) {
+            const double wk = wd[a * kw + k];
+            const int64_t lo = clo[k], hi = chi[k];
+            const T* __restrict in = xr + cstart[k];
+            if (sw == 1) {
+              for (int64_t o = lo; o < hi; ++o) acc[o] += wk * nn::LoadAs<double>(in[o]);
+            } else {
+              for (int64_t o = lo; o < hi; ++o) acc[o] += wk * nn::LoadAs<double>(in[o * sw]);
+            }
+          }
+        }
+        T* __restrict out = ym + r * ow;
+        if (has_bias) {
+          for (int64_t o = 0; o < ow; ++o) out[o] = nn::StoreAs<T>(acc[o] + b);
+        } else {
+          for (int64_t o = 0; o < ow; ++o) out[o] = nn::StoreAs<T>(acc[o]);
+        }
+      }
+    }
+  }
+}
+
 // The shape checks Conv, ConvInteger and QLinearConv share: X [N, C, ...],
 // W [M, C/group, k...], and the window.
 absl::StatusOr<std::pair<ConvShape, Window>> ConvGeometry(const KernelCall& call,
@@ -421,6 +495,17 @@ Outputs ConvKernel(const KernelCall& call) {
                                    " output channels"));
   }
   absl::StatusOr<Tensor> out = nn::UnsupportedType(call, x->elem_type());
+  if (IsDepthwise2D(s, window)) {
+    nn::VisitFloatType(x->elem_type(), [&](auto v) {
+      using T = decltype(v);
+      Tensor y(x->elem_type(), OutputDims(s, window));
+      ConvolveDepthwise2D<T>(s, window, x->data<T>().data(), w->data<T>().data(),
+                             b != nullptr ? b->data<T>().data() : nullptr, y.data<T>().data());
+      out = std::move(y);
+    });
+    if (!out.ok()) return out.status();
+    return nn::One(*std::move(out));
+  }
   if (IsNarrow1D(s, window)) {
     nn::VisitFloatType(x->elem_type(), [&](auto v) {
       using T = decltype(v);

@@ -10,6 +10,7 @@
 // double, then round integers to nearest even and saturate.
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -383,6 +384,59 @@ absl::StatusOr<Tensor> ResizeNearest(const KernelCall& call, const Tensor& x, co
   Tensor out(x.elem_type(), plan.out_dims);
   std::vector<int64_t> strides = Strides(x.dims());
   std::optional<Tensor> fill;
+  int size = x.elem_type() == onnx::TensorProto::STRING ? 0 : ElementSize(x.elem_type());
+  if (rank >= 1 && (size == 1 || size == 2 || size == 4 || size == 8)) {
+    // Rows of the last axis at a time: per axis, each output position's
+    // input offset (-1 when extrapolated), then typed copies along the row.
+    std::vector<std::vector<int64_t>> offsets(rank);
+    bool extrapolates = false;
+    for (int64_t a = 0; a < rank; ++a) {
+      offsets[a].resize(plan.out_dims[a]);
+      for (int64_t i = 0; i < plan.out_dims[a]; ++i) {
+        const Taps& t = taps[a][i];
+        offsets[a][i] = t.extrapolated ? -1 : t.index[0] * strides[a];
+        extrapolates = extrapolates || t.extrapolated;
+      }
+    }
+    if (extrapolates && count > 0) {
+      OC_ASSIGN_OR_RETURN(fill, FillValue(call, x.elem_type(), plan.extrapolation));
+    }
+    auto copy_rows = [&](auto v) {
+      using U = decltype(v);
+      const U* in = reinterpret_cast<const U*>(x.data<uint8_t>().data());
+      U* o = reinterpret_cast<U*>(out.data<uint8_t>().data());
+      U f{};
+      if (fill) std::memcpy(&f, fill->data<uint8_t>().data(), sizeof(U));
+      const int64_t width = plan.out_dims[rank - 1];
+      const int64_t* last = offsets[rank - 1].data();
+      std::vector<int64_t> index(rank, 0);
+      for (int64_t e = 0; e < count; e += width) {
+        int64_t base = 0;
+        for (int64_t a = 0; a + 1 < rank && base >= 0; ++a) {
+          int64_t off = offsets[a][index[a]];
+          base = off < 0 ? -1 : base + off;
+        }
+        U* row = o + e;
+        if (base < 0) {
+          std::fill(row, row + width, f);
+        } else {
+          const U* src = in + base;
+          for (int64_t i = 0; i < width; ++i) row[i] = last[i] < 0 ? f : src[last[i]];
+        }
+        for (int64_t a = rank - 1; a-- > 0;) {
+          if (++index[a] < plan.out_dims[a]) break;
+          index[a] = 0;
+        }
+      }
+    };
+    switch (size) {
+      case 1: copy_rows(uint8_t{}); break;
+      case 2: copy_rows(uint16_t{}); break;
+      case 4: copy_rows(uint32_t{}); break;
+      default: copy_rows(uint64_t{}); break;
+    }
+    return out;
+  }
   std::vector<int64_t> index(rank, 0);
   for (int64_t e = 0; e < count; ++e) {
     int64_t offset = 0;

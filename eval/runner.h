@@ -56,6 +56,9 @@ class Scope {
   // Defines local `slot` as `value`, which the caller keeps alive (absent
   // when null).
   void Borrow(int slot, const Value* value);
+  // Defines local `slot` as `value`, which the runner's cache keeps alive,
+  // charged to the runner's live bytes as an owned value.
+  absl::Status Share(int slot, const Value* value);
   // Defines local `slot` as an initializer, read on first use.
   void Defer(int slot, const onnx::TensorProto* dense, const onnx::SparseTensorProto* sparse);
   // Whether local `slot` is defined.
@@ -71,10 +74,12 @@ class Scope {
 
  private:
   struct Slot {
-    enum State : uint8_t { kEmpty, kOwned, kBorrowed, kDeferred, kAbsent };
+    // kShared: an initializer the RunnerCache holds converted, read in
+    // place but charged to the live bytes as an owned value.
+    enum State : uint8_t { kEmpty, kOwned, kBorrowed, kDeferred, kAbsent, kShared };
     State state = kEmpty;
     Value value;                              // kOwned
-    const Value* borrowed = nullptr;          // kBorrowed
+    const Value* borrowed = nullptr;          // kBorrowed, kShared
     const onnx::TensorProto* dense = nullptr; // kDeferred
     const onnx::SparseTensorProto* sparse = nullptr;
   };
@@ -230,6 +235,13 @@ struct RunnerCache {
   absl::flat_hash_map<std::string, const onnx::FunctionProto*> functions;
   absl::flat_hash_map<const void*, std::unique_ptr<Plan>> plans;
   absl::flat_hash_map<std::string, std::unique_ptr<onnx::FunctionProto>> instances;
+  // Initializers converted from their protos on first use, by the address
+  // of their TensorProto or SparseTensorProto: every run reads them in
+  // place instead of converting them again.
+  absl::flat_hash_map<const void*, std::unique_ptr<const Value>> initializers;
+  // The values of Constant nodes (of ai.onnx), by the address of their
+  // NodeProto, kept from their first run likewise.
+  absl::flat_hash_map<const void*, std::unique_ptr<const Value>> constants;
 };
 
 // Runs bodies: graphs, subgraphs and function bodies, with the limits of
@@ -259,6 +271,8 @@ class Runner {
   }
   // The limits of the run.
   const EvalOptions& options() const { return options_; }
+  // What the runs of the model keep.
+  RunnerCache& cache() { return cache_; }
 
   // Live bytes: charged when a value is defined (failing past the limit),
   // refunded when it dies.
