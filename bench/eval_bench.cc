@@ -229,6 +229,19 @@ void BM_Evaluate(benchmark::State& state, const ModelCase* c) {
   }
 }
 
+// One whole evaluation as `onnx-convert run` and verification make it:
+// planned, constants converted, evaluated.
+void BM_EvaluateOnce(benchmark::State& state, const ModelCase* c) {
+  for (auto _ : state) {
+    absl::StatusOr<eval::EvalResult> result = eval::EvaluateModel(c->model, c->inputs);
+    if (!result.ok()) {
+      state.SkipWithError(std::string(result.status().message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(result->node_runs);
+  }
+}
+
 void BM_Convert(benchmark::State& state, const ModelCase* c, bool verify) {
   converter::ConvertOptions options = ConvertOptionsFor(*c, verify);
   for (auto _ : state) {
@@ -247,6 +260,8 @@ void Register(const ModelCase* c) {
     b->Unit(benchmark::kMillisecond)->MinTime(0.3)->Repetitions(5)->ReportAggregatesOnly(true);
   };
   configure(benchmark::RegisterBenchmark(("evaluate/" + c->id).c_str(), BM_Evaluate, c));
+  configure(
+      benchmark::RegisterBenchmark(("evaluate_once/" + c->id).c_str(), BM_EvaluateOnce, c));
   if (c->target == 0) return;
   configure(benchmark::RegisterBenchmark(("convert/" + c->id).c_str(), BM_Convert, c, false));
   configure(
@@ -262,6 +277,9 @@ double Median(const std::string& name) {
 struct Row {
   std::string id;
   double eval_ms, convert_ms, verify_ms, verify_ratio, peak_ratio, rss_ratio;
+  // One evaluation made from scratch (EvaluateModel), and verification's
+  // cost as a ratio to it.
+  double once_ms = -1, verify_once_ratio = -1;
 };
 
 Row Summarise(const ModelCase& c) {
@@ -269,6 +287,10 @@ Row Summarise(const ModelCase& c) {
         Median("convert_verify/" + c.id), -1, -1, -1};
   if (r.eval_ms > 0 && r.verify_ms >= 0 && r.convert_ms >= 0) {
     r.verify_ratio = (r.verify_ms - r.convert_ms) / r.eval_ms;
+  }
+  r.once_ms = Median("evaluate_once/" + c.id);
+  if (r.once_ms > 0 && r.verify_ms >= 0 && r.convert_ms >= 0) {
+    r.verify_once_ratio = (r.verify_ms - r.convert_ms) / r.once_ms;
   }
   r.peak_ratio = static_cast<double>(c.peak_live_bytes) / c.model_bytes;
   if (c.rss_growth_bytes >= 0) r.rss_ratio = static_cast<double>(c.rss_growth_bytes) / c.model_bytes;
@@ -284,21 +306,23 @@ void PrintSetUp(const ModelCase& c) {
 }
 
 void PrintTable(const std::vector<Row>& rows, const std::vector<const ModelCase*>& cases) {
-  std::printf("\n%-16s %9s %10s %10s %8s %12s %12s %8s %12s %8s\n", "model", "eval ms",
-              "convert ms", "+verify ms", "verify/x", "model bytes", "peak live", "/model",
-              "RSS growth", "/model");
+  std::printf("\n%-16s %9s %10s %10s %8s %12s %12s %8s %12s %8s %9s %8s\n", "model",
+              "eval ms", "convert ms", "+verify ms", "verify/x", "model bytes", "peak live",
+              "/model", "RSS growth", "/model", "once ms", "verify/1");
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     const ModelCase& c = *cases[i];
-    std::printf("%-16s %9.2f %10.2f %10.2f %8.2f %12lld %12lld %8.2f %12lld %8.2f\n",
+    std::printf("%-16s %9.2f %10.2f %10.2f %8.2f %12lld %12lld %8.2f %12lld %8.2f %9.2f %8.2f\n",
                 r.id.c_str(), r.eval_ms, r.convert_ms, r.verify_ms, r.verify_ratio,
                 static_cast<long long>(c.model_bytes), static_cast<long long>(c.peak_live_bytes),
-                r.peak_ratio, static_cast<long long>(c.rss_growth_bytes), r.rss_ratio);
+                r.peak_ratio, static_cast<long long>(c.rss_growth_bytes), r.rss_ratio,
+                r.once_ms, r.verify_once_ratio);
   }
 }
 
 // Tab-separated: id, eval ms, convert ms, convert+verify ms, verify ratio,
-// model bytes, peak live bytes, peak ratio, RSS growth bytes, RSS ratio.
+// model bytes, peak live bytes, peak ratio, RSS growth bytes, RSS ratio,
+// one evaluation from scratch ms, verify ratio to it.
 void WriteTsv(const std::string& path, const std::vector<Row>& rows,
               const std::vector<const ModelCase*>& cases) {
   std::ofstream out(path);
@@ -309,7 +333,8 @@ void WriteTsv(const std::string& path, const std::vector<Row>& rows,
                           absl::StrCat(r.verify_ms), absl::StrCat(r.verify_ratio),
                           absl::StrCat(c.model_bytes), absl::StrCat(c.peak_live_bytes),
                           absl::StrCat(r.peak_ratio), absl::StrCat(c.rss_growth_bytes),
-                          absl::StrCat(r.rss_ratio)},
+                          absl::StrCat(r.rss_ratio), absl::StrCat(r.once_ms),
+                          absl::StrCat(r.verify_once_ratio)},
                          "\t")
         << "\n";
   }
