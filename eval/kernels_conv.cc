@@ -495,27 +495,28 @@ Outputs ConvKernel(const KernelCall& call) {
                                    " output channels"));
   }
   absl::StatusOr<Tensor> out = nn::UnsupportedType(call, x->elem_type());
-  if (IsDepthwise2D(s, window)) {
+  // The direct paths read X and W as stored (sums in double, rounded once):
+  // `convolve(tag, x, w, b, y)` on the storage of X's float type.
+  auto run_direct = [&](auto convolve) -> absl::StatusOr<std::vector<Tensor>> {
     nn::VisitFloatType(x->elem_type(), [&](auto v) {
       using T = decltype(v);
       Tensor y(x->elem_type(), OutputDims(s, window));
-      ConvolveDepthwise2D<T>(s, window, x->data<T>().data(), w->data<T>().data(),
-                             b != nullptr ? b->data<T>().data() : nullptr, y.data<T>().data());
+      convolve(v, x->data<T>().data(), w->data<T>().data(),
+               b != nullptr ? b->data<T>().data() : nullptr, y.data<T>().data());
       out = std::move(y);
     });
     if (!out.ok()) return out.status();
     return nn::One(*std::move(out));
+  };
+  if (IsDepthwise2D(s, window)) {
+    return run_direct([&](auto v, auto... storage) {
+      ConvolveDepthwise2D<decltype(v)>(s, window, storage...);
+    });
   }
   if (IsNarrow1D(s, window)) {
-    nn::VisitFloatType(x->elem_type(), [&](auto v) {
-      using T = decltype(v);
-      Tensor y(x->elem_type(), OutputDims(s, window));
-      ConvolveNarrow1D<T>(s, window, x->data<T>().data(), w->data<T>().data(),
-                          b != nullptr ? b->data<T>().data() : nullptr, y.data<T>().data());
-      out = std::move(y);
+    return run_direct([&](auto v, auto... storage) {
+      ConvolveNarrow1D<decltype(v)>(s, window, storage...);
     });
-    if (!out.ok()) return out.status();
-    return nn::One(*std::move(out));
   }
   nn::VisitFloatType(x->elem_type(), [&](auto v) {
     using T = decltype(v);
