@@ -4,6 +4,8 @@
 // ConvInteger, QLinearConv and DeformConv.
 
 #include <algorithm>
+#include <utility>
+#include <tuple>
 #include <cmath>
 #include <type_traits>
 
@@ -31,6 +33,18 @@ using nn::Window;
 // row reads element first + x * strides[last] of the [channels, input...]
 // image when lo <= x < hi and a pad otherwise; lo == hi == 0 when the
 // whole row is on a pad (then `first` is meaningless).
+// The steps i in [0, n) whose position start + i * step lies in
+// [0, extent), as [lo, hi) (empty: lo == hi): the outputs a kernel offset
+// reads inside the input, or the kernel offsets an output does.
+std::pair<int64_t, int64_t> StepsInside(int64_t start, int64_t step, int64_t extent,
+                                        int64_t n) {
+  int64_t lo = start >= 0 ? 0 : (-start + step - 1) / step;
+  int64_t hi = extent - start <= 0 ? 0 : (extent - start + step - 1) / step;
+  lo = std::min(lo, n);
+  hi = std::min(hi, n);
+  return {lo, std::max(hi, lo)};
+}
+
 template <typename F>
 void WalkPatchRows(const Window& w, int64_t channels, F&& visit) {
   int64_t rank = w.rank();
@@ -61,11 +75,7 @@ void WalkPatchRows(const Window& w, int64_t channels, F&& visit) {
       // The last dim's window start and the output range inside the input
       // are the same for every row of this kernel offset.
       int64_t start = kv[last] * w.dilations[last] - w.pads[last];
-      int64_t lo = start >= 0 ? 0 : (-start + stride - 1) / stride;
-      int64_t hi = in_last - start <= 0 ? 0 : (in_last - start + stride - 1) / stride;
-      lo = std::min(lo, width);
-      hi = std::min(hi, width);
-      if (hi < lo) hi = lo;
+      auto [lo, hi] = StepsInside(start, stride, in_last, width);
       // The same for the dim before the last (`mid`), whose rows step
       // through the input by a fixed offset; the dims before it are walked
       // per block of `mid_n` rows.
@@ -75,11 +85,7 @@ void WalkPatchRows(const Window& w, int64_t channels, F&& visit) {
         mid_stride = w.strides[mid];
         mid_step = ins[mid] * mid_stride;
         mid_n = w.output[mid];
-        rlo = std::min(mid_start >= 0 ? 0 : (-mid_start + mid_stride - 1) / mid_stride, mid_n);
-        rhi = w.input[mid] - mid_start <= 0
-                  ? 0
-                  : std::min((w.input[mid] - mid_start + mid_stride - 1) / mid_stride, mid_n);
-        if (rhi < rlo) rhi = rlo;
+        std::tie(rlo, rhi) = StepsInside(mid_start, mid_stride, w.input[mid], mid_n);
       }
       if (lo == hi) rlo = rhi = 0;
       std::fill(ov, ov + rank, 0);
@@ -334,14 +340,8 @@ void ConvolveNarrow1D(const ConvShape& s, const Window& w, const T* x, const T* 
   // the kernel offsets [klo, khi) inside the input.
   int64_t first[kNarrowWidth], klo[kNarrowWidth], khi[kNarrowWidth];
   for (int64_t o = 0; o < width; ++o) {
-    int64_t start = o * stride - pad;
-    int64_t lo = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
-    int64_t hi = in - start <= 0 ? 0 : (in - start + dilation - 1) / dilation;
-    lo = std::min(lo, kernel);
-    hi = std::min(hi, kernel);
-    first[o] = start;
-    klo[o] = lo;
-    khi[o] = std::max(hi, lo);
+    first[o] = o * stride - pad;
+    std::tie(klo[o], khi[o]) = StepsInside(first[o], dilation, in, kernel);
   }
   const int64_t row = cg * kernel;
   for (int64_t n = 0; n < s.batch; ++n) {
@@ -393,14 +393,8 @@ void ConvolveDepthwise2D(const ConvShape& s, const Window& w, const T* x, const 
   // the outputs [clo, chi) whose column is inside the input.
   std::vector<int64_t> cstart(kw), clo(kw), chi(kw);
   for (int64_t k = 0; k < kw; ++k) {
-    int64_t start = k * dw - pw;
-    int64_t lo = start >= 0 ? 0 : (-start + sw - 1) / sw;
-    int64_t hi = iw - start <= 0 ? 0 : (iw - start + sw - 1) / sw;
-    lo = std::min(lo, ow);
-    hi = std::min(hi, ow);
-    cstart[k] = start;
-    clo[k] = lo;
-    chi[k] = std::max(hi, lo);
+    cstart[k] = k * dw - pw;
+    std::tie(clo[k], chi[k]) = StepsInside(cstart[k], sw, iw, ow);
   }
   std::vector<double> acc_buffer(ow), wd(kh * kw);
   double* __restrict acc = acc_buffer.data();
