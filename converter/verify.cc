@@ -530,7 +530,20 @@ absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepRe
   }
   for (const NodeChange& change : step.nodes) changed_inside.insert(OwnerInMain(change.graph));
   changed_inside.erase("");
+  absl::flat_hash_set<absl::string_view> changed_names;  // main nodes the report names
+  for (const NodeChange& change : step.nodes) {
+    if (change.graph != "main") continue;
+    if (!change.node.empty()) changed_names.insert(change.node);
+    for (absl::string_view alike : change.alike) {
+      if (!alike.empty()) changed_names.insert(alike);
+    }
+  }
   absl::flat_hash_map<std::string, std::string> functions = FunctionPrints(model);
+  absl::flat_hash_set<std::string> changed_functions;
+  for (const auto& [id, print] : functions) {
+    auto before = functions_before_.find(id);
+    if (before == functions_before_.end() || before->second != print) changed_functions.insert(id);
+  }
   std::vector<int> touched;
   absl::flat_hash_map<std::string, int> prints;
   for (int i = 0; i < main.node_size(); ++i) {
@@ -539,16 +552,13 @@ absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepRe
     auto before = nodes_before_.find(print);
     bool same = before != nodes_before_.end() && before->second > 0;
     if (same) --before->second;
-    std::string function = FunctionId(node.domain(), node.op_type());
-    auto function_before = functions_before_.find(function);
-    bool function_changed = functions.contains(function) &&
-                            (function_before == functions_before_.end() ||
-                             function_before->second != functions.at(function));
+    bool function_changed = !changed_functions.empty() &&
+                            changed_functions.contains(FunctionId(node.domain(), node.op_type()));
     bool rebound = schema::Registry::CanonicalDomain(node.domain()) == step.domain &&
                    rebound_ops.contains(node.op_type());
     bool inside = HasSubgraphs(node) &&
                   changed_inside.contains(absl::StrCat(node.name(), "\x1f", node.op_type()));
-    if (!same || rebound || inside || function_changed || ChangeOf(step, node.name()) != nullptr) {
+    if (!same || rebound || inside || function_changed || changed_names.contains(node.name())) {
       touched.push_back(i);
     }
     ++prints[std::move(print)];
