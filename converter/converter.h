@@ -163,6 +163,10 @@ struct StepVerification {
   int values = 0;  // values of the model before the step compared on each set
   double max_abs_error = 0;
   double max_rel_error = 0;
+  // Nodes the step only rebound and did not evaluate: original nodes whose
+  // op runs the same kernel at both versions, and which never asked for
+  // their version, so compute what the original computed.
+  int rebound_alike = 0;
 };
 
 // One opset step.

@@ -44,6 +44,7 @@ std::string ConversionReport::ToJson() const {
       if (!verified.skipped.empty()) json.Key("skipped").String(verified.skipped);
       json.Key("nodes").Int(verified.nodes).Key("sets").Int(verified.sets);
       json.Key("values").Int(verified.values);
+      json.Key("rebound_alike").Int(verified.rebound_alike);
       json.Key("max_abs_error").Double(verified.max_abs_error);
       json.Key("max_rel_error").Double(verified.max_rel_error);
       json.EndObject();
@@ -140,12 +141,17 @@ std::string StepVerificationText(const StepVerification& verified) {
   if (!verified.skipped.empty()) {
     return absl::StrCat("not verified (", verified.nodes, " nodes): ", verified.skipped);
   }
-  if (verified.nodes == 0) return "verified: no node to evaluate";
+  std::string alike =
+      verified.rebound_alike == 0
+          ? ""
+          : absl::StrCat(" (", verified.rebound_alike,
+                         " rebound nodes compute as in the original: same kernel, version-blind)");
+  if (verified.nodes == 0) return absl::StrCat("verified: no node to evaluate", alike);
   return absl::StrFormat(
       "verified %d nodes on %d input sets, %d values compared, max abs error %g, max rel "
-      "error %g",
+      "error %g%s",
       verified.nodes, verified.sets, verified.values, verified.max_abs_error,
-      verified.max_rel_error);
+      verified.max_rel_error, alike);
 }
 
 std::string ConversionReport::ToText() const {

@@ -508,8 +508,41 @@ absl::Status ConversionVerifier::RecordSets(onnx::ModelProto& original,
     skipped_ = recorded.code() == absl::StatusCode::kFailedPrecondition
                    ? std::string(recorded.message())
                    : SkipReason("the original cannot be evaluated", recorded);
+    return absl::OkStatus();
   }
+  NoteVersionBlind(original, exposed);
   return absl::OkStatus();
+}
+
+void ConversionVerifier::NoteVersionBlind(const onnx::ModelProto& original,
+                                          const eval::PreparedModel& exposed) {
+  for (const onnx::OperatorSetIdProto& opset : original.opset_import()) {
+    original_opsets_[schema::Registry::CanonicalDomain(opset.domain())] = opset.version();
+  }
+  absl::flat_hash_set<std::string> not_blind;
+  for (int i = 0; i < original.graph().node_size(); ++i) {
+    std::string print = Print(original.graph().node(i));
+    if (exposed.RanVersionBlind(i)) {
+      version_blind_.insert(std::move(print));
+    } else {
+      not_blind.insert(std::move(print));
+    }
+  }
+  for (const std::string& print : not_blind) version_blind_.erase(print);
+}
+
+bool ConversionVerifier::ComputesAsOriginal(const onnx::NodeProto& node,
+                                            absl::string_view print,
+                                            const StepReport& step) const {
+  if (!version_blind_.contains(print)) return false;
+  auto opset = original_opsets_.find(step.domain);
+  if (opset == original_opsets_.end()) return false;
+  const schema::Registry& registry = schema::Registry::Get();
+  const schema::OpSchema* before = registry.Lookup(step.domain, node.op_type(), opset->second);
+  const schema::OpSchema* after = registry.Lookup(step.domain, node.op_type(), step.to_opset);
+  return before != nullptr && after != nullptr &&
+         eval::SameOpAtVersions(step.domain, node.op_type(), before->since_version,
+                                after->since_version);
 }
 
 absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepReport& step) {
@@ -558,8 +591,11 @@ absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepRe
                    rebound_ops.contains(node.op_type());
     bool inside = HasSubgraphs(node) &&
                   changed_inside.contains(absl::StrCat(node.name(), "\x1f", node.op_type()));
-    if (!same || rebound || inside || function_changed || changed_names.contains(node.name())) {
+    bool changed = !same || inside || function_changed || changed_names.contains(node.name());
+    if (changed || (rebound && !ComputesAsOriginal(node, print, step))) {
       touched.push_back(i);
+    } else if (rebound) {
+      ++verification.rebound_alike;
     }
     ++prints[std::move(print)];
   }

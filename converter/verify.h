@@ -20,6 +20,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "converter/converter.h"
 #include "eval/graph.h"
 #include "proto/onnx.pb.h"
@@ -102,6 +103,16 @@ class ConversionVerifier {
                                         const std::vector<int>& cone, const SetState& state,
                                         const std::string& output, bool up) const;
 
+  // Notes the nodes of `original` that ran version-blind on every set
+  // (eval::PreparedModel::RanVersionBlind) and the opsets it imports.
+  void NoteVersionBlind(const onnx::ModelProto& original, const eval::PreparedModel& exposed);
+  // Whether `node` (serialized as `print`), which `step` rebinds and left as
+  // it was, computes what the original did: it is an original node that
+  // ran version-blind, and its op runs the same graph-level op or kernel at
+  // its original version and at its version after the step.
+  bool ComputesAsOriginal(const onnx::NodeProto& node, absl::string_view print,
+                          const StepReport& step) const;
+
   // Brings `state.changed` up to date with `main` after a step, in graph
   // order: a value differs when a value its node reads differs, when the
   // step's evaluation found it not identical (`differs`), or when it is not
@@ -115,6 +126,10 @@ class ConversionVerifier {
   // with counts: a node found here is one the step left as it was.
   absl::flat_hash_map<std::string, int> nodes_before_;
   absl::flat_hash_map<std::string, std::string> functions_before_;
+  // Serialized original main-graph nodes that ran version-blind on every
+  // set, and the original's opset of each (canonical) domain.
+  absl::flat_hash_set<std::string> version_blind_;
+  absl::flat_hash_map<std::string, int64_t> original_opsets_;
   // The original node of each value name, for messages.
   absl::flat_hash_map<std::string, std::string> original_producer_;
   // The original's graph outputs, by name.

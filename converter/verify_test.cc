@@ -62,7 +62,20 @@ g (float[N,4] X) => (float[N,4] Y) {
   [neg] Y = Neg(R)
 })",
      14, "verified per step: 3 input sets, 1 outputs each (end to end over 0 changed nodes)",
-     true, "step 12 -> 13: 2 nodes*\n  verified 2 nodes on 3 input sets, 2 values compared, max abs error 0"},
+     true,
+     "step 12 -> 13: 2 nodes*\n  verified: no node to evaluate (2 rebound nodes compute as in "
+     "the original: same kernel, version-blind)"},
+    // Relu and Clip both rebound at 13: Relu's kernel is the same at 6 and
+    // 13 and never asks for the version, so it computes what the original
+    // computed; Clip's asks (its bounds were attributes before 11), so it
+    // is evaluated.
+    {"rebound_version_blind", R"(<ir_version: 7, opset_import: ["" : 12]>
+g (float[N,4] X) => (float[N,4] Y) <float lo = {-0.5}, float hi = {0.5}> {
+  [relu] R = Relu(X)
+  [clip] Y = Clip(R, lo, hi)
+})",
+     13, "(1 rebound nodes compute as in the original: same kernel, version-blind)", true,
+     "step 12 -> 13: 2 nodes*\n  verified 1 nodes on 3 input sets, 1 values compared"},
     {"sub_broadcast_down", R"(<ir_version: 7, opset_import: ["" : 8]>
 g (float[N,4] X, float[4] B) => (float[N,4] Y) {
   [relu] R = Relu(X)
@@ -221,7 +234,7 @@ g (float[2,4] X, float[2,4] B) => (float[2,4] Y) {
      "broadcasting'): output 'S' differs",
      "max abs error"},
     // Swapped, the operands no longer broadcast: the step's model fails.
-    {"sub_broadcast_operands", kCases[1].model, 6, "Sub 7->6", "step 7 -> 6",
+    {"sub_broadcast_operands", kCases[2].model, 6, "Sub 7->6", "step 7 -> 6",
      "node 'sub' (Sub-6)", "where the original runs"},
 };
 

@@ -309,7 +309,7 @@ absl::StatusOr<ScanSetup> SetUpScan(const OpCall& call, int first) {
     }
     return list;
   };
-  bool legacy = call.schema.since_version < 9;
+  bool legacy = call.since_version() < 9;
   OC_ASSIGN_OR_RETURN(setup.input_reversed,
                       per(legacy ? "directions" : "scan_input_directions", setup.scan_inputs));
   OC_ASSIGN_OR_RETURN(setup.input_axes, per("scan_input_axes", setup.scan_inputs));
@@ -540,7 +540,7 @@ Outputs FlexAttentionOp(const OpCall& call) {
     OC_ASSIGN_OR_RETURN(const Tensor* tensor, call.TensorInput(i));
     tensors.push_back(tensor);
   }
-  KernelCall kernel_call{call.node, call.schema.since_version, std::move(tensors)};
+  KernelCall kernel_call{call.node, call.since_version(), std::move(tensors)};
   OC_ASSIGN_OR_RETURN(Tensor y, FlexAttention(kernel_call, SubgraphMod(call, "score_mod"),
                                               SubgraphMod(call, "prob_mod")));
   std::vector<Value> outputs;

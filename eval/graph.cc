@@ -860,7 +860,10 @@ absl::StatusOr<std::vector<Value>> Runner::Dispatch(const PlannedNode& planned,
   if (!planned.deterministic) deterministic_ = false;
   if (GraphOpFn fn = planned.graph_op) {
     OpCall call{*this, node, schema, std::move(inputs), scope, context, depth};
-    return fn(call);
+    absl::StatusOr<std::vector<Value>> outputs = fn(call);
+    planned.read_version |= call.version_read;
+    planned.ran |= outputs.ok();
+    return outputs;
   }
   if (KernelFn kernel = planned.kernel) {
     std::vector<const Tensor*> tensors;
@@ -875,7 +878,10 @@ absl::StatusOr<std::vector<Value>> Runner::Dispatch(const PlannedNode& planned,
     }
     KernelCall call{node, schema.since_version, std::move(tensors),
                     donor != nullptr ? &donor->tensor() : nullptr};
-    OC_ASSIGN_OR_RETURN(std::vector<Tensor> computed, kernel(call));
+    absl::StatusOr<std::vector<Tensor>> kernel_outputs = kernel(call);
+    planned.read_version |= call.version_read();
+    OC_ASSIGN_OR_RETURN(std::vector<Tensor> computed, std::move(kernel_outputs));
+    planned.ran = true;
     std::vector<Value> outputs;
     outputs.reserve(computed.size());
     for (Tensor& tensor : computed) outputs.emplace_back(std::move(tensor));
@@ -947,6 +953,24 @@ PreparedModel::PreparedModel(const onnx::ModelProto& model, const EvalOptions& o
     : model_(model), options_(options), cache_(std::make_unique<RunnerCache>(model.functions())) {}
 
 PreparedModel::~PreparedModel() = default;
+
+bool PreparedModel::RanVersionBlind(int index) const {
+  auto plan = cache_->plans.find(&model_.graph().node());
+  if (plan == cache_->plans.end() || index < 0 ||
+      index >= static_cast<int>(plan->second->nodes.size())) {
+    return false;
+  }
+  const PlannedNode& node = plan->second->nodes[index];
+  return node.ran && !node.read_version && node.local == nullptr &&
+         (node.graph_op != nullptr || node.kernel != nullptr);
+}
+
+bool SameOpAtVersions(absl::string_view domain, absl::string_view op, int a, int b) {
+  if (GraphOpFn fn = FindGraphOp(domain, op, a)) return fn == FindGraphOp(domain, op, b);
+  if (FindGraphOp(domain, op, b) != nullptr) return false;
+  KernelFn kernel = FindKernel(domain, op, a);
+  return kernel != nullptr && kernel == FindKernel(domain, op, b);
+}
 
 absl::StatusOr<EvalResult> PreparedModel::Evaluate(std::vector<NamedValue> inputs) {
   return eval::Evaluate(model_.graph(), model_.opset_import(), *cache_, std::move(inputs),

@@ -21,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "eval/value.h"
 #include "proto/onnx.pb.h"
 
@@ -103,11 +104,22 @@ class PreparedModel {
   // EvaluateModel(model, inputs, options).
   absl::StatusOr<EvalResult> Evaluate(std::vector<NamedValue> inputs);
 
+  // Whether node `index` of the main graph has run, by a graph-level op or
+  // a kernel (not a function), and in no run asked for the operator
+  // version it binds to: its outputs followed from its op, attributes and
+  // inputs alone.
+  bool RanVersionBlind(int index) const;
+
  private:
   const onnx::ModelProto& model_;
   EvalOptions options_;
   std::unique_ptr<RunnerCache> cache_;
 };
+
+// Whether nodes of `op` of `domain` run the same graph-level op or kernel
+// at operator versions `a` and `b` (a node that runs it version-blind then
+// computes alike at both).
+bool SameOpAtVersions(absl::string_view domain, absl::string_view op, int a, int b);
 
 // The operator version ("Add-14", "ai.onnx.ml.LabelEncoder-2") of the node
 // an error of EvaluateModel comes from (the innermost one, inside

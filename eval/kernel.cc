@@ -33,7 +33,7 @@ std::optional<std::vector<int64_t>> KernelCall::Ints(absl::string_view name) con
 
 absl::Status KernelCall::Error(absl::string_view why) const {
   return absl::InvalidArgumentError(
-      absl::StrCat("node '", node.name(), "' (", node.op_type(), "-", since_version, "): ", why));
+      absl::StrCat("node '", node.name(), "' (", node.op_type(), "-", since_version_, "): ", why));
 }
 
 absl::Span<const KernelRow> KernelTable() {

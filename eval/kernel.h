@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -21,13 +22,26 @@ namespace onnxconvert::eval {
 // One node to compute: its proto (attributes), the operator version it binds
 // to, and its inputs (null where an optional input is absent).
 struct KernelCall {
+  KernelCall(const onnx::NodeProto& node, int since_version, std::vector<const Tensor*> inputs,
+             Tensor* donor = nullptr)
+      : node(node), inputs(std::move(inputs)), donor(donor), since_version_(since_version) {}
+
   const onnx::NodeProto& node;
-  int since_version;
   std::vector<const Tensor*> inputs;
   // Input 0 when the runner gives it up (its last use, owned by the
   // node's scope): a kernel that passes its elements on may move them out
   // (after its last read of input 0) instead of copying. Null otherwise.
   Tensor* donor = nullptr;
+
+  // The operator version the node binds to. Reading it marks the call as
+  // one whose result may depend on it (version_read): a kernel must ask
+  // here for every behaviour that differs between the versions it serves.
+  int since_version() const {
+    version_read_ = true;
+    return since_version_;
+  }
+  // Whether the kernel asked for the operator version.
+  bool version_read() const { return version_read_; }
 
   // Input 0's tensor, moved out of the donor when there is one, else
   // copied.
@@ -47,6 +61,10 @@ struct KernelCall {
   std::optional<std::vector<int64_t>> Ints(absl::string_view name) const;
   // An error naming the node and op: "node 'n' (Op): <why>".
   absl::Status Error(absl::string_view why) const;
+
+ private:
+  int since_version_;
+  mutable bool version_read_ = false;
 };
 
 // Computes a node's outputs from its inputs.

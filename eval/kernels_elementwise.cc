@@ -314,7 +314,7 @@ enum class Variadic { kMax, kMin, kSum, kMean };
 template <Variadic kOp>
 absl::StatusOr<std::vector<Tensor>> Reduce(const KernelCall& call) {
   OC_RETURN_IF_ERROR(SameTypes(call));
-  if (call.since_version < 8) {
+  if (call.since_version() < 8) {
     for (const Tensor* input : call.inputs) {
       if (input->dims() != call.inputs[0]->dims()) {
         return call.Error("the inputs' shapes differ, which this version does not broadcast");

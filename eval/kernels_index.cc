@@ -97,7 +97,7 @@ int64_t PadSource(PadMode mode, int64_t o, int64_t before, int64_t start, int64_
 // optional input constant_value (zero, "" or false when absent).
 absl::StatusOr<Tensor> PadConstant(const KernelCall& call, const Tensor& data) {
   Tensor fill(data.elem_type(), {});
-  if (call.since_version < 11) {
+  if (call.since_version() < 11) {
     double value = call.Float("value", 0);
     bool stored = false;
     VisitElementType(data.elem_type(), [&](auto v) {
@@ -126,8 +126,8 @@ Outputs PadKernel(const KernelCall& call) {
   const Tensor* data = call.input(0);
   if (data == nullptr) return call.Error("data is absent");
   std::optional<std::vector<int64_t>> pads =
-      call.Ints(call.since_version < 2 ? "paddings" : "pads");
-  if (call.since_version >= 11) {
+      call.Ints(call.since_version() < 2 ? "paddings" : "pads");
+  if (call.since_version() >= 11) {
     const Tensor* given = call.input(1);
     if (given == nullptr) return call.Error("pads is absent");
     OC_ASSIGN_OR_RETURN(pads, Int64s(call, *given));
@@ -136,7 +136,7 @@ Outputs PadKernel(const KernelCall& call) {
   int64_t rank = data->rank();
   std::vector<int64_t> axes(rank);
   std::iota(axes.begin(), axes.end(), 0);
-  if (const Tensor* given = call.since_version >= 18 ? call.input(3) : nullptr) {
+  if (const Tensor* given = call.since_version() >= 18 ? call.input(3) : nullptr) {
     OC_ASSIGN_OR_RETURN(axes, Int64s(call, *given));
     std::vector<bool> seen(rank, false);
     for (int64_t& axis : axes) {
@@ -153,7 +153,7 @@ Outputs PadKernel(const KernelCall& call) {
   std::string mode_name = mode_attr == nullptr ? "constant" : mode_attr->s();
   const PadModeName* mode = nullptr;
   for (const PadModeName& m : kPadModes) {
-    if (mode_name == m.name && call.since_version >= m.since) mode = &m;
+    if (mode_name == m.name && call.since_version() >= m.since) mode = &m;
   }
   if (mode == nullptr) return call.Error(absl::StrCat("mode \"", mode_name, "\" is unknown"));
   std::vector<int64_t> before(rank, 0), after(rank, 0);
@@ -333,7 +333,7 @@ absl::StatusOr<Combine> ReadReduction(const KernelCall& call) {
   const onnx::AttributeProto* a = call.attribute("reduction");
   if (a == nullptr) return Combine::kNone;
   for (const CombineName& c : kCombines) {
-    if (a->s() == c.name && call.since_version >= c.since) return c.combine;
+    if (a->s() == c.name && call.since_version() >= c.since) return c.combine;
   }
   return call.Error(absl::StrCat("reduction \"", a->s(), "\" is unknown"));
 }

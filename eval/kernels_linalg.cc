@@ -133,7 +133,7 @@ Outputs GemmKernel(const KernelCall& call) {
   OC_ASSIGN_OR_RETURN(const Tensor* a, nn::Required(call, 0, "A"));
   OC_ASSIGN_OR_RETURN(const Tensor* b, nn::Required(call, 1, "B"));
   const Tensor* c = call.input(2);
-  if (c == nullptr && call.since_version < 11) return call.Error("input C is absent");
+  if (c == nullptr && call.since_version() < 11) return call.Error("input C is absent");
   if (a->rank() != 2 || b->rank() != 2) return call.Error("A and B must be matrices");
   bool trans_a = call.Int("transA", 0) != 0, trans_b = call.Int("transB", 0) != 0;
   int64_t m = a->dims()[trans_a ? 1 : 0], k = a->dims()[trans_a ? 0 : 1];
@@ -142,7 +142,7 @@ Outputs GemmKernel(const KernelCall& call) {
   std::vector<int64_t> dims = {m, n};
   OC_RETURN_IF_ERROR(nn::CheckedCount(call, dims).status());
   if (c != nullptr) {
-    bool broadcasts = call.since_version >= 7 || call.Int("broadcast", 0) != 0;
+    bool broadcasts = call.since_version() >= 7 || call.Int("broadcast", 0) != 0;
     if (!broadcasts && c->dims() != dims) {
       return call.Error("C's shape differs from the output's and broadcast is 0");
     }

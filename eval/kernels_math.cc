@@ -54,7 +54,7 @@ absl::StatusOr<Params> ReadParams(Fn fn, const KernelCall& call) {
   for (const FnDefaults& d : kDefaults) {
     if (d.fn != fn) continue;
     float alpha = d.alpha, gamma = d.gamma;
-    if (fn == Fn::kSelu && call.since_version < 6) {
+    if (fn == Fn::kSelu && call.since_version() < 6) {
       alpha = 1.6732f;  // Selu-1's defaults
       gamma = 1.0507f;
     }
@@ -255,10 +255,10 @@ Outputs ShrinkKernel(const KernelCall& call) {
 template <typename C>
 absl::StatusOr<std::optional<C>> ClipBound(const KernelCall& call, int i, const char* name,
                                            float legacy_default) {
-  if (call.since_version < 11) {
+  if (call.since_version() < 11) {
     const onnx::AttributeProto* a = call.attribute(name);
     if (a != nullptr && a->has_f()) return std::optional<C>(static_cast<C>(a->f()));
-    if (call.since_version >= 6) return std::optional<C>(static_cast<C>(legacy_default));
+    if (call.since_version() >= 6) return std::optional<C>(static_cast<C>(legacy_default));
     return std::optional<C>();
   }
   const Tensor* bound = call.input(i);
@@ -288,7 +288,7 @@ Outputs ClipKernel(const KernelCall& call) {
   return ForTypes<NumberTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
     using C = Compute<T>;
-    if (!kIsFloat<T> && call.since_version < 12) {
+    if (!kIsFloat<T> && call.since_version() < 12) {
       return call.Error(NoKernel(x->elem_type()));
     }
     OC_ASSIGN_OR_RETURN(std::optional<C> lo, ClipBound<C>(call, 1, "min", -kMax));
@@ -326,7 +326,7 @@ Outputs PReluKernel(const KernelCall& call) {
   const Tensor* slope = call.input(1);
   if (x == nullptr || slope == nullptr) return call.Error("an input is absent");
   if (slope->elem_type() != x->elem_type()) return call.Error("slope's type differs from X's");
-  if (call.since_version < 7 && slope->size() != 1 && slope->dims() != x->dims()) {
+  if (call.since_version() < 7 && slope->size() != 1 && slope->dims() != x->dims()) {
     return call.Error("slope is neither one element nor X's shape");
   }
   return ForTypes<NumberTypes>(call, x->elem_type(), [&](auto v) -> Outputs {
@@ -361,10 +361,10 @@ Outputs PowKernel(const KernelCall& call) {
   const Tensor* x = First(call);
   const Tensor* y = call.input(1);
   if (x == nullptr || y == nullptr) return call.Error("an input is absent");
-  if (call.since_version < 12 && x->elem_type() != y->elem_type()) {
+  if (call.since_version() < 12 && x->elem_type() != y->elem_type()) {
     return call.Error("the inputs' types differ, which this version does not allow");
   }
-  bool legacy = call.since_version < 7;
+  bool legacy = call.since_version() < 7;
   Outputs out = call.Error(absl::StrCat(NoKernel(x->elem_type()), " and ",
                                         ElementTypeName(y->elem_type())));
   VisitElementType(x->elem_type(), [&](auto xv) {
@@ -502,7 +502,7 @@ template <Softmax kOp>
 Outputs SoftmaxKernel(const KernelCall& call) {
   const Tensor* x = First(call);
   if (x == nullptr) return call.Error("input is absent");
-  bool coerce = call.since_version < 13;
+  bool coerce = call.since_version() < 13;
   int64_t rank = x->rank();
   int64_t axis = call.Int("axis", coerce ? 1 : -1);
   AxisSplit s{1, 1, 1};

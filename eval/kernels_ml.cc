@@ -121,7 +121,7 @@ absl::StatusOr<std::optional<Tensor>> FirstList(const KernelCall& call,
                                                 const std::vector<std::string>& names,
                                                 const std::vector<int32_t>& types,
                                                 const char* tensor_name) {
-  if (call.since_version >= 4) {
+  if (call.since_version() >= 4) {
     if (const onnx::AttributeProto* a = call.attribute(tensor_name); a != nullptr && a->has_t()) {
       absl::StatusOr<Tensor> t = FromProto(a->t());
       if (!t.ok()) return call.Error(t.status().message());
@@ -139,7 +139,7 @@ absl::StatusOr<std::optional<Tensor>> FirstList(const KernelCall& call,
 
 // The default value of a LabelEncoder whose values are of `type`.
 absl::StatusOr<Tensor> DefaultValue(const KernelCall& call, int32_t type) {
-  if (call.since_version >= 4) {
+  if (call.since_version() >= 4) {
     if (const onnx::AttributeProto* a = call.attribute("default_tensor"); a != nullptr) {
       absl::StatusOr<Tensor> t = FromProto(a->t());
       if (!t.ok()) return call.Error(t.status().message());
@@ -183,7 +183,7 @@ Outputs LabelEncoderKernel(const KernelCall& call) {
   const Tensor* x = call.input(0);
   if (x == nullptr) return call.Error("X is absent");
   std::optional<Tensor> keys, values;
-  if (call.since_version < 2) {
+  if (call.since_version() < 2) {
     const onnx::AttributeProto* classes = call.attribute("classes_strings");
     if (classes == nullptr) return call.Error("classes_strings is unset");
     Tensor names = ListTensor(onnx::TensorProto::STRING, *classes);

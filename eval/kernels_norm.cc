@@ -85,11 +85,11 @@ Outputs BatchNormKernel(const KernelCall& call) {
     OC_ASSIGN_OR_RETURN(RealView<double> v, Doubles(call, *t));
     p.push_back(std::move(v));
   }
-  bool training = call.since_version >= 14 ? call.Int("training_mode", 0) != 0
+  bool training = call.since_version() >= 14 ? call.Int("training_mode", 0) != 0
                                            : call.Int("is_test", 1) == 0 ||
-                                                 (call.since_version >= 7 &&
+                                                 (call.since_version() >= 7 &&
                                                   call.node.output_size() > 1);
-  if (training && call.since_version < 14) {
+  if (training && call.since_version() < 14) {
     return call.Error("training outputs before version 14 are not supported");
   }
   double epsilon = call.Float("epsilon", 1e-5f);
@@ -294,7 +294,7 @@ Outputs GroupNormKernel(const KernelCall& call) {
     return call.Error(absl::StrCat("num_groups ", groups, " does not divide ", channels,
                                    " channels"));
   }
-  int64_t per = call.since_version >= 21 ? channels : groups;
+  int64_t per = call.since_version() >= 21 ? channels : groups;
   if (scale->size() != per || bias->size() != per) {
     return call.Error(absl::StrCat("scale and bias must hold ", per, " values"));
   }
@@ -311,7 +311,7 @@ Outputs GroupNormKernel(const KernelCall& call) {
     double denominator = std::sqrt(m.variance[r] + epsilon);
     for (int64_t i = 0; i < inner; ++i) {
       int64_t c = (r % groups) * (channels / groups) + i / std::max<int64_t>(spatial, 1);
-      int64_t k = call.since_version >= 21 ? c : r % groups;
+      int64_t k = call.since_version() >= 21 ? c : r % groups;
       y[r * inner + i] = (vx[r * inner + i] - m.mean[r]) / denominator * vs[k] + vb[k];
     }
   }

@@ -322,7 +322,7 @@ Outputs RoiAlignKernel(const KernelCall& call) {
   std::string mode = mode_attr != nullptr ? mode_attr->s() : "avg";
   if (mode != "avg" && mode != "max") return call.Error("mode must be avg or max");
   const onnx::AttributeProto* transform = call.attribute("coordinate_transformation_mode");
-  bool half_pixel = call.since_version >= 16 &&
+  bool half_pixel = call.since_version() >= 16 &&
                     (transform == nullptr || transform->s() == "half_pixel");
   int64_t out_h = call.Int("output_height", 1), out_w = call.Int("output_width", 1);
   int64_t sampling = call.Int("sampling_ratio", 0);

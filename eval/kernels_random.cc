@@ -52,8 +52,8 @@ absl::StatusOr<Tensor> StoreFloats(const KernelCall& call, int32_t type,
 Outputs DropoutKernel(const KernelCall& call) {
   OC_ASSIGN_OR_RETURN(const Tensor* x, nn::Required(call, 0, "data"));
   double ratio = call.Float("ratio", 0.5f);
-  bool training = call.since_version < 7 && call.Int("is_test", 0) == 0;
-  if (call.since_version >= 12) {
+  bool training = call.since_version() < 7 && call.Int("is_test", 0) == 0;
+  if (call.since_version() >= 12) {
     ratio = 0.5;
     if (const Tensor* r = call.input(1)) {
       OC_ASSIGN_OR_RETURN(RealView<double> v, RealView<double>::Of(*r));
@@ -70,7 +70,7 @@ Outputs DropoutKernel(const KernelCall& call) {
   }
   if (!(ratio >= 0 && ratio < 1)) return call.Error("ratio must be in [0, 1)");
   bool drops = training && ratio > 0;
-  Tensor mask(call.since_version >= 10 ? onnx::TensorProto::BOOL : x->elem_type(), x->dims());
+  Tensor mask(call.since_version() >= 10 ? onnx::TensorProto::BOOL : x->elem_type(), x->dims());
   Tensor y = *x;
   if (!drops) {
     if (mask.elem_type() == onnx::TensorProto::BOOL) {

@@ -228,7 +228,7 @@ Outputs ReduceKernel(const KernelCall& call) {
   const Tensor* x = call.input(0);
   if (x == nullptr) return call.Error("data is absent");
   OC_ASSIGN_OR_RETURN(std::optional<std::vector<bool>> reduced,
-                      ReducedAxes(call, x->rank(), AxesFromInput(kOp, call.since_version)));
+                      ReducedAxes(call, x->rank(), AxesFromInput(kOp, call.since_version())));
   if (!reduced) return One(*x);
   std::vector<int64_t> dims = ReducedDims(x->dims(), *reduced, call.Int("keepdims", 1) != 0);
   return ForTypes<Reducible<kOp>::template Types>(call, x->elem_type(), [&](auto v) -> Outputs {
@@ -305,7 +305,7 @@ Outputs TopKKernel(const KernelCall& call) {
   const Tensor* x = call.input(0);
   if (x == nullptr) return call.Error("X is absent");
   int64_t k = call.Int("k", -1);
-  if (call.since_version >= 10) {
+  if (call.since_version() >= 10) {
     const Tensor* given = call.input(1);
     if (given == nullptr || given->size() != 1) return call.Error("K is not one integer");
     OC_ASSIGN_OR_RETURN(std::vector<int64_t> values, Int64s(call, *given));

@@ -71,7 +71,7 @@ absl::StatusOr<E> Lookup(const KernelCall& call, const char* name, const char* f
   const onnx::AttributeProto* a = call.attribute(name);
   std::string value = a == nullptr ? fallback : a->s();
   for (const Named<E>& row : table) {
-    if (value == row.name && row.first <= call.since_version && call.since_version <= row.last) {
+    if (value == row.name && row.first <= call.since_version() && call.since_version() <= row.last) {
       return row.value;
     }
   }
@@ -131,7 +131,7 @@ absl::Status PlanSizes(const KernelCall& call, const Tensor& x, const std::vecto
     plan.out_dims[axes[i]] = (*sizes)[i];
   }
   const onnx::AttributeProto* policy = call.attribute("keep_aspect_ratio_policy");
-  std::string name = policy == nullptr || call.since_version < 18 ? "stretch" : policy->s();
+  std::string name = policy == nullptr || call.since_version() < 18 ? "stretch" : policy->s();
   if (name == "stretch") return absl::OkStatus();
   if (name != "not_larger" && name != "not_smaller") {
     return call.Error(absl::StrCat("keep_aspect_ratio_policy \"", name, "\" is unknown"));
@@ -161,13 +161,13 @@ absl::StatusOr<Plan> PlanResize11(const KernelCall& call, const Tensor& x) {
   plan.cubic_a = call.Float("cubic_coeff_a", -0.75f);
   plan.exclude_outside = call.Int("exclude_outside", 0) != 0;
   plan.extrapolation = call.Float("extrapolation_value", 0);
-  plan.antialias = call.since_version >= 18 && call.Int("antialias", 0) != 0;
+  plan.antialias = call.since_version() >= 18 && call.Int("antialias", 0) != 0;
   if (plan.antialias && plan.mode == Mode::kNearest) {
     return call.Error("antialias applies to linear and cubic modes only");
   }
   std::vector<int64_t> axes(rank);
   for (int64_t i = 0; i < rank; ++i) axes[i] = i;
-  if (std::optional<std::vector<int64_t>> given = call.since_version >= 18
+  if (std::optional<std::vector<int64_t>> given = call.since_version() >= 18
                                                       ? call.Ints("axes")
                                                       : std::nullopt) {
     std::vector<bool> seen(rank, false);
@@ -213,10 +213,10 @@ absl::StatusOr<Plan> PlanLegacy(const KernelCall& call, const Tensor& x, bool up
   OC_ASSIGN_OR_RETURN(plan.mode, Lookup(call, "mode", "nearest", kModes));
   if (plan.mode == Mode::kCubic) return call.Error("mode \"cubic\" is unknown");
   std::vector<double> scales;
-  if (upsample && call.since_version < 7) {
+  if (upsample && call.since_version() < 7) {
     if (x.rank() != 4) return call.Error("the input is not 4-D");
     scales = {1.0, 1.0, call.Float("height_scale", 0), call.Float("width_scale", 0)};
-  } else if (upsample && call.since_version < 9) {
+  } else if (upsample && call.since_version() < 9) {
     std::vector<double> given;
     if (const onnx::AttributeProto* a = call.attribute("scales")) {
       given.assign(a->floats().begin(), a->floats().end());
@@ -542,7 +542,7 @@ Outputs Run(const KernelCall& call, const Tensor& x, const Plan& plan) {
 Outputs ResizeKernel(const KernelCall& call) {
   const Tensor* x = call.input(0);
   if (x == nullptr) return call.Error("X is absent");
-  absl::StatusOr<Plan> plan = call.since_version >= 11 ? PlanResize11(call, *x)
+  absl::StatusOr<Plan> plan = call.since_version() >= 11 ? PlanResize11(call, *x)
                                                        : PlanLegacy(call, *x, false);
   if (!plan.ok()) return plan.status();
   return Run(call, *x, *plan);

@@ -135,7 +135,7 @@ absl::StatusOr<Layer> ReadLayer(const KernelCall& call, Cell cell, const Tensor&
   Layer l;
   l.cell = cell;
   l.gates = cell == Cell::kRnn ? 1 : cell == Cell::kGru ? 3 : 4;
-  l.batch_major = call.since_version >= 14 && call.Int("layout", 0) != 0;
+  l.batch_major = call.since_version() >= 14 && call.Int("layout", 0) != 0;
   if (x.rank() != 3 || w.rank() != 3 || r.rank() != 3) {
     return call.Error("X, W and R must have rank 3");
   }

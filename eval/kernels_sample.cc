@@ -75,7 +75,7 @@ Outputs GridSampleKernel(const KernelCall& call) {
   if (x == nullptr || grid == nullptr) return call.Error("X or grid is absent");
   if (!IsFloatElement(x->elem_type())) return call.Error(NoKernel(x->elem_type()));
   if (!IsFloatElement(grid->elem_type())) return call.Error(NoKernel(grid->elem_type()));
-  bool v16 = call.since_version < 20;
+  bool v16 = call.since_version() < 20;
   const onnx::AttributeProto* mode_attr = call.attribute("mode");
   std::string mode_name = mode_attr != nullptr ? mode_attr->s() : (v16 ? "bilinear" : "linear");
   SampleMode mode;

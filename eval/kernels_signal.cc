@@ -71,8 +71,8 @@ Outputs DftKernel(const KernelCall& call) {
   if (rank < 2) return call.Error("the input has rank below 2");
   int64_t c = x->dims().back();
   if (c != 1 && c != 2) return call.Error("the input's last dim must be 1 (real) or 2 (complex)");
-  int64_t axis = call.since_version >= 20 ? -2 : call.Int("axis", 1);
-  if (call.since_version >= 20) {
+  int64_t axis = call.since_version() >= 20 ? -2 : call.Int("axis", 1);
+  if (call.since_version() >= 20) {
     OC_ASSIGN_OR_RETURN(std::optional<int64_t> a, OptionalInt(call, 2));
     if (a.has_value()) axis = *a;
   }

@@ -141,6 +141,10 @@ struct PlannedNode {
   mutable GraphOpFn graph_op = nullptr;
   mutable KernelFn kernel = nullptr;
   mutable bool deterministic = true;
+  // Whether the node has computed its outputs, and whether its graph-level
+  // op or kernel asked for its operator version in any run.
+  mutable bool ran = false;
+  mutable bool read_version = false;
 };
 
 // When the values of a body die, and what it reads from around it.
@@ -181,6 +185,16 @@ struct OpCall {
   const Context& context;
   int depth;
 
+  // Set when the op asked for the operator version (since_version).
+  mutable bool version_read = false;
+
+  // The operator version the node binds to (KernelCall::since_version):
+  // an op must ask here, not `schema`, for behaviour that differs between
+  // the versions it serves.
+  int since_version() const {
+    version_read = true;
+    return schema.since_version;
+  }
   // Input `i`, or null when absent.
   const Value* input(int i) const {
     return i < static_cast<int>(inputs.size()) ? inputs[i] : nullptr;

@@ -120,6 +120,7 @@ v1::ConversionReport ReportToProto(const converter::ConversionReport& report) {
       v1::StepVerification* verified = out->mutable_verification();
       verified->set_skipped(step.verification->skipped);
       verified->set_nodes(step.verification->nodes);
+      verified->set_rebound_alike(step.verification->rebound_alike);
       verified->set_sets(step.verification->sets);
       verified->set_values(step.verification->values);
       verified->set_max_abs_error(step.verification->max_abs_error);
@@ -176,10 +177,14 @@ converter::ConversionReport ReportFromProto(const v1::ConversionReport& proto) {
     out.nodes_validated = static_cast<int>(step.nodes_validated());
     if (step.has_verification()) {
       const v1::StepVerification& verified = step.verification();
-      out.verification = converter::StepVerification{
-          verified.skipped(),        static_cast<int>(verified.nodes()),
-          static_cast<int>(verified.sets()), static_cast<int>(verified.values()),
-          verified.max_abs_error(),  verified.max_rel_error()};
+      converter::StepVerification& in = out.verification.emplace();
+      in.skipped = verified.skipped();
+      in.nodes = static_cast<int>(verified.nodes());
+      in.rebound_alike = static_cast<int>(verified.rebound_alike());
+      in.sets = static_cast<int>(verified.sets());
+      in.values = static_cast<int>(verified.values());
+      in.max_abs_error = verified.max_abs_error();
+      in.max_rel_error = verified.max_rel_error();
     }
     for (const v1::NodeChange& node : step.nodes()) {
       out.nodes.push_back(NodeChangeFromProto(node));

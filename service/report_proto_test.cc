@@ -142,8 +142,8 @@ TEST(ReportProtoTest, MirroredStructsHaveNotGrown) {
   EXPECT_EQ(sizeof(converter::ConvertOptions), 120u);
   EXPECT_EQ(sizeof(converter::ConversionReport), 232u);
   EXPECT_EQ(sizeof(converter::VerificationReport), 104u);
-  EXPECT_EQ(sizeof(converter::StepReport), 216u);
-  EXPECT_EQ(sizeof(converter::StepVerification), 64u);
+  EXPECT_EQ(sizeof(converter::StepReport), 224u);
+  EXPECT_EQ(sizeof(converter::StepVerification), 72u);
   EXPECT_EQ(sizeof(converter::VersionBump), 80u);
   EXPECT_EQ(sizeof(converter::NodeChange), 248u);  // alike: a NameList
   EXPECT_EQ(sizeof(adapters::Change), 64u);
