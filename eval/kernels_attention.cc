@@ -26,8 +26,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-using nn::ConstMatrixMap;
-using nn::MatrixMap;
 using nn::Outputs;
 using nn::RealView;
 
@@ -221,10 +219,8 @@ Outputs Attend(const KernelCall& call) {
   for (int64_t b = 0; b < q.batch; ++b) {
     for (int64_t h = 0; h < q.heads; ++h) {
       int64_t kv = h / (q.heads / k.heads);
-      ConstMatrixMap<C> mq(q.at(b, h), q.sequence, q.size);
-      ConstMatrixMap<C> mk(k.at(b, kv), total, k.size);
-      ConstMatrixMap<C> mv(v.at(b, kv), total, v.size);
-      scores.noalias() = (mq * mk.transpose()) * static_cast<C>(scale);
+      nn::Multiply(q.at(b, h), k.at(b, kv), scores.data(), q.sequence, q.size, total,
+                   {.transpose_b = true, .scale = scale});
       C* kept = qk_out.data() + (b * q.heads + h) * q.sequence * total;
       for (int64_t i = 0; i < q.sequence; ++i) {
         for (int64_t j = 0; j < total; ++j) {
@@ -243,9 +239,9 @@ Outputs Attend(const KernelCall& call) {
           for (int64_t j = 0; j < total; ++j) kept[i * total + j] = scores(i, j);
         }
       }
-      MatrixMap<C> my(y.values.data() + ((b * y.heads + h) * y.sequence) * y.size, y.sequence,
-                      y.size);
-      my.noalias() = scores * mv;
+      nn::Multiply(scores.data(), v.at(b, kv),
+                   y.values.data() + ((b * y.heads + h) * y.sequence) * y.size, y.sequence, total,
+                   y.size);
     }
   }
   int32_t type = q_in->elem_type();
@@ -353,10 +349,8 @@ absl::StatusOr<Tensor> Flex(const KernelCall& call, int32_t precision,
   std::vector<C> scores(count);
   for (int64_t b = 0; b < q.batch; ++b) {
     for (int64_t h = 0; h < q.heads; ++h) {
-      ConstMatrixMap<C> mq(q.at(b, h), q.sequence, q.size);
-      ConstMatrixMap<C> mk(k.at(b, h / group), k.sequence, k.size);
-      MatrixMap<C> ms(scores.data() + (b * q.heads + h) * block, q.sequence, k.sequence);
-      ms.noalias() = (mq * mk.transpose()) * static_cast<C>(scale);
+      nn::Multiply(q.at(b, h), k.at(b, h / group), scores.data() + (b * q.heads + h) * block,
+                   q.sequence, q.size, k.sequence, {.transpose_b = true, .scale = scale});
     }
   }
   OC_RETURN_IF_ERROR((ApplyMod<P, C>(call, score_mod, "score_mod", precision, dims, scores)));
@@ -368,10 +362,9 @@ absl::StatusOr<Tensor> Flex(const KernelCall& call, int32_t precision,
   std::vector<C> y(q.batch * q.heads * q.sequence * v.size);
   for (int64_t b = 0; b < q.batch; ++b) {
     for (int64_t h = 0; h < q.heads; ++h) {
-      ConstMatrixMap<C> mp(scores.data() + (b * q.heads + h) * block, q.sequence, k.sequence);
-      ConstMatrixMap<C> mv(v.at(b, h / group), v.sequence, v.size);
-      MatrixMap<C> my(y.data() + (b * q.heads + h) * q.sequence * v.size, q.sequence, v.size);
-      my.noalias() = mp * mv;
+      nn::Multiply(scores.data() + (b * q.heads + h) * block, v.at(b, h / group),
+                   y.data() + (b * q.heads + h) * q.sequence * v.size, q.sequence, k.sequence,
+                   v.size);
     }
   }
   return nn::StoreTensor<T, C>(call.input(0)->elem_type(), {q.batch, q.heads, q.sequence, v.size},

@@ -18,8 +18,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-using nn::ConstMatrixMap;
-using nn::MatrixMap;
 using nn::Outputs;
 using nn::RealView;
 using nn::Window;
@@ -251,10 +249,9 @@ void Convolve(const ConvShape& s, const Window& w, const C* x, const C* weights,
       for (int64_t g = 0; g < s.group; ++g) {
         const C* xg = x + (n * s.in_channels + g * cg) * image;
         if (!pointwise) GatherPatches(w, cg, xg, cols);
-        ConstMatrixMap<C> mcols(pointwise ? xg : cols, cg * kernel_size, positions);
-        ConstMatrixMap<C> mw(weights + g * mg * cg * kernel_size, mg, cg * kernel_size);
-        MatrixMap<C> my(y + (n * s.out_channels + g * mg) * positions, mg, positions);
-        my.noalias() = mw * mcols;
+        nn::Multiply(weights + g * mg * cg * kernel_size, pointwise ? xg : cols,
+                     y + (n * s.out_channels + g * mg) * positions, mg, cg * kernel_size,
+                     positions);
       }
     }
     if (!pointwise) TrimScratch<C>();
@@ -628,11 +625,9 @@ Outputs ConvTransposeKernel(const KernelCall& call) {
     std::vector<C> cols(mg * kernel_size * positions);
     for (int64_t n = 0; n < s.batch; ++n) {
       for (int64_t g = 0; g < s.group; ++g) {
-        ConstMatrixMap<C> mw(vw->data() + g * cg * mg * kernel_size, cg, mg * kernel_size);
-        ConstMatrixMap<C> mx(vx->data() + (n * s.in_channels + g * cg) * positions, cg,
-                             positions);
-        MatrixMap<C> mcols(cols.data(), mg * kernel_size, positions);
-        mcols.noalias() = mw.transpose() * mx;
+        nn::Multiply(vw->data() + g * cg * mg * kernel_size,
+                     vx->data() + (n * s.in_channels + g * cg) * positions, cols.data(),
+                     mg * kernel_size, cg, positions, {.transpose_a = true});
         C* yg = y.data() + (n * s.out_channels + g * mg) * image;
         int64_t width = win.output[rank - 1], stride = win.strides[rank - 1];
         WalkPatchRows(win, mg,
@@ -886,12 +881,14 @@ Outputs DeformConvKernel(const KernelCall& call) {
             }
           }
         }
-        ConstMatrixMap<C> mcols(cols.data(), cg * kernel_size, positions);
-        ConstMatrixMap<C> mw(vw.data() + g * mg * cg * kernel_size, mg, cg * kernel_size);
-        MatrixMap<C> my(y.data() + (n * s.out_channels + g * mg) * positions, mg, positions);
-        my.noalias() = mw * mcols;
+        C* yg = y.data() + (n * s.out_channels + g * mg) * positions;
+        nn::Multiply(vw.data() + g * mg * cg * kernel_size, cols.data(), yg, mg, cg * kernel_size,
+                     positions);
         if (vb) {
-          for (int64_t o = 0; o < mg; ++o) my.row(o).array() += (*vb)[g * mg + o];
+          for (int64_t o = 0; o < mg; ++o) {
+            C bias = (*vb)[g * mg + o];
+            for (int64_t p = 0; p < positions; ++p) yg[o * positions + p] += bias;
+          }
         }
       }
     }

@@ -21,7 +21,6 @@ namespace onnxconvert::eval {
 namespace {
 
 using nn::ConstMatrixMap;
-using nn::MatrixMap;
 using nn::Outputs;
 using nn::RealView;
 
@@ -74,10 +73,8 @@ void BatchedProduct(const MatMulShape& s, const C* a, const C* b, C* out) {
   int64_t batches = nn::Product(s.batch, 0, s.batch.size());
   BroadcastCursor ca(s.batch, s.a_batch), cb(s.batch, s.b_batch);
   for (int64_t i = 0; i < batches; ++i) {
-    ConstMatrixMap<C> ma(a + ca.offset() * s.m * s.k, s.m, s.k);
-    ConstMatrixMap<C> mb(b + cb.offset() * s.k * s.n, s.k, s.n);
-    MatrixMap<C> mo(out + i * s.m * s.n, s.m, s.n);
-    mo.noalias() = ma * mb;
+    nn::Multiply(a + ca.offset() * s.m * s.k, b + cb.offset() * s.k * s.n, out + i * s.m * s.n, s.m,
+                 s.k, s.n);
     ca.Next();
     cb.Next();
   }
@@ -162,18 +159,9 @@ Outputs GemmKernel(const KernelCall& call) {
     if constexpr (!std::is_same_v<T, bool> && sizeof(T) >= 2) {
       using C = Accumulate<T>;
       std::vector<C> wa = Widen<C, T>(*a), wb = Widen<C, T>(*b);
-      ConstMatrixMap<C> ma(wa.data(), a->dims()[0], a->dims()[1]);
-      ConstMatrixMap<C> mb(wb.data(), b->dims()[0], b->dims()[1]);
       nn::Matrix<C> y(m, n);
-      if (trans_a && trans_b) {
-        y.noalias() = ma.transpose() * mb.transpose();
-      } else if (trans_a) {
-        y.noalias() = ma.transpose() * mb;
-      } else if (trans_b) {
-        y.noalias() = ma * mb.transpose();
-      } else {
-        y.noalias() = ma * mb;
-      }
+      nn::Multiply(wa.data(), wb.data(), y.data(), m, k, n,
+                   {.transpose_a = trans_a, .transpose_b = trans_b});
       if constexpr (std::is_floating_point_v<C>) {
         y *= static_cast<C>(alpha);
         if (c != nullptr && beta != 0) {
@@ -578,14 +566,7 @@ std::optional<std::vector<C>> EinsumContraction(const std::vector<std::string>& 
   int64_t nb = size(batch), m = size(free_x), k = size(contracted), n = size(free_y);
   std::vector<C> product(nb * m * n);
   for (int64_t b = 0; b < nb; ++b) {
-    ConstMatrixMap<C> mx(px.data() + b * m * k, m, k);
-    ConstMatrixMap<C> my(py.data() + b * k * n, k, n);
-    MatrixMap<C> mo(product.data() + b * m * n, m, n);
-    if (k == 0) {
-      mo.setZero();
-    } else {
-      mo.noalias() = mx * my;
-    }
+    nn::Multiply(px.data() + b * m * k, py.data() + b * k * n, product.data() + b * m * n, m, k, n);
   }
   // `product` is laid out as batch + free_x + free_y: permute to `output`.
   std::string laid = batch + free_x + free_y;

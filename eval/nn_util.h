@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "eval/gemm.h"
 #include "eval/kernel.h"
 #include "eval/tensor.h"
 
@@ -51,6 +52,31 @@ template <typename C>
 using MatrixMap = Eigen::Map<Matrix<C>>;
 template <typename C>
 using ConstMatrixMap = Eigen::Map<const Matrix<C>>;
+
+// out (m x n) = scale * op(a) * op(b) over contiguous row-major storage, as
+// MultiplyInto (gemm.h) for float and double (AVX2+FMA kernels where the CPU
+// has them); on Eigen for the integer compute types, which wrap.
+template <typename C>
+void Multiply(const C* a, const C* b, C* out, int64_t m, int64_t k, int64_t n,
+              const ProductOptions& options = {}) {
+  if constexpr (std::is_floating_point_v<C>) {
+    MultiplyInto(a, b, out, m, k, n, options);
+  } else {
+    ConstMatrixMap<C> ma(a, options.transpose_a ? k : m, options.transpose_a ? m : k);
+    ConstMatrixMap<C> mb(b, options.transpose_b ? n : k, options.transpose_b ? k : n);
+    MatrixMap<C> mo(out, m, n);
+    if (options.transpose_a && options.transpose_b) {
+      mo.noalias() = ma.transpose() * mb.transpose();
+    } else if (options.transpose_a) {
+      mo.noalias() = ma.transpose() * mb;
+    } else if (options.transpose_b) {
+      mo.noalias() = ma * mb.transpose();
+    } else {
+      mo.noalias() = ma * mb;
+    }
+    if (options.scale != 1) mo *= static_cast<C>(options.scale);
+  }
+}
 
 // Calls `f(T{})` for the floating storage types (float, double, float16 as
 // Half, bfloat16 as BHalf); false for the others.
