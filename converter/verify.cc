@@ -277,11 +277,16 @@ bool HasSubgraphs(const onnx::NodeProto& node) {
   return false;
 }
 
-// `node` serialized without the bodies of its subgraphs (a change inside
-// them shows in the step report's graph paths instead): a node of the
-// main graph as a step may leave it.
-std::string Print(const onnx::NodeProto& node) {
-  if (!HasSubgraphs(node)) return Serialized(node);
+// `node` serialized into `out` (replacing what it held, its capacity kept)
+// without the bodies of its subgraphs (a change inside them shows in the
+// step report's graph paths instead): a node of the main graph as a step
+// may leave it.
+void PrintInto(const onnx::NodeProto& node, std::string& out) {
+  out.clear();
+  if (!HasSubgraphs(node)) {
+    node.AppendToString(&out);
+    return;
+  }
   onnx::NodeProto shallow;
   shallow.set_name(node.name());
   shallow.set_op_type(node.op_type());
@@ -295,14 +300,7 @@ std::string Print(const onnx::NodeProto& node) {
       *shallow.add_attribute() = attribute;
     }
   }
-  return Serialized(shallow);
-}
-
-// Printed nodes of `graph`, with counts.
-absl::flat_hash_map<std::string, int> NodePrints(const onnx::GraphProto& graph) {
-  absl::flat_hash_map<std::string, int> prints;
-  for (const onnx::NodeProto& node : graph.node()) ++prints[Print(node)];
-  return prints;
+  shallow.AppendToString(&out);
 }
 
 // The main-graph node, as "name\x1fop", a report's graph path lies under:
@@ -482,7 +480,6 @@ absl::StatusOr<std::unique_ptr<ConversionVerifier>> ConversionVerifier::Begin(
       verifier->original_producer_.emplace(output, node.name());
     }
   }
-  verifier->nodes_before_ = NodePrints(original.graph());
   verifier->functions_before_ = FunctionPrints(original);
   return verifier;
 }
@@ -510,31 +507,25 @@ absl::Status ConversionVerifier::RecordSets(onnx::ModelProto& original,
                    : SkipReason("the original cannot be evaluated", recorded);
     return absl::OkStatus();
   }
-  NoteVersionBlind(original, exposed);
+  NoteNodes(original, exposed);
   return absl::OkStatus();
 }
 
-void ConversionVerifier::NoteVersionBlind(const onnx::ModelProto& original,
-                                          const eval::PreparedModel& exposed) {
+void ConversionVerifier::NoteNodes(const onnx::ModelProto& original,
+                                   const eval::PreparedModel& exposed) {
   for (const onnx::OperatorSetIdProto& opset : original.opset_import()) {
     original_opsets_[schema::Registry::CanonicalDomain(opset.domain())] = opset.version();
   }
-  absl::flat_hash_set<std::string> not_blind;
-  for (int i = 0; i < original.graph().node_size(); ++i) {
-    std::string print = Print(original.graph().node(i));
-    if (exposed.RanVersionBlind(i)) {
-      version_blind_.insert(std::move(print));
-    } else {
-      not_blind.insert(std::move(print));
-    }
+  const onnx::GraphProto& main = original.graph();
+  for (int i = 0; i < main.node_size(); ++i) {
+    SeenNode& seen = nodes_before_[&main.node(i)];
+    PrintInto(main.node(i), seen.print);
+    seen.version_blind = exposed.RanVersionBlind(i);
   }
-  for (const std::string& print : not_blind) version_blind_.erase(print);
 }
 
 bool ConversionVerifier::ComputesAsOriginal(const onnx::NodeProto& node,
-                                            absl::string_view print,
                                             const StepReport& step) const {
-  if (!version_blind_.contains(print)) return false;
   auto opset = original_opsets_.find(step.domain);
   if (opset == original_opsets_.end()) return false;
   const schema::Registry& registry = schema::Registry::Get();
@@ -578,13 +569,15 @@ absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepRe
     if (before == functions_before_.end() || before->second != print) changed_functions.insert(id);
   }
   std::vector<int> touched;
-  absl::flat_hash_map<std::string, int> prints;
+  absl::flat_hash_map<const onnx::NodeProto*, SeenNode> seen;
+  seen.reserve(main.node_size());
+  std::string print;
   for (int i = 0; i < main.node_size(); ++i) {
     const onnx::NodeProto& node = main.node(i);
-    std::string print = Print(node);
-    auto before = nodes_before_.find(print);
-    bool same = before != nodes_before_.end() && before->second > 0;
-    if (same) --before->second;
+    PrintInto(node, print);
+    auto before = nodes_before_.find(&node);
+    bool same = before != nodes_before_.end() && before->second.print == print;
+    SeenNode now = same ? std::move(before->second) : SeenNode{print, false};
     bool function_changed = !changed_functions.empty() &&
                             changed_functions.contains(FunctionId(node.domain(), node.op_type()));
     bool rebound = schema::Registry::CanonicalDomain(node.domain()) == step.domain &&
@@ -592,14 +585,14 @@ absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepRe
     bool inside = HasSubgraphs(node) &&
                   changed_inside.contains(absl::StrCat(node.name(), "\x1f", node.op_type()));
     bool changed = !same || inside || function_changed || changed_names.contains(node.name());
-    if (changed || (rebound && !ComputesAsOriginal(node, print, step))) {
+    if (changed || (rebound && !(now.version_blind && ComputesAsOriginal(node, step)))) {
       touched.push_back(i);
     } else if (rebound) {
       ++verification.rebound_alike;
     }
-    ++prints[std::move(print)];
+    seen.emplace(&node, std::move(now));
   }
-  nodes_before_ = std::move(prints);
+  nodes_before_ = std::move(seen);
   functions_before_ = std::move(functions);
   verification.nodes = static_cast<int>(touched.size());
 

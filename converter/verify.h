@@ -20,7 +20,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
 #include "converter/converter.h"
 #include "eval/graph.h"
 #include "proto/onnx.pb.h"
@@ -103,15 +102,15 @@ class ConversionVerifier {
                                         const std::vector<int>& cone, const SetState& state,
                                         const std::string& output, bool up) const;
 
-  // Notes the nodes of `original` that ran version-blind on every set
-  // (eval::PreparedModel::RanVersionBlind) and the opsets it imports.
-  void NoteVersionBlind(const onnx::ModelProto& original, const eval::PreparedModel& exposed);
-  // Whether `node` (serialized as `print`), which `step` rebinds and left as
-  // it was, computes what the original did: it is an original node that
-  // ran version-blind, and its op runs the same graph-level op or kernel at
-  // its original version and at its version after the step.
-  bool ComputesAsOriginal(const onnx::NodeProto& node, absl::string_view print,
-                          const StepReport& step) const;
+  // Notes the main-graph nodes of `original` as the nodes before the first
+  // step, each version-blind when it ran so on every set
+  // (eval::PreparedModel::RanVersionBlind), and the opsets it imports.
+  void NoteNodes(const onnx::ModelProto& original, const eval::PreparedModel& exposed);
+  // Whether `node`, a version-blind original node that `step` rebinds and
+  // left as it was, computes what the original did: its op runs the same
+  // graph-level op or kernel at its original version and at its version
+  // after the step.
+  bool ComputesAsOriginal(const onnx::NodeProto& node, const StepReport& step) const;
 
   // Brings `state.changed` up to date with `main` after a step, in graph
   // order: a value differs when a value its node reads differs, when the
@@ -122,13 +121,19 @@ class ConversionVerifier {
 
   std::string skipped_;
   std::vector<SetState> sets_;
-  // Serialized main-graph nodes and functions of the model before the step,
-  // with counts: a node found here is one the step left as it was.
-  absl::flat_hash_map<std::string, int> nodes_before_;
+  // The main-graph nodes of the model before the step, by address (the
+  // conversion edits the model in place): their serialized bytes, and
+  // whether they are original nodes, unchanged, that ran version-blind.
+  // A node whose address and bytes are found here is one the step left as
+  // it was.
+  struct SeenNode {
+    std::string print;
+    bool version_blind = false;
+  };
+  absl::flat_hash_map<const onnx::NodeProto*, SeenNode> nodes_before_;
+  // Serialized model-local functions of the model before the step, by id.
   absl::flat_hash_map<std::string, std::string> functions_before_;
-  // Serialized original main-graph nodes that ran version-blind on every
-  // set, and the original's opset of each (canonical) domain.
-  absl::flat_hash_set<std::string> version_blind_;
+  // The original's opset of each (canonical) domain.
   absl::flat_hash_map<std::string, int64_t> original_opsets_;
   // The original node of each value name, for messages.
   absl::flat_hash_map<std::string, std::string> original_producer_;
