@@ -20,6 +20,8 @@ using Kind = ValueSource::Kind;
 constexpr uint8_t kLive = 1;
 constexpr uint8_t kHasSubgraphs = 2;
 constexpr uint8_t kHasInsertionsBefore = 4;  // a key of inserted_before_
+constexpr uint8_t kHasInsertionsAfter = 8;   // a key of inserted_after_
+constexpr uint8_t kHasInsertions = kHasInsertionsBefore | kHasInsertionsAfter;
 
 // Steps of a cycle spelled out in an error; longer cycles are cut short.
 constexpr int kMaxCycleStepsShown = 16;
@@ -522,40 +524,52 @@ std::vector<NodeId> GraphIndex::LiveNodes() const {
   std::vector<NodeId> order;
   order.reserve(live_count_);
   for (NodeId node = 0; node < committed_count_; ++node) {
-    if (node_flags_[node] & kHasInsertionsBefore) AppendInsertedBefore(node, order);
-    if (node_flags_[node] & kLive) order.push_back(node);
+    if (node_flags_[node] & kHasInsertions) {
+      AppendWithInsertions(node, order);
+    } else if (node_flags_[node] & kLive) {
+      order.push_back(node);
+    }
   }
-  AppendInsertedBefore(kNoNode, order);
+  AppendWithInsertions(kNoNode, order);
   return order;
 }
 
-void GraphIndex::AppendInsertedBefore(NodeId anchor, std::vector<NodeId>& order) const {
-  auto first = inserted_before_.find(anchor);
-  if (first == inserted_before_.end()) return;
-  // Depth-first: each node after the nodes inserted before it.
+const std::vector<NodeId>* GraphIndex::InsertedAround(NodeId anchor, bool after) const {
+  if (anchor != kNoNode &&
+      !(node_flags_[anchor] & (after ? kHasInsertionsAfter : kHasInsertionsBefore))) {
+    return nullptr;
+  }
+  const auto& inserted = after ? inserted_after_ : inserted_before_;
+  auto it = inserted.find(anchor);
+  return it == inserted.end() ? nullptr : &it->second;
+}
+
+void GraphIndex::AppendWithInsertions(NodeId root, std::vector<NodeId>& order) const {
+  // Depth-first, without recursion (insertions may chain): each node after
+  // the nodes inserted before it and before those inserted after it.
+  enum class Phase { kBefore, kAfter };
   struct Frame {
-    const std::vector<NodeId>* nodes;
+    NodeId node;
+    Phase phase = Phase::kBefore;
+    const std::vector<NodeId>* nodes = nullptr;
     size_t next = 0;
-    bool expanded = false;  // nodes[next]'s own insertions are out
   };
-  std::vector<Frame> stack = {{&first->second}};
+  std::vector<Frame> stack = {{root, Phase::kBefore, InsertedAround(root, false)}};
   while (!stack.empty()) {
     Frame& top = stack.back();
-    if (top.next == top.nodes->size()) {
-      stack.pop_back();
+    if (top.nodes != nullptr && top.next < top.nodes->size()) {
+      const NodeId child = (*top.nodes)[top.next++];
+      stack.push_back({child, Phase::kBefore, InsertedAround(child, false)});
       continue;
     }
-    const NodeId node = (*top.nodes)[top.next];
-    if (!top.expanded) {
-      top.expanded = true;
-      if (node_flags_[node] & kHasInsertionsBefore) {
-        stack.push_back({&inserted_before_.at(node)});
-        continue;
-      }
+    if (top.phase == Phase::kBefore) {
+      if (top.node != kNoNode && (node_flags_[top.node] & kLive)) order.push_back(top.node);
+      top.phase = Phase::kAfter;
+      top.nodes = top.node == kNoNode ? nullptr : InsertedAround(top.node, true);
+      top.next = 0;
+      continue;
     }
-    if (node_flags_[node] & kLive) order.push_back(node);
-    top.expanded = false;
-    ++top.next;
+    stack.pop_back();
   }
 }
 
@@ -673,6 +687,12 @@ std::string GraphIndex::FreshName(absl::string_view prefix) { return names_->Fre
 // ---------------------------------------------------------------------------
 // Edits.
 
+absl::Status GraphIndex::CheckKnown(NodeId node) const {
+  if (node >= 0 && node < node_count()) return absl::OkStatus();
+  return Error(absl::StatusCode::kInvalidArgument,
+               absl::StrCat("node id ", node, " is not a node of this graph"));
+}
+
 absl::Status GraphIndex::CheckLive(NodeId node) const {
   if (IsLive(node)) return absl::OkStatus();
   return Error(absl::StatusCode::kInvalidArgument,
@@ -737,14 +757,14 @@ absl::StatusOr<GraphIndex::PreparedNodes> GraphIndex::PrepareNodes(
 }
 
 absl::StatusOr<std::vector<NodeId>> GraphIndex::RegisterPrepared(PreparedNodes prepared,
-                                                                 NodeId before) {
+                                                                 NodeId before, bool place) {
   std::vector<NodeId> ids;
   ids.reserve(prepared.subgraphs.size());
   for (size_t k = 0; k < prepared.subgraphs.size(); ++k) {
     const NodeId id = prepared.first + static_cast<NodeId>(k);
     // Outputs were checked by CheckNewOutputs; this cannot fail.
     OC_RETURN_IF_ERROR(RegisterNode(id, std::move(prepared.subgraphs[k])));
-    InsertBefore(id, before);
+    if (place) InsertBefore(id, before);
     names_->Note(node(id).name());
     ids.push_back(id);
   }
@@ -754,9 +774,21 @@ absl::StatusOr<std::vector<NodeId>> GraphIndex::RegisterPrepared(PreparedNodes p
 
 absl::StatusOr<std::vector<NodeId>> GraphIndex::InsertNodes(std::vector<onnx::NodeProto> nodes,
                                                             NodeId before) {
-  if (before != kNoNode) OC_RETURN_IF_ERROR(CheckLive(before));
+  if (before != kNoNode) OC_RETURN_IF_ERROR(CheckKnown(before));
   OC_ASSIGN_OR_RETURN(PreparedNodes prepared, PrepareNodes(std::move(nodes), kNoNode));
   return RegisterPrepared(std::move(prepared), before);
+}
+
+absl::StatusOr<std::vector<NodeId>> GraphIndex::InsertNodesAfter(NodeId after,
+                                                                 std::vector<onnx::NodeProto> nodes) {
+  OC_RETURN_IF_ERROR(CheckKnown(after));
+  OC_ASSIGN_OR_RETURN(PreparedNodes prepared, PrepareNodes(std::move(nodes), kNoNode));
+  OC_ASSIGN_OR_RETURN(std::vector<NodeId> ids, RegisterPrepared(std::move(prepared), kNoNode,
+                                                                /*place=*/false));
+  std::vector<NodeId>& slot = inserted_after_[after];
+  slot.insert(slot.end(), ids.begin(), ids.end());
+  node_flags_[after] |= kHasInsertionsAfter;
+  return ids;
 }
 
 absl::StatusOr<std::vector<NodeId>> GraphIndex::ReplaceNode(NodeId node,
@@ -797,7 +829,7 @@ void GraphIndex::Unindex(NodeId node) {
     }
     subgraphs_.erase(children);
   }
-  node_flags_[node] &= kHasInsertionsBefore;
+  node_flags_[node] &= kHasInsertions;
   --live_count_;
   order_may_change_ = true;
 }
@@ -1117,6 +1149,7 @@ void GraphIndex::Renumber(absl::Span<const NodeId> order, std::vector<NodeId>* n
   for (NodeId node = 0; node < node_count(); ++node) op_nodes_[node_op_[node]].push_back(node);
   live_count_ = committed_count_ = node_count();
   inserted_before_.clear();
+  inserted_after_.clear();
   order_may_change_ = false;
   if (new_ids != nullptr) *new_ids = std::move(new_id);
 }
@@ -1150,7 +1183,7 @@ void GraphIndex::RenumberNodeArrays(absl::Span<const NodeId> order) {
   input_values.reserve(input_values_.size() + room);
   output_values.reserve(output_values_.size() + room);
   for (NodeId node : order) {
-    flags.push_back(node_flags_[node] & ~kHasInsertionsBefore);
+    flags.push_back(node_flags_[node] & ~kHasInsertions);
     ops.push_back(node_op_[node]);
     input_values.insert(input_values.end(), input_values_.begin() + input_begin_[node],
                         input_values_.begin() + input_begin_[node + 1]);

@@ -215,12 +215,18 @@ class GraphIndex {
 
   // ---- Edits ----
 
-  // Adds `nodes` before node `before` (kNoNode: at the end) in LiveNodes()
-  // order and returns their ids. Fails, changing nothing, when one of them
+  // Adds `nodes` before node `before` (kNoNode: at the end; a removed node
+  // keeps its place until Commit) in LiveNodes() order and returns their
+  // ids. Fails, changing nothing, when one of them
   // produces a value already defined in this graph (or by another of them),
   // or when their subgraphs do not index.
   absl::StatusOr<std::vector<NodeId>> InsertNodes(std::vector<onnx::NodeProto> nodes,
                                                   NodeId before = kNoNode);
+  // Adds `nodes` just after node `after` (live or removed) in LiveNodes()
+  // order, after the nodes inserted after it before, and returns their
+  // ids. Fails as InsertNodes does.
+  absl::StatusOr<std::vector<NodeId>> InsertNodesAfter(NodeId after,
+                                                       std::vector<onnx::NodeProto> nodes);
   // Replaces live node `node` by `nodes`, where it was, and returns their ids.
   // They may produce the values `node` produced.
   absl::StatusOr<std::vector<NodeId>> ReplaceNode(NodeId node, std::vector<onnx::NodeProto> nodes);
@@ -336,16 +342,24 @@ class GraphIndex {
   bool IsVisibleOutside(ValueId value) const;
 
   // Editing.
+  absl::Status CheckKnown(NodeId node) const;
   absl::Status CheckLive(NodeId node) const;
   absl::StatusOr<PreparedNodes> PrepareNodes(std::vector<onnx::NodeProto> nodes, NodeId replaced);
-  absl::StatusOr<std::vector<NodeId>> RegisterPrepared(PreparedNodes prepared, NodeId before);
+  // Registers prepared nodes, placed before `before` unless `place` is
+  // false (the caller places them).
+  absl::StatusOr<std::vector<NodeId>> RegisterPrepared(PreparedNodes prepared, NodeId before,
+                                                       bool place = true);
   void Unindex(NodeId node);
   void SetInputValue(NodeId node, int slot, absl::string_view value);
   void SetGraphOutput(int position, absl::string_view value);
   absl::Status CheckRenameInSubgraphs(absl::string_view from, absl::string_view to) const;
   void RenameUsesOf(absl::string_view from, absl::string_view to, bool graph_outputs);
   void InsertBefore(NodeId node, NodeId anchor);
-  void AppendInsertedBefore(NodeId anchor, std::vector<NodeId>& order) const;
+  // The nodes inserted before (or after) `anchor`, or null.
+  const std::vector<NodeId>* InsertedAround(NodeId anchor, bool after) const;
+  // Appends `root` (when live; kNoNode: the end of the graph) to `order`
+  // with the nodes inserted around it, theirs around them, and so on.
+  void AppendWithInsertions(NodeId root, std::vector<NodeId>& order) const;
 
   // Order.
   absl::Status CheckInputsDefined(NodeId node) const;
@@ -438,11 +452,13 @@ class GraphIndex {
   absl::flat_hash_map<NodeId, std::map<ValueId, SubgraphUse>> subgraph_uses_;
 
   // LiveNodes() order: ids below committed_count_ in id order, each preceded
-  // by the nodes inserted before it (themselves preceded by theirs), then
-  // those inserted at the end (anchor kNoNode). Dead nodes keep their place
-  // as anchors. Costs nothing until a node is inserted.
+  // by the nodes inserted before it and followed by those inserted after it
+  // (each of those likewise), then those inserted at the end (anchor
+  // kNoNode). Dead nodes keep their place as anchors. Costs nothing until a
+  // node is inserted.
   NodeId committed_count_ = 0;
   absl::flat_hash_map<NodeId, std::vector<NodeId>> inserted_before_;
+  absl::flat_hash_map<NodeId, std::vector<NodeId>> inserted_after_;
   bool order_may_change_ = false;
 };
 

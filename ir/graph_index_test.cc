@@ -771,6 +771,52 @@ TEST(GraphIndexTest, CommitPlacesReplacementsWhereTheNodeWas) {
   CommitAndExpectIdentical(*index, "after commit");
 }
 
+// Nodes inserted before and after one anchor, and around the nodes
+// inserted, come out in the order the edits describe: each node after the
+// nodes inserted before it and before those inserted after it, in the order
+// they were inserted.
+TEST(GraphIndexTest, InsertionsAroundAnAnchorKeepTheirOrder) {
+  onnx::GraphProto graph = Chain();
+  std::unique_ptr<GraphIndex> index = BuildOrDie(graph);
+  ASSERT_NE(index, nullptr);
+  ASSERT_TRUE(index->InsertNodesAfter(1, {Node("after1", "Exp", {"B"}, {"E1"})}).ok());
+  ASSERT_TRUE(index->InsertNodes({Node("before1", "Sqrt", {"A"}, {"S1"})}, 1).ok());
+  absl::StatusOr<std::vector<NodeId>> after2 =
+      index->InsertNodesAfter(1, {Node("after2", "Log", {"E1"}, {"E2"})});
+  ASSERT_TRUE(after2.ok()) << after2.status();
+  // Around an inserted node, and after the last node.
+  ASSERT_TRUE(index->InsertNodesAfter((*after2)[0], {Node("after2b", "Abs", {"E2"}, {"E3"})}).ok());
+  ASSERT_TRUE(index->InsertNodes({Node("before2", "Neg", {"S1"}, {"S2"})}, 1).ok());
+  ASSERT_TRUE(index->InsertNodesAfter(2, {Node("last", "Relu", {"Y"}, {"Z"})}).ok());
+  EXPECT_EQ(NodeNames(*index, index->LiveNodes()),
+            (std::vector<std::string>{"a", "before1", "before2", "b", "after1", "after2",
+                                      "after2b", "c", "last"}));
+  ExpectConsistent(*index, "after inserting around b");
+  ASSERT_TRUE(index->Commit().ok());
+  std::vector<std::string> names;
+  for (const onnx::NodeProto& node : graph.node()) names.push_back(node.name());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "before1", "before2", "b", "after1", "after2",
+                                             "after2b", "c", "last"}));
+  CommitAndExpectIdentical(*index, "after commit");
+}
+
+// A removed node keeps its place until Commit: nodes inserted around it
+// take it.
+TEST(GraphIndexTest, InsertionsAroundARemovedNodeTakeItsPlace) {
+  onnx::GraphProto graph = Chain();
+  std::unique_ptr<GraphIndex> index = BuildOrDie(graph);
+  ASSERT_NE(index, nullptr);
+  ASSERT_TRUE(index->RemoveNode(1).ok());
+  ASSERT_TRUE(index->InsertNodesAfter(1, {Node("b2", "Exp", {"T"}, {"B"})}).ok());
+  ASSERT_TRUE(index->InsertNodes({Node("b1", "Log", {"A"}, {"T"})}, 1).ok());
+  EXPECT_EQ(NodeNames(*index, index->LiveNodes()),
+            (std::vector<std::string>{"a", "b1", "b2", "c"}));
+  ExpectConsistent(*index, "after replacing b around it");
+  CommitAndExpectIdentical(*index, "after commit");
+  EXPECT_EQ(index->InsertNodesAfter(7, {Node("x", "Relu", {"X"}, {"Q"})}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(GraphIndexTest, CommitMovesNodesAfterTheirProducers) {
   onnx::GraphProto graph = Chain();
   std::unique_ptr<GraphIndex> index = BuildOrDie(graph);
@@ -846,11 +892,11 @@ TEST(GraphIndexTest, RefusedEditsChangeNothing) {
        },
        absl::StatusCode::kInvalidArgument,
        "main/then_branch of 'if': value 'T' is produced twice"},
-      {"insert_before_dead_node",
+      {"insert_before_unknown_node",
        [](GraphIndex& index) {
          return index.InsertNodes({Node("x", "Relu", {"X"}, {"Q"})}, 7).status();
        },
-       absl::StatusCode::kInvalidArgument, "main: node id 7 is not a live node"},
+       absl::StatusCode::kInvalidArgument, "main: node id 7 is not a node of this graph"},
       {"remove_unknown_node", [](GraphIndex& index) { return index.RemoveNode(-3); },
        absl::StatusCode::kInvalidArgument, "node id -3 is not a live node"},
       {"set_missing_slot", [](GraphIndex& index) { return index.SetInput(1, 1, "X"); },
