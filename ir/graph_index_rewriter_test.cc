@@ -1,0 +1,159 @@
+#include "ir/graph_index_rewriter.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "ir/text_parser.h"
+
+namespace onnxconvert::ir {
+namespace {
+
+// One rewrite of the node named `anchor` of `graph` (ONNX text), and the
+// graph's nodes after it, as "name: Op(inputs) -> outputs".
+struct Case {
+  const char* name;
+  const char* graph;
+  const char* anchor;
+  std::function<void(GraphIndexRewriter&)> rewrite;
+  std::vector<std::string> nodes;
+  const char* error = "";  // a piece of Finish's error, or "" for none
+};
+
+onnx::NodeProto Node(const char* name, const char* op, std::vector<std::string> inputs,
+                     std::vector<std::string> outputs) {
+  onnx::NodeProto node;
+  node.set_name(name);
+  node.set_op_type(op);
+  for (const std::string& input : inputs) node.add_input(input);
+  for (const std::string& output : outputs) node.add_output(output);
+  return node;
+}
+
+std::string Describe(const onnx::NodeProto& node) {
+  return absl::StrCat(node.name(), ": ", node.op_type(), "(", absl::StrJoin(node.input(), ", "),
+                      ") -> ", absl::StrJoin(node.output(), ", "));
+}
+
+constexpr const char* kChain = R"(g (float[4] X) => (float[4] Y) {
+  [a] A = Relu(X)
+  [b] Y = Abs(A)
+})";
+
+const Case kCases[] = {
+    // An output renamed so that a node inserted after produces the old name
+    // (as Clip 11 -> 6 moves its bounds out).
+    {"detach_and_insert_after", kChain, "a",
+     [](GraphIndexRewriter& r) {
+       std::string fresh = r.DetachOutput(0);
+       r.InsertAfter(Node("n", "Neg", {fresh}, {"A"}));
+     },
+     {"a: Relu(X) -> A__0", "n: Neg(A__0) -> A", "b: Abs(A) -> Y"}},
+    // The anchor replaced by the nodes inserted before it.
+    {"replace_by_inserted", kChain, "a",
+     [](GraphIndexRewriter& r) {
+       r.InsertBefore(Node("e", "Exp", {"X"}, {"T"}));
+       r.InsertBefore(Node("l", "Log", {"T"}, {"A"}))->set_domain("");
+       r.RemoveAnchor();
+     },
+     {"e: Exp(X) -> T", "l: Log(T) -> A", "b: Abs(A) -> Y"}},
+    // The anchor edited in place (a new input, another op) and a constant
+    // added for it; inserted nodes around it keep their places.
+    {"edit_in_place_with_constant", kChain, "b",
+     [](GraphIndexRewriter& r) {
+       onnx::TensorProto axes;
+       axes.set_name("axes");
+       axes.set_data_type(onnx::TensorProto::INT64);
+       axes.add_dims(1);
+       axes.add_int64_data(0);
+       absl::StatusOr<std::string> name = r.AddConstant(axes);
+       ASSERT_TRUE(name.ok()) << name.status();
+       ASSERT_NE(r.ConstantOf(*name), nullptr);
+       r.InsertAfter(Node("after", "Identity", {"Y"}, {"Z"}));
+       r.anchor().set_op_type("Unsqueeze");
+       r.anchor().add_input(*name);
+       r.InsertBefore(Node("before", "Identity", {"X"}, {"W"}));
+     },
+     {"a: Relu(X) -> A", "before: Identity(X) -> W", "b: Unsqueeze(A, axes__0) -> Y",
+      "after: Identity(Y) -> Z"}},
+    // A node that would produce a value twice: Finish names the anchor and
+    // the value; the pointer returned is still usable.
+    {"insert_refused", kChain, "b",
+     [](GraphIndexRewriter& r) {
+       r.InsertBefore(Node("dup", "Neg", {"X"}, {"A"}))->set_name("still usable");
+     },
+     {"a: Relu(X) -> A", "b: Abs(A) -> Y"}, "rewriting node 'b' (Abs)"},
+};
+
+class GraphIndexRewriterTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GraphIndexRewriterTest, RewritesAroundTheAnchor) {
+  const Case& c = GetParam();
+  absl::StatusOr<onnx::GraphProto> graph = ParseGraphText(c.graph);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<std::unique_ptr<GraphIndex>> index = GraphIndex::Build(&*graph);
+  ASSERT_TRUE(index.ok()) << index.status();
+  NodeId anchor = kNoNode;
+  for (NodeId id : (*index)->LiveNodes()) {
+    if ((*index)->node(id).name() == c.anchor) anchor = id;
+  }
+  ASSERT_NE(anchor, kNoNode);
+  GraphIndexRewriter rewriter(**index, anchor);
+  c.rewrite(rewriter);
+  absl::Status finished = rewriter.Finish();
+  if (*c.error != '\0') {
+    EXPECT_FALSE(finished.ok());
+    EXPECT_NE(finished.message().find(c.error), absl::string_view::npos) << finished;
+  } else {
+    ASSERT_TRUE(finished.ok()) << finished;
+  }
+  ASSERT_TRUE((*index)->Commit().ok());
+  ASSERT_TRUE((*index)->CheckConsistency().ok()) << (*index)->CheckConsistency();
+  std::vector<std::string> nodes;
+  for (const onnx::NodeProto& node : graph->node()) nodes.push_back(Describe(node));
+  EXPECT_EQ(nodes, c.nodes);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, GraphIndexRewriterTest, ::testing::ValuesIn(kCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// What the rewriter tells of the graph around the anchor: uses, constants,
+// and types through the caller's lookup, an enclosing graph's included.
+TEST(GraphIndexRewriterTest, SeesAroundTheAnchor) {
+  absl::StatusOr<onnx::GraphProto> graph = ParseGraphText(R"(g (bool c, float[4] X) => (float[4] Y) <float[1] k = {2.0}> {
+  [a] A = Relu(X)
+  [u] U = Neg(X)
+  [if] Y = If(c) <then_branch = t () => (float[4] o) { [m] o = Mul(A, k) },
+                  else_branch = e () => (float[4] p) { [n] p = Neg(A) }>
+})");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<std::unique_ptr<GraphIndex>> index = GraphIndex::Build(&*graph);
+  ASSERT_TRUE(index.ok()) << index.status();
+  GraphIndexRewriter outer(**index, 0);
+  EXPECT_EQ(outer.ValueUsed("A"), std::optional<bool>(true));  // by the If's branches
+  EXPECT_EQ(outer.ValueUsed("U"), std::optional<bool>(false));
+  EXPECT_NE(outer.ConstantOf("k"), nullptr);
+  EXPECT_EQ(outer.ConstantOf("A"), nullptr);
+  EXPECT_EQ(outer.TypeOf("A"), nullptr);  // no lookup given
+
+  onnx::TypeProto float4;
+  float4.mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  std::vector<GraphIndex*> branches = (*index)->Subgraphs(2);
+  ASSERT_EQ(branches.size(), 2u);
+  const GraphIndex* asked = nullptr;
+  GraphIndexRewriter inner(*branches[0], 0,
+                           [&](const GraphIndex& scope, absl::string_view value) {
+                             asked = &scope;
+                             return value == "A" ? &float4 : nullptr;
+                           });
+  EXPECT_EQ(inner.TypeOf("A"), &float4);
+  EXPECT_EQ(asked, index->get());  // the graph defining A
+  EXPECT_NE(inner.ConstantOf("k"), nullptr);  // an enclosing graph's constant
+  EXPECT_TRUE(inner.Finish().ok());
+}
+
+}  // namespace
+}  // namespace onnxconvert::ir
