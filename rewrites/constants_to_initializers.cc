@@ -1,0 +1,74 @@
+// constants-to-initializers: an ai.onnx Constant node holding a tensor
+// (its `value`, or a shorthand such as value_floats) becomes an initializer
+// of its graph under its output's name; the tensor is moved, not copied.
+// Constants that are graph outputs, sparse constants and Constants inside
+// function bodies (which have no initializers) stay.
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "adapters/adapter.h"
+#include "ir/status_macros.h"
+#include "rewrites/pass.h"
+#include "schema/registry.h"
+
+namespace onnxconvert::rewrites {
+namespace {
+
+// Whether `name` is an output of `graph`.
+bool IsGraphOutput(const GraphIndex& graph, absl::string_view name) {
+  for (const ValueUse& use : graph.Consumers(name)) {
+    if (use.is_graph_output()) return true;
+  }
+  return false;
+}
+
+// The tensor a Constant node holds, taken out of it; nullopt when it holds
+// none a graph can store as an initializer.
+std::optional<onnx::TensorProto> TakeTensor(onnx::NodeProto& node) {
+  if (node.attribute_size() != 1) return std::nullopt;
+  onnx::AttributeProto& attribute = *node.mutable_attribute(0);
+  if (attribute.name() == "value" && attribute.has_t()) {
+    onnx::TensorProto tensor;
+    tensor.Swap(attribute.mutable_t());
+    return tensor;
+  }
+  return adapters::ShorthandTensor(attribute);
+}
+
+class ConstantsToInitializers : public Pass {
+ public:
+  absl::string_view name() const override { return "constants-to-initializers"; }
+
+  absl::StatusOr<bool> Run(const PassContext&, GraphIndex& graph, PassStats& stats) override {
+    if (graph.graph() == nullptr) return false;
+    bool changed = false;
+    for (NodeId id : graph.NodesOf("", "Constant")) {
+      const onnx::NodeProto& node = graph.node(id);
+      if (node.output_size() != 1 || node.output(0).empty() ||
+          IsGraphOutput(graph, node.output(0))) {
+        continue;
+      }
+      std::string output = node.output(0);
+      std::optional<onnx::TensorProto> tensor = TakeTensor(*graph.mutable_node(id));
+      if (!tensor) continue;
+      tensor->set_name(output);
+      OC_RETURN_IF_ERROR(graph.RemoveNode(id));
+      OC_RETURN_IF_ERROR(graph.AddInitializer(*std::move(tensor)));
+      ++stats.matches;
+      ++stats.nodes_removed;
+      ++stats.initializers_added;
+      changed = true;
+    }
+    return changed;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> MakeConstantsToInitializers() {
+  return std::make_unique<ConstantsToInitializers>();
+}
+
+}  // namespace onnxconvert::rewrites

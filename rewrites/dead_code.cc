@@ -1,0 +1,48 @@
+// dead-code: a node none of whose outputs is used (by a node, a subgraph or
+// as a graph output) is removed; walking the graph backwards removes a dead
+// chain in one run. ONNX nodes have no side effects, so nothing else keeps
+// a node alive.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/status_macros.h"
+#include "rewrites/pass.h"
+
+namespace onnxconvert::rewrites {
+namespace {
+
+class DeadCode : public Pass {
+ public:
+  absl::string_view name() const override { return "dead-code"; }
+
+  absl::StatusOr<bool> Run(const PassContext&, GraphIndex& graph, PassStats& stats) override {
+    bool changed = false;
+    std::vector<NodeId> order = graph.LiveNodes();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      if (!IsDead(graph, *it)) continue;
+      OC_RETURN_IF_ERROR(graph.RemoveNode(*it));
+      ++stats.matches;
+      ++stats.nodes_removed;
+      changed = true;
+    }
+    return changed;
+  }
+
+ private:
+  static bool IsDead(const GraphIndex& graph, NodeId id) {
+    const onnx::NodeProto& node = graph.node(id);
+    if (node.output_size() == 0) return false;
+    for (const std::string& output : node.output()) {
+      if (!output.empty() && !graph.Consumers(output).empty()) return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> MakeDeadCode() { return std::make_unique<DeadCode>(); }
+
+}  // namespace onnxconvert::rewrites

@@ -1,0 +1,165 @@
+// fold-constants: a deterministic ai.onnx node whose inputs are all
+// constants is computed once, by the reference evaluator in the model's own
+// precision, and its outputs become initializers; so does a value that
+// inference computes from static dims and constants (Shape of a static
+// shape, shape arithmetic), whatever computes it. A fold whose outputs
+// exceed --max-fold-bytes is skipped when it also grows the model net of
+// the single-use constants it replaces (a Tile or ConstantOfShape that
+// expands a few bytes into megabytes stays a node).
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "eval/evaluator.h"
+#include "eval/tensor.h"
+#include "ir/status_macros.h"
+#include "rewrites/pass.h"
+#include "schema/registry.h"
+
+namespace onnxconvert::rewrites {
+namespace {
+
+// Whether `node` holds subgraphs.
+bool HasSubgraphs(const onnx::NodeProto& node) {
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.has_g() || attribute.graphs_size() > 0) return true;
+  }
+  return false;
+}
+
+// Bytes a tensor's data takes.
+int64_t DataBytes(const onnx::TensorProto& tensor) {
+  return static_cast<int64_t>(tensor.ByteSizeLong());
+}
+
+// Whether `name` is an output of `graph` (so it must stay a node's value).
+bool IsGraphOutput(const GraphIndex& graph, absl::string_view name) {
+  for (const ValueUse& use : graph.Consumers(name)) {
+    if (use.is_graph_output()) return true;
+  }
+  return false;
+}
+
+class FoldConstants : public Pass {
+ public:
+  absl::string_view name() const override { return "fold-constants"; }
+
+  absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
+                           PassStats& stats) override {
+    if (graph.graph() == nullptr) return false;  // a function body has no initializers
+    bool changed = false;
+    for (NodeId id : graph.LiveNodes()) {
+      std::optional<std::vector<onnx::TensorProto>> folded = Fold(context, graph, id);
+      if (!folded) continue;
+      const onnx::NodeProto& node = graph.node(id);
+      std::vector<std::string> outputs(node.output().begin(), node.output().end());
+      OC_RETURN_IF_ERROR(graph.RemoveNode(id));
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        if (outputs[i].empty()) continue;
+        (*folded)[i].set_name(outputs[i]);
+        OC_RETURN_IF_ERROR(graph.AddInitializer(std::move((*folded)[i])));
+        ++stats.initializers_added;
+      }
+      ++stats.matches;
+      ++stats.nodes_removed;
+      changed = true;
+    }
+    return changed;
+  }
+
+ private:
+  // The outputs of node `id` as constants, when it folds.
+  std::optional<std::vector<onnx::TensorProto>> Fold(const PassContext& context,
+                                                     const GraphIndex& graph, NodeId id) const {
+    const onnx::NodeProto& node = graph.node(id);
+    if (!schema::Registry::CanonicalDomain(node.domain()).empty() || node.op_type() == "Constant" ||
+        HasSubgraphs(node) || !eval::IsDeterministic("", node.op_type())) {
+      return std::nullopt;
+    }
+    for (const std::string& output : node.output()) {
+      if (!output.empty() && IsGraphOutput(graph, output)) return std::nullopt;
+    }
+    std::optional<std::vector<onnx::TensorProto>> known = KnownOutputs(context, graph, node);
+    if (!known) known = Evaluated(context, graph, node);
+    if (!known || !WithinSizeRule(context, graph, node, *known)) return std::nullopt;
+    return known;
+  }
+
+  // The outputs when inference knows them all already.
+  static std::optional<std::vector<onnx::TensorProto>> KnownOutputs(const PassContext& context,
+                                                                   const GraphIndex& graph,
+                                                                   const onnx::NodeProto& node) {
+    std::vector<onnx::TensorProto> outputs;
+    for (const std::string& output : node.output()) {
+      const onnx::TensorProto* constant =
+          output.empty() ? nullptr : context.KnownConstant(graph, output);
+      if (!output.empty() && constant == nullptr) return std::nullopt;
+      outputs.push_back(constant == nullptr ? onnx::TensorProto() : *constant);
+    }
+    return outputs;
+  }
+
+  // The outputs computed by the evaluator, when every input is a constant.
+  static std::optional<std::vector<onnx::TensorProto>> Evaluated(const PassContext& context,
+                                                                const GraphIndex& graph,
+                                                                const onnx::NodeProto& node) {
+    if (node.input_size() == 0) return std::nullopt;
+    std::vector<std::unique_ptr<eval::Tensor>> held;
+    std::vector<const eval::Tensor*> inputs;
+    for (const std::string& input : node.input()) {
+      if (input.empty()) {
+        inputs.push_back(nullptr);
+        continue;
+      }
+      const onnx::TensorProto* constant = context.KnownConstant(graph, input);
+      if (constant == nullptr || constant->data_location() == onnx::TensorProto::EXTERNAL) {
+        return std::nullopt;
+      }
+      absl::StatusOr<eval::Tensor> tensor = eval::FromProto(*constant);
+      if (!tensor.ok()) return std::nullopt;
+      held.push_back(std::make_unique<eval::Tensor>(*std::move(tensor)));
+      inputs.push_back(held.back().get());
+    }
+    int since_version = context.SinceVersion(node);
+    if (since_version == 0) return std::nullopt;
+    absl::StatusOr<std::vector<eval::Tensor>> computed =
+        eval::EvaluateNode(node, since_version, inputs);
+    if (!computed.ok()) return std::nullopt;  // left as it is: the runtime decides
+    std::vector<onnx::TensorProto> outputs;
+    for (int i = 0; i < node.output_size(); ++i) {
+      outputs.push_back(eval::ToProto((*computed)[i], node.output(i)));
+      // The type inference gave the output must be the one computed.
+      const onnx::TypeProto* type = context.TypeOf(graph, node.output(i));
+      if (!node.output(i).empty() && type != nullptr && type->has_tensor_type() &&
+          type->tensor_type().elem_type() != outputs.back().data_type()) {
+        return std::nullopt;
+      }
+    }
+    return outputs;
+  }
+
+  // Whether folding keeps the model from growing past the size rule.
+  static bool WithinSizeRule(const PassContext& context, const GraphIndex& graph,
+                             const onnx::NodeProto& node,
+                             const std::vector<onnx::TensorProto>& outputs) {
+    int64_t added = 0;
+    for (const onnx::TensorProto& output : outputs) added += DataBytes(output);
+    if (added <= context.options().max_fold_bytes) return true;
+    int64_t freed = 0;
+    for (const std::string& input : node.input()) {
+      const onnx::TensorProto* initializer = input.empty() ? nullptr : graph.FindInitializer(input);
+      if (initializer != nullptr && graph.Consumers(input).size() == 1) {
+        freed += DataBytes(*initializer);
+      }
+    }
+    return added <= freed;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> MakeFoldConstants() { return std::make_unique<FoldConstants>(); }
+
+}  // namespace onnxconvert::rewrites

@@ -1,0 +1,77 @@
+#include "rewrites/pass.h"
+
+#include "schema/registry.h"
+
+namespace onnxconvert::rewrites {
+
+const schema::GraphTypes* PassContext::TypesFor(const GraphIndex& graph,
+                                                absl::string_view value) const {
+  const GraphIndex* scope = graph.DefiningScope(value);
+  if (scope == nullptr || scope->graph() == nullptr) return nullptr;
+  auto types = types_.graphs.find(scope->graph());
+  return types == types_.graphs.end() ? nullptr : &types->second;
+}
+
+const onnx::TypeProto* PassContext::TypeOf(const GraphIndex& graph,
+                                           absl::string_view value) const {
+  const schema::GraphTypes* types = TypesFor(graph, value);
+  if (types == nullptr) return nullptr;
+  auto type = types->types.find(value);
+  return type == types->types.end() ? nullptr : type->second;
+}
+
+const onnx::TensorProto* PassContext::KnownConstant(const GraphIndex& graph,
+                                                    absl::string_view value) const {
+  if (const onnx::TensorProto* initializer = graph.FindInitializer(value)) return initializer;
+  const schema::GraphTypes* types = TypesFor(graph, value);
+  if (types == nullptr) return nullptr;
+  auto facts = types->facts.find(value);
+  if (facts == types->facts.end()) return nullptr;
+  if (facts->second.constant != nullptr) return facts->second.constant;
+  const onnx::TensorShapeProto* dims = facts->second.shape_data;
+  const onnx::TypeProto* type = TypeOf(graph, value);
+  if (dims == nullptr || type == nullptr || !type->tensor_type().has_shape() ||
+      type->tensor_type().elem_type() != onnx::TensorProto::INT64) {
+    return nullptr;
+  }
+  // Dims known as values (Shape of static dims, arithmetic on them): a
+  // constant when every one is a number.
+  onnx::TensorProto tensor;
+  tensor.set_data_type(onnx::TensorProto::INT64);
+  if (type->tensor_type().shape().dim_size() == 1) tensor.add_dims(dims->dim_size());
+  if (type->tensor_type().shape().dim_size() == 0 && dims->dim_size() != 1) return nullptr;
+  for (const onnx::TensorShapeProto::Dimension& dim : dims->dim()) {
+    if (!dim.has_dim_value()) return nullptr;
+    tensor.add_int64_data(dim.dim_value());
+  }
+  return &built_.emplace_back(std::move(tensor));
+}
+
+int PassContext::SinceVersion(const onnx::NodeProto& node) const {
+  absl::string_view domain = schema::Registry::CanonicalDomain(node.domain());
+  for (const onnx::OperatorSetIdProto& opset : model_.opset_import()) {
+    if (schema::Registry::CanonicalDomain(opset.domain()) != domain) continue;
+    const schema::OpSchema* op =
+        schema::Registry::Get().Lookup(domain, node.op_type(), opset.version());
+    return op == nullptr ? 0 : op->since_version;
+  }
+  return 0;
+}
+
+const std::vector<PassEntry>& Passes() {
+  static const std::vector<PassEntry> passes = {
+      {"constants-to-initializers", "exact deploy",
+       "Constant nodes of the main graph and subgraphs become initializers",
+       MakeConstantsToInitializers},
+      {"fold-constants", "exact deploy",
+       "deterministic nodes whose inputs are constants, and values inference computes from "
+       "static dims (Shape, Size, shape arithmetic), become initializers; a fold past "
+       "--max-fold-bytes that grows the model is skipped",
+       MakeFoldConstants},
+      {"dead-code", "exact deploy", "nodes none of whose outputs is used are removed",
+       MakeDeadCode},
+  };
+  return passes;
+}
+
+}  // namespace onnxconvert::rewrites

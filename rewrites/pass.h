@@ -1,0 +1,111 @@
+#ifndef ONNX_CONVERT_REWRITES_PASS_H_
+#define ONNX_CONVERT_REWRITES_PASS_H_
+
+// What a rewrite pass is and sees. A pass rewrites one graph at a time (the
+// main graph, a subgraph, a model-local function body) through its
+// GraphIndex; the pass manager (pass_manager.h) runs the passes of a
+// profile over every graph of the model, round after round, until none
+// changes anything.
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ir/graph_index.h"
+#include "proto/onnx.pb.h"
+#include "schema/inference.h"
+
+namespace onnxconvert::rewrites {
+
+// Choices for a rewrite.
+struct RewriteOptions {
+  // "exact" (nothing computes differently) or "deploy".
+  std::string profile = "exact";
+  // The passes to run, by name, in this order; empty: the profile's.
+  std::vector<std::string> passes;
+  // Passes of the profile not to run.
+  std::vector<std::string> skip;
+  // A fold whose outputs hold more bytes than this is skipped when it also
+  // grows the model (net of the single-use constants it replaces).
+  int64_t max_fold_bytes = int64_t{1} << 20;
+  // Most rounds of the passes before giving up on a fixed point.
+  int max_rounds = 8;
+};
+
+// What one pass did, summed over its runs.
+struct PassStats {
+  std::string pass;
+  int64_t matches = 0;  // places it rewrote
+  int64_t nodes_removed = 0;
+  int64_t nodes_added = 0;
+  int64_t initializers_removed = 0;
+  int64_t initializers_added = 0;
+};
+
+// What a pass sees besides the graph it rewrites.
+class PassContext {
+ public:
+  PassContext(const onnx::ModelProto& model, const schema::InferenceResult& types,
+              const RewriteOptions& options)
+      : model_(model), types_(types), options_(options) {}
+
+  const RewriteOptions& options() const { return options_; }
+  // The inferred type of `value` in `graph` (or the graph around it that
+  // defines it), or null.
+  const onnx::TypeProto* TypeOf(const GraphIndex& graph, absl::string_view value) const;
+  // The constant inference knows `value` of `graph` to have (an
+  // initializer, or a value computed from static dims and constants), or
+  // null.
+  const onnx::TensorProto* KnownConstant(const GraphIndex& graph, absl::string_view value) const;
+  // The operator version `node` binds to through the model's opset
+  // imports, or 0 when none.
+  int SinceVersion(const onnx::NodeProto& node) const;
+
+ private:
+  // The inference entry of the graph defining `value` as seen from
+  // `graph`, or null.
+  const schema::GraphTypes* TypesFor(const GraphIndex& graph, absl::string_view value) const;
+
+  const onnx::ModelProto& model_;
+  const schema::InferenceResult& types_;
+  const RewriteOptions& options_;
+  // Constants made from dims inference knows as values.
+  mutable std::deque<onnx::TensorProto> built_;
+};
+
+// A rewrite pass.
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  // Its name, as --passes and the report spell it.
+  virtual absl::string_view name() const = 0;
+  // Rewrites `graph`, counting what it did in `stats`; whether it changed
+  // anything. Edits go through the index (committed by the manager).
+  virtual absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
+                                   PassStats& stats) = 0;
+};
+
+// One row of the table of passes.
+struct PassEntry {
+  const char* name;
+  const char* profiles;  // the profiles running it: "exact deploy"
+  const char* summary;
+  std::unique_ptr<Pass> (*make)();
+};
+
+// Every pass, in the order a profile runs them.
+const std::vector<PassEntry>& Passes();
+
+// The passes of each family (one file each), gathered by Passes().
+std::unique_ptr<Pass> MakeFoldConstants();
+std::unique_ptr<Pass> MakeConstantsToInitializers();
+std::unique_ptr<Pass> MakeDeadCode();
+
+}  // namespace onnxconvert::rewrites
+
+#endif  // ONNX_CONVERT_REWRITES_PASS_H_

@@ -1,0 +1,293 @@
+#include "rewrites/pass_manager.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/algorithm/container.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "ir/graph_index.h"
+#include "ir/json_writer.h"
+#include "ir/status_macros.h"
+#include "schema/checker.h"
+#include "schema/inference.h"
+
+namespace onnxconvert::rewrites {
+namespace {
+
+// Calls `fn` on `graph` and every subgraph nested in it.
+template <typename Graph, typename Fn>
+void ForEachGraph(Graph& graph, const Fn& fn) {
+  fn(graph);
+  for (auto& node : *const_cast<google::protobuf::RepeatedPtrField<onnx::NodeProto>*>(
+           &graph.node())) {
+    for (auto& attribute : *node.mutable_attribute()) {
+      if (attribute.has_g()) ForEachGraph(*attribute.mutable_g(), fn);
+      for (auto& subgraph : *attribute.mutable_graphs()) ForEachGraph(subgraph, fn);
+    }
+  }
+}
+
+// Nodes and initializers of every graph and function of `model`.
+std::pair<int64_t, int64_t> Count(onnx::ModelProto& model) {
+  int64_t nodes = 0;
+  int64_t initializers = 0;
+  ForEachGraph(*model.mutable_graph(), [&](onnx::GraphProto& graph) {
+    nodes += graph.node_size();
+    initializers += graph.initializer_size();
+  });
+  for (const onnx::FunctionProto& function : model.functions()) nodes += function.node_size();
+  return {nodes, initializers};
+}
+
+// The main graph's inputs and outputs, serialized: what must not change.
+std::string Interface(const onnx::GraphProto& graph) {
+  std::string bytes;
+  for (const onnx::ValueInfoProto& input : graph.input()) bytes += input.SerializeAsString();
+  bytes += '\n';
+  for (const onnx::ValueInfoProto& output : graph.output()) bytes += output.SerializeAsString();
+  return bytes;
+}
+
+// The names nodes of `graph` and of the subgraphs nested in it read, and
+// the graph's outputs.
+absl::flat_hash_set<std::string> NamesRead(onnx::GraphProto& graph) {
+  absl::flat_hash_set<std::string> read;
+  for (const onnx::ValueInfoProto& output : graph.output()) read.insert(output.name());
+  ForEachGraph(graph, [&](onnx::GraphProto& inner) {
+    for (const onnx::NodeProto& node : inner.node()) read.insert(node.input().begin(), node.input().end());
+    for (const onnx::ValueInfoProto& output : inner.output()) read.insert(output.name());
+  });
+  return read;
+}
+
+// Removes the initializers of `graph` (and of its subgraphs) nothing reads
+// and no graph input names, and the value_info of names the graph no
+// longer defines or reads; counts the initializers in `stats`.
+void PruneGraph(onnx::GraphProto& graph, PassStats& stats) {
+  ForEachGraph(graph, [&](onnx::GraphProto& inner) {
+    absl::flat_hash_set<std::string> read = NamesRead(inner);
+    absl::flat_hash_set<absl::string_view> inputs;
+    for (const onnx::ValueInfoProto& input : inner.input()) inputs.insert(input.name());
+    auto* initializers = inner.mutable_initializer();
+    int kept = 0;
+    for (int i = 0; i < initializers->size(); ++i) {
+      const std::string& name = initializers->Get(i).name();
+      if (read.contains(name) || inputs.contains(name)) {
+        if (kept != i) initializers->SwapElements(kept, i);
+        ++kept;
+      }
+    }
+    stats.initializers_removed += initializers->size() - kept;
+    if (kept < initializers->size()) initializers->DeleteSubrange(kept, initializers->size() - kept);
+    absl::flat_hash_set<absl::string_view> defined;
+    for (const onnx::NodeProto& node : inner.node()) defined.insert(node.output().begin(), node.output().end());
+    auto* value_info = inner.mutable_value_info();
+    kept = 0;
+    for (int i = 0; i < value_info->size(); ++i) {
+      const std::string& name = value_info->Get(i).name();
+      if (defined.contains(name) || read.contains(name)) {
+        if (kept != i) value_info->SwapElements(kept, i);
+        ++kept;
+      }
+    }
+    if (kept < value_info->size()) value_info->DeleteSubrange(kept, value_info->size() - kept);
+  });
+}
+
+// Removes the model-local functions no graph or used function calls.
+void PruneFunctions(onnx::ModelProto& model, PassStats& stats) {
+  auto key = [](absl::string_view domain, absl::string_view name) {
+    return absl::StrCat(domain, "\x1f", name);
+  };
+  absl::flat_hash_set<std::string> called;
+  std::vector<const google::protobuf::RepeatedPtrField<onnx::NodeProto>*> pending;
+  auto note = [&](const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes) {
+    pending.push_back(&nodes);
+  };
+  ForEachGraph(*model.mutable_graph(), [&](onnx::GraphProto& graph) { note(graph.node()); });
+  absl::flat_hash_set<std::string> known;
+  for (const onnx::FunctionProto& function : model.functions()) {
+    known.insert(key(function.domain(), function.name()));
+  }
+  while (!pending.empty()) {
+    const auto* nodes = pending.back();
+    pending.pop_back();
+    for (const onnx::NodeProto& node : *nodes) {
+      std::string id = key(node.domain(), node.op_type());
+      if (!known.contains(id) || !called.insert(id).second) continue;
+      for (const onnx::FunctionProto& function : model.functions()) {
+        if (key(function.domain(), function.name()) == id) note(function.node());
+      }
+    }
+  }
+  auto* functions = model.mutable_functions();
+  int kept = 0;
+  for (int i = 0; i < functions->size(); ++i) {
+    if (called.contains(key(functions->Get(i).domain(), functions->Get(i).name()))) {
+      if (kept != i) functions->SwapElements(kept, i);
+      ++kept;
+    }
+  }
+  stats.matches += functions->size() - kept;
+  if (kept < functions->size()) functions->DeleteSubrange(kept, functions->size() - kept);
+}
+
+// Runs `pass` over every graph of `index`, innermost first (a pass on a
+// graph may remove nodes holding graphs already done).
+absl::StatusOr<bool> RunPass(Pass& pass, const PassContext& context, ModelIndex& index,
+                             PassStats& stats) {
+  std::vector<GraphIndex*> graphs = index.Graphs();
+  bool changed = false;
+  for (auto it = graphs.rbegin(); it != graphs.rend(); ++it) {
+    absl::StatusOr<bool> ran = pass.Run(context, **it, stats);
+    if (!ran.ok()) {
+      return absl::Status(ran.status().code(),
+                          absl::StrCat("pass '", pass.name(), "' on graph '", (*it)->path(),
+                                       "': ", ran.status().message()));
+    }
+    changed |= *ran;
+  }
+  return changed;
+}
+
+// The checks a rewritten model must pass.
+absl::Status Validate(const onnx::ModelProto& model, const std::string& interface,
+                      bool strict_inference) {
+  if (Interface(model.graph()) != interface) {
+    return absl::InternalError("the rewrite changed the graph's inputs or outputs");
+  }
+  absl::Status checked = schema::CheckModel(model).status();
+  if (!checked.ok()) {
+    return absl::Status(checked.code(),
+                        absl::StrCat("the rewritten model fails the checker: ", checked.message()));
+  }
+  if (strict_inference) {
+    schema::InferenceOptions strict;
+    strict.strict = true;
+    absl::Status inferred = schema::InferModel(model, strict).status();
+    if (!inferred.ok()) {
+      return absl::Status(inferred.code(), absl::StrCat("the rewritten model fails strict "
+                                                        "inference: ",
+                                                        inferred.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<const PassEntry*>> SelectPasses(const RewriteOptions& options) {
+  if (options.profile != "exact" && options.profile != "deploy") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown profile '", options.profile, "' (exact, deploy)"));
+  }
+  auto find = [](absl::string_view name) -> const PassEntry* {
+    for (const PassEntry& entry : Passes()) {
+      if (entry.name == name) return &entry;
+    }
+    return nullptr;
+  };
+  for (const std::vector<std::string>* list : {&options.passes, &options.skip}) {
+    for (const std::string& name : *list) {
+      if (find(name) == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat("unknown pass '", name, "'"));
+      }
+    }
+  }
+  std::vector<const PassEntry*> selected;
+  if (!options.passes.empty()) {
+    for (const std::string& name : options.passes) selected.push_back(find(name));
+    return selected;
+  }
+  for (const PassEntry& entry : Passes()) {
+    std::vector<absl::string_view> profiles = absl::StrSplit(entry.profiles, ' ');
+    bool in_profile = absl::c_linear_search(profiles, options.profile);
+    bool skipped = absl::c_linear_search(options.skip, entry.name);
+    if (in_profile && !skipped) selected.push_back(&entry);
+  }
+  return selected;
+}
+
+absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOptions& options) {
+  OC_ASSIGN_OR_RETURN(std::vector<const PassEntry*> entries, SelectPasses(options));
+  if (options.max_rounds < 1) return absl::InvalidArgumentError("max_rounds must be at least 1");
+  RewriteReport report;
+  report.profile = options.profile;
+  std::tie(report.nodes_before, report.initializers_before) = Count(model);
+  report.bytes_before = static_cast<int64_t>(model.ByteSizeLong());
+  const std::string interface = Interface(model.graph());
+  schema::InferenceOptions strict;
+  strict.strict = true;
+  const bool strict_before = schema::InferModel(model, strict).ok();
+
+  std::vector<std::unique_ptr<Pass>> passes;
+  for (const PassEntry* entry : entries) {
+    passes.push_back(entry->make());
+    report.passes.push_back(PassStats{entry->name});
+  }
+  PassStats prune{"prune"};
+  report.converged = false;
+  for (int round = 1; round <= options.max_rounds && !report.converged; ++round) {
+    report.rounds = round;
+    OC_ASSIGN_OR_RETURN(std::unique_ptr<ModelIndex> index, ModelIndex::Build(&model));
+    OC_ASSIGN_OR_RETURN(schema::InferenceResult types, schema::InferModel(model));
+    PassContext context(model, types, options);
+    bool changed = false;
+    for (size_t i = 0; i < passes.size(); ++i) {
+      OC_ASSIGN_OR_RETURN(bool ran, RunPass(*passes[i], context, *index, report.passes[i]));
+      changed |= ran;
+    }
+    OC_RETURN_IF_ERROR(index->Commit());
+    const int64_t removed_before = prune.initializers_removed + prune.matches;
+    PruneGraph(*model.mutable_graph(), prune);
+    PruneFunctions(model, prune);
+    changed |= prune.initializers_removed + prune.matches > removed_before;
+    report.converged = !changed;
+  }
+  report.passes.push_back(prune);
+  std::tie(report.nodes_after, report.initializers_after) = Count(model);
+  report.bytes_after = static_cast<int64_t>(model.ByteSizeLong());
+  OC_RETURN_IF_ERROR(Validate(model, interface, strict_before));
+  return report;
+}
+
+std::string RewriteReport::ToText() const {
+  std::string out = absl::StrFormat(
+      "optimize (%s): %d rounds%s; nodes %d -> %d, initializers %d -> %d, bytes %d -> %d\n",
+      profile, rounds, converged ? "" : " (no fixed point within the round cap)", nodes_before,
+      nodes_after, initializers_before, initializers_after, bytes_before, bytes_after);
+  for (const PassStats& pass : passes) {
+    if (pass.matches == 0 && pass.initializers_removed == 0) continue;
+    absl::StrAppendFormat(&out, "  %s: %d matches, nodes -%d +%d, initializers -%d +%d\n",
+                          pass.pass, pass.matches, pass.nodes_removed, pass.nodes_added,
+                          pass.initializers_removed, pass.initializers_added);
+  }
+  return out;
+}
+
+std::string RewriteReport::ToJson() const {
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("profile").String(profile);
+  json.Key("rounds").Int(rounds).Key("converged").Bool(converged);
+  json.Key("nodes_before").Int(nodes_before).Key("nodes_after").Int(nodes_after);
+  json.Key("initializers_before").Int(initializers_before);
+  json.Key("initializers_after").Int(initializers_after);
+  json.Key("bytes_before").Int(bytes_before).Key("bytes_after").Int(bytes_after);
+  json.Key("passes").BeginArray();
+  for (const PassStats& pass : passes) {
+    json.BeginObject().Key("pass").String(pass.pass).Key("matches").Int(pass.matches);
+    json.Key("nodes_removed").Int(pass.nodes_removed).Key("nodes_added").Int(pass.nodes_added);
+    json.Key("initializers_removed").Int(pass.initializers_removed);
+    json.Key("initializers_added").Int(pass.initializers_added);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+  return json.Finish();
+}
+
+}  // namespace onnxconvert::rewrites

@@ -1,0 +1,177 @@
+// The exact profile's passes, one case per behaviour: the model before (ONNX
+// text), the ops of its main graph after, and the same outputs as before on
+// random inputs, to the bit.
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "eval/compare.h"
+#include "eval/data_sets.h"
+#include "eval/graph.h"
+#include "gtest/gtest.h"
+#include "ir/text_parser.h"
+#include "rewrites/pass_manager.h"
+
+namespace onnxconvert::rewrites {
+namespace {
+
+struct Case {
+  const char* name;
+  const char* model;
+  // The main graph's ops after, in order, and its initializers' count.
+  std::vector<std::string> ops;
+  int initializers;
+  // A piece of the report's text.
+  const char* report = "";
+};
+
+const Case kCases[] = {
+    {"constant_becomes_initializer", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) {
+  c = Constant<value = float[1] {2.0}>()
+  Y = Add(X, c)
+})",
+     {"Add"}, 1, "constants-to-initializers: 1 matches"},
+    {"shorthand_constant", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) {
+  c = Constant<value_floats = [1.0, 2.0]>()
+  Y = Mul(X, c)
+})",
+     {"Mul"}, 1},
+    // Constant arithmetic folds, and the constants it used go.
+    {"fold_chain", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) <float[2] a = {1.5, -2.0}> {
+  b = Mul(a, a)
+  d = Sqrt(b)
+  Y = Add(X, d)
+})",
+     {"Add"}, 1, "fold-constants: 2 matches"},
+    // Shape of a static shape folds; of a dynamic one it stays.
+    {"shape_of_static_dims", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,3] Y) <int64[1] one = {1}> {
+  s = Shape(X)
+  t = Mul(s, one)
+  Y = Reshape(X, t)
+})",
+     {"Reshape"}, 1, "fold-constants: 2 matches"},
+    {"shape_of_dynamic_dims", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,3] X) => (float[N,3] Y) {
+  s = Shape(X)
+  Y = Reshape(X, s)
+})",
+     {"Shape", "Reshape"}, 0},
+    // 4 MiB out of 16 bytes: past the size rule, the node stays.
+    {"size_rule_keeps_a_blow_up", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1] X) => (float[1024,1024] Y) <int64[2] s = {1024, 1024}> {
+  z = ConstantOfShape<value = float[1] {1.0}>(s)
+  Y = Add(X, z)
+})",
+     {"ConstantOfShape", "Add"}, 1},
+    {"dead_code", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) {
+  unused = Exp(X)
+  twice = Neg(unused)
+  Y = Relu(X)
+})",
+     {"Relu"}, 0, "dead-code: 2 matches"},
+    // A graph output computed from constants stays a node's.
+    {"constant_graph_output_stays", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y, float[1] K) <float[1] a = {3.0}> {
+  K = Neg(a)
+  Y = Relu(X)
+})",
+     {"Neg", "Relu"}, 1},
+    // Non-deterministic nodes never fold.
+    {"random_stays", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) <int64[1] s = {2}> {
+  n = RandomNormalLike<dtype = 1>(X)
+  Y = Add(X, n)
+})",
+     {"RandomNormalLike", "Add"}, 0},
+    // Inside an If branch: the branch's Constant and fold, the outer
+    // capture kept.
+    {"inside_a_branch", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (bool c, float[2] X) => (float[2] Y) <float[1] k = {2.0}> {
+  R = Relu(X)
+  Y = If(c) <then_branch = t () => (float[2] o) {
+                 two = Constant<value = float[1] {2.0}>()
+                 four = Mul(two, k)
+                 o = Mul(R, four)
+               },
+             else_branch = e () => (float[2] p) { p = Neg(R) }>
+})",
+     {"Relu", "If"}, 0},
+};
+
+// The main graph's ops, in order.
+std::vector<std::string> Ops(const onnx::ModelProto& model) {
+  std::vector<std::string> ops;
+  for (const onnx::NodeProto& node : model.graph().node()) ops.push_back(node.op_type());
+  return ops;
+}
+
+class PassesTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(PassesTest, RewritesAndComputesTheSame) {
+  const Case& c = GetParam();
+  absl::StatusOr<onnx::ModelProto> original = ParseModelText(c.model);
+  ASSERT_TRUE(original.ok()) << original.status();
+  onnx::ModelProto model = *original;
+  absl::StatusOr<RewriteReport> report = Optimize(model, RewriteOptions{});
+  ASSERT_TRUE(report.ok()) << report.status();
+  std::string text = report->ToText();
+  EXPECT_EQ(Ops(model), c.ops) << text;
+  EXPECT_EQ(model.graph().initializer_size(), c.initializers) << text;
+  EXPECT_NE(text.find(c.report), std::string::npos) << text;
+  EXPECT_TRUE(report->converged) << text;
+
+  // Optimized again, nothing changes.
+  onnx::ModelProto again = model;
+  ASSERT_TRUE(Optimize(again, RewriteOptions{}).ok());
+  EXPECT_EQ(again.SerializeAsString(), model.SerializeAsString()) << c.name;
+
+  std::mt19937_64 rng(7);
+  absl::StatusOr<std::vector<eval::NamedValue>> inputs =
+      eval::RandomInputs(original->graph(), eval::RandomInputOptions{}, rng);
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  absl::StatusOr<eval::EvalResult> before = eval::EvaluateModel(*original, *inputs);
+  absl::StatusOr<eval::EvalResult> after = eval::EvaluateModel(model, *inputs);
+  ASSERT_TRUE(before.ok()) << before.status();
+  ASSERT_TRUE(after.ok()) << after.status();
+  if (!before->deterministic) return;
+  ASSERT_EQ(before->outputs.size(), after->outputs.size());
+  for (size_t i = 0; i < before->outputs.size(); ++i) {
+    eval::Comparison comparison =
+        eval::CompareValues(before->outputs[i].value, after->outputs[i].value);
+    EXPECT_TRUE(comparison.ok && comparison.elements_off == 0 &&
+                (!comparison.worst || comparison.worst->abs_error == 0))
+        << before->outputs[i].name << ": " << comparison.ToString();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, PassesTest, ::testing::ValuesIn(kCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(PassesTest, UnknownPassesAndProfilesAreNamed) {
+  RewriteOptions options;
+  options.passes = {"fold-constants", "no-such-pass"};
+  EXPECT_EQ(SelectPasses(options).status().message(), "unknown pass 'no-such-pass'");
+  options = RewriteOptions{};
+  options.profile = "fast";
+  EXPECT_EQ(SelectPasses(options).status().message(),
+            "unknown profile 'fast' (exact, deploy)");
+}
+
+TEST(PassesTest, SkippedPassesDoNotRun) {
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(kCases[0].model);
+  ASSERT_TRUE(model.ok());
+  RewriteOptions options;
+  options.skip = {"constants-to-initializers", "fold-constants"};
+  ASSERT_TRUE(Optimize(*model, options).ok());
+  EXPECT_EQ(Ops(*model), (std::vector<std::string>{"Constant", "Add"}));
+}
+
+}  // namespace
+}  // namespace onnxconvert::rewrites
