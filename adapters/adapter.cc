@@ -354,7 +354,7 @@ absl::Status CheckTypesAllowed(AdapterContext& ctx) {
     for (int i = 0; i < values.size(); ++i) {
       const FormalParam* formal = FormalFor(to_formals, i);
       if (values[i].empty() || formal == nullptr) continue;
-      const onnx::TypeProto* type = ctx.type_of(values[i]);
+      const onnx::TypeProto* type = ctx.rewriter.TypeOf(values[i]);
       std::string actual = type != nullptr ? schema::TypeString(*type) : "";
       if (actual.empty()) continue;
       const TypeConstraint* constraint = ctx.to.FindConstraint(formal->type_str);
@@ -417,7 +417,7 @@ onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar) {
 }
 
 const onnx::TensorShapeProto* ShapeOf(const AdapterContext& ctx, absl::string_view value) {
-  const onnx::TypeProto* type = ctx.type_of ? ctx.type_of(value) : nullptr;
+  const onnx::TypeProto* type = ctx.rewriter.TypeOf(value);
   if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
     return nullptr;
   }
@@ -486,19 +486,19 @@ std::optional<std::vector<double>> FloatValues(const onnx::TensorProto& tensor) 
 absl::StatusOr<std::string> ScatterIntoConstant(AdapterContext& ctx, onnx::TensorProto base,
                                                 absl::Span<const int64_t> indices,
                                                 const std::string& updates) {
-  absl::StatusOr<std::string> base_name = ctx.add_constant(std::move(base));
+  absl::StatusOr<std::string> base_name = ctx.rewriter.AddConstant(std::move(base));
   if (!base_name.ok()) return base_name.status();
-  absl::StatusOr<std::string> index_name = ctx.add_constant(Int64Tensor(indices));
+  absl::StatusOr<std::string> index_name = ctx.rewriter.AddConstant(Int64Tensor(indices));
   if (!index_name.ok()) return index_name.status();
   onnx::NodeProto scatter;
   scatter.set_op_type("ScatterElements");
-  scatter.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name(), "_full")));
+  scatter.set_name(ctx.rewriter.FreshName(absl::StrCat(ctx.node.name(), "_full")));
   scatter.add_input(*base_name);
   scatter.add_input(*index_name);
   scatter.add_input(updates);
-  std::string full = ctx.fresh_name(absl::StrCat(updates, "_full"));
+  std::string full = ctx.rewriter.FreshName(absl::StrCat(updates, "_full"));
   scatter.add_output(full);
-  ctx.insert_before(std::move(scatter));
+  ctx.rewriter.InsertBefore(std::move(scatter));
   ctx.changes.push_back({"node-inserted", absl::StrCat("ScatterElements spreading '", updates,
                                                        "' over every axis")});
   return full;

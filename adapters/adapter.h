@@ -2,7 +2,6 @@
 #define ONNX_CONVERT_ADAPTERS_ADAPTER_H_
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "ir/rewriter.h"
 #include "proto/onnx.pb.h"
 #include "schema/registry.h"
 
@@ -32,37 +32,13 @@ struct AdapterContext {
   onnx::NodeProto& node;
   const schema::OpSchema& from;  // the version the node binds to now
   const schema::OpSchema& to;    // the version it must bind to after the step
-  // The types of the node's inputs and outputs where known, else null.
-  std::function<const onnx::TypeProto*(absl::string_view value)> type_of;
   std::vector<Change>& changes;
-  // Adds `value` as a constant of the node's graph under a fresh name and
-  // returns the name; fails where constants cannot be added (functions).
-  std::function<absl::StatusOr<std::string>(onnx::TensorProto&& value)> add_constant;
-  // The value of `name` when it is a constant of the node's graph
-  // (initializer), or null.
-  std::function<const onnx::TensorProto*(absl::string_view name)> constant_of;
   // The ai.onnx opset the step converts to; inserted nodes must be valid
   // there.
   int64_t to_opset = 0;
-  // Structural edits, applied in order when the step ends: a node placed
-  // just before (it may compute the node's inputs) or just after (it may
-  // consume the node's outputs) the node. Returns the node as stored.
-  std::function<onnx::NodeProto*(onnx::NodeProto node)> insert_before = nullptr;
-  std::function<onnx::NodeProto*(onnx::NodeProto node)> insert_after = nullptr;
-  // A value or node name used nowhere in the model, derived from `hint`.
-  std::function<std::string(absl::string_view hint)> fresh_name = nullptr;
-  // Renames output `i` of the node to a fresh name and returns it, so that
-  // a node inserted after can produce the original name.
-  std::function<std::string(int i)> detach_output = nullptr;
-  // Makes the converter track the nodes of `graph`, a subgraph the adapter
-  // built around existing ones (its nodes are at the target version).
-  std::function<void(onnx::GraphProto& graph)> track_subgraph = nullptr;
-  // Whether `value` is read by a node of the node's graph (or of a graph
-  // nested in it) or is an output of that graph; nullopt when it cannot be
-  // told (inside a function body). Null where the graph is not wholly at
-  // hand (a window of a large model): an adapter that needs it fails, and
-  // the model is converted whole.
-  std::function<std::optional<bool>(absl::string_view value)> value_used = nullptr;
+  // What is known around the node and the edits made there; its anchor is
+  // `node`.
+  ir::Rewriter& rewriter;
 };
 
 // Converts one node between two adjacent versions of its operator. Returns

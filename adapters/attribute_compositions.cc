@@ -125,7 +125,7 @@ absl::Status SmallestByNegation(AdapterContext& ctx) {
   ctx.node.set_input(0, compose.Before("Neg", {x}));
   if (ctx.node.output_size() > 0 && !ctx.node.output(0).empty()) {
     const std::string values = ctx.node.output(0);
-    compose.After("Neg", {ctx.detach_output(0)}, values);
+    compose.After("Neg", {ctx.rewriter.DetachOutput(0)}, values);
   }
   ctx.changes.push_back({"node-inserted", "the smallest as the largest of the negated input"});
   return absl::OkStatus();
@@ -138,7 +138,7 @@ absl::Status SmallestByNegation(AdapterContext& ctx) {
 absl::Status AllowZeroShape(AdapterContext& ctx) {
   RemoveAttribute(ctx.node, "allowzero");
   const char* what = "allowzero = 1";
-  const TensorProto* shape = ctx.constant_of(ctx.node.input(1));
+  const TensorProto* shape = ctx.rewriter.ConstantOf(ctx.node.input(1));
   std::optional<std::vector<int64_t>> sizes = shape != nullptr ? IntValues(*shape) : std::nullopt;
   if (!sizes) {
     return Refuse(ctx, what, "the shape is known only at run time, and a 0 in it would copy the "
@@ -155,7 +155,7 @@ absl::Status AllowZeroShape(AdapterContext& ctx) {
                              "in Reshape-14 keeps as a size");
   }
   std::replace(sizes->begin(), sizes->end(), int64_t{0}, int64_t{-1});
-  OC_ASSIGN_OR_RETURN(std::string name, ctx.add_constant(Int64Tensor(*sizes)));
+  OC_ASSIGN_OR_RETURN(std::string name, ctx.rewriter.AddConstant(Int64Tensor(*sizes)));
   ctx.node.set_input(1, name);
   ctx.changes.push_back({"input-replaced", absl::StrCat("the shape's 0 as -1 (an empty output), '",
                                                         name, "'")});
@@ -230,7 +230,7 @@ absl::Status BatchDimsAsIndices(AdapterContext& ctx) {
   tensor.clear_dims();
   for (int64_t d : lead) tensor.add_dims(d);
   tensor.add_dims(b);
-  OC_ASSIGN_OR_RETURN(std::string coords_name, ctx.add_constant(std::move(tensor)));
+  OC_ASSIGN_OR_RETURN(std::string coords_name, ctx.rewriter.AddConstant(std::move(tensor)));
   Composer compose(ctx);
   ctx.node.set_input(1, compose.Before("Concat", {coords_name, indices},
                                        {IntAttribute("axis", static_cast<int64_t>(lead.size()))}));
@@ -300,7 +300,7 @@ absl::Status ScatterReductionByGather(AdapterContext& ctx) {
   const char* op = ReductionOp(reduction);
   const bool nd = ctx.from.name == "ScatterND";
   const std::string what = absl::StrCat("reduction '", reduction, "'");
-  const TensorProto* indices = ctx.constant_of(ctx.node.input(1));
+  const TensorProto* indices = ctx.rewriter.ConstantOf(ctx.node.input(1));
   std::optional<std::vector<int64_t>> values = indices != nullptr ? IntValues(*indices) : std::nullopt;
   std::optional<std::vector<int64_t>> data_dims = StaticDims(ctx, ctx.node.input(0));
   if (op == nullptr || !values || !data_dims) {
@@ -367,12 +367,12 @@ absl::Status GroupNormPerChannelAfter(AdapterContext& ctx, int64_t groups) {
     OC_ASSIGN_OR_RETURN(scale, compose.BeforeOverAxes("Unsqueeze", scale, trailing));
     OC_ASSIGN_OR_RETURN(bias, compose.BeforeOverAxes("Unsqueeze", bias, trailing));
   }
-  OC_ASSIGN_OR_RETURN(std::string ones, ctx.add_constant(FilledFloats(elem, groups, 1)));
-  OC_ASSIGN_OR_RETURN(std::string zeros, ctx.add_constant(FilledFloats(elem, groups, 0)));
+  OC_ASSIGN_OR_RETURN(std::string ones, ctx.rewriter.AddConstant(FilledFloats(elem, groups, 1)));
+  OC_ASSIGN_OR_RETURN(std::string zeros, ctx.rewriter.AddConstant(FilledFloats(elem, groups, 0)));
   ctx.node.set_input(1, ones);
   ctx.node.set_input(2, zeros);
   const std::string output = ctx.node.output(0);
-  compose.After("Add", {compose.After("Mul", {ctx.detach_output(0), scale}), bias}, output);
+  compose.After("Add", {compose.After("Mul", {ctx.rewriter.DetachOutput(0), scale}), bias}, output);
   ctx.changes.push_back({"node-inserted", "per-group scale 1 and bias 0, then Mul and Add by the "
                                           "per-channel scale and bias"});
   ctx.changes.push_back({"rounding-changed", "the affine step apart from the normalization: the "
@@ -387,11 +387,7 @@ absl::Status MaxPoolWithoutIndices(AdapterContext& ctx) {
   RemoveAttribute(ctx.node, "storage_order");
   if (ctx.node.output_size() < 2 || ctx.node.output(1).empty()) return absl::OkStatus();
   const std::string indices = ctx.node.output(1);
-  if (!ctx.value_used) {
-    return absl::UnimplementedError(
-        absl::StrCat("whether the indices '", indices, "' are read cannot be told here"));
-  }
-  if (ctx.value_used(indices) != std::optional<bool>(false)) {
+  if (ctx.rewriter.ValueUsed(indices) != std::optional<bool>(false)) {
     return Refuse(ctx, absl::StrCat("the Indices output '", indices, "' is read"),
                   "it has no such output");
   }
@@ -472,7 +468,7 @@ absl::Status BlockedQuantization(AdapterContext& ctx) {
     TensorProto zero;
     zero.set_data_type(out_elem);
     zero.add_int32_data(0);
-    OC_ASSIGN_OR_RETURN(std::string name, ctx.add_constant(std::move(zero)));
+    OC_ASSIGN_OR_RETURN(std::string name, ctx.rewriter.AddConstant(std::move(zero)));
     while (ctx.node.input_size() < 3) ctx.node.add_input("");
     ctx.node.set_input(2, name);
     ctx.changes.push_back({"input-added", absl::StrCat("output_dtype as a zero point '", name, "'")});
@@ -516,8 +512,8 @@ absl::Status BlockedQuantization(AdapterContext& ctx) {
       tensor->set_data_type(TensorProto::FLOAT);
       tensor->add_float_data(static_cast<float>(value));
     }
-    OC_ASSIGN_OR_RETURN(std::string low_name, ctx.add_constant(std::move(low)));
-    OC_ASSIGN_OR_RETURN(std::string high_name, ctx.add_constant(std::move(high)));
+    OC_ASSIGN_OR_RETURN(std::string low_name, ctx.rewriter.AddConstant(std::move(low)));
+    OC_ASSIGN_OR_RETURN(std::string high_name, ctx.rewriter.AddConstant(std::move(high)));
     std::string saturated = compose.Before("Clip", {scaled, low_name, high_name});
     ctx.node.set_op_type("Cast");
     ctx.node.clear_input();

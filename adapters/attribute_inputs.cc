@@ -132,7 +132,7 @@ absl::Status AsTensor(AdapterContext& ctx, const onnx::AttributeProto& a, Form f
       for (float v : a.floats()) value.add_float_data(v);
       return absl::OkStatus();
     case Form::kLikeInput0: {
-      const onnx::TypeProto* type = ctx.type_of(ctx.node.input(0));
+      const onnx::TypeProto* type = ctx.rewriter.TypeOf(ctx.node.input(0));
       int32_t elem = type != nullptr && type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
       if (elem == onnx::TensorProto::FLOAT) {
         value.set_data_type(elem);
@@ -166,11 +166,11 @@ absl::Status AttributeToInput(AdapterContext& ctx) {
     }
     if (attribute == nullptr) continue;  // the input's absence means the same default
     // One tensor per thread, cleared for each value: most values are equal
-    // to one added before, which add_constant then leaves where it is.
+    // to one added before, which AddConstant then leaves where it is.
     static thread_local onnx::TensorProto value;
     value.Clear();
     OC_RETURN_IF_ERROR(AsTensor(ctx, *attribute, slot.form, value));
-    absl::StatusOr<std::string> name = ctx.add_constant(std::move(value));
+    absl::StatusOr<std::string> name = ctx.rewriter.AddConstant(std::move(value));
     if (!name.ok()) return name.status();
     while (ctx.node.input_size() <= slot.input) ctx.node.add_input("");
     ctx.node.set_input(slot.input, *name);
@@ -238,7 +238,7 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
   if (moved.at_run_time != nullptr) {
     for (const Slot& slot : moved.slots) {
       if (ctx.node.input_size() <= slot.input || ctx.node.input(slot.input).empty() ||
-          ctx.constant_of(ctx.node.input(slot.input)) != nullptr) {
+          ctx.rewriter.ConstantOf(ctx.node.input(slot.input)) != nullptr) {
         continue;
       }
       OC_RETURN_IF_ERROR(moved.at_run_time(ctx));
@@ -252,7 +252,7 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
   // Inputs after the moved ones have no place in the older form.
   for (int i = first_moved; i < ctx.node.input_size(); ++i) {
     if (i == moved.neutral_input &&
-        AllEqual(ctx.constant_of(ctx.node.input(i)), moved.neutral_value)) {
+        AllEqual(ctx.rewriter.ConstantOf(ctx.node.input(i)), moved.neutral_value)) {
       ctx.changes.push_back(
           {"input-dropped", absl::StrCat("input '", ctx.node.input(i), "' is all ",
                                          moved.neutral_value, ", what ", ctx.to.Label(),
@@ -261,17 +261,18 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
       continue;
     }
     if (i == moved.neutral_input && !ctx.node.input(i).empty()) {
-      if (ctx.from.name == "Slice" && ctx.constant_of(ctx.node.input(i)) != nullptr) {
+      if (ctx.from.name == "Slice" && ctx.rewriter.ConstantOf(ctx.node.input(i)) != nullptr) {
         // Steps other than 1: the node becomes Gathers and Slice-1 (or an
         // Identity), or is refused.
         return SliceStepsByGather(ctx);
       }
-      return absl::FailedPreconditionError(absl::StrCat(
-          "input #", i, " ('", ctx.node.input(i), "') is ",
-          ctx.constant_of(ctx.node.input(i)) == nullptr ? "known only at run time"
-                                                        : "not all " + std::to_string(moved.neutral_value),
-          ", which ", ctx.to.Label(), " cannot express: it has no such input",
-          ctx.from.name == "Dropout" ? " (it runs in inference only)" : ""));
+      return absl::FailedPreconditionError(
+          absl::StrCat("input #", i, " ('", ctx.node.input(i), "') is ",
+                       ctx.rewriter.ConstantOf(ctx.node.input(i)) == nullptr
+                           ? "known only at run time"
+                           : "not all " + std::to_string(moved.neutral_value),
+                       ", which ", ctx.to.Label(), " cannot express: it has no such input",
+                       ctx.from.name == "Dropout" ? " (it runs in inference only)" : ""));
     }
     if (!IsMovedSlot(moved, i) && !ctx.node.input(i).empty()) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -298,7 +299,7 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
     if (absent) continue;
     // A copy: the input is deleted below.
     const std::string name = ctx.node.input(slot.input);
-    const onnx::TensorProto* value = ctx.constant_of(name);
+    const onnx::TensorProto* value = ctx.rewriter.ConstantOf(name);
     if (value == nullptr) {
       return absl::FailedPreconditionError(absl::StrCat(
           "input '", name, "' (", slot.attribute, ") is not a constant, and ", ctx.to.Label(),

@@ -13,7 +13,7 @@ namespace {
 
 const onnx::TensorShapeProto* ShapeOf(AdapterContext& ctx, int input) {
   if (ctx.node.input_size() <= input) return nullptr;
-  const onnx::TypeProto* type = ctx.type_of(ctx.node.input(input));
+  const onnx::TypeProto* type = ctx.rewriter.TypeOf(ctx.node.input(input));
   if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
     return nullptr;
   }

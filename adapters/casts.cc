@@ -150,8 +150,8 @@ onnx::NodeProto CastNode(const AdapterContext& ctx, const std::string& in, const
                          int32_t to) {
   onnx::NodeProto cast;
   cast.set_op_type("Cast");
-  cast.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name().empty() ? "cast" : ctx.node.name(),
-                                            "_cast")));
+  cast.set_name(ctx.rewriter.FreshName(
+      absl::StrCat(ctx.node.name().empty() ? "cast" : ctx.node.name(), "_cast")));
   cast.add_input(in);
   cast.add_output(out);
   onnx::AttributeProto* attribute = cast.add_attribute();
@@ -167,7 +167,7 @@ onnx::NodeProto CastNode(const AdapterContext& ctx, const std::string& in, const
 }
 
 int32_t ElemOf(const AdapterContext& ctx, const std::string& value) {
-  const onnx::TypeProto* type = value.empty() ? nullptr : ctx.type_of(value);
+  const onnx::TypeProto* type = value.empty() ? nullptr : ctx.rewriter.TypeOf(value);
   return type != nullptr && type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
 }
 
@@ -227,8 +227,8 @@ absl::Status Casts(AdapterContext& ctx, bool apply) {
           TensorTypeString(it->second), ", which Cast at opset ", ctx.to_opset, " cannot do"));
     }
     if (!apply) continue;
-    std::string cast_name = ctx.fresh_name(absl::StrCat(ctx.node.input(i), "_cast"));
-    ctx.insert_before(CastNode(ctx, ctx.node.input(i), cast_name, it->second));
+    std::string cast_name = ctx.rewriter.FreshName(absl::StrCat(ctx.node.input(i), "_cast"));
+    ctx.rewriter.InsertBefore(CastNode(ctx, ctx.node.input(i), cast_name, it->second));
     ctx.changes.push_back({"cast-inserted", absl::StrCat("'", ctx.node.input(i), "' to ",
                                                          TensorTypeString(it->second))});
     ctx.node.set_input(i, cast_name);
@@ -246,7 +246,7 @@ absl::Status Casts(AdapterContext& ctx, bool apply) {
                                                              " at opset ", ctx.to_opset)));
     }
     if (!apply) continue;
-    ctx.insert_after(CastNode(ctx, ctx.detach_output(i), original, elem));
+    ctx.rewriter.InsertAfter(CastNode(ctx, ctx.rewriter.DetachOutput(i), original, elem));
     ctx.changes.push_back({"cast-inserted", absl::StrCat("'", original, "' back to ",
                                                          TensorTypeString(elem))});
   }

@@ -55,8 +55,8 @@ class Composer {
   // `op`(inputs) placed before the node; returns its output.
   std::string Before(absl::string_view op, std::vector<std::string> inputs,
                      std::vector<onnx::AttributeProto> attributes = {}) {
-    std::string output = ctx_.fresh_name(absl::StrCat(base_, "_", op));
-    ctx_.insert_before(Make(op, std::move(inputs), output, std::move(attributes)));
+    std::string output = ctx_.rewriter.FreshName(absl::StrCat(base_, "_", op));
+    ctx_.rewriter.InsertBefore(Make(op, std::move(inputs), output, std::move(attributes)));
     return output;
   }
 
@@ -65,8 +65,8 @@ class Composer {
   // returns the output.
   std::string After(absl::string_view op, std::vector<std::string> inputs, std::string output = "",
                     std::vector<onnx::AttributeProto> attributes = {}) {
-    if (output.empty()) output = ctx_.fresh_name(absl::StrCat(base_, "_", op));
-    ctx_.insert_after(Make(op, std::move(inputs), output, std::move(attributes)));
+    if (output.empty()) output = ctx_.rewriter.FreshName(absl::StrCat(base_, "_", op));
+    ctx_.rewriter.InsertAfter(Make(op, std::move(inputs), output, std::move(attributes)));
     return output;
   }
 
@@ -90,7 +90,7 @@ class Composer {
 
   // An int64 constant: 1-D, or a scalar when `scalar`.
   absl::StatusOr<std::string> Ints(std::vector<int64_t> values, bool scalar = false) {
-    return ctx_.add_constant(Int64Tensor(values, scalar));
+    return ctx_.rewriter.AddConstant(Int64Tensor(values, scalar));
   }
 
  private:
@@ -98,7 +98,7 @@ class Composer {
                        const std::string& output, std::vector<onnx::AttributeProto> attributes) {
     onnx::NodeProto node;
     node.set_op_type(std::string(op));
-    node.set_name(ctx_.fresh_name(base_));
+    node.set_name(ctx_.rewriter.FreshName(base_));
     for (std::string& input : inputs) node.add_input(std::move(input));
     node.add_output(output);
     for (onnx::AttributeProto& attribute : attributes) *node.add_attribute() = std::move(attribute);

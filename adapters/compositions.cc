@@ -44,7 +44,7 @@ bool Given(const AdapterContext& ctx, int i) {
 
 // Whether input `i` of the node is given and known only at run time.
 bool AtRunTime(const AdapterContext& ctx, int i) {
-  return Given(ctx, i) && ctx.constant_of(ctx.node.input(i)) == nullptr;
+  return Given(ctx, i) && ctx.rewriter.ConstantOf(ctx.node.input(i)) == nullptr;
 }
 
 
@@ -231,7 +231,7 @@ absl::Status ReduceAxesAtRunTime(AdapterContext& ctx) {
   ctx.node.set_op_type("ReduceSum");
   if (row->after != After::kNone) {
     const std::string output = ctx.node.output(0);
-    const std::string sum = ctx.detach_output(0);
+    const std::string sum = ctx.rewriter.DetachOutput(0);
     switch (row->after) {
       case After::kNone:
         break;
@@ -284,7 +284,7 @@ absl::Status ClipBoundsAtRunTime(AdapterContext& ctx) {
     ctx.node.set_op_type(low ? "Max" : "Min");
     if (low && high) {
       const std::string output = ctx.node.output(0);
-      compose.After("Min", {ctx.detach_output(0), high_name}, output);
+      compose.After("Min", {ctx.rewriter.DetachOutput(0), high_name}, output);
     }
     ctx.changes.push_back(
         {"node-replaced",
@@ -302,7 +302,7 @@ absl::Status ClipBoundsAtRunTime(AdapterContext& ctx) {
   }
   if (high) {
     const std::string output = ctx.node.output(0);
-    compose.After("Min", {ctx.detach_output(0), high_name}, output);
+    compose.After("Min", {ctx.rewriter.DetachOutput(0), high_name}, output);
     ctx.node.set_input(2, "");
     ctx.changes.push_back(
         {"node-inserted", absl::StrCat("Min with max '", high_name, "', known only at run time")});
@@ -356,7 +356,7 @@ absl::Status ArgSelectLastIndex(AdapterContext& ctx) {
   }
   ctx.node.set_input(0, reversed);
   const std::string output = ctx.node.output(0);
-  compose.After("Sub", {last, ctx.detach_output(0)}, output);
+  compose.After("Sub", {last, ctx.rewriter.DetachOutput(0)}, output);
   ctx.changes.push_back(
       {"node-inserted", "Sub mapping the index in the reversed input back (size - 1 - index)"});
   return absl::OkStatus();
@@ -444,7 +444,7 @@ absl::Status ConstantOfShapeBelow9(AdapterContext& ctx) {
   }
   RemoveAttribute(ctx.node, "value");
   const std::string shape_name = ctx.node.input(0);
-  const TensorProto* shape_value = ctx.constant_of(shape_name);
+  const TensorProto* shape_value = ctx.rewriter.ConstantOf(shape_name);
   std::optional<std::vector<int64_t>> dims =
       shape_value != nullptr ? IntValues(*shape_value) : std::nullopt;
   int64_t count = 1;
@@ -452,7 +452,7 @@ absl::Status ConstantOfShapeBelow9(AdapterContext& ctx) {
     for (int64_t d : *dims) count = d < 0 || count > kMaxFilledElements ? -1 : count * d;
   }
   if (dims && count >= 0 && count <= kMaxFilledElements) {
-    OC_ASSIGN_OR_RETURN(std::string filled, ctx.add_constant(Filled(value, *dims, count)));
+    OC_ASSIGN_OR_RETURN(std::string filled, ctx.rewriter.AddConstant(Filled(value, *dims, count)));
     ctx.node.set_op_type("Identity");
     ctx.node.set_input(0, filled);
     ctx.changes.push_back({"node-replaced", absl::StrCat("ConstantOfShape -> Identity of '", filled,
@@ -470,7 +470,7 @@ absl::Status ConstantOfShapeBelow9(AdapterContext& ctx) {
     // (shape * 0 + 1), then tiled.
     value.add_dims(1);
     Composer compose(ctx);
-    OC_ASSIGN_OR_RETURN(std::string one, ctx.add_constant(std::move(value)));
+    OC_ASSIGN_OR_RETURN(std::string one, ctx.rewriter.AddConstant(std::move(value)));
     OC_ASSIGN_OR_RETURN(std::string zero, compose.Ints({0}, /*scalar=*/true));
     OC_ASSIGN_OR_RETURN(std::string unit, compose.Ints({1}, /*scalar=*/true));
     std::string ones =
@@ -486,7 +486,7 @@ absl::Status ConstantOfShapeBelow9(AdapterContext& ctx) {
     return absl::OkStatus();
   }
   for (int64_t i = 0; i < rank; ++i) value.add_dims(1);
-  OC_ASSIGN_OR_RETURN(std::string one, ctx.add_constant(std::move(value)));
+  OC_ASSIGN_OR_RETURN(std::string one, ctx.rewriter.AddConstant(std::move(value)));
   ctx.node.set_op_type("Tile");
   ctx.node.clear_input();
   ctx.node.add_input(one);
@@ -520,8 +520,9 @@ absl::Status EqualOnFloats(AdapterContext& ctx) {
   if (elem != TensorProto::FLOAT && elem != TensorProto::DOUBLE && elem != TensorProto::FLOAT16) {
     return absl::OkStatus();  // the caller checks the types
   }
-  OC_ASSIGN_OR_RETURN(std::string inf, ctx.add_constant(FloatScalar(elem, INFINITY)));
-  OC_ASSIGN_OR_RETURN(std::string minus_inf, ctx.add_constant(FloatScalar(elem, -INFINITY)));
+  OC_ASSIGN_OR_RETURN(std::string inf, ctx.rewriter.AddConstant(FloatScalar(elem, INFINITY)));
+  OC_ASSIGN_OR_RETURN(std::string minus_inf,
+                      ctx.rewriter.AddConstant(FloatScalar(elem, -INFINITY)));
   Composer compose(ctx);
   auto not_nan = [&](const std::string& v) {
     return compose.Before(
@@ -579,9 +580,10 @@ absl::Status ShrinkBelow9(AdapterContext& ctx) {
     ctx.node.add_input(above_low);
     ctx.node.add_input(below_high);
   } else {
-    OC_ASSIGN_OR_RETURN(std::string low, ctx.add_constant(TypedScalar(elem, -lambd)));
-    OC_ASSIGN_OR_RETURN(std::string high, ctx.add_constant(TypedScalar(elem, lambd)));
-    OC_ASSIGN_OR_RETURN(std::string jump, ctx.add_constant(TypedScalar(elem, lambd - bias)));
+    OC_ASSIGN_OR_RETURN(std::string low, ctx.rewriter.AddConstant(TypedScalar(elem, -lambd)));
+    OC_ASSIGN_OR_RETURN(std::string high, ctx.rewriter.AddConstant(TypedScalar(elem, lambd)));
+    OC_ASSIGN_OR_RETURN(std::string jump,
+                        ctx.rewriter.AddConstant(TypedScalar(elem, lambd - bias)));
     std::string above =
         compose.Before("Cast", {compose.Before("Greater", {x, high})}, {IntAttribute("to", elem)});
     std::string below =
@@ -646,7 +648,7 @@ std::vector<int64_t> SliceIndices(int64_t dim, int64_t start, int64_t end, int64
 absl::Status SliceStepsByGather(AdapterContext& ctx) {
   auto ints = [&](int i) -> std::optional<std::vector<int64_t>> {
     if (!Given(ctx, i)) return std::nullopt;
-    const TensorProto* value = ctx.constant_of(ctx.node.input(i));
+    const TensorProto* value = ctx.rewriter.ConstantOf(ctx.node.input(i));
     return value == nullptr ? std::nullopt : IntValues(*value);
   };
   std::optional<std::vector<int64_t>> steps = ints(4);
@@ -970,7 +972,8 @@ absl::Status HalfPixelLinearUpscale(AdapterContext& ctx, absl::Span<const int64_
       }
       std::string sum;
       for (int c = 0; c < 4; ++c) {
-        OC_ASSIGN_OR_RETURN(std::string weight, ctx.add_constant(FloatsOf({h, w}, weights[c])));
+        OC_ASSIGN_OR_RETURN(std::string weight,
+                            ctx.rewriter.AddConstant(FloatsOf({h, w}, weights[c])));
         std::string term = compose.Before("Mul", {weight, corners[c]});
         sum = c == 0 ? term : compose.Before("Add", {sum, term});
       }

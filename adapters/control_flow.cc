@@ -92,19 +92,19 @@ absl::Status ScanBatchToOuterScan(AdapterContext& ctx) {
   // nodes move by address.
   google::protobuf::Arena* arena = node.GetArena();
   onnx::GraphProto& outer = *google::protobuf::Arena::CreateMessage<onnx::GraphProto>(arena);
-  outer.set_name(ctx.fresh_name(absl::StrCat(body.name(), "_batch")));
+  outer.set_name(ctx.rewriter.FreshName(absl::StrCat(body.name(), "_batch")));
   onnx::NodeProto* inner = outer.add_node();
   inner->set_op_type("Scan");
-  inner->set_name(ctx.fresh_name(node.name().empty() ? "Scan" : node.name()));
+  inner->set_name(ctx.rewriter.FreshName(node.name().empty() ? "Scan" : node.name()));
   for (int i = 0; i < states + scans; ++i) {
     onnx::ValueInfoProto* input = outer.add_input();
-    input->set_name(ctx.fresh_name(body.input(i).name()));
+    input->set_name(ctx.rewriter.FreshName(body.input(i).name()));
     *input->mutable_type() = i < states ? body.input(i).type() : Stacked(body.input(i).type());
     inner->add_input(input->name());
   }
   for (int i = 0; i < body.output_size(); ++i) {
     onnx::ValueInfoProto* output = outer.add_output();
-    output->set_name(ctx.fresh_name(body.output(i).name()));
+    output->set_name(ctx.rewriter.FreshName(body.output(i).name()));
     *output->mutable_type() = i < states ? body.output(i).type() : Stacked(body.output(i).type());
     inner->add_output(output->name());
   }
@@ -125,7 +125,7 @@ absl::Status ScanBatchToOuterScan(AdapterContext& ctx) {
   RemoveAttribute(node, "directions");
   RemoveAttribute(node, "num_scan_inputs");
   AddIntAttribute(node, "num_scan_inputs", states + scans);
-  ctx.track_subgraph(*body_attribute->mutable_g());
+  ctx.rewriter.TrackSubgraph(*body_attribute->mutable_g());
   ctx.changes.push_back({"node-inserted", absl::StrCat("inner Scan '", inner->name(),
                                                        "' per batch element; the outer Scan "
                                                        "scans the batch axis")});
@@ -146,7 +146,8 @@ absl::Status ScanAddBatchOfOne(AdapterContext& ctx) {
   auto unit_axis_node = [&](const char* op, const std::string& in, const std::string& out) {
     onnx::NodeProto n;
     n.set_op_type(op);
-    n.set_name(ctx.fresh_name(absl::StrCat(node.name().empty() ? "Scan" : node.name(), "_", op)));
+    n.set_name(
+        ctx.rewriter.FreshName(absl::StrCat(node.name().empty() ? "Scan" : node.name(), "_", op)));
     n.add_input(in);
     n.add_output(out);
     AddIntsAttribute(n, "axes", {0});
@@ -155,15 +156,15 @@ absl::Status ScanAddBatchOfOne(AdapterContext& ctx) {
   google::protobuf::RepeatedPtrField<std::string> inputs;
   inputs.Add("");  // no sequence_lens
   for (const std::string& input : node.input()) {
-    std::string batched = ctx.fresh_name(absl::StrCat(input, "_batch"));
-    ctx.insert_before(unit_axis_node("Unsqueeze", input, batched));
+    std::string batched = ctx.rewriter.FreshName(absl::StrCat(input, "_batch"));
+    ctx.rewriter.InsertBefore(unit_axis_node("Unsqueeze", input, batched));
     *inputs.Add() = batched;
   }
   node.mutable_input()->Swap(&inputs);
   for (int i = 0; i < node.output_size(); ++i) {
     if (node.output(i).empty()) continue;
     const std::string original = node.output(i);
-    ctx.insert_after(unit_axis_node("Squeeze", ctx.detach_output(i), original));
+    ctx.rewriter.InsertAfter(unit_axis_node("Squeeze", ctx.rewriter.DetachOutput(i), original));
   }
   if (const onnx::AttributeProto* directions = FindAttribute(node, "scan_input_directions")) {
     std::vector<int64_t> values(directions->ints().begin(), directions->ints().end());

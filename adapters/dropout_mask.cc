@@ -17,11 +17,7 @@ namespace {
 absl::Status MaskType(AdapterContext& ctx) {
   if (ctx.node.output_size() < 2 || ctx.node.output(1).empty()) return absl::OkStatus();
   const std::string mask = ctx.node.output(1);
-  if (!ctx.value_used) {
-    return absl::UnimplementedError(
-        absl::StrCat("whether the mask '", mask, "' is read cannot be told here"));
-  }
-  if (ctx.value_used(mask) == std::optional<bool>(false)) {
+  if (ctx.rewriter.ValueUsed(mask) == std::optional<bool>(false)) {
     ctx.node.mutable_output()->RemoveLast();
     ctx.changes.push_back(
         {"output-removed", absl::StrCat("mask '", mask, "' dropped: nothing reads it")});
@@ -35,7 +31,7 @@ absl::Status MaskType(AdapterContext& ctx) {
         absl::StrCat("the mask '", mask, "' is read, and the element type of '", ctx.node.input(0),
                      "' it has before ", ctx.to.Label(), " is unknown"));
   }
-  ctx.insert_after(CastNode(ctx, ctx.detach_output(1), mask, elem));
+  ctx.rewriter.InsertAfter(CastNode(ctx, ctx.rewriter.DetachOutput(1), mask, elem));
   ctx.changes.push_back(
       {"cast-inserted", absl::StrCat("mask '", mask, "' cast from ", up ? "bool" : "its data type",
                                      " to the type it had before ", ctx.to.Label())});

@@ -148,7 +148,7 @@ absl::Status GruDirection(AdapterContext& ctx) {
   }
   if (!Up(ctx) && ctx.node.output_size() < 2) {
     while (ctx.node.output_size() < 1) ctx.node.add_output("");
-    ctx.node.add_output(ctx.fresh_name(absl::StrCat(ctx.node.name(), "_Y_h")));
+    ctx.node.add_output(ctx.rewriter.FreshName(absl::StrCat(ctx.node.name(), "_Y_h")));
     ctx.changes.push_back({"output-added", "Y_h, which GRU-1 requires"});
   }
   return absl::OkStatus();
@@ -161,7 +161,7 @@ absl::Status ClipBounds(AdapterContext& ctx) { return OnlyLegacyHints(ctx); }
 // Gemm-9 requires C; without it Gemm-11 adds nothing: C = 0.
 absl::Status GemmZeroC(AdapterContext& ctx) {
   if (ctx.node.input_size() >= 3 && !ctx.node.input(2).empty()) return absl::OkStatus();
-  const onnx::TypeProto* type = ctx.type_of(ctx.node.input(0));
+  const onnx::TypeProto* type = ctx.rewriter.TypeOf(ctx.node.input(0));
   int32_t elem = type != nullptr && type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
   onnx::TensorProto zero;
   zero.set_data_type(elem);
@@ -174,7 +174,7 @@ absl::Status GemmZeroC(AdapterContext& ctx) {
         ctx.to.Label(), " requires C, and the element type of '", ctx.node.input(0),
         "' for a zero C is ", elem == 0 ? "unknown" : "not float, double, int32 or int64"));
   }
-  absl::StatusOr<std::string> name = ctx.add_constant(std::move(zero));
+  absl::StatusOr<std::string> name = ctx.rewriter.AddConstant(std::move(zero));
   if (!name.ok()) return name.status();
   while (ctx.node.input_size() < 3) ctx.node.add_input("");
   ctx.node.set_input(2, *name);
@@ -226,7 +226,7 @@ absl::Status ConstantAsInitializer(AdapterContext& ctx) {
   onnx::TensorProto tensor = value->t();
   std::string type = onnx::TensorProto::DataType_Name(
       static_cast<onnx::TensorProto::DataType>(tensor.data_type()));
-  absl::StatusOr<std::string> name = ctx.add_constant(std::move(tensor));
+  absl::StatusOr<std::string> name = ctx.rewriter.AddConstant(std::move(tensor));
   if (!name.ok()) return name.status();
   RemoveAttribute(ctx.node, "value");
   ctx.node.set_op_type("Identity");

@@ -64,7 +64,7 @@ bool IsCount(const std::vector<int64_t>& values) {
 }
 
 int32_t ElemTypeOf(const AdapterContext& ctx, const std::string& value) {
-  const onnx::TypeProto* type = ctx.type_of(value);
+  const onnx::TypeProto* type = ctx.rewriter.TypeOf(value);
   return type != nullptr && type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
 }
 
@@ -511,16 +511,16 @@ absl::Status RegressorToTreeEnsemble(AdapterContext& ctx) {
   AddTensor(node, "leaf_weights", RealTensor(onnx::TensorProto::FLOAT, leaf_weights));
   if (has_base) {
     absl::StatusOr<std::string> base_name =
-        ctx.add_constant(RealTensor(onnx::TensorProto::FLOAT, *base));
+        ctx.rewriter.AddConstant(RealTensor(onnx::TensorProto::FLOAT, *base));
     if (!base_name.ok()) return base_name.status();
     onnx::NodeProto add;
     add.set_op_type("Add");
-    add.set_name(ctx.fresh_name(node.name().empty() ? "TreeEnsemble_base" : node.name()));
+    add.set_name(ctx.rewriter.FreshName(node.name().empty() ? "TreeEnsemble_base" : node.name()));
     const std::string original = node.output(0);
-    add.add_input(ctx.detach_output(0));
+    add.add_input(ctx.rewriter.DetachOutput(0));
     add.add_input(*base_name);
     add.add_output(original);
-    ctx.insert_after(std::move(add));
+    ctx.rewriter.InsertAfter(std::move(add));
   }
   ctx.changes.push_back({"node-replaced", absl::StrCat("TreeEnsembleRegressor -> TreeEnsemble: ",
                                                        roots.size(), " trees")});

@@ -76,7 +76,7 @@ absl::Status GroupNormAffine(AdapterContext& ctx) {
   int64_t per_group = channels / groups;
   if (!up) {
     for (int input : {1, 2}) {
-      const onnx::TensorProto* constant = ctx.constant_of(ctx.node.input(input));
+      const onnx::TensorProto* constant = ctx.rewriter.ConstantOf(ctx.node.input(input));
       std::optional<std::vector<double>> values =
           constant != nullptr ? FloatValues(*constant) : std::nullopt;
       // Per-channel values: the affine step after a per-group identity.
@@ -87,7 +87,7 @@ absl::Status GroupNormAffine(AdapterContext& ctx) {
   }
   for (int input : {1, 2}) {
     const std::string name = ctx.node.input(input);
-    const onnx::TensorProto* constant = ctx.constant_of(name);
+    const onnx::TensorProto* constant = ctx.rewriter.ConstantOf(name);
     std::optional<std::vector<double>> values =
         constant != nullptr ? FloatValues(*constant) : std::nullopt;
     if (!values) {
@@ -120,7 +120,8 @@ absl::Status GroupNormAffine(AdapterContext& ctx) {
         rewritten.push_back((*values)[g * per_group]);
       }
     }
-    absl::StatusOr<std::string> added = ctx.add_constant(FloatTensorLike(*constant, rewritten));
+    absl::StatusOr<std::string> added =
+        ctx.rewriter.AddConstant(FloatTensorLike(*constant, rewritten));
     if (!added.ok()) return added.status();
     ctx.node.set_input(input, *added);
     ctx.changes.push_back(

@@ -45,7 +45,7 @@ onnx::NodeProto Transpose(AdapterContext& ctx, const std::string& in, const std:
                           const std::vector<int64_t>& perm) {
   onnx::NodeProto node;
   node.set_op_type("Transpose");
-  node.set_name(ctx.fresh_name(
+  node.set_name(ctx.rewriter.FreshName(
       absl::StrCat(ctx.node.name().empty() ? ctx.node.op_type() : ctx.node.name(), "_layout")));
   node.add_input(in);
   node.add_output(out);
@@ -67,10 +67,11 @@ absl::Status BatchFirstByTransposes(AdapterContext& ctx) {
     if (slot.slot >= values.size() || values[slot.slot].empty()) continue;
     const std::string value = values[slot.slot];
     if (slot.output) {
-      ctx.insert_after(Transpose(ctx, ctx.detach_output(slot.slot), value, slot.perm));
+      ctx.rewriter.InsertAfter(
+          Transpose(ctx, ctx.rewriter.DetachOutput(slot.slot), value, slot.perm));
     } else {
-      std::string moved = ctx.fresh_name(absl::StrCat(value, "_seq_first"));
-      ctx.insert_before(Transpose(ctx, value, moved, slot.perm));
+      std::string moved = ctx.rewriter.FreshName(absl::StrCat(value, "_seq_first"));
+      ctx.rewriter.InsertBefore(Transpose(ctx, value, moved, slot.perm));
       ctx.node.set_input(slot.slot, moved);
     }
     ctx.changes.push_back({"node-inserted", absl::StrCat("Transpose of ", slot.what, " ('", value,

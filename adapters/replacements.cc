@@ -40,7 +40,7 @@ absl::Status RenameOp(AdapterContext& ctx) {
 
 // CastLike(X, like) -> Cast<to = elem_type(like)>(X).
 absl::Status CastLikeToCast(AdapterContext& ctx) {
-  const onnx::TypeProto* like = ctx.type_of(ctx.node.input(1));
+  const onnx::TypeProto* like = ctx.rewriter.TypeOf(ctx.node.input(1));
   if (like == nullptr || !like->has_tensor_type() || like->tensor_type().elem_type() == 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the element type of '", ctx.node.input(1), "' is unknown, so CastLike cannot become Cast"));

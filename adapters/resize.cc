@@ -29,7 +29,7 @@ absl::StatusOr<std::string> EmptyFloats(AdapterContext& ctx) {
   onnx::TensorProto empty;
   empty.set_data_type(onnx::TensorProto::FLOAT);
   empty.add_dims(0);
-  return ctx.add_constant(std::move(empty));
+  return ctx.rewriter.AddConstant(std::move(empty));
 }
 
 bool Given(const onnx::NodeProto& node, int input) {
@@ -58,7 +58,7 @@ absl::Status ResizeUp10To11(AdapterContext& ctx) {
 // constant `sizes`, else its output's inferred sizes (sizes computed in the
 // graph from shapes that inference follows).
 std::optional<std::vector<int64_t>> KnownSizes(AdapterContext& ctx) {
-  if (const onnx::TensorProto* value = ctx.constant_of(ctx.node.input(3))) {
+  if (const onnx::TensorProto* value = ctx.rewriter.ConstantOf(ctx.node.input(3))) {
     return IntValues(*value);
   }
   const onnx::TensorShapeProto* out = ShapeOf(ctx, ctx.node.output(0));
@@ -97,7 +97,7 @@ std::optional<std::vector<float>> KnownScales(AdapterContext& ctx) {
     return scales;
   }
   if (!Given(ctx.node, 2)) return std::nullopt;
-  const onnx::TensorProto* value = ctx.constant_of(ctx.node.input(2));
+  const onnx::TensorProto* value = ctx.rewriter.ConstantOf(ctx.node.input(2));
   if (value == nullptr) return std::nullopt;
   std::optional<std::vector<double>> floats = FloatValues(*value);
   if (!floats) return std::nullopt;
@@ -132,7 +132,7 @@ absl::StatusOr<bool> SizesAsScales(AdapterContext& ctx) {
   tensor.set_data_type(onnx::TensorProto::FLOAT);
   tensor.add_dims(static_cast<int64_t>(scales->size()));
   for (float scale : *scales) tensor.add_float_data(scale);
-  absl::StatusOr<std::string> name = ctx.add_constant(std::move(tensor));
+  absl::StatusOr<std::string> name = ctx.rewriter.AddConstant(std::move(tensor));
   if (!name.ok()) return name.status();
   std::string sizes_name = ctx.node.input(3);
   while (ctx.node.input_size() < 3) ctx.node.add_input("");
@@ -241,7 +241,7 @@ absl::Status ScalesForEveryAxis(AdapterContext& ctx) {
     base.set_data_type(onnx::TensorProto::FLOAT);
     base.add_dims(2 * rank);
     for (int64_t i = 0; i < 2 * rank; ++i) base.add_float_data(i < rank ? 0.0f : 1.0f);
-    const onnx::TensorProto* roi_value = ctx.constant_of(ctx.node.input(1));
+    const onnx::TensorProto* roi_value = ctx.rewriter.ConstantOf(ctx.node.input(1));
     std::optional<std::vector<double>> roi =
         roi_value != nullptr ? FloatValues(*roi_value) : std::nullopt;
     std::string full_roi;
@@ -249,7 +249,7 @@ absl::Status ScalesForEveryAxis(AdapterContext& ctx) {
       for (size_t k = 0; k < roi_positions.size(); ++k) {
         base.set_float_data(static_cast<int>(roi_positions[k]), static_cast<float>((*roi)[k]));
       }
-      absl::StatusOr<std::string> name = ctx.add_constant(std::move(base));
+      absl::StatusOr<std::string> name = ctx.rewriter.AddConstant(std::move(base));
       if (!name.ok()) return name.status();
       full_roi = *name;
     } else {
@@ -266,7 +266,7 @@ absl::Status ScalesForEveryAxis(AdapterContext& ctx) {
   }
   int input = sizes ? 3 : 2;
   const std::string given = ctx.node.input(input);
-  const onnx::TensorProto* constant = sizes ? nullptr : ctx.constant_of(given);
+  const onnx::TensorProto* constant = sizes ? nullptr : ctx.rewriter.ConstantOf(given);
   std::optional<std::vector<double>> scales =
       constant != nullptr ? FloatValues(*constant) : std::nullopt;
   std::string full;
@@ -277,7 +277,7 @@ absl::Status ScalesForEveryAxis(AdapterContext& ctx) {
     tensor.set_data_type(onnx::TensorProto::FLOAT);
     tensor.add_dims(rank);
     for (double v : values) tensor.add_float_data(static_cast<float>(v));
-    absl::StatusOr<std::string> name = ctx.add_constant(std::move(tensor));
+    absl::StatusOr<std::string> name = ctx.rewriter.AddConstant(std::move(tensor));
     if (!name.ok()) return name.status();
     full = *name;
   } else if (!sizes) {
@@ -293,22 +293,22 @@ absl::Status ScalesForEveryAxis(AdapterContext& ctx) {
     // Sizes: the input's own dims, the given ones scattered in.
     onnx::NodeProto shape;
     shape.set_op_type("Shape");
-    shape.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name(), "_dims")));
+    shape.set_name(ctx.rewriter.FreshName(absl::StrCat(ctx.node.name(), "_dims")));
     shape.add_input(ctx.node.input(0));
-    std::string dims = ctx.fresh_name(absl::StrCat(ctx.node.input(0), "_dims"));
+    std::string dims = ctx.rewriter.FreshName(absl::StrCat(ctx.node.input(0), "_dims"));
     shape.add_output(dims);
-    ctx.insert_before(std::move(shape));
+    ctx.rewriter.InsertBefore(std::move(shape));
     onnx::NodeProto scatter;
     scatter.set_op_type("ScatterElements");
-    scatter.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name(), "_full")));
-    absl::StatusOr<std::string> index_name = ctx.add_constant(Int64Tensor(positions));
+    scatter.set_name(ctx.rewriter.FreshName(absl::StrCat(ctx.node.name(), "_full")));
+    absl::StatusOr<std::string> index_name = ctx.rewriter.AddConstant(Int64Tensor(positions));
     if (!index_name.ok()) return index_name.status();
     scatter.add_input(dims);
     scatter.add_input(*index_name);
     scatter.add_input(given);
-    full = ctx.fresh_name(absl::StrCat(given, "_full"));
+    full = ctx.rewriter.FreshName(absl::StrCat(given, "_full"));
     scatter.add_output(full);
-    ctx.insert_before(std::move(scatter));
+    ctx.rewriter.InsertBefore(std::move(scatter));
   }
   ctx.node.set_input(input, full);
   RemoveAttribute(ctx.node, "axes");

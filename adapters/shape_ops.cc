@@ -31,16 +31,16 @@ absl::Status ShapeRangeToSlice(AdapterContext& ctx) {
   if (first == 0 && last == kToTheEnd) return absl::OkStatus();
   onnx::NodeProto slice;
   slice.set_op_type("Slice");
-  slice.set_name(ctx.fresh_name(ctx.node.name().empty() ? "Shape_range" : ctx.node.name()));
+  slice.set_name(ctx.rewriter.FreshName(ctx.node.name().empty() ? "Shape_range" : ctx.node.name()));
   const std::string original = ctx.node.output(0);
-  slice.add_input(ctx.detach_output(0));
+  slice.add_input(ctx.rewriter.DetachOutput(0));
   for (int64_t value : {first, last, int64_t{0}}) {
-    absl::StatusOr<std::string> name = ctx.add_constant(Int64Tensor({value}));
+    absl::StatusOr<std::string> name = ctx.rewriter.AddConstant(Int64Tensor({value}));
     if (!name.ok()) return name.status();
     slice.add_input(*name);
   }
   slice.add_output(original);
-  ctx.insert_after(std::move(slice));
+  ctx.rewriter.InsertAfter(std::move(slice));
   ctx.changes.push_back({"node-inserted", absl::StrCat("Slice [", first, ", ",
                                                        last == kToTheEnd ? "end" : absl::StrCat(last),
                                                        ") of the shape, for start/end")});
@@ -91,7 +91,7 @@ absl::Status SplitNumOutputsDown(AdapterContext& ctx) {
         "axis ", axis, " of size ", size, " splits into ", sizes.size(), " parts of ", chunk,
         ", not ", parts, "; ", ctx.to.Label(), " cannot express the empty parts"));
   }
-  absl::StatusOr<std::string> name = ctx.add_constant(Int64Tensor(sizes));
+  absl::StatusOr<std::string> name = ctx.rewriter.AddConstant(Int64Tensor(sizes));
   if (!name.ok()) return name.status();
   while (ctx.node.input_size() < 2) ctx.node.add_input("");
   ctx.node.set_input(1, *name);
@@ -128,9 +128,9 @@ absl::Status PadAxesAtRunTime(AdapterContext& ctx, int64_t rank) {
 absl::Status PadAxesToFullPads(AdapterContext& ctx) {
   if (ctx.node.input_size() < 4 || ctx.node.input(3).empty()) return absl::OkStatus();
   const std::string axes_name = ctx.node.input(3);
-  const onnx::TensorProto* axes_value = ctx.constant_of(axes_name);
+  const onnx::TensorProto* axes_value = ctx.rewriter.ConstantOf(axes_name);
   const onnx::TensorProto* pads_value =
-      ctx.node.input_size() > 1 ? ctx.constant_of(ctx.node.input(1)) : nullptr;
+      ctx.node.input_size() > 1 ? ctx.rewriter.ConstantOf(ctx.node.input(1)) : nullptr;
   std::optional<std::vector<int64_t>> axes = axes_value ? IntValues(*axes_value) : std::nullopt;
   std::optional<std::vector<int64_t>> pads = pads_value ? IntValues(*pads_value) : std::nullopt;
   int64_t rank = RankOf(ctx, ctx.node.input(0));
@@ -162,7 +162,7 @@ absl::Status PadAxesToFullPads(AdapterContext& ctx) {
     full[axis] = (*pads)[k];
     full[axis + rank] = (*pads)[k + axes->size()];
   }
-  absl::StatusOr<std::string> name = ctx.add_constant(Int64Tensor(full));
+  absl::StatusOr<std::string> name = ctx.rewriter.AddConstant(Int64Tensor(full));
   if (!name.ok()) return name.status();
   ctx.node.set_input(1, *name);
   ctx.node.mutable_input()->RemoveLast();

@@ -27,8 +27,8 @@ onnx::NodeProto Unary(AdapterContext& ctx, const char* op, const std::string& in
                       const std::string& out) {
   onnx::NodeProto node;
   node.set_op_type(op);
-  node.set_name(ctx.fresh_name(absl::StrCat(ctx.node.name().empty() ? "softmax" : ctx.node.name(),
-                                            "_", op)));
+  node.set_name(ctx.rewriter.FreshName(
+      absl::StrCat(ctx.node.name().empty() ? "softmax" : ctx.node.name(), "_", op)));
   node.add_input(in);
   node.add_output(out);
   return node;
@@ -40,15 +40,15 @@ absl::Status AxisLastByTranspose(AdapterContext& ctx, int64_t axis, int64_t rank
   std::vector<int64_t> perm(rank);
   for (int64_t i = 0; i < rank; ++i) perm[i] = i;
   std::swap(perm[axis], perm[rank - 1]);
-  std::string moved = ctx.fresh_name(absl::StrCat(ctx.node.input(0), "_moved"));
+  std::string moved = ctx.rewriter.FreshName(absl::StrCat(ctx.node.input(0), "_moved"));
   onnx::NodeProto before = Unary(ctx, "Transpose", ctx.node.input(0), moved);
   AddIntsAttribute(before, "perm", perm);
-  ctx.insert_before(std::move(before));
+  ctx.rewriter.InsertBefore(std::move(before));
   ctx.node.set_input(0, moved);
   const std::string original = ctx.node.output(0);
-  onnx::NodeProto after = Unary(ctx, "Transpose", ctx.detach_output(0), original);
+  onnx::NodeProto after = Unary(ctx, "Transpose", ctx.rewriter.DetachOutput(0), original);
   AddIntsAttribute(after, "perm", perm);  // a swap is its own inverse
-  ctx.insert_after(std::move(after));
+  ctx.rewriter.InsertAfter(std::move(after));
   RemoveAttribute(ctx.node, "axis");
   AddIntAttribute(ctx.node, "axis", rank - 1);
   ctx.changes.push_back({"node-inserted", absl::StrCat("Transposes moving axis ", axis,
@@ -60,17 +60,17 @@ absl::Status AxisLastByTranspose(AdapterContext& ctx, int64_t axis, int64_t rank
 // over the flattened axis of a Flatten, reshaped back.
 absl::Status FlattenedAxes(AdapterContext& ctx, int64_t axis) {
   const std::string input = ctx.node.input(0);
-  std::string dims = ctx.fresh_name(absl::StrCat(input, "_dims"));
-  ctx.insert_before(Unary(ctx, "Shape", input, dims));
-  std::string flat = ctx.fresh_name(absl::StrCat(input, "_flat"));
+  std::string dims = ctx.rewriter.FreshName(absl::StrCat(input, "_dims"));
+  ctx.rewriter.InsertBefore(Unary(ctx, "Shape", input, dims));
+  std::string flat = ctx.rewriter.FreshName(absl::StrCat(input, "_flat"));
   onnx::NodeProto flatten = Unary(ctx, "Flatten", input, flat);
   AddIntAttribute(flatten, "axis", axis);
-  ctx.insert_before(std::move(flatten));
+  ctx.rewriter.InsertBefore(std::move(flatten));
   ctx.node.set_input(0, flat);
   const std::string original = ctx.node.output(0);
-  onnx::NodeProto reshape = Unary(ctx, "Reshape", ctx.detach_output(0), original);
+  onnx::NodeProto reshape = Unary(ctx, "Reshape", ctx.rewriter.DetachOutput(0), original);
   reshape.add_input(dims);
-  ctx.insert_after(std::move(reshape));
+  ctx.rewriter.InsertAfter(std::move(reshape));
   RemoveAttribute(ctx.node, "axis");
   AddIntAttribute(ctx.node, "axis", 1);
   ctx.changes.push_back({"node-inserted", absl::StrCat("Flatten at axis ", axis,
@@ -79,7 +79,7 @@ absl::Status FlattenedAxes(AdapterContext& ctx, int64_t axis) {
 }
 
 absl::Status SoftmaxAxisSemantics(AdapterContext& ctx) {
-  const onnx::TypeProto* type = ctx.type_of(ctx.node.input(0));
+  const onnx::TypeProto* type = ctx.rewriter.TypeOf(ctx.node.input(0));
   if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
     return absl::FailedPreconditionError(
         absl::StrCat("the rank of input '", ctx.node.input(0),

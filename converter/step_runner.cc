@@ -7,6 +7,7 @@
 #include "adapters/compositions.h"
 #include "adapters/rewrites.h"
 #include "converter/expand.h"
+#include "converter/step_rewriter.h"
 #include "ir/status_macros.h"
 #include "schema/checker.h"
 #include "schema/type_strings.h"
@@ -58,90 +59,28 @@ absl::Status Stopped(absl::string_view domain, int64_t from, int64_t to) {
 
 namespace {
 
-// Whether a node of `graph` or of a graph nested in it reads `value`, or
-// `graph` gives it as an output.
-bool ReadsValue(const onnx::GraphProto& graph, absl::string_view value) {
-  for (const onnx::ValueInfoProto& output : graph.output()) {
-    if (output.name() == value) return true;
-  }
-  for (const onnx::NodeProto& node : graph.node()) {
-    for (const std::string& input : node.input()) {
-      if (input == value) return true;
-    }
-    for (const onnx::AttributeProto& attribute : node.attribute()) {
-      if (attribute.has_g() && ReadsValue(attribute.g(), value)) return true;
-      for (const onnx::GraphProto& subgraph : attribute.graphs()) {
-        if (ReadsValue(subgraph, value)) return true;
-      }
-    }
-  }
-  return false;
-}
-
-// The type of `value` as seen from `graph`: its own, or an enclosing
-// graph's (the outer scope); null when unknown.
-const onnx::TypeProto* TypeSeenFrom(const StepContext& step, const onnx::GraphProto* graph,
-                                    absl::string_view value) {
-  for (int depth = 0; graph != nullptr && depth <= kMaxGraphDepth; ++depth) {
-    if (const onnx::TypeProto* type = step.types.TypeOf(graph, value)) return type;
-    graph = step.index.ParentOf(graph);
-  }
-  return nullptr;
-}
-
-// The adapter context for converting `site`'s node from `current` to `next`.
-adapters::AdapterContext MakeAdapterContext(StepContext& step, const NodeSite& site,
+// The adapter context for converting `site`'s node from `current` to `next`
+// through `rewriter`.
+adapters::AdapterContext MakeAdapterContext(const StepContext& step, const NodeSite& site,
                                             const OpSchema& current, const OpSchema& next,
-                                            std::vector<adapters::Change>& changes) {
-  adapters::AdapterContext ctx{
-      *site.node, current, next,
-      [&step, &site](absl::string_view value) { return TypeSeenFrom(step, site.graph, value); },
-      changes,
-      [&step, &site](onnx::TensorProto&& value) {
-        return step.added.Add(site.graph, step.names, step.edits, *site.node, std::move(value),
-                              step.order);
-      },
-      [&step, &site](absl::string_view name) {
-        return step.constants.Find(step.index, site.graph, name);
-      }};
-  ctx.to_opset = step.to;
-  ctx.insert_before = [&step, &site](onnx::NodeProto node) {
-    return step.edits.InsertBefore(site, std::move(node));
-  };
-  ctx.insert_after = [&step, &site](onnx::NodeProto node) {
-    return step.edits.InsertAfter(site, std::move(node));
-  };
-  ctx.fresh_name = [&step](absl::string_view hint) { return step.names.FreshName(hint); };
-  ctx.detach_output = [&step, &site](int i) {
-    auto* outputs = site.node->mutable_output();
-    std::string fresh = step.names.FreshName(outputs->Get(i));
-    // The old string object stays alive: inferred types view it.
-    outputs->AddAllocated(new std::string(fresh));
-    outputs->SwapElements(i, outputs->size() - 1);
-    step.edits.Retire(outputs->ReleaseLast());
-    return fresh;
-  };
-  if (step.whole_graphs) {
-    ctx.value_used = [&site](absl::string_view value) -> std::optional<bool> {
-      if (site.graph == nullptr) return std::nullopt;
-      return ReadsValue(*site.graph, value);
-    };
-  }
-  ctx.track_subgraph = [&step, &site](onnx::GraphProto& graph) {
-    step.edits.TrackSubgraph(graph, absl::StrCat(site.path, "/", graph.name()), site.graph);
-  };
-  return ctx;
+                                            std::vector<adapters::Change>& changes,
+                                            ir::Rewriter& rewriter) {
+  return adapters::AdapterContext{*site.node, current, next, changes, step.to, rewriter};
 }
 
-// Runs the rewrite `adapter` on `site`'s node and checks that the node then
-// fits the operator version it binds to at the step's target opset (the
-// rewrite may have replaced the op).
+// Runs the rewrite `adapter` on `site`'s node through `ctx` (whose rewriter
+// is `rewriter`) and checks that the node then fits the operator version it
+// binds to at the step's target opset (the rewrite may have replaced the
+// op).
 absl::Status RunRewrite(StepContext& step, const NodeSite& site,
                         const adapters::AdapterEntry& adapter, adapters::AdapterContext& ctx,
-                        bool check_types) {
+                        const StepRewriter& rewriter, bool check_types) {
   std::string old_op = site.node->op_type();
   std::string old_domain = site.node->domain();
-  OC_RETURN_IF_ERROR(adapter.fn(ctx));
+  absl::Status rewritten = adapter.fn(ctx);
+  // What only the whole graph tells decides: the model is converted whole.
+  OC_RETURN_IF_ERROR(rewriter.Unanswered());
+  OC_RETURN_IF_ERROR(rewritten);
   // A node that kept its op binds to the version the step converts to.
   bool same_op = &ctx.from != &ctx.to && site.node->op_type() == old_op &&
                  site.node->domain() == old_domain;
@@ -177,9 +116,10 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
   if (replacement != nullptr) {
     report.adapter = replacement->name;
     if (step.dry_run) return absl::OkStatus();
-    adapters::AdapterContext ctx = MakeAdapterContext(step, site, current, current,
-                                                      report.changes);
-    return RunRewrite(step, site, *replacement, ctx, /*check_types=*/false);
+    StepRewriter rewriter(step, site);
+    adapters::AdapterContext ctx =
+        MakeAdapterContext(step, site, current, current, report.changes, rewriter);
+    return RunRewrite(step, site, *replacement, ctx, rewriter, /*check_types=*/false);
   }
   int first = Registry::Get().VersionsOf(step.domain, current.name).front();
   if (current.function_bodies.empty() && current.context_dependent_function_opsets.empty()) {
@@ -194,13 +134,14 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
   }
   report.adapter = absl::StrCat(current.Label(), ": function body expanded");
   if (step.dry_run) return absl::OkStatus();
+  StepRewriter rewriter(step, site);
   OC_ASSIGN_OR_RETURN(
       Expansion expansion,
       ExpandFunctionNode(
           *site.node, current, step.from, step.to,
-          [&](absl::string_view value) { return TypeSeenFrom(step, site.graph, value); },
-          [&](absl::string_view name) { return step.constants.Find(step.index, site.graph, name); },
-          [&](absl::string_view hint) { return step.names.FreshName(hint); }));
+          [&](absl::string_view value) { return rewriter.TypeOf(value); },
+          [&](absl::string_view name) { return rewriter.ConstantOf(name); },
+          [&](absl::string_view hint) { return rewriter.FreshName(hint); }));
   if (!expansion.initializers.empty() && site.graph == nullptr) {
     return absl::FailedPreconditionError(
         "the expansion needs constants, which a function body cannot hold (not supported yet)");
@@ -208,8 +149,8 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
   for (onnx::TensorProto& tensor : expansion.initializers) {
     step.edits.AddInitializer(*site.graph, std::move(tensor));
   }
-  for (onnx::NodeProto& node : expansion.nodes) step.edits.InsertBefore(site, std::move(node));
-  step.edits.Remove(site);
+  for (onnx::NodeProto& node : expansion.nodes) rewriter.InsertBefore(std::move(node));
+  rewriter.RemoveAnchor();
   report.changes.push_back(
       {"function-expanded", absl::StrCat("replaced by ", expansion.nodes.size(), " nodes")});
   return absl::OkStatus();
@@ -338,8 +279,9 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
         touched = true;
         status = ConvertVanishingNode(step, site, *current, change);
       } else {
+        StepRewriter rewriter(step, site);
         adapters::AdapterContext ctx =
-            MakeAdapterContext(step, site, *current, *next, change.changes);
+            MakeAdapterContext(step, site, *current, *next, change.changes, rewriter);
         bool replaced = false;  // by a composition of the target's ops
         if (!step.dry_run) {
           adapters::DropDefaultedAttributes(ctx);
@@ -349,7 +291,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
             change.adapter = absl::StrCat(current->Label(), ": last axis by Reshape");
             const adapters::AdapterEntry reshape{adapters::AdapterEntry::kRewrite,
                                                  adapters::LastAxisByReshape, "", change.adapter};
-            status = RunRewrite(step, site, reshape, ctx, /*check_types=*/false);
+            status = RunRewrite(step, site, reshape, ctx, rewriter, /*check_types=*/false);
           } else {
             status = adapters::ResolveNegativeAxes(ctx);
           }
@@ -389,7 +331,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
             if (step.dry_run) break;
             step.edits.Touch(site);
             touched = true;
-            status = RunRewrite(step, site, adapter, ctx, !plan->types_widen);
+            status = RunRewrite(step, site, adapter, ctx, rewriter, !plan->types_widen);
             break;
         }
       }

@@ -155,7 +155,8 @@ struct StepContext {
   bool allow_casts;
   const std::function<bool()>& should_stop;
   // Whether the graphs hold all their nodes (false for the windows of a
-  // large model): adapters may then ask whether a value is used.
+  // large model): else a rewrite that asks whether a value is used fails
+  // (StepRewriter::Unanswered), and the model is converted whole.
   bool whole_graphs = true;
   int64_t polled = 0;  // nodes seen since the last poll of should_stop
   // The step's rank in the conversion, from 0.

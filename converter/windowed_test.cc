@@ -173,7 +173,7 @@ INSTANTIATE_TEST_SUITE_P(
         WholeCase{"DropoutMask",
                   R"(<ir_version: 4, opset_import: ["" : 9]>
                      g (float[2] X) => (float[2] Z) { Y, M = Dropout(X) Z = Add(Y, M) })",
-                  10, "whether the mask 'M' is read"},
+                  10, "whether 'M' is read cannot be told"},
         // Below IR version 4 an added initializer is listed as an input.
         WholeCase{"InitializerBelowIr4",
                   R"(<ir_version: 3, opset_import: ["" : 9]>
