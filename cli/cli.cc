@@ -22,6 +22,7 @@
 #include "cli/batch.h"
 #include "cli/engine.h"
 #include "cli/html_report.h"
+#include "cli/optimize.h"
 #include "cli/run.h"
 #include "converter/converter.h"
 #include "ir/model_io.h"
@@ -324,6 +325,8 @@ const std::vector<Command>& Commands() {
        [](Context& ctx) { return RunBatch(ctx.args, ctx.engine, ctx.out, ctx.err); }},
       {"run", kRunUsage, kRunSummary, RunFlags(), 1,
        [](Context& ctx) { return RunModel(ctx.args, ctx.out, ctx.err); }},
+      {"optimize", kOptimizeUsage, kOptimizeSummary, OptimizeFlags(), 1,
+       [](Context& ctx) { return RunOptimize(ctx.args, ctx.out, ctx.err); }},
   };
   return *commands;
 }

@@ -1,0 +1,110 @@
+#include "cli/optimize.h"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "cli/exit_codes.h"
+#include "ir/model_io.h"
+#include "rewrites/pass_manager.h"
+
+namespace onnxconvert::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Prints "<file>: <message>" and returns `code`.
+int Fail(int code, const std::string& file, const absl::Status& status, std::ostream& err) {
+  absl::string_view message = status.message();
+  if (!absl::StartsWith(message, file)) err << file << ": ";
+  err << message << "\n";
+  return code;
+}
+
+// A comma-separated list flag, or empty.
+std::vector<std::string> ListFlag(const ParsedArgs& args, absl::string_view name) {
+  std::optional<std::string> value = args.Get(name);
+  if (!value) return {};
+  return absl::StrSplit(*value, ',', absl::SkipEmpty());
+}
+
+// The options the flags give.
+absl::StatusOr<rewrites::RewriteOptions> OptionsFrom(const ParsedArgs& args) {
+  rewrites::RewriteOptions options;
+  if (std::optional<std::string> profile = args.Get("profile")) options.profile = *profile;
+  options.passes = ListFlag(args, "passes");
+  options.skip = ListFlag(args, "skip");
+  if (std::optional<std::string> bytes = args.Get("max-fold-bytes")) {
+    if (!absl::SimpleAtoi(*bytes, &options.max_fold_bytes) || options.max_fold_bytes < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--max-fold-bytes takes a byte count, not '", *bytes, "'"));
+    }
+  }
+  return options;
+}
+
+// The passes, one a line.
+void ListPasses(std::ostream& out) {
+  for (const rewrites::PassEntry& entry : rewrites::Passes()) {
+    out << entry.name << " (" << entry.profiles << "): " << entry.summary << "\n";
+  }
+}
+
+}  // namespace
+
+const std::vector<FlagSpec>& OptimizeFlags() {
+  static const auto* flags = new std::vector<FlagSpec>{
+      {"output", true, "o"},        {"profile", true, ""}, {"passes", true, ""},
+      {"skip", true, ""},           {"max-fold-bytes", true, ""}, {"report", true, ""},
+      {"list", false, ""},
+  };
+  return *flags;
+}
+
+int RunOptimize(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
+  const std::string& path = args.positional[0];
+  if (args.Has("list")) {
+    ListPasses(out);
+    return kExitOk;
+  }
+  std::optional<std::string> output = args.Get("output");
+  if (!output) {
+    return Fail(kExitUsageOrIo, "onnx-convert optimize", absl::InvalidArgumentError("missing -o OUT"),
+                err);
+  }
+  absl::StatusOr<rewrites::RewriteOptions> options = OptionsFrom(args);
+  if (!options.ok()) return Fail(kExitUsageOrIo, "onnx-convert optimize", options.status(), err);
+  if (absl::StatusOr<std::vector<const rewrites::PassEntry*>> selected =
+          rewrites::SelectPasses(*options);
+      !selected.ok()) {
+    return Fail(kExitUsageOrIo, "onnx-convert optimize", selected.status(), err);
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    return Fail(kExitUsageOrIo, path, absl::NotFoundError("no such file"), err);
+  }
+  absl::StatusOr<LoadedModel> loaded = LoadModel(path);
+  if (!loaded.ok()) return Fail(kExitInvalidModel, path, loaded.status(), err);
+  absl::StatusOr<rewrites::RewriteReport> report = rewrites::Optimize(loaded->model, *options);
+  if (!report.ok()) return Fail(kExitInvalidModel, path, report.status(), err);
+  SaveOptions save;
+  save.source_base_dir = loaded->base_dir;
+  absl::Status saved = SaveModel(std::move(loaded->model), *output, save);
+  if (!saved.ok()) return Fail(kExitUsageOrIo, *output, saved, err);
+  if (std::optional<std::string> report_path = args.Get("report")) {
+    bool json = absl::EndsWith(*report_path, ".json");
+    absl::Status written =
+        WriteFileAtomically(*report_path, json ? report->ToJson() : report->ToText());
+    if (!written.ok()) return Fail(kExitUsageOrIo, *report_path, written, err);
+  }
+  out << report->ToText();
+  return kExitOk;
+}
+
+}  // namespace onnxconvert::cli
