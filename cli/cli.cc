@@ -23,6 +23,7 @@
 #include "cli/engine.h"
 #include "cli/html_report.h"
 #include "cli/optimize.h"
+#include "rewrites/pass_manager.h"
 #include "cli/run.h"
 #include "converter/converter.h"
 #include "ir/model_io.h"
@@ -214,15 +215,36 @@ absl::Status WriteReport(const converter::ConversionReport& report, const std::s
 }
 
 // Writes the --report file and prints the report of the conversion of the
-// model at `path`.
+// model at `path`, and of its optimization after, when there was one (in
+// JSON: {"conversion": ..., "optimize": ...}).
 int ReportConversion(Context& ctx, const converter::ConversionReport& report,
-                     const std::string& path) {
+                     const std::string& path,
+                     const rewrites::RewriteReport* optimized = nullptr) {
   if (std::optional<std::string> report_path = ctx.args.Get("report")) {
-    absl::Status written = WriteReport(report, *report_path, path);
+    absl::Status written;
+    if (optimized != nullptr && absl::EndsWith(*report_path, ".json")) {
+      written = WriteFileAtomically(*report_path, absl::StrCat("{\"conversion\": ", report.ToJson(),
+                                                               ",\n\"optimize\": ",
+                                                               optimized->ToJson(), "}\n"));
+    } else if (optimized != nullptr && !absl::EndsWith(*report_path, ".html")) {
+      written = WriteFileAtomically(*report_path, report.ToText() + optimized->ToText());
+    } else {
+      written = WriteReport(report, *report_path, path);
+    }
     if (!written.ok()) return Fail(ctx, *report_path, written, kExitUsageOrIo);
   }
   ctx.out << report.ToText();
+  if (optimized != nullptr) ctx.out << optimized->ToText();
   return kExitOk;
+}
+
+// The rewrite options of convert's --optimize[=PROFILE], if given.
+std::optional<rewrites::RewriteOptions> OptimizeOptions(const ParsedArgs& args) {
+  std::optional<std::string> profile = args.Get("optimize");
+  if (!profile) return std::nullopt;
+  rewrites::RewriteOptions options;
+  if (!profile->empty()) options.profile = *profile;
+  return options;
 }
 
 int ConvertOrPlan(Context& ctx, bool dry_run) {
@@ -240,7 +262,13 @@ int ConvertOrPlan(Context& ctx, bool dry_run) {
   converter::ConvertOptions options = *std::move(parsed);
   options.target_opset = *target;
   options.dry_run = dry_run;
-  if (!dry_run && !ctx.args.Has("external-data-threshold")) {
+  std::optional<rewrites::RewriteOptions> optimize = OptimizeOptions(ctx.args);
+  if (optimize) {
+    if (absl::Status selected = rewrites::SelectPasses(*optimize).status(); !selected.ok()) {
+      return Fail(ctx, "onnx-convert convert --optimize", selected, kExitUsageOrIo);
+    }
+  }
+  if (!dry_run && !optimize && !ctx.args.Has("external-data-threshold")) {
     // A large model converts from its file, window by window.
     absl::StatusOr<std::optional<converter::ConversionReport>> windowed =
         ctx.engine.ConvertFile(path, *output, options);
@@ -259,7 +287,18 @@ int ConvertOrPlan(Context& ctx, bool dry_run) {
                    : kExitInvalidModel;
     return Fail(ctx, path, result.status(), code);
   }
-  int reported = ReportConversion(ctx, result->report, path);
+  std::optional<rewrites::RewriteReport> optimized;
+  if (optimize && !dry_run) {
+    absl::StatusOr<rewrites::RewriteReport> rewritten = rewrites::Optimize(result->model, *optimize);
+    if (!rewritten.ok()) {
+      return Fail(ctx, path,
+                  absl::Status(rewritten.status().code(),
+                               absl::StrCat("--optimize: ", rewritten.status().message())),
+                  kExitInvalidModel);
+    }
+    optimized = *std::move(rewritten);
+  }
+  int reported = ReportConversion(ctx, result->report, path, optimized ? &*optimized : nullptr);
   if (reported != kExitOk) return reported;
   // A plan that cannot be carried out fails, as the conversion would.
   if (dry_run) return result->report.nodes_refused > 0 ? kExitInvalidModel : kExitOk;
@@ -286,7 +325,8 @@ const std::vector<Command>& Commands() {
       {"convert",
        "convert IN -o OUT --to N [--ml-to M] [--ir-version V] [--no-expand] [--no-casts]\n"
        "          [--full-validation] [--report FILE.json|FILE.html|FILE.txt] [--dry-run]\n"
-       "          [--external-data-threshold BYTES] [--verify[=N]] [--verify-inputs DIR]",
+       "          [--external-data-threshold BYTES] [--verify[=N]] [--verify-inputs DIR]\n"
+       "          [--optimize[=PROFILE]]",
        "converts the model one opset at a time (ai.onnx, and ai.onnx.ml with --ml-to),\n"
        "      validating every step (the nodes it touched; the whole model with\n"
        "      --full-validation); ops gone at the target are expanded into their function\n"
@@ -296,12 +336,14 @@ const std::vector<Command>& Commands() {
        "      original and the converted model on N seeded random input sets (default 3;\n"
        "      --verify-inputs DIR: its test_data_set_*) and fails naming the first step\n"
        "      and node that disagree; a model the evaluator cannot run is reported as\n"
-       "      not verified",
+       "      not verified; --optimize[=exact|deploy] then rewrites the converted model\n"
+       "      as `optimize` does (one report)",
        {{"output", true, "o"}, {"to", true, ""}, {"ml-to", true, ""}, {"ir-version", true, ""},
         {"no-expand", false, ""}, {"no-casts", false, ""}, {"allow-casts", false, ""},
         {"full-validation", false, ""},
         {"report", true, ""}, {"dry-run", false, ""},
-        {"external-data-threshold", true, ""}, kVerifyFlags[0], kVerifyFlags[1]},
+        {"external-data-threshold", true, ""}, kVerifyFlags[0], kVerifyFlags[1],
+        {"optimize", true, "", true}},
        1, RunConvert},
       {"plan", "plan IN --to N [--ml-to M] [--no-expand] [--no-casts] [--report FILE]",
        "the steps and adapters a conversion would run, changing nothing",

@@ -1,0 +1,112 @@
+// onnx-convert optimize, and convert --optimize: what users see.
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "cli/cli.h"
+#include "cli/cli_test_util.h"
+#include "gtest/gtest.h"
+#include "ir/text_parser.h"
+#include "proto/onnx.pb.h"
+#include "tests/test_files.h"
+
+namespace onnxconvert::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kFoldable = R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) <float[2] a = {1.5, -2.0}> {
+  c = Constant<value = float[1] {2.0}>()
+  b = Mul(a, c)
+  unused = Exp(X)
+  Y = Add(X, b)
+})";
+
+// Writes the model of `text` to `dir`/`name` and returns its path.
+fs::path WriteModel(const fs::path& dir, const std::string& name, const char* text) {
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(text);
+  EXPECT_TRUE(model.ok()) << model.status();
+  fs::path path = dir / name;
+  testing::WriteTestFile(path, model->SerializeAsString());
+  return path;
+}
+
+onnx::ModelProto ReadModel(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  onnx::ModelProto model;
+  EXPECT_TRUE(model.ParseFromIstream(&in)) << path;
+  return model;
+}
+
+TEST(OptimizeCliTest, OptimizesAndReports) {
+  fs::path dir = testing::FreshTestDir("optimize");
+  fs::path in = WriteModel(dir, "in.onnx", kFoldable);
+  Result result = RunCli({"optimize", in.string(), "-o", (dir / "out.onnx").string(), "--report",
+                          (dir / "report.json").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(absl::StrContains(result.out, "nodes 4 -> 1")) << result.out;
+  EXPECT_TRUE(absl::StrContains(result.out, "fold-constants: 1 matches")) << result.out;
+  onnx::ModelProto out = ReadModel(dir / "out.onnx");
+  ASSERT_EQ(out.graph().node_size(), 1);
+  EXPECT_EQ(out.graph().node(0).op_type(), "Add");
+  std::ifstream report(dir / "report.json");
+  std::string json((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(absl::StrContains(json, "\"pass\": \"dead-code\"")) << json;
+}
+
+TEST(OptimizeCliTest, ChosenAndSkippedPasses) {
+  fs::path dir = testing::FreshTestDir("optimize_passes");
+  fs::path in = WriteModel(dir, "in.onnx", kFoldable);
+  Result only = RunCli({"optimize", in.string(), "-o", (dir / "dce.onnx").string(), "--passes",
+                        "dead-code"});
+  ASSERT_EQ(only.exit_code, 0) << only.err;
+  EXPECT_EQ(ReadModel(dir / "dce.onnx").graph().node_size(), 3);  // Exp gone
+  Result skip = RunCli({"optimize", in.string(), "-o", (dir / "skip.onnx").string(), "--skip",
+                        "fold-constants,dead-code"});
+  ASSERT_EQ(skip.exit_code, 0) << skip.err;
+  EXPECT_EQ(ReadModel(dir / "skip.onnx").graph().node_size(), 3);  // the Constant went
+  Result list = RunCli({"optimize", in.string(), "--list"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_TRUE(absl::StrContains(list.out, "fold-constants (exact deploy):")) << list.out;
+}
+
+TEST(OptimizeCliTest, BadFlagsAreUsageErrorsAndWriteNothing) {
+  fs::path dir = testing::FreshTestDir("optimize_bad");
+  fs::path in = WriteModel(dir, "in.onnx", kFoldable);
+  fs::path out = dir / "out.onnx";
+  for (const auto& flags : std::vector<std::vector<std::string>>{
+           {"--passes", "no-such-pass"}, {"--profile", "fast"}, {"--max-fold-bytes", "lots"}}) {
+    std::vector<std::string> args = {"optimize", in.string(), "-o", out.string()};
+    args.insert(args.end(), flags.begin(), flags.end());
+    Result result = RunCli(args);
+    EXPECT_EQ(result.exit_code, 2) << flags[0];
+    EXPECT_TRUE(absl::StartsWith(result.err, "onnx-convert optimize: ")) << result.err;
+    EXPECT_FALSE(fs::exists(out)) << flags[0];
+  }
+  Result missing = RunCli({"optimize", (dir / "absent.onnx").string(), "-o", out.string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(OptimizeCliTest, ConvertThenOptimizeInOneReport) {
+  fs::path dir = testing::FreshTestDir("convert_optimize");
+  fs::path in = WriteModel(dir, "in.onnx", kFoldable);
+  Result result = RunCli({"convert", in.string(), "-o", (dir / "out.onnx").string(), "--to",
+                          "17", "--optimize", "--report", (dir / "report.json").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(absl::StrContains(result.out, "opset 13 -> 17")) << result.out;
+  EXPECT_TRUE(absl::StrContains(result.out, "optimize (exact)")) << result.out;
+  onnx::ModelProto out = ReadModel(dir / "out.onnx");
+  EXPECT_EQ(out.opset_import(0).version(), 17);
+  EXPECT_EQ(out.graph().node_size(), 1);
+  std::ifstream report(dir / "report.json");
+  std::string json((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(absl::StartsWith(json, "{\"conversion\": {")) << json;
+  EXPECT_TRUE(absl::StrContains(json, "\"optimize\": {")) << json;
+}
+
+}  // namespace
+}  // namespace onnxconvert::cli
