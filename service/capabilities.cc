@@ -5,9 +5,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "adapters/adapter.h"
 #include "adapters/rewrites.h"
 #include "converter/converter.h"
+#include "rewrites/pass.h"
 #include "schema/registry.h"
 
 namespace onnxconvert::service {
@@ -126,6 +128,14 @@ const v1::CapabilitiesResponse& BuildCapabilities() {
         AddOperator(op, *response);
       }
       previous = &op;
+    }
+    for (const rewrites::PassEntry& entry : rewrites::Passes()) {
+      v1::PassInfo* pass = response->add_passes();
+      pass->set_name(entry.name);
+      for (absl::string_view profile : absl::StrSplit(entry.profiles, ' ', absl::SkipEmpty())) {
+        pass->add_profiles(std::string(profile));
+      }
+      pass->set_summary(entry.summary);
     }
     return response;
   }();

@@ -102,6 +102,14 @@ absl::StatusOr<ModelAnswer> PerformInspect(const ModelTask& task, std::string_vi
   return ModelAnswer(std::move(response));
 }
 
+absl::StatusOr<ModelAnswer> PerformRewrite(const ModelTask& task, std::string_view model,
+                                           const std::function<bool()>& /*should_stop*/) {
+  OC_ASSIGN_OR_RETURN(v1::RewriteResponse response,
+                      RewriteModelBytes(model, task.header.model_name(), task.header.rewrite(),
+                                        task.max_model_bytes));
+  return ModelAnswer(std::move(response));
+}
+
 absl::StatusOr<ModelAnswer> PerformStream(const ModelTask& task, std::string_view /*model*/,
                                           const std::function<bool()>& should_stop) {
   if (task.workspace == nullptr) {
@@ -152,8 +160,9 @@ constexpr KindEntry kKinds[] = {
     {&PerformCheck, &ReadMessage<v1::CheckResponse>},      // kCheck
     {&PerformInspect, &ReadMessage<v1::InspectResponse>},  // kInspect
     {&PerformStream, &ReadStream},                         // kConvertStream
+    {&PerformRewrite, &ReadMessage<v1::RewriteResponse>},  // kRewrite
 };
-static_assert(std::size(kKinds) == static_cast<size_t>(CallKind::kConvertStream) + 1);
+static_assert(std::size(kKinds) == static_cast<size_t>(CallKind::kRewrite) + 1);
 
 constexpr char kReplyName[] = "onnx-convert-reply";
 

@@ -21,7 +21,7 @@
 namespace onnxconvert::service {
 
 // The model calls.
-enum class CallKind : uint32_t { kConvert, kPlan, kCheck, kInspect, kConvertStream };
+enum class CallKind : uint32_t { kConvert, kPlan, kCheck, kInspect, kConvertStream, kRewrite };
 
 // Ways to make a call's work fail, for tests of the server; it honours
 // them only when started with --testing_crash_hooks.
@@ -48,16 +48,17 @@ struct ModelTask {
   CrashHook hook = CrashHook::kNone;
   int64_t max_model_bytes = 0;
   // The model's name (errors begin with it); for conversions also the
-  // options and the report's forms (Check and Inspect use the name only).
+  // options and the report's forms, for rewrites the rewrite options (Check
+  // and Inspect use the name only).
   v1::StreamHeader header;
   // ConvertStream: the upload, and where the output goes.
   std::shared_ptr<const StreamWorkspace> workspace;
 };
 
 // The answer to a call, by kind: Convert and Plan, Check, Inspect,
-// ConvertStream.
-using ModelAnswer =
-    std::variant<v1::ConvertResponse, v1::CheckResponse, v1::InspectResponse, StreamOutput>;
+// ConvertStream, Rewrite.
+using ModelAnswer = std::variant<v1::ConvertResponse, v1::CheckResponse, v1::InspectResponse,
+                                 StreamOutput, v1::RewriteResponse>;
 
 // Runs the task's crash hook, then does its work on `model` (unused by
 // ConvertStream, whose model is in the workspace). Conversions poll

@@ -10,6 +10,7 @@
 #include "ir/model_sink.h"
 #include "ir/model_summary.h"
 #include "ir/status_macros.h"
+#include "rewrites/pass_manager.h"
 #include "schema/checker.h"
 #include "service/error_text.h"
 #include "service/report_proto.h"
@@ -119,6 +120,72 @@ absl::StatusOr<v1::InspectResponse> InspectModelBytes(std::string_view bytes,
   *response.mutable_summary() = SummaryToProto(summary);
   response.set_text(SummaryToText(summary));
   response.set_json(SummaryToJson(summary));
+  return response;
+}
+
+namespace {
+
+rewrites::RewriteOptions RewriteOptionsFromProto(const v1::RewriteOptions& proto) {
+  rewrites::RewriteOptions options;
+  if (!proto.profile().empty()) options.profile = proto.profile();
+  options.passes.assign(proto.passes().begin(), proto.passes().end());
+  options.skip.assign(proto.skip().begin(), proto.skip().end());
+  if (proto.has_max_fold_bytes()) options.max_fold_bytes = proto.max_fold_bytes();
+  if (proto.has_max_rounds()) options.max_rounds = proto.max_rounds();
+  return options;
+}
+
+v1::RewriteReport RewriteReportToProto(const rewrites::RewriteReport& report) {
+  v1::RewriteReport proto;
+  proto.set_profile(report.profile);
+  proto.set_rounds(report.rounds);
+  proto.set_converged(report.converged);
+  proto.set_nodes_before(report.nodes_before);
+  proto.set_nodes_after(report.nodes_after);
+  proto.set_initializers_before(report.initializers_before);
+  proto.set_initializers_after(report.initializers_after);
+  proto.set_bytes_before(report.bytes_before);
+  proto.set_bytes_after(report.bytes_after);
+  for (const rewrites::PassStats& pass : report.passes) {
+    v1::PassStats* out = proto.add_passes();
+    out->set_pass(pass.pass);
+    out->set_matches(pass.matches);
+    out->set_nodes_removed(pass.nodes_removed);
+    out->set_nodes_added(pass.nodes_added);
+    out->set_initializers_removed(pass.initializers_removed);
+    out->set_initializers_added(pass.initializers_added);
+  }
+  return proto;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::RewriteResponse> RewriteModelBytes(std::string_view bytes,
+                                                      const std::string& name,
+                                                      const v1::RewriteOptions& options,
+                                                      int64_t max_model_bytes) {
+  rewrites::RewriteOptions rewrite = RewriteOptionsFromProto(options);
+  if (absl::Status selected = rewrites::SelectPasses(rewrite).status(); !selected.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": ", selected.message()));
+  }
+  if (rewrite.max_rounds < 1 || rewrite.max_fold_bytes < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": max_rounds must be at least 1 and max_fold_bytes not negative"));
+  }
+  OC_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseForCall(bytes, name, max_model_bytes));
+  absl::StatusOr<rewrites::RewriteReport> report = rewrites::Optimize(model, rewrite);
+  if (!report.ok()) {
+    return absl::Status(report.status().code(),
+                        absl::StrCat(name, ": ", report.status().message()));
+  }
+  v1::RewriteResponse response;
+  if (!model.SerializeToString(response.mutable_model())) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(name, ": the rewritten model is too large to send in one message"));
+  }
+  *response.mutable_report() = RewriteReportToProto(*report);
+  response.set_report_json(report->ToJson());
+  response.set_report_text(report->ToText());
   return response;
 }
 

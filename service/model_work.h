@@ -43,6 +43,15 @@ absl::StatusOr<v1::InspectResponse> InspectModelBytes(std::string_view bytes,
                                                       const std::string& name,
                                                       int64_t max_model_bytes);
 
+// Parses `bytes` and rewrites the model with the passes `options` select
+// (rewrites/pass_manager.h). The answer holds the rewritten model and the
+// report (message, JSON and text). A malformed model or unknown pass is
+// InvalidArgument; a rewrite that fails its checks keeps its code.
+absl::StatusOr<v1::RewriteResponse> RewriteModelBytes(std::string_view bytes,
+                                                      const std::string& name,
+                                                      const v1::RewriteOptions& options,
+                                                      int64_t max_model_bytes);
+
 // The outcome of a streamed conversion.
 struct StreamOutput {
   v1::StreamResult result;  // report and the files to send, model first

@@ -343,6 +343,26 @@ grpc::Status ConvertService::Inspect(grpc::ServerContext* context,
   });
 }
 
+grpc::Status ConvertService::Rewrite(grpc::ServerContext* context,
+                                     const v1::RewriteRequest* request,
+                                     v1::RewriteResponse* response) {
+  return Handle(context, "Rewrite", [&](CallRecord& call) -> absl::Status {
+    call.bytes_in = static_cast<int64_t>(request->model().size());
+    OC_RETURN_IF_ERROR(RefuseOversized(call.bytes_in));
+    OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot());
+    ModelTask task;
+    task.kind = CallKind::kRewrite;
+    task.max_model_bytes = options_.max_model_bytes;
+    task.header.set_model_name(ModelLabel(request->model_name()));
+    *task.header.mutable_rewrite() = request->options();
+    OC_ASSIGN_OR_RETURN(ModelAnswer answer,
+                        RunTask(context, call, std::move(task), request->model(), std::move(slot)));
+    *response = std::get<v1::RewriteResponse>(std::move(answer));
+    call.bytes_out = static_cast<int64_t>(response->model().size());
+    return absl::OkStatus();
+  });
+}
+
 grpc::Status ConvertService::Capabilities(grpc::ServerContext* context,
                                           const v1::CapabilitiesRequest* /*request*/,
                                           v1::CapabilitiesResponse* response) {

@@ -31,7 +31,7 @@ struct ServiceOptions {
   // The server's message limit, as Capabilities reports it (the server
   // enforces it; see server.h).
   int64_t max_message_bytes = int64_t{64} << 20;
-  // Model calls (Convert, ConvertStream, Plan, Check, Inspect) running at
+  // Model calls (Convert, ConvertStream, Plan, Check, Inspect, Rewrite) running at
   // once, abandoned ones included; more are refused with
   // RESOURCE_EXHAUSTED. <= 0: no limit.
   int64_t max_concurrent = 4;
@@ -96,6 +96,8 @@ class ConvertService final : public v1::OnnxConvert::Service {
                      v1::CheckResponse* response) override;
   grpc::Status Inspect(grpc::ServerContext* context, const v1::ModelRequest* request,
                        v1::InspectResponse* response) override;
+  grpc::Status Rewrite(grpc::ServerContext* context, const v1::RewriteRequest* request,
+                       v1::RewriteResponse* response) override;
   grpc::Status Capabilities(grpc::ServerContext* context,
                             const v1::CapabilitiesRequest* request,
                             v1::CapabilitiesResponse* response) override;

@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "rewrites/pass_manager.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "ir/model_io.h"
 #include "proto/grpc_health.grpc.pb.h"
@@ -366,6 +367,38 @@ TEST_F(ServiceTest, CheckAndInspectGiveTheLibrarysStructs) {
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(report->status(), schema::CheckModel(*model).status());
   EXPECT_GT(report->error_count(), 0);
+}
+
+// Rewrite gives what `onnx-convert optimize` gives, and names a bad pass.
+TEST_F(ServiceTest, RewriteOptimizesAsTheLibraryDoes) {
+  Start();
+  v1::RewriteRequest request;
+  request.set_model(testing::TinyCnnBytes());
+  request.set_model_name("cnn");
+  v1::RewriteResponse response;
+  grpc::ClientContext context;
+  grpc::Status status = Stub()->Rewrite(&context, request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  absl::StatusOr<onnx::ModelProto> model = ParseModel(testing::TinyCnnBytes(), "cnn");
+  ASSERT_TRUE(model.ok());
+  absl::StatusOr<rewrites::RewriteReport> expected =
+      rewrites::Optimize(*model, rewrites::RewriteOptions{});
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  EXPECT_EQ(response.model(), model->SerializeAsString());
+  EXPECT_EQ(response.report_text(), expected->ToText());
+  EXPECT_EQ(response.report().nodes_after(), expected->nodes_after);
+
+  request.mutable_options()->add_passes("no-such-pass");
+  grpc::ClientContext bad_context;
+  status = Stub()->Rewrite(&bad_context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "cnn: unknown pass 'no-such-pass'"))
+      << status.error_message();
+
+  absl::StatusOr<v1::CapabilitiesResponse> caps = InProcessClient()->Capabilities();
+  ASSERT_TRUE(caps.ok()) << caps.status();
+  ASSERT_GT(caps->passes_size(), 0);
+  EXPECT_EQ(caps->passes(0).name(), rewrites::Passes()[0].name);
 }
 
 TEST_F(ServiceTest, UnreachableServerErrorNamesIt) {
