@@ -68,6 +68,10 @@ const std::vector<PassEntry>& Passes() {
        "static dims (Shape, Size, shape arithmetic), become initializers; a fold past "
        "--max-fold-bytes that grows the model is skipped",
        MakeFoldConstants},
+      {"common-subexpressions", "exact deploy",
+       "deterministic nodes with the same op, inputs and attributes, and initializers holding "
+       "the same tensor, are merged into the first",
+       MakeCommonSubexpressions},
       {"dead-code", "exact deploy", "nodes none of whose outputs is used are removed",
        MakeDeadCode},
   };

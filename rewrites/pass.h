@@ -105,6 +105,7 @@ const std::vector<PassEntry>& Passes();
 std::unique_ptr<Pass> MakeFoldConstants();
 std::unique_ptr<Pass> MakeConstantsToInitializers();
 std::unique_ptr<Pass> MakeDeadCode();
+std::unique_ptr<Pass> MakeCommonSubexpressions();
 
 }  // namespace onnxconvert::rewrites
 

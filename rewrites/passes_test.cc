@@ -76,6 +76,25 @@ g (float[2] X) => (float[2] Y) {
   Y = Relu(X)
 })",
      {"Relu"}, 0, "dead-code: 2 matches"},
+    // The same op on the same inputs: one node; duplicate constants: one
+    // initializer.
+    {"common_subexpressions", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) <float[1] a = {2.0}, float[1] b = {2.0}> {
+  e1 = Exp(X)
+  e2 = Exp(X)
+  m1 = Mul(e1, a)
+  m2 = Mul(e2, b)
+  Y = Add(m1, m2)
+})",
+     {"Exp", "Mul", "Add"}, 1, "common-subexpressions: 3 matches"},
+    // A random node is never merged with another.
+    {"random_not_merged", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) {
+  r1 = RandomUniformLike(X)
+  r2 = RandomUniformLike(X)
+  Y = Add(r1, r2)
+})",
+     {"RandomUniformLike", "RandomUniformLike", "Add"}, 0},
     // A graph output computed from constants stays a node's.
     {"constant_graph_output_stays", R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2] X) => (float[2] Y, float[1] K) <float[1] a = {3.0}> {

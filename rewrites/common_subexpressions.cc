@@ -1,0 +1,150 @@
+// common-subexpressions: two deterministic nodes of one graph with the same
+// op, inputs and attributes compute the same values; the uses of the later
+// one's outputs move to the earlier one's and the later one goes (its
+// outputs must not be graph outputs). Nodes with subgraphs and
+// non-deterministic ones (Random*, Dropout in training) are never merged.
+// Initializers holding the same tensor (type, dims and data) are shared the
+// same way; the copy left unused is pruned.
+
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "eval/evaluator.h"
+#include "ir/status_macros.h"
+#include "rewrites/pass.h"
+
+namespace onnxconvert::rewrites {
+namespace {
+
+// Whether `node` holds subgraphs.
+bool HasSubgraphs(const onnx::NodeProto& node) {
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.has_g() || attribute.graphs_size() > 0) return true;
+  }
+  return false;
+}
+
+// Whether `name` is an output of `graph`.
+bool IsGraphOutput(const GraphIndex& graph, absl::string_view name) {
+  for (const ValueUse& use : graph.Consumers(name)) {
+    if (use.is_graph_output()) return true;
+  }
+  return false;
+}
+
+// What identifies a node's computation: domain, op, inputs, attributes and
+// the number of outputs; "" for a node that must not be merged.
+std::string NodeKey(const onnx::NodeProto& node) {
+  if (HasSubgraphs(node) || !eval::IsDeterministic(node.domain(), node.op_type())) return "";
+  std::string key = absl::StrCat(node.domain(), "\x1f", node.op_type(), "\x1f",
+                                 node.output_size(), "\x1f");
+  for (const std::string& input : node.input()) absl::StrAppend(&key, input, "\x1e");
+  key += '\x1f';
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    key += attribute.SerializeAsString();
+  }
+  return key;
+}
+
+// The tensor `tensor` holds, without its name, for comparing initializers.
+std::string TensorKey(const onnx::TensorProto& tensor) {
+  onnx::TensorProto unnamed = tensor;
+  unnamed.clear_name();
+  unnamed.clear_doc_string();
+  return unnamed.SerializeAsString();
+}
+
+class CommonSubexpressions : public Pass {
+ public:
+  absl::string_view name() const override { return "common-subexpressions"; }
+
+  absl::StatusOr<bool> Run(const PassContext&, GraphIndex& graph, PassStats& stats) override {
+    OC_ASSIGN_OR_RETURN(bool shared, ShareInitializers(graph, stats));
+    OC_ASSIGN_OR_RETURN(bool merged, MergeNodes(graph, stats));
+    return shared || merged;
+  }
+
+ private:
+  // Moves the uses of every output of node `later` to the outputs of
+  // `earlier` and removes it; false when an output is a graph output.
+  static absl::StatusOr<bool> Merge(GraphIndex& graph, NodeId earlier, NodeId later) {
+    const onnx::NodeProto& kept = graph.node(earlier);
+    const onnx::NodeProto& gone = graph.node(later);
+    for (const std::string& output : gone.output()) {
+      if (!output.empty() && IsGraphOutput(graph, output)) return false;
+    }
+    for (int i = 0; i < gone.output_size(); ++i) {
+      if (gone.output(i).empty()) continue;
+      if (kept.output(i).empty()) return false;  // the earlier node does not compute it
+    }
+    std::vector<std::pair<std::string, std::string>> renames;
+    for (int i = 0; i < gone.output_size(); ++i) {
+      if (!gone.output(i).empty()) renames.emplace_back(gone.output(i), kept.output(i));
+    }
+    OC_RETURN_IF_ERROR(graph.RemoveNode(later));
+    for (const auto& [from, to] : renames) OC_RETURN_IF_ERROR(graph.RenameUses(from, to));
+    return true;
+  }
+
+  static absl::StatusOr<bool> MergeNodes(GraphIndex& graph, PassStats& stats) {
+    absl::flat_hash_map<std::string, NodeId> first;
+    bool changed = false;
+    for (NodeId id : graph.LiveNodes()) {
+      // Keys read the inputs as they are now: merges upstream have renamed
+      // them already (graph order).
+      std::string key = NodeKey(graph.node(id));
+      if (key.empty()) continue;
+      auto [it, inserted] = first.try_emplace(std::move(key), id);
+      if (inserted) continue;
+      OC_ASSIGN_OR_RETURN(bool merged, Merge(graph, it->second, id));
+      if (!merged) continue;
+      ++stats.matches;
+      ++stats.nodes_removed;
+      changed = true;
+    }
+    return changed;
+  }
+
+  static absl::StatusOr<bool> ShareInitializers(GraphIndex& graph, PassStats& stats) {
+    const onnx::GraphProto* proto = graph.graph();
+    if (proto == nullptr || proto->initializer_size() < 2) return false;
+    // Only tensors alike in type, dims and size are compared byte for byte.
+    using Shape = std::tuple<int32_t, std::string, size_t>;
+    absl::flat_hash_map<Shape, std::vector<const onnx::TensorProto*>> alike;
+    for (const onnx::TensorProto& tensor : proto->initializer()) {
+      // A graph input's default is no constant; an unused copy is left to
+      // the prune.
+      if (graph.FindInitializer(tensor.name()) != &tensor) continue;
+      if (graph.Consumers(tensor.name()).empty()) continue;
+      std::string dims;
+      for (int64_t dim : tensor.dims()) absl::StrAppend(&dims, dim, ",");
+      alike[{tensor.data_type(), dims, tensor.ByteSizeLong() - tensor.name().size()}].push_back(
+          &tensor);
+    }
+    bool changed = false;
+    for (auto& [shape, tensors] : alike) {
+      if (tensors.size() < 2) continue;
+      absl::flat_hash_map<std::string, const onnx::TensorProto*> first;
+      for (const onnx::TensorProto* tensor : tensors) {
+        auto [it, inserted] = first.try_emplace(TensorKey(*tensor), tensor);
+        if (inserted || IsGraphOutput(graph, tensor->name())) continue;
+        OC_RETURN_IF_ERROR(graph.RenameUses(tensor->name(), it->second->name()));
+        ++stats.matches;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> MakeCommonSubexpressions() {
+  return std::make_unique<CommonSubexpressions>();
+}
+
+}  // namespace onnxconvert::rewrites
