@@ -916,13 +916,16 @@ bool IsGraphOutput(const GraphIndex& graph, absl::string_view value) {
 
 class RulesPass : public Pass {
  public:
-  RulesPass(std::string name, std::vector<Rule> rules)
-      : name_(std::move(name)), rules_(std::move(rules)) {}
+  RulesPass(std::string name, absl::StatusOr<std::vector<Rule>> rules)
+      : name_(std::move(name)), loaded_(rules.status()) {
+    if (rules.ok()) rules_ = *std::move(rules);
+  }
 
   absl::string_view name() const override { return name_; }
 
   absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
                            PassStats& stats) override {
+    if (!loaded_.ok()) return loaded_;
     bool changed = false;
     for (NodeId id : graph.LiveNodes()) {
       if (!graph.IsLive(id)) continue;  // removed by an earlier match
@@ -941,6 +944,7 @@ class RulesPass : public Pass {
 
  private:
   std::string name_;
+  absl::Status loaded_;  // why the rules could not be read
   std::vector<Rule> rules_;
 };
 
@@ -1059,10 +1063,9 @@ std::unique_ptr<Pass> MakeRulesPass(std::string name, std::vector<Rule> rules) {
 }
 
 std::unique_ptr<Pass> MakeRules() {
-  absl::StatusOr<std::vector<Rule>> rules = BuiltinRules();
-  // The built-in rules are checked by rules_self_test; a broken file is a
-  // build defect, so the pass then applies nothing rather than failing.
-  return MakeRulesPass("rules", rules.ok() ? *std::move(rules) : std::vector<Rule>{});
+  // A built-in rule file that does not parse (rules_test catches it) fails
+  // the pass when it runs.
+  return std::make_unique<RulesPass>("rules", BuiltinRules());
 }
 
 }  // namespace onnxconvert::rewrites
