@@ -58,6 +58,16 @@ int PassContext::SinceVersion(const onnx::NodeProto& node) const {
   return 0;
 }
 
+int PassContext::OpsetVersion(absl::string_view domain) const {
+  domain = schema::Registry::CanonicalDomain(domain);
+  for (const onnx::OperatorSetIdProto& opset : model_.opset_import()) {
+    if (schema::Registry::CanonicalDomain(opset.domain()) == domain) {
+      return static_cast<int>(opset.version());
+    }
+  }
+  return 0;
+}
+
 const std::vector<PassEntry>& Passes() {
   static const std::vector<PassEntry> passes = {
       {"constants-to-initializers", "exact deploy",
@@ -68,6 +78,10 @@ const std::vector<PassEntry>& Passes() {
        "static dims (Shape, Size, shape arithmetic), become initializers; a fold past "
        "--max-fold-bytes that grows the model is skipped",
        MakeFoldConstants},
+      {"rules", "exact deploy",
+       "the built-in rewrite rules (rewrites/rules/*.rules): no-op nodes and chains that "
+       "cancel out removed where the facts inference knows make it exact",
+       MakeRules},
       {"common-subexpressions", "exact deploy",
        "deterministic nodes with the same op, inputs and attributes, and initializers holding "
        "the same tensor, are merged into the first",

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +46,8 @@ struct PassStats {
   int64_t nodes_added = 0;
   int64_t initializers_removed = 0;
   int64_t initializers_added = 0;
+  // Matches per rule, for passes applying rules (rewrites/rules.h).
+  std::map<std::string, int64_t> rule_matches;
 };
 
 // What a pass sees besides the graph it rewrites.
@@ -65,6 +68,8 @@ class PassContext {
   // The operator version `node` binds to through the model's opset
   // imports, or 0 when none.
   int SinceVersion(const onnx::NodeProto& node) const;
+  // The version of `domain` ("" for ai.onnx) the model imports, or 0.
+  int OpsetVersion(absl::string_view domain) const;
 
  private:
   // The inference entry of the graph defining `value` as seen from
@@ -106,6 +111,8 @@ std::unique_ptr<Pass> MakeFoldConstants();
 std::unique_ptr<Pass> MakeConstantsToInitializers();
 std::unique_ptr<Pass> MakeDeadCode();
 std::unique_ptr<Pass> MakeCommonSubexpressions();
+// The built-in rewrite rules (rewrites/rules.h, rewrites/rules/*.rules).
+std::unique_ptr<Pass> MakeRules();
 
 }  // namespace onnxconvert::rewrites
 

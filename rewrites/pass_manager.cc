@@ -279,6 +279,9 @@ std::string RewriteReport::ToText() const {
     absl::StrAppendFormat(&out, "  %s: %d matches, nodes -%d +%d, initializers -%d +%d\n",
                           pass.pass, pass.matches, pass.nodes_removed, pass.nodes_added,
                           pass.initializers_removed, pass.initializers_added);
+    for (const auto& [rule, count] : pass.rule_matches) {
+      absl::StrAppendFormat(&out, "    %s: %d\n", rule, count);
+    }
   }
   return out;
 }
@@ -298,6 +301,11 @@ std::string RewriteReport::ToJson() const {
     json.Key("nodes_removed").Int(pass.nodes_removed).Key("nodes_added").Int(pass.nodes_added);
     json.Key("initializers_removed").Int(pass.initializers_removed);
     json.Key("initializers_added").Int(pass.initializers_added);
+    if (!pass.rule_matches.empty()) {
+      json.Key("rules").BeginObject();
+      for (const auto& [rule, count] : pass.rule_matches) json.Key(rule).Int(count);
+      json.EndObject();
+    }
     json.EndObject();
   }
   json.EndArray();

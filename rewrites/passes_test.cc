@@ -69,6 +69,14 @@ g (float[1] X) => (float[1024,1024] Y) <int64[2] s = {1024, 1024}> {
   Y = Add(X, z)
 })",
      {"ConstantOfShape", "Add"}, 1},
+    // The built-in rules: Identity and x * 1 go, and the constant 1 with it.
+    {"rules_remove_no_ops", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,3] Y) <float[1] one = {1.0}> {
+  T = Identity(X)
+  U = Mul(one, T)
+  Y = Relu(U)
+})",
+     {"Relu"}, 0, "rules: 2 matches"},
     {"dead_code", R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2] X) => (float[2] Y) {
   unused = Exp(X)

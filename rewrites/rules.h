@@ -1,0 +1,124 @@
+#ifndef ONNX_CONVERT_REWRITES_RULES_H_
+#define ONNX_CONVERT_REWRITES_RULES_H_
+
+// Rewrite rules written in ONNX text, and the engine applying them.
+//
+// Rule file format (rewrites/rules/*.rules; one family per file):
+//
+//   # a comment, to the end of the line
+//   rule NAME [commutative]
+//     pattern (X, k) => (Y) { Y = Mul(X, k) }
+//     replace (X, k) => (X)
+//     where value(k) == 1 && broadcast_keeps(X, k)
+//
+// - `rule NAME` starts a rule; `commutative` lets the pattern's commutative
+//   binary ops (Add, Mul, Max, Min, Sum, And, Or, Xor, Equal, BitwiseAnd,
+//   BitwiseOr, BitwiseXor) match with their two operands swapped.
+// - `pattern` and `replace` are ONNX-text function signatures and bodies
+//   (the engine parses them with ParseFunctionText); the body may span
+//   lines, up to its closing `}`. Both have the same number of inputs and
+//   outputs, paired by position. A replacement without a body (`{}` may be
+//   left out) whose output is one of its inputs forwards that input: the
+//   uses of the pattern's output then read the graph value bound to the
+//   input (not allowed when the output is a graph output: no match).
+// - In the pattern, an attribute `name: T = @var` binds the graph node's
+//   attribute (which must be present) to `@var`; a literal attribute must
+//   be present and equal; attributes the pattern does not name are not
+//   constrained (name every attribute the rewrite depends on). In the
+//   replacement `@var` substitutes the bound attribute.
+// - A pattern node's inputs match the graph node's inputs (trailing
+//   omitted ones ignored) exactly in number; graph node outputs beyond the
+//   pattern's must be unused. A pattern value computed by the pattern that
+//   is not a pattern output (an intermediate) must have no user outside
+//   the match and must not be a graph output.
+// - `where` (one or more lines, each a conjunction with `&&`) holds
+//   predicates over the facts inference knows of the model being
+//   rewritten; an unknown fact is no match. Valued predicates are compared
+//   with ==, !=, <, <=, >, >= to a number, a list `[0, 1]`, a dtype name
+//   (float, int64, ...), a string or an attribute `@var`:
+//     rank(X)  dim(X, i)  dtype(X)  value(k) (every element; -0.0 != 0)
+//     opset (the model's ai.onnx version)  @var (an attribute's value)
+//   Boolean predicates:
+//     is_const(k)  one_use(T)  same_shape(X, Y)  broadcast_keeps(X, k)
+//     same_value(a, b)  no_zero(k)  is_identity(@perm)
+//     composes_to_identity(@p1, @p2) (Transpose p1 then p2 is the identity)
+//
+// Errors in a rule file read "FILE:LINE:COLUMN: message".
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ir/graph_index.h"
+#include "proto/onnx.pb.h"
+#include "rewrites/pass.h"
+
+namespace onnxconvert::rewrites {
+
+// An argument or right-hand side of a predicate.
+struct Term {
+  enum class Kind { kValue, kAttribute, kNumber, kList, kDtype, kString };
+  Kind kind = Kind::kNumber;
+  std::string name;  // value, attribute (without '@'), dtype name, string
+  std::vector<double> numbers;  // kNumber: one; kList: its elements
+};
+
+// One predicate of a rule's `where`.
+struct Predicate {
+  std::string function;    // "rank", "is_const", "opset", "@" (an attribute)...
+  std::vector<Term> args;
+  std::string comparison;  // "" for a boolean predicate
+  Term rhs;
+  int line = 0;
+  int column = 0;
+};
+
+// A parsed rule.
+struct Rule {
+  std::string name;
+  std::string file;
+  int line = 0;
+  bool commutative = false;
+  onnx::FunctionProto pattern;
+  onnx::FunctionProto replacement;
+  std::vector<Predicate> where;
+};
+
+// The rules of `text`, a rule file named `file` (for messages).
+absl::StatusOr<std::vector<Rule>> ParseRules(absl::string_view text, absl::string_view file);
+
+// The built-in rules (rewrites/rules/*.rules, compiled in), in file order.
+absl::StatusOr<std::vector<Rule>> BuiltinRules();
+
+// Where a rule matched: the graph node of each pattern node, the graph
+// value of each pattern value, and the attribute bound to each `@var`.
+struct RuleMatch {
+  std::vector<NodeId> nodes;
+  std::map<std::string, std::string> values;
+  std::map<std::string, onnx::AttributeProto> attributes;
+};
+
+// The match of `rule` rooted at live node `root` of `graph` (the node
+// computing the pattern's first output), where every `where` holds on the
+// facts of `context`; nullopt when it does not match.
+std::optional<RuleMatch> MatchRule(const Rule& rule, const PassContext& context,
+                                   const GraphIndex& graph, NodeId root);
+
+// Replaces `match` of `rule` in `graph` by the rule's replacement, counting
+// nodes in `stats`.
+absl::Status ApplyRule(const Rule& rule, const RuleMatch& match, GraphIndex& graph,
+                       PassStats& stats);
+
+// A pass applying `rules` (each graph node tried as the root of each rule,
+// first match wins), named `name`.
+std::unique_ptr<Pass> MakeRulesPass(std::string name, std::vector<Rule> rules);
+
+}  // namespace onnxconvert::rewrites
+
+#endif  // ONNX_CONVERT_REWRITES_RULES_H_

@@ -1,0 +1,360 @@
+// Every built-in rule checks itself: models of its pattern are built over
+// sampled dtypes, shapes (size-1 and square dims among them), opsets,
+// constant inputs and attribute values; where the rule matches, the model
+// with the rule applied must compute the same outputs as the pattern's, to
+// the bit (the exact profile), on random inputs holding edge values.
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "eval/data_sets.h"
+#include "eval/graph.h"
+#include "eval/tensor.h"
+#include "gtest/gtest.h"
+#include "ir/graph_index.h"
+#include "ir/text_printer.h"
+#include "rewrites/rules.h"
+#include "schema/inference.h"
+
+namespace onnxconvert::rewrites {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+const int kOpsets[] = {11, 13};
+const int kDtypes[] = {onnx::TensorProto::FLOAT, onnx::TensorProto::DOUBLE,
+                       onnx::TensorProto::INT64, onnx::TensorProto::INT32};
+const Shape kShapes[] = {{2, 3}, {1, 3}, {3, 3}, {2, 1, 3}, {2, 3, 4}};
+
+// One choice the sampler makes: a constant input or an attribute value.
+struct Choice {
+  std::string name;  // pattern input, or attribute variable
+  bool attribute = false;
+  std::vector<onnx::TensorProto> constants;
+  std::vector<onnx::AttributeProto> attributes;
+};
+
+onnx::TensorProto Constant(int dtype, const Shape& dims, const std::vector<double>& values) {
+  onnx::TensorProto tensor;
+  tensor.set_data_type(dtype);
+  for (int64_t d : dims) tensor.add_dims(d);
+  int64_t size = std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
+  for (int64_t i = 0; i < size; ++i) {
+    double v = values[i % values.size()];
+    switch (dtype) {
+      case onnx::TensorProto::FLOAT: tensor.add_float_data(static_cast<float>(v)); break;
+      case onnx::TensorProto::DOUBLE: tensor.add_double_data(v); break;
+      case onnx::TensorProto::INT64: tensor.add_int64_data(static_cast<int64_t>(v)); break;
+      default: tensor.add_int32_data(static_cast<int32_t>(v)); break;  // int32, bool
+    }
+  }
+  return tensor;
+}
+
+onnx::TensorProto Ints(const std::vector<int64_t>& values) {
+  return Constant(onnx::TensorProto::INT64, {static_cast<int64_t>(values.size())},
+                  std::vector<double>(values.begin(), values.end()));
+}
+
+onnx::AttributeProto IntsAttribute(const std::vector<int64_t>& values) {
+  onnx::AttributeProto attribute;
+  attribute.set_type(onnx::AttributeProto::INTS);
+  for (int64_t v : values) attribute.add_ints(v);
+  return attribute;
+}
+
+// The number a `value(name) == N` predicate asks of `name`, if any.
+std::optional<double> ValueAskedOf(const Rule& rule, const std::string& name) {
+  for (const Predicate& predicate : rule.where) {
+    if (predicate.function == "value" && predicate.args[0].name == name &&
+        predicate.rhs.kind == Term::Kind::kNumber) {
+      return predicate.rhs.numbers[0];
+    }
+  }
+  return std::nullopt;
+}
+
+// Candidate constants for pattern input `name`, first read by input `slot`
+// of `op`; empty for a data input.
+std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::string& name,
+                                                  const std::string& op, int slot, int dtype,
+                                                  const Shape& shape) {
+  if (std::optional<double> value = ValueAskedOf(rule, name)) {
+    if (op == "Dropout") return {Constant(onnx::TensorProto::BOOL, {}, {*value})};
+    return {Constant(dtype, {}, {*value}), Constant(dtype, {1}, {*value}),
+            Constant(dtype, {shape.back()}, {*value}), Constant(dtype, shape, {*value}),
+            Constant(dtype, Shape{2, 2, 3, 4}, {*value})};
+  }
+  if (op == "Reshape" && slot == 1) {
+    Shape reversed(shape.rbegin(), shape.rend());
+    Shape ones = shape;
+    ones.insert(ones.begin(), 1);
+    return {Ints(shape), Ints({-1}), Ints(reversed), Ints(ones), Ints({0, -1})};
+  }
+  if ((op == "Squeeze" || op == "Unsqueeze") && slot == 1) {
+    return {Ints({0}), Ints({-1}), Ints({1})};
+  }
+  if (op == "Dropout" && slot == 1) return {Constant(onnx::TensorProto::FLOAT, {}, {0.5})};
+  return {};
+}
+
+// Candidate values for attribute variable `@var`, bound to `attribute` of
+// `op`.
+std::vector<onnx::AttributeProto> AttributeCandidates(const std::string& op,
+                                                      const std::string& attribute, int dtype,
+                                                      const Shape& shape) {
+  if (op == "Cast" && attribute == "to") {
+    std::vector<onnx::AttributeProto> out;
+    for (int to : {dtype, static_cast<int>(onnx::TensorProto::FLOAT),
+                   static_cast<int>(onnx::TensorProto::INT64)}) {
+      onnx::AttributeProto a;
+      a.set_type(onnx::AttributeProto::INT);
+      a.set_i(to);
+      out.push_back(a);
+    }
+    return out;
+  }
+  if (op == "Transpose" && attribute == "perm") {
+    std::vector<int64_t> perm(shape.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    std::vector<onnx::AttributeProto> out;
+    do out.push_back(IntsAttribute(perm));
+    while (std::next_permutation(perm.begin(), perm.end()));
+    return out;
+  }
+  if (attribute == "axes") return {IntsAttribute({0}), IntsAttribute({-1}), IntsAttribute({1})};
+  return {};
+}
+
+// The choices a model of `rule`'s pattern needs, given the data dtype and
+// shape; the data inputs in `data`.
+std::vector<Choice> Choices(const Rule& rule, int dtype, const Shape& shape,
+                            std::vector<std::string>& data) {
+  std::vector<Choice> choices;
+  for (const std::string& input : rule.pattern.input()) {
+    std::vector<onnx::TensorProto> constants;
+    for (const onnx::NodeProto& node : rule.pattern.node()) {
+      for (int slot = 0; slot < node.input_size() && constants.empty(); ++slot) {
+        if (node.input(slot) == input) {
+          constants = ConstantCandidates(rule, input, node.op_type(), slot, dtype, shape);
+        }
+      }
+    }
+    if (constants.empty()) {
+      data.push_back(input);
+    } else {
+      choices.push_back(Choice{input, false, std::move(constants), {}});
+    }
+  }
+  for (const onnx::NodeProto& node : rule.pattern.node()) {
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.ref_attr_name().empty()) continue;
+      bool seen = false;
+      for (const Choice& choice : choices) seen |= choice.attribute && choice.name == attribute.ref_attr_name();
+      if (seen) continue;
+      choices.push_back(Choice{attribute.ref_attr_name(), true, {},
+                               AttributeCandidates(node.op_type(), attribute.name(), dtype, shape)});
+    }
+  }
+  return choices;
+}
+
+// A model of the pattern: data inputs of `dtype` and `shape`, constants and
+// attributes as `pick` chooses; each pattern output read by an Identity so
+// that it is not a graph output. `swap` swaps the operands of binary nodes.
+onnx::ModelProto PatternModel(const Rule& rule, int opset, int dtype, const Shape& shape,
+                              const std::vector<std::string>& data,
+                              const std::vector<Choice>& choices, const std::vector<size_t>& pick,
+                              bool swap) {
+  onnx::ModelProto model;
+  model.set_ir_version(7);
+  model.add_opset_import()->set_version(opset);
+  onnx::GraphProto& graph = *model.mutable_graph();
+  graph.set_name(rule.name);
+  for (const std::string& name : data) {
+    onnx::ValueInfoProto& input = *graph.add_input();
+    input.set_name(name);
+    auto* tensor = input.mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(dtype);
+    for (int64_t d : shape) tensor->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (choices[i].attribute) continue;
+    onnx::TensorProto constant = choices[i].constants[pick[i]];
+    constant.set_name(choices[i].name);
+    *graph.add_initializer() = constant;
+  }
+  for (onnx::NodeProto node : rule.pattern.node()) {
+    if (swap && node.input_size() == 2) {
+      std::string first = node.input(0);
+      node.set_input(0, node.input(1));
+      node.set_input(1, first);
+    }
+    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+      if (attribute.ref_attr_name().empty()) continue;
+      for (size_t i = 0; i < choices.size(); ++i) {
+        if (choices[i].attribute && choices[i].name == attribute.ref_attr_name()) {
+          std::string name = attribute.name();
+          attribute = choices[i].attributes[pick[i]];
+          attribute.set_name(name);
+        }
+      }
+    }
+    *graph.add_node() = node;
+  }
+  for (const std::string& output : rule.pattern.output()) {
+    onnx::NodeProto& read = *graph.add_node();
+    read.set_op_type("Identity");
+    read.add_input(output);
+    read.add_output(output + "_out");
+    graph.add_output()->set_name(output + "_out");
+  }
+  return model;
+}
+
+// The bytes of every output, to compare to the bit.
+std::vector<std::string> OutputBytes(const eval::EvalResult& result) {
+  std::vector<std::string> bytes;
+  for (const eval::NamedValue& output : result.outputs) {
+    bytes.push_back(output.value.is_tensor()
+                        ? eval::ToProto(output.value.tensor(), "").SerializeAsString()
+                        : "not a tensor");
+  }
+  return bytes;
+}
+
+// Samples checked and matched for one rule.
+struct Outcome {
+  int models = 0;
+  int matched = 0;
+  std::vector<std::string> failures;
+};
+
+// Checks `rule` on one sampled model, if its pattern model is valid and the
+// rule matches there.
+void CheckSample(const Rule& rule, onnx::ModelProto model, Outcome& outcome) {
+  absl::StatusOr<schema::InferenceResult> types = schema::InferModel(model);
+  if (!types.ok()) return;
+  ++outcome.models;
+  const onnx::ModelProto original = model;
+  absl::StatusOr<std::unique_ptr<ModelIndex>> index = ModelIndex::Build(&model);
+  ASSERT_TRUE(index.ok()) << index.status();
+  RewriteOptions options;
+  PassContext context(original, *types, options);
+  GraphIndex& graph = *(*index)->main_graph();
+  NodeId root = kNoNode;
+  for (int i = 0; i < rule.pattern.node_size(); ++i) {
+    for (const std::string& output : rule.pattern.node(i).output()) {
+      if (output == rule.pattern.output(0)) root = i;
+    }
+  }
+  std::optional<RuleMatch> match = MatchRule(rule, context, graph, root);
+  if (!match) return;
+  ++outcome.matched;
+  PassStats stats;
+  absl::Status applied = ApplyRule(rule, *match, graph, stats);
+  if (applied.ok()) applied = (*index)->Commit();
+  std::string where = PrintModelText(original);
+  if (!applied.ok()) {
+    outcome.failures.push_back(absl::StrCat(applied.message(), "\n", where));
+    return;
+  }
+  for (uint64_t seed : {1, 2, 3}) {
+    std::mt19937_64 rng(seed);
+    absl::StatusOr<std::vector<eval::NamedValue>> inputs =
+        eval::RandomInputs(original.graph(), eval::RandomInputOptions{}, rng);
+    ASSERT_TRUE(inputs.ok()) << inputs.status();
+    absl::StatusOr<eval::EvalResult> before = eval::EvaluateModel(original, *inputs);
+    if (!before.ok()) return;  // the pattern fails at run time (a bad Reshape): nothing to keep
+    absl::StatusOr<eval::EvalResult> after = eval::EvaluateModel(model, *inputs);
+    if (!after.ok() || OutputBytes(*before) != OutputBytes(*after)) {
+      outcome.failures.push_back(absl::StrCat(
+          after.ok() ? "outputs differ" : after.status().message(), "\nbefore:\n", where,
+          "after:\n", PrintModelText(model)));
+      return;
+    }
+  }
+}
+
+// Checks `rule` over every sample.
+Outcome SelfTest(const Rule& rule) {
+  Outcome outcome;
+  for (int opset : kOpsets) {
+    for (int dtype : kDtypes) {
+      for (const Shape& shape : kShapes) {
+        std::vector<std::string> data;
+        std::vector<Choice> choices = Choices(rule, dtype, shape, data);
+        std::vector<size_t> pick(choices.size(), 0);
+        bool empty = false;
+        for (const Choice& choice : choices) {
+          empty |= (choice.attribute ? choice.attributes.size() : choice.constants.size()) == 0;
+        }
+        if (empty) continue;
+        while (true) {
+          for (bool swap : {false, true}) {
+            if (swap && !rule.commutative) continue;
+            CheckSample(rule, PatternModel(rule, opset, dtype, shape, data, choices, pick, swap),
+                        outcome);
+          }
+          // The next combination, odometer-wise.
+          size_t i = 0;
+          for (; i < choices.size(); ++i) {
+            size_t n = choices[i].attribute ? choices[i].attributes.size()
+                                            : choices[i].constants.size();
+            if (++pick[i] < n) break;
+            pick[i] = 0;
+          }
+          if (i == choices.size()) break;
+        }
+      }
+    }
+  }
+  return outcome;
+}
+
+class RuleSelfTest : public ::testing::TestWithParam<Rule> {};
+
+TEST_P(RuleSelfTest, ReplacementComputesTheSameToTheBit) {
+  const Rule& rule = GetParam();
+  Outcome outcome = SelfTest(rule);
+  EXPECT_GT(outcome.matched, 0) << rule.name << ": no sample satisfies its where ("
+                                << outcome.models << " valid models)";
+  EXPECT_TRUE(outcome.failures.empty())
+      << rule.name << " (" << rule.file << ":" << rule.line << "): " << outcome.failures.size()
+      << " failing samples; first:\n"
+      << (outcome.failures.empty() ? "" : outcome.failures[0]);
+}
+
+std::vector<Rule> Builtin() {
+  absl::StatusOr<std::vector<Rule>> rules = BuiltinRules();
+  return rules.ok() ? *rules : std::vector<Rule>{};
+}
+
+// The self-test catches a rule that is not exact: x + 0 turns -0.0 into
+// +0.0 (random float inputs hold both zeros).
+TEST(RuleSelfTest, CatchesAnInexactRule) {
+  absl::StatusOr<std::vector<Rule>> rules = ParseRules(R"(
+rule add_zero commutative
+  pattern (X, k) => (Y) { Y = Add(X, k) }
+  replace (X, k) => (X)
+  where value(k) == 0 && broadcast_keeps(X, k)
+)",
+                                                       "bad.rules");
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  Outcome outcome = SelfTest((*rules)[0]);
+  EXPECT_GT(outcome.matched, 0);
+  EXPECT_FALSE(outcome.failures.empty());
+}
+
+TEST(RuleSelfTest, BuiltinRulesParse) { EXPECT_TRUE(BuiltinRules().ok()); }
+
+INSTANTIATE_TEST_SUITE_P(Builtin, RuleSelfTest, ::testing::ValuesIn(Builtin()),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace onnxconvert::rewrites
