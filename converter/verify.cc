@@ -106,6 +106,8 @@ std::string SkipReason(absl::string_view what, const absl::Status& status) {
 // While alive, `model`'s main graph also outputs every value its nodes
 // compute, so that they can be recorded by name; the added outputs go when
 // it ends, leaving the model as it was (no copy of its weights is made).
+// Constant nodes' values are not outputs: they are taken from the prepared
+// model once its runs are done (eval::PreparedModel::TakeConstants).
 class ExposedIntermediates {
  public:
   explicit ExposedIntermediates(onnx::ModelProto& model)
@@ -113,6 +115,10 @@ class ExposedIntermediates {
     absl::flat_hash_set<std::string> outputs;
     for (const onnx::ValueInfoProto& output : graph_.output()) outputs.insert(output.name());
     for (const onnx::NodeProto& node : graph_.node()) {
+      if (node.op_type() == "Constant" &&
+          schema::Registry::CanonicalDomain(node.domain()).empty()) {
+        continue;
+      }
       for (const std::string& name : node.output()) {
         if (!name.empty() && outputs.insert(name).second) graph_.add_output()->set_name(name);
       }
@@ -507,8 +513,23 @@ absl::Status ConversionVerifier::RecordSets(onnx::ModelProto& original,
                    : SkipReason("the original cannot be evaluated", recorded);
     return absl::OkStatus();
   }
+  RecordConstants(exposed);
   NoteNodes(original, exposed);
   return absl::OkStatus();
+}
+
+void ConversionVerifier::RecordConstants(eval::PreparedModel& exposed) {
+  std::vector<eval::NamedValue> constants = exposed.TakeConstants();
+  for (size_t k = 0; k < sets_.size(); ++k) {
+    const bool last = k + 1 == sets_.size();
+    for (eval::NamedValue& constant : constants) {
+      if (last) {
+        sets_[k].values.emplace(constant.name, std::move(constant.value));
+      } else {
+        sets_[k].values.emplace(constant.name, constant.value);
+      }
+    }
+  }
 }
 
 void ConversionVerifier::NoteNodes(const onnx::ModelProto& original,

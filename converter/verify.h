@@ -102,6 +102,9 @@ class ConversionVerifier {
                                         const std::vector<int>& cone, const SetState& state,
                                         const std::string& output, bool up) const;
 
+  // Records the values of the original's Constant nodes (not exposed as
+  // outputs) in every set, taken from `exposed` once its runs are done.
+  void RecordConstants(eval::PreparedModel& exposed);
   // Notes the main-graph nodes of `original` as the nodes before the first
   // step, each version-blind when it ran so on every set
   // (eval::PreparedModel::RanVersionBlind), and the opsets it imports.

@@ -840,7 +840,7 @@ absl::Status Runner::RunNode(const PlannedNode& planned, Scope& scope, const Con
     }
     if (constant) {
       auto& cached = cache_.constants[&node];
-      cached = std::make_unique<const Value>(std::move(value));
+      cached = std::make_unique<Value>(std::move(value));
       absl::Status shared = scope.Share(slot, cached.get());
       if (!shared.ok()) return fail(shared);
       continue;
@@ -963,6 +963,17 @@ bool PreparedModel::RanVersionBlind(int index) const {
   const PlannedNode& node = plan->second->nodes[index];
   return node.ran && !node.read_version && node.local == nullptr &&
          (node.graph_op != nullptr || node.kernel != nullptr);
+}
+
+std::vector<NamedValue> PreparedModel::TakeConstants() {
+  std::vector<NamedValue> taken;
+  for (const onnx::NodeProto& node : model_.graph().node()) {
+    auto cached = cache_->constants.find(&node);
+    if (cached == cache_->constants.end() || node.output_size() != 1) continue;
+    taken.push_back({node.output(0), std::move(*cached->second)});
+    cache_->constants.erase(cached);
+  }
+  return taken;
 }
 
 bool SameOpAtVersions(absl::string_view domain, absl::string_view op, int a, int b) {

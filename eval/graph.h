@@ -109,6 +109,10 @@ class PreparedModel {
   // version it binds to: its outputs followed from its op, attributes and
   // inputs alone.
   bool RanVersionBlind(int index) const;
+  // The values of the main graph's Constant nodes that have run, by output
+  // name, moved out of what the object keeps (a later run converts them
+  // again): for a caller that records them once the runs are done.
+  std::vector<NamedValue> TakeConstants();
 
  private:
   const onnx::ModelProto& model_;

@@ -255,7 +255,7 @@ struct RunnerCache {
   absl::flat_hash_map<const void*, std::unique_ptr<const Value>> initializers;
   // The values of Constant nodes (of ai.onnx), by the address of their
   // NodeProto, kept from their first run likewise.
-  absl::flat_hash_map<const void*, std::unique_ptr<const Value>> constants;
+  absl::flat_hash_map<const void*, std::unique_ptr<Value>> constants;
 };
 
 // Runs bodies: graphs, subgraphs and function bodies, with the limits of
