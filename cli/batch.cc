@@ -25,6 +25,7 @@
 #include "cli/exit_codes.h"
 #include "ir/json_writer.h"
 #include "ir/model_io.h"
+#include "rewrites/pass_manager.h"
 
 namespace onnxconvert::cli {
 namespace {
@@ -41,6 +42,8 @@ struct BatchSettings {
   bool json_reports = true;
   std::optional<int64_t> external_data_threshold;
   bool force = false;
+  // --optimize[=PROFILE]: each converted model is then rewritten.
+  std::optional<rewrites::RewriteOptions> optimize;
 };
 
 // What became of one model.
@@ -68,10 +71,12 @@ bool JsonHas(const std::string& report, absl::string_view key, int64_t value) {
 // True when `report` (a report file's text) was written for the targets of
 // `options`: a JSON report names both; a text report's first line names the
 // ai.onnx target only.
-bool ReportHasTargets(const std::string& report, const converter::ConvertOptions& options) {
-  // An output converted without --verify is redone when verification is
-  // asked for now.
+bool ReportHasTargets(const std::string& report, const converter::ConvertOptions& options,
+                      bool optimized) {
+  // An output converted without --verify (or --optimize) is redone when
+  // verification (or optimization) is asked for now.
   if (converter::VerifyRequested(options) && !absl::StrContains(report, "verif")) return false;
+  if (optimized && !absl::StrContains(report, "optimize")) return false;
   if (absl::StartsWith(report, "{")) {
     return JsonHas(report, "target_opset", options.target_opset) &&
            (!options.ml_target_opset ||
@@ -84,7 +89,7 @@ bool ReportHasTargets(const std::string& report, const converter::ConvertOptions
 // True when the job's output and report exist, the output is newer than
 // the input, and the report was written for the same targets: an earlier
 // run finished it (the report is written last, so it marks completion).
-bool IsComplete(const BatchJob& job, const converter::ConvertOptions& options) {
+bool IsComplete(const BatchJob& job, const BatchSettings& settings) {
   std::error_code ec;
   auto input_time = fs::last_write_time(job.input, ec);
   if (ec) return false;
@@ -93,7 +98,7 @@ bool IsComplete(const BatchJob& job, const converter::ConvertOptions& options) {
   std::ifstream in(job.report, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
-  return ReportHasTargets(text.str(), options);
+  return ReportHasTargets(text.str(), settings.options, settings.optimize.has_value());
 }
 
 // Converts through `engine`, trying again while the server is busy (only a
@@ -116,14 +121,21 @@ absl::Status ConvertJob(const BatchJob& job, const BatchSettings& settings, Engi
                         JobResult& result) {
   std::error_code ec;
   fs::create_directories(fs::path(job.output).parent_path(), ec);
-  auto finish = [&](const converter::ConversionReport& report) {
+  auto finish = [&](const converter::ConversionReport& report,
+                    const rewrites::RewriteReport* optimized = nullptr) {
     result.from_opset = report.source_opset;
     result.to_opset = report.target_opset;
     result.nodes_changed = report.nodes_converted;
-    return WriteFileAtomically(job.report,
-                               settings.json_reports ? report.ToJson() : report.ToText());
+    std::string text = settings.json_reports ? report.ToJson() : report.ToText();
+    if (optimized != nullptr) {
+      text = settings.json_reports
+                 ? absl::StrCat("{\"conversion\": ", text, ",\n\"optimize\": ",
+                                optimized->ToJson(), "}\n")
+                 : absl::StrCat(text, optimized->ToText());
+    }
+    return WriteFileAtomically(job.report, text);
   };
-  if (!settings.external_data_threshold) {
+  if (!settings.external_data_threshold && !settings.optimize) {
     // A large model converts from its file, window by window.
     absl::StatusOr<std::optional<converter::ConversionReport>> windowed =
         engine.ConvertFile(job.input, job.output, settings.options);
@@ -135,6 +147,16 @@ absl::Status ConvertJob(const BatchJob& job, const BatchSettings& settings, Engi
   absl::StatusOr<converter::ConversionResult> converted =
       ConvertWithRetries(engine, *loaded, settings.options);
   if (!converted.ok()) return converted.status();
+  std::optional<rewrites::RewriteReport> optimized;
+  if (settings.optimize) {
+    absl::StatusOr<rewrites::RewriteReport> rewritten =
+        rewrites::Optimize(converted->model, *settings.optimize);
+    if (!rewritten.ok()) {
+      return absl::Status(rewritten.status().code(),
+                          absl::StrCat("--optimize: ", rewritten.status().message()));
+    }
+    optimized = *std::move(rewritten);
+  }
   SaveOptions save;
   save.source_base_dir = loaded->base_dir;
   if (settings.external_data_threshold) {
@@ -142,7 +164,7 @@ absl::Status ConvertJob(const BatchJob& job, const BatchSettings& settings, Engi
   }
   absl::Status saved = SaveModel(converted->model, job.output, save);
   if (!saved.ok()) return saved;
-  return finish(converted->report);
+  return finish(converted->report, optimized ? &*optimized : nullptr);
 }
 
 // Runs one job: skips it when complete, else converts it; a failure leaves
@@ -151,7 +173,7 @@ JobResult RunJob(const BatchJob& job, const BatchSettings& settings, Engine& eng
   JobResult result;
   auto start = std::chrono::steady_clock::now();
   std::error_code ec;
-  if (!settings.force && IsComplete(job, settings.options)) {
+  if (!settings.force && IsComplete(job, settings)) {
     result.outcome = JobResult::kSkipped;
     return result;
   }
@@ -336,6 +358,14 @@ absl::StatusOr<BatchSettings> SettingsFromArgs(const ParsedArgs& args) {
   }
   settings.json_reports = format == "json";
   settings.force = args.Has("force");
+  if (std::optional<std::string> profile = args.Get("optimize")) {
+    rewrites::RewriteOptions optimize;
+    if (!profile->empty()) optimize.profile = *profile;
+    if (absl::Status selected = rewrites::SelectPasses(optimize).status(); !selected.ok()) {
+      return selected;
+    }
+    settings.optimize = std::move(optimize);
+  }
   return settings;
 }
 
@@ -368,6 +398,7 @@ const std::vector<FlagSpec>& BatchFlags() {
       {"external-data-threshold", true, ""},
       {"force", false, ""},           {"progress", true, ""},
       kVerifyFlags[0],                kVerifyFlags[1],
+      {"optimize", true, "", true},
   };
   return *flags;
 }

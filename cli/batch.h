@@ -15,13 +15,14 @@ inline constexpr absl::string_view kBatchUsage =
     "batch INPUT... -o OUTDIR --to N [--ml-to M] [-j JOBS] [--ir-version V] [--no-expand]\n"
     "          [--no-casts] [--full-validation] [--force] [--report-format json|txt]\n"
     "          [--external-data-threshold BYTES] [--progress auto|bar|lines]\n"
-    "          [--verify[=N]] [--verify-inputs DIR]";
+    "          [--verify[=N]] [--verify-inputs DIR] [--optimize[=PROFILE]]";
 
 // What `onnx-convert batch` does, for the usage text.
 inline constexpr absl::string_view kBatchSummary =
     "converts many models in parallel: files, directories (*.onnx under them) and\n"
     "      manifests (a file listing one input per line); skips outputs already\n"
-    "      complete and newer than their input";
+    "      complete and newer than their input; --optimize rewrites each converted\n"
+    "      model as `optimize` does (its report beside the conversion's)";
 
 // The flags `batch` accepts.
 const std::vector<FlagSpec>& BatchFlags();

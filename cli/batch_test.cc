@@ -93,6 +93,24 @@ TEST_F(BatchTest, VerifyReachesEveryModel) {
   }
 }
 
+// batch --optimize rewrites every converted model as convert --optimize
+// does, with both reports; an output made without it is redone.
+TEST_F(BatchTest, OptimizeReachesEveryModel) {
+  ASSERT_EQ(Batch("17").exit_code, kExitOk);
+  Result result = Batch("17", {"--optimize"});
+  ASSERT_EQ(result.exit_code, kExitOk) << result.err;
+  EXPECT_TRUE(absl::StrContains(result.out, "3 converted")) << result.out;
+  Result single = RunCli({"convert", (dir_ / "in/a.onnx").string(), "-o",
+                          (dir_ / "single.onnx").string(), "--to", "17", "--optimize"});
+  ASSERT_EQ(single.exit_code, 0) << single.err;
+  EXPECT_EQ(ReadTestFile(Out("a.onnx")), ReadTestFile(dir_ / "single.onnx"));
+  std::string report = ReadTestFile(Out("sub/b.report.json"));
+  EXPECT_TRUE(absl::StartsWith(report, "{\"conversion\": {")) << report;
+  EXPECT_TRUE(absl::StrContains(report, "\"optimize\": {")) << report;
+  Result again = Batch("17", {"--optimize"});
+  EXPECT_TRUE(absl::StrContains(again.out, "3 skipped")) << again.out;
+}
+
 TEST_F(BatchTest, ResumeSkipsCompleteOutputsAndRedoesStaleOnes) {
   ASSERT_EQ(Batch("17").exit_code, kExitOk);
   auto written = fs::last_write_time(Out("a.onnx"));
