@@ -100,7 +100,7 @@ int RunOptimize(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (std::optional<std::string> report_path = args.Get("report")) {
     bool json = absl::EndsWith(*report_path, ".json");
     absl::Status written =
-        WriteFileAtomically(*report_path, json ? report->ToJson() : report->ToText());
+        WriteFileAtomically(*report_path, json ? report->ToJson() : report->ToText(true));
     if (!written.ok()) return Fail(kExitUsageOrIo, *report_path, written, err);
   }
   out << report->ToText();

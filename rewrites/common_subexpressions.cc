@@ -62,9 +62,10 @@ class CommonSubexpressions : public Pass {
  public:
   absl::string_view name() const override { return "common-subexpressions"; }
 
-  absl::StatusOr<bool> Run(const PassContext&, GraphIndex& graph, PassStats& stats) override {
-    OC_ASSIGN_OR_RETURN(bool shared, ShareInitializers(graph, stats));
-    OC_ASSIGN_OR_RETURN(bool merged, MergeNodes(graph, stats));
+  absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
+                           PassStats& stats) override {
+    OC_ASSIGN_OR_RETURN(bool shared, ShareInitializers(context, graph, stats));
+    OC_ASSIGN_OR_RETURN(bool merged, MergeNodes(context, graph, stats));
     return shared || merged;
   }
 
@@ -90,7 +91,8 @@ class CommonSubexpressions : public Pass {
     return true;
   }
 
-  static absl::StatusOr<bool> MergeNodes(GraphIndex& graph, PassStats& stats) {
+  static absl::StatusOr<bool> MergeNodes(const PassContext& context, GraphIndex& graph,
+                                         PassStats& stats) {
     absl::flat_hash_map<std::string, NodeId> first;
     bool changed = false;
     for (NodeId id : graph.LiveNodes()) {
@@ -100,8 +102,11 @@ class CommonSubexpressions : public Pass {
       if (key.empty()) continue;
       auto [it, inserted] = first.try_emplace(std::move(key), id);
       if (inserted) continue;
+      RewriteRecord record{graph.path(), "merge", NodesText({&graph.node(it->second), &graph.node(id)}),
+                           NodesText({&graph.node(it->second)})};
       OC_ASSIGN_OR_RETURN(bool merged, Merge(graph, it->second, id));
       if (!merged) continue;
+      stats.Record(context.options(), std::move(record));
       ++stats.matches;
       ++stats.nodes_removed;
       changed = true;
@@ -109,7 +114,8 @@ class CommonSubexpressions : public Pass {
     return changed;
   }
 
-  static absl::StatusOr<bool> ShareInitializers(GraphIndex& graph, PassStats& stats) {
+  static absl::StatusOr<bool> ShareInitializers(const PassContext& context, GraphIndex& graph,
+                                                PassStats& stats) {
     const onnx::GraphProto* proto = graph.graph();
     if (proto == nullptr || proto->initializer_size() < 2) return false;
     // Only tensors alike in type, dims and size are compared byte for byte.
@@ -132,6 +138,9 @@ class CommonSubexpressions : public Pass {
       for (const onnx::TensorProto* tensor : tensors) {
         auto [it, inserted] = first.try_emplace(TensorKey(*tensor), tensor);
         if (inserted || IsGraphOutput(graph, tensor->name())) continue;
+        stats.Record(context.options(),
+                     {graph.path(), "share", InitializerText(*tensor) + "\n",
+                      InitializerText(*it->second) + "\n"});
         OC_RETURN_IF_ERROR(graph.RenameUses(tensor->name(), it->second->name()));
         ++stats.matches;
         changed = true;

@@ -41,7 +41,8 @@ class ConstantsToInitializers : public Pass {
  public:
   absl::string_view name() const override { return "constants-to-initializers"; }
 
-  absl::StatusOr<bool> Run(const PassContext&, GraphIndex& graph, PassStats& stats) override {
+  absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
+                           PassStats& stats) override {
     if (graph.graph() == nullptr) return false;
     bool changed = false;
     for (NodeId id : graph.NodesOf("", "Constant")) {
@@ -51,9 +52,12 @@ class ConstantsToInitializers : public Pass {
         continue;
       }
       std::string output = node.output(0);
+      std::string before = NodesText({&node});
       std::optional<onnx::TensorProto> tensor = TakeTensor(*graph.mutable_node(id));
       if (!tensor) continue;
       tensor->set_name(output);
+      stats.Record(context.options(),
+                   {graph.path(), "constant", std::move(before), InitializerText(*tensor) + "\n"});
       OC_RETURN_IF_ERROR(graph.RemoveNode(id));
       OC_RETURN_IF_ERROR(graph.AddInitializer(*std::move(tensor)));
       ++stats.matches;

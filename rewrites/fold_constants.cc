@@ -55,13 +55,16 @@ class FoldConstants : public Pass {
       if (!folded) continue;
       const onnx::NodeProto& node = graph.node(id);
       std::vector<std::string> outputs(node.output().begin(), node.output().end());
+      RewriteRecord record{graph.path(), "fold", NodesText({&node}), ""};
       OC_RETURN_IF_ERROR(graph.RemoveNode(id));
       for (size_t i = 0; i < outputs.size(); ++i) {
         if (outputs[i].empty()) continue;
         (*folded)[i].set_name(outputs[i]);
+        absl::StrAppend(&record.after, InitializerText((*folded)[i]), "\n");
         OC_RETURN_IF_ERROR(graph.AddInitializer(std::move((*folded)[i])));
         ++stats.initializers_added;
       }
+      stats.Record(context.options(), std::move(record));
       ++stats.matches;
       ++stats.nodes_removed;
       changed = true;

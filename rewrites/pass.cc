@@ -1,8 +1,28 @@
 #include "rewrites/pass.h"
 
+#include "absl/strings/str_cat.h"
+#include "ir/text_printer.h"
 #include "schema/registry.h"
 
 namespace onnxconvert::rewrites {
+
+void PassStats::Record(const RewriteOptions& options, RewriteRecord record) {
+  if (static_cast<int>(records.size()) < options.max_records) records.push_back(std::move(record));
+}
+
+std::string NodesText(absl::Span<const onnx::NodeProto* const> nodes) {
+  std::string text;
+  for (const onnx::NodeProto* node : nodes) absl::StrAppend(&text, PrintNodeText(*node), "\n");
+  return text;
+}
+
+std::string InitializerText(const onnx::TensorProto& tensor) {
+  onnx::TypeProto type;
+  type.mutable_tensor_type()->set_elem_type(tensor.data_type());
+  onnx::TensorShapeProto* shape = type.mutable_tensor_type()->mutable_shape();
+  for (int64_t dim : tensor.dims()) shape->add_dim()->set_dim_value(dim);
+  return absl::StrCat("initializer ", tensor.name(), ": ", PrintTypeText(type));
+}
 
 const schema::GraphTypes* PassContext::TypesFor(const GraphIndex& graph,
                                                 absl::string_view value) const {

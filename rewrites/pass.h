@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "ir/graph_index.h"
 #include "proto/onnx.pb.h"
 #include "schema/inference.h"
@@ -36,6 +37,17 @@ struct RewriteOptions {
   int64_t max_fold_bytes = int64_t{1} << 20;
   // Most rounds of the passes before giving up on a fixed point.
   int max_rounds = 8;
+  // Rewrites each pass keeps in the report, with their text.
+  int max_records = 20;
+};
+
+// One rewrite, for the report: where, what it took out and what took its
+// place, in ONNX text.
+struct RewriteRecord {
+  std::string graph;   // "main", "main/then_branch of 'if' (If)", ...
+  std::string what;    // the rule, or the kind of rewrite ("fold", "merge", ...)
+  std::string before;  // the nodes taken out, a line each
+  std::string after;   // the nodes or initializers in their place ("" when none)
 };
 
 // What one pass did, summed over its runs.
@@ -48,6 +60,11 @@ struct PassStats {
   int64_t initializers_added = 0;
   // Matches per rule, for passes applying rules (rewrites/rules.h).
   std::map<std::string, int64_t> rule_matches;
+  // The first rewrites (RewriteOptions::max_records of them).
+  std::vector<RewriteRecord> records;
+
+  // Keeps `record` when fewer than `options.max_records` are kept.
+  void Record(const RewriteOptions& options, RewriteRecord record);
 };
 
 // What a pass sees besides the graph it rewrites.
@@ -94,6 +111,12 @@ class Pass {
   virtual absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
                                    PassStats& stats) = 0;
 };
+
+// `nodes` in ONNX text, a line each: a record's before or after.
+std::string NodesText(absl::Span<const onnx::NodeProto* const> nodes);
+
+// "initializer NAME: float[2,3]": a record's line for an initializer.
+std::string InitializerText(const onnx::TensorProto& tensor);
 
 // One row of the table of passes.
 struct PassEntry {

@@ -269,7 +269,20 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
   return report;
 }
 
-std::string RewriteReport::ToText() const {
+namespace {
+
+// `text`'s lines, each after `indent`.
+std::string Indented(absl::string_view text, absl::string_view indent) {
+  std::string out;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    absl::StrAppend(&out, indent, line, "\n");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RewriteReport::ToText(bool with_records) const {
   std::string out = absl::StrFormat(
       "optimize (%s): %d rounds%s; nodes %d -> %d, initializers %d -> %d, bytes %d -> %d\n",
       profile, rounds, converged ? "" : " (no fixed point within the round cap)", nodes_before,
@@ -281,6 +294,12 @@ std::string RewriteReport::ToText() const {
                           pass.initializers_removed, pass.initializers_added);
     for (const auto& [rule, count] : pass.rule_matches) {
       absl::StrAppendFormat(&out, "    %s: %d\n", rule, count);
+    }
+    if (!with_records) continue;
+    for (const RewriteRecord& record : pass.records) {
+      absl::StrAppend(&out, "    ", record.what, " in ", record.graph, ":\n",
+                      Indented(record.before, "      - "),
+                      Indented(record.after, "      + "));
     }
   }
   return out;
@@ -301,6 +320,14 @@ std::string RewriteReport::ToJson() const {
     json.Key("nodes_removed").Int(pass.nodes_removed).Key("nodes_added").Int(pass.nodes_added);
     json.Key("initializers_removed").Int(pass.initializers_removed);
     json.Key("initializers_added").Int(pass.initializers_added);
+    if (!pass.records.empty()) {
+      json.Key("rewrites").BeginArray();
+      for (const RewriteRecord& record : pass.records) {
+        json.BeginObject().Key("graph").String(record.graph).Key("what").String(record.what);
+        json.Key("before").String(record.before).Key("after").String(record.after).EndObject();
+      }
+      json.EndArray();
+    }
     if (!pass.rule_matches.empty()) {
       json.Key("rules").BeginObject();
       for (const auto& [rule, count] : pass.rule_matches) json.Key(rule).Int(count);

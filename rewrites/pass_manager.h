@@ -31,9 +31,11 @@ struct RewriteReport {
   int64_t bytes_before = 0;  // serialized model
   int64_t bytes_after = 0;
 
-  // A few lines: totals, then one line per pass that matched.
-  std::string ToText() const;
-  // The same as JSON.
+  // A few lines: totals, then one line per pass that matched (and per
+  // rule); `with_records` adds each recorded rewrite's before (-) and
+  // after (+) in ONNX text.
+  std::string ToText(bool with_records = false) const;
+  // The same as JSON, records included (`rewrites` of each pass).
   std::string ToJson() const;
 };
 

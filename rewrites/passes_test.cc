@@ -191,6 +191,35 @@ TEST(PassesTest, UnknownPassesAndProfilesAreNamed) {
             "unknown profile 'fast' (exact, deploy)");
 }
 
+// The report keeps each rewrite's before and after in ONNX text, up to
+// max_records per pass.
+TEST(PassesTest, ReportShowsEachRewrite) {
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) <float[2] a = {1.5, -2.0}> {
+  b = Mul(a, a)
+  d = Sqrt(b)
+  Y = Add(X, d)
+})");
+  ASSERT_TRUE(model.ok()) << model.status();
+  RewriteOptions options;
+  options.max_records = 1;
+  absl::StatusOr<RewriteReport> report = Optimize(*model, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const PassStats* fold = nullptr;
+  for (const PassStats& pass : report->passes) {
+    if (pass.pass == "fold-constants") fold = &pass;
+  }
+  ASSERT_NE(fold, nullptr);
+  EXPECT_EQ(fold->matches, 2);
+  ASSERT_EQ(fold->records.size(), 1u);
+  EXPECT_EQ(fold->records[0].graph, "main");
+  EXPECT_EQ(fold->records[0].before, "b = Mul(a, a)\n");
+  EXPECT_EQ(fold->records[0].after, "initializer b: float[2]\n");
+  EXPECT_NE(report->ToText(true).find("      + initializer b: float[2]"), std::string::npos)
+      << report->ToText(true);
+  EXPECT_NE(report->ToJson().find("\"what\": \"fold\""), std::string::npos);
+}
+
 TEST(PassesTest, SkippedPassesDoNotRun) {
   absl::StatusOr<onnx::ModelProto> model = ParseModelText(kCases[0].model);
   ASSERT_TRUE(model.ok());
