@@ -139,7 +139,7 @@ const PredicateSpec kPredicates[] = {
     {"same_shape", "vv", false}, {"broadcast_keeps", "vv", false},
     {"same_value", "vv", false}, {"no_zero", "v", false},
     {"is_identity", "a", false}, {"composes_to_identity", "aa", false},
-    {"outputs", "v", true},
+    {"outputs", "v", true},        {"per_channel", "vv", false},
 };
 
 const PredicateSpec* FindPredicate(absl::string_view name) {
@@ -678,6 +678,21 @@ const std::map<std::string, FactFn>& FactFns() {
            const auto& kd = k->dim(i);
            if (kd.has_dim_value() && kd.dim_value() == 1) continue;
            if (!SameDim(kd, x->dim(offset + i))) return std::nullopt;
+         }
+         return Bool(true);
+       }},
+      {"per_channel",
+       [](const Env& env, const std::vector<Term>& args) -> std::optional<Fact> {
+         const onnx::TensorShapeProto* x = env.Shape(args[0]);
+         const onnx::TensorShapeProto* k = env.Shape(args[1]);
+         if (x == nullptr || k == nullptr || x->dim_size() < 2 || k->dim_size() > x->dim_size()) {
+           return std::nullopt;
+         }
+         const int offset = x->dim_size() - k->dim_size();
+         for (int i = 0; i < k->dim_size(); ++i) {
+           const auto& kd = k->dim(i);
+           if (kd.has_dim_value() && kd.dim_value() == 1) continue;
+           if (offset + i != 1 || !SameDim(kd, x->dim(1))) return Bool(false);
          }
          return Bool(true);
        }},

@@ -57,6 +57,8 @@
 //     is_const(k)  one_use(T)  same_shape(X, Y)  broadcast_keeps(X, k)
 //     same_value(a, b)  no_zero(k)  is_identity(@perm)
 //     composes_to_identity(@p1, @p2) (Transpose p1 then p2 is the identity)
+//     per_channel(X, k) (k broadcasts to X along X's axis 1 only: every
+//       other dim of k, aligned to X's last dims, is 1)
 //
 // Errors in a rule file read "FILE:LINE:COLUMN: message".
 

@@ -88,6 +88,14 @@ std::optional<double> ValueAskedOf(const Rule& rule, const std::string& name) {
   return std::nullopt;
 }
 
+// Whether `rule`'s pattern has a node of `op`.
+bool HasOp(const Rule& rule, const std::string& op) {
+  for (const onnx::NodeProto& node : rule.pattern.node()) {
+    if (node.op_type() == op) return true;
+  }
+  return false;
+}
+
 // Candidate constants for pattern input `name`, first read by input `slot`
 // of `op`; empty for a data input.
 std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::string& name,
@@ -122,6 +130,17 @@ std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::s
       weights.push_back(Constant(dtype, dims, {0.5, -1.25, 2, 0.75, -0.3}));
     }
     return weights;
+  }
+  if ((op == "Mul" || op == "Add") && slot == 1 && shape.size() >= 3 && HasOp(rule, "Conv")) {
+    // Per channel (kChannels along axis 1), one element, and along the
+    // last axis (not per channel).
+    Shape channel(shape.size() - 1, 1);
+    channel[0] = kChannels;
+    Shape full(shape.size(), 1);
+    full[1] = kChannels;
+    return {Constant(dtype, channel, {1.5, -0.25}), Constant(dtype, full, {0.75, 2}),
+            Constant(dtype, {1}, {-1.5}), Constant(dtype, {}, {0.5}),
+            Constant(dtype, {shape.back()}, {0.5, -2})};
   }
   if (op == "Conv" && slot == 2) return {Constant(dtype, {kChannels}, {0.1, -0.2})};
   if (op == "BatchNormalization" && slot >= 1) {
@@ -419,6 +438,40 @@ rule add_zero commutative
   pattern (X, k) => (Y) { Y = Add(X, k) }
   replace (X, k) => (X)
   where value(k) == 0 && broadcast_keeps(X, k)
+)",
+                                                       "bad.rules");
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  Outcome outcome = SelfTest((*rules)[0]);
+  EXPECT_GT(outcome.matched, 0);
+  EXPECT_FALSE(outcome.failures.empty());
+}
+
+// The tolerance of deploy rules still catches a wrong fusion: a bias not
+// scaled by the BatchNormalization's factor.
+TEST(RuleSelfTest, CatchesAWrongDeployRule) {
+  absl::StatusOr<std::vector<Rule>> rules = ParseRules(R"(profile deploy
+rule conv_batch_norm_unscaled_bias
+  pattern (X, W, B, s, b, m, v) => (Y) {
+    [conv] C = Conv(X, W, B)
+    Y = BatchNormalization<epsilon: float = @eps>(C, s, b, m, v)
+  }
+  replace (X, W, B, s, b, m, v) => (Y) {
+    e = Constant<value_float: float = @eps>()
+    ve = Add(v, e)
+    sd = Sqrt(ve)
+    f = Div(s, sd)
+    rows = Constant<value_ints: ints = [0, -1]>()
+    column = Constant<value_ints: ints = [-1, 1]>()
+    W_rows = Reshape(W, rows)
+    f_column = Reshape(f, column)
+    W_scaled = Mul(W_rows, f_column)
+    W_shape = Shape(W)
+    W2 = Reshape(W_scaled, W_shape)
+    d = Sub(B, m)
+    B2 = Add(d, b)
+    [conv] Y = Conv(X, W2, B2)
+  }
+  where opset >= 12 && dtype(X) == float
 )",
                                                        "bad.rules");
   ASSERT_TRUE(rules.ok()) << rules.status();

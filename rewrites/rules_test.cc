@@ -315,6 +315,43 @@ const MatchCase kDeployCases[] = {
      "", "deploy"},
     {"conv_batch_norm_mean_output_used", kConvBnMeanUsed.c_str(),
      {"Conv", "BatchNormalization", "Relu"}, "", "deploy"},
+    {"conv_mul_per_channel", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,3,3] X) => (float[1,2,3,3] Y)
+  <float[2,2,1,1] W = {0.5, -1.0, 0.25, 2.0}, float[2,1,1] k = {1.5, -2.0}> {
+  C = Conv(X, W)
+  D = Mul(k, C)
+  Y = Relu(D)
+})",
+     {"Conv", "Relu"}, "conv_no_bias_mul_channel: 1", "deploy"},
+    {"conv_add_per_channel", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,3,3] X) => (float[1,2,3,3] Y)
+  <float[2,2,1,1] W = {0.5, -1.0, 0.25, 2.0}, float[2] B = {0.1, -0.2},
+   float[1,2,1,1] k = {1.5, -2.0}> {
+  C = Conv(X, W, B)
+  D = Add(C, k)
+  Y = Relu(D)
+})",
+     {"Conv", "Relu"}, "conv_add_channel: 1", "deploy"},
+    // k varies along the last axis, not the channels.
+    {"conv_mul_last_axis", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,3,3] X) => (float[1,2,3,3] Y)
+  <float[2,2,1,1] W = {0.5, -1.0, 0.25, 2.0}, float[3] k = {1.5, -2.0, 3.0}> {
+  C = Conv(X, W)
+  D = Mul(C, k)
+  Y = Relu(D)
+})",
+     {"Conv", "Mul", "Relu"}, "", "deploy"},
+    // Conv + BatchNormalization + Mul: both fold, one after the other.
+    {"conv_batch_norm_then_mul", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,3,3] X) => (float[1,2,3,3] Y)
+  <float[2,2,1,1] W = {0.5, -1.0, 0.25, 2.0}, float[2] s = {1.5, 0.5}, float[2] b = {0.25, -1.0},
+   float[2] m = {0.3, -0.7}, float[2] v = {0.8, 2.5}, float[2,1,1] k = {1.5, -2.0}> {
+  C = Conv(X, W)
+  D = BatchNormalization(C, s, b, m, v)
+  E = Mul(D, k)
+  Y = Relu(E)
+})",
+     {"Conv", "Relu"}, "conv_mul_channel: 1", "deploy"},
     {"matmul_add_2d", R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3] A, float[3,4] B) => (float[2,4] Y) <float[4] c = {1.0, 2.0, 3.0, 4.0}> {
   T = MatMul(A, B)
