@@ -142,7 +142,17 @@ std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::s
             Constant(dtype, {1}, {-1.5}), Constant(dtype, {}, {0.5}),
             Constant(dtype, {shape.back()}, {0.5, -2})};
   }
-  if (op == "Conv" && slot == 2) return {Constant(dtype, {kChannels}, {0.1, -0.2})};
+  if (op == "ConvTranspose" && slot == 1 && shape.size() >= 3) {
+    // Weights [C, kChannels, k...] with kernels of 1 and 2.
+    std::vector<onnx::TensorProto> weights;
+    for (int64_t kernel : {1, 2}) {
+      Shape dims = {shape[1], kChannels};
+      dims.resize(shape.size(), kernel);
+      weights.push_back(Constant(dtype, dims, {0.5, -1.25, 2, 0.75, -0.3}));
+    }
+    return weights;
+  }
+  if ((op == "Conv" || op == "ConvTranspose") && slot == 2) return {Constant(dtype, {kChannels}, {0.1, -0.2})};
   if (op == "BatchNormalization" && slot >= 1) {
     // scale, bias, mean, var (positive).
     static const std::vector<double> kValues[] = {{1.5, -0.5}, {0.25, -1}, {0.3, -0.7}, {0.8, 2.5}};

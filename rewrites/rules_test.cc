@@ -315,6 +315,26 @@ const MatchCase kDeployCases[] = {
      "", "deploy"},
     {"conv_batch_norm_mean_output_used", kConvBnMeanUsed.c_str(),
      {"Conv", "BatchNormalization", "Relu"}, "", "deploy"},
+    {"conv_transpose_batch_norm", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,3,3] X) => (float[1,3,3,3] Y)
+  <float[2,3,1,1] W = {0.5, -1.0, 0.25, 2.0, 1.5, -0.5},
+   float[3] s = {1.5, 0.5, -1.0}, float[3] b = {0.25, -1.0, 0.5}, float[3] m = {0.3, -0.7, 0.1},
+   float[3] v = {0.8, 2.5, 1.2}> {
+  C = ConvTranspose(X, W)
+  D = BatchNormalization(C, s, b, m, v)
+  Y = Relu(D)
+})",
+     {"ConvTranspose", "Relu"}, "conv_transpose_no_bias_batch_norm: 1", "deploy"},
+    // group 2: the output channels are not W's axis 1 alone.
+    {"conv_transpose_group_2_batch_norm", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,3,3] X) => (float[1,2,3,3] Y)
+  <float[2,1,1,1] W = {0.5, -1.0}, float[2] s = {1.5, 0.5}, float[2] b = {0.25, -1.0},
+   float[2] m = {0.3, -0.7}, float[2] v = {0.8, 2.5}> {
+  C = ConvTranspose<group = 2>(X, W)
+  D = BatchNormalization(C, s, b, m, v)
+  Y = Relu(D)
+})",
+     {"ConvTranspose", "BatchNormalization", "Relu"}, "", "deploy"},
     {"conv_mul_per_channel", R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[1,2,3,3] X) => (float[1,2,3,3] Y)
   <float[2,2,1,1] W = {0.5, -1.0, 0.25, 2.0}, float[2,1,1] k = {1.5, -2.0}> {
