@@ -4,6 +4,7 @@
 
 #include "rewrites/rules.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -452,6 +453,29 @@ INSTANTIATE_TEST_SUITE_P(Cases, MatchTest, ::testing::ValuesIn(kMatchCases),
                          [](const auto& info) { return std::string(info.param.name); });
 INSTANTIATE_TEST_SUITE_P(Deploy, MatchTest, ::testing::ValuesIn(kDeployCases),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// A named replacement node keeps the attributes the pattern leaves unnamed
+// (transB, alpha) and sets its own (transA).
+TEST(RulesTest, NamedReplacementNodeKeepsUnnamedAttributes) {
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[3,2] A, float[4,3] B, float[4] c) => (float[2,4] Y) {
+  T = Transpose<perm = [1, 0]>(A)
+  Y = Gemm<transB = 1, alpha = 2.0>(T, B, c)
+})");
+  ASSERT_TRUE(model.ok()) << model.status();
+  RewriteOptions options;
+  options.profile = "deploy";
+  ASSERT_TRUE(Optimize(*model, options).ok());
+  ASSERT_EQ(model->graph().node_size(), 1);
+  std::map<std::string, std::string> attributes;
+  for (const onnx::AttributeProto& attribute : model->graph().node(0).attribute()) {
+    attributes[attribute.name()] =
+        attribute.type() == onnx::AttributeProto::INT ? absl::StrCat(attribute.i())
+                                                      : absl::StrCat(attribute.f());
+  }
+  EXPECT_EQ(attributes, (std::map<std::string, std::string>{
+                            {"alpha", "2"}, {"transA", "1"}, {"transB", "1"}}));
+}
 
 // The folded Conv: W and B are initializers computed from the BatchNorm's
 // constants, and nothing of the constant arithmetic is left.
