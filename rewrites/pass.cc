@@ -100,7 +100,10 @@ const std::vector<PassEntry>& Passes() {
        MakeFoldConstants},
       {"rules", "exact deploy",
        "the built-in rewrite rules (rewrites/rules/*.rules): no-op nodes and chains that "
-       "cancel out removed where the facts inference knows make it exact",
+       "cancel out removed where the facts inference knows make it exact; in the deploy "
+       "profile also fusions that change rounding (deploy_fusions.rules: BatchNormalization "
+       "and per-channel Mul/Add into Conv, BatchNormalization into ConvTranspose, MatMul + Add "
+       "into Gemm, LogSoftmax, Clip, Transpose into Gemm)",
        MakeRules},
       {"common-subexpressions", "exact deploy",
        "deterministic nodes with the same op, inputs and attributes, and initializers holding "

@@ -1,11 +1,15 @@
 // The exact profile's passes, one case per behaviour: the model before (ONNX
 // text), the ops of its main graph after, and the same outputs as before on
-// random inputs, to the bit.
+// random inputs, to the bit. The deploy profile: a Conv + BatchNormalization
+// + Relu model becomes Conv + Relu, within the float tolerance.
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "eval/compare.h"
 #include "eval/data_sets.h"
@@ -227,6 +231,81 @@ TEST(PassesTest, SkippedPassesDoNotRun) {
   options.skip = {"constants-to-initializers", "fold-constants"};
   ASSERT_TRUE(Optimize(*model, options).ok());
   EXPECT_EQ(Ops(*model), (std::vector<std::string>{"Constant", "Add"}));
+}
+
+// `count` numbers in [-1.5, 1.5) (all positive: in [0.5, 2)), as ONNX-text
+// tensor data.
+std::string Numbers(int count, bool positive = false) {
+  std::vector<std::string> numbers;
+  for (int i = 0; i < count; ++i) {
+    double v = ((i * 37) % 29) / 29.0;
+    numbers.push_back(absl::StrCat(positive ? 0.5 + 1.5 * v : 3 * v - 1.5));
+  }
+  return absl::StrCat("{", absl::StrJoin(numbers, ", "), "}");
+}
+
+// Conv (3x3, padded, with bias) + BatchNormalization (epsilon unset: 1e-5)
+// + Relu.
+std::string ConvBatchNormRelu() {
+  return absl::StrCat(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,3,5,5] X) => (float[1,4,5,5] Y)
+  <float[4,3,3,3] W = )", Numbers(108), ", float[4] B = ", Numbers(4),
+                      ", float[4] s = ", Numbers(4), ", float[4] b = ", Numbers(4),
+                      ", float[4] m = ", Numbers(4), ", float[4] v = ", Numbers(4, true), R"(> {
+  C = Conv<pads = [1, 1, 1, 1], kernel_shape = [3, 3]>(X, W, B)
+  D = BatchNormalization(C, s, b, m, v)
+  Y = Relu(D)
+})");
+}
+
+TEST(PassesTest, DeployFoldsBatchNormIntoConv) {
+  absl::StatusOr<onnx::ModelProto> original = ParseModelText(ConvBatchNormRelu());
+  ASSERT_TRUE(original.ok()) << original.status();
+  onnx::ModelProto model = *original;
+  RewriteOptions options;
+  options.profile = "deploy";
+  absl::StatusOr<RewriteReport> report = Optimize(model, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  std::string text = report->ToText();
+  ASSERT_EQ(Ops(model), (std::vector<std::string>{"Conv", "Relu"})) << text;
+  EXPECT_NE(text.find("conv_batch_norm: 1"), std::string::npos) << text;
+  EXPECT_TRUE(report->converged) << text;
+  // The folded weights and bias are the only initializers; the Conv keeps
+  // its attributes.
+  const onnx::NodeProto& conv = model.graph().node(0);
+  ASSERT_EQ(conv.input_size(), 3);
+  ASSERT_EQ(model.graph().initializer_size(), 2) << text;
+  for (const onnx::TensorProto& initializer : model.graph().initializer()) {
+    EXPECT_TRUE(initializer.name() == conv.input(1) || initializer.name() == conv.input(2))
+        << initializer.name();
+  }
+  EXPECT_EQ(conv.attribute_size(), 2);
+
+  for (uint64_t seed : {1, 2, 3}) {
+    std::mt19937_64 rng(seed);
+    absl::StatusOr<std::vector<eval::NamedValue>> inputs =
+        eval::RandomInputs(original->graph(), eval::RandomInputOptions{}, rng);
+    ASSERT_TRUE(inputs.ok()) << inputs.status();
+    absl::StatusOr<eval::EvalResult> before = eval::EvaluateModel(*original, *inputs);
+    absl::StatusOr<eval::EvalResult> after = eval::EvaluateModel(model, *inputs);
+    ASSERT_TRUE(before.ok()) << before.status();
+    ASSERT_TRUE(after.ok()) << after.status();
+    eval::Comparison comparison =
+        eval::CompareValues(before->outputs[0].value, after->outputs[0].value);
+    EXPECT_TRUE(comparison.ok) << comparison.ToString();
+    ASSERT_TRUE(comparison.worst.has_value());
+    EXPECT_LE(comparison.worst->abs_error, 1e-4 * std::max(1.0, std::abs(std::stod(
+                                                               comparison.worst->expected))))
+        << comparison.ToString();
+  }
+}
+
+// The exact profile leaves the BatchNormalization.
+TEST(PassesTest, ExactKeepsBatchNorm) {
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(ConvBatchNormRelu());
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_TRUE(Optimize(*model, RewriteOptions{}).ok());
+  EXPECT_EQ(Ops(*model), (std::vector<std::string>{"Conv", "BatchNormalization", "Relu"}));
 }
 
 }  // namespace

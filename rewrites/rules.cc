@@ -9,6 +9,7 @@
 #include <set>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
@@ -46,6 +47,9 @@ const std::map<std::string, int>& DtypeNames() {
       {"double", 11}, {"uint32", 12},  {"uint64", 13},  {"bfloat16", 16}};
   return *names;
 }
+
+// The profiles a rule file may name (rewrites/pass.h RewriteOptions).
+constexpr absl::string_view kProfiles[] = {"exact", "deploy"};
 
 // ---- Rule-file errors ----
 
@@ -135,6 +139,7 @@ const PredicateSpec kPredicates[] = {
     {"same_shape", "vv", false}, {"broadcast_keeps", "vv", false},
     {"same_value", "vv", false}, {"no_zero", "v", false},
     {"is_identity", "a", false}, {"composes_to_identity", "aa", false},
+    {"outputs", "v", true},        {"per_channel", "vv", false},
 };
 
 const PredicateSpec* FindPredicate(absl::string_view name) {
@@ -365,6 +370,17 @@ absl::Status CheckRule(const Rule& rule, const Clause& pattern, const Clause& re
       return at(replace, absl::StrCat("replacement output '", output, "' is not defined"));
     }
   }
+  for (const onnx::NodeProto& node : r.node()) {
+    if (node.name().empty()) continue;
+    bool found = false;
+    for (const onnx::NodeProto& pattern_node : p.node()) {
+      found |= pattern_node.name() == node.name() && pattern_node.op_type() == node.op_type();
+    }
+    if (!found) {
+      return at(replace, absl::StrCat("replacement node [", node.name(), "] names no pattern ",
+                                      node.op_type(), " node"));
+    }
+  }
   absl::flat_hash_set<std::string> values(p.input().begin(), p.input().end());
   values.insert(computed.begin(), computed.end());
   for (const Predicate& predicate : rule.where) {
@@ -401,7 +417,9 @@ class RuleFileParser {
       absl::string_view keyword = body.substr(0, body.find_first_of(" \t"));
       absl::string_view rest = absl::StripLeadingAsciiWhitespace(body.substr(keyword.size()));
       int rest_column = static_cast<int>(rest.data() - line.data()) + 1;
-      if (keyword == "rule") {
+      if (keyword == "profile") {
+        OC_RETURN_IF_ERROR(SetProfile(rest, column));
+      } else if (keyword == "rule") {
         OC_RETURN_IF_ERROR(FinishRule());
         OC_RETURN_IF_ERROR(StartRule(rest, rest_column));
       } else if (keyword == "pattern" || keyword == "replace" || keyword == "where") {
@@ -416,7 +434,8 @@ class RuleFileParser {
         if (clause.line != 0) return Error(column, absl::StrCat("a second '", keyword, "'"));
         OC_ASSIGN_OR_RETURN(clause, ReadClause(rest, rest_column));
       } else {
-        return Error(column, absl::StrCat("expected 'rule', 'pattern', 'replace' or 'where', found '",
+        return Error(column, absl::StrCat("expected 'profile', 'rule', 'pattern', 'replace' or "
+                                          "'where', found '",
                                           keyword, "'"));
       }
     }
@@ -434,6 +453,18 @@ class RuleFileParser {
     return FileError(file_, LineNumber(), column, message);
   }
 
+  // A file-level `profile NAME`, before the first rule.
+  absl::Status SetProfile(absl::string_view rest, int column) {
+    if (rule_ || !rules_.empty()) return Error(column, "'profile' must come before the first rule");
+    if (!profile_.empty()) return Error(column, "a second 'profile'");
+    std::vector<absl::string_view> words = absl::StrSplit(rest, ' ', absl::SkipWhitespace());
+    if (words.size() != 1 || !absl::c_linear_search(kProfiles, words[0])) {
+      return Error(column, "expected 'profile exact' or 'profile deploy'");
+    }
+    profile_ = std::string(words[0]);
+    return absl::OkStatus();
+  }
+
   absl::Status StartRule(absl::string_view rest, int column) {
     std::vector<absl::string_view> words = absl::StrSplit(rest, ' ', absl::SkipWhitespace());
     if (words.empty()) return Error(column, "a rule needs a name");
@@ -445,6 +476,7 @@ class RuleFileParser {
     rule_->file = file_;
     rule_->line = LineNumber();
     rule_->commutative = words.size() == 2;
+    rule_->profile = profile_;
     pattern_ = replace_ = Clause{};
     return absl::OkStatus();
   }
@@ -489,6 +521,7 @@ class RuleFileParser {
   std::vector<absl::string_view> lines_;
   size_t line_ = 0;
   std::optional<Rule> rule_;
+  std::string profile_;  // the file's, "" for every profile
   Clause pattern_, replace_;
   std::vector<Rule> rules_;
 };
@@ -648,6 +681,21 @@ const std::map<std::string, FactFn>& FactFns() {
          }
          return Bool(true);
        }},
+      {"per_channel",
+       [](const Env& env, const std::vector<Term>& args) -> std::optional<Fact> {
+         const onnx::TensorShapeProto* x = env.Shape(args[0]);
+         const onnx::TensorShapeProto* k = env.Shape(args[1]);
+         if (x == nullptr || k == nullptr || x->dim_size() < 2 || k->dim_size() > x->dim_size()) {
+           return std::nullopt;
+         }
+         const int offset = x->dim_size() - k->dim_size();
+         for (int i = 0; i < k->dim_size(); ++i) {
+           const auto& kd = k->dim(i);
+           if (kd.has_dim_value() && kd.dim_value() == 1) continue;
+           if (offset + i != 1 || !SameDim(kd, x->dim(1))) return Bool(false);
+         }
+         return Bool(true);
+       }},
       {"same_value",
        [](const Env& env, const std::vector<Term>& args) -> std::optional<Fact> {
          const onnx::TensorProto* a = env.context.KnownConstant(env.graph, env.Value(args[0]));
@@ -681,6 +729,15 @@ const std::map<std::string, FactFn>& FactFns() {
            if ((*perm)[i] != static_cast<int64_t>(i)) return Bool(false);
          }
          return Bool(true);
+       }},
+      {"outputs",
+       [](const Env& env, const std::vector<Term>& args) -> std::optional<Fact> {
+         ValueSource source = env.graph.Producer(env.Value(args[0]));
+         if (source.kind != ValueSource::Kind::kNodeOutput) return std::nullopt;
+         const onnx::NodeProto& node = env.graph.node(source.index);
+         int count = node.output_size();
+         while (count > 0 && node.output(count - 1).empty()) --count;
+         return Fact{{static_cast<double>(count)}};
        }},
       {"composes_to_identity",
        [](const Env& env, const std::vector<Term>& args) -> std::optional<Fact> {
@@ -770,12 +827,45 @@ std::vector<std::string> Inputs(const onnx::NodeProto& node) {
   return inputs;
 }
 
+// The default the schema of `node`'s op (at the model's opset for its
+// domain) gives attribute `name`, named `name`; nullopt when it has none.
+// `defined` says whether that op version has the attribute at all.
+std::optional<onnx::AttributeProto> SchemaDefault(const PassContext& context,
+                                                  const onnx::NodeProto& node,
+                                                  absl::string_view name, bool& defined) {
+  defined = false;
+  absl::string_view domain = schema::Registry::CanonicalDomain(node.domain());
+  const schema::OpSchema* op =
+      schema::Registry::Get().Lookup(domain, node.op_type(), context.OpsetVersion(domain));
+  if (op == nullptr) return std::nullopt;
+  const schema::AttrSpec* spec = op->FindAttr(name);
+  defined = spec != nullptr;
+  if (spec == nullptr || !spec->has_default) return std::nullopt;
+  onnx::AttributeProto attribute;
+  attribute.set_name(std::string(name));
+  attribute.set_type(spec->type);
+  const schema::AttrDefault& value = spec->default_value;
+  switch (spec->type) {
+    case onnx::AttributeProto::INT: attribute.set_i(value.i); break;
+    case onnx::AttributeProto::FLOAT: attribute.set_f(value.f); break;
+    case onnx::AttributeProto::STRING: attribute.set_s(std::string(value.s)); break;
+    case onnx::AttributeProto::INTS:
+      for (int64_t v : value.ints) attribute.add_ints(v);
+      break;
+    case onnx::AttributeProto::STRINGS:
+      for (absl::string_view v : value.strings) attribute.add_strings(std::string(v));
+      break;
+    default: return std::nullopt;
+  }
+  return attribute;
+}
+
 class Matcher {
  public:
   // Matches with the commutative pattern nodes whose bit is set in `swaps`
   // taking their operands swapped.
-  Matcher(const Rule& rule, const GraphIndex& graph, uint32_t swaps)
-      : rule_(rule), graph_(graph), swaps_(swaps) {
+  Matcher(const Rule& rule, const PassContext& context, const GraphIndex& graph, uint32_t swaps)
+      : rule_(rule), context_(context), graph_(graph), swaps_(swaps) {
     const onnx::FunctionProto& p = rule.pattern;
     for (int i = 0; i < p.node_size(); ++i) {
       for (int s = 0; s < p.node(i).output_size(); ++s) producer_[p.node(i).output(s)] = {i, s};
@@ -830,10 +920,20 @@ class Matcher {
     return p.output_size() <= g.output_size();
   }
 
-  static bool BindAttributes(const onnx::NodeProto& p, const onnx::NodeProto& g, RuleMatch& match) {
+  // Binds the pattern's attributes; one the graph node leaves unset takes
+  // the schema's default. A literal the node's op version does not define
+  // matches when unset.
+  bool BindAttributes(const onnx::NodeProto& p, const onnx::NodeProto& g, RuleMatch& match) const {
     for (const onnx::AttributeProto& attribute : p.attribute()) {
       const onnx::AttributeProto* found = FindAttribute(g, attribute.name());
-      if (found == nullptr) return false;
+      std::optional<onnx::AttributeProto> by_default;
+      if (found == nullptr) {
+        bool defined = false;
+        by_default = SchemaDefault(context_, g, attribute.name(), defined);
+        if (!defined && attribute.ref_attr_name().empty()) continue;
+        if (!by_default) return false;
+        found = &*by_default;
+      }
       if (attribute.ref_attr_name().empty()) {
         if (AttributeContent(attribute) != AttributeContent(*found)) return false;
         continue;
@@ -883,6 +983,7 @@ class Matcher {
   }
 
   const Rule& rule_;
+  const PassContext& context_;
   const GraphIndex& graph_;
   const uint32_t swaps_;
   absl::flat_hash_map<std::string, std::pair<int, int>> producer_;
@@ -930,6 +1031,7 @@ class RulesPass : public Pass {
     for (NodeId id : graph.LiveNodes()) {
       if (!graph.IsLive(id)) continue;  // removed by an earlier match
       for (const Rule& rule : rules_) {
+        if (!rule.profile.empty() && rule.profile != context.options().profile) continue;
         std::optional<RuleMatch> match = MatchRule(rule, context, graph, id);
         if (!match) continue;
         OC_RETURN_IF_ERROR(ApplyRule(rule, *match, graph, stats));
@@ -964,7 +1066,7 @@ std::vector<uint32_t> SwapMasks(const Rule& rule) {
 // The match of `rule` at `root` with operands swapped as `swaps` says.
 std::optional<RuleMatch> MatchWith(const Rule& rule, const PassContext& context,
                                    const GraphIndex& graph, NodeId root, uint32_t swaps) {
-  std::optional<RuleMatch> match = Matcher(rule, graph, swaps).Match(root);
+  std::optional<RuleMatch> match = Matcher(rule, context, graph, swaps).Match(root);
   if (!match) return std::nullopt;
   for (auto [output, input] : Forwarded(rule)) {
     if (IsGraphOutput(graph, match->values.at(rule.pattern.output(output)))) return std::nullopt;
@@ -974,6 +1076,21 @@ std::optional<RuleMatch> MatchWith(const Rule& rule, const PassContext& context,
     if (!Holds(env, predicate)) return std::nullopt;
   }
   return match;
+}
+
+// A replacement node named as a pattern node of the same op takes the
+// attributes of the graph node matched there that it does not set itself.
+void CopyUnsetAttributes(const Rule& rule, const RuleMatch& match, const GraphIndex& graph,
+                         onnx::NodeProto& node) {
+  if (node.name().empty()) return;
+  for (int i = 0; i < rule.pattern.node_size(); ++i) {
+    const onnx::NodeProto& p = rule.pattern.node(i);
+    if (p.name() != node.name() || p.op_type() != node.op_type()) continue;
+    for (const onnx::AttributeProto& attribute : graph.node(match.nodes[i]).attribute()) {
+      if (FindAttribute(node, attribute.name()) == nullptr) *node.add_attribute() = attribute;
+    }
+    return;
+  }
 }
 
 }  // namespace
@@ -1020,6 +1137,7 @@ absl::Status ApplyRule(const Rule& rule, const RuleMatch& match, GraphIndex& gra
   std::vector<onnx::NodeProto> added;
   for (const onnx::NodeProto& node : r.node()) {
     onnx::NodeProto out = node;
+    CopyUnsetAttributes(rule, match, graph, out);
     out.set_name(graph.FreshName(rule.name));
     for (int i = 0; i < out.input_size(); ++i) {
       if (!out.input(i).empty()) out.set_input(i, names.at(out.input(i)));

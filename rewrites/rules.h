@@ -6,11 +6,15 @@
 // Rule file format (rewrites/rules/*.rules; one family per file):
 //
 //   # a comment, to the end of the line
+//   profile deploy            # optional, before the first rule
 //   rule NAME [commutative]
 //     pattern (X, k) => (Y) { Y = Mul(X, k) }
 //     replace (X, k) => (X)
 //     where value(k) == 1 && broadcast_keeps(X, k)
 //
+// - `profile exact|deploy` (once, before the first rule): the file's rules
+//   apply only when the rewrite runs that profile (RewriteOptions::profile);
+//   without it they apply in every profile.
 // - `rule NAME` starts a rule; `commutative` lets the pattern's commutative
 //   binary ops (Add, Mul, Max, Min, Sum, And, Or, Xor, Equal, BitwiseAnd,
 //   BitwiseOr, BitwiseXor) match with their two operands swapped.
@@ -22,10 +26,21 @@
 //   uses of the pattern's output then read the graph value bound to the
 //   input (not allowed when the output is a graph output: no match).
 // - In the pattern, an attribute `name: T = @var` binds the graph node's
-//   attribute (which must be present) to `@var`; a literal attribute must
-//   be present and equal; attributes the pattern does not name are not
-//   constrained (name every attribute the rewrite depends on). In the
-//   replacement `@var` substitutes the bound attribute.
+//   attribute to `@var`; a literal attribute must equal the node's. An
+//   attribute the node leaves unset takes the default of the op's schema
+//   at the model's opset (no default: no match); a literal attribute that
+//   op version does not define at all matches when unset (e.g.
+//   `training_mode: int = 0` also matches BatchNormalization-9).
+//   Attributes the pattern does not name are not constrained (name every
+//   attribute the rewrite depends on). In the replacement `@var`
+//   substitutes the bound attribute (`value_float: float = @eps` renames it).
+// - A replacement node named like a pattern node of the same op (`[conv]
+//   Y = Conv(X, W2, B2)` for the pattern's `[conv] T = Conv(X, W, B)`)
+//   takes the attributes of the graph node matched there that it does not
+//   set itself: the attributes the pattern leaves unnamed carry over.
+// - Replacement nodes may compute new constants from constant inputs with
+//   ordinary ops (Mul, Sqrt, Reshape...): fold-constants turns them into
+//   initializers in the next round of the pass manager.
 // - A pattern node's inputs match the graph node's inputs (trailing
 //   omitted ones ignored) exactly in number; graph node outputs beyond the
 //   pattern's must be unused. A pattern value computed by the pattern that
@@ -42,6 +57,8 @@
 //     is_const(k)  one_use(T)  same_shape(X, Y)  broadcast_keeps(X, k)
 //     same_value(a, b)  no_zero(k)  is_identity(@perm)
 //     composes_to_identity(@p1, @p2) (Transpose p1 then p2 is the identity)
+//     per_channel(X, k) (k broadcasts to X along X's axis 1 only: every
+//       other dim of k, aligned to X's last dims, is 1)
 //
 // Errors in a rule file read "FILE:LINE:COLUMN: message".
 
@@ -85,6 +102,7 @@ struct Rule {
   std::string file;
   int line = 0;
   bool commutative = false;
+  std::string profile;  // the only profile applying it; "" for every profile
   onnx::FunctionProto pattern;
   onnx::FunctionProto replacement;
   std::vector<Predicate> where;
@@ -116,7 +134,8 @@ absl::Status ApplyRule(const Rule& rule, const RuleMatch& match, GraphIndex& gra
                        PassStats& stats);
 
 // A pass applying `rules` (each graph node tried as the root of each rule,
-// first match wins), named `name`.
+// first match wins; a rule of another profile than the rewrite's skipped),
+// named `name`.
 std::unique_ptr<Pass> MakeRulesPass(std::string name, std::vector<Rule> rules);
 
 }  // namespace onnxconvert::rewrites

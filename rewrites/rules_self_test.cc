@@ -1,8 +1,11 @@
 // Every built-in rule checks itself: models of its pattern are built over
 // sampled dtypes, shapes (size-1 and square dims among them), opsets,
-// constant inputs and attribute values; where the rule matches, the model
-// with the rule applied must compute the same outputs as the pattern's, to
-// the bit (the exact profile), on random inputs holding edge values.
+// constant inputs and attribute values (unset ones among them); where the
+// rule matches, the model with the rule applied must compute the same
+// outputs as the pattern's: to the bit on random inputs holding edge
+// values for rules of every profile (exact), within the float tolerances
+// of eval/compare.h on plain random inputs for deploy rules (which change
+// rounding).
 
 #include <algorithm>
 #include <numeric>
@@ -12,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "eval/compare.h"
 #include "eval/data_sets.h"
 #include "eval/graph.h"
 #include "eval/tensor.h"
@@ -20,16 +24,21 @@
 #include "ir/text_printer.h"
 #include "rewrites/rules.h"
 #include "schema/inference.h"
+#include "schema/registry.h"
 
 namespace onnxconvert::rewrites {
 namespace {
 
 using Shape = std::vector<int64_t>;
 
-const int kOpsets[] = {11, 13};
+const int kOpsets[] = {11, 13, 15};
 const int kDtypes[] = {onnx::TensorProto::FLOAT, onnx::TensorProto::DOUBLE,
                        onnx::TensorProto::INT64, onnx::TensorProto::INT32};
-const Shape kShapes[] = {{2, 3}, {1, 3}, {3, 3}, {2, 1, 3}, {2, 3, 4}};
+const Shape kShapes[] = {{2, 3}, {1, 3}, {3, 3}, {2, 1, 3}, {2, 3, 4}, {1, 2, 3, 3}};
+
+// The output channels of the sampled Conv weights (the channels of the
+// BatchNormalization after it).
+constexpr int64_t kChannels = 2;
 
 // One choice the sampler makes: a constant input or an attribute value.
 struct Choice {
@@ -79,6 +88,14 @@ std::optional<double> ValueAskedOf(const Rule& rule, const std::string& name) {
   return std::nullopt;
 }
 
+// Whether `rule`'s pattern has a node of `op`.
+bool HasOp(const Rule& rule, const std::string& op) {
+  for (const onnx::NodeProto& node : rule.pattern.node()) {
+    if (node.op_type() == op) return true;
+  }
+  return false;
+}
+
 // Candidate constants for pattern input `name`, first read by input `slot`
 // of `op`; empty for a data input.
 std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::string& name,
@@ -100,8 +117,52 @@ std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::s
     return {Ints({0}), Ints({-1}), Ints({1})};
   }
   if (op == "Dropout" && slot == 1) return {Constant(onnx::TensorProto::FLOAT, {}, {0.5})};
+  if ((op == "Max" || op == "Min") && slot == 1) {
+    return {Constant(dtype, {}, {0.5}), Constant(dtype, {}, {-2}),
+            Constant(dtype, {shape.back()}, {0.5, -2})};
+  }
+  if (op == "Conv" && slot == 1 && shape.size() >= 3) {
+    // Weights [kChannels, C, k...] with kernels of 1 and 2.
+    std::vector<onnx::TensorProto> weights;
+    for (int64_t kernel : {1, 2}) {
+      Shape dims = {kChannels, shape[1]};
+      dims.resize(shape.size(), kernel);
+      weights.push_back(Constant(dtype, dims, {0.5, -1.25, 2, 0.75, -0.3}));
+    }
+    return weights;
+  }
+  if ((op == "Mul" || op == "Add") && slot == 1 && shape.size() >= 3 && HasOp(rule, "Conv")) {
+    // Per channel (kChannels along axis 1), one element, and along the
+    // last axis (not per channel).
+    Shape channel(shape.size() - 1, 1);
+    channel[0] = kChannels;
+    Shape full(shape.size(), 1);
+    full[1] = kChannels;
+    return {Constant(dtype, channel, {1.5, -0.25}), Constant(dtype, full, {0.75, 2}),
+            Constant(dtype, {1}, {-1.5}), Constant(dtype, {}, {0.5}),
+            Constant(dtype, {shape.back()}, {0.5, -2})};
+  }
+  if (op == "ConvTranspose" && slot == 1 && shape.size() >= 3) {
+    // Weights [C, kChannels, k...] with kernels of 1 and 2.
+    std::vector<onnx::TensorProto> weights;
+    for (int64_t kernel : {1, 2}) {
+      Shape dims = {shape[1], kChannels};
+      dims.resize(shape.size(), kernel);
+      weights.push_back(Constant(dtype, dims, {0.5, -1.25, 2, 0.75, -0.3}));
+    }
+    return weights;
+  }
+  if ((op == "Conv" || op == "ConvTranspose") && slot == 2) return {Constant(dtype, {kChannels}, {0.1, -0.2})};
+  if (op == "BatchNormalization" && slot >= 1) {
+    // scale, bias, mean, var (positive).
+    static const std::vector<double> kValues[] = {{1.5, -0.5}, {0.25, -1}, {0.3, -0.7}, {0.8, 2.5}};
+    return {Constant(dtype, {kChannels}, kValues[slot - 1])};
+  }
   return {};
 }
+
+// An attribute left unset (the schema's default applies).
+onnx::AttributeProto Unset() { return onnx::AttributeProto(); }
 
 // Candidate values for attribute variable `@var`, bound to `attribute` of
 // `op`.
@@ -128,6 +189,22 @@ std::vector<onnx::AttributeProto> AttributeCandidates(const std::string& op,
     return out;
   }
   if (attribute == "axes") return {IntsAttribute({0}), IntsAttribute({-1}), IntsAttribute({1})};
+  if (attribute == "axis") {
+    std::vector<onnx::AttributeProto> out = {Unset()};
+    for (int64_t axis : {0, -1, 1}) {
+      onnx::AttributeProto a;
+      a.set_type(onnx::AttributeProto::INT);
+      a.set_i(axis);
+      out.push_back(a);
+    }
+    return out;
+  }
+  if (op == "BatchNormalization" && attribute == "epsilon") {
+    onnx::AttributeProto a;
+    a.set_type(onnx::AttributeProto::FLOAT);
+    a.set_f(1e-3f);
+    return {Unset(), a};
+  }
   return {};
 }
 
@@ -195,8 +272,17 @@ onnx::ModelProto PatternModel(const Rule& rule, int opset, int dtype, const Shap
       node.set_input(0, node.input(1));
       node.set_input(1, first);
     }
-    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
-      if (attribute.ref_attr_name().empty()) continue;
+    const schema::OpSchema* op = schema::Registry::Get().Lookup("", node.op_type(), opset);
+    google::protobuf::RepeatedPtrField<onnx::AttributeProto> attributes;
+    for (onnx::AttributeProto attribute : node.attribute()) {
+      // A literal the op version does not define is left out (the rule
+      // matches it unset).
+      if (attribute.ref_attr_name().empty()) {
+        if (op == nullptr || op->FindAttr(attribute.name()) != nullptr) {
+          *attributes.Add() = attribute;
+        }
+        continue;
+      }
       for (size_t i = 0; i < choices.size(); ++i) {
         if (choices[i].attribute && choices[i].name == attribute.ref_attr_name()) {
           std::string name = attribute.name();
@@ -204,7 +290,9 @@ onnx::ModelProto PatternModel(const Rule& rule, int opset, int dtype, const Shap
           attribute.set_name(name);
         }
       }
+      if (attribute.type() != onnx::AttributeProto::UNDEFINED) *attributes.Add() = attribute;
     }
+    *node.mutable_attribute() = std::move(attributes);
     *graph.add_node() = node;
   }
   for (const std::string& output : rule.pattern.output()) {
@@ -228,6 +316,18 @@ std::vector<std::string> OutputBytes(const eval::EvalResult& result) {
   return bytes;
 }
 
+// Whether `after` computes what `before` does: to the bit, or for a deploy
+// rule within the tolerances of eval/compare.h.
+bool SameOutputs(const Rule& rule, const eval::EvalResult& before,
+                 const eval::EvalResult& after) {
+  if (rule.profile != "deploy") return OutputBytes(before) == OutputBytes(after);
+  if (before.outputs.size() != after.outputs.size()) return false;
+  for (size_t i = 0; i < before.outputs.size(); ++i) {
+    if (!eval::CompareValues(before.outputs[i].value, after.outputs[i].value).ok) return false;
+  }
+  return true;
+}
+
 // Samples checked and matched for one rule.
 struct Outcome {
   int models = 0;
@@ -245,6 +345,7 @@ void CheckSample(const Rule& rule, onnx::ModelProto model, Outcome& outcome) {
   absl::StatusOr<std::unique_ptr<ModelIndex>> index = ModelIndex::Build(&model);
   ASSERT_TRUE(index.ok()) << index.status();
   RewriteOptions options;
+  options.profile = rule.profile.empty() ? "exact" : rule.profile;
   PassContext context(original, *types, options);
   GraphIndex& graph = *(*index)->main_graph();
   NodeId root = kNoNode;
@@ -266,13 +367,15 @@ void CheckSample(const Rule& rule, onnx::ModelProto model, Outcome& outcome) {
   }
   for (uint64_t seed : {1, 2, 3}) {
     std::mt19937_64 rng(seed);
+    eval::RandomInputOptions random;
+    random.edge_values = rule.profile != "deploy";
     absl::StatusOr<std::vector<eval::NamedValue>> inputs =
-        eval::RandomInputs(original.graph(), eval::RandomInputOptions{}, rng);
+        eval::RandomInputs(original.graph(), random, rng);
     ASSERT_TRUE(inputs.ok()) << inputs.status();
     absl::StatusOr<eval::EvalResult> before = eval::EvaluateModel(original, *inputs);
     if (!before.ok()) return;  // the pattern fails at run time (a bad Reshape): nothing to keep
     absl::StatusOr<eval::EvalResult> after = eval::EvaluateModel(model, *inputs);
-    if (!after.ok() || OutputBytes(*before) != OutputBytes(*after)) {
+    if (!after.ok() || !SameOutputs(rule, *before, *after)) {
       outcome.failures.push_back(absl::StrCat(
           after.ok() ? "outputs differ" : after.status().message(), "\nbefore:\n", where,
           "after:\n", PrintModelText(model)));
@@ -319,9 +422,11 @@ Outcome SelfTest(const Rule& rule) {
 
 class RuleSelfTest : public ::testing::TestWithParam<Rule> {};
 
-TEST_P(RuleSelfTest, ReplacementComputesTheSameToTheBit) {
+TEST_P(RuleSelfTest, ReplacementComputesTheSame) {
   const Rule& rule = GetParam();
   Outcome outcome = SelfTest(rule);
+  RecordProperty("matched", outcome.matched);
+  RecordProperty("models", outcome.models);
   EXPECT_GT(outcome.matched, 0) << rule.name << ": no sample satisfies its where ("
                                 << outcome.models << " valid models)";
   EXPECT_TRUE(outcome.failures.empty())
@@ -343,6 +448,40 @@ rule add_zero commutative
   pattern (X, k) => (Y) { Y = Add(X, k) }
   replace (X, k) => (X)
   where value(k) == 0 && broadcast_keeps(X, k)
+)",
+                                                       "bad.rules");
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  Outcome outcome = SelfTest((*rules)[0]);
+  EXPECT_GT(outcome.matched, 0);
+  EXPECT_FALSE(outcome.failures.empty());
+}
+
+// The tolerance of deploy rules still catches a wrong fusion: a bias not
+// scaled by the BatchNormalization's factor.
+TEST(RuleSelfTest, CatchesAWrongDeployRule) {
+  absl::StatusOr<std::vector<Rule>> rules = ParseRules(R"(profile deploy
+rule conv_batch_norm_unscaled_bias
+  pattern (X, W, B, s, b, m, v) => (Y) {
+    [conv] C = Conv(X, W, B)
+    Y = BatchNormalization<epsilon: float = @eps>(C, s, b, m, v)
+  }
+  replace (X, W, B, s, b, m, v) => (Y) {
+    e = Constant<value_float: float = @eps>()
+    ve = Add(v, e)
+    sd = Sqrt(ve)
+    f = Div(s, sd)
+    rows = Constant<value_ints: ints = [0, -1]>()
+    column = Constant<value_ints: ints = [-1, 1]>()
+    W_rows = Reshape(W, rows)
+    f_column = Reshape(f, column)
+    W_scaled = Mul(W_rows, f_column)
+    W_shape = Shape(W)
+    W2 = Reshape(W_scaled, W_shape)
+    d = Sub(B, m)
+    B2 = Add(d, b)
+    [conv] Y = Conv(X, W2, B2)
+  }
+  where opset >= 12 && dtype(X) == float
 )",
                                                        "bad.rules");
   ASSERT_TRUE(rules.ok()) << rules.status();

@@ -4,9 +4,11 @@
 
 #include "rewrites/rules.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "ir/text_parser.h"
 #include "rewrites/pass_manager.h"
@@ -18,6 +20,26 @@ TEST(RulesTest, BuiltinRulesParse) {
   absl::StatusOr<std::vector<Rule>> rules = BuiltinRules();
   ASSERT_TRUE(rules.ok()) << rules.status();
   EXPECT_GE(rules->size(), 10u);
+}
+
+TEST(RulesTest, FileProfileAppliesToEveryRule) {
+  absl::StatusOr<std::vector<Rule>> rules = ParseRules(R"(profile deploy
+rule a
+  pattern (X) => (Y) { Y = Identity(X) }
+  replace (X) => (X)
+rule b
+  pattern (X) => (Y) { Y = Neg(X) }
+  replace (X) => (X)
+)",
+                                                       "t.rules");
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  ASSERT_EQ(rules->size(), 2u);
+  EXPECT_EQ((*rules)[0].profile, "deploy");
+  EXPECT_EQ((*rules)[1].profile, "deploy");
+  absl::StatusOr<std::vector<Rule>> plain =
+      ParseRules("rule a\n  pattern (X) => (Y) { Y = Identity(X) }\n  replace (X) => (X)\n", "t");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ((*plain)[0].profile, "");
 }
 
 TEST(RulesTest, ParsesTheFormat) {
@@ -62,7 +84,14 @@ const BadRule kBadRules[] = {
      "rule r\n  pattern (X, k) => (Y) { Y = Mul(X, k) }\n  replace (X) => (X)\n",
      "t.rules:3:11: the replacement's signature"},
     {"unknown_keyword", "rule r\n  patern (X) => (Y) { Y = Relu(X) }\n",
-     "t.rules:2:3: expected 'rule', 'pattern', 'replace' or 'where'"},
+     "t.rules:2:3: expected 'profile', 'rule', 'pattern', 'replace' or 'where'"},
+    {"unknown_profile", "profile fast\n", "t.rules:1:1: expected 'profile exact' or 'profile deploy'"},
+    {"profile_after_a_rule",
+     "rule r\n  pattern (X) => (Y) { Y = Relu(X) }\n  replace (X) => (X)\nprofile deploy\n",
+     "t.rules:4:1: 'profile' must come before the first rule"},
+    {"named_replacement_node_without_pattern_node",
+     "rule r\n  pattern (X) => (Y) { [a] Y = Relu(X) }\n  replace (X) => (Y) { [a] Y = Neg(X) }\n",
+     "t.rules:3:11: replacement node [a] names no pattern Neg node"},
     {"clause_outside_a_rule", "  pattern (X) => (Y) { Y = Relu(X) }\n",
      "t.rules:1:3: 'pattern' outside a rule"},
     {"missing_replace", "rule r\n  pattern (X) => (Y) { Y = Relu(X) }\n",
@@ -107,7 +136,24 @@ struct MatchCase {
   const char* model;
   std::vector<std::string> ops;  // the main graph's ops after the rules pass
   const char* report = "";
+  // Set: the whole profile runs (rules, then folding, ...); unset: the
+  // rules pass alone in the exact profile.
+  const char* profile = nullptr;
 };
+
+// A Conv (weights W, bias B) and an inference BatchNormalization after it,
+// at `opset`, with `conv` and `bn` the text of the two nodes.
+std::string ConvBatchNorm(int opset, const std::string& conv, const std::string& bn,
+                          const std::string& extra_outputs = "") {
+  return absl::StrCat(R"(<ir_version: 8, opset_import: ["" : )", opset, R"(]>
+g (float[1,2,3,3] X)" , ") => (float[1,2,3,3] Y", extra_outputs, R"()
+  <float[2,2,1,1] W = {0.5, -1.0, 0.25, 2.0}, float[2] B = {0.1, -0.2},
+   float[2] s = {1.5, 0.5}, float[2] b = {0.25, -1.0}, float[2] m = {0.3, -0.7},
+   float[2] v = {0.8, 2.5}> {
+  )", conv, "\n  ", bn, R"(
+  Y = Relu(D)
+})");
+}
 
 const MatchCase kMatchCases[] = {
     {"identity", R"(<ir_version: 8, opset_import: ["" : 13]>
@@ -238,13 +284,162 @@ g (float[2] X) => (float[2] Y, bool[2] M) {
      {"Dropout", "Relu"}},
 };
 
+// The deploy fusions (rules/deploy_fusions.rules): where each applies, and
+// where it must not.
+const std::string kConvBn = ConvBatchNorm(13, "C = Conv(X, W, B)",
+                                          "D = BatchNormalization(C, s, b, m, v)");
+const std::string kConvNoBiasBn = ConvBatchNorm(15, "C = Conv<pads = [0, 0, 0, 0]>(X, W)",
+                                                "D = BatchNormalization<epsilon = 0.001>(C, s, b, m, v)");
+const std::string kConvInputWeightsBn = absl::StrCat(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,3,3] X, float[2,2,1,1] W) => (float[1,2,3,3] Y)
+  <float[2] s = {1.5, 0.5}, float[2] b = {0.25, -1.0}, float[2] m = {0.3, -0.7},
+   float[2] v = {0.8, 2.5}> {
+  C = Conv(X, W)
+  D = BatchNormalization(C, s, b, m, v)
+  Y = Relu(D)
+})");
+const std::string kConvBnTraining = ConvBatchNorm(
+    15, "C = Conv(X, W, B)", "D = BatchNormalization<training_mode = 1>(C, s, b, m, v)");
+const std::string kConvBnMeanUsed =
+    ConvBatchNorm(13, "C = Conv(X, W, B)", "D, M = BatchNormalization(C, s, b, m, v)",
+                  ", float[2] M");
+
+const MatchCase kDeployCases[] = {
+    {"conv_batch_norm", kConvBn.c_str(), {"Conv", "Relu"}, "conv_batch_norm: 1", "deploy"},
+    {"conv_no_bias_batch_norm", kConvNoBiasBn.c_str(), {"Conv", "Relu"},
+     "conv_no_bias_batch_norm: 1", "deploy"},
+    {"conv_batch_norm_exact_profile", kConvBn.c_str(), {"Conv", "BatchNormalization", "Relu"}, "",
+     "exact"},
+    {"conv_batch_norm_weights_not_constant", kConvInputWeightsBn.c_str(),
+     {"Conv", "BatchNormalization", "Relu"}, "", "deploy"},
+    {"conv_batch_norm_training", kConvBnTraining.c_str(), {"Conv", "BatchNormalization", "Relu"},
+     "", "deploy"},
+    {"conv_batch_norm_mean_output_used", kConvBnMeanUsed.c_str(),
+     {"Conv", "BatchNormalization", "Relu"}, "", "deploy"},
+    {"conv_transpose_batch_norm", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,3,3] X) => (float[1,3,3,3] Y)
+  <float[2,3,1,1] W = {0.5, -1.0, 0.25, 2.0, 1.5, -0.5},
+   float[3] s = {1.5, 0.5, -1.0}, float[3] b = {0.25, -1.0, 0.5}, float[3] m = {0.3, -0.7, 0.1},
+   float[3] v = {0.8, 2.5, 1.2}> {
+  C = ConvTranspose(X, W)
+  D = BatchNormalization(C, s, b, m, v)
+  Y = Relu(D)
+})",
+     {"ConvTranspose", "Relu"}, "conv_transpose_no_bias_batch_norm: 1", "deploy"},
+    // group 2: the output channels are not W's axis 1 alone.
+    {"conv_transpose_group_2_batch_norm", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,3,3] X) => (float[1,2,3,3] Y)
+  <float[2,1,1,1] W = {0.5, -1.0}, float[2] s = {1.5, 0.5}, float[2] b = {0.25, -1.0},
+   float[2] m = {0.3, -0.7}, float[2] v = {0.8, 2.5}> {
+  C = ConvTranspose<group = 2>(X, W)
+  D = BatchNormalization(C, s, b, m, v)
+  Y = Relu(D)
+})",
+     {"ConvTranspose", "BatchNormalization", "Relu"}, "", "deploy"},
+    {"conv_mul_per_channel", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,3,3] X) => (float[1,2,3,3] Y)
+  <float[2,2,1,1] W = {0.5, -1.0, 0.25, 2.0}, float[2,1,1] k = {1.5, -2.0}> {
+  C = Conv(X, W)
+  D = Mul(k, C)
+  Y = Relu(D)
+})",
+     {"Conv", "Relu"}, "conv_no_bias_mul_channel: 1", "deploy"},
+    {"conv_add_per_channel", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,3,3] X) => (float[1,2,3,3] Y)
+  <float[2,2,1,1] W = {0.5, -1.0, 0.25, 2.0}, float[2] B = {0.1, -0.2},
+   float[1,2,1,1] k = {1.5, -2.0}> {
+  C = Conv(X, W, B)
+  D = Add(C, k)
+  Y = Relu(D)
+})",
+     {"Conv", "Relu"}, "conv_add_channel: 1", "deploy"},
+    // k varies along the last axis, not the channels.
+    {"conv_mul_last_axis", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,3,3] X) => (float[1,2,3,3] Y)
+  <float[2,2,1,1] W = {0.5, -1.0, 0.25, 2.0}, float[3] k = {1.5, -2.0, 3.0}> {
+  C = Conv(X, W)
+  D = Mul(C, k)
+  Y = Relu(D)
+})",
+     {"Conv", "Mul", "Relu"}, "", "deploy"},
+    // Conv + BatchNormalization + Mul: both fold, one after the other.
+    {"conv_batch_norm_then_mul", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,3,3] X) => (float[1,2,3,3] Y)
+  <float[2,2,1,1] W = {0.5, -1.0, 0.25, 2.0}, float[2] s = {1.5, 0.5}, float[2] b = {0.25, -1.0},
+   float[2] m = {0.3, -0.7}, float[2] v = {0.8, 2.5}, float[2,1,1] k = {1.5, -2.0}> {
+  C = Conv(X, W)
+  D = BatchNormalization(C, s, b, m, v)
+  E = Mul(D, k)
+  Y = Relu(E)
+})",
+     {"Conv", "Relu"}, "conv_mul_channel: 1", "deploy"},
+    {"matmul_add_2d", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] A, float[3,4] B) => (float[2,4] Y) <float[4] c = {1.0, 2.0, 3.0, 4.0}> {
+  T = MatMul(A, B)
+  U = Add(c, T)
+  Y = Relu(U)
+})",
+     {"Gemm", "Relu"}, "matmul_add_to_gemm: 1", "deploy"},
+    {"matmul_add_3d", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[5,2,3] A, float[3,4] B) => (float[5,2,4] Y) <float[4] c = {1.0, 2.0, 3.0, 4.0}> {
+  T = MatMul(A, B)
+  U = Add(T, c)
+  Y = Relu(U)
+})",
+     {"MatMul", "Add", "Relu"}, "", "deploy"},
+    // The addend would grow the product: [2,1] x [1,4] + [3,2,4].
+    {"matmul_add_growing", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,1] A, float[1,4] B, float[3,2,4] c) => (float[3,2,4] Y) {
+  T = MatMul(A, B)
+  U = Add(T, c)
+  Y = Relu(U)
+})",
+     {"MatMul", "Add", "Relu"}, "", "deploy"},
+    {"log_softmax_default_axis", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,3] Y) {
+  S = Softmax(X)
+  L = Log(S)
+  Y = Relu(L)
+})",
+     {"LogSoftmax", "Relu"}, "log_softmax: 1", "deploy"},
+    {"log_softmax_opset_11", R"(<ir_version: 7, opset_import: ["" : 11]>
+g (float[2,3] X) => (float[2,3] Y) {
+  S = Softmax<axis = 1>(X)
+  L = Log(S)
+  Y = Relu(L)
+})",
+     {"Softmax", "Log", "Relu"}, "", "deploy"},
+    {"max_to_clip", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,3] Y) <float[] k = {0.0}> {
+  T = Max(k, X)
+  Y = Neg(T)
+})",
+     {"Clip", "Neg"}, "max_to_clip: 1", "deploy"},
+    {"min_not_scalar", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,3] Y) <float[3] k = {0.0, 1.0, 2.0}> {
+  T = Min(X, k)
+  Y = Neg(T)
+})",
+     {"Min", "Neg"}, "", "deploy"},
+    {"transpose_into_gemm", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[3,2] A, float[4,3] B, float[4] c) => (float[2,4] Y) {
+  T = Transpose<perm = [1, 0]>(A)
+  Y = Gemm<transB = 1, alpha = 2.0>(T, B, c)
+})",
+     {"Gemm"}, "transpose_into_gemm_a: 1", "deploy"},
+};
+
 class MatchTest : public ::testing::TestWithParam<MatchCase> {};
 
 TEST_P(MatchTest, RulesPassRewrites) {
   absl::StatusOr<onnx::ModelProto> model = ParseModelText(GetParam().model);
   ASSERT_TRUE(model.ok()) << model.status();
   RewriteOptions options;
-  options.passes = {"rules"};
+  if (GetParam().profile != nullptr) {
+    options.profile = GetParam().profile;
+  } else {
+    options.passes = {"rules"};
+  }
   absl::StatusOr<RewriteReport> report = Optimize(*model, options);
   ASSERT_TRUE(report.ok()) << report.status();
   std::vector<std::string> ops;
@@ -256,6 +451,51 @@ TEST_P(MatchTest, RulesPassRewrites) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, MatchTest, ::testing::ValuesIn(kMatchCases),
                          [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Deploy, MatchTest, ::testing::ValuesIn(kDeployCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// A named replacement node keeps the attributes the pattern leaves unnamed
+// (transB, alpha) and sets its own (transA).
+TEST(RulesTest, NamedReplacementNodeKeepsUnnamedAttributes) {
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[3,2] A, float[4,3] B, float[4] c) => (float[2,4] Y) {
+  T = Transpose<perm = [1, 0]>(A)
+  Y = Gemm<transB = 1, alpha = 2.0>(T, B, c)
+})");
+  ASSERT_TRUE(model.ok()) << model.status();
+  RewriteOptions options;
+  options.profile = "deploy";
+  ASSERT_TRUE(Optimize(*model, options).ok());
+  ASSERT_EQ(model->graph().node_size(), 1);
+  std::map<std::string, std::string> attributes;
+  for (const onnx::AttributeProto& attribute : model->graph().node(0).attribute()) {
+    attributes[attribute.name()] =
+        attribute.type() == onnx::AttributeProto::INT ? absl::StrCat(attribute.i())
+                                                      : absl::StrCat(attribute.f());
+  }
+  EXPECT_EQ(attributes, (std::map<std::string, std::string>{
+                            {"alpha", "2"}, {"transA", "1"}, {"transB", "1"}}));
+}
+
+// The folded Conv: W and B are initializers computed from the BatchNorm's
+// constants, and nothing of the constant arithmetic is left.
+TEST(RulesTest, ConvBatchNormFoldsIntoInitializers) {
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(kConvBn);
+  ASSERT_TRUE(model.ok()) << model.status();
+  RewriteOptions options;
+  options.profile = "deploy";
+  absl::StatusOr<RewriteReport> report = Optimize(*model, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(model->graph().node_size(), 2) << report->ToText();
+  const onnx::NodeProto& conv = model->graph().node(0);
+  ASSERT_EQ(conv.input_size(), 3);
+  ASSERT_EQ(model->graph().initializer_size(), 2);
+  for (const onnx::TensorProto& initializer : model->graph().initializer()) {
+    EXPECT_TRUE(initializer.name() == conv.input(1) || initializer.name() == conv.input(2))
+        << initializer.name();
+  }
+  EXPECT_TRUE(report->converged);
+}
 
 }  // namespace
 }  // namespace onnxconvert::rewrites
