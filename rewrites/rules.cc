@@ -1019,7 +1019,9 @@ class RulesPass : public Pass {
  public:
   RulesPass(std::string name, absl::StatusOr<std::vector<Rule>> rules)
       : name_(std::move(name)), loaded_(rules.status()) {
-    if (rules.ok()) rules_ = *std::move(rules);
+    if (!rules.ok()) return;
+    rules_ = *std::move(rules);
+    for (const Rule& rule : rules_) by_root_[RootOp(rule)].push_back(&rule);
   }
 
   absl::string_view name() const override { return name_; }
@@ -1030,7 +1032,11 @@ class RulesPass : public Pass {
     bool changed = false;
     for (NodeId id : graph.LiveNodes()) {
       if (!graph.IsLive(id)) continue;  // removed by an earlier match
-      for (const Rule& rule : rules_) {
+      const onnx::NodeProto& node = graph.node(id);
+      auto candidates = by_root_.find(OpKey(node.domain(), node.op_type()));
+      if (candidates == by_root_.end()) continue;
+      for (const Rule* candidate : candidates->second) {
+        const Rule& rule = *candidate;
         if (!rule.profile.empty() && rule.profile != context.options().profile) continue;
         std::optional<RuleMatch> match = MatchRule(rule, context, graph, id);
         if (!match) continue;
@@ -1045,9 +1051,27 @@ class RulesPass : public Pass {
   }
 
  private:
+  // "domain\x1fop" of a node, the domain canonical.
+  static std::string OpKey(absl::string_view domain, absl::string_view op) {
+    return absl::StrCat(schema::Registry::CanonicalDomain(domain), "\x1f", op);
+  }
+  // The op of the pattern node computing the rule's first output: the only
+  // nodes the rule can match at.
+  static std::string RootOp(const Rule& rule) {
+    const std::string& output = rule.pattern.output(0);
+    for (const onnx::NodeProto& node : rule.pattern.node()) {
+      for (const std::string& name : node.output()) {
+        if (name == output) return OpKey(node.domain(), node.op_type());
+      }
+    }
+    return "";
+  }
+
   std::string name_;
   absl::Status loaded_;  // why the rules could not be read
   std::vector<Rule> rules_;
+  // The rules by the op they can match at, in file order.
+  absl::flat_hash_map<std::string, std::vector<const Rule*>> by_root_;
 };
 
 // The swap masks to try: bit i set swaps the operands of pattern node i,
