@@ -840,24 +840,8 @@ std::optional<onnx::AttributeProto> SchemaDefault(const PassContext& context,
   if (op == nullptr) return std::nullopt;
   const schema::AttrSpec* spec = op->FindAttr(name);
   defined = spec != nullptr;
-  if (spec == nullptr || !spec->has_default) return std::nullopt;
-  onnx::AttributeProto attribute;
-  attribute.set_name(std::string(name));
-  attribute.set_type(spec->type);
-  const schema::AttrDefault& value = spec->default_value;
-  switch (spec->type) {
-    case onnx::AttributeProto::INT: attribute.set_i(value.i); break;
-    case onnx::AttributeProto::FLOAT: attribute.set_f(value.f); break;
-    case onnx::AttributeProto::STRING: attribute.set_s(std::string(value.s)); break;
-    case onnx::AttributeProto::INTS:
-      for (int64_t v : value.ints) attribute.add_ints(v);
-      break;
-    case onnx::AttributeProto::STRINGS:
-      for (absl::string_view v : value.strings) attribute.add_strings(std::string(v));
-      break;
-    default: return std::nullopt;
-  }
-  return attribute;
+  if (spec == nullptr) return std::nullopt;
+  return schema::DefaultAttribute(*spec, name);
 }
 
 class Matcher {
