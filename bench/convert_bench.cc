@@ -5,8 +5,11 @@
 // bytes with ConvertBytesIfPossible (window by window from 16,384 nodes,
 // whole on an arena below), as the CLI and the service do.
 // tools/bench-convert.sh runs them in turn, one process each.
+// OptimizeExact parses, optimizes (rewrites/, exact profile) and
+// serializes, against the same floor (issue 20: 3x, linear).
 //
 //   bazel run -c opt //bench:convert_bench
+//   bazel run -c opt //bench:convert_bench -- --benchmark_filter='ParseAndSerialize|Optimize'
 
 #include <malloc.h>
 
@@ -22,6 +25,7 @@
 #include "converter/converter.h"
 #include "converter/windowed.h"
 #include "ir/model_sink.h"
+#include "rewrites/pass_manager.h"
 
 namespace onnxconvert::bench {
 namespace {
@@ -59,6 +63,17 @@ absl::Status ConvertSerialized(const std::string& bytes, int64_t target) {
   return absl::OkStatus();
 }
 
+// Parses `bytes`, optimizes the model (exact profile) and serializes it.
+absl::Status OptimizeWhole(const std::string& bytes, int64_t /*unused*/) {
+  onnx::ModelProto model;
+  model.ParseFromString(bytes);
+  absl::StatusOr<rewrites::RewriteReport> report =
+      rewrites::Optimize(model, rewrites::RewriteOptions{});
+  if (!report.ok()) return report.status();
+  benchmark::DoNotOptimize(model.SerializeAsString());
+  return absl::OkStatus();
+}
+
 using ConvertFn = absl::Status (*)(const std::string&, int64_t);
 
 void BM_ParseAndSerialize(benchmark::State& state) {
@@ -81,6 +96,7 @@ void BM_ConvertTo13(benchmark::State& state) { Convert(state, ConvertWhole, 13);
 void BM_ConvertTo21(benchmark::State& state) { Convert(state, ConvertWhole, 21); }
 void BM_SerializedTo13(benchmark::State& state) { Convert(state, ConvertSerialized, 13); }
 void BM_SerializedTo21(benchmark::State& state) { Convert(state, ConvertSerialized, 21); }
+void BM_OptimizeExact(benchmark::State& state) { Convert(state, OptimizeWhole, 0); }
 
 // The fastest repetition: other load on the machine only ever slows a
 // repetition down, so the minimum is the measure least moved by it.
@@ -96,6 +112,7 @@ BENCHMARK(BM_ConvertTo13) OC_SIZES->MinTime(2.0);
 BENCHMARK(BM_ConvertTo21) OC_SIZES->MinTime(2.0);
 BENCHMARK(BM_SerializedTo13) OC_SIZES->MinTime(2.0);
 BENCHMARK(BM_SerializedTo21) OC_SIZES->MinTime(2.0);
+BENCHMARK(BM_OptimizeExact) OC_SIZES->MinTime(2.0);
 
 }  // namespace
 }  // namespace onnxconvert::bench
