@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -136,6 +137,21 @@ g (bool c, float[2] X) => (float[2] Y) <float[1] k = {2.0}> {
      {"Relu", "If"}, 0},
 };
 
+// The outputs of `original` and of `model` on the same random inputs
+// (seeded by `seed`), or an error.
+absl::StatusOr<std::pair<eval::EvalResult, eval::EvalResult>> EvaluateBoth(
+    const onnx::ModelProto& original, const onnx::ModelProto& model, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  absl::StatusOr<std::vector<eval::NamedValue>> inputs =
+      eval::RandomInputs(original.graph(), eval::RandomInputOptions{}, rng);
+  if (!inputs.ok()) return inputs.status();
+  absl::StatusOr<eval::EvalResult> before = eval::EvaluateModel(original, *inputs);
+  if (!before.ok()) return before.status();
+  absl::StatusOr<eval::EvalResult> after = eval::EvaluateModel(model, *inputs);
+  if (!after.ok()) return after.status();
+  return std::make_pair(*std::move(before), *std::move(after));
+}
+
 // The main graph's ops, in order.
 std::vector<std::string> Ops(const onnx::ModelProto& model) {
   std::vector<std::string> ops;
@@ -163,14 +179,10 @@ TEST_P(PassesTest, RewritesAndComputesTheSame) {
   ASSERT_TRUE(Optimize(again, RewriteOptions{}).ok());
   EXPECT_EQ(again.SerializeAsString(), model.SerializeAsString()) << c.name;
 
-  std::mt19937_64 rng(7);
-  absl::StatusOr<std::vector<eval::NamedValue>> inputs =
-      eval::RandomInputs(original->graph(), eval::RandomInputOptions{}, rng);
-  ASSERT_TRUE(inputs.ok()) << inputs.status();
-  absl::StatusOr<eval::EvalResult> before = eval::EvaluateModel(*original, *inputs);
-  absl::StatusOr<eval::EvalResult> after = eval::EvaluateModel(model, *inputs);
-  ASSERT_TRUE(before.ok()) << before.status();
-  ASSERT_TRUE(after.ok()) << after.status();
+  auto results = EvaluateBoth(*original, model, 7);
+  ASSERT_TRUE(results.ok()) << results.status();
+  const eval::EvalResult* before = &results->first;
+  const eval::EvalResult* after = &results->second;
   if (!before->deterministic) return;
   ASSERT_EQ(before->outputs.size(), after->outputs.size());
   for (size_t i = 0; i < before->outputs.size(); ++i) {
@@ -282,16 +294,10 @@ TEST(PassesTest, DeployFoldsBatchNormIntoConv) {
   EXPECT_EQ(conv.attribute_size(), 2);
 
   for (uint64_t seed : {1, 2, 3}) {
-    std::mt19937_64 rng(seed);
-    absl::StatusOr<std::vector<eval::NamedValue>> inputs =
-        eval::RandomInputs(original->graph(), eval::RandomInputOptions{}, rng);
-    ASSERT_TRUE(inputs.ok()) << inputs.status();
-    absl::StatusOr<eval::EvalResult> before = eval::EvaluateModel(*original, *inputs);
-    absl::StatusOr<eval::EvalResult> after = eval::EvaluateModel(model, *inputs);
-    ASSERT_TRUE(before.ok()) << before.status();
-    ASSERT_TRUE(after.ok()) << after.status();
-    eval::Comparison comparison =
-        eval::CompareValues(before->outputs[0].value, after->outputs[0].value);
+    auto results = EvaluateBoth(*original, model, seed);
+    ASSERT_TRUE(results.ok()) << results.status();
+    eval::Comparison comparison = eval::CompareValues(results->first.outputs[0].value,
+                                                      results->second.outputs[0].value);
     EXPECT_TRUE(comparison.ok) << comparison.ToString();
     ASSERT_TRUE(comparison.worst.has_value());
     EXPECT_LE(comparison.worst->abs_error, 1e-4 * std::max(1.0, std::abs(std::stod(
