@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <random>
 #include <string>
 #include <utility>
 
@@ -11,6 +12,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cli/exit_codes.h"
+#include "eval/compare.h"
+#include "eval/data_sets.h"
+#include "eval/graph.h"
 #include "ir/model_io.h"
 #include "rewrites/pass_manager.h"
 
@@ -49,6 +53,39 @@ absl::StatusOr<rewrites::RewriteOptions> OptionsFrom(const ParsedArgs& args) {
   return options;
 }
 
+// What --verify N found: "" when the optimized model computes what the
+// original does on N seeded random input sets (to the bit with the exact
+// profile, within eval/compare.h's tolerances with deploy); else why not,
+// starting "not verified: " when the original cannot be evaluated.
+std::string VerifyOptimized(const onnx::ModelProto& original, const onnx::ModelProto& optimized,
+                            int sets, bool exact) {
+  for (int set = 0; set < sets; ++set) {
+    std::mt19937_64 rng(static_cast<uint64_t>(set));
+    absl::StatusOr<std::vector<eval::NamedValue>> inputs =
+        eval::RandomInputs(original.graph(), eval::RandomInputOptions{}, rng);
+    if (!inputs.ok()) return absl::StrCat("not verified: ", inputs.status().message());
+    absl::StatusOr<eval::EvalResult> before = eval::EvaluateModel(original, *inputs);
+    if (!before.ok()) return absl::StrCat("not verified: ", before.status().message());
+    if (!before->deterministic) return "not verified: the model has a non-deterministic op";
+    absl::StatusOr<eval::EvalResult> after = eval::EvaluateModel(optimized, *std::move(inputs));
+    if (!after.ok()) {
+      return absl::StrCat("random set ", set, ": the optimized model fails: ",
+                          after.status().message());
+    }
+    for (size_t i = 0; i < before->outputs.size(); ++i) {
+      eval::Comparison comparison =
+          eval::CompareValues(before->outputs[i].value, after->outputs[i].value);
+      bool same = comparison.ok && (!exact || !comparison.worst ||
+                                    comparison.worst->abs_error == 0);
+      if (!same) {
+        return absl::StrCat("random set ", set, ": output '", before->outputs[i].name,
+                            "' differs: ", comparison.ToString());
+      }
+    }
+  }
+  return "";
+}
+
 // The passes, one a line.
 void ListPasses(std::ostream& out) {
   for (const rewrites::PassEntry& entry : rewrites::Passes()) {
@@ -62,7 +99,7 @@ const std::vector<FlagSpec>& OptimizeFlags() {
   static const auto* flags = new std::vector<FlagSpec>{
       {"output", true, "o"},        {"profile", true, ""}, {"passes", true, ""},
       {"skip", true, ""},           {"max-fold-bytes", true, ""}, {"report", true, ""},
-      {"list", false, ""},
+      {"list", false, ""},          {"verify", true, "", true},
   };
   return *flags;
 }
@@ -91,8 +128,28 @@ int RunOptimize(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   }
   absl::StatusOr<LoadedModel> loaded = LoadModel(path);
   if (!loaded.ok()) return Fail(kExitInvalidModel, path, loaded.status(), err);
+  int verify_sets = 0;
+  if (std::optional<std::string> verify = args.Get("verify")) {
+    if (verify->empty()) {
+      verify_sets = 3;
+    } else if (!absl::SimpleAtoi(*verify, &verify_sets) || verify_sets < 1 || verify_sets > 64) {
+      return Fail(kExitUsageOrIo, "onnx-convert optimize",
+                  absl::InvalidArgumentError("--verify takes a number of input sets from 1 to 64"),
+                  err);
+    }
+  }
+  std::optional<onnx::ModelProto> original;
+  if (verify_sets > 0) original = loaded->model;
   absl::StatusOr<rewrites::RewriteReport> report = rewrites::Optimize(loaded->model, *options);
   if (!report.ok()) return Fail(kExitInvalidModel, path, report.status(), err);
+  std::string verified;
+  if (original) {
+    verified = VerifyOptimized(*original, loaded->model, verify_sets, options->profile == "exact");
+    if (!verified.empty() && !absl::StartsWith(verified, "not verified")) {
+      return Fail(kExitInvalidModel, path,
+                  absl::FailedPreconditionError(absl::StrCat("--verify: ", verified)), err);
+    }
+  }
   SaveOptions save;
   save.source_base_dir = loaded->base_dir;
   absl::Status saved = SaveModel(std::move(loaded->model), *output, save);
@@ -104,6 +161,13 @@ int RunOptimize(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     if (!written.ok()) return Fail(kExitUsageOrIo, *report_path, written, err);
   }
   out << report->ToText();
+  if (original) {
+    out << (verified.empty() ? absl::StrCat("verified on ", verify_sets, " random input sets: ",
+                                            options->profile == "exact" ? "the same bits"
+                                                                        : "within tolerance",
+                                            "\n")
+                             : verified + "\n");
+  }
   return kExitOk;
 }
 

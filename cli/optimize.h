@@ -12,7 +12,7 @@ namespace onnxconvert::cli {
 // The usage line of `onnx-convert optimize`.
 inline constexpr absl::string_view kOptimizeUsage =
     "optimize IN -o OUT [--profile exact|deploy] [--passes a,b] [--skip a,b]\n"
-    "          [--max-fold-bytes B] [--report FILE.json|FILE.txt] [--list]";
+    "          [--max-fold-bytes B] [--report FILE.json|FILE.txt] [--verify[=N]] [--list]";
 
 // What `onnx-convert optimize` does, for the usage text.
 inline constexpr absl::string_view kOptimizeSummary =
@@ -21,7 +21,10 @@ inline constexpr absl::string_view kOptimizeSummary =
     "      to initializers, constant folding (in the model's precision; a fold past\n"
     "      --max-fold-bytes, default 1 MiB, that grows the model is skipped), dead\n"
     "      nodes, unused initializers, value_info and functions; graph inputs and\n"
-    "      outputs unchanged; checked after; --list names the passes";
+    "      outputs unchanged; checked after; --verify evaluates the original and the\n"
+    "      result on N seeded random input sets (default 3) and fails unless they\n"
+    "      agree (to the bit with exact, within tolerance with deploy); --list names\n"
+    "      the passes";
 
 // The flags `optimize` accepts.
 const std::vector<FlagSpec>& OptimizeFlags();

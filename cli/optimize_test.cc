@@ -57,6 +57,20 @@ TEST(OptimizeCliTest, OptimizesAndReports) {
   EXPECT_TRUE(absl::StrContains(json, "\"pass\": \"dead-code\"")) << json;
 }
 
+TEST(OptimizeCliTest, VerifyComparesOnRandomInputs) {
+  fs::path dir = testing::FreshTestDir("optimize_verify");
+  fs::path in = WriteModel(dir, "in.onnx", kFoldable);
+  Result result = RunCli({"optimize", in.string(), "-o", (dir / "out.onnx").string(),
+                          "--verify=2"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(absl::StrContains(result.out, "verified on 2 random input sets: the same bits"))
+      << result.out;
+  Result bad = RunCli({"optimize", in.string(), "-o", (dir / "bad.onnx").string(),
+                       "--verify=0"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_FALSE(fs::exists(dir / "bad.onnx"));
+}
+
 TEST(OptimizeCliTest, ChosenAndSkippedPasses) {
   fs::path dir = testing::FreshTestDir("optimize_passes");
   fs::path in = WriteModel(dir, "in.onnx", kFoldable);
