@@ -236,9 +236,14 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
   }
   PassStats prune{"prune"};
   report.converged = false;
+  // Kept across rounds (Commit keeps it consistent); built again only after
+  // the prune, which edits the protos directly, removed something.
+  std::unique_ptr<ModelIndex> index;
   for (int round = 1; round <= options.max_rounds && !report.converged; ++round) {
     report.rounds = round;
-    OC_ASSIGN_OR_RETURN(std::unique_ptr<ModelIndex> index, ModelIndex::Build(&model));
+    if (index == nullptr) {
+      OC_ASSIGN_OR_RETURN(index, ModelIndex::Build(&model));
+    }
     schema::InferenceOptions strict;
     strict.strict = round == 1;
     absl::StatusOr<schema::InferenceResult> inferred = schema::InferModel(model, strict);
@@ -254,10 +259,17 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
       changed |= ran;
     }
     OC_RETURN_IF_ERROR(index->Commit());
-    const int64_t removed_before = prune.initializers_removed + prune.matches;
-    PruneGraph(*model.mutable_graph(), prune);
-    PruneFunctions(model, prune);
-    changed |= prune.initializers_removed + prune.matches > removed_before;
+    // The prune finds nothing new when no pass changed the model since the
+    // last one.
+    if (round == 1 || changed) {
+      const int64_t removed_before = prune.initializers_removed + prune.matches;
+      PruneGraph(*model.mutable_graph(), prune);
+      PruneFunctions(model, prune);
+      if (prune.initializers_removed + prune.matches > removed_before) {
+        changed = true;
+        index.reset();
+      }
+    }
     report.converged = !changed;
     changed_at_all |= changed;
   }
