@@ -16,7 +16,7 @@ namespace {
 class DeadCode : public Pass {
  public:
   absl::string_view name() const override { return "dead-code"; }
-  int Reach() const override { return 1; }
+  int Reach(const RewriteOptions&) const override { return 1; }
 
   absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
                            PassStats& stats) override {

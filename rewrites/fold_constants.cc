@@ -45,7 +45,7 @@ bool IsGraphOutput(const GraphIndex& graph, absl::string_view name) {
 class FoldConstants : public Pass {
  public:
   absl::string_view name() const override { return "fold-constants"; }
-  int Reach() const override { return 1; }
+  int Reach(const RewriteOptions&) const override { return 1; }
 
   absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
                            PassStats& stats) override {

@@ -169,8 +169,9 @@ absl::StatusOr<bool> RunPass(Pass& pass, size_t k, PassContext& context, ModelIn
     if (log_of != nullptr) {
       GraphLog& log = *log_of;
       log.seen.resize(std::max(log.seen.size(), k + 1));
-      if (log.seen[k].has_value() && pass.Reach() > 0) {
-        focus = Focus(**it, log.names, *log.seen[k], pass.Reach());
+      const int reach = pass.Reach(context.options());
+      if (log.seen[k].has_value() && reach > 0) {
+        focus = Focus(**it, log.names, *log.seen[k], reach);
       }
       log.seen[k] = log.names.size();
     }

@@ -1027,9 +1027,12 @@ class RulesPass : public Pass {
 
   absl::string_view name() const override { return name_; }
   // A match takes nodes up to a pattern's size upstream of where it matches.
-  int Reach() const override {
+  int Reach(const RewriteOptions& options) const override {
     int reach = 1;
-    for (const Rule& rule : rules_) reach = std::max(reach, rule.pattern.node_size());
+    for (const Rule& rule : rules_) {
+      if (!rule.profile.empty() && rule.profile != options.profile) continue;
+      reach = std::max(reach, rule.pattern.node_size());
+    }
     return reach;
   }
 
