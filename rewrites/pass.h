@@ -79,17 +79,23 @@ class Focus {
   Focus() = default;
   // The nodes near log[from...] (the log grows as the run edits).
   Focus(const GraphIndex& graph, const std::vector<std::string>& log, size_t from, int reach)
-      : graph_(&graph), log_(&log), drained_(from), reach_(reach) {}
+      : graph_(&graph), log_(&log), from_(from), drained_(from), reach_(reach) {}
 
   bool all() const { return graph_ == nullptr; }
   // Whether the run must visit node `id`.
   bool Visit(NodeId id);
+  // The names touched since the pass last ran (so far); empty for all().
+  absl::Span<const std::string> touched() const {
+    if (log_ == nullptr) return {};
+    return absl::MakeConstSpan(*log_).subspan(from_);
+  }
 
  private:
   void Mark(NodeId id, int steps);
 
   const GraphIndex* graph_ = nullptr;
   const std::vector<std::string>* log_ = nullptr;
+  size_t from_ = 0;
   size_t drained_ = 0;
   int reach_ = 1;
   std::vector<int8_t> marked_;  // by node id: steps left downstream + 1; 0 unmarked
