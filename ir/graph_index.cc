@@ -765,6 +765,7 @@ absl::StatusOr<std::vector<NodeId>> GraphIndex::RegisterPrepared(PreparedNodes p
     // Outputs were checked by CheckNewOutputs; this cannot fail.
     OC_RETURN_IF_ERROR(RegisterNode(id, std::move(prepared.subgraphs[k])));
     if (place) InsertBefore(id, before);
+    LogNode(id);
     names_->Note(node(id).name());
     ids.push_back(id);
   }
@@ -806,7 +807,15 @@ absl::Status GraphIndex::RemoveNode(NodeId node) {
   return absl::OkStatus();
 }
 
+void GraphIndex::LogNode(NodeId id) {
+  if (edit_log_ == nullptr) return;
+  const onnx::NodeProto& proto = node(id);
+  for (const std::string& name : proto.input()) LogName(name);
+  for (const std::string& name : proto.output()) LogName(name);
+}
+
 void GraphIndex::Unindex(NodeId node) {
+  LogNode(node);
   for (int i = output_begin_[node]; i < output_begin_[node + 1]; ++i) {
     if (output_values_[i] == kNoValue) continue;
     SetSource(output_values_[i], ValueSource{});
@@ -840,6 +849,10 @@ absl::Status GraphIndex::SetInput(NodeId node, int slot, absl::string_view value
     return Error(absl::StatusCode::kOutOfRange,
                  absl::StrCat(NodeLabel(node), " has ", input_count(node), " inputs, not slot ",
                               slot));
+  }
+  if (edit_log_ != nullptr) {
+    LogName(this->node(node).input(slot));
+    LogName(value);
   }
   SetInputValue(node, slot, value);
   order_may_change_ = true;
@@ -882,6 +895,8 @@ absl::Status GraphIndex::RenameUses(absl::string_view from, absl::string_view to
   const std::string to_name(to);
   if (from_name == to_name) return absl::OkStatus();
   OC_RETURN_IF_ERROR(CheckRenameInSubgraphs(from_name, to_name));
+  LogName(from_name);
+  LogName(to_name);
   RenameUsesOf(from_name, to_name, /*graph_outputs=*/false);
   return absl::OkStatus();
 }
@@ -937,6 +952,7 @@ absl::Status GraphIndex::AddInitializer(onnx::TensorProto tensor) {
   if (tensor.name().empty()) {
     return Error(absl::StatusCode::kInvalidArgument, "an initializer needs a name");
   }
+  LogName(tensor.name());
   const ValueId existing = Find(tensor.name());
   if (existing != kNoValue && values_[existing].source.is_defined()) {
     return Error(absl::StatusCode::kAlreadyExists,

@@ -242,6 +242,11 @@ class GraphIndex {
   // Appends initializer `tensor`. Fails when its name is empty or already
   // defined here, and for a function.
   absl::Status AddInitializer(onnx::TensorProto tensor);
+  // From now on, appends to `log` (null: stops) the names every edit
+  // touches: the inputs and outputs of nodes removed or inserted, the names
+  // SetInput and RenameUses move uses between, initializers added. For
+  // revisiting only what changed (rewrites/pass_manager.cc).
+  void set_edit_log(std::vector<std::string>* log) { edit_log_ = log; }
   // True if an edit since the last Commit() may have changed the node order.
   bool HasPendingEdits() const { return order_may_change_; }
   // Rewrites the node list in one pass: the live nodes in TopologicalOrder(),
@@ -460,6 +465,12 @@ class GraphIndex {
   absl::flat_hash_map<NodeId, std::vector<NodeId>> inserted_before_;
   absl::flat_hash_map<NodeId, std::vector<NodeId>> inserted_after_;
   bool order_may_change_ = false;
+  // See set_edit_log.
+  std::vector<std::string>* edit_log_ = nullptr;
+  void LogNode(NodeId node);
+  void LogName(absl::string_view name) {
+    if (edit_log_ != nullptr && !name.empty()) edit_log_->emplace_back(name);
+  }
 };
 
 // The indexes of every graph of a model: the main graph and its subgraphs,

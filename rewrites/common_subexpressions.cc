@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "eval/evaluator.h"
@@ -61,6 +62,8 @@ std::string TensorKey(const onnx::TensorProto& tensor) {
 class CommonSubexpressions : public Pass {
  public:
   absl::string_view name() const override { return "common-subexpressions"; }
+  // A node's key changes with its inputs.
+  int Reach(const RewriteOptions&) const override { return 1; }
 
   absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
                            PassStats& stats) override {
@@ -93,6 +96,8 @@ class CommonSubexpressions : public Pass {
 
   static absl::StatusOr<bool> MergeNodes(const PassContext& context, GraphIndex& graph,
                                          PassStats& stats) {
+    Focus& focus = context.focus();
+    if (!focus.all()) return MergeFocused(context, graph, stats);
     absl::flat_hash_map<std::string, NodeId> first;
     bool changed = false;
     for (NodeId id : graph.LiveNodes()) {
@@ -114,10 +119,85 @@ class CommonSubexpressions : public Pass {
     return changed;
   }
 
+  // MergeNodes on the nodes of the focus only: a node merges into the
+  // first node (in the order MergeNodes visits them) with its key, found
+  // among the other users of its first input or, without inputs, the nodes
+  // of its op.
+  static absl::StatusOr<bool> MergeFocused(const PassContext& context, GraphIndex& graph,
+                                           PassStats& stats) {
+    Focus& focus = context.focus();
+    const std::vector<NodeId> order = graph.LiveNodes();
+    std::vector<int32_t> position(graph.node_count(), -1);
+    for (size_t i = 0; i < order.size(); ++i) position[order[i]] = static_cast<int32_t>(i);
+    bool changed = false;
+    for (NodeId id : order) {
+      if (!graph.IsLive(id) || !focus.Visit(id)) continue;
+      const onnx::NodeProto& node = graph.node(id);
+      std::string key = NodeKey(node);
+      if (key.empty()) continue;
+      std::vector<NodeId> candidates;
+      if (node.input_size() == 0 || node.input(0).empty()) {
+        candidates = graph.NodesOf(node.domain(), node.op_type());
+      } else {
+        for (const ValueUse& use : graph.Consumers(node.input(0))) {
+          if (use.is_input() && use.slot == 0) candidates.push_back(use.node);
+        }
+      }
+      NodeId earliest = kNoNode;
+      for (NodeId other : candidates) {
+        if (other == id || other >= static_cast<NodeId>(position.size()) ||
+            position[other] < 0 || position[other] > position[id] || !graph.IsLive(other)) {
+          continue;
+        }
+        if (earliest != kNoNode && position[other] > position[earliest]) continue;
+        const onnx::NodeProto& candidate = graph.node(other);
+        if (candidate.op_type() != node.op_type() || NodeKey(candidate) != key) continue;
+        earliest = other;
+      }
+      std::vector<std::pair<NodeId, NodeId>> merges;  // earlier, later
+      if (earliest != kNoNode) {
+        merges.emplace_back(earliest, id);
+      } else {
+        // The first of its key: the later ones (unchanged, so not in the
+        // focus) merge into it.
+        std::vector<NodeId> later;
+        for (NodeId other : candidates) {
+          if (other != id && other < static_cast<NodeId>(position.size()) &&
+              position[other] > position[id] && graph.IsLive(other) &&
+              graph.node(other).op_type() == node.op_type() && NodeKey(graph.node(other)) == key) {
+            later.push_back(other);
+          }
+        }
+        absl::c_sort(later, [&](NodeId a, NodeId b) { return position[a] < position[b]; });
+        for (NodeId other : later) merges.emplace_back(id, other);
+      }
+      for (const auto& [kept, gone] : merges) {
+        RewriteRecord record{graph.path(), "merge",
+                             NodesText({&graph.node(kept), &graph.node(gone)}),
+                             NodesText({&graph.node(kept)})};
+        OC_ASSIGN_OR_RETURN(bool merged, Merge(graph, kept, gone));
+        if (!merged) continue;
+        stats.Record(context.options(), std::move(record));
+        ++stats.matches;
+        ++stats.nodes_removed;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
   static absl::StatusOr<bool> ShareInitializers(const PassContext& context, GraphIndex& graph,
                                                 PassStats& stats) {
     const onnx::GraphProto* proto = graph.graph();
     if (proto == nullptr || proto->initializer_size() < 2) return false;
+    // Sharing becomes possible only where an initializer was added or
+    // gained a use since the last run.
+    if (!context.focus().all() &&
+        absl::c_none_of(context.focus().touched(), [&](const std::string& name) {
+          return graph.FindInitializer(name) != nullptr;
+        })) {
+      return false;
+    }
     // Only tensors alike in type, dims and size are compared byte for byte.
     using Shape = std::tuple<int32_t, std::string, size_t>;
     absl::flat_hash_map<Shape, std::vector<const onnx::TensorProto*>> alike;

@@ -16,13 +16,14 @@ namespace {
 class DeadCode : public Pass {
  public:
   absl::string_view name() const override { return "dead-code"; }
+  int Reach(const RewriteOptions&) const override { return 1; }
 
   absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
                            PassStats& stats) override {
     bool changed = false;
     std::vector<NodeId> order = graph.LiveNodes();
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
-      if (!IsDead(graph, *it)) continue;
+      if (!context.focus().Visit(*it) || !IsDead(graph, *it)) continue;
       stats.Record(context.options(), {graph.path(), "dead", NodesText({&graph.node(*it)}), ""});
       OC_RETURN_IF_ERROR(graph.RemoveNode(*it));
       ++stats.matches;

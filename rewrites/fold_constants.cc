@@ -45,12 +45,14 @@ bool IsGraphOutput(const GraphIndex& graph, absl::string_view name) {
 class FoldConstants : public Pass {
  public:
   absl::string_view name() const override { return "fold-constants"; }
+  int Reach(const RewriteOptions&) const override { return 1; }
 
   absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
                            PassStats& stats) override {
     if (graph.graph() == nullptr) return false;  // a function body has no initializers
     bool changed = false;
     for (NodeId id : graph.LiveNodes()) {
+      if (!context.focus().Visit(id)) continue;
       std::optional<std::vector<onnx::TensorProto>> folded = Fold(context, graph, id);
       if (!folded) continue;
       const onnx::NodeProto& node = graph.node(id);

@@ -1,5 +1,7 @@
 #include "rewrites/pass.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "ir/text_printer.h"
 #include "schema/registry.h"
@@ -22,6 +24,34 @@ std::string InitializerText(const onnx::TensorProto& tensor) {
   onnx::TensorShapeProto* shape = type.mutable_tensor_type()->mutable_shape();
   for (int64_t dim : tensor.dims()) shape->add_dim()->set_dim_value(dim);
   return absl::StrCat("initializer ", tensor.name(), ": ", PrintTypeText(type));
+}
+
+bool Focus::Visit(NodeId id) {
+  if (graph_ == nullptr) return true;
+  for (; drained_ < log_->size(); ++drained_) {
+    absl::string_view name = (*log_)[drained_];
+    ValueSource source = graph_->Producer(name);
+    if (source.kind == ValueSource::Kind::kNodeOutput) Mark(source.index, reach_ - 1);
+    for (const ValueUse& use : graph_->Consumers(name)) {
+      if (use.node != kNoNode) Mark(use.node, reach_ - 1);
+    }
+  }
+  return id >= 0 && static_cast<size_t>(id) < marked_.size() && marked_[id] > 0;
+}
+
+void Focus::Mark(NodeId id, int steps) {
+  if (static_cast<size_t>(id) >= marked_.size()) {
+    marked_.resize(std::max<size_t>(graph_->node_count(), id + 1), 0);
+  }
+  if (marked_[id] > steps) return;  // marked with as many steps or more
+  marked_[id] = static_cast<int8_t>(steps + 1);
+  if (steps == 0 || !graph_->IsLive(id)) return;
+  for (const std::string& output : graph_->node(id).output()) {
+    if (output.empty()) continue;
+    for (const ValueUse& use : graph_->Consumers(output)) {
+      if (use.node != kNoNode) Mark(use.node, steps - 1);
+    }
+  }
 }
 
 const schema::GraphTypes* PassContext::TypesFor(const GraphIndex& graph,

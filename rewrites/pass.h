@@ -67,6 +67,40 @@ struct PassStats {
   void Record(const RewriteOptions& options, RewriteRecord record);
 };
 
+// The nodes of one graph a pass run needs to visit (a worklist): all of
+// them, or those near a name an edit touched since the pass last ran on the
+// graph (GraphIndex::set_edit_log), found as the run goes, so the run's own
+// edits count too. Near: the producer and the consumers of the name, and
+// the nodes up to `reach` - 1 steps downstream of them (a rule's pattern
+// reaches that far up from the node it matches at).
+class Focus {
+ public:
+  // Every node.
+  Focus() = default;
+  // The nodes near log[from...] (the log grows as the run edits).
+  Focus(const GraphIndex& graph, const std::vector<std::string>& log, size_t from, int reach)
+      : graph_(&graph), log_(&log), from_(from), drained_(from), reach_(reach) {}
+
+  bool all() const { return graph_ == nullptr; }
+  // Whether the run must visit node `id`.
+  bool Visit(NodeId id);
+  // The names touched since the pass last ran (so far); empty for all().
+  absl::Span<const std::string> touched() const {
+    if (log_ == nullptr) return {};
+    return absl::MakeConstSpan(*log_).subspan(from_);
+  }
+
+ private:
+  void Mark(NodeId id, int steps);
+
+  const GraphIndex* graph_ = nullptr;
+  const std::vector<std::string>* log_ = nullptr;
+  size_t from_ = 0;
+  size_t drained_ = 0;
+  int reach_ = 1;
+  std::vector<int8_t> marked_;  // by node id: steps left downstream + 1; 0 unmarked
+};
+
 // What a pass sees besides the graph it rewrites.
 class PassContext {
  public:
@@ -87,6 +121,10 @@ class PassContext {
   int SinceVersion(const onnx::NodeProto& node) const;
   // The version of `domain` ("" for ai.onnx) the model imports, or 0.
   int OpsetVersion(absl::string_view domain) const;
+  // The nodes of the graph being rewritten the pass must visit (set by the
+  // pass manager before each run; every node when unset).
+  Focus& focus() const { return focus_ != nullptr ? *focus_ : all_; }
+  void set_focus(Focus* focus) { focus_ = focus; }
 
  private:
   // The inference entry of the graph defining `value` as seen from
@@ -98,6 +136,8 @@ class PassContext {
   const RewriteOptions& options_;
   // Constants made from dims inference knows as values.
   mutable std::deque<onnx::TensorProto> built_;
+  Focus* focus_ = nullptr;
+  mutable Focus all_;
 };
 
 // A rewrite pass.
@@ -110,6 +150,9 @@ class Pass {
   // anything. Edits go through the index (committed by the manager).
   virtual absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
                                    PassStats& stats) = 0;
+  // How far downstream of an edit the pass can find something new (see
+  // Focus); 0: the pass visits every node each run.
+  virtual int Reach(const RewriteOptions& options) const { return 0; }
 };
 
 // `nodes` in ONNX text, a line each: a record's before or after.

@@ -1,10 +1,13 @@
 #include "rewrites/pass_manager.h"
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -140,14 +143,41 @@ void PruneFunctions(onnx::ModelProto& model, PassStats& stats) {
   if (kept < functions->size()) functions->DeleteSubrange(kept, functions->size() - kept);
 }
 
-// Runs `pass` over every graph of `index`, innermost first (a pass on a
-// graph may remove nodes holding graphs already done).
-absl::StatusOr<bool> RunPass(Pass& pass, const PassContext& context, ModelIndex& index,
+// The worklist state of one graph: the names edits touched (the graph's
+// edit log) and, per pass, where in the log its last run started (the
+// pass visits every node when absent).
+struct GraphLog {
+  std::vector<std::string> names;
+  std::vector<std::optional<size_t>> seen;
+};
+
+// Runs pass `k` over every graph of `index`, innermost first (a pass on a
+// graph may remove nodes holding graphs already done); when `logs` is
+// given, only over the nodes near what changed since its last run.
+absl::StatusOr<bool> RunPass(Pass& pass, size_t k, PassContext& context, ModelIndex& index,
+                             absl::node_hash_map<const GraphIndex*, GraphLog>* logs,
                              PassStats& stats) {
   std::vector<GraphIndex*> graphs = index.Graphs();
   bool changed = false;
   for (auto it = graphs.rbegin(); it != graphs.rend(); ++it) {
+    Focus focus;
+    GraphLog* log_of = nullptr;
+    if (logs != nullptr) {
+      auto found = logs->find(*it);
+      if (found != logs->end()) log_of = &found->second;
+    }
+    if (log_of != nullptr) {
+      GraphLog& log = *log_of;
+      log.seen.resize(std::max(log.seen.size(), k + 1));
+      const int reach = pass.Reach(context.options());
+      if (log.seen[k].has_value() && reach > 0) {
+        focus = Focus(**it, log.names, *log.seen[k], reach);
+      }
+      log.seen[k] = log.names.size();
+    }
+    context.set_focus(&focus);
     absl::StatusOr<bool> ran = pass.Run(context, **it, stats);
+    context.set_focus(nullptr);
     if (!ran.ok()) {
       return absl::Status(ran.status().code(),
                           absl::StrCat("pass '", pass.name(), "' on graph '", (*it)->path(),
@@ -236,9 +266,24 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
   }
   PassStats prune{"prune"};
   report.converged = false;
+  // Kept across rounds (Commit keeps it consistent); built again only after
+  // the prune, which edits the protos directly, removed something.
+  std::unique_ptr<ModelIndex> index;
+  absl::node_hash_map<const GraphIndex*, GraphLog> logs;
+  bool use_logs = false;
   for (int round = 1; round <= options.max_rounds && !report.converged; ++round) {
     report.rounds = round;
-    OC_ASSIGN_OR_RETURN(std::unique_ptr<ModelIndex> index, ModelIndex::Build(&model));
+    if (index == nullptr) {
+      OC_ASSIGN_OR_RETURN(index, ModelIndex::Build(&model));
+      logs.clear();
+      // The worklist covers models without subgraphs (a subgraph reads
+      // names of the graphs around it).
+      use_logs = absl::c_none_of(index->Graphs(),
+                                 [](const GraphIndex* graph) { return graph->parent() != nullptr; });
+      if (use_logs) {
+        for (GraphIndex* graph : index->Graphs()) graph->set_edit_log(&logs[graph].names);
+      }
+    }
     schema::InferenceOptions strict;
     strict.strict = round == 1;
     absl::StatusOr<schema::InferenceResult> inferred = schema::InferModel(model, strict);
@@ -250,16 +295,35 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
     PassContext context(model, types, options);
     bool changed = false;
     for (size_t i = 0; i < passes.size(); ++i) {
-      OC_ASSIGN_OR_RETURN(bool ran, RunPass(*passes[i], context, *index, report.passes[i]));
+      OC_ASSIGN_OR_RETURN(bool ran, RunPass(*passes[i], i, context, *index,
+                                            use_logs ? &logs : nullptr, report.passes[i]));
       changed |= ran;
     }
     OC_RETURN_IF_ERROR(index->Commit());
-    const int64_t removed_before = prune.initializers_removed + prune.matches;
-    PruneGraph(*model.mutable_graph(), prune);
-    PruneFunctions(model, prune);
-    changed |= prune.initializers_removed + prune.matches > removed_before;
+    // The prune finds nothing new when no pass changed the model since the
+    // last one.
+    if (round == 1 || changed) {
+      const int64_t removed_before = prune.initializers_removed + prune.matches;
+      PruneGraph(*model.mutable_graph(), prune);
+      PruneFunctions(model, prune);
+      if (prune.initializers_removed + prune.matches > removed_before) {
+        changed = true;
+        index.reset();
+      }
+    }
     report.converged = !changed;
     changed_at_all |= changed;
+    if (use_logs && index != nullptr) {
+      // Drops what every pass has seen already.
+      for (auto& [graph, log] : logs) {
+        size_t seen = log.names.size();
+        for (const std::optional<size_t>& at : log.seen) seen = std::min(seen, at.value_or(0));
+        log.names.erase(log.names.begin(), log.names.begin() + seen);
+        for (std::optional<size_t>& at : log.seen) {
+          if (at.has_value()) *at -= seen;
+        }
+      }
+    }
   }
   report.passes.push_back(prune);
   std::tie(report.nodes_after, report.initializers_after) = Count(model);

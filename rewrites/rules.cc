@@ -4,6 +4,7 @@
 
 #include "rewrites/rules.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <set>
@@ -1009,6 +1010,15 @@ class RulesPass : public Pass {
   }
 
   absl::string_view name() const override { return name_; }
+  // A match takes nodes up to a pattern's size upstream of where it matches.
+  int Reach(const RewriteOptions& options) const override {
+    int reach = 1;
+    for (const Rule& rule : rules_) {
+      if (!rule.profile.empty() && rule.profile != options.profile) continue;
+      reach = std::max(reach, rule.pattern.node_size());
+    }
+    return reach;
+  }
 
   absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
                            PassStats& stats) override {
@@ -1016,6 +1026,7 @@ class RulesPass : public Pass {
     bool changed = false;
     for (NodeId id : graph.LiveNodes()) {
       if (!graph.IsLive(id)) continue;  // removed by an earlier match
+      if (!context.focus().Visit(id)) continue;
       const onnx::NodeProto& node = graph.node(id);
       auto candidates = by_root_.find(OpKey(node.domain(), node.op_type()));
       if (candidates == by_root_.end()) continue;
