@@ -152,7 +152,7 @@ class Pass {
                                    PassStats& stats) = 0;
   // How far downstream of an edit the pass can find something new (see
   // Focus); 0: the pass visits every node each run.
-  virtual int Reach(const RewriteOptions& options) const { return 0; }
+  virtual int Reach(const RewriteOptions& /*options*/) const { return 0; }
 };
 
 // `nodes` in ONNX text, a line each: a record's before or after.

@@ -129,9 +129,10 @@ std::optional<RuleMatch> MatchRule(const Rule& rule, const PassContext& context,
                                    const GraphIndex& graph, NodeId root);
 
 // Replaces `match` of `rule` in `graph` by the rule's replacement, counting
-// nodes in `stats`.
+// nodes in `stats`; `added_text` (when given) receives the nodes added, in
+// ONNX text.
 absl::Status ApplyRule(const Rule& rule, const RuleMatch& match, GraphIndex& graph,
-                       PassStats& stats);
+                       PassStats& stats, std::string* added_text = nullptr);
 
 // A pass applying `rules` (each graph node tried as the root of each rule,
 // first match wins; a rule of another profile than the rewrite's skipped),
