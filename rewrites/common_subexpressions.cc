@@ -21,22 +21,6 @@
 namespace onnxconvert::rewrites {
 namespace {
 
-// Whether `node` holds subgraphs.
-bool HasSubgraphs(const onnx::NodeProto& node) {
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.has_g() || attribute.graphs_size() > 0) return true;
-  }
-  return false;
-}
-
-// Whether `name` is an output of `graph`.
-bool IsGraphOutput(const GraphIndex& graph, absl::string_view name) {
-  for (const ValueUse& use : graph.Consumers(name)) {
-    if (use.is_graph_output()) return true;
-  }
-  return false;
-}
-
 // What identifies a node's computation: domain, op, inputs, attributes and
 // the number of outputs; "" for a node that must not be merged.
 std::string NodeKey(const onnx::NodeProto& node) {

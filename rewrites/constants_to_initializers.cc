@@ -16,14 +16,6 @@
 namespace onnxconvert::rewrites {
 namespace {
 
-// Whether `name` is an output of `graph`.
-bool IsGraphOutput(const GraphIndex& graph, absl::string_view name) {
-  for (const ValueUse& use : graph.Consumers(name)) {
-    if (use.is_graph_output()) return true;
-  }
-  return false;
-}
-
 // The tensor a Constant node holds, taken out of it; nullopt when it holds
 // none a graph can store as an initializer.
 std::optional<onnx::TensorProto> TakeTensor(onnx::NodeProto& node) {

@@ -21,25 +21,9 @@
 namespace onnxconvert::rewrites {
 namespace {
 
-// Whether `node` holds subgraphs.
-bool HasSubgraphs(const onnx::NodeProto& node) {
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.has_g() || attribute.graphs_size() > 0) return true;
-  }
-  return false;
-}
-
 // Bytes a tensor's data takes.
 int64_t DataBytes(const onnx::TensorProto& tensor) {
   return static_cast<int64_t>(tensor.ByteSizeLong());
-}
-
-// Whether `name` is an output of `graph` (so it must stay a node's value).
-bool IsGraphOutput(const GraphIndex& graph, absl::string_view name) {
-  for (const ValueUse& use : graph.Consumers(name)) {
-    if (use.is_graph_output()) return true;
-  }
-  return false;
 }
 
 class FoldConstants : public Pass {

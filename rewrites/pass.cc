@@ -12,6 +12,20 @@ void PassStats::Record(const RewriteOptions& options, RewriteRecord record) {
   if (static_cast<int>(records.size()) < options.max_records) records.push_back(std::move(record));
 }
 
+bool HasSubgraphs(const onnx::NodeProto& node) {
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.has_g() || attribute.graphs_size() > 0) return true;
+  }
+  return false;
+}
+
+bool IsGraphOutput(const GraphIndex& graph, absl::string_view value) {
+  for (const ValueUse& use : graph.Consumers(value)) {
+    if (use.is_graph_output()) return true;
+  }
+  return false;
+}
+
 std::string NodesText(absl::Span<const onnx::NodeProto* const> nodes) {
   std::string text;
   for (const onnx::NodeProto* node : nodes) absl::StrAppend(&text, PrintNodeText(*node), "\n");

@@ -155,6 +155,12 @@ class Pass {
   virtual int Reach(const RewriteOptions& /*options*/) const { return 0; }
 };
 
+// Whether `node` holds subgraphs (a GRAPH or GRAPHS attribute).
+bool HasSubgraphs(const onnx::NodeProto& node);
+
+// Whether `value` is an output of `graph`.
+bool IsGraphOutput(const GraphIndex& graph, absl::string_view value);
+
 // `nodes` in ONNX text, a line each: a record's before or after.
 std::string NodesText(absl::Span<const onnx::NodeProto* const> nodes);
 

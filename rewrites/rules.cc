@@ -506,13 +506,6 @@ std::vector<std::pair<int, int>> Forwarded(const Rule& rule) {
   return forwarded;
 }
 
-bool IsGraphOutput(const GraphIndex& graph, absl::string_view value) {
-  for (const ValueUse& use : graph.Consumers(value)) {
-    if (use.is_graph_output()) return true;
-  }
-  return false;
-}
-
 // ---- Matching with commutative operands, and `where` ----
 
 // The nodes `match` took, in graph order, in ONNX text.
