@@ -113,6 +113,11 @@ class FoldConstants : public Pass {
     }
     int since_version = context.SinceVersion(node);
     if (since_version == 0) return std::nullopt;
+    // Nothing is computed whose size inference does not bound, or that the
+    // size rule would refuse anyway: a hostile ConstantOfShape must not
+    // allocate gigabytes before the rule sees it.
+    std::optional<int64_t> bytes = InferredBytes(context, graph, node);
+    if (!bytes || !WithinSizeRule(context, graph, node, *bytes)) return std::nullopt;
     absl::StatusOr<std::vector<eval::Tensor>> computed =
         eval::EvaluateNode(node, since_version, inputs);
     if (!computed.ok()) return std::nullopt;  // left as it is: the runtime decides
@@ -129,12 +134,41 @@ class FoldConstants : public Pass {
     return outputs;
   }
 
+  // The bytes of the node's outputs as their inferred types give them, or
+  // nullopt when a type, an element size or a dim is unknown.
+  static std::optional<int64_t> InferredBytes(const PassContext& context, const GraphIndex& graph,
+                                              const onnx::NodeProto& node) {
+    int64_t total = 0;
+    for (const std::string& output : node.output()) {
+      if (output.empty()) continue;
+      const onnx::TypeProto* type = context.TypeOf(graph, output);
+      if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
+        return std::nullopt;
+      }
+      int64_t bytes = eval::ElementSize(type->tensor_type().elem_type());
+      if (bytes <= 0) return std::nullopt;
+      for (const onnx::TensorShapeProto::Dimension& dim : type->tensor_type().shape().dim()) {
+        if (!dim.has_dim_value() || dim.dim_value() < 0) return std::nullopt;
+        if (dim.dim_value() > 0 && bytes > (int64_t{1} << 50) / dim.dim_value()) {
+          return std::nullopt;  // past any size a fold may take
+        }
+        bytes *= dim.dim_value();
+      }
+      total += bytes;
+    }
+    return total;
+  }
+
   // Whether folding keeps the model from growing past the size rule.
   static bool WithinSizeRule(const PassContext& context, const GraphIndex& graph,
                              const onnx::NodeProto& node,
                              const std::vector<onnx::TensorProto>& outputs) {
     int64_t added = 0;
     for (const onnx::TensorProto& output : outputs) added += DataBytes(output);
+    return WithinSizeRule(context, graph, node, added);
+  }
+  static bool WithinSizeRule(const PassContext& context, const GraphIndex& graph,
+                             const onnx::NodeProto& node, int64_t added) {
     if (added <= context.options().max_fold_bytes) return true;
     int64_t freed = 0;
     for (const std::string& input : node.input()) {

@@ -236,6 +236,22 @@ g (float[2] X) => (float[2] Y) <float[2] a = {1.5, -2.0}> {
   EXPECT_NE(report->ToJson().find("\"what\": \"fold\""), std::string::npos);
 }
 
+// A blow-up of 2^30 floats (4 GiB, under the evaluator's own limit of 2^31
+// elements) is refused by its inferred size before anything is computed:
+// computed first, the test would take the memory and time of 4 GiB.
+TEST(PassesTest, SizeRuleRefusesBeforeComputing) {
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1] X) => (float[1] Y) <int64[2] s = {65536, 16384}> {
+  z = ConstantOfShape<value = float[1] {1.0}>(s)
+  r = ReduceSum<keepdims = 0>(z)
+  Y = Add(X, r)
+})");
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<RewriteReport> report = Optimize(*model, RewriteOptions{});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(Ops(*model), (std::vector<std::string>{"ConstantOfShape", "ReduceSum", "Add"}));
+}
+
 TEST(PassesTest, SkippedPassesDoNotRun) {
   absl::StatusOr<onnx::ModelProto> model = ParseModelText(kCases[0].model);
   ASSERT_TRUE(model.ok());
