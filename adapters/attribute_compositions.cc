@@ -419,9 +419,9 @@ const IntRange* QuantizedRange(int32_t elem) {
 // `value` (blocked along `axis`: one element per `block` of the data's
 // axis) repeated to the data's shape `dims`: Unsqueeze after the axis, Tile
 // by the block, Reshape, and a Slice when the last block is partial.
-absl::StatusOr<std::string> RepeatBlocks(AdapterContext& ctx, Composer& compose,
-                                         const std::string& value, const std::vector<int64_t>& dims,
-                                         int64_t axis, int64_t block) {
+absl::StatusOr<std::string> RepeatBlocks(Composer& compose, const std::string& value,
+                                         const std::vector<int64_t>& dims, int64_t axis,
+                                         int64_t block) {
   const int64_t rank = static_cast<int64_t>(dims.size());
   const int64_t blocks = (dims[axis] + block - 1) / block;
   OC_ASSIGN_OR_RETURN(std::string lifted, compose.BeforeOverAxes("Unsqueeze", value, {axis + 1}));
@@ -494,12 +494,12 @@ absl::Status BlockedQuantization(AdapterContext& ctx) {
     return Refuse(ctx, what, "its axis is out of range");
   }
   Composer compose(ctx);
-  OC_ASSIGN_OR_RETURN(std::string full_scale, RepeatBlocks(ctx, compose, scale, *dims, axis, block));
+  OC_ASSIGN_OR_RETURN(std::string full_scale, RepeatBlocks(compose, scale, *dims, axis, block));
   const onnx::AttributeProto to_float = IntAttribute("to", TensorProto::FLOAT);
   std::string zero_point;  // as float, repeated; empty: 0
   if (has_zero_point) {
     OC_ASSIGN_OR_RETURN(std::string repeated,
-                        RepeatBlocks(ctx, compose, ctx.node.input(2), *dims, axis, block));
+                        RepeatBlocks(compose, ctx.node.input(2), *dims, axis, block));
     zero_point = compose.Before("Cast", {repeated}, {to_float});
   }
   const std::string output = ctx.node.output(0);
