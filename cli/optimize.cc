@@ -1,6 +1,8 @@
 #include "cli/optimize.h"
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <optional>
 #include <random>
 #include <string>
@@ -17,6 +19,7 @@
 #include "eval/graph.h"
 #include "ir/model_io.h"
 #include "rewrites/pass_manager.h"
+#include "rewrites/rules.h"
 
 namespace onnxconvert::cli {
 namespace {
@@ -44,6 +47,18 @@ absl::StatusOr<rewrites::RewriteOptions> OptionsFrom(const ParsedArgs& args) {
   if (std::optional<std::string> profile = args.Get("profile")) options.profile = *profile;
   options.passes = ListFlag(args, "passes");
   options.skip = ListFlag(args, "skip");
+  for (const std::string& path : ListFlag(args, "rules")) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot read the rule file"));
+    std::stringstream text;
+    text << in.rdbuf();
+    // A rule file that does not parse is the caller's error, found before
+    // the model is read.
+    if (absl::Status parsed = rewrites::ParseRules(text.str(), path).status(); !parsed.ok()) {
+      return parsed;
+    }
+    options.rule_files.push_back({path, text.str()});
+  }
   if (std::optional<std::string> bytes = args.Get("max-fold-bytes")) {
     if (!absl::SimpleAtoi(*bytes, &options.max_fold_bytes) || options.max_fold_bytes < 0) {
       return absl::InvalidArgumentError(
@@ -100,6 +115,7 @@ const std::vector<FlagSpec>& OptimizeFlags() {
       {"output", true, "o"},        {"profile", true, ""}, {"passes", true, ""},
       {"skip", true, ""},           {"max-fold-bytes", true, ""}, {"report", true, ""},
       {"list", false, ""},          {"verify", true, "", true},
+      {"rules", true, ""},
   };
   return *flags;
 }

@@ -12,7 +12,8 @@ namespace onnxconvert::cli {
 // The usage line of `onnx-convert optimize`.
 inline constexpr absl::string_view kOptimizeUsage =
     "optimize IN -o OUT [--profile exact|deploy] [--passes a,b] [--skip a,b]\n"
-    "          [--max-fold-bytes B] [--report FILE.json|FILE.txt] [--verify[=N]] [--list]";
+    "          [--max-fold-bytes B] [--rules FILE,...] [--report FILE.json|FILE.txt]\n"
+    "          [--verify[=N]] [--list]";
 
 // What `onnx-convert optimize` does, for the usage text.
 inline constexpr absl::string_view kOptimizeSummary =
@@ -24,7 +25,8 @@ inline constexpr absl::string_view kOptimizeSummary =
     "      outputs unchanged; checked after; --verify evaluates the original and the\n"
     "      result on N seeded random input sets (default 3) and fails unless they\n"
     "      agree (to the bit with exact, within tolerance with deploy); --list names\n"
-    "      the passes";
+    "      the passes; --rules applies rule files of yours (rewrites/rules.h format)\n"
+    "      after the profile's passes";
 
 // The flags `optimize` accepts.
 const std::vector<FlagSpec>& OptimizeFlags();

@@ -71,6 +71,42 @@ TEST(OptimizeCliTest, VerifyComparesOnRandomInputs) {
   EXPECT_FALSE(fs::exists(dir / "bad.onnx"));
 }
 
+// Rule files of the user's run after the profile's passes; a bad one is
+// named with its line and column, and nothing is written.
+TEST(OptimizeCliTest, UserRuleFiles) {
+  fs::path dir = testing::FreshTestDir("optimize_rules");
+  fs::path in = WriteModel(dir, "in.onnx", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) {
+  n = Neg(X)
+  m = Neg(n)
+  Y = Relu(m)
+})");
+  testing::WriteTestFile(dir / "neg.rules", R"(# Neg twice gives X back, to the bit.
+rule double_negation
+  pattern (X) => (Y) {
+    T = Neg(X)
+    Y = Neg(T)
+  }
+  replace (X) => (X)
+)");
+  Result result = RunCli({"optimize", in.string(), "-o", (dir / "out.onnx").string(), "--rules",
+                          (dir / "neg.rules").string(), "--verify"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(absl::StrContains(result.out, "user-rules: 1 matches")) << result.out;
+  EXPECT_TRUE(absl::StrContains(result.out, "double_negation: 1")) << result.out;
+  EXPECT_TRUE(absl::StrContains(result.out, "the same bits")) << result.out;
+  onnx::ModelProto out = ReadModel(dir / "out.onnx");
+  ASSERT_EQ(out.graph().node_size(), 1);
+  EXPECT_EQ(out.graph().node(0).op_type(), "Relu");
+  EXPECT_EQ(out.graph().node(0).input(0), "X");
+  testing::WriteTestFile(dir / "bad.rules", "rule broken\n  pattern (X) => (Y) { Y = Neg(X) }\n  where nonsense(X)\n");
+  Result bad = RunCli({"optimize", in.string(), "-o", (dir / "bad.onnx").string(), "--rules",
+                       (dir / "bad.rules").string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(bad.err, "bad.rules:3:")) << bad.err;
+  EXPECT_FALSE(fs::exists(dir / "bad.onnx"));
+}
+
 TEST(OptimizeCliTest, ChosenAndSkippedPasses) {
   fs::path dir = testing::FreshTestDir("optimize_passes");
   fs::path in = WriteModel(dir, "in.onnx", kFoldable);

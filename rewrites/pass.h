@@ -39,6 +39,14 @@ struct RewriteOptions {
   int max_rounds = 8;
   // Rewrites each pass keeps in the report, with their text.
   int max_records = 20;
+  // Rule files of the caller's (rewrites/rules.h format), applied after the
+  // profile's passes by a pass named "user-rules"; `name` begins the
+  // errors of its file ("rules.txt:3:7: ...").
+  struct RuleFile {
+    std::string name;
+    std::string text;
+  };
+  std::vector<RuleFile> rule_files;
 };
 
 // One rewrite, for the report: where, what it took out and what took its

@@ -14,6 +14,7 @@
 #include "ir/graph_index.h"
 #include "ir/json_writer.h"
 #include "ir/status_macros.h"
+#include "rewrites/rules.h"
 #include "schema/checker.h"
 #include "schema/inference.h"
 
@@ -263,6 +264,15 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
   for (const PassEntry* entry : entries) {
     passes.push_back(entry->make());
     report.passes.push_back(PassStats{entry->name});
+  }
+  if (!options.rule_files.empty()) {
+    std::vector<Rule> rules;
+    for (const RewriteOptions::RuleFile& file : options.rule_files) {
+      OC_ASSIGN_OR_RETURN(std::vector<Rule> parsed, ParseRules(file.text, file.name));
+      for (Rule& rule : parsed) rules.push_back(std::move(rule));
+    }
+    passes.push_back(MakeRulesPass("user-rules", std::move(rules)));
+    report.passes.push_back(PassStats{"user-rules"});
   }
   PassStats prune{"prune"};
   report.converged = false;

@@ -132,6 +132,9 @@ rewrites::RewriteOptions RewriteOptionsFromProto(const v1::RewriteOptions& proto
   options.skip.assign(proto.skip().begin(), proto.skip().end());
   if (proto.has_max_fold_bytes()) options.max_fold_bytes = proto.max_fold_bytes();
   if (proto.has_max_rounds()) options.max_rounds = proto.max_rounds();
+  for (const v1::RuleFile& file : proto.rules()) {
+    options.rule_files.push_back({file.name(), file.text()});
+  }
   return options;
 }
 
