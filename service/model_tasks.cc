@@ -120,6 +120,16 @@ absl::StatusOr<ModelAnswer> PerformStream(const ModelTask& task, std::string_vie
   return ModelAnswer(std::move(output));
 }
 
+absl::StatusOr<ModelAnswer> PerformRewriteStream(const ModelTask& task, std::string_view /*model*/,
+                                                 const std::function<bool()>& /*should_stop*/) {
+  if (task.workspace == nullptr) {
+    return absl::InternalError("a RewriteStream task came without its workspace");
+  }
+  OC_ASSIGN_OR_RETURN(StreamOutput output,
+                      RewriteUploadedModel(*task.workspace, task.header, task.max_model_bytes));
+  return ModelAnswer(std::move(output));
+}
+
 // An answer that is one message.
 template <typename Answer>
 absl::StatusOr<ModelAnswer> ReadMessage(const MappedSections& sections) {
@@ -161,8 +171,9 @@ constexpr KindEntry kKinds[] = {
     {&PerformInspect, &ReadMessage<v1::InspectResponse>},  // kInspect
     {&PerformStream, &ReadStream},                         // kConvertStream
     {&PerformRewrite, &ReadMessage<v1::RewriteResponse>},  // kRewrite
+    {&PerformRewriteStream, &ReadStream},                  // kRewriteStream
 };
-static_assert(std::size(kKinds) == static_cast<size_t>(CallKind::kRewrite) + 1);
+static_assert(std::size(kKinds) == static_cast<size_t>(CallKind::kRewriteStream) + 1);
 
 constexpr char kReplyName[] = "onnx-convert-reply";
 

@@ -21,7 +21,15 @@
 namespace onnxconvert::service {
 
 // The model calls.
-enum class CallKind : uint32_t { kConvert, kPlan, kCheck, kInspect, kConvertStream, kRewrite };
+enum class CallKind : uint32_t {
+  kConvert,
+  kPlan,
+  kCheck,
+  kInspect,
+  kConvertStream,
+  kRewrite,
+  kRewriteStream,
+};
 
 // Ways to make a call's work fail, for tests of the server; it honours
 // them only when started with --testing_crash_hooks.

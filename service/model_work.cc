@@ -163,11 +163,10 @@ v1::RewriteReport RewriteReportToProto(const rewrites::RewriteReport& report) {
 
 }  // namespace
 
-absl::StatusOr<v1::RewriteResponse> RewriteModelBytes(std::string_view bytes,
-                                                      const std::string& name,
-                                                      const v1::RewriteOptions& options,
-                                                      int64_t max_model_bytes) {
-  rewrites::RewriteOptions rewrite = RewriteOptionsFromProto(options);
+// The rewrite options `proto` gives, or InvalidArgument naming `name`.
+absl::StatusOr<rewrites::RewriteOptions> CheckedRewriteOptions(const v1::RewriteOptions& proto,
+                                                              const std::string& name) {
+  rewrites::RewriteOptions rewrite = RewriteOptionsFromProto(proto);
   if (absl::Status selected = rewrites::SelectPasses(rewrite).status(); !selected.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": ", selected.message()));
   }
@@ -175,20 +174,36 @@ absl::StatusOr<v1::RewriteResponse> RewriteModelBytes(std::string_view bytes,
     return absl::InvalidArgumentError(
         absl::StrCat(name, ": max_rounds must be at least 1 and max_fold_bytes not negative"));
   }
-  OC_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseForCall(bytes, name, max_model_bytes));
-  absl::StatusOr<rewrites::RewriteReport> report = rewrites::Optimize(model, rewrite);
+  return rewrite;
+}
+
+// Rewrites `model` in place; errors begin with `name`.
+absl::StatusOr<rewrites::RewriteReport> RewriteNamed(onnx::ModelProto& model,
+                                                     const rewrites::RewriteOptions& options,
+                                                     const std::string& name) {
+  absl::StatusOr<rewrites::RewriteReport> report = rewrites::Optimize(model, options);
   if (!report.ok()) {
     return absl::Status(report.status().code(),
                         absl::StrCat(name, ": ", report.status().message()));
   }
+  return report;
+}
+
+absl::StatusOr<v1::RewriteResponse> RewriteModelBytes(std::string_view bytes,
+                                                      const std::string& name,
+                                                      const v1::RewriteOptions& options,
+                                                      int64_t max_model_bytes) {
+  OC_ASSIGN_OR_RETURN(rewrites::RewriteOptions rewrite, CheckedRewriteOptions(options, name));
+  OC_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseForCall(bytes, name, max_model_bytes));
+  OC_ASSIGN_OR_RETURN(rewrites::RewriteReport report, RewriteNamed(model, rewrite, name));
   v1::RewriteResponse response;
   if (!model.SerializeToString(response.mutable_model())) {
     return absl::ResourceExhaustedError(
         absl::StrCat(name, ": the rewritten model is too large to send in one message"));
   }
-  *response.mutable_report() = RewriteReportToProto(*report);
-  response.set_report_json(report->ToJson());
-  response.set_report_text(report->ToText());
+  *response.mutable_report() = RewriteReportToProto(report);
+  response.set_report_json(report.ToJson());
+  response.set_report_text(report.ToText());
   return response;
 }
 
@@ -291,6 +306,51 @@ absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspa
         header.has_external_data_threshold() ? header.external_data_threshold() : -1;
     OC_RETURN_IF_ERROR(workspace.Relabel(
         SaveModel(result.model, workspace.output_model_path(), save), name));
+    OC_RETURN_IF_ERROR(SendOutputFiles(workspace, output));
+  }
+  timings.set_serialize_ms(clock.Lap());
+  timings.set_total_ms(clock.Total());
+  return output;
+}
+
+absl::StatusOr<StreamOutput> RewriteUploadedModel(const StreamWorkspace& workspace,
+                                                  const v1::StreamHeader& header,
+                                                  int64_t max_model_bytes) {
+  Stopwatch clock;
+  StreamOutput output;
+  v1::Timings& timings = *output.result.mutable_timings();
+  const std::string name =
+      header.model_name().empty() ? "model" : Abbreviate(header.model_name());
+  OC_ASSIGN_OR_RETURN(rewrites::RewriteOptions options,
+                      CheckedRewriteOptions(header.rewrite(), name));
+  bool uploaded = header.external_data() == v1::EXTERNAL_DATA_UPLOADED;
+  LoadOptions load;
+  load.max_model_bytes = max_model_bytes;
+  load.verify_external_data = uploaded;
+  absl::StatusOr<LoadedModel> loaded = LoadModel(workspace.input_model_path(), load);
+  if (!loaded.ok()) return AsInvalidArgument(workspace.Relabel(loaded.status(), name));
+  timings.set_parse_ms(clock.Lap());
+  OC_ASSIGN_OR_RETURN(rewrites::RewriteReport report, RewriteNamed(loaded->model, options, name));
+  timings.set_convert_ms(clock.Lap());
+  *output.result.mutable_rewrite_report() = RewriteReportToProto(report);
+  if (!header.report_message_only()) {
+    output.result.set_report_json(report.ToJson());
+    output.result.set_report_text(report.ToText());
+  }
+  if (!uploaded) {
+    std::string bytes;
+    if (!loaded->model.SerializeToString(&bytes)) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(name, ": the rewritten model cannot be serialized (over 2 GiB?)"));
+    }
+    SendFromMemory(std::move(bytes), output);
+  } else {
+    SaveOptions save;
+    save.source_base_dir = workspace.input_dir();
+    save.external_data_threshold =
+        header.has_external_data_threshold() ? header.external_data_threshold() : -1;
+    OC_RETURN_IF_ERROR(workspace.Relabel(
+        SaveModel(loaded->model, workspace.output_model_path(), save), name));
     OC_RETURN_IF_ERROR(SendOutputFiles(workspace, output));
   }
   timings.set_serialize_ms(clock.Lap());

@@ -72,6 +72,13 @@ absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspa
                                                   int64_t max_model_bytes,
                                                   const std::function<bool()>& should_stop = {});
 
+// Rewrites the model uploaded to `workspace` as `header.rewrite()` says
+// (RewriteModelBytes' work), keeping external data as ConvertUploadedModel
+// does; the report goes to `rewrite_report` and the report forms.
+absl::StatusOr<StreamOutput> RewriteUploadedModel(const StreamWorkspace& workspace,
+                                                  const v1::StreamHeader& header,
+                                                  int64_t max_model_bytes);
+
 }  // namespace onnxconvert::service
 
 #endif  // ONNX_CONVERT_SERVICE_MODEL_WORK_H_

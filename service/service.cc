@@ -260,10 +260,12 @@ absl::Status ConvertService::RunConvert(grpc::ServerContext* context,
 }
 
 absl::Status ConvertService::RunConvertStream(grpc::ServerContext* context, StreamType& stream,
-                                              CallRecord& call) {
+                                              CallKind kind, CallRecord& call) {
   v1::ConvertStreamRequest first;
   if (!stream.Read(&first) || !first.has_header()) {
-    return absl::InvalidArgumentError("ConvertStream: the first message must be a header");
+    return absl::InvalidArgumentError(
+        absl::StrCat(kind == CallKind::kRewriteStream ? "RewriteStream" : "ConvertStream",
+                     ": the first message must be a header"));
   }
   const v1::StreamHeader& header = first.header();
   call.to_opset = header.options().target_opset();
@@ -277,7 +279,7 @@ absl::Status ConvertService::RunConvertStream(grpc::ServerContext* context, Stre
   call.bytes_in = workspace->uploaded_bytes();
   OC_RETURN_IF_ERROR(received);
   ModelTask task;
-  task.kind = CallKind::kConvertStream;
+  task.kind = kind;
   task.max_model_bytes = options_.max_model_bytes;
   task.header = header;
   task.workspace = workspace;
@@ -306,7 +308,15 @@ grpc::Status ConvertService::Plan(grpc::ServerContext* context,
 
 grpc::Status ConvertService::ConvertStream(grpc::ServerContext* context, StreamType* stream) {
   return Handle(context, "ConvertStream",
-                [&](CallRecord& call) { return RunConvertStream(context, *stream, call); });
+                [&](CallRecord& call) {
+                  return RunConvertStream(context, *stream, CallKind::kConvertStream, call);
+                });
+}
+
+grpc::Status ConvertService::RewriteStream(grpc::ServerContext* context, StreamType* stream) {
+  return Handle(context, "RewriteStream", [&](CallRecord& call) {
+    return RunConvertStream(context, *stream, CallKind::kRewriteStream, call);
+  });
 }
 
 template <typename Answer>

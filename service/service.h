@@ -98,6 +98,10 @@ class ConvertService final : public v1::OnnxConvert::Service {
                        v1::InspectResponse* response) override;
   grpc::Status Rewrite(grpc::ServerContext* context, const v1::RewriteRequest* request,
                        v1::RewriteResponse* response) override;
+  grpc::Status RewriteStream(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::ConvertStreamResponse, v1::ConvertStreamRequest>* stream)
+      override;
   grpc::Status Capabilities(grpc::ServerContext* context,
                             const v1::CapabilitiesRequest* request,
                             v1::CapabilitiesResponse* response) override;
@@ -143,7 +147,9 @@ class ConvertService final : public v1::OnnxConvert::Service {
                                                 const WaitLimits& limits);
   // The crash hook `context` names (kNone unless testing_crash_hooks).
   absl::StatusOr<CrashHook> CrashHookOf(grpc::ServerContext* context) const;
-  absl::Status RunConvertStream(grpc::ServerContext* context, StreamType& stream,
+  // A streamed call of `kind` (ConvertStream or RewriteStream): the
+  // upload, the task, the output streamed back.
+  absl::Status RunConvertStream(grpc::ServerContext* context, StreamType& stream, CallKind kind,
                                 CallRecord& call);
   // A work slot, or RESOURCE_EXHAUSTED naming the limit.
   absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> AcquireSlot();

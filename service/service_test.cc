@@ -401,6 +401,40 @@ TEST_F(ServiceTest, RewriteOptimizesAsTheLibraryDoes) {
   EXPECT_EQ(caps->passes(0).name(), rewrites::Passes()[0].name);
 }
 
+// RewriteStream rewrites an uploaded model as Rewrite does, the report in
+// the stream's result.
+TEST_F(ServiceTest, RewriteStreamGivesWhatRewriteGives) {
+  Start();
+  grpc::ClientContext context;
+  auto stream = Stub()->RewriteStream(&context);
+  v1::ConvertStreamRequest message;
+  message.mutable_header()->set_model_name("cnn.onnx");
+  message.mutable_header()->mutable_rewrite()->set_profile("exact");
+  ASSERT_TRUE(stream->Write(message));
+  message.mutable_chunk()->set_data(testing::TinyCnnBytes());
+  ASSERT_TRUE(stream->Write(message));
+  stream->WritesDone();
+  v1::ConvertStreamResponse response;
+  v1::StreamResult result;
+  std::string model;
+  while (stream->Read(&response)) {
+    if (response.has_result()) result = response.result();
+    if (response.has_chunk()) model += response.chunk().data();
+  }
+  grpc::Status status = stream->Finish();
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  v1::RewriteRequest request;
+  request.set_model(testing::TinyCnnBytes());
+  request.set_model_name("cnn.onnx");
+  v1::RewriteResponse unary;
+  grpc::ClientContext unary_context;
+  ASSERT_TRUE(Stub()->Rewrite(&unary_context, request, &unary).ok());
+  EXPECT_EQ(model, unary.model());
+  EXPECT_EQ(result.rewrite_report().SerializeAsString(), unary.report().SerializeAsString());
+  EXPECT_EQ(result.report_text(), unary.report_text());
+  EXPECT_EQ(Count("RewriteStream", "OK"), 1);
+}
+
 TEST_F(ServiceTest, UnreachableServerErrorNamesIt) {
   std::unique_ptr<Client> client = Client::Connect("127.0.0.1:1");
   absl::StatusOr<ModelSummary> summary = client->Inspect(testing::TinyCnnBytes(), "cnn");
