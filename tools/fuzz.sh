@@ -3,7 +3,7 @@
 #
 #   tools/fuzz.sh TARGET SECONDS
 #
-# TARGET is load_check_infer_fuzzer, convert_fuzzer, text_fuzzer or
+# TARGET is load_check_infer_fuzzer, convert_fuzzer, optimize_fuzzer, text_fuzzer or
 # service_fuzzer. Builds it with clang-14, ASan + UBSan and libFuzzer
 # (--config=fuzz, in an output base of its own), writes its seed corpus from
 # the backend corpus (../shared/onnx-backend-tests) once, then fuzzes for
