@@ -107,12 +107,15 @@ TEST(HostileCliTest, EveryHostileInputEndsWithAnExitCodeAndOneLine) {
       commands = {{"check", input.string()},
                   {"infer", input.string(), "-o", output.string()},
                   {"convert", input.string(), "--to", "7", "-o", output.string()},
-                  {"convert", input.string(), "--to", "21", "-o", output.string()}};
+                  {"convert", input.string(), "--to", "21", "-o", output.string()},
+                  {"optimize", input.string(), "-o", output.string()},
+                  {"optimize", input.string(), "--profile", "deploy", "-o", output.string()}};
     }
     for (const std::vector<std::string>& command : commands) {
       fs::remove(output);
       const std::string label =
-          absl::StrCat(model.name, ": ", command[0], command[0] == "convert" ? command[3] : "");
+          absl::StrCat(model.name, ": ", command[0],
+                       command[0] == "convert" || command[2] == "--profile" ? command[3] : "");
       Outcome outcome = RunCli(command, dir.parent_path());
       ++runs;
       std::cout << label << " -> exit " << outcome.code << " in " << outcome.seconds << " s: "

@@ -49,6 +49,16 @@ grpc::Status Check(ServerProcess& server, const std::string& bytes, const std::s
   return server.Stub()->Check(&context, request, &response);
 }
 
+grpc::Status Rewrite(ServerProcess& server, const std::string& bytes, const std::string& name) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(120));
+  v1::RewriteRequest request;
+  request.set_model(bytes);
+  request.set_model_name(name);
+  v1::RewriteResponse response;
+  return server.Stub()->Rewrite(&context, request, &response);
+}
+
 TEST(HostileServerTest, NoHostileModelTakesTheServerDown) {
   ServerProcess server("hostile_server", {"--workers=2", "--max_message_bytes=134217728"});
   ASSERT_NE(server.port(), 0);
@@ -66,6 +76,11 @@ TEST(HostileServerTest, NoHostileModelTakesTheServerDown) {
           << model.name << ": the server is gone: " << status.error_message();
       EXPECT_NE(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << model.name;
     }
+    grpc::Status rewritten = Rewrite(server, model.bytes, model.name);
+    ++calls;
+    EXPECT_NE(rewritten.error_code(), grpc::StatusCode::UNAVAILABLE)
+        << model.name << ": Rewrite took the server down: " << rewritten.error_message();
+    EXPECT_NE(rewritten.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << model.name;
     grpc::Status checked = Check(server, model.bytes, model.name);
     ++calls;
     EXPECT_TRUE(checked.ok() || checked.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
