@@ -16,8 +16,8 @@
 // result, and the caller fails or takes another way.
 //
 // Implementations: the converter's, over one step's batched edits
-// (converter/step_runner.cc), and the graph index's, editing at once
-// (ir/graph_index_rewriter.h).
+// (converter/step_rewriter.h), and the graph index's, which applies its
+// edits at Finish (ir/graph_index_rewriter.h).
 
 #include <optional>
 #include <string>
