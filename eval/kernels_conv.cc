@@ -480,7 +480,10 @@ Outputs ConvKernel(const KernelCall& call) {
     return call.Error("the inputs differ in element type");
   }
   OC_ASSIGN_OR_RETURN(auto geometry, ConvGeometry(call, *x, *w));
-  auto [s, window] = geometry;
+  // Named references, not a structured binding: the lambdas below use them
+  // (clang 14, which builds the fuzzers, cannot capture a binding).
+  const ConvShape& s = geometry.first;
+  const nn::Window& window = geometry.second;
   if (b != nullptr && b->size() != s.out_channels) {
     return call.Error(absl::StrCat("B holds ", b->size(), " values for ", s.out_channels,
                                    " output channels"));
