@@ -115,7 +115,10 @@ TEST(HostileCliTest, EveryHostileInputEndsWithAnExitCodeAndOneLine) {
       fs::remove(output);
       const std::string label =
           absl::StrCat(model.name, ": ", command[0],
-                       command[0] == "convert" || command[2] == "--profile" ? command[3] : "");
+                       command[0] == "convert" ||
+                               (command.size() > 3 && command[2] == "--profile")
+                           ? command[3]
+                           : "");
       Outcome outcome = RunCli(command, dir.parent_path());
       ++runs;
       std::cout << label << " -> exit " << outcome.code << " in " << outcome.seconds << " s: "
