@@ -227,6 +227,30 @@ absl::Status SendOutputFiles(const StreamWorkspace& workspace, StreamOutput& out
   return absl::OkStatus();
 }
 
+// Sends `model` (the `what` one: "converted", "rewritten") as a streamed
+// call's output: from memory when the client keeps its external data,
+// else saved in the workspace with its data file and sent from there.
+absl::Status SendModel(const onnx::ModelProto& model, const StreamWorkspace& workspace,
+                       const v1::StreamHeader& header, const std::string& name,
+                       absl::string_view what, StreamOutput& output) {
+  if (header.external_data() != v1::EXTERNAL_DATA_UPLOADED) {
+    std::string bytes;
+    if (!model.SerializeToString(&bytes)) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(name, ": the ", what, " model cannot be serialized (over 2 GiB?)"));
+    }
+    SendFromMemory(std::move(bytes), output);
+    return absl::OkStatus();
+  }
+  SaveOptions save;
+  save.source_base_dir = workspace.input_dir();
+  save.external_data_threshold =
+      header.has_external_data_threshold() ? header.external_data_threshold() : -1;
+  OC_RETURN_IF_ERROR(
+      workspace.Relabel(SaveModel(model, workspace.output_model_path(), save), name));
+  return SendOutputFiles(workspace, output);
+}
+
 // Converts the uploaded model from its file window by window, into the
 // output directory (`uploaded`) or memory: false when it is for the whole
 // conversion to convert.
@@ -292,22 +316,7 @@ absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspa
     timings.set_total_ms(clock.Total());
     return output;
   }
-  if (!uploaded) {
-    std::string bytes;
-    if (!result.model.SerializeToString(&bytes)) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat(name, ": the converted model cannot be serialized (over 2 GiB?)"));
-    }
-    SendFromMemory(std::move(bytes), output);
-  } else {
-    SaveOptions save;
-    save.source_base_dir = workspace.input_dir();
-    save.external_data_threshold =
-        header.has_external_data_threshold() ? header.external_data_threshold() : -1;
-    OC_RETURN_IF_ERROR(workspace.Relabel(
-        SaveModel(result.model, workspace.output_model_path(), save), name));
-    OC_RETURN_IF_ERROR(SendOutputFiles(workspace, output));
-  }
+  OC_RETURN_IF_ERROR(SendModel(result.model, workspace, header, name, "converted", output));
   timings.set_serialize_ms(clock.Lap());
   timings.set_total_ms(clock.Total());
   return output;
@@ -337,22 +346,7 @@ absl::StatusOr<StreamOutput> RewriteUploadedModel(const StreamWorkspace& workspa
     output.result.set_report_json(report.ToJson());
     output.result.set_report_text(report.ToText());
   }
-  if (!uploaded) {
-    std::string bytes;
-    if (!loaded->model.SerializeToString(&bytes)) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat(name, ": the rewritten model cannot be serialized (over 2 GiB?)"));
-    }
-    SendFromMemory(std::move(bytes), output);
-  } else {
-    SaveOptions save;
-    save.source_base_dir = workspace.input_dir();
-    save.external_data_threshold =
-        header.has_external_data_threshold() ? header.external_data_threshold() : -1;
-    OC_RETURN_IF_ERROR(workspace.Relabel(
-        SaveModel(loaded->model, workspace.output_model_path(), save), name));
-    OC_RETURN_IF_ERROR(SendOutputFiles(workspace, output));
-  }
+  OC_RETURN_IF_ERROR(SendModel(loaded->model, workspace, header, name, "rewritten", output));
   timings.set_serialize_ms(clock.Lap());
   timings.set_total_ms(clock.Total());
   return output;
