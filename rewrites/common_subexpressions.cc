@@ -78,6 +78,19 @@ class CommonSubexpressions : public Pass {
     return true;
   }
 
+  // Merge, counted in `stats` and recorded for the report when it merges.
+  static absl::StatusOr<bool> MergeCounted(const PassContext& context, GraphIndex& graph,
+                                           NodeId kept, NodeId gone, PassStats& stats) {
+    RewriteRecord record{graph.path(), "merge", NodesText({&graph.node(kept), &graph.node(gone)}),
+                         NodesText({&graph.node(kept)})};
+    OC_ASSIGN_OR_RETURN(bool merged, Merge(graph, kept, gone));
+    if (!merged) return false;
+    stats.Record(context.options(), std::move(record));
+    ++stats.matches;
+    ++stats.nodes_removed;
+    return true;
+  }
+
   static absl::StatusOr<bool> MergeNodes(const PassContext& context, GraphIndex& graph,
                                          PassStats& stats) {
     Focus& focus = context.focus();
@@ -91,14 +104,8 @@ class CommonSubexpressions : public Pass {
       if (key.empty()) continue;
       auto [it, inserted] = first.try_emplace(std::move(key), id);
       if (inserted) continue;
-      RewriteRecord record{graph.path(), "merge", NodesText({&graph.node(it->second), &graph.node(id)}),
-                           NodesText({&graph.node(it->second)})};
-      OC_ASSIGN_OR_RETURN(bool merged, Merge(graph, it->second, id));
-      if (!merged) continue;
-      stats.Record(context.options(), std::move(record));
-      ++stats.matches;
-      ++stats.nodes_removed;
-      changed = true;
+      OC_ASSIGN_OR_RETURN(bool merged, MergeCounted(context, graph, it->second, id, stats));
+      changed |= merged;
     }
     return changed;
   }
@@ -156,15 +163,8 @@ class CommonSubexpressions : public Pass {
         for (NodeId other : later) merges.emplace_back(id, other);
       }
       for (const auto& [kept, gone] : merges) {
-        RewriteRecord record{graph.path(), "merge",
-                             NodesText({&graph.node(kept), &graph.node(gone)}),
-                             NodesText({&graph.node(kept)})};
-        OC_ASSIGN_OR_RETURN(bool merged, Merge(graph, kept, gone));
-        if (!merged) continue;
-        stats.Record(context.options(), std::move(record));
-        ++stats.matches;
-        ++stats.nodes_removed;
-        changed = true;
+        OC_ASSIGN_OR_RETURN(bool merged, MergeCounted(context, graph, kept, gone, stats));
+        changed |= merged;
       }
     }
     return changed;
