@@ -81,11 +81,15 @@ class CommonSubexpressions : public Pass {
   // Merge, counted in `stats` and recorded for the report when it merges.
   static absl::StatusOr<bool> MergeCounted(const PassContext& context, GraphIndex& graph,
                                            NodeId kept, NodeId gone, PassStats& stats) {
-    RewriteRecord record{graph.path(), "merge", NodesText({&graph.node(kept), &graph.node(gone)}),
-                         NodesText({&graph.node(kept)})};
+    const bool recorded = stats.WantsRecord(context.options());
+    RewriteRecord record;
+    if (recorded) {
+      record = {graph.path(), "merge", NodesText({&graph.node(kept), &graph.node(gone)}),
+                NodesText({&graph.node(kept)})};
+    }
     OC_ASSIGN_OR_RETURN(bool merged, Merge(graph, kept, gone));
     if (!merged) return false;
-    stats.Record(context.options(), std::move(record));
+    if (recorded) stats.Record(context.options(), std::move(record));
     ++stats.matches;
     ++stats.nodes_removed;
     return true;
@@ -98,6 +102,7 @@ class CommonSubexpressions : public Pass {
     absl::flat_hash_map<std::string, NodeId> first;
     bool changed = false;
     for (NodeId id : graph.LiveNodes()) {
+      if (!MayRepeat(graph, id)) continue;
       // Keys read the inputs as they are now: merges upstream have renamed
       // them already (graph order).
       std::string key = NodeKey(graph.node(id));
@@ -108,6 +113,21 @@ class CommonSubexpressions : public Pass {
       changed |= merged;
     }
     return changed;
+  }
+
+  // Whether another node may compute what node `id` does: one without
+  // inputs, or another node of its op reading its first input there. Most
+  // nodes of a large graph fail this without a key being built.
+  static bool MayRepeat(const GraphIndex& graph, NodeId id) {
+    const onnx::NodeProto& node = graph.node(id);
+    if (node.input_size() == 0 || node.input(0).empty()) return true;
+    for (const ValueUse& use : graph.Consumers(node.input(0))) {
+      if (use.is_input() && use.slot == 0 && use.node != id &&
+          graph.node(use.node).op_type() == node.op_type()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   // MergeNodes on the nodes of the focus only: a node merges into the

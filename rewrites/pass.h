@@ -73,6 +73,10 @@ struct PassStats {
 
   // Keeps `record` when fewer than `options.max_records` are kept.
   void Record(const RewriteOptions& options, RewriteRecord record);
+  // True if Record() would keep a record now (spares writing its text).
+  bool WantsRecord(const RewriteOptions& options) const {
+    return static_cast<int>(records.size()) < options.max_records;
+  }
 };
 
 // The nodes of one graph a pass run needs to visit (a worklist): all of
@@ -124,6 +128,9 @@ class PassContext {
   // initializer, or a value computed from static dims and constants), or
   // null.
   const onnx::TensorProto* KnownConstant(const GraphIndex& graph, absl::string_view value) const;
+  // What inference found for `graph` itself (types, facts), or null (a
+  // function body).
+  const schema::GraphTypes* GraphTypesOf(const GraphIndex& graph) const;
   // The operator version `node` binds to through the model's opset
   // imports, or 0 when none.
   int SinceVersion(const onnx::NodeProto& node) const;
