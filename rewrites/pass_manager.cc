@@ -55,33 +55,26 @@ std::string Interface(const onnx::GraphProto& graph) {
   return bytes;
 }
 
-// The names nodes of `graph` and of the subgraphs nested in it read, and
-// the graph's outputs (views of the graph's strings).
-absl::flat_hash_set<absl::string_view> NamesRead(onnx::GraphProto& graph) {
-  absl::flat_hash_set<absl::string_view> read;
-  ForEachGraph(graph, [&](onnx::GraphProto& inner) {
-    for (const onnx::NodeProto& node : inner.node()) {
-      for (const std::string& input : node.input()) read.insert(input);
-    }
-    for (const onnx::ValueInfoProto& output : inner.output()) read.insert(output.name());
-  });
-  return read;
-}
-
-// Removes the initializers of `graph` (and of its subgraphs) nothing reads
+// Removes, in every graph `index` holds, the initializers nothing reads
 // and no graph input names, and the value_info of names the graph no
-// longer defines or reads; counts the initializers in `stats`.
-void PruneGraph(onnx::GraphProto& graph, PassStats& stats) {
-  ForEachGraph(graph, [&](onnx::GraphProto& inner) {
-    if (inner.initializer_size() == 0 && inner.value_info_size() == 0) return;
-    absl::flat_hash_set<absl::string_view> read = NamesRead(inner);
-    absl::flat_hash_set<absl::string_view> inputs;
-    for (const onnx::ValueInfoProto& input : inner.input()) inputs.insert(input.name());
+// longer defines or reads (uses by subgraphs count: the index has them);
+// counts the initializers in `stats`. Edits the protos under the index,
+// which must be built again when this removed something.
+void PruneGraphs(ModelIndex& index, PassStats& stats) {
+  for (GraphIndex* graph : index.Graphs()) {
+    const onnx::GraphProto* proto = graph->graph();
+    if (proto == nullptr || (proto->initializer_size() == 0 && proto->value_info_size() == 0)) {
+      continue;
+    }
+    // The index views the graph its ModelIndex was built over, which the
+    // caller owns and lets this edit.
+    onnx::GraphProto& inner = *const_cast<onnx::GraphProto*>(proto);
+    auto read = [&](const std::string& name) { return !graph->Consumers(name).empty(); };
     auto* initializers = inner.mutable_initializer();
     int kept = 0;
     for (int i = 0; i < initializers->size(); ++i) {
       const std::string& name = initializers->Get(i).name();
-      if (read.contains(name) || inputs.contains(name)) {
+      if (read(name) || graph->Producer(name).kind == ValueSource::Kind::kGraphInput) {
         if (kept != i) initializers->SwapElements(kept, i);
         ++kept;
       }
@@ -89,21 +82,16 @@ void PruneGraph(onnx::GraphProto& graph, PassStats& stats) {
     stats.initializers_removed += initializers->size() - kept;
     if (kept < initializers->size()) initializers->DeleteSubrange(kept, initializers->size() - kept);
     auto* value_info = inner.mutable_value_info();
-    if (value_info->empty()) return;
-    absl::flat_hash_set<absl::string_view> defined;
-    for (const onnx::NodeProto& node : inner.node()) {
-      for (const std::string& output : node.output()) defined.insert(output);
-    }
     kept = 0;
     for (int i = 0; i < value_info->size(); ++i) {
       const std::string& name = value_info->Get(i).name();
-      if (defined.contains(name) || read.contains(name)) {
+      if (graph->Producer(name).kind == ValueSource::Kind::kNodeOutput || read(name)) {
         if (kept != i) value_info->SwapElements(kept, i);
         ++kept;
       }
     }
     if (kept < value_info->size()) value_info->DeleteSubrange(kept, value_info->size() - kept);
-  });
+  }
 }
 
 // Removes the model-local functions no graph or used function calls.
@@ -320,7 +308,7 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
     // last one.
     if (round == 1 || changed) {
       const int64_t removed_before = prune.initializers_removed + prune.matches;
-      PruneGraph(*model.mutable_graph(), prune);
+      PruneGraphs(*index, prune);
       PruneFunctions(model, prune);
       if (prune.initializers_removed + prune.matches > removed_before) {
         changed = true;
