@@ -20,6 +20,7 @@
 #include "ir/model_io.h"
 #include "rewrites/pass_manager.h"
 #include "rewrites/rules.h"
+#include "rewrites/rules_explain.h"
 
 namespace onnxconvert::cli {
 namespace {
@@ -59,6 +60,9 @@ absl::StatusOr<rewrites::RewriteOptions> OptionsFrom(const ParsedArgs& args) {
     }
     options.rule_files.push_back({path, text.str()});
   }
+  options.explain = ListFlag(args, "explain");
+  // A rule to explain that does not exist is found before the model is read.
+  if (absl::Status known = rewrites::RulesToExplain(options).status(); !known.ok()) return known;
   if (std::optional<std::string> bytes = args.Get("max-fold-bytes")) {
     if (!absl::SimpleAtoi(*bytes, &options.max_fold_bytes) || options.max_fold_bytes < 0) {
       return absl::InvalidArgumentError(
@@ -115,7 +119,7 @@ const std::vector<FlagSpec>& OptimizeFlags() {
       {"output", true, "o"},        {"profile", true, ""}, {"passes", true, ""},
       {"skip", true, ""},           {"max-fold-bytes", true, ""}, {"report", true, ""},
       {"list", false, ""},          {"verify", true, "", true},
-      {"rules", true, ""},
+      {"rules", true, ""},          {"explain", true, ""},
   };
   return *flags;
 }
