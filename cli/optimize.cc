@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cli/exit_codes.h"
+#include "cli/html_report.h"
 #include "eval/compare.h"
 #include "eval/data_sets.h"
 #include "eval/graph.h"
@@ -175,9 +176,15 @@ int RunOptimize(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   absl::Status saved = SaveModel(std::move(loaded->model), *output, save);
   if (!saved.ok()) return Fail(kExitUsageOrIo, *output, saved, err);
   if (std::optional<std::string> report_path = args.Get("report")) {
-    bool json = absl::EndsWith(*report_path, ".json");
-    absl::Status written =
-        WriteFileAtomically(*report_path, json ? report->ToJson() : report->ToText(true));
+    std::string text;
+    if (absl::EndsWith(*report_path, ".json")) {
+      text = report->ToJson();
+    } else if (absl::EndsWith(*report_path, ".html")) {
+      text = RewriteReportToHtml(*report, fs::path(path).filename().string());
+    } else {
+      text = report->ToText(true);
+    }
+    absl::Status written = WriteFileAtomically(*report_path, text);
     if (!written.ok()) return Fail(kExitUsageOrIo, *report_path, written, err);
   }
   out << report->ToText();
