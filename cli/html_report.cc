@@ -100,6 +100,18 @@ void AppendStepSummary(std::string& out, const converter::ConversionReport& repo
   absl::StrAppend(&out, "</table>\n");
 }
 
+// Before and after in ONNX text, side by side ("" shows as "(nothing)").
+void AppendBeforeAfter(std::string& out, absl::string_view before, absl::string_view after) {
+  auto cell = [](absl::string_view text) {
+    return text.empty() ? std::string("<em>(nothing)</em>")
+                        : absl::StrCat("<pre class=\"onnx\">", HtmlEscape(text), "</pre>");
+  };
+  absl::StrAppend(&out,
+                  "<table class=\"diff\">\n<tr><th>Before</th><th>After</th></tr>\n"
+                  "<tr><td class=\"before\">",
+                  cell(before), "</td><td class=\"after\">", cell(after), "</td></tr>\n</table>\n");
+}
+
 // The changes an adapter made to a node, as a list.
 std::string ChangeList(const converter::NodeChange& node) {
   if (node.changes.empty()) return "";
@@ -134,6 +146,10 @@ void AppendNodeRow(std::string& out, const converter::NodeChange& node) {
                   HtmlEscape(node.graph), "</td><td>", name, "</td><td><code>",
                   HtmlEscape(node.op), "</code></td><td>", node.from_version, " \xE2\x86\x92 ",
                   node.to_version, "</td><td>", outcome, "</td></tr>\n");
+  if (node.before_text.empty()) return;
+  absl::StrAppend(&out, "<tr class=\"region\"><td colspan=\"5\">\n");
+  AppendBeforeAfter(out, node.before_text, node.after_text);
+  absl::StrAppend(&out, "</td></tr>\n");
 }
 
 // The nodes a step only rebound, a row per graph and op.
@@ -195,18 +211,6 @@ std::string PageStart(absl::string_view title) {
 }
 
 constexpr absl::string_view kPageEnd = "</body>\n</html>\n";
-
-// Before and after in ONNX text, side by side ("" shows as "(nothing)").
-void AppendBeforeAfter(std::string& out, absl::string_view before, absl::string_view after) {
-  auto cell = [](absl::string_view text) {
-    return text.empty() ? std::string("<em>(nothing)</em>")
-                        : absl::StrCat("<pre class=\"onnx\">", HtmlEscape(text), "</pre>");
-  };
-  absl::StrAppend(&out,
-                  "<table class=\"diff\">\n<tr><th>Before</th><th>After</th></tr>\n"
-                  "<tr><td class=\"before\">",
-                  cell(before), "</td><td class=\"after\">", cell(after), "</td></tr>\n</table>\n");
-}
 
 // The rewrite's totals.
 void AppendRewriteFacts(std::string& out, const rewrites::RewriteReport& report) {
