@@ -457,7 +457,7 @@ std::vector<RuleExplanation> ExplainRule(const Rule& rule, const PassContext& co
                                                  schema::Registry::CanonicalDomain(root->domain())) {
       continue;
     }
-    RuleExplanation entry{rule.name, graph.path(), node.name(), node.op_type(), id};
+    RuleExplanation entry{rule.name, graph.path(), node.name(), node.op_type(), id, false, ""};
     if (std::optional<RuleMatch> match = MatchRule(rule, context, graph, id)) {
       entry.matched = true;
       entry.reason = MatchedText(graph, *match);
@@ -487,7 +487,7 @@ absl::StatusOr<std::vector<Rule>> RulesToExplain(const RewriteOptions& options) 
                               [&](const Rule& rule) { return rule.name == name; });
     if (found == all->end()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--explain: no rule '", name, "' among the built-in rules and the --rules files"));
+          "no rule '", name, "' to explain among the built-in rules and the rule files"));
     }
     rules.push_back(*found);
   }
