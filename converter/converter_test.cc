@@ -116,17 +116,19 @@ g (float[3] X) => (float[1,3] Y) {
       EXPECT_TRUE(absl::StrContains(found->after_text, part)) << found->after_text;
     }
     EXPECT_TRUE(absl::StrContains(result->report.ToText(), "    + ")) << result->report.ToText();
-    EXPECT_TRUE(absl::StrContains(result->report.ToJson(), "\"before\": ")) << result->report.ToJson();
+    EXPECT_TRUE(absl::StrContains(result->report.ToJson(), "\"before\": "))
+        << result->report.ToJson();
   }
 }
 
 // Nodes only rebound, or whose attributes alone change, carry no text.
 TEST(ConverterTest, RebindingAdaptersReportNoText) {
-  absl::StatusOr<ConversionResult> result = ConvertModel(Model(R"(<ir_version: 6, opset_import: ["" : 11]>
+  onnx::ModelProto model = Model(R"(<ir_version: 6, opset_import: ["" : 11]>
 g (float[N,4] X) => (float[N,4] Y) {
   [relu] R = Relu(X)
   [neg] Y = Neg(R)
-})"), To(14));
+})");
+  absl::StatusOr<ConversionResult> result = ConvertModel(model, To(14));
   ASSERT_TRUE(result.ok()) << result.status();
   for (const StepReport& step : result->report.steps) {
     for (const NodeChange& change : step.nodes) {

@@ -193,7 +193,8 @@ class StepEdits {
     auto append = [&](const absl::flat_hash_map<const onnx::NodeProto*,
                                                 std::vector<onnx::NodeProto*>>& slots) {
       auto found = slots.find(site.node);
-      if (found != slots.end()) nodes.insert(nodes.end(), found->second.begin(), found->second.end());
+      if (found == slots.end()) return;
+      nodes.insert(nodes.end(), found->second.begin(), found->second.end());
     };
     if (edits != nullptr) append(edits->before);
     if (edits == nullptr || !edits->removed.contains(site.node)) nodes.push_back(site.node);

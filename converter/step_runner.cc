@@ -235,7 +235,9 @@ void KeepRestructuredText(const StepContext& step, const NodeSite& site,
   std::vector<const onnx::NodeProto*> now = step.edits.Around(site);
   if (!Restructured(before, *site.node, now)) return;
   change.before_text = absl::StrCat(PrintNodeText(before), "\n");
-  for (const onnx::NodeProto* node : now) absl::StrAppend(&change.after_text, PrintNodeText(*node), "\n");
+  for (const onnx::NodeProto* node : now) {
+    absl::StrAppend(&change.after_text, PrintNodeText(*node), "\n");
+  }
 }
 
 }  // namespace
@@ -279,6 +281,13 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     bool count_only = plan.has_value() && plan->rebinds_only &&
                       !adapters::NegativeAxesMatter(*current, *next);
     if (!count_only && !step.dry_run) step.edits.Reserve(sites.size());
+    // Whether a node of the op may come out restructured, for the report's
+    // text: only the op vanishing, a registered rewrite, casts (types
+    // that do not widen) or a last axis by Reshape (Squeeze, Unsqueeze)
+    // insert nodes or rewire inputs; a fold too (checked per node).
+    const bool may_restructure = next == nullptr || plan->rewrite != nullptr ||
+                                 !plan->types_widen || changed->name == "Squeeze" ||
+                                 changed->name == "Unsqueeze";
     for (const NodeSite& site : sites) {
       if (step.should_stop && (++step.polled % kStopPollNodes) == 0 && step.should_stop()) {
         return Stopped(step.domain, step.from, step.to);
@@ -288,10 +297,6 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
                   next->since_version);
         continue;
       }
-      // The node as it was, for the report's text should the step
-      // restructure it.
-      std::optional<onnx::NodeProto> before;
-      if (!step.dry_run && texts_kept < kRestructuredTexts) before = *site.node;
       NodeChange change;  // named once it is kept
       change.from_version = current->since_version;
       change.to_version = next != nullptr ? next->since_version : 0;
@@ -300,6 +305,13 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
       // What the node computes when its inputs are constants, taken before
       // an adapter changes it: the way out when the adapter refuses.
       const onnx::TensorProto* folded = FoldedValue(step, site);
+      // The node as it was, for the report's text should the step
+      // restructure it.
+      std::optional<onnx::NodeProto> before;
+      if (!step.dry_run && texts_kept < kRestructuredTexts &&
+          (may_restructure || folded != nullptr)) {
+        before = *site.node;
+      }
       int64_t edits_before = step.edits.edits_made();
       bool touched = false;
       if (next == nullptr) {

@@ -71,8 +71,8 @@ std::string AttributeValueText(const onnx::AttributeProto& a) {
     case onnx::AttributeProto::INTS: return absl::StrCat("[", absl::StrJoin(a.ints(), ", "), "]");
     case onnx::AttributeProto::FLOATS:
       return absl::StrCat("[", absl::StrJoin(a.floats(), ", "), "]");
-    default: return absl::StrCat("a ", onnx::AttributeProto::AttributeType_Name(a.type()),
-                                 " attribute");
+    default:
+      return absl::StrCat("a ", onnx::AttributeProto::AttributeType_Name(a.type()), " attribute");
   }
 }
 
@@ -195,18 +195,17 @@ class Explainer {
       const char* unset = by_default ? " (unset: the default)" : "";
       if (attribute.ref_attr_name().empty()) {
         if (AttributeContent(attribute) != AttributeContent(*found)) {
-          return absl::StrCat("attribute ", attribute.name(), " of ", NodeLabel(graph_, id),
-                              " is ", AttributeValueText(*found), unset, "; ", PatternLabel(p),
-                              " wants ", AttributeValueText(attribute));
+          return absl::StrCat("attribute ", attribute.name(), " of ", NodeLabel(graph_, id), " is ",
+                              AttributeValueText(*found), unset, "; ", PatternLabel(p), " wants ",
+                              AttributeValueText(attribute));
         }
         continue;
       }
       auto [it, inserted] = match.attributes.emplace(attribute.ref_attr_name(), *found);
       if (!inserted && AttributeContent(it->second) != AttributeContent(*found)) {
-        return absl::StrCat("@", attribute.ref_attr_name(), " is ",
-                            AttributeValueText(it->second), ", but attribute ", attribute.name(),
-                            " of ", NodeLabel(graph_, id), " is ", AttributeValueText(*found),
-                            unset);
+        return absl::StrCat("@", attribute.ref_attr_name(), " is ", AttributeValueText(it->second),
+                            ", but attribute ", attribute.name(), " of ", NodeLabel(graph_, id),
+                            " is ", AttributeValueText(*found), unset);
       }
     }
     return "";
@@ -215,8 +214,8 @@ class Explainer {
   static std::string Bind(const std::string& pattern, const std::string& value, RuleMatch& match) {
     auto [it, inserted] = match.values.emplace(pattern, value);
     if (inserted || it->second == value) return "";
-    return absl::StrCat("pattern value ", pattern, " would be both '", it->second, "' and '",
-                        value, "'");
+    return absl::StrCat("pattern value ", pattern, " would be both '", it->second, "' and '", value,
+                        "'");
   }
 
   // Pattern value `pattern` against `value`, input `slot` of node `user`.
@@ -315,10 +314,9 @@ class Explainer {
         rules_internal::EvaluatePredicate(predicate, context_, graph_, match);
     if (outcome.holds) return "";
     std::string call = PredicateCall(predicate);
-    std::string text = predicate.comparison.empty()
-                           ? call
-                           : absl::StrCat(call, " ", predicate.comparison, " ",
-                                          TermText(predicate.rhs));
+    std::string text = predicate.comparison.empty() ? call
+                                                    : absl::StrCat(call, " ", predicate.comparison,
+                                                                   " ", TermText(predicate.rhs));
     std::string out = absl::StrCat("where `", text, "` (", rule_.file, ":", predicate.line, ":",
                                    predicate.column, ") fails: ");
     if (!outcome.fact) {
@@ -335,16 +333,15 @@ class Explainer {
   }
 
   // What inference knows of the predicate's arguments: "A ('a'): float[2,3]".
-  std::vector<std::string> ArgumentFacts(const Predicate& predicate,
-                                         const RuleMatch& match) const {
+  std::vector<std::string> ArgumentFacts(const Predicate& predicate, const RuleMatch& match) const {
     std::vector<std::string> facts;
     for (const Term& term : predicate.args) {
       if (term.kind == Term::Kind::kAttribute) {
         auto found = match.attributes.find(term.name);
-        facts.push_back(found == match.attributes.end()
-                            ? absl::StrCat("@", term.name, " unbound")
-                            : absl::StrCat("@", term.name, " = ",
-                                           AttributeValueText(found->second)));
+        facts.push_back(
+            found == match.attributes.end()
+                ? absl::StrCat("@", term.name, " unbound")
+                : absl::StrCat("@", term.name, " = ", AttributeValueText(found->second)));
         continue;
       }
       if (term.kind != Term::Kind::kValue) continue;
@@ -439,7 +436,8 @@ std::string WhyNot(const Rule& rule, const PassContext& context, const GraphInde
       best_swaps = swaps;
     }
   }
-  if (best.empty()) return "no match (no failing part found: the explainer disagrees with the engine)";
+  if (best.empty())
+    return "no match (no failing part found: the explainer disagrees with the engine)";
   if (best_swaps != 0) absl::StrAppend(&best, " (with commutative operands swapped)");
   return best;
 }
@@ -453,8 +451,9 @@ std::vector<RuleExplanation> ExplainRule(const Rule& rule, const PassContext& co
   if (root == nullptr) return out;
   for (NodeId id : graph.LiveNodes()) {
     const onnx::NodeProto& node = graph.node(id);
-    if (node.op_type() != root->op_type() || schema::Registry::CanonicalDomain(node.domain()) !=
-                                                 schema::Registry::CanonicalDomain(root->domain())) {
+    if (node.op_type() != root->op_type() ||
+        schema::Registry::CanonicalDomain(node.domain()) !=
+            schema::Registry::CanonicalDomain(root->domain())) {
       continue;
     }
     RuleExplanation entry{rule.name, graph.path(), node.name(), node.op_type(), id, false, ""};
@@ -483,8 +482,8 @@ absl::StatusOr<std::vector<Rule>> RulesToExplain(const RewriteOptions& options) 
   }
   std::vector<Rule> rules;
   for (const std::string& name : options.explain) {
-    auto found = std::find_if(all->begin(), all->end(),
-                              [&](const Rule& rule) { return rule.name == name; });
+    auto found =
+        std::find_if(all->begin(), all->end(), [&](const Rule& rule) { return rule.name == name; });
     if (found == all->end()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "no rule '", name, "' to explain among the built-in rules and the rule files"));
@@ -507,8 +506,9 @@ std::vector<RuleExplanation> ExplainRules(const std::vector<Rule>& rules,
     if (out.size() == before) {
       const onnx::NodeProto* root = RootNode(rule);
       std::string op = root != nullptr ? root->op_type() : "";
-      out.push_back({rule.name, "", "", op, -1, false,
-                     absl::StrCat("the model has no ", op, " node, where the rule's pattern ends")});
+      out.push_back(
+          {rule.name, "", "", op, -1, false,
+           absl::StrCat("the model has no ", op, " node, where the rule's pattern ends")});
     }
   }
   return out;
@@ -516,9 +516,9 @@ std::vector<RuleExplanation> ExplainRules(const std::vector<Rule>& rules,
 
 std::string ExplanationText(const RuleExplanation& e) {
   if (e.index < 0) return absl::StrCat(e.rule, ": ", e.reason);
-  std::string node = e.node.empty() ? absl::StrCat("node #", e.index, " (", e.op, ")")
-                                    : absl::StrCat("node '", e.node, "' (#", e.index, ", ",
-                                                   e.op, ")");
+  std::string node = e.node.empty()
+                         ? absl::StrCat("node #", e.index, " (", e.op, ")")
+                         : absl::StrCat("node '", e.node, "' (#", e.index, ", ", e.op, ")");
   return absl::StrCat(e.rule, " at ", node, " in ", e.graph, ": ",
                       e.matched ? "matches, " : "no match: ", e.reason);
 }

@@ -42,17 +42,21 @@ struct ExplainCase {
 };
 
 const ExplainCase kCases[] = {
-    {"matches_and_an_input_not_computed", "double_neg",
+    {"matches_and_an_input_not_computed",
+     "double_neg",
      R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2] X) => (float[2] Y) {
   [a] A = Neg(X)
   [b] B = Neg(A)
   [r] Y = Relu(B)
 })",
-     {{"a", false, {"input 0 of node 'a' (#0, Neg), 'X', is not computed by a node here (a graph input)",
-                    "pattern node `T = Neg(X)`"}},
+     {{"a",
+       false,
+       {"input 0 of node 'a' (#0, Neg), 'X', is not computed by a node here (a graph input)",
+        "pattern node `T = Neg(X)`"}},
       {"b", true, {"takes node 'a' (#0, Neg), node 'b' (#1, Neg)"}}}},
-    {"intermediate_with_two_users", "double_neg",
+    {"intermediate_with_two_users",
+     "double_neg",
      R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2] X) => (float[2] Y, float[2] Z) {
   [a] A = Neg(X)
@@ -62,34 +66,40 @@ g (float[2] X) => (float[2] Y, float[2] Z) {
 })",
      {{"a", false, {"is not computed by a node here"}},
       {"b", false, {"intermediate T ('A') has another user: node 's' (#3, Relu)"}}}},
-    {"intermediate_is_a_graph_output", "double_neg",
+    {"intermediate_is_a_graph_output",
+     "double_neg",
      R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2] X) => (float[2] Y, float[2] A) {
   [a] A = Neg(X)
   [b] Y = Neg(A)
 })",
      {{"a", false, {}}, {"b", false, {"intermediate T ('A') is a graph output"}}}},
-    {"where_fails_on_a_fact", "relu_of_matrix",
+    {"where_fails_on_a_fact",
+     "relu_of_matrix",
      R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3,4] X) => (float[2,3,4] Y) {
   [r] Y = Relu(X)
 })",
-     {{"r", false,
+     {{"r",
+       false,
        {"where `rank(A) == 2` (t.rules:8:9) fails: rank(A) is 3, wanted == 2",
         "A ('X'): float[2,3,4]"}}}},
-    {"where_fact_unknown", "relu_of_matrix",
+    {"where_fact_unknown",
+     "relu_of_matrix",
      R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float X) => (float Y) {
   [r] Y = Relu(X)
 })",
      {{"r", false, {"rank(A) is unknown", "no static shape"}}}},
-    {"where_holds", "relu_of_matrix",
+    {"where_holds",
+     "relu_of_matrix",
      R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3] X) => (float[2,3] Y) {
   Y = Relu(X)
 })",
      {{"", true, {"takes node #0 (Relu)"}}}},
-    {"attribute_literal_differs", "softmax_axis_1",
+    {"attribute_literal_differs",
+     "softmax_axis_1",
      R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3] X) => (float[2,3] Y) {
   [s] T = Softmax<axis = 0>(X)
@@ -97,7 +107,8 @@ g (float[2,3] X) => (float[2,3] Y) {
 })",
      {{"s", false, {"attribute axis of node 's' (#0, Softmax) is 0; pattern node", "wants 1"}},
       {"t", false, {"attribute axis of node 't' (#1, Softmax) is -1 (unset: the default)"}}}},
-    {"op_differs_below_the_root", "double_neg",
+    {"op_differs_below_the_root",
+     "double_neg",
      R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2] X) => (float[2] Y) {
   [a] A = Abs(X)
@@ -147,7 +158,8 @@ TEST(ExplainTest, UnknownRuleIsAnError) {
 }
 
 TEST(ExplainTest, BuiltinRuleWithoutItsRootOpSaysSo) {
-  absl::StatusOr<onnx::ModelProto> model = ParseModelText(R"(<ir_version: 8, opset_import: ["" : 13]>
+  absl::StatusOr<onnx::ModelProto> model =
+      ParseModelText(R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2] X) => (float[2] Y) {
   Y = Relu(X)
 })");
