@@ -22,6 +22,12 @@ rule relu_of_matrix
   pattern (A) => (Y) { Y = Relu(A) }
   replace (A) => (Y) { Y = Abs(A) }
   where rank(A) == 2
+rule dropout_gone
+  pattern (X) => (Y) { Y = Dropout(X) }
+  replace (X) => (X)
+rule clip_unbounded
+  pattern (X) => (Y) { Y = Clip(X) }
+  replace (X) => (X)
 rule softmax_axis_1
   pattern (X) => (Y) { Y = Softmax<axis: int = 1>(X) }
   replace (X) => (X)
@@ -115,6 +121,32 @@ g (float[2] X) => (float[2] Y) {
   [b] Y = Neg(A)
 })",
      {{"b", false, {"pattern node `T = Neg(X)` wants op Neg; node 'a' (#0, Abs) is Abs"}}}},
+    {"extra_output_used", "dropout_gone",
+     R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y, bool[2] M) {
+  [d] D, M = Dropout(X)
+  [r] Y = Relu(D)
+})",
+     {{"d", false,
+       {"output 1 'M' of node 'd' (#0, Dropout) is used; pattern node `Y = Dropout(X)` leaves "
+        "it out"}}}},
+    {"input_count_differs", "clip_unbounded",
+     R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) <float lo = {0.0}> {
+  [c] C = Clip(X, lo)
+  [r] Y = Relu(C)
+})",
+     {{"c", false, {"node 'c' (#0, Clip) has 2 inputs; pattern node `Y = Clip(X)` has 1"}}}},
+    // Commutative: of the two operand orders, the one failing on a fact it
+    // knows (k's value) is explained, not the one lacking X's value.
+    {"commutative_operands_swapped", "mul_by_one",
+     R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) <float[1] k = {2.0}> {
+  [m] M = Mul(k, X)
+  [r] Y = Relu(M)
+})",
+     {{"m", false,
+       {"fails: value(k) is [2], wanted == 1", "(with commutative operands swapped)"}}}},
 };
 
 class ExplainTest : public ::testing::TestWithParam<ExplainCase> {};
