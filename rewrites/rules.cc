@@ -721,7 +721,7 @@ std::unique_ptr<Pass> MakeRules() {
 namespace {
 
 // A fact as the explanation prints it: "3", "[1, 2]", "'text'", or a dtype
-// name when `dtype`.
+// name when `dtype`; a long list by its first elements and its size.
 std::string FactText(const Fact& fact, bool dtype) {
   if (fact.text) return absl::StrCat("'", *fact.text, "'");
   if (dtype && fact.numbers.size() == 1) {
@@ -729,9 +729,15 @@ std::string FactText(const Fact& fact, bool dtype) {
       if (code == fact.numbers[0]) return name;
     }
   }
-  std::string numbers = absl::StrJoin(fact.numbers, ", ", [](std::string* out, double v) {
-    absl::StrAppend(out, std::signbit(v) && v == 0 ? "-0" : absl::StrCat(v));
-  });
+  constexpr size_t kShown = 8;
+  const size_t shown = std::min(fact.numbers.size(), kShown);
+  std::string numbers = absl::StrJoin(
+      fact.numbers.begin(), fact.numbers.begin() + shown, ", ", [](std::string* out, double v) {
+        absl::StrAppend(out, std::signbit(v) && v == 0 ? "-0" : absl::StrCat(v));
+      });
+  if (shown < fact.numbers.size()) {
+    absl::StrAppend(&numbers, ", ... (", fact.numbers.size(), " elements)");
+  }
   return fact.list || fact.numbers.size() != 1 ? absl::StrCat("[", numbers, "]") : numbers;
 }
 
