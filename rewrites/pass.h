@@ -47,6 +47,9 @@ struct RewriteOptions {
     std::string text;
   };
   std::vector<RuleFile> rule_files;
+  // Rules (built-in or of `rule_files`) to explain on the model as given:
+  // why each matches or not at each node of its root op (rules_explain.h).
+  std::vector<std::string> explain;
 };
 
 // One rewrite, for the report: where, what it took out and what took its

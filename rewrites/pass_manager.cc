@@ -239,6 +239,7 @@ absl::StatusOr<std::vector<const PassEntry*>> SelectPasses(const RewriteOptions&
 
 absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOptions& options) {
   OC_ASSIGN_OR_RETURN(std::vector<const PassEntry*> entries, SelectPasses(options));
+  OC_ASSIGN_OR_RETURN(std::vector<Rule> explained, RulesToExplain(options));
   if (options.max_rounds < 1) return absl::InvalidArgumentError("max_rounds must be at least 1");
   RewriteReport report;
   report.profile = options.profile;
@@ -297,6 +298,9 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
     }
     OC_ASSIGN_OR_RETURN(schema::InferenceResult types, std::move(inferred));
     PassContext context(model, types, options);
+    if (round == 1 && !explained.empty()) {
+      report.explain = ExplainRules(explained, context, *index);
+    }
     bool changed = false;
     for (size_t i = 0; i < passes.size(); ++i) {
       OC_ASSIGN_OR_RETURN(bool ran, RunPass(*passes[i], i, context, *index,
@@ -373,6 +377,9 @@ std::string RewriteReport::ToText(bool with_records) const {
                       Indented(record.after, "      + "));
     }
   }
+  for (const RuleExplanation& explanation : explain) {
+    absl::StrAppend(&out, "explain ", ExplanationText(explanation), "\n");
+  }
   return out;
 }
 
@@ -407,6 +414,15 @@ std::string RewriteReport::ToJson() const {
     json.EndObject();
   }
   json.EndArray();
+  if (!explain.empty()) {
+    json.Key("explain").BeginArray();
+    for (const RuleExplanation& e : explain) {
+      json.BeginObject().Key("rule").String(e.rule).Key("graph").String(e.graph);
+      json.Key("node").String(e.node).Key("op").String(e.op).Key("index").Int(e.index);
+      json.Key("matched").Bool(e.matched).Key("reason").String(e.reason).EndObject();
+    }
+    json.EndArray();
+  }
   json.EndObject();
   return json.Finish();
 }

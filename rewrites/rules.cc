@@ -770,4 +770,62 @@ std::unique_ptr<Pass> MakeRules() {
   return std::make_unique<RulesPass>("rules", BuiltinRules());
 }
 
+// ---- For ExplainRule (rules_explain.cc): a predicate's outcome ----
+
+namespace {
+
+// A fact as the explanation prints it: "3", "[1, 2]", "'text'", or a dtype
+// name when `dtype`; a long list by its first elements and its size.
+std::string FactText(const Fact& fact, bool dtype) {
+  if (fact.text) return absl::StrCat("'", *fact.text, "'");
+  if (dtype && fact.numbers.size() == 1) {
+    for (const auto& [name, code] : DtypeNames()) {
+      if (code == fact.numbers[0]) return name;
+    }
+  }
+  constexpr size_t kShown = 8;
+  const size_t shown = std::min(fact.numbers.size(), kShown);
+  std::string numbers = absl::StrJoin(
+      fact.numbers.begin(), fact.numbers.begin() + shown, ", ", [](std::string* out, double v) {
+        absl::StrAppend(out, std::signbit(v) && v == 0 ? "-0" : absl::StrCat(v));
+      });
+  if (shown < fact.numbers.size()) {
+    absl::StrAppend(&numbers, ", ... (", fact.numbers.size(), " elements)");
+  }
+  return fact.list || fact.numbers.size() != 1 ? absl::StrCat("[", numbers, "]") : numbers;
+}
+
+}  // namespace
+
+namespace rules_internal {
+
+PredicateOutcome EvaluatePredicate(const Predicate& predicate, const PassContext& context,
+                                   const GraphIndex& graph, const RuleMatch& match) {
+  Env env{context, graph, match};
+  PredicateOutcome outcome;
+  outcome.holds = Holds(env, predicate);
+  const bool dtype = predicate.function == "dtype";
+  if (std::optional<Fact> fact = FactFns().at(predicate.function)(env, predicate.args)) {
+    outcome.fact = predicate.comparison.empty()
+                       ? std::string(fact->numbers == std::vector<double>{1.0} ? "true" : "false")
+                       : FactText(*fact, dtype);
+  }
+  if (!predicate.comparison.empty()) {
+    if (std::optional<Fact> rhs = TermFact(env, predicate.rhs)) {
+      outcome.rhs = FactText(*rhs, dtype || predicate.rhs.kind == Term::Kind::kDtype);
+    }
+  }
+  return outcome;
+}
+
+std::vector<uint32_t> OperandSwaps(const Rule& rule) { return SwapMasks(rule); }
+
+std::optional<onnx::AttributeProto> AttributeDefault(const PassContext& context,
+                                                     const onnx::NodeProto& node,
+                                                     absl::string_view name, bool& defined) {
+  return SchemaDefault(context, node, name, defined);
+}
+
+}  // namespace rules_internal
+
 }  // namespace onnxconvert::rewrites
