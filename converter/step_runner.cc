@@ -386,7 +386,12 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
         if (!step.dry_run || status.code() != absl::StatusCode::kFailedPrecondition) return error;
         change.refusal = std::string(error.message());
       } else if (!step.dry_run) {
-        if (before) KeepRestructuredText(step, site, *before, change);
+        if (before) {
+          KeepRestructuredText(step, site, *before, change);
+          // Counted here: a change alike the one before keeps no text of
+          // its own, and would otherwise never use up the cap.
+          if (!change.before_text.empty()) ++texts_kept;
+        }
         step.edits.Finished(site);
       }
       if (bumped && change.refusal.empty()) {
@@ -398,7 +403,6 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
         change.op = std::string(changed->name);
         change.graph = std::string(site.path);
         change.node = site.node->name();
-        if (!change.before_text.empty()) ++texts_kept;
         report.nodes.push_back(std::move(change));
       }
     }
