@@ -386,12 +386,13 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
         if (!step.dry_run || status.code() != absl::StatusCode::kFailedPrecondition) return error;
         change.refusal = std::string(error.message());
       } else if (!step.dry_run) {
-        if (before) {
-          KeepRestructuredText(step, site, *before, change);
-          // Counted here: a change alike the one before keeps no text of
-          // its own, and would otherwise never use up the cap.
-          if (!change.before_text.empty()) ++texts_kept;
-        }
+        // Only a change the report lists on its own keeps text: one alike
+        // the change before it adds just its node's name.
+        const bool listed =
+            !(bumped && change.refusal.empty()) &&
+            (report.nodes.empty() ||
+             !SameChange(report.nodes.back(), change, site.path, changed->name));
+        if (before && listed) KeepRestructuredText(step, site, *before, change);
         step.edits.Finished(site);
       }
       if (bumped && change.refusal.empty()) {
@@ -403,6 +404,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
         change.op = std::string(changed->name);
         change.graph = std::string(site.path);
         change.node = site.node->name();
+        if (!change.before_text.empty()) ++texts_kept;
         report.nodes.push_back(std::move(change));
       }
     }
