@@ -142,6 +142,10 @@ const std::vector<PassEntry>& Passes() {
        "static dims (Shape, Size, shape arithmetic), become initializers; a fold past "
        "--max-fold-bytes that grows the model is skipped",
        MakeFoldConstants},
+      {"inline-constant-if", "exact deploy",
+       "an If whose condition is a constant is replaced by the nodes of the branch it takes "
+       "(the branch's names made fresh, its outer references kept)",
+       MakeInlineConstantIf},
       {"rules", "exact deploy",
        "the built-in rewrite rules (rewrites/rules/*.rules): no-op nodes and chains that "
        "cancel out removed where the facts inference knows make it exact; in the deploy "

@@ -191,6 +191,7 @@ std::unique_ptr<Pass> MakeFoldConstants();
 std::unique_ptr<Pass> MakeConstantsToInitializers();
 std::unique_ptr<Pass> MakeDeadCode();
 std::unique_ptr<Pass> MakeCommonSubexpressions();
+std::unique_ptr<Pass> MakeInlineConstantIf();
 // The built-in rewrite rules (rewrites/rules.h, rewrites/rules/*.rules).
 std::unique_ptr<Pass> MakeRules();
 
