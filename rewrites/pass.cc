@@ -153,6 +153,10 @@ const std::vector<PassEntry>& Passes() {
        "and per-channel Mul/Add into Conv, BatchNormalization into ConvTranspose, MatMul + Add "
        "into Gemm, LogSoftmax, Clip, Transpose into Gemm)",
        MakeRules},
+      {"flatten-concat", "exact deploy",
+       "a Concat reading another Concat on the same axis that nothing else uses takes its "
+       "inputs in its place",
+       MakeFlattenConcat},
       {"common-subexpressions", "exact deploy",
        "deterministic nodes with the same op, inputs and attributes, and initializers holding "
        "the same tensor, are merged into the first",

@@ -135,6 +135,25 @@ g (bool c, float[2] X) => (float[2] Y) <float[1] k = {2.0}> {
              else_branch = e () => (float[2] p) { p = Neg(R) }>
 })",
      {"Relu", "If"}, 0},
+    // A chain of Concats on one axis (-1 and 1 the same): one Concat.
+    {"concat_chain_flattened", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] A, float[2,3] B, float[2,3] C, float[2,3] D) => (float[2,12] Y) {
+  T = Concat<axis = 1>(A, B)
+  U = Concat<axis = -1>(T, C)
+  V = Concat<axis = 1>(D, U)
+  Y = Relu(V)
+})",
+     {"Concat", "Relu"}, 0, "flatten-concat: 2 matches"},
+    // Another axis, and an inner Concat used twice: nothing changes.
+    {"concat_chain_kept", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] A, float[2,3] B, float[4,3] C) => (float[4,6] Y, float[4,6] Z) {
+  T = Concat<axis = 0>(A, B)
+  U = Concat<axis = 1>(T, C)
+  W = Concat<axis = 1>(C, T)
+  Y = Relu(U)
+  Z = Relu(W)
+})",
+     {"Concat", "Concat", "Concat", "Relu", "Relu"}, 0},
     // A constant condition: the branch taken replaces the If, its output
     // named as the If's (a graph output here).
     {"if_constant_true", R"(<ir_version: 8, opset_import: ["" : 13]>

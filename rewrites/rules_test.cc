@@ -390,20 +390,6 @@ g (float[4,6] X) => (float[1,6] Y)
   Y = Relu(U)
 })",
      {"Slice", "Slice", "Relu"}, "", "exact"},
-    {"concat_concat", R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2,3] A, float[2,3] B, float[2,3] C) => (float[2,9] Y) {
-  T = Concat<axis = 1>(A, B)
-  U = Concat<axis = 1>(C, T)
-  Y = Relu(U)
-})",
-     {"Concat", "Relu"}, "concat_concat_second: 1"},
-    {"concat_concat_other_axis", R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2,3] A, float[2,3] B, float[4,3] C) => (float[4,6] Y) {
-  T = Concat<axis = 0>(A, B)
-  U = Concat<axis = 1>(T, C)
-  Y = Relu(U)
-})",
-     {"Concat", "Concat", "Relu"}},
     // The Cast folds into the constant; the shape is computed at run time.
     {"cast_constant_of_shape", R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[N,3] X) => (float[N,3] Y) {
