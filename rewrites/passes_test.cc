@@ -183,6 +183,16 @@ g (float[2] X) => (float[2] Y, float[2] Z) <bool c = {1}> {
              else_branch = e () => (float[2] p) { p = Neg(Z) }>
 })",
      {"Relu", "Identity"}, 0, "inline-constant-if: 1 matches"},
+    // The branch outputs an outer value as it is: an Identity names it as
+    // the If's output, and the identity rule removes it.
+    {"if_branch_outputs_outer_name", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) <bool c = {1}> {
+  Z = Relu(X)
+  W = If(c) <then_branch = t () => (float[2] Z) {},
+             else_branch = e () => (float[2] p) { p = Neg(Z) }>
+  Y = Abs(W)
+})",
+     {"Relu", "Abs"}, 0, "inline-constant-if: 1 matches"},
     // A nested If reads a name of the branch inlined: it reads the fresh
     // name; its own condition is not constant, so it stays.
     {"if_inlined_with_nested_if", R"(<ir_version: 8, opset_import: ["" : 13]>
