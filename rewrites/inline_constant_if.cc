@@ -185,8 +185,8 @@ class InlineConstantIf : public Pass {
       std::optional<bool> cond = ConstantCondition(context, graph, node);
       if (!cond) continue;
       const onnx::GraphProto* branch = nullptr;
-      const GraphIndex* branch_index = nullptr;
-      std::vector<const GraphIndex*> subgraphs = std::as_const(graph).Subgraphs(id);
+      GraphIndex* branch_index = nullptr;
+      std::vector<GraphIndex*> subgraphs = graph.Subgraphs(id);
       size_t k = 0;
       for (const onnx::AttributeProto& attribute : node.attribute()) {
         if (!attribute.has_g()) continue;
@@ -199,6 +199,10 @@ class InlineConstantIf : public Pass {
       if (branch == nullptr || !OutputsAgree(context, graph, node, *branch_index, *branch)) {
         continue;
       }
+      // Passes before this one may have left edits in the branch's node
+      // lists (removed nodes kept, new ones appended): committed, the
+      // lists hold the live nodes in order, as copying them needs.
+      if (!CommitTree(*branch_index)) continue;
       const onnx::NodeProto taken = node;  // ReplaceNode drops `node`
       std::optional<std::vector<onnx::NodeProto>> nodes =
           InlinedNodes(graph, taken, *branch);
@@ -220,6 +224,14 @@ class InlineConstantIf : public Pass {
   }
 
  private:
+  // Commits `root` and the graphs nested in it; false when one fails.
+  static bool CommitTree(GraphIndex& root) {
+    for (GraphIndex* inner : root.GraphsInTree()) {
+      if (!inner->Commit().ok()) return false;
+    }
+    return true;
+  }
+
   // Whether every branch output's inferred type agrees with the If's
   // output's.
   static bool OutputsAgree(const PassContext& context, const GraphIndex& graph,

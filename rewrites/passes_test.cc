@@ -159,11 +159,12 @@ g (float[2,3] A, float[2,3] B, float[4,3] C) => (float[4,6] Y, float[4,6] Z) {
     {"if_constant_true", R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2] X) => (float[2] Y) <bool c = {1}> {
   R = Relu(X)
-  Y = If(c) <then_branch = t () => (float[2] o) { m = Mul(R, R)
+  Y = If(c) <then_branch = t () => (float[2] o) { two = Constant<value = float[1] {2.0}>()
+                                                   m = Mul(R, two)
                                                    o = Neg(m) },
              else_branch = e () => (float[2] p) { p = Neg(R) }>
 })",
-     {"Relu", "Mul", "Neg"}, 0, "inline-constant-if: 1 matches"},
+     {"Relu", "Mul", "Neg"}, 1, "inline-constant-if: 1 matches"},
     // The condition a Constant node's: the else branch, its initializer a
     // constant of the graph.
     {"if_constant_false", R"(<ir_version: 8, opset_import: ["" : 13]>
@@ -199,7 +200,9 @@ g (float[2] X) => (float[2] Y) <bool c = {1}> {
 g (float[2] X, bool d) => (float[2] Y) <bool c = {1}> {
   Y = If(c) <then_branch = t () => (float[2] o) {
                  a = Relu(X)
-                 o = If(d) <then_branch = t2 () => (float[2] q) { q = Neg(a) },
+                 o = If(d) <then_branch = t2 () => (float[2] q) {
+                                two = Constant<value = float[1] {2.0}>()
+                                q = Mul(a, two) },
                             else_branch = e2 () => (float[2] r) { r = Exp(a) }>
                },
              else_branch = e () => (float[2] p) { p = Abs(X) }>
