@@ -295,6 +295,18 @@ g (float[1,3] X) => (float[2,3] Y) <int64[2] s = {2, 3}> {
   Y = Relu(T)
 })",
      {"Expand", "Relu"}},
+    {"flatten_2d", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,3] X) => (float[N,3] Y) {
+  T = Flatten(X)
+  Y = Relu(T)
+})",
+     {"Relu"}, "flatten_to_same_shape: 1"},
+    {"flatten_3d", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4] X) => (float[2,12] Y) {
+  T = Flatten(X)
+  Y = Relu(T)
+})",
+     {"Flatten", "Relu"}},
     {"tile_once", R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3] X) => (float[2,3] Y) <int64[2] r = {1, 1}> {
   T = Tile(X, r)
