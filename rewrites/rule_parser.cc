@@ -129,6 +129,7 @@ const PredicateSpec kPredicates[] = {
     {"same_value", "vv", false}, {"no_zero", "v", false},
     {"is_identity", "a", false}, {"composes_to_identity", "aa", false},
     {"outputs", "v", true},        {"per_channel", "vv", false},
+    {"disjoint_axes", "vvv", false},
 };
 
 const PredicateSpec* FindPredicate(absl::string_view name) {
