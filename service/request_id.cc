@@ -54,4 +54,17 @@ std::string WithRequestId(absl::string_view message, absl::string_view id) {
   return absl::StrCat(message, " [request ", id, "]");
 }
 
+std::string StripRequestId(absl::string_view message) {
+  constexpr absl::string_view kOpen = " [request ";
+  size_t at = message.rfind(kOpen);
+  if (at == absl::string_view::npos || message.empty() || message.back() != ']') {
+    return std::string(message);
+  }
+  absl::string_view id = message.substr(at + kOpen.size());
+  id.remove_suffix(1);
+  bool plain = !id.empty() && id.size() <= kMaxRequestIdLength &&
+               std::all_of(id.begin(), id.end(), IsPlainIdChar);
+  return std::string(plain ? message.substr(0, at) : message);
+}
+
 }  // namespace onnxconvert::service

@@ -30,6 +30,9 @@ bool NamesRequest(absl::string_view message, absl::string_view id);
 // already (see NamesRequest).
 std::string WithRequestId(absl::string_view message, absl::string_view id);
 
+// `message` without a " [request <id>]" that WithRequestId put at its end.
+std::string StripRequestId(absl::string_view message);
+
 }  // namespace onnxconvert::service
 
 #endif  // ONNX_CONVERT_SERVICE_REQUEST_ID_H_

@@ -56,6 +56,25 @@ TEST(RequestIdTest, ErrorsNameTheRequestOnce) {
   }
 }
 
+TEST(RequestIdTest, StripRequestIdUndoesWithRequestId) {
+  struct Case {
+    const char* message;
+    const char* stripped;
+  };
+  for (const Case& c : {
+           Case{"model.onnx: bad [request job-1]", "model.onnx: bad"},
+           Case{"model.onnx: bad", "model.onnx: bad"},
+           Case{"x [request 0123456789abcdef]", "x"},
+           Case{"x [request a b]", "x [request a b]"},
+           Case{"x [request ]", "x [request ]"},
+           Case{"[request a] y", "[request a] y"},
+           Case{"", ""},
+       }) {
+    EXPECT_EQ(StripRequestId(c.message), c.stripped) << c.message;
+  }
+  EXPECT_EQ(StripRequestId(WithRequestId("a: b", "job-3")), "a: b");
+}
+
 // The JSON line parsed (protobuf's JSON parser), or an empty Struct.
 google::protobuf::Struct Parse(const std::string& line) {
   google::protobuf::Struct parsed;
