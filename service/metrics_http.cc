@@ -187,8 +187,10 @@ absl::StatusOr<std::unique_ptr<MetricsHttp>> MetricsHttp::Start(const std::strin
   try {
     http->exposer_ = std::make_unique<prometheus::Exposer>(spec, /*num_threads=*/2);
   } catch (const std::exception& e) {
-    return absl::UnavailableError(
-        absl::StrCat("metrics: cannot listen on ", spec, " (", e.what(), ")"));
+    bool ipv6 = absl::StartsWith(spec, "[");
+    return absl::UnavailableError(absl::StrCat(
+        "metrics: cannot listen on ", spec, " (", e.what(), ")",
+        ipv6 ? "; Debian's civetweb has no IPv6: give an IPv4 --address" : ""));
   }
   std::vector<int> ports = http->exposer_->GetListeningPorts();
   if (ports.empty() || ports[0] <= 0) {
