@@ -87,11 +87,9 @@ std::string ListenSpec(const std::string& address, int port) {
 
 std::vector<MetricFamily> SnapshotFamilies(const v1::MetricsResponse& snapshot) {
   MetricFamily requests = Family(absl::StrCat(kPrefix, "requests_total"),
-                                 "Calls handled, by method and status code.",
-                                 MetricType::Counter);
+                                 "Calls handled, by method and status code.", MetricType::Counter);
   MetricFamily latency = Family(absl::StrCat(kPrefix, "request_duration_ms"),
-                                "Call latency in milliseconds, by method.",
-                                MetricType::Histogram);
+                                "Call latency in milliseconds, by method.", MetricType::Histogram);
   MetricFamily received = Family(absl::StrCat(kPrefix, "received_bytes_total"),
                                  "Model bytes received, by method.", MetricType::Counter);
   MetricFamily sent = Family(absl::StrCat(kPrefix, "sent_bytes_total"),
@@ -104,8 +102,7 @@ std::vector<MetricFamily> SnapshotFamilies(const v1::MetricsResponse& snapshot) 
   }
   std::vector<MetricFamily> families = {std::move(requests), std::move(latency),
                                         std::move(received), std::move(sent)};
-  families.push_back(GaugeFamily(absl::StrCat(kPrefix, "in_flight"),
-                                 "Calls being handled now.",
+  families.push_back(GaugeFamily(absl::StrCat(kPrefix, "in_flight"), "Calls being handled now.",
                                  static_cast<double>(snapshot.in_flight())));
   families.push_back(GaugeFamily(absl::StrCat(kPrefix, "running_workers"),
                                  "Model calls running, abandoned ones included.",
@@ -180,17 +177,16 @@ std::vector<MetricFamily> ServiceCollector::Collect() const {
 }
 
 absl::StatusOr<std::unique_ptr<MetricsHttp>> MetricsHttp::Start(const std::string& address,
-                                                                int port,
-                                                                MetricsSources sources) {
+                                                                int port, MetricsSources sources) {
   std::unique_ptr<MetricsHttp> http(new MetricsHttp());
   std::string spec = ListenSpec(address, port);
   try {
     http->exposer_ = std::make_unique<prometheus::Exposer>(spec, /*num_threads=*/2);
   } catch (const std::exception& e) {
     bool ipv6 = absl::StartsWith(spec, "[");
-    return absl::UnavailableError(absl::StrCat(
-        "metrics: cannot listen on ", spec, " (", e.what(), ")",
-        ipv6 ? "; Debian's civetweb has no IPv6: give an IPv4 --address" : ""));
+    return absl::UnavailableError(
+        absl::StrCat("metrics: cannot listen on ", spec, " (", e.what(), ")",
+                     ipv6 ? "; Debian's civetweb has no IPv6: give an IPv4 --address" : ""));
   }
   std::vector<int> ports = http->exposer_->GetListeningPorts();
   if (ports.empty() || ports[0] <= 0) {

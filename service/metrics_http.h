@@ -69,8 +69,8 @@ class MetricsHttp {
  public:
   // Listens on `address`:`port` (port 0: any free one); an address it
   // cannot bind is Unavailable, naming it.
-  static absl::StatusOr<std::unique_ptr<MetricsHttp>> Start(const std::string& address,
-                                                            int port, MetricsSources sources);
+  static absl::StatusOr<std::unique_ptr<MetricsHttp>> Start(const std::string& address, int port,
+                                                            MetricsSources sources);
   ~MetricsHttp();
 
   // The port it listens on.

@@ -83,23 +83,23 @@ TEST(MetricsHttpTest, ServesTheCollectorOverHttp) {
   };
   sources.in_flight_bytes = [] { return int64_t{4096}; };
   sources.work_dir = dir.string();
-  auto http = MetricsHttp::Start("127.0.0.1", testing::FreeLoopbackPort(), sources);
+  auto http = MetricsHttp::Start("127.0.0.1", /*port=*/0, sources);  // any free one
   ASSERT_TRUE(http.ok()) << http.status();
   std::string response = testing::HttpGet((*http)->port(), "/metrics");
   EXPECT_TRUE(absl::StartsWith(response, "HTTP/1.1 200")) << response;
   std::string body = testing::HttpBody(response);
-  for (const char* line : {"onnx_convert_requests_total{method=\"Convert\",code=\"OK\"} 1\n",
-                           "onnx_convert_in_flight_bytes 4096\n",
-                           "onnx_convert_work_dir_bytes 77\n",
-                           "# TYPE process_resident_memory_bytes gauge\n"}) {
+  for (const char* line :
+       {"onnx_convert_requests_total{method=\"Convert\",code=\"OK\"} 1\n",
+        "onnx_convert_in_flight_bytes 4096\n", "onnx_convert_work_dir_bytes 77\n",
+        "# TYPE process_resident_memory_bytes gauge\n"}) {
     EXPECT_TRUE(absl::StrContains(body, line)) << line << "\nin:\n" << body;
   }
   EXPECT_EQ(scrapes, 1);
   // A port in use is refused, naming it.
   auto again = MetricsHttp::Start("127.0.0.1", (*http)->port(), sources);
   EXPECT_EQ(again.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_TRUE(absl::StrContains(again.status().message(),
-                                absl::StrCat("127.0.0.1:", (*http)->port())));
+  EXPECT_TRUE(
+      absl::StrContains(again.status().message(), absl::StrCat("127.0.0.1:", (*http)->port())));
 }
 
 }  // namespace

@@ -13,8 +13,7 @@ namespace onnxconvert::service {
 namespace {
 
 bool IsPlainIdChar(char c) {
-  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
-         c == '.';
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
 }
 
 }  // namespace

@@ -75,7 +75,8 @@ std::string JsonLogLine(const RequestLogEntry& entry) {
       ",\"id\":", JsonString(entry.id), ",\"method\":", JsonString(entry.method),
       ",\"code\":", JsonString(entry.code), ",\"ms\":", absl::StrFormat("%.3f", entry.milliseconds),
       ",\"bytes_in\":", entry.bytes_in, ",\"bytes_out\":", entry.bytes_out);
-  if (!entry.model_name.empty()) absl::StrAppend(&line, ",\"model\":", JsonString(entry.model_name));
+  if (!entry.model_name.empty())
+    absl::StrAppend(&line, ",\"model\":", JsonString(entry.model_name));
   if (entry.from_opset != 0) absl::StrAppend(&line, ",\"from_opset\":", entry.from_opset);
   if (entry.to_opset != 0) absl::StrAppend(&line, ",\"to_opset\":", entry.to_opset);
   if (!entry.error.empty()) absl::StrAppend(&line, ",\"error\":", JsonString(entry.error));

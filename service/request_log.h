@@ -11,10 +11,10 @@ namespace onnxconvert::service {
 
 // What the log line of one finished call says.
 struct RequestLogEntry {
-  absl::Time time;              // when the call answered
-  absl::string_view id;         // its request id
-  absl::string_view method;     // e.g. "Convert"
-  absl::string_view code;       // e.g. "OK", "INVALID_ARGUMENT"
+  absl::Time time;           // when the call answered
+  absl::string_view id;      // its request id
+  absl::string_view method;  // e.g. "Convert"
+  absl::string_view code;    // e.g. "OK", "INVALID_ARGUMENT"
   double milliseconds = 0;
   int64_t bytes_in = 0;
   int64_t bytes_out = 0;
