@@ -309,6 +309,24 @@ TEST_F(ServiceTest, CallsPastMaxConcurrentAreResourceExhausted) {
   slow.join();
 }
 
+// The model bytes of the calls being handled, for the metrics endpoint.
+TEST_F(ServiceTest, InFlightBytesCountTheModelsOfRunningCalls) {
+  Start();
+  EXPECT_EQ(server_->service().in_flight_bytes(), 0);
+  grpc::ClientContext slow_context;
+  std::thread slow([&] {
+    v1::ConvertResponse response;
+    Stub()->Convert(&slow_context, Request(SlowModelBytes(), 25), &response);
+  });
+  ASSERT_TRUE(Eventually([&] { return RunningWorkers() == 1; }));
+  EXPECT_EQ(server_->service().in_flight_bytes(), static_cast<int64_t>(SlowModelBytes().size()));
+  EXPECT_EQ(server_->service().MetricsSnapshot().in_flight(), 1);
+  slow_context.TryCancel();
+  slow.join();
+  // The server answers the cancelled call soon after the client saw it end.
+  EXPECT_TRUE(Eventually([&] { return server_->service().in_flight_bytes() == 0; }));
+}
+
 TEST_F(ServiceTest, CancelledCallReturnsBeforeItsWorkEnds) {
   Start();
   grpc::ClientContext context;
