@@ -27,6 +27,12 @@ class Metrics {
   // Records one finished call of `method` that took `milliseconds`.
   void Record(absl::string_view method, grpc::StatusCode code, double milliseconds);
 
+  // Records one call refused for `reason` (e.g. "inflight_bytes"), before
+  // or while it was handled.
+  void RecordRejection(absl::string_view reason);
+  // Calls refused for `reason` so far.
+  int64_t Rejections(absl::string_view reason) const;
+
   // Everything recorded so far, with the two gauges the caller keeps, and
   // the same figures in the Prometheus text format.
   v1::MetricsResponse Snapshot(int64_t in_flight, int64_t running_workers) const;
@@ -43,6 +49,7 @@ class Metrics {
   const std::chrono::steady_clock::time_point start_;
   mutable absl::Mutex mu_;
   std::map<std::string, MethodStats, std::less<>> methods_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int64_t, std::less<>> rejections_ ABSL_GUARDED_BY(mu_);
 };
 
 // `response` in the Prometheus text exposition format.
