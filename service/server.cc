@@ -91,6 +91,7 @@ std::shared_ptr<grpc::Channel> Server::InProcessChannel() {
 bool Server::Shutdown() {
   if (shut_down_) return service_->WaitIdle(absl::Now());
   shut_down_ = true;
+  if (server_ == nullptr) return true;  // it never started
   absl::Time deadline = absl::Now() + options_.grace;
   service_->StartDraining();
   SetServing(*server_, false);
