@@ -20,6 +20,7 @@
 #include "service/report_proto.h"
 #include "service/request_guard.h"
 #include "service/stream_files.h"
+#include "service/transport_counts.h"
 
 namespace onnxconvert::service {
 namespace {
@@ -104,6 +105,22 @@ absl::Status SendOutput(const StreamOutput& output, const StreamWorkspace& works
     }
   }
   return absl::OkStatus();
+}
+
+// gRPC's own counts in the Prometheus text format: among the calls it
+// ended without a handler's answer are those refused before any handler
+// ran (a message over --max_message_bytes; see transport_counts.h).
+void AppendTransportText(std::string& text) {
+  std::optional<TransportCalls> calls = TransportCallCounts();
+  if (!calls) return;
+  absl::StrAppend(
+      &text, "# HELP onnx_convert_grpc_calls_started_total Calls gRPC started (channelz).\n",
+      "# TYPE onnx_convert_grpc_calls_started_total counter\n",
+      "onnx_convert_grpc_calls_started_total ", calls->started, "\n",
+      "# HELP onnx_convert_grpc_calls_failed_total Calls gRPC ended without a handler's answer "
+      "(channelz): messages over --max_message_bytes, cancelled calls, lost connections.\n",
+      "# TYPE onnx_convert_grpc_calls_failed_total counter\n",
+      "onnx_convert_grpc_calls_failed_total ", calls->failed, "\n");
 }
 
 }  // namespace
@@ -458,6 +475,7 @@ grpc::Status ConvertService::Metrics(grpc::ServerContext* context,
   return Handle(context, "Metrics", [&](CallRecord&) {
     // This call is in flight itself; it reports the others.
     *response = metrics_.Snapshot(in_flight_.load() - 1, slots_->in_use());
+    AppendTransportText(*response->mutable_text());
     return absl::OkStatus();
   });
 }

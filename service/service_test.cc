@@ -282,6 +282,17 @@ TEST_F(ServiceTest, MessagePastTheLimitIsResourceExhausted) {
   grpc::ClientContext context;
   grpc::Status status = Stub()->Convert(&context, Request(testing::TinyCnnBytes(), 13), &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  // Over a loopback port (the in-process channel refuses it on the client
+  // side), gRPC refuses it before any handler runs; channelz counts it.
+  auto stub = v1::OnnxConvert::NewStub(
+      grpc::CreateChannel(Target(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext port_context;
+  status = stub->Convert(&port_context, Request(testing::TinyCnnBytes(), 13), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  absl::StatusOr<v1::MetricsResponse> metrics = InProcessClient()->Metrics();
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_TRUE(absl::StrContains(metrics->text(), "onnx_convert_grpc_calls_failed_total 1\n"))
+      << metrics->text();
 }
 
 TEST_F(ServiceTest, CallsPastMaxConcurrentAreResourceExhausted) {
