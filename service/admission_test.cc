@@ -67,9 +67,9 @@ TEST(ByteBudgetTest, LoneChargeMayGrowPastTheCapacityOnlyWhileAlone) {
   EXPECT_FALSE(a->Grow(200));
 }
 
-TEST(AdmissionTest, ModelCallChargeIsFourTimesTheModelPlusTwoMiB) {
-  EXPECT_EQ(ModelCallCharge(0), 2 << 20);
-  EXPECT_EQ(ModelCallCharge(1000), 4000 + (2 << 20));
+TEST(AdmissionTest, ModelCallChargeIsFiveTimesTheModelPlusEightMiB) {
+  EXPECT_EQ(ModelCallCharge(0), 8 << 20);
+  EXPECT_EQ(ModelCallCharge(1000), 5000 + (8 << 20));
 }
 
 TEST(AdmissionTest, CgroupLimitsParse) {

@@ -39,8 +39,8 @@ ABSL_FLAG(int64_t, max_upload_bytes, int64_t{64} << 30,
 ABSL_FLAG(int, max_concurrent, 4,
           "Model calls running at once; more get RESOURCE_EXHAUSTED. 0: no limit.");
 ABSL_FLAG(int64_t, max_inflight_bytes, -1,
-          "Memory budget of the model calls in flight, in bytes: each is charged 4x its "
-          "model + 2 MiB before it runs, and one past the budget gets RESOURCE_EXHAUSTED "
+          "Memory budget of the model calls in flight, in bytes: each is charged 5x its "
+          "model + 8 MiB before it runs, and one past the budget gets RESOURCE_EXHAUSTED "
           "with a retry delay. -1: half the memory of the cgroup (or machine); 0: no limit.");
 ABSL_FLAG(int64_t, max_work_bytes, 0,
           "Disk budget of ConvertStream files in the work folder, in bytes (each uploaded "
