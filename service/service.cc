@@ -234,11 +234,26 @@ absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> ConvertService::Admit(CallRecor
 absl::Status ConvertService::AdmitChunk(CallRecord& call, ByteBudget::Charge& disk,
                                         const v1::Chunk& chunk) {
   int64_t bytes = static_cast<int64_t>(chunk.data().size());
+  // What has arrived so far, as the charges count it.
+  int64_t model_bytes = (call.memory->bytes() - kChargePerCall) / kChargePerModelByte;
+  int64_t upload_bytes = disk.bytes() / 2;
+  if (chunk.name().empty() && model_bytes + bytes > options_.max_model_bytes) {
+    return Reject(call, "max_model_bytes",
+                  absl::StrCat("the model is over the server's limit of ",
+                               options_.max_model_bytes, " bytes (--max_model_bytes)"),
+                  /*retry=*/false);
+  }
+  if (upload_bytes + bytes > options_.max_upload_bytes) {
+    return Reject(call, "max_upload_bytes",
+                  absl::StrCat("the upload is over the server's limit of ",
+                               options_.max_upload_bytes, " bytes (--max_upload_bytes)"),
+                  /*retry=*/false);
+  }
   // The upload, and the output it becomes.
   if (!disk.Grow(2 * bytes)) {
     return Reject(call, "work_bytes",
                   absl::StrCat("the server's work folder is full: this upload holds ",
-                               disk.bytes() / 2, " bytes and a chunk of ", bytes,
+                               upload_bytes, " bytes and a chunk of ", bytes,
                                " more would take the ", disk_->in_use(), " bytes in use past ",
                                disk_->capacity(), " bytes (--max_work_bytes)"));
   }
@@ -246,8 +261,7 @@ absl::Status ConvertService::AdmitChunk(CallRecord& call, ByteBudget::Charge& di
     return Reject(call, "inflight_bytes",
                   absl::StrCat("the server's memory budget is taken: this call's model has "
                                "reached ",
-                               (call.memory->bytes() - kChargePerCall) / kChargePerModelByte +
-                                   bytes,
+                               model_bytes + bytes,
                                " bytes; ", memory_->in_use(), " of ", memory_->capacity(),
                                " bytes (--max_inflight_bytes) are held by calls in flight"));
   }

@@ -98,8 +98,8 @@ class ConvertService final : public v1::OnnxConvert::Service {
   absl::Time last_answer() const { return absl::FromUnixNanos(last_answer_ns_.load()); }
   // Bytes charged to the memory budget now.
   int64_t inflight_bytes() const { return memory_->in_use(); }
-  // Calls refused for `reason` so far ("max_model_bytes", "inflight_bytes",
-  // "max_concurrent", "work_bytes").
+  // Calls refused for `reason` so far ("max_model_bytes", "max_upload_bytes",
+  // "inflight_bytes", "max_concurrent", "work_bytes").
   int64_t rejections(absl::string_view reason) const { return metrics_.Rejections(reason); }
   // Waits until no model call's work runs (abandoned work included) or
   // `deadline` passes; true when idle.
@@ -187,7 +187,7 @@ class ConvertService final : public v1::OnnxConvert::Service {
   absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> Admit(CallRecord& call, int64_t model_bytes);
   // Charges streamed `chunk` of `call` against the disk budget (`disk`) and,
   // for model bytes, the memory budget; RESOURCE_EXHAUSTED when either is
-  // full.
+  // full, or when the upload passes max_model_bytes or max_upload_bytes.
   absl::Status AdmitChunk(CallRecord& call, ByteBudget::Charge& disk, const v1::Chunk& chunk);
   // Counts and logs the refusal of `call` for `reason`; RESOURCE_EXHAUSTED
   // with `message`, and a retry delay unless the call can never fit.

@@ -384,6 +384,35 @@ TEST_F(ServiceTest, CallsPastTheMemoryBudgetAreResourceExhaustedWithARetryDelay)
   EXPECT_TRUE(Eventually([&] { return server_->service().inflight_bytes() == 0; }));
 }
 
+TEST_F(ServiceTest, StreamedUploadsPastALimitAreRefusedCountedAndLogged) {
+  const std::string& model = testing::TinyCnnBytes();
+  const int64_t under = static_cast<int64_t>(model.size()) / 2;
+  struct Case {
+    const char* reason;
+    int64_t max_model_bytes;
+    int64_t max_upload_bytes;
+    int64_t max_work_bytes;
+    bool retry;  // room may free up
+  };
+  const Case kCases[] = {
+      {"max_model_bytes", under, int64_t{1} << 30, 0, false},
+      {"max_upload_bytes", int64_t{1} << 30, under, 0, false},
+      {"work_bytes", int64_t{1} << 30, int64_t{1} << 30, under, true},
+  };
+  for (const Case& c : kCases) {
+    ServiceOptions options;
+    options.max_model_bytes = c.max_model_bytes;
+    options.max_upload_bytes = c.max_upload_bytes;
+    options.max_work_bytes = c.max_work_bytes;
+    Start(options);
+    grpc::Status status = StreamModel(*Stub(), model, 13);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << c.reason;
+    EXPECT_EQ(RetryDelayOf(status).has_value(), c.retry) << c.reason;
+    EXPECT_EQ(server_->service().rejections(c.reason), 1) << c.reason;
+    EXPECT_TRUE(absl::StrContains(log_.str(), absl::StrCat("reason=", c.reason))) << log_.str();
+  }
+}
+
 TEST_F(ServiceTest, UploadsPastTheWorkBytesAreResourceExhaustedWithARetryDelay) {
   const std::string& small = testing::TinyCnnBytes();
   ServiceOptions options;
