@@ -37,6 +37,9 @@ OC_SAME_CODE(kDataLoss, DATA_LOSS);
 OC_SAME_CODE(kUnauthenticated, UNAUTHENTICATED);
 #undef OC_SAME_CODE
 
+// The type URL of google.rpc.RetryInfo, in Any and as an absl payload.
+constexpr char kRetryInfoType[] = "type.googleapis.com/google.rpc.RetryInfo";
+
 constexpr absl::string_view kNodeMark = " \xE2\x80\xBA node ";
 
 bool CarriesConversionError(absl::StatusCode code) {
@@ -94,6 +97,28 @@ std::string BoundedDetails(grpc::StatusCode code, const std::string& message,
   return "";
 }
 
+// The serialized google.rpc.Status holding the RetryInfo `retry_info`
+// (serialized).
+std::string RetryDetails(grpc::StatusCode code, const std::string& message,
+                         const absl::Cord& retry_info) {
+  google::rpc::Status details;
+  details.set_code(static_cast<int>(code));
+  details.set_message(message);
+  google::protobuf::Any* any = details.add_details();
+  any->set_type_url(kRetryInfoType);
+  any->set_value(std::string(retry_info));
+  return details.SerializeAsString();
+}
+
+// The google.rpc.Status in `status`'s error details, if it parses.
+std::optional<google::rpc::Status> DetailsOf(const grpc::Status& status) {
+  google::rpc::Status details;
+  if (status.error_details().empty() || !details.ParseFromString(status.error_details())) {
+    return std::nullopt;
+  }
+  return details;
+}
+
 }  // namespace
 
 const char* StatusCodeName(grpc::StatusCode code) {
@@ -130,6 +155,9 @@ v1::ConversionError ParseConversionError(absl::string_view message) {
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   auto code = static_cast<grpc::StatusCode>(status.code());
   std::string message = Abbreviate(status.message(), kMaxStatusMessageBytes);
+  if (auto retry = status.GetPayload(kRetryInfoType)) {
+    return grpc::Status(code, message, RetryDetails(code, message, *retry));
+  }
   if (!CarriesConversionError(status.code())) return grpc::Status(code, message);
   return grpc::Status(code, message,
                       BoundedDetails(code, message, ParseConversionError(status.message())));
@@ -140,12 +168,32 @@ absl::Status FromGrpcStatus(const grpc::Status& status) {
                       StripRequestId(status.error_message()));
 }
 
-std::optional<v1::ConversionError> ConversionErrorOf(const grpc::Status& status) {
-  google::rpc::Status details;
-  if (status.error_details().empty() || !details.ParseFromString(status.error_details())) {
-    return std::nullopt;
+absl::Status WithRetryDelay(absl::Status status, absl::Duration delay) {
+  google::rpc::RetryInfo info;
+  int64_t nanos = absl::ToInt64Nanoseconds(delay);
+  info.mutable_retry_delay()->set_seconds(nanos / 1000000000);
+  info.mutable_retry_delay()->set_nanos(static_cast<int32_t>(nanos % 1000000000));
+  status.SetPayload(kRetryInfoType, absl::Cord(info.SerializeAsString()));
+  return status;
+}
+
+std::optional<absl::Duration> RetryDelayOf(const grpc::Status& status) {
+  std::optional<google::rpc::Status> details = DetailsOf(status);
+  if (!details) return std::nullopt;
+  for (const google::protobuf::Any& any : details->details()) {
+    google::rpc::RetryInfo info;
+    if (any.Is<google::rpc::RetryInfo>() && any.UnpackTo(&info)) {
+      return absl::Seconds(info.retry_delay().seconds()) +
+             absl::Nanoseconds(info.retry_delay().nanos());
+    }
   }
-  for (const google::protobuf::Any& any : details.details()) {
+  return std::nullopt;
+}
+
+std::optional<v1::ConversionError> ConversionErrorOf(const grpc::Status& status) {
+  std::optional<google::rpc::Status> details = DetailsOf(status);
+  if (!details) return std::nullopt;
+  for (const google::protobuf::Any& any : details->details()) {
     v1::ConversionError error;
     if (any.Is<v1::ConversionError>() && any.UnpackTo(&error)) return error;
   }

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "grpcpp/support/status.h"
 #include "proto/onnx_convert_service.pb.h"
 
@@ -39,6 +40,14 @@ v1::ConversionError ParseConversionError(absl::string_view message);
 
 // The canonical name of `code`, e.g. "INVALID_ARGUMENT".
 const char* StatusCodeName(grpc::StatusCode code);
+
+// `status` carrying a google.rpc.RetryInfo of `delay` (as an absl payload);
+// ToGrpcStatus sends it in the error details.
+absl::Status WithRetryDelay(absl::Status status, absl::Duration delay);
+
+// The retry delay of the google.rpc.RetryInfo in `status`'s error details,
+// if any.
+std::optional<absl::Duration> RetryDelayOf(const grpc::Status& status);
 
 // The ConversionError attached to `status` by ToGrpcStatus, if any.
 std::optional<v1::ConversionError> ConversionErrorOf(const grpc::Status& status);

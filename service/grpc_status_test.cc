@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "proto/rpc_status.pb.h"
 #include "service/model_work.h"
 #include "service/testing/test_models.h"
 
@@ -71,6 +72,24 @@ TEST(GrpcStatusTest, LongMessagesAndTheirDetailsAreBounded) {
   EXPECT_EQ(error->message().substr(0, 20), message.substr(0, 20));
   // A short message is kept as it is.
   EXPECT_EQ(ToGrpcStatus(absl::InternalError("short")).error_message(), "short");
+}
+
+TEST(GrpcStatusTest, RetryDelayTravelsAsGoogleRpcRetryInfo) {
+  for (absl::Duration delay :
+       {absl::Seconds(1), absl::Milliseconds(250), absl::Seconds(3) + absl::Nanoseconds(7)}) {
+    grpc::Status rpc =
+        ToGrpcStatus(WithRetryDelay(absl::ResourceExhaustedError("busy"), delay));
+    EXPECT_EQ(rpc.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_EQ(rpc.error_message(), "busy");
+    EXPECT_EQ(RetryDelayOf(rpc), delay);
+    // What any gRPC client's rich-status support decodes.
+    google::rpc::Status details;
+    ASSERT_TRUE(details.ParseFromString(rpc.error_details()));
+    EXPECT_EQ(details.code(), static_cast<int>(grpc::StatusCode::RESOURCE_EXHAUSTED));
+    ASSERT_EQ(details.details_size(), 1);
+    EXPECT_EQ(details.details(0).type_url(), "type.googleapis.com/google.rpc.RetryInfo");
+  }
+  EXPECT_FALSE(RetryDelayOf(ToGrpcStatus(absl::ResourceExhaustedError("no hint"))));
 }
 
 }  // namespace

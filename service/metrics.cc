@@ -71,6 +71,19 @@ Metrics::MethodStats& Metrics::StatsOf(absl::string_view method) {
   return it->second;
 }
 
+void Metrics::RecordRejection(absl::string_view reason) {
+  absl::MutexLock lock(&mu_);
+  auto it = rejections_.find(reason);
+  if (it == rejections_.end()) it = rejections_.emplace(std::string(reason), 0).first;
+  ++it->second;
+}
+
+int64_t Metrics::Rejections(absl::string_view reason) const {
+  absl::MutexLock lock(&mu_);
+  auto it = rejections_.find(reason);
+  return it == rejections_.end() ? 0 : it->second;
+}
+
 v1::MetricsResponse Metrics::Snapshot(int64_t in_flight, int64_t running_workers) const {
   v1::MetricsResponse response;
   {
@@ -103,6 +116,14 @@ v1::MetricsResponse Metrics::Snapshot(int64_t in_flight, int64_t running_workers
   response.set_uptime_seconds(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
   response.set_text(MetricsToText(response));
+  absl::MutexLock lock(&mu_);
+  absl::StrAppend(response.mutable_text(), "# HELP ", kPrefix,
+                  "rejections_total Calls refused, by reason.\n", "# TYPE ", kPrefix,
+                  "rejections_total counter\n");
+  for (const auto& [reason, count] : rejections_) {
+    absl::StrAppend(response.mutable_text(), kPrefix, "rejections_total{reason=\"", reason,
+                    "\"} ", count, "\n");
+  }
   return response;
 }
 

@@ -29,6 +29,12 @@ class Metrics {
   // Adds to the bytes one call of `method` received and sent.
   void RecordBytes(absl::string_view method, int64_t bytes_in, int64_t bytes_out);
 
+  // Records one call refused for `reason` (e.g. "inflight_bytes"), before
+  // or while it was handled.
+  void RecordRejection(absl::string_view reason);
+  // Calls refused for `reason` so far.
+  int64_t Rejections(absl::string_view reason) const;
+
   // Everything recorded so far, with the two gauges the caller keeps, and
   // the same figures in the Prometheus text format.
   v1::MetricsResponse Snapshot(int64_t in_flight, int64_t running_workers) const;
@@ -50,6 +56,7 @@ class Metrics {
   const std::chrono::steady_clock::time_point start_;
   mutable absl::Mutex mu_;
   std::map<std::string, MethodStats, std::less<>> methods_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int64_t, std::less<>> rejections_ ABSL_GUARDED_BY(mu_);
 };
 
 // `response` in the Prometheus text exposition format.

@@ -65,5 +65,21 @@ TEST(MetricsTest, BytesAddUpByMethod) {
             std::string::npos);
 }
 
+TEST(MetricsTest, RejectionsAreCountedByReason) {
+  Metrics metrics;
+  for (const char* reason : {"inflight_bytes", "max_concurrent", "inflight_bytes"}) {
+    metrics.RecordRejection(reason);
+  }
+  EXPECT_EQ(metrics.Rejections("inflight_bytes"), 2);
+  EXPECT_EQ(metrics.Rejections("max_concurrent"), 1);
+  EXPECT_EQ(metrics.Rejections("work_bytes"), 0);
+  std::string text = metrics.Snapshot(0, 0).text();
+  EXPECT_NE(text.find("# TYPE onnx_convert_rejections_total counter\n"), std::string::npos);
+  EXPECT_NE(text.find("onnx_convert_rejections_total{reason=\"inflight_bytes\"} 2\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("onnx_convert_rejections_total{reason=\"max_concurrent\"} 1\n"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace onnxconvert::service

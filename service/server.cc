@@ -55,6 +55,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   grpc::ServerBuilder builder;
   std::string address = ListenAddress(opts.address, opts.port);
   builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &server->port_);
+  // gRPC sets SO_REUSEPORT by default: a second server on a port in use
+  // would then bind it too and silently take part of its calls.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(static_cast<int>(opts.max_message_bytes));
   // Answers are bounded by the model limit, not the message limit: the
   // report of a million converted nodes alone is over 100 MB.
@@ -66,8 +69,11 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   }
   builder.RegisterService(server->service_.get());
   server->server_ = builder.BuildAndStart();
-  if (server->server_ == nullptr || server->port_ == 0) {
-    return absl::UnavailableError(absl::StrCat("cannot listen on ", address));
+  if (server->server_ == nullptr || server->port_ == 0 ||
+      (opts.port != 0 && server->port_ != opts.port)) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot listen on ", address,
+        opts.port != 0 ? " (is the port in use by another process?)" : ""));
   }
   SetServing(*server->server_, true);
   return server;
@@ -85,6 +91,7 @@ std::shared_ptr<grpc::Channel> Server::InProcessChannel() {
 bool Server::Shutdown() {
   if (shut_down_) return service_->WaitIdle(absl::Now());
   shut_down_ = true;
+  if (server_ == nullptr) return true;  // it never started
   absl::Time deadline = absl::Now() + options_.grace;
   service_->StartDraining();
   SetServing(*server_, false);

@@ -21,8 +21,10 @@
 #include "ir/model_io.h"
 #include "ir/status_macros.h"
 #include "service/metrics_http.h"
+#include "service/admission.h"
 #include "service/model_tasks.h"
 #include "service/server.h"
+#include "service/work_dir.h"
 #include "service/worker_pool.h"
 
 ABSL_FLAG(std::string, address, "127.0.0.1", "Address to listen on (0.0.0.0 for all).");
@@ -37,12 +39,22 @@ ABSL_FLAG(int64_t, max_upload_bytes, int64_t{64} << 30,
           "Largest ConvertStream upload, model and external data together.");
 ABSL_FLAG(int, max_concurrent, 4,
           "Model calls running at once; more get RESOURCE_EXHAUSTED. 0: no limit.");
+ABSL_FLAG(int64_t, max_inflight_bytes, -1,
+          "Memory budget of the model calls in flight, in bytes: each is charged 5x its "
+          "model + 8 MiB before it runs, and one past the budget gets RESOURCE_EXHAUSTED "
+          "with a retry delay. -1: half the memory of the cgroup (or machine); 0: no limit.");
+ABSL_FLAG(int64_t, max_work_bytes, 0,
+          "Disk budget of ConvertStream files in the work folder, in bytes (each uploaded "
+          "byte counts twice: the upload and its output); an upload past it gets "
+          "RESOURCE_EXHAUSTED with a retry delay. 0: no limit.");
 ABSL_FLAG(int64_t, default_deadline_ms, 0,
           "Deadline of calls whose client set none, in ms; 0: none.");
 ABSL_FLAG(int64_t, grace_ms, 10000,
           "On SIGTERM/SIGINT, how long calls in flight may take to finish.");
 ABSL_FLAG(std::string, work_dir, "",
-          "Directory for ConvertStream files; default $TMPDIR or /tmp.");
+          "Directory for ConvertStream files; default $TMPDIR or /tmp. The server works in "
+          "a subfolder of its own (onnx-convert-<pid>-<start>), removed at exit; those of "
+          "servers no longer running are removed at start.");
 ABSL_FLAG(bool, log_requests, true, "Write one line per call to stderr.");
 ABSL_FLAG(std::string, log_format, "text",
           "Format of the --log_requests lines: text, or json (one object per call).");
@@ -81,6 +93,20 @@ absl::StatusOr<std::shared_ptr<onnxconvert::service::WorkerPool>> StartWorkers()
   return std::shared_ptr<onnxconvert::service::WorkerPool>(std::move(started));
 }
 
+// This process's work folder under --work_dir, the folders of servers no
+// longer running removed first.
+absl::StatusOr<std::unique_ptr<onnxconvert::service::ProcessWorkDir>> StartWorkDir() {
+  std::string parent = absl::GetFlag(FLAGS_work_dir);
+  if (parent.empty()) parent = DefaultWorkDir();
+  std::vector<std::string> removed;
+  auto work_dir = onnxconvert::service::ProcessWorkDir::Create(parent, &removed);
+  for (const std::string& path : removed) {
+    std::cerr << "onnx-convert-server: removed the work folder of a server no longer running: "
+              << path << std::endl;
+  }
+  return work_dir;
+}
+
 onnxconvert::service::ServerOptions OptionsFromFlags() {
   onnxconvert::service::ServerOptions options;
   options.address = absl::GetFlag(FLAGS_address);
@@ -93,8 +119,10 @@ onnxconvert::service::ServerOptions OptionsFromFlags() {
   service.max_upload_bytes = absl::GetFlag(FLAGS_max_upload_bytes);
   service.max_concurrent = absl::GetFlag(FLAGS_max_concurrent);
   service.default_deadline = absl::Milliseconds(absl::GetFlag(FLAGS_default_deadline_ms));
-  service.work_dir = absl::GetFlag(FLAGS_work_dir);
-  if (service.work_dir.empty()) service.work_dir = DefaultWorkDir();
+  int64_t inflight = absl::GetFlag(FLAGS_max_inflight_bytes);
+  service.max_inflight_bytes =
+      inflight < 0 ? onnxconvert::service::DefaultInflightBytes() : inflight;
+  service.max_work_bytes = absl::GetFlag(FLAGS_max_work_bytes);
   service.log = absl::GetFlag(FLAGS_log_requests) ? &std::cerr : nullptr;
   service.log_json = absl::GetFlag(FLAGS_log_format) == "json";
   service.testing_crash_hooks = absl::GetFlag(FLAGS_testing_crash_hooks);
@@ -152,8 +180,15 @@ int main(int argc, char** argv) {
               << (memory_mb > 0 ? absl::StrCat(memory_mb, " MiB") : "none") << " each"
               << std::endl;
   }
+  // After the workers are forked, so that none of them holds its lock.
+  auto work_dir = StartWorkDir();
+  if (!work_dir.ok()) {
+    std::cerr << "onnx-convert-server: " << work_dir.status().message() << "\n";
+    return 2;
+  }
   onnxconvert::service::ServerOptions options = OptionsFromFlags();
   options.service.workers = *workers;
+  options.service.work_dir = (*work_dir)->path();
   auto server = onnxconvert::service::Server::Start(options);
   if (!server.ok()) {
     std::cerr << "onnx-convert-server: " << server.status().message() << "\n";
@@ -168,6 +203,12 @@ int main(int argc, char** argv) {
     std::cerr << "onnx-convert-server: metrics on http://" << options.address << ":"
               << (*metrics_http)->port() << "/metrics" << std::endl;
   }
+  std::cerr << "onnx-convert-server: work folder " << options.service.work_dir
+            << "; memory budget "
+            << (options.service.max_inflight_bytes > 0
+                    ? absl::StrCat(options.service.max_inflight_bytes, " bytes")
+                    : "none")
+            << std::endl;
   std::cerr << "onnx-convert-server: listening on " << options.address << ":"
             << (*server)->port() << std::endl;
   int signal = onnxconvert::service::WaitForTerminationSignal();
@@ -179,7 +220,11 @@ int main(int argc, char** argv) {
             << (idle ? "" : "; abandoned work was still running") << std::endl;
   // Work abandoned past the grace period may still be running on detached
   // threads: leave without running static destructors under it.
-  if (!idle) std::_Exit(0);
+  if (!idle) {
+    (*work_dir)->Remove();
+    std::_Exit(0);
+  }
   server->reset();
+  work_dir->reset();
   return 0;
 }

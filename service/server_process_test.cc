@@ -4,6 +4,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -476,6 +477,111 @@ TEST(ServerProcessTest, InProcessServerAnswersExceptionsAndKeepsServing) {
   status = ConvertAs(server, "segv-1", testing::TinyCnnBytes(), 17, "segv");
   EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << status.error_message();
   status = ConvertAs(server, "after", testing::TinyCnnBytes(), 17);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
+// The process work folders (onnx-convert-<pid>-<start>) under `parent`.
+std::vector<std::string> ProcessWorkDirs(const std::filesystem::path& parent) {
+  std::vector<std::string> dirs;
+  for (const auto& entry : std::filesystem::directory_iterator(parent)) {
+    std::string name = entry.path().filename().string();
+    if (absl::StartsWith(name, "onnx-convert-")) dirs.push_back(name);
+  }
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
+// True when some file under `dir` holds at least one byte.
+bool HoldsAnUploadedByte(const std::filesystem::path& dir) {
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file(ec) && it->file_size(ec) > 0) return true;
+  }
+  return false;
+}
+
+TEST(ServerProcessTest, WorkFolderOfAKilledServerIsRemovedByTheNextAndItsOwnAtExit) {
+  std::filesystem::path shared = onnxconvert::testing::FreshTestDir("process_work_shared");
+  std::string flag = absl::StrCat("--work_dir=", shared.string());
+  ServerProcess first("process_work_first", {flag});
+  std::vector<std::string> first_dirs = ProcessWorkDirs(shared);
+  ASSERT_EQ(first_dirs.size(), 1u);
+  EXPECT_TRUE(absl::StartsWith(first_dirs[0], absl::StrCat("onnx-convert-", first.pid(), "-")))
+      << first_dirs[0];
+  // An upload under way when the server is killed.
+  grpc::ClientContext context;
+  auto stub = first.Stub();
+  auto stream = stub->ConvertStream(&context);
+  v1::ConvertStreamRequest message;
+  message.mutable_header()->mutable_options()->set_target_opset(17);
+  ASSERT_TRUE(stream->Write(message));
+  message.mutable_chunk()->set_data(std::string(256 << 10, 'x'));
+  ASSERT_TRUE(stream->Write(message));
+  ASSERT_TRUE(Eventually([&] { return HoldsAnUploadedByte(shared / first_dirs[0]); }));
+  first.Signal(SIGKILL);
+  first.Wait();
+  context.TryCancel();
+  stream->Finish();
+  ASSERT_EQ(ProcessWorkDirs(shared), first_dirs);  // left behind
+
+  ServerProcess second("process_work_second", {flag});
+  std::vector<std::string> second_dirs = ProcessWorkDirs(shared);
+  ASSERT_EQ(second_dirs.size(), 1u);
+  EXPECT_TRUE(absl::StartsWith(second_dirs[0], absl::StrCat("onnx-convert-", second.pid(), "-")))
+      << second_dirs[0];
+  EXPECT_TRUE(absl::StrContains(second.Stderr(), first_dirs[0])) << second.Stderr();
+  grpc::Status status = ConvertAs(second, "after", testing::TinyCnnBytes(), 17);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  second.Signal(SIGTERM);
+  EXPECT_EQ(second.Wait(), 0);
+  EXPECT_TRUE(ProcessWorkDirs(shared).empty());
+}
+
+// Runs onnx-convert-server with `flags` until it exits (up to 30 s, then
+// kills it); its exit code (-1 if it did not exit) and its stderr.
+std::pair<int, std::string> RunServerToExit(const std::string& name,
+                                            std::vector<std::string> flags) {
+  std::filesystem::path dir = onnxconvert::testing::FreshTestDir(name);
+  std::string stderr_path = (dir / "stderr.txt").string();
+  std::vector<std::string> args = {"service/onnx-convert-server",
+                                   absl::StrCat("--work_dir=", dir.string())};
+  args.insert(args.end(), flags.begin(), flags.end());
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  int code = -1;
+  bool exited = Eventually([&] {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) != pid) return false;
+    code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return true;
+  });
+  if (!exited) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  return {code, onnxconvert::testing::ReadTestFile(stderr_path)};
+}
+
+TEST(ServerProcessTest, SecondServerOnAPortInUseRefusesToStart) {
+  ServerProcess first("process_port_first", {});
+  auto [code, text] =
+      RunServerToExit("process_port_second", {absl::StrCat("--port=", first.port())});
+  EXPECT_NE(code, 0) << text;
+  EXPECT_NE(code, -1) << "the second server did not exit: " << text;
+  EXPECT_TRUE(absl::StrContains(text, absl::StrCat("cannot listen on 127.0.0.1:", first.port())))
+      << text;
+  EXPECT_FALSE(absl::StrContains(text, "listening on")) << text;
+  // The first still serves.
+  grpc::Status status = ConvertAs(first, "still", testing::TinyCnnBytes(), 17);
   EXPECT_TRUE(status.ok()) << status.error_message();
 }
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <iostream>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -21,6 +22,7 @@
 #include "service/request_log.h"
 #include "service/request_guard.h"
 #include "service/stream_files.h"
+#include "service/transport_counts.h"
 
 namespace onnxconvert::service {
 namespace {
@@ -34,17 +36,20 @@ std::string ModelLabel(const std::string& name) {
 }
 
 // Receives the chunks after the header into `workspace`, until the client
-// half-closes.
+// half-closes; `admit` accepts or refuses each chunk first.
 absl::Status ReceiveUpload(grpc::ServerContext* context,
                            grpc::ServerReaderWriter<v1::ConvertStreamResponse,
                                                     v1::ConvertStreamRequest>& stream,
-                           const WaitLimits& limits, StreamWorkspace& workspace) {
+                           const WaitLimits& limits,
+                           absl::FunctionRef<absl::Status(const v1::Chunk&)> admit,
+                           StreamWorkspace& workspace) {
   v1::ConvertStreamRequest message;
   while (stream.Read(&message)) {
     if (!message.has_chunk()) {
       return absl::InvalidArgumentError(
           "ConvertStream: every message after the header must be a chunk");
     }
+    OC_RETURN_IF_ERROR(admit(message.chunk()));
     OC_RETURN_IF_ERROR(workspace.Append(message.chunk().name(), message.chunk().data()));
     if (absl::Now() >= limits.deadline) {
       return absl::DeadlineExceededError("the deadline passed during the upload");
@@ -90,10 +95,29 @@ absl::Status SendOutput(const StreamOutput& output, const StreamWorkspace& works
   return absl::OkStatus();
 }
 
+// gRPC's own counts in the Prometheus text format: among the calls it
+// ended without a handler's answer are those refused before any handler
+// ran (a message over --max_message_bytes; see transport_counts.h).
+void AppendTransportText(std::string& text) {
+  std::optional<TransportCalls> calls = TransportCallCounts();
+  if (!calls) return;
+  absl::StrAppend(
+      &text, "# HELP onnx_convert_grpc_calls_started_total Calls gRPC started (channelz).\n",
+      "# TYPE onnx_convert_grpc_calls_started_total counter\n",
+      "onnx_convert_grpc_calls_started_total ", calls->started, "\n",
+      "# HELP onnx_convert_grpc_calls_failed_total Calls gRPC ended without a handler's answer "
+      "(channelz): messages over --max_message_bytes, cancelled calls, lost connections.\n",
+      "# TYPE onnx_convert_grpc_calls_failed_total counter\n",
+      "onnx_convert_grpc_calls_failed_total ", calls->failed, "\n");
+}
+
 }  // namespace
 
 ConvertService::ConvertService(ServiceOptions options)
-    : options_(std::move(options)), slots_(WorkSlots::Create(options_.max_concurrent)) {}
+    : options_(std::move(options)),
+      slots_(WorkSlots::Create(options_.max_concurrent)),
+      memory_(ByteBudget::Create(options_.max_inflight_bytes, /*lone_charge_may_exceed=*/true)),
+      disk_(ByteBudget::Create(options_.max_work_bytes, /*lone_charge_may_exceed=*/false)) {}
 
 void ConvertService::StartDraining() { draining_.store(true); }
 
@@ -136,7 +160,8 @@ grpc::Status ConvertService::Handle(grpc::ServerContext* context, absl::string_v
     calls_.erase(&call);
   }
   last_answer_ns_.store(absl::ToUnixNanos(absl::Now()));
-  in_flight_.fetch_sub(1);
+  call.memory.reset();
+  if (in_flight_.fetch_sub(1) == 1) trimmer_.Idle();
   grpc::Status answer = ToGrpcStatus(status);
   if (!answer.ok()) {
     answer = grpc::Status(answer.error_code(), WithRequestId(answer.error_message(), call.id),
@@ -192,22 +217,93 @@ void ConvertService::LogJson(const CallRecord& call, const grpc::Status& status,
   *options_.log << line << "\n" << std::flush;
 }
 
-absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> ConvertService::AcquireSlot() {
+absl::Status ConvertService::Reject(const CallRecord& call, absl::string_view reason,
+                                    std::string message, bool retry) {
+  metrics_.RecordRejection(reason);
+  std::string line = absl::StrFormat("onnx-convert-server: rejected id=%s method=%s reason=%s: %s",
+                                     call.id, call.method, reason, message);
+  {
+    absl::MutexLock lock(&log_mu_);
+    std::ostream& out = options_.log != nullptr ? *options_.log : std::cerr;
+    out << line << "\n" << std::flush;
+  }
+  absl::Status status = absl::ResourceExhaustedError(std::move(message));
+  return retry ? WithRetryDelay(std::move(status), options_.retry_delay) : status;
+}
+
+absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> ConvertService::AcquireSlot(
+    const CallRecord& call) {
   std::shared_ptr<WorkSlots::Slot> slot = slots_->TryAcquire();
   if (slot == nullptr) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("the server is busy: all ", slots_->capacity(),
-                     " model calls allowed at once (--max_concurrent) are running"));
+    return Reject(call, "max_concurrent",
+                  absl::StrCat("the server is busy: all ", slots_->capacity(),
+                               " model calls allowed at once (--max_concurrent) are running"));
   }
   return slot;
 }
 
-absl::Status ConvertService::RefuseOversized(int64_t bytes) const {
+absl::Status ConvertService::RefuseOversized(const CallRecord& call, int64_t bytes) {
   if (bytes <= options_.max_model_bytes) return absl::OkStatus();
-  return absl::ResourceExhaustedError(absl::StrCat("the model is ", bytes,
-                                                   " bytes, over the server's limit of ",
-                                                   options_.max_model_bytes,
-                                                   " bytes (--max_model_bytes)"));
+  return Reject(call, "max_model_bytes",
+                absl::StrCat("the model is ", bytes, " bytes, over the server's limit of ",
+                             options_.max_model_bytes, " bytes (--max_model_bytes)"),
+                /*retry=*/false);
+}
+
+absl::Status ConvertService::ChargeMemory(CallRecord& call, int64_t model_bytes) {
+  int64_t charge = ModelCallCharge(model_bytes);
+  call.memory = memory_->TryCharge(charge);
+  if (call.memory != nullptr) return absl::OkStatus();
+  return Reject(call, "inflight_bytes",
+                absl::StrCat("the server's memory budget is taken: this call needs an "
+                             "estimated ",
+                             charge, " bytes for its model of ", model_bytes, " bytes; ",
+                             memory_->in_use(), " of ", memory_->capacity(),
+                             " bytes (--max_inflight_bytes) are held by calls in flight"));
+}
+
+absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> ConvertService::Admit(CallRecord& call,
+                                                                      int64_t model_bytes) {
+  OC_RETURN_IF_ERROR(RefuseOversized(call, model_bytes));
+  OC_RETURN_IF_ERROR(ChargeMemory(call, model_bytes));
+  return AcquireSlot(call);
+}
+
+absl::Status ConvertService::AdmitChunk(CallRecord& call, ByteBudget::Charge& disk,
+                                        const v1::Chunk& chunk) {
+  int64_t bytes = static_cast<int64_t>(chunk.data().size());
+  // What has arrived so far, as the charges count it.
+  int64_t model_bytes = (call.memory->bytes() - kChargePerCall) / kChargePerModelByte;
+  int64_t upload_bytes = disk.bytes() / 2;
+  if (chunk.name().empty() && model_bytes + bytes > options_.max_model_bytes) {
+    return Reject(call, "max_model_bytes",
+                  absl::StrCat("the model is over the server's limit of ",
+                               options_.max_model_bytes, " bytes (--max_model_bytes)"),
+                  /*retry=*/false);
+  }
+  if (upload_bytes + bytes > options_.max_upload_bytes) {
+    return Reject(call, "max_upload_bytes",
+                  absl::StrCat("the upload is over the server's limit of ",
+                               options_.max_upload_bytes, " bytes (--max_upload_bytes)"),
+                  /*retry=*/false);
+  }
+  // The upload, and the output it becomes.
+  if (!disk.Grow(2 * bytes)) {
+    return Reject(call, "work_bytes",
+                  absl::StrCat("the server's work folder is full: this upload holds ",
+                               upload_bytes, " bytes and a chunk of ", bytes,
+                               " more would take the ", disk_->in_use(), " bytes in use past ",
+                               disk_->capacity(), " bytes (--max_work_bytes)"));
+  }
+  if (chunk.name().empty() && !call.memory->Grow(kChargePerModelByte * bytes)) {
+    return Reject(call, "inflight_bytes",
+                  absl::StrCat("the server's memory budget is taken: this call's model has "
+                               "reached ",
+                               model_bytes + bytes,
+                               " bytes; ", memory_->in_use(), " of ", memory_->capacity(),
+                               " bytes (--max_inflight_bytes) are held by calls in flight"));
+  }
+  return absl::OkStatus();
 }
 
 WaitLimits ConvertService::LimitsFor(grpc::ServerContext* context,
@@ -265,7 +361,8 @@ absl::StatusOr<ModelAnswer> ConvertService::RunOnWorkerThread(
   auto stop = std::make_shared<std::atomic<bool>>(false);
   absl::Time deadline = limits.deadline;
   std::function<absl::StatusOr<ModelAnswer>()> work = [id = call.id, task = std::move(task),
-                                                       bytes, stop, deadline] {
+                                                       bytes, stop, deadline,
+                                                       charge = call.memory] {
     return GuardRequest(id, [&] {
       return PerformModelTask(task, *bytes,
                               [stop, deadline] { return stop->load() || absl::Now() >= deadline; });
@@ -282,8 +379,7 @@ absl::Status ConvertService::RunConvert(grpc::ServerContext* context,
   call.bytes_in = static_cast<int64_t>(request.model().size());
   call.model_name = request.model_name();
   call.to_opset = request.options().target_opset();
-  OC_RETURN_IF_ERROR(RefuseOversized(call.bytes_in));
-  OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot());
+  OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, Admit(call, call.bytes_in));
   ModelTask task;
   task.kind = plan ? CallKind::kPlan : CallKind::kConvert;
   task.max_model_bytes = options_.max_model_bytes;
@@ -310,13 +406,18 @@ absl::Status ConvertService::RunConvertStream(grpc::ServerContext* context, Stre
   const v1::StreamHeader& header = first.header();
   call.to_opset = header.options().target_opset();
   call.model_name = header.model_name();
-  OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot());
+  // Charged as the model arrives (the header declares no size).
+  OC_RETURN_IF_ERROR(ChargeMemory(call, 0));
+  OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot(call));
+  std::shared_ptr<ByteBudget::Charge> disk = disk_->TryCharge(0);
   UploadLimits limits{options_.max_model_bytes, options_.max_upload_bytes, 4096};
   OC_ASSIGN_OR_RETURN(
       std::shared_ptr<StreamWorkspace> workspace,
       StreamWorkspace::Create(options_.work_dir, ModelFileName(header.model_name()), limits));
   WaitLimits wait = LimitsFor(context, call);
-  absl::Status received = ReceiveUpload(context, stream, wait, *workspace);
+  absl::Status received = ReceiveUpload(
+      context, stream, wait,
+      [&](const v1::Chunk& chunk) { return AdmitChunk(call, *disk, chunk); }, *workspace);
   call.bytes_in = workspace->uploaded_bytes();
   OC_RETURN_IF_ERROR(received);
   ModelTask task;
@@ -371,8 +472,7 @@ absl::Status ConvertService::RunModelCall(grpc::ServerContext* context,
                                           Answer& answer, CallRecord& call) {
   call.bytes_in = static_cast<int64_t>(request.model().size());
   call.model_name = request.model_name();
-  OC_RETURN_IF_ERROR(RefuseOversized(call.bytes_in));
-  OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot());
+  OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, Admit(call, call.bytes_in));
   ModelTask task;
   task.kind = kind;
   task.max_model_bytes = options_.max_model_bytes;
@@ -406,8 +506,7 @@ grpc::Status ConvertService::Rewrite(grpc::ServerContext* context,
   return Handle(context, "Rewrite", [&](CallRecord& call) -> absl::Status {
     call.bytes_in = static_cast<int64_t>(request->model().size());
     call.model_name = request->model_name();
-    OC_RETURN_IF_ERROR(RefuseOversized(call.bytes_in));
-    OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot());
+    OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, Admit(call, call.bytes_in));
     ModelTask task;
     task.kind = CallKind::kRewrite;
     task.max_model_bytes = options_.max_model_bytes;
@@ -439,6 +538,7 @@ grpc::Status ConvertService::Metrics(grpc::ServerContext* context,
   return Handle(context, "Metrics", [&](CallRecord&) {
     // This call is in flight itself; it reports the others.
     *response = metrics_.Snapshot(in_flight_.load() - 1, slots_->in_use());
+    AppendTransportText(*response->mutable_text());
     return absl::OkStatus();
   });
 }

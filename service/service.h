@@ -16,6 +16,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/onnx_convert_service.grpc.pb.h"
+#include "service/admission.h"
 #include "service/metrics.h"
 #include "service/model_tasks.h"
 #include "service/worker.h"
@@ -36,6 +37,20 @@ struct ServiceOptions {
   // once, abandoned ones included; more are refused with
   // RESOURCE_EXHAUSTED. <= 0: no limit.
   int64_t max_concurrent = 4;
+  // Memory budget of the model calls in flight, in bytes: each is charged
+  // an estimate from its model's size before its work starts (see
+  // ModelCallCharge; streamed models as they arrive), and one that does not
+  // fit is refused with RESOURCE_EXHAUSTED and a retry delay. <= 0: no
+  // limit.
+  int64_t max_inflight_bytes = 0;
+  // Disk budget of the streamed calls' files under work_dir: each uploaded
+  // byte is charged twice (the upload and the output it becomes); an upload
+  // past it is refused with RESOURCE_EXHAUSTED and a retry delay. <= 0: no
+  // limit.
+  int64_t max_work_bytes = 0;
+  // The retry delay (google.rpc.RetryInfo) of calls refused for want of
+  // room (budgets, max_concurrent).
+  absl::Duration retry_delay = absl::Seconds(1);
   // Deadline of calls whose client set none; zero: none.
   absl::Duration default_deadline = absl::ZeroDuration();
   // Where ConvertStream keeps the files of a call while it runs.
@@ -43,7 +58,8 @@ struct ServiceOptions {
   // Size of the chunks ConvertStream sends.
   int64_t stream_chunk_bytes = int64_t{1} << 20;
   // Receives one line per call (id, method, sizes, opsets, duration,
-  // status); null: no log.
+  // status); null: no log. Calls refused for want of room get one more line
+  // (reason and sizes), here or else on stderr.
   std::ostream* log = nullptr;
   // Log lines as JSON objects (see request_log.h) rather than text.
   bool log_json = false;
@@ -83,6 +99,11 @@ class ConvertService final : public v1::OnnxConvert::Service {
   int64_t in_flight() const { return in_flight_.load(); }
   // When the last call answered (InfinitePast if none has).
   absl::Time last_answer() const { return absl::FromUnixNanos(last_answer_ns_.load()); }
+  // Bytes charged to the memory budget now.
+  int64_t inflight_bytes() const { return memory_->in_use(); }
+  // Calls refused for `reason` so far ("max_model_bytes", "max_upload_bytes",
+  // "inflight_bytes", "max_concurrent", "work_bytes").
+  int64_t rejections(absl::string_view reason) const { return metrics_.Rejections(reason); }
   // Waits until no model call's work runs (abandoned work included) or
   // `deadline` passes; true when idle.
   bool WaitIdle(absl::Time deadline) const { return slots_->WaitIdle(deadline); }
@@ -129,6 +150,9 @@ class ConvertService final : public v1::OnnxConvert::Service {
     std::string model_name;  // "": not known
     int64_t from_opset = 0;  // 0: not known
     int64_t to_opset = 0;
+    // The call's charge against the memory budget (kept by work that
+    // outlives the call).
+    std::shared_ptr<ByteBudget::Charge> memory;
   };
   using StreamType =
       grpc::ServerReaderWriter<v1::ConvertStreamResponse, v1::ConvertStreamRequest>;
@@ -163,9 +187,23 @@ class ConvertService final : public v1::OnnxConvert::Service {
   absl::Status RunConvertStream(grpc::ServerContext* context, StreamType& stream, CallKind kind,
                                 CallRecord& call);
   // A work slot, or RESOURCE_EXHAUSTED naming the limit.
-  absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> AcquireSlot();
+  absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> AcquireSlot(const CallRecord& call);
   // RESOURCE_EXHAUSTED when `bytes` is past max_model_bytes.
-  absl::Status RefuseOversized(int64_t bytes) const;
+  absl::Status RefuseOversized(const CallRecord& call, int64_t bytes);
+  // Charges `call` for a model of `model_bytes` against the memory budget,
+  // or RESOURCE_EXHAUSTED naming the sizes.
+  absl::Status ChargeMemory(CallRecord& call, int64_t model_bytes);
+  // Admission of a unary model call on `model_bytes`: its size, the memory
+  // budget, a work slot.
+  absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> Admit(CallRecord& call, int64_t model_bytes);
+  // Charges streamed `chunk` of `call` against the disk budget (`disk`) and,
+  // for model bytes, the memory budget; RESOURCE_EXHAUSTED when either is
+  // full, or when the upload passes max_model_bytes or max_upload_bytes.
+  absl::Status AdmitChunk(CallRecord& call, ByteBudget::Charge& disk, const v1::Chunk& chunk);
+  // Counts and logs the refusal of `call` for `reason`; RESOURCE_EXHAUSTED
+  // with `message`, and a retry delay unless the call can never fit.
+  absl::Status Reject(const CallRecord& call, absl::string_view reason, std::string message,
+                      bool retry = true);
   // The call's deadline (or the default one) and its cancellation.
   WaitLimits LimitsFor(grpc::ServerContext* context, const CallRecord& call) const;
   std::string CallId(grpc::ServerContext* context);
@@ -175,6 +213,9 @@ class ConvertService final : public v1::OnnxConvert::Service {
 
   const ServiceOptions options_;
   std::shared_ptr<WorkSlots> slots_;
+  std::shared_ptr<ByteBudget> memory_;
+  std::shared_ptr<ByteBudget> disk_;
+  HeapTrimmer trimmer_;
   service::Metrics metrics_;
   std::atomic<bool> draining_{false};
   std::atomic<int64_t> in_flight_{0};

@@ -286,6 +286,17 @@ TEST_F(ServiceTest, MessagePastTheLimitIsResourceExhausted) {
   grpc::ClientContext context;
   grpc::Status status = Stub()->Convert(&context, Request(testing::TinyCnnBytes(), 13), &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  // Over a loopback port (the in-process channel refuses it on the client
+  // side), gRPC refuses it before any handler runs; channelz counts it.
+  auto stub = v1::OnnxConvert::NewStub(
+      grpc::CreateChannel(Target(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext port_context;
+  status = stub->Convert(&port_context, Request(testing::TinyCnnBytes(), 13), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  absl::StatusOr<v1::MetricsResponse> metrics = InProcessClient()->Metrics();
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_TRUE(absl::StrContains(metrics->text(), "onnx_convert_grpc_calls_failed_total 1\n"))
+      << metrics->text();
 }
 
 TEST_F(ServiceTest, CallsPastMaxConcurrentAreResourceExhausted) {
@@ -305,6 +316,9 @@ TEST_F(ServiceTest, CallsPastMaxConcurrentAreResourceExhausted) {
   grpc::Status status = Stub()->Check(&context, request, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_TRUE(absl::StrContains(status.error_message(), "busy")) << status.error_message();
+  EXPECT_TRUE(RetryDelayOf(status).has_value());
+  EXPECT_EQ(server_->service().rejections("max_concurrent"), 1);
+  EXPECT_TRUE(absl::StrContains(log_.str(), "reason=max_concurrent")) << log_.str();
   slow_context.TryCancel();
   slow.join();
 }
@@ -325,6 +339,131 @@ TEST_F(ServiceTest, InFlightBytesCountTheModelsOfRunningCalls) {
   slow.join();
   // The server answers the cancelled call soon after the client saw it end.
   EXPECT_TRUE(Eventually([&] { return server_->service().in_flight_bytes() == 0; }));
+}
+
+// Streams `bytes` as the model in chunks of 64 KiB; the call's status.
+grpc::Status StreamModel(v1::OnnxConvert::Stub& stub, const std::string& bytes, int64_t target) {
+  grpc::ClientContext context;
+  auto stream = stub.ConvertStream(&context);
+  v1::ConvertStreamRequest message;
+  message.mutable_header()->mutable_options()->set_target_opset(target);
+  message.mutable_header()->set_report_message_only(true);
+  stream->Write(message);
+  constexpr size_t kChunk = 64 << 10;
+  for (size_t at = 0; at < bytes.size(); at += kChunk) {
+    message.mutable_chunk()->set_data(bytes.substr(at, kChunk));
+    if (!stream->Write(message)) break;
+  }
+  stream->WritesDone();
+  v1::ConvertStreamResponse response;
+  while (stream->Read(&response)) {
+  }
+  return stream->Finish();
+}
+
+TEST_F(ServiceTest, CallsPastTheMemoryBudgetAreResourceExhaustedWithARetryDelay) {
+  const std::string& big = SlowModelBytes();
+  const std::string& small = testing::TinyCnnBytes();
+  const int64_t big_charge = ModelCallCharge(static_cast<int64_t>(big.size()));
+  ServiceOptions options;
+  options.max_concurrent = 0;
+  options.max_inflight_bytes = big_charge + 2 * ModelCallCharge(static_cast<int64_t>(small.size()));
+  options.retry_delay = absl::Milliseconds(1500);
+  Start(options);
+  grpc::ClientContext slow_context;
+  std::thread slow([&] {
+    v1::ConvertResponse response;
+    Stub()->Convert(&slow_context, Request(big, 25), &response);
+  });
+  ASSERT_TRUE(Eventually([&] { return server_->service().inflight_bytes() >= big_charge; }));
+  struct Case {
+    const char* name;
+    const std::string* model;
+    bool admitted;
+  };
+  const Case kCases[] = {
+      {"a second big call", &big, false},
+      {"a small call", &small, true},
+      {"another small call", &small, true},
+  };
+  for (const Case& c : kCases) {
+    v1::ConvertResponse response;
+    grpc::ClientContext context;
+    grpc::Status status = Stub()->Convert(&context, Request(*c.model, 13), &response);
+    if (c.admitted) {
+      EXPECT_TRUE(status.ok()) << c.name << ": " << status.error_message();
+      continue;
+    }
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << c.name;
+    EXPECT_EQ(RetryDelayOf(status), absl::Milliseconds(1500)) << c.name;
+    EXPECT_TRUE(absl::StrContains(status.error_message(), "--max_inflight_bytes"))
+        << status.error_message();
+  }
+  EXPECT_EQ(server_->service().rejections("inflight_bytes"), 1);
+  EXPECT_TRUE(absl::StrContains(log_.str(), "reason=inflight_bytes")) << log_.str();
+  slow_context.TryCancel();
+  slow.join();
+  EXPECT_TRUE(Eventually([&] { return server_->service().inflight_bytes() == 0; }));
+}
+
+TEST_F(ServiceTest, StreamedUploadsPastALimitAreRefusedCountedAndLogged) {
+  const std::string& model = testing::TinyCnnBytes();
+  const int64_t under = static_cast<int64_t>(model.size()) / 2;
+  struct Case {
+    const char* reason;
+    int64_t max_model_bytes;
+    int64_t max_upload_bytes;
+    int64_t max_work_bytes;
+    bool retry;  // room may free up
+  };
+  const Case kCases[] = {
+      {"max_model_bytes", under, int64_t{1} << 30, 0, false},
+      {"max_upload_bytes", int64_t{1} << 30, under, 0, false},
+      {"work_bytes", int64_t{1} << 30, int64_t{1} << 30, under, true},
+  };
+  for (const Case& c : kCases) {
+    ServiceOptions options;
+    options.max_model_bytes = c.max_model_bytes;
+    options.max_upload_bytes = c.max_upload_bytes;
+    options.max_work_bytes = c.max_work_bytes;
+    Start(options);
+    grpc::Status status = StreamModel(*Stub(), model, 13);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << c.reason;
+    EXPECT_EQ(RetryDelayOf(status).has_value(), c.retry) << c.reason;
+    EXPECT_EQ(server_->service().rejections(c.reason), 1) << c.reason;
+    EXPECT_TRUE(absl::StrContains(log_.str(), absl::StrCat("reason=", c.reason))) << log_.str();
+  }
+}
+
+TEST_F(ServiceTest, UploadsPastTheWorkBytesAreResourceExhaustedWithARetryDelay) {
+  const std::string& small = testing::TinyCnnBytes();
+  ServiceOptions options;
+  // Each uploaded byte counts twice (upload and output).
+  options.max_work_bytes = 2 * static_cast<int64_t>(small.size()) + 1024;
+  Start(options);
+  struct Case {
+    const char* name;
+    const std::string* model;
+    bool admitted;
+  };
+  const Case kCases[] = {
+      {"small upload", &small, true},
+      {"upload past the budget", &SlowModelBytes(), false},
+      {"small upload after the refusal", &small, true},
+  };
+  for (const Case& c : kCases) {
+    grpc::Status status = StreamModel(*Stub(), *c.model, 13);
+    if (c.admitted) {
+      EXPECT_TRUE(status.ok()) << c.name << ": " << status.error_message();
+      continue;
+    }
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << c.name;
+    EXPECT_TRUE(RetryDelayOf(status).has_value()) << c.name;
+    EXPECT_TRUE(absl::StrContains(status.error_message(), "--max_work_bytes"))
+        << status.error_message();
+  }
+  EXPECT_EQ(server_->service().rejections("work_bytes"), 1);
+  EXPECT_TRUE(absl::StrContains(log_.str(), "reason=work_bytes")) << log_.str();
 }
 
 TEST_F(ServiceTest, CancelledCallReturnsBeforeItsWorkEnds) {

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -148,12 +149,30 @@ void SendReply(int socket, const absl::StatusOr<UniqueFd>& reply, bool retire) {
   (void)SendPacket(socket, packet);
 }
 
-// A worker: answers tasks on `socket` until the server closes it.
+// How long a worker waits for its next task before it gives the heap its
+// last task grew back to the system.
+constexpr int kIdleTrimDelayMs = 200;
+
+// True when `socket` has something to read within `timeout_ms`.
+bool ReadableWithin(int socket, int timeout_ms) {
+  pollfd entry{socket, POLLIN, 0};
+  return poll(&entry, 1, timeout_ms) != 0;
+}
+
+// A worker: answers tasks on `socket` until the server closes it. Idle for
+// kIdleTrimDelayMs after a task, it returns the free heap (malloc_trim), so
+// that a burst of large calls does not leave the workers large.
 [[noreturn]] void RunWorker(int socket, pid_t zygote, const WorkerPoolOptions& options) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != zygote) _exit(0);
   LimitWorker(options.memory_mb);
+  bool worked_since_trim = false;
   for (;;) {
+    if (worked_since_trim && !ReadableWithin(socket, kIdleTrimDelayMs)) {
+      malloc_trim(0);
+      worked_since_trim = false;
+    }
+    worked_since_trim = true;
     absl::StatusOr<std::optional<Packet>> packet = ReceivePacket(socket, sizeof(TaskPacket));
     if (!packet.ok() || !packet->has_value()) _exit(0);
     TaskPacket task{};

@@ -1,0 +1,134 @@
+#include "service/admission.h"
+
+#include <malloc.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+
+namespace onnxconvert::service {
+namespace {
+
+// cgroup v1 states "no limit" as a number near 2^63 (rounded to pages).
+constexpr int64_t kNoLimitAbove = int64_t{1} << 62;
+
+std::optional<int64_t> ReadLimitFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseCgroupMemoryLimit(text.str());
+}
+
+int64_t MachineMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return int64_t{4} << 30;
+  return static_cast<int64_t>(pages) * page_size;
+}
+
+}  // namespace
+
+bool ByteBudget::Charge::Grow(int64_t bytes) {
+  if (!owner_->TryTake(bytes, bytes_)) return false;
+  bytes_ += bytes;
+  return true;
+}
+
+std::shared_ptr<ByteBudget> ByteBudget::Create(int64_t capacity, bool lone_charge_may_exceed) {
+  return std::shared_ptr<ByteBudget>(new ByteBudget(capacity, lone_charge_may_exceed));
+}
+
+std::shared_ptr<ByteBudget::Charge> ByteBudget::TryCharge(int64_t bytes) {
+  if (!TryTake(bytes, 0)) return nullptr;
+  return std::make_shared<Charge>(shared_from_this(), bytes);
+}
+
+bool ByteBudget::TryTake(int64_t bytes, int64_t held) {
+  absl::MutexLock lock(&mu_);
+  bool fits = capacity_ <= 0 || in_use_ + bytes <= capacity_ ||
+              (lone_charge_may_exceed_ && in_use_ == held);
+  if (fits) in_use_ += bytes;
+  return fits;
+}
+
+void ByteBudget::Release(int64_t bytes) {
+  absl::MutexLock lock(&mu_);
+  in_use_ -= bytes;
+}
+
+int64_t ByteBudget::in_use() const {
+  absl::MutexLock lock(&mu_);
+  return in_use_;
+}
+
+int64_t ModelCallCharge(int64_t model_bytes) {
+  return kChargePerModelByte * model_bytes + kChargePerCall;
+}
+
+std::optional<int64_t> ParseCgroupMemoryLimit(absl::string_view text) {
+  int64_t limit = 0;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &limit)) return std::nullopt;
+  if (limit <= 0 || limit >= kNoLimitAbove) return std::nullopt;
+  return limit;
+}
+
+int64_t AvailableMemoryBytes(const std::string& cgroup_root) {
+  int64_t machine = MachineMemoryBytes();
+  for (const char* file : {"/memory.max", "/memory/memory.limit_in_bytes"}) {
+    std::optional<int64_t> limit = ReadLimitFile(cgroup_root + file);
+    if (limit.has_value()) return std::min(*limit, machine);
+  }
+  return machine;
+}
+
+int64_t DefaultInflightBytes() {
+  return static_cast<int64_t>(static_cast<double>(AvailableMemoryBytes()) *
+                              kDefaultBudgetFraction);
+}
+
+HeapTrimmer::HeapTrimmer(absl::Duration min_interval)
+    : min_interval_(min_interval), thread_([this] { Loop(); }) {}
+
+HeapTrimmer::~HeapTrimmer() {
+  {
+    absl::MutexLock lock(&mu_);
+    stop_ = true;
+  }
+  thread_.join();
+}
+
+void HeapTrimmer::Idle() {
+  absl::MutexLock lock(&mu_);
+  requested_ = true;
+}
+
+int64_t HeapTrimmer::trims() const {
+  absl::MutexLock lock(&mu_);
+  return trims_;
+}
+
+void HeapTrimmer::Loop() {
+  absl::Time last = absl::InfinitePast();
+  absl::MutexLock lock(&mu_);
+  while (true) {
+    mu_.Await(absl::Condition(
+        +[](HeapTrimmer* self) { return self->requested_ || self->stop_; }, this));
+    // Rate limit: wait out the interval since the last trim (or a stop).
+    mu_.AwaitWithDeadline(
+        absl::Condition(+[](HeapTrimmer* self) { return self->stop_; }, this),
+        last + min_interval_);
+    if (stop_) return;
+    requested_ = false;
+    mu_.Unlock();
+    malloc_trim(0);
+    last = absl::Now();
+    mu_.Lock();
+    ++trims_;
+  }
+}
+
+}  // namespace onnxconvert::service

@@ -1,0 +1,131 @@
+#ifndef ONNX_CONVERT_SERVICE_ADMISSION_H_
+#define ONNX_CONVERT_SERVICE_ADMISSION_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+// Admission of calls by bytes: a budget of bytes that calls in flight are
+// charged against (memory, or disk of the work folder), the memory a call
+// is expected to take, the default memory budget, and giving the heap back
+// once the server is idle.
+namespace onnxconvert::service {
+
+// Bytes shared by calls in flight. Thread-safe.
+class ByteBudget : public std::enable_shared_from_this<ByteBudget> {
+ public:
+  // Bytes charged to one call; destroying it gives them back.
+  class Charge {
+   public:
+    Charge(std::shared_ptr<ByteBudget> owner, int64_t bytes)
+        : owner_(std::move(owner)), bytes_(bytes) {}
+    ~Charge() { owner_->Release(bytes_); }
+    Charge(const Charge&) = delete;
+    Charge& operator=(const Charge&) = delete;
+
+    // Adds `bytes` to the charge; false (charge unchanged) when the budget
+    // cannot take them.
+    bool Grow(int64_t bytes);
+    // Bytes charged now.
+    int64_t bytes() const { return bytes_; }
+
+   private:
+    std::shared_ptr<ByteBudget> owner_;
+    int64_t bytes_;
+  };
+
+  // A budget of `capacity` bytes (<= 0: no limit, charges are only counted).
+  // With `lone_charge_may_exceed`, a charge past the capacity is still
+  // admitted (and may grow) while it is the only one, so that any one call
+  // can run; without, the capacity is never passed.
+  static std::shared_ptr<ByteBudget> Create(int64_t capacity, bool lone_charge_may_exceed);
+
+  // A charge of `bytes`, or null when it would take the budget past its
+  // capacity.
+  std::shared_ptr<Charge> TryCharge(int64_t bytes);
+  // Bytes charged now.
+  int64_t in_use() const;
+  // The capacity (<= 0: none).
+  int64_t capacity() const { return capacity_; }
+
+ private:
+  ByteBudget(int64_t capacity, bool lone_charge_may_exceed)
+      : capacity_(capacity), lone_charge_may_exceed_(lone_charge_may_exceed) {}
+  // Takes `bytes` more for a charge that holds `held` already.
+  bool TryTake(int64_t bytes, int64_t held);
+  void Release(int64_t bytes);
+
+  const int64_t capacity_;
+  const bool lone_charge_may_exceed_;
+  mutable absl::Mutex mu_;
+  int64_t in_use_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// What a call on a model of `model_bytes` is charged against the memory
+// budget: 5 times the model plus 8 MiB. Measured (bench/service_memory.sh,
+// --workers 0, synthetic chains of 0.1 to 8.4 MB): one call's peak above
+// the baseline grows about 4.3 bytes a model byte (the request, the parsed
+// graph and its converted copy, the answer) over about 5 to 8 MiB of fixed
+// cost (the call's thread and its malloc arena, gRPC's buffers).
+int64_t ModelCallCharge(int64_t model_bytes);
+// The per-model-byte part of ModelCallCharge, for charges that grow as a
+// streamed model arrives.
+inline constexpr int64_t kChargePerModelByte = 5;
+// The fixed part of ModelCallCharge.
+inline constexpr int64_t kChargePerCall = int64_t{8} << 20;
+
+// The memory limit that `text` (the content of cgroup v2's memory.max or
+// v1's memory.limit_in_bytes) states; none for "max" or a value so large
+// that it means no limit (v1 says so with about 2^63), or for text that is
+// not a number.
+std::optional<int64_t> ParseCgroupMemoryLimit(absl::string_view text);
+
+// The memory this process may use: the limit of its cgroup (v2 under
+// `cgroup_root`/memory.max, else v1 under
+// `cgroup_root`/memory/memory.limit_in_bytes), else the machine's memory.
+int64_t AvailableMemoryBytes(const std::string& cgroup_root = "/sys/fs/cgroup");
+
+// The share of AvailableMemoryBytes the default memory budget takes: the
+// rest is for what the budget does not count (the server's and the
+// workers' baseline, allocator slack, the page cache of the work folder).
+inline constexpr double kDefaultBudgetFraction = 0.5;
+
+// The default --max_inflight_bytes: kDefaultBudgetFraction of
+// AvailableMemoryBytes().
+int64_t DefaultInflightBytes();
+
+// Gives the heap's free memory back to the system (malloc_trim) when asked
+// that the process went idle, at most once per `min_interval`, on a thread
+// of its own so that no call waits for it.
+class HeapTrimmer {
+ public:
+  explicit HeapTrimmer(absl::Duration min_interval = absl::Seconds(1));
+  ~HeapTrimmer();
+  HeapTrimmer(const HeapTrimmer&) = delete;
+  HeapTrimmer& operator=(const HeapTrimmer&) = delete;
+
+  // The last call in flight has finished: trim soon.
+  void Idle();
+  // Trims done so far.
+  int64_t trims() const;
+
+ private:
+  void Loop();
+
+  const absl::Duration min_interval_;
+  mutable absl::Mutex mu_;
+  bool requested_ ABSL_GUARDED_BY(mu_) = false;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t trims_ ABSL_GUARDED_BY(mu_) = 0;
+  std::thread thread_;
+};
+
+}  // namespace onnxconvert::service
+
+#endif  // ONNX_CONVERT_SERVICE_ADMISSION_H_

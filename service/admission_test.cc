@@ -1,0 +1,116 @@
+#include "service/admission.h"
+
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/eventually.h"
+#include "tests/test_files.h"
+
+namespace onnxconvert::service {
+namespace {
+
+using ::onnxconvert::testing::Eventually;
+
+TEST(ByteBudgetTest, ChargesFitOrAreRefused) {
+  struct Case {
+    const char* name;
+    int64_t capacity;
+    bool lone_may_exceed;
+    std::vector<int64_t> held;  // charges already taken
+    int64_t asked;
+    bool admitted;
+  };
+  const Case kCases[] = {
+      {"fits", 100, true, {40}, 60, true},
+      {"one byte over", 100, true, {40}, 61, false},
+      {"lone charge past the capacity", 100, true, {}, 500, true},
+      {"lone charge past a hard capacity", 100, false, {}, 500, false},
+      {"no limit", 0, false, {1000}, 1 << 30, true},
+  };
+  for (const Case& c : kCases) {
+    std::shared_ptr<ByteBudget> budget = ByteBudget::Create(c.capacity, c.lone_may_exceed);
+    std::vector<std::shared_ptr<ByteBudget::Charge>> held;
+    for (int64_t bytes : c.held) held.push_back(budget->TryCharge(bytes));
+    std::shared_ptr<ByteBudget::Charge> charge = budget->TryCharge(c.asked);
+    EXPECT_EQ(charge != nullptr, c.admitted) << c.name;
+    int64_t expected_in_use = c.admitted ? c.asked : 0;
+    for (int64_t bytes : c.held) expected_in_use += bytes;
+    EXPECT_EQ(budget->in_use(), expected_in_use) << c.name;
+  }
+}
+
+TEST(ByteBudgetTest, ChargesGrowWithinTheCapacityAndAreGivenBackWhenDropped) {
+  std::shared_ptr<ByteBudget> budget = ByteBudget::Create(100, /*lone_charge_may_exceed=*/false);
+  std::shared_ptr<ByteBudget::Charge> first = budget->TryCharge(10);
+  std::shared_ptr<ByteBudget::Charge> second = budget->TryCharge(0);
+  EXPECT_TRUE(second->Grow(50));
+  EXPECT_FALSE(first->Grow(41));  // 10 + 50 + 41 > 100
+  EXPECT_EQ(first->bytes(), 10);
+  EXPECT_TRUE(first->Grow(40));
+  EXPECT_EQ(budget->in_use(), 100);
+  second.reset();
+  EXPECT_EQ(budget->in_use(), 50);
+  first.reset();
+  EXPECT_EQ(budget->in_use(), 0);
+}
+
+TEST(ByteBudgetTest, LoneChargeMayGrowPastTheCapacityOnlyWhileAlone) {
+  std::shared_ptr<ByteBudget> budget = ByteBudget::Create(100, /*lone_charge_may_exceed=*/true);
+  std::shared_ptr<ByteBudget::Charge> lone = budget->TryCharge(10);
+  EXPECT_TRUE(lone->Grow(200));
+  EXPECT_EQ(budget->TryCharge(1), nullptr);
+  std::shared_ptr<ByteBudget> shared = ByteBudget::Create(100, true);
+  std::shared_ptr<ByteBudget::Charge> a = shared->TryCharge(10);
+  std::shared_ptr<ByteBudget::Charge> b = shared->TryCharge(10);
+  EXPECT_FALSE(a->Grow(200));
+}
+
+TEST(AdmissionTest, ModelCallChargeIsFiveTimesTheModelPlusEightMiB) {
+  EXPECT_EQ(ModelCallCharge(0), 8 << 20);
+  EXPECT_EQ(ModelCallCharge(1000), 5000 + (8 << 20));
+}
+
+TEST(AdmissionTest, CgroupLimitsParse) {
+  struct Case {
+    const char* text;
+    std::optional<int64_t> limit;
+  };
+  const Case kCases[] = {
+      {"536870912\n", 536870912},
+      {"max\n", std::nullopt},                   // v2: no limit
+      {"9223372036854771712\n", std::nullopt},  // v1: no limit
+      {"", std::nullopt},
+      {"garbage", std::nullopt},
+  };
+  for (const Case& c : kCases) EXPECT_EQ(ParseCgroupMemoryLimit(c.text), c.limit) << c.text;
+}
+
+TEST(AdmissionTest, AvailableMemoryIsTheCgroupLimitV2ThenV1ElseTheMachines) {
+  std::filesystem::path none = onnxconvert::testing::FreshTestDir("cgroup_none");
+  int64_t machine = AvailableMemoryBytes(none.string());
+  EXPECT_GT(machine, 0);
+  std::filesystem::path v2 = onnxconvert::testing::FreshTestDir("cgroup_v2");
+  onnxconvert::testing::WriteTestFile(v2 / "memory.max", "268435456\n");
+  EXPECT_EQ(AvailableMemoryBytes(v2.string()), std::min<int64_t>(268435456, machine));
+  std::filesystem::path v1 = onnxconvert::testing::FreshTestDir("cgroup_v1");
+  std::filesystem::create_directories(v1 / "memory");
+  onnxconvert::testing::WriteTestFile(v1 / "memory" / "memory.limit_in_bytes", "134217728\n");
+  EXPECT_EQ(AvailableMemoryBytes(v1.string()), std::min<int64_t>(134217728, machine));
+  std::filesystem::path unlimited = onnxconvert::testing::FreshTestDir("cgroup_max");
+  onnxconvert::testing::WriteTestFile(unlimited / "memory.max", "max\n");
+  EXPECT_EQ(AvailableMemoryBytes(unlimited.string()), machine);
+}
+
+TEST(HeapTrimmerTest, TrimsOnceAfterIdleAndNotWithoutIt) {
+  HeapTrimmer trimmer(absl::ZeroDuration());
+  EXPECT_EQ(trimmer.trims(), 0);
+  trimmer.Idle();
+  EXPECT_TRUE(Eventually([&] { return trimmer.trims() == 1; }));
+  trimmer.Idle();
+  EXPECT_TRUE(Eventually([&] { return trimmer.trims() == 2; }));
+}
+
+}  // namespace
+}  // namespace onnxconvert::service
