@@ -78,6 +78,11 @@ void Metrics::RecordRejection(absl::string_view reason) {
   ++it->second;
 }
 
+std::map<std::string, int64_t, std::less<>> Metrics::RejectionCounts() const {
+  absl::MutexLock lock(&mu_);
+  return rejections_;
+}
+
 int64_t Metrics::Rejections(absl::string_view reason) const {
   absl::MutexLock lock(&mu_);
   auto it = rejections_.find(reason);

@@ -34,6 +34,8 @@ class Metrics {
   void RecordRejection(absl::string_view reason);
   // Calls refused for `reason` so far.
   int64_t Rejections(absl::string_view reason) const;
+  // Every rejection count so far, by reason.
+  std::map<std::string, int64_t, std::less<>> RejectionCounts() const;
 
   // Everything recorded so far, with the two gauges the caller keeps, and
   // the same figures in the Prometheus text format.

@@ -1,5 +1,10 @@
 #include "service/metrics_http.h"
 
+#include <optional>
+#include <tuple>
+
+#include "service/transport_counts.h"
+
 #include <unistd.h>
 
 #include <cmath>
@@ -164,6 +169,41 @@ std::vector<MetricFamily> ServiceCollector::Collect() const {
     families.push_back(GaugeFamily(absl::StrCat(kPrefix, "in_flight_bytes"),
                                    "Model bytes held by the calls being handled now.",
                                    static_cast<double>(sources_.in_flight_bytes())));
+  }
+  if (sources_.rejections) {
+    MetricFamily rejected = Family(absl::StrCat(kPrefix, "rejections_total"),
+                                   "Calls refused for want of room, by reason.",
+                                   MetricType::Counter);
+    for (const auto& [reason, count] : sources_.rejections()) {
+      prometheus::ClientMetric metric;
+      metric.label.push_back({"reason", reason});
+      metric.counter.value = static_cast<double>(count);
+      rejected.metric.push_back(std::move(metric));
+    }
+    families.push_back(std::move(rejected));
+  }
+  if (sources_.charged_bytes) {
+    families.push_back(GaugeFamily(absl::StrCat(kPrefix, "charged_bytes"),
+                                   "Bytes the memory budget (--max_inflight_bytes) has charged "
+                                   "to the calls in flight.",
+                                   static_cast<double>(sources_.charged_bytes())));
+  }
+  // gRPC's own counts: among the calls it ended without a handler's answer
+  // are those refused before any handler ran (over --max_message_bytes).
+  if (std::optional<TransportCalls> calls = TransportCallCounts()) {
+    for (const auto& [name, help, value] :
+         {std::tuple<const char*, const char*, int64_t>{
+              "grpc_calls_started_total", "Calls gRPC started (channelz).", calls->started},
+          {"grpc_calls_failed_total",
+           "Calls gRPC ended without a handler's answer (channelz): messages over "
+           "--max_message_bytes, cancelled calls, lost connections.",
+           calls->failed}}) {
+      MetricFamily family = Family(absl::StrCat(kPrefix, name), help, MetricType::Counter);
+      prometheus::ClientMetric metric;
+      metric.counter.value = static_cast<double>(value);
+      family.metric.push_back(std::move(metric));
+      families.push_back(std::move(family));
+    }
   }
   families.push_back(GaugeFamily("process_resident_memory_bytes",
                                  "Resident set size of the server process.",

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,11 @@ struct MetricsSources {
   std::function<v1::MetricsResponse()> snapshot;
   // Model bytes held by the calls in flight; null: not exported.
   std::function<int64_t()> in_flight_bytes;
+  // Calls refused for want of room, by reason; null: not exported.
+  std::function<std::map<std::string, int64_t, std::less<>>()> rejections;
+  // Bytes the memory budget has charged to the calls in flight; null: not
+  // exported.
+  std::function<int64_t()> charged_bytes;
   // The server's work folder; "": its size is not exported.
   std::string work_dir;
   // How long a measured work-folder size is reused.

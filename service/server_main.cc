@@ -151,6 +151,8 @@ absl::StatusOr<std::unique_ptr<onnxconvert::service::MetricsHttp>> StartMetricsH
   onnxconvert::service::MetricsSources sources;
   sources.snapshot = [&service] { return service.MetricsSnapshot(); };
   sources.in_flight_bytes = [&service] { return service.in_flight_bytes(); };
+  sources.rejections = [&service] { return service.RejectionCounts(); };
+  sources.charged_bytes = [&service] { return service.inflight_bytes(); };
   sources.work_dir = service.options().work_dir;
   return onnxconvert::service::MetricsHttp::Start(address, port, std::move(sources));
 }

@@ -187,8 +187,9 @@ std::string Metadata(const std::multimap<grpc::string_ref, grpc::string_ref>& me
 TEST(ServerProcessTest, MetricsOverHttpAndJsonLogLinesWithRequestIds) {
   int metrics_port = testing::FreeLoopbackPort();
   ASSERT_NE(metrics_port, 0);
-  ServerProcess server("process_metrics", {absl::StrCat("--metrics_port=", metrics_port),
-                                           "--log_format=json", "--workers=1"});
+  ServerProcess server("process_metrics",
+                       {absl::StrCat("--metrics_port=", metrics_port), "--log_format=json",
+                        "--workers=1", "--max_model_bytes=20000", "--max_message_bytes=65536"});
   EXPECT_TRUE(absl::StrContains(
       server.Stderr(), absl::StrCat("metrics on http://127.0.0.1:", metrics_port, "/metrics")));
   std::string before = Scrape(metrics_port);
@@ -233,6 +234,25 @@ TEST(ServerProcessTest, MetricsOverHttpAndJsonLogLinesWithRequestIds) {
             converted.model().size());
   EXPECT_EQ(Sample(after, "onnx_convert_in_flight"), 0);
 
+  // Refusals count: a model past --max_model_bytes by its reason, a message
+  // past --max_message_bytes (refused by gRPC before any handler) among the
+  // calls gRPC failed.
+  EXPECT_EQ(Sample(after, "onnx_convert_rejections_total{reason=\"max_model_bytes\"}"), -1);
+  const double failed_before = Sample(after, "onnx_convert_grpc_calls_failed_total");
+  ASSERT_GE(failed_before, 0) << after;
+  for (size_t bytes : {size_t{30000}, size_t{100000}}) {
+    grpc::ClientContext refused_context;
+    v1::ConvertResponse refused;
+    grpc::Status status = server.Stub()->Convert(
+        &refused_context, Request(std::string(bytes, '\x01'), 17), &refused);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << bytes;
+  }
+  std::string refusals = Scrape(metrics_port);
+  EXPECT_EQ(Sample(refusals, "onnx_convert_rejections_total{reason=\"max_model_bytes\"}"), 1)
+      << refusals;
+  EXPECT_GE(Sample(refusals, "onnx_convert_grpc_calls_failed_total"), failed_before + 1)
+      << refusals;
+
   // One JSON line per call, each parsed, with its id.
   std::vector<google::protobuf::Struct> lines;
   std::istringstream text(server.Stderr());
@@ -242,7 +262,7 @@ TEST(ServerProcessTest, MetricsOverHttpAndJsonLogLinesWithRequestIds) {
     ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(line, &parsed).ok()) << line;
     lines.push_back(parsed);
   }
-  ASSERT_EQ(lines.size(), 2u) << server.Stderr();
+  ASSERT_EQ(lines.size(), 3u) << server.Stderr();  // the refused model's call too
   EXPECT_EQ(lines[0].fields().at("id").string_value(), "job-m1");
   EXPECT_EQ(lines[0].fields().at("code").string_value(), "OK");
   EXPECT_EQ(lines[0].fields().at("to_opset").number_value(), 17);

@@ -111,6 +111,11 @@ class ConvertService final : public v1::OnnxConvert::Service {
   const ServiceOptions& options() const { return options_; }
   // The figures of the Metrics call, taken from outside any call.
   v1::MetricsResponse MetricsSnapshot() const;
+  // Calls refused for want of room so far, by reason (max_concurrent,
+  // inflight_bytes, work_bytes, ...).
+  std::map<std::string, int64_t, std::less<>> RejectionCounts() const {
+    return metrics_.RejectionCounts();
+  }
   // Model bytes received by the calls being handled now (a streamed upload
   // counts once received whole).
   int64_t in_flight_bytes() const;
