@@ -123,6 +123,75 @@ std::optional<std::vector<int64_t>> AttributeInts(const Env& env, const Term& te
 
 std::optional<Fact> Bool(bool b) { return Fact{{b ? 1.0 : 0.0}}; }
 
+// The integers of a value-or-attribute term: a constant's elements, or an
+// ints attribute; nullopt when unknown or not integral.
+std::optional<std::vector<int64_t>> IntsOf(const Env& env, const Term& term) {
+  if (term.kind == Term::Kind::kAttribute) return AttributeInts(env, term);
+  std::optional<std::vector<double>> numbers = ConstantNumbers(env, env.Value(term));
+  if (!numbers) return std::nullopt;
+  std::vector<int64_t> ints;
+  for (double v : *numbers) {
+    if (v != std::floor(v)) return std::nullopt;
+    ints.push_back(static_cast<int64_t>(v));
+  }
+  return ints;
+}
+
+// -k when `axes` are the last k axes of `x` (any order, either sign; a
+// positive axis needs x's rank), else nullopt.
+std::optional<Fact> TrailingAxes(const Env& env, const std::vector<Term>& args) {
+  std::optional<std::vector<int64_t>> axes = IntsOf(env, args[1]);
+  if (!axes || axes->empty()) return std::nullopt;
+  const onnx::TensorShapeProto* shape = env.Shape(args[0]);
+  std::set<int64_t> negative;
+  for (int64_t axis : *axes) {
+    if (axis >= 0) {
+      if (shape == nullptr) return std::nullopt;
+      axis -= shape->dim_size();
+    }
+    negative.insert(axis);
+  }
+  const int64_t k = static_cast<int64_t>(axes->size());
+  if (negative.size() != axes->size() || *negative.begin() != -k || *negative.rbegin() != -1) {
+    return std::nullopt;
+  }
+  if (shape != nullptr && k > shape->dim_size()) return std::nullopt;
+  return Fact{{static_cast<double>(-k)}};
+}
+
+// The `pads` of the Conv or pool computing `args[1]` (auto_pad NOTSET; no
+// pads: zeros) plus the spatial pads of Pad's constant pads `args[0]`
+// ([begin..., end...] over every axis); nullopt when those pad N or C, are
+// negative, or do not fit.
+std::optional<Fact> FusedPads(const Env& env, const std::vector<Term>& args) {
+  std::optional<std::vector<int64_t>> pads = IntsOf(env, args[0]);
+  ValueSource source = env.graph.Producer(env.Value(args[1]));
+  if (!pads || pads->size() % 2 != 0 || pads->size() < 6 ||
+      source.kind != ValueSource::Kind::kNodeOutput) {
+    return std::nullopt;
+  }
+  const int64_t rank = static_cast<int64_t>(pads->size() / 2);
+  const int64_t spatial = rank - 2;
+  for (int64_t pad : *pads) {
+    if (pad < 0) return std::nullopt;
+  }
+  if ((*pads)[0] != 0 || (*pads)[1] != 0 || (*pads)[rank] != 0 || (*pads)[rank + 1] != 0) {
+    return std::nullopt;
+  }
+  std::vector<double> fused(2 * spatial, 0.0);
+  for (const onnx::AttributeProto& attribute : env.graph.node(source.index).attribute()) {
+    if (attribute.name() == "auto_pad" && attribute.s() != "NOTSET") return std::nullopt;
+    if (attribute.name() != "pads") continue;
+    if (attribute.ints_size() != 2 * spatial) return std::nullopt;
+    for (int i = 0; i < 2 * spatial; ++i) fused[i] = static_cast<double>(attribute.ints(i));
+  }
+  for (int64_t i = 0; i < spatial; ++i) {
+    fused[i] += static_cast<double>((*pads)[2 + i]);
+    fused[spatial + i] += static_cast<double>((*pads)[rank + 2 + i]);
+  }
+  return Fact{std::move(fused), true};
+}
+
 using FactFn = std::function<std::optional<Fact>(const Env&, const std::vector<Term>&)>;
 
 // How each predicate computes its fact (boolean ones: 1 or 0).
@@ -255,6 +324,8 @@ const std::map<std::string, FactFn>& FactFns() {
          while (count > 0 && node.output(count - 1).empty()) --count;
          return Fact{{static_cast<double>(count)}};
        }},
+      {"trailing_axes", TrailingAxes},
+      {"fused_pads", FusedPads},
       {"composes_to_identity",
        [](const Env& env, const std::vector<Term>& args) -> std::optional<Fact> {
          std::optional<std::vector<int64_t>> p1 = AttributeInts(env, args[0]);
@@ -601,6 +672,71 @@ std::vector<uint32_t> SwapMasks(const Rule& rule) {
   return masks;
 }
 
+// The attribute `fact` makes for a replacement attribute of `type`;
+// nullopt when it does not fit (a list of other than one element for a
+// scalar, a fraction for an integer).
+std::optional<onnx::AttributeProto> FactAttribute(const Fact& fact,
+                                                  onnx::AttributeProto::AttributeType type) {
+  onnx::AttributeProto attribute;
+  attribute.set_type(type);
+  const bool integral = absl::c_all_of(fact.numbers, [](double v) { return v == std::floor(v); });
+  switch (type) {
+    case onnx::AttributeProto::STRING:
+      if (!fact.text) return std::nullopt;
+      attribute.set_s(*fact.text);
+      return attribute;
+    case onnx::AttributeProto::INT:
+    case onnx::AttributeProto::FLOAT:
+      if (fact.text || fact.numbers.size() != 1) return std::nullopt;
+      if (type == onnx::AttributeProto::FLOAT) {
+        attribute.set_f(static_cast<float>(fact.numbers[0]));
+        return attribute;
+      }
+      if (!integral) return std::nullopt;
+      attribute.set_i(static_cast<int64_t>(fact.numbers[0]));
+      return attribute;
+    case onnx::AttributeProto::INTS:
+      if (fact.text || !integral) return std::nullopt;
+      for (double v : fact.numbers) attribute.add_ints(static_cast<int64_t>(v));
+      return attribute;
+    case onnx::AttributeProto::FLOATS:
+      if (fact.text) return std::nullopt;
+      for (double v : fact.numbers) attribute.add_floats(static_cast<float>(v));
+      return attribute;
+    default:
+      return std::nullopt;
+  }
+}
+
+// The type the replacement declares for attribute variable `@var`.
+onnx::AttributeProto::AttributeType DeclaredType(const Rule& rule, const std::string& var) {
+  for (const onnx::NodeProto& node : rule.replacement.node()) {
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.ref_attr_name() == var) return attribute.type();
+    }
+  }
+  return onnx::AttributeProto::UNDEFINED;
+}
+
+// Whether `predicate` binds an attribute variable: `fact == @var` with
+// @var not bound (yet).
+bool Binds(const Predicate& predicate, const RuleMatch& match) {
+  return predicate.comparison == "==" && predicate.rhs.kind == Term::Kind::kAttribute &&
+         !match.attributes.contains(predicate.rhs.name);
+}
+
+// Binds the variable of binding `predicate` to its fact, typed as the
+// replacement declares it; false when the fact is unknown or does not fit.
+bool BindFact(const Rule& rule, const Env& env, const Predicate& predicate, RuleMatch& match) {
+  std::optional<Fact> fact = FactFns().at(predicate.function)(env, predicate.args);
+  if (!fact) return false;
+  std::optional<onnx::AttributeProto> attribute =
+      FactAttribute(*fact, DeclaredType(rule, predicate.rhs.name));
+  if (!attribute) return false;
+  match.attributes.emplace(predicate.rhs.name, *std::move(attribute));
+  return true;
+}
+
 // The match of `rule` at `root` with operands swapped as `swaps` says.
 std::optional<RuleMatch> MatchWith(const Rule& rule, const PassContext& context,
                                    const GraphIndex& graph, NodeId root, uint32_t swaps) {
@@ -611,6 +747,10 @@ std::optional<RuleMatch> MatchWith(const Rule& rule, const PassContext& context,
   }
   Env env{context, graph, *match};
   for (const Predicate& predicate : rule.where) {
+    if (Binds(predicate, *match)) {
+      if (!BindFact(rule, env, predicate, *match)) return std::nullopt;
+      continue;
+    }
     if (!Holds(env, predicate)) return std::nullopt;
   }
   return match;

@@ -59,6 +59,18 @@
 //     composes_to_identity(@p1, @p2) (Transpose p1 then p2 is the identity)
 //     per_channel(X, k) (k broadcasts to X along X's axis 1 only: every
 //       other dim of k, aligned to X's last dims, is 1)
+//     outputs(Y) (the number of outputs of the node computing Y)
+//   Valued predicates computing what a replacement needs:
+//     trailing_axes(X, a) (a: a constant or @attribute of axes; -k when
+//       they are X's last k axes, in any order and either sign)
+//     fused_pads(p, C) (the `pads` of the Conv or pool computing C, its
+//       auto_pad NOTSET, plus the spatial part of constant Pad pads p;
+//       unknown when p pads axis 0 or 1 or is negative)
+//   `fact == @var` with @var bound neither by the pattern nor by an earlier
+//   predicate binds @var to the fact, for the replacement, which must use
+//   it: typed as the replacement declares it (`epsilon: float = @eps` from
+//   `value(e) == @eps` takes e's one element; ints take a list of integers);
+//   a fact that is unknown or does not fit the type is no match.
 //
 // Errors in a rule file read "FILE:LINE:COLUMN: message".
 

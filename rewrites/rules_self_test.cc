@@ -10,9 +10,11 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "eval/compare.h"
@@ -88,6 +90,45 @@ std::optional<double> ValueAskedOf(const Rule& rule, const std::string& name) {
   return std::nullopt;
 }
 
+// Whether `rule`'s `where` has predicate `function` over value `name`.
+bool Asks(const Rule& rule, const std::string& function, const std::string& name) {
+  for (const Predicate& predicate : rule.where) {
+    if (predicate.function != function) continue;
+    for (const Term& arg : predicate.args) {
+      if (arg.kind == Term::Kind::kValue && arg.name == name) return true;
+    }
+  }
+  return false;
+}
+
+// The sampled opsets, with the lowest each `opset >= N` or `opset == N`
+// of `rule` allows (for ops newer than kOpsets).
+std::vector<int> Opsets(const Rule& rule) {
+  std::vector<int> opsets(std::begin(kOpsets), std::end(kOpsets));
+  for (const Predicate& predicate : rule.where) {
+    if (predicate.function == "opset" && predicate.rhs.kind == Term::Kind::kNumber &&
+        (predicate.comparison == ">=" || predicate.comparison == "==")) {
+      int opset = static_cast<int>(predicate.rhs.numbers[0]);
+      if (absl::c_find(opsets, opset) == opsets.end()) opsets.push_back(opset);
+    }
+  }
+  return opsets;
+}
+
+// Pads of Pad for data of `shape`: the spatial axes only, the channel
+// axis too (not fusable), and a negative one.
+std::vector<onnx::TensorProto> PadCandidates(const Shape& shape) {
+  const size_t rank = shape.size();
+  std::vector<int64_t> spatial(2 * rank, 0), channel(2 * rank, 0), negative(2 * rank, 0);
+  for (size_t i = 2; i < rank; ++i) {
+    spatial[i] = 1;
+    spatial[rank + i] = static_cast<int64_t>(i);
+    negative[rank + i] = -1;
+  }
+  channel[1] = 1;
+  return {Ints(spatial), Ints(channel), Ints(negative)};
+}
+
 // Whether `rule`'s pattern has a node of `op`.
 bool HasOp(const Rule& rule, const std::string& op) {
   for (const onnx::NodeProto& node : rule.pattern.node()) {
@@ -95,6 +136,9 @@ bool HasOp(const Rule& rule, const std::string& op) {
   }
   return false;
 }
+
+// Binary element-wise ops.
+const std::set<std::string> kElementwise = {"Add", "Sub", "Mul", "Div", "Pow"};
 
 // Candidate constants for pattern input `name`, first read by input `slot`
 // of `op`; empty for a data input.
@@ -106,6 +150,23 @@ std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::s
     return {Constant(dtype, {}, {*value}), Constant(dtype, {1}, {*value}),
             Constant(dtype, {shape.back()}, {*value}), Constant(dtype, shape, {*value}),
             Constant(dtype, Shape{2, 2, 3, 4}, {*value})};
+  }
+  if (op == "Pad" && slot == 1 && shape.size() >= 3) return PadCandidates(shape);
+  if (op == "ReduceMean" && slot == 1) {
+    return {Ints({-1}), Ints({static_cast<int64_t>(shape.size()) - 1}), Ints({0})};
+  }
+  if (op == "MatMul" && slot == 1 && HasOp(rule, "BatchNormalization")) {
+    // [K, kChannels] weights.
+    return {Constant(dtype, {shape.back(), kChannels}, {0.5, -1.25, 2, 0.75, -0.3})};
+  }
+  if (op == "Gemm" && slot == 1 && HasOp(rule, "BatchNormalization")) {
+    // B as [K, kChannels] (transB = 0) and [kChannels, K] (transB = 1).
+    return {Constant(dtype, {shape.back(), kChannels}, {0.5, -1.25, 2, 0.75, -0.3}),
+            Constant(dtype, {kChannels, shape.back()}, {0.5, -1.25, 2, 0.75, -0.3})};
+  }
+  if (op == "Gemm" && slot == 2 && HasOp(rule, "BatchNormalization")) {
+    return {Constant(dtype, {kChannels}, {0.1, -0.2}), Constant(dtype, {}, {0.5}),
+            Constant(dtype, {shape[0], kChannels}, {0.1, -0.2, 0.3})};
   }
   if (op == "Reshape" && slot == 1) {
     Shape reversed(shape.rbegin(), shape.rend());
@@ -158,6 +219,11 @@ std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::s
     static const std::vector<double> kValues[] = {{1.5, -0.5}, {0.25, -1}, {0.3, -0.7}, {0.8, 2.5}};
     return {Constant(dtype, {kChannels}, kValues[slot - 1])};
   }
+  if (kElementwise.contains(op) && (Asks(rule, "is_const", name) || Asks(rule, "rank", name))) {
+    // A constant operand the rule asks about: one element, or along the
+    // last axis.
+    return {Constant(dtype, {}, {0.5}), Constant(dtype, {shape.back()}, {1.5, -0.25, 0.75})};
+  }
   return {};
 }
 
@@ -187,6 +253,16 @@ std::vector<onnx::AttributeProto> AttributeCandidates(const std::string& op,
     do out.push_back(IntsAttribute(perm));
     while (std::next_permutation(perm.begin(), perm.end()));
     return out;
+  }
+  if (attribute == "kernel_shape" && shape.size() >= 3) {
+    return {IntsAttribute(std::vector<int64_t>(shape.size() - 2, 1)),
+            IntsAttribute(std::vector<int64_t>(shape.size() - 2, 2))};
+  }
+  if (op == "Gemm" && attribute == "beta") {
+    onnx::AttributeProto a;
+    a.set_type(onnx::AttributeProto::FLOAT);
+    a.set_f(0.5f);
+    return {Unset(), a};
   }
   if (attribute == "axes") return {IntsAttribute({0}), IntsAttribute({-1}), IntsAttribute({1})};
   if (attribute == "axis") {
@@ -387,7 +463,7 @@ void CheckSample(const Rule& rule, onnx::ModelProto model, Outcome& outcome) {
 // Checks `rule` over every sample.
 Outcome SelfTest(const Rule& rule) {
   Outcome outcome;
-  for (int opset : kOpsets) {
+  for (int opset : Opsets(rule)) {
     for (int dtype : kDtypes) {
       for (const Shape& shape : kShapes) {
         std::vector<std::string> data;
