@@ -187,7 +187,7 @@ class WhereParser {
       for (const char* kind = spec->args; *kind != '\0'; ++kind) {
         if (kind != spec->args) OC_RETURN_IF_ERROR(Expect(","));
         OC_ASSIGN_OR_RETURN(Term term, ParseTerm());
-        Term::Kind want = *kind == 'v'   ? Term::Kind::kValue
+        Term::Kind want = *kind == 'v' || *kind == 'x' ? Term::Kind::kValue
                           : *kind == 'a' ? Term::Kind::kAttribute
                                          : Term::Kind::kNumber;
         bool either = *kind == 'x' && (term.kind == Term::Kind::kValue ||
