@@ -152,6 +152,9 @@ std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::s
             Constant(dtype, Shape{2, 2, 3, 4}, {*value})};
   }
   if (op == "Pad" && slot == 1 && shape.size() >= 3) return PadCandidates(shape);
+  if (op == "LayerNormalization" && slot == 1) {
+    return {Constant(dtype, {shape.back()}, {1.5, -0.25, 0.75})};
+  }
   if (op == "ReduceMean" && slot == 1) {
     return {Ints({-1}), Ints({static_cast<int64_t>(shape.size()) - 1}), Ints({0})};
   }

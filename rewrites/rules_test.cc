@@ -539,6 +539,7 @@ const std::string kMatMul3dBn = BatchNormAfter("float[5,3,4]", "MatMul(A, W)");
 const std::string kLayerNorm17 = Decomposed(17, kLayerNormAttributeAxes);
 const std::string kLayerNorm16 = Decomposed(16, kLayerNormAttributeAxes);
 const std::string kLayerNorm18 = Decomposed(18, kLayerNormInputAxes);
+const std::string kLayerNorm23 = Decomposed(23, kLayerNormInputAxes);
 const std::string kGelu20 = Decomposed(20, kGeluErf);
 const std::string kGelu19 = Decomposed(19, kGeluErf);
 const std::string kRmsNorm23 = Decomposed(23, kRmsNorm);
@@ -572,6 +573,10 @@ const MatchCase kDeployAddedCases[] = {
      "layer_norm_pow_axes_attribute: 1", "deploy"},
     {"layer_norm_opset_18_converter_form", kLayerNorm18.c_str(), {"LayerNormalization", "Relu"},
      "layer_norm_square: 1", "deploy"},
+    // D / sqrt(mean(D^2) + eps) * s is also the RMSNormalization of D: the
+    // LayerNormalization rules come first.
+    {"layer_norm_opset_23", kLayerNorm23.c_str(), {"LayerNormalization", "Relu"},
+     "layer_norm_bias: 1", "deploy"},
     {"layer_norm_opset_16", kLayerNorm16.c_str(),
      {"ReduceMean", "Sub", "Pow", "ReduceMean", "Add", "Sqrt", "Div", "Mul", "Add", "Relu"}, "",
      "deploy"},
