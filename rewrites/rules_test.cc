@@ -489,7 +489,8 @@ std::string Decomposed(int opset, const std::string& body) {
 g (float[2,3,4] X) => (Z)
   <float two = {2.0}, float eps = {1e-5}, float[4] s = {1.5, 0.5, -1.0, 2.0},
    float[4] b = {0.25, -1.0, 0.5, 0.0}, int64[1] last = {-1}, int64[1] two_axis = {2},
-   float r2 = {1.4142135381698608}, float one = {1.0}, float half = {0.5}> {
+   float r2 = {1.4142135381698608}, float one = {1.0}, float half = {0.5},
+   float kappa = {0.044714998453855515}, float beta = {0.7978845834732056}> {
 )", body, R"(
   Z = Relu(Y)
 })");
@@ -522,6 +523,17 @@ const char kGeluErf[] = R"(
   A = Add(one, E)
   M = Mul(X, A)
   Y = Mul(M, half))";
+// The converter's expansion of Gelu<approximate = "tanh">.
+const char kGeluTanh[] = R"(
+  Q = Mul(X, X)
+  C = Mul(X, Q)
+  P3 = Mul(C, kappa)
+  P = Add(X, P3)
+  K = Mul(P, beta)
+  T = Tanh(K)
+  A = Add(T, one)
+  H = Mul(X, half)
+  Y = Mul(H, A))";
 const char kRmsNorm[] = R"(
   Q = Pow(X, two)
   M = ReduceMean(Q, last)
@@ -541,6 +553,7 @@ const std::string kLayerNorm16 = Decomposed(16, kLayerNormAttributeAxes);
 const std::string kLayerNorm18 = Decomposed(18, kLayerNormInputAxes);
 const std::string kLayerNorm23 = Decomposed(23, kLayerNormInputAxes);
 const std::string kGelu20 = Decomposed(20, kGeluErf);
+const std::string kGeluTanh20 = Decomposed(20, kGeluTanh);
 const std::string kGelu19 = Decomposed(19, kGeluErf);
 const std::string kRmsNorm23 = Decomposed(23, kRmsNorm);
 const std::string kRmsNorm22 = Decomposed(22, kRmsNorm);
@@ -584,6 +597,7 @@ const MatchCase kDeployAddedCases[] = {
      {"ReduceMean", "Sub", "Pow", "ReduceMean", "Add", "Sqrt", "Div", "Mul", "Add", "Relu"}, "",
      "exact"},
     {"gelu_opset_20", kGelu20.c_str(), {"Gelu", "Relu"}, "gelu_erf_div: 1", "deploy"},
+    {"gelu_tanh_opset_20", kGeluTanh20.c_str(), {"Gelu", "Relu"}, "gelu_tanh: 1", "deploy"},
     {"gelu_opset_19", kGelu19.c_str(), {"Div", "Erf", "Add", "Mul", "Mul", "Relu"}, "", "deploy"},
     {"rms_norm_opset_23", kRmsNorm23.c_str(), {"RMSNormalization", "Relu"},
      "rms_norm_pow_reciprocal: 1", "deploy"},
