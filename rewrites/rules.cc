@@ -137,6 +137,28 @@ std::optional<std::vector<int64_t>> IntsOf(const Env& env, const Term& term) {
   return ints;
 }
 
+// Whether every pad of `@pads` (begins, then ends) is below the kernel of
+// the pool computing args[1] along its axis, the pool's dilations 1: then
+// every window of the pool holds an element of its input.
+std::optional<Fact> PadsBelowKernel(const Env& env, const std::vector<Term>& args) {
+  std::optional<std::vector<int64_t>> pads = AttributeInts(env, args[0]);
+  ValueSource source = env.graph.Producer(env.Value(args[1]));
+  if (!pads || source.kind != ValueSource::Kind::kNodeOutput) return std::nullopt;
+  std::vector<int64_t> kernel;
+  for (const onnx::AttributeProto& attribute : env.graph.node(source.index).attribute()) {
+    if (attribute.name() == "kernel_shape") kernel.assign(attribute.ints().begin(), attribute.ints().end());
+    if (attribute.name() != "dilations") continue;
+    for (int64_t dilation : attribute.ints()) {
+      if (dilation != 1) return Bool(false);
+    }
+  }
+  if (kernel.empty() || pads->size() != 2 * kernel.size()) return std::nullopt;
+  for (size_t i = 0; i < pads->size(); ++i) {
+    if ((*pads)[i] >= kernel[i % kernel.size()]) return Bool(false);
+  }
+  return Bool(true);
+}
+
 // -k when `axes` are the last k axes of `x` (any order, either sign; a
 // positive axis needs x's rank), else nullopt.
 std::optional<Fact> TrailingAxes(const Env& env, const std::vector<Term>& args) {
@@ -326,6 +348,7 @@ const std::map<std::string, FactFn>& FactFns() {
        }},
       {"trailing_axes", TrailingAxes},
       {"fused_pads", FusedPads},
+      {"pads_below_kernel", PadsBelowKernel},
       {"composes_to_identity",
        [](const Env& env, const std::vector<Term>& args) -> std::optional<Fact> {
          std::optional<std::vector<int64_t>> p1 = AttributeInts(env, args[0]);

@@ -66,6 +66,9 @@
 //     fused_pads(p, C) (the `pads` of the Conv or pool computing C, its
 //       auto_pad NOTSET, plus the spatial part of constant Pad pads p;
 //       unknown when p pads axis 0 or 1 or is negative)
+//     pads_below_kernel(@pads, C) (every pad of @pads is below the kernel
+//       of the pool computing C along its axis, its dilations 1: each
+//       window holds an element of the input)
 //   `fact == @var` with @var bound neither by the pattern nor by an earlier
 //   predicate binds @var to the fact, for the replacement, which must use
 //   it: typed as the replacement declares it (`epsilon: float = @eps` from

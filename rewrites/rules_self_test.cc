@@ -115,18 +115,20 @@ std::vector<int> Opsets(const Rule& rule) {
   return opsets;
 }
 
-// Pads of Pad for data of `shape`: the spatial axes only, the channel
-// axis too (not fusable), and a negative one.
+// Pads of Pad for data of `shape`: the spatial axes only (wide, and of 1
+// at the start), the channel axis too (not fusable), and a negative one.
 std::vector<onnx::TensorProto> PadCandidates(const Shape& shape) {
   const size_t rank = shape.size();
-  std::vector<int64_t> spatial(2 * rank, 0), channel(2 * rank, 0), negative(2 * rank, 0);
+  std::vector<int64_t> spatial(2 * rank, 0), narrow(2 * rank, 0), channel(2 * rank, 0),
+      negative(2 * rank, 0);
   for (size_t i = 2; i < rank; ++i) {
     spatial[i] = 1;
     spatial[rank + i] = static_cast<int64_t>(i);
+    narrow[i] = 1;
     negative[rank + i] = -1;
   }
   channel[1] = 1;
-  return {Ints(spatial), Ints(channel), Ints(negative)};
+  return {Ints(spatial), Ints(narrow), Ints(channel), Ints(negative)};
 }
 
 // Whether `rule`'s pattern has a node of `op`.

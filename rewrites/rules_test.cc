@@ -461,6 +461,21 @@ const std::string kPadAveragePoolExcludingPad =
     PadBefore(13, "Pad(X, spatial)", "AveragePool<kernel_shape = [3, 3]>(P)");
 const std::string kPadMaxPool =
     PadBefore(13, "Pad(X, spatial)", "MaxPool<kernel_shape = [3, 3]>(P)");
+// A Relu's output (never below 0) padded by 1 before a MaxPool of kernel
+// 3: every window holds an element of X.
+const std::string kReluPadMaxPool = absl::StrCat(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,4,4] X) => (Y) <int64[8] spatial = {0, 0, 1, 1, 0, 0, 1, 1}> {
+  R = Relu(X)
+  P = Pad(R, spatial)
+  Y = MaxPool<kernel_shape = [3, 3], pads = [1, 1, 1, 1]>(P)
+})");
+// Pads of 2 in all with a kernel of 2: a window of pads alone.
+const std::string kReluPadWideMaxPool = absl::StrCat(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,4,4] X) => (Y) <int64[8] spatial = {0, 0, 1, 1, 0, 0, 1, 1}> {
+  R = Relu(X)
+  P = Pad(R, spatial)
+  Y = MaxPool<kernel_shape = [2, 2], pads = [1, 1, 1, 1]>(P)
+})");
 const std::string kPadOneConv = PadBefore(13, "Pad(X, spatial, one)", "Conv<pads = [1, 1, 1, 1]>(P, W)");
 const std::string kPadChannelConv = PadBefore(13, "Pad(X, channel)", "Conv(P, W)");
 const std::string kPadReflectConv =
@@ -565,7 +580,12 @@ const MatchCase kDeployAddedCases[] = {
     // The pool's average leaves its own pads out, the Pad's zeros in.
     {"pad_average_pool_excluding_pad", kPadAveragePoolExcludingPad.c_str(),
      {"Pad", "AveragePool", "Relu"}, "", "deploy"},
+    // Negative values would take the Pad's 0 as their max.
     {"pad_max_pool", kPadMaxPool.c_str(), {"Pad", "MaxPool", "Relu"}, "", "deploy"},
+    {"relu_pad_max_pool", kReluPadMaxPool.c_str(), {"Relu", "MaxPool"}, "relu_pad_max_pool: 1",
+     "deploy"},
+    {"relu_pad_max_pool_window_of_pads", kReluPadWideMaxPool.c_str(), {"Relu", "Pad", "MaxPool"},
+     "", "deploy"},
     {"pad_value_not_zero", kPadOneConv.c_str(), {"Pad", "Conv", "Relu"}, "", "deploy"},
     {"pad_on_channel_axis", kPadChannelConv.c_str(), {"Pad", "Conv", "Relu"}, "", "deploy"},
     {"pad_reflect", kPadReflectConv.c_str(), {"Pad", "Conv", "Relu"}, "", "deploy"},
