@@ -571,6 +571,29 @@ rule conv_batch_norm_unscaled_bias
   EXPECT_FALSE(outcome.failures.empty());
 }
 
+// And a zero Pad fused into MaxPool without pads_below_kernel: a window
+// of pads alone is 0 padded by Pad, -inf padded by MaxPool.
+TEST(RuleSelfTest, CatchesAMaxPoolWindowOfPads) {
+  absl::StatusOr<std::vector<Rule>> rules = ParseRules(R"(profile deploy
+rule relu_pad_max_pool_any_pads
+  pattern (X, p) => (Y) {
+    R = Relu(X)
+    P = Pad<mode: string = "constant">(R, p)
+    [pool] Y = MaxPool<auto_pad: string = "NOTSET", ceil_mode: int = 0, kernel_shape: ints = @k>(P)
+  }
+  replace (X, p) => (Y) {
+    R = Relu(X)
+    [pool] Y = MaxPool<pads: ints = @pads>(R)
+  }
+  where opset >= 11 && is_const(p) && fused_pads(p, Y) == @pads
+)",
+                                                       "bad.rules");
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  Outcome outcome = SelfTest((*rules)[0]);
+  EXPECT_GT(outcome.matched, 0);
+  EXPECT_FALSE(outcome.failures.empty());
+}
+
 TEST(RuleSelfTest, BuiltinRulesParse) { EXPECT_TRUE(BuiltinRules().ok()); }
 
 INSTANTIATE_TEST_SUITE_P(Builtin, RuleSelfTest, ::testing::ValuesIn(Builtin()),
