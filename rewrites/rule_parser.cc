@@ -131,7 +131,7 @@ const PredicateSpec kPredicates[] = {
     {"is_identity", "a", false}, {"composes_to_identity", "aa", false},
     {"outputs", "v", true},        {"per_channel", "vv", false},
     {"trailing_axes", "vx", true}, {"fused_pads", "vv", true},
-    {"pads_below_kernel", "av", false},
+    {"pads_below_kernel", "av", false}, {"shape_of", "vv", false},
 };
 
 const PredicateSpec* FindPredicate(absl::string_view name) {

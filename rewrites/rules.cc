@@ -159,6 +159,29 @@ std::optional<Fact> PadsBelowKernel(const Env& env, const std::vector<Term>& arg
   return Bool(true);
 }
 
+// Whether args[0] holds args[1]'s shape: computed by a Shape of it (the
+// whole shape), or a constant equal to its dims, every one known.
+std::optional<Fact> ShapeOf(const Env& env, const std::vector<Term>& args) {
+  ValueSource source = env.graph.Producer(env.Value(args[0]));
+  if (source.kind == ValueSource::Kind::kNodeOutput) {
+    const onnx::NodeProto& node = env.graph.node(source.index);
+    if (node.op_type() == "Shape" && node.input_size() == 1 &&
+        node.input(0) == env.Value(args[1]) && node.attribute_size() == 0) {
+      return Bool(true);
+    }
+  }
+  std::optional<std::vector<double>> dims = ConstantNumbers(env, env.Value(args[0]));
+  const onnx::TensorShapeProto* x = env.Shape(args[1]);
+  if (!dims || x == nullptr || dims->size() != static_cast<size_t>(x->dim_size())) {
+    return std::nullopt;
+  }
+  for (int i = 0; i < x->dim_size(); ++i) {
+    if (!x->dim(i).has_dim_value()) return std::nullopt;
+    if ((*dims)[i] != static_cast<double>(x->dim(i).dim_value())) return Bool(false);
+  }
+  return Bool(true);
+}
+
 // -k when `axes` are the last k axes of `x` (any order, either sign; a
 // positive axis needs x's rank), else nullopt.
 std::optional<Fact> TrailingAxes(const Env& env, const std::vector<Term>& args) {
@@ -349,6 +372,7 @@ const std::map<std::string, FactFn>& FactFns() {
       {"trailing_axes", TrailingAxes},
       {"fused_pads", FusedPads},
       {"pads_below_kernel", PadsBelowKernel},
+      {"shape_of", ShapeOf},
       {"composes_to_identity",
        [](const Env& env, const std::vector<Term>& args) -> std::optional<Fact> {
          std::optional<std::vector<int64_t>> p1 = AttributeInts(env, args[0]);

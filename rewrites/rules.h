@@ -69,6 +69,8 @@
 //     pads_below_kernel(@pads, C) (every pad of @pads is below the kernel
 //       of the pool computing C along its axis, its dilations 1: each
 //       window holds an element of the input)
+//     shape_of(s, X) (s holds X's shape: a Shape of X, or a constant equal
+//       to X's dims, every one known)
 //   `fact == @var` with @var bound neither by the pattern nor by an earlier
 //   predicate binds @var to the fact, for the replacement, which must use
 //   it: typed as the replacement declares it (`epsilon: float = @eps` from

@@ -154,6 +154,11 @@ std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::s
             Constant(dtype, Shape{2, 2, 3, 4}, {*value})};
   }
   if (op == "Pad" && slot == 1 && shape.size() >= 3) return PadCandidates(shape);
+  if ((op == "Mul" || op == "Add") && slot == 1 && HasOp(rule, "Flatten") &&
+      Asks(rule, "rank", name)) {
+    // A scale or bias flattened to [1, K], K the last dim.
+    return {Constant(dtype, {1, shape.back()}, {1.5, -0.25, 0.75})};
+  }
   if (op == "LayerNormalization" && slot == 1) {
     return {Constant(dtype, {shape.back()}, {1.5, -0.25, 0.75})};
   }

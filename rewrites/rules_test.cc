@@ -563,6 +563,33 @@ const std::string kGemmTransBBn =
 const std::string kGemmNoCBn = BatchNormAfter("float[2,4]", "Gemm(A, W)");
 const std::string kMatMulBn = BatchNormAfter("float[2,4]", "MatMul(A, W)");
 const std::string kMatMul3dBn = BatchNormAfter("float[5,3,4]", "MatMul(A, W)");
+// The spec's function body of LayerNormalization<axis = -1> over X
+// [2,3,5], inlined and folded; `outputs` besides Y's Relu.
+std::string LayerNormFunctionBody(const std::string& outputs) {
+  return absl::StrCat(R"(<ir_version: 8, opset_import: ["" : 18]>
+g (float[2,3,5] X) => (Z)", outputs, R"()
+  <float[1,5] W = {1.5, 0.5, -1.0, 2.0, 0.25}, float[1,5] B = {0.25, -1.0, 0.5, 0.0, 1.0},
+   int64[1] one = {1}, float eps = {0.1}, int64[3] xs = {2, 3, 5}, int64[3] rs = {2, 3, 1}> {
+  X2D = Flatten<axis = -1>(X)
+  M = ReduceMean(X2D, one)
+  Q = Mul(X2D, X2D)
+  MQ = ReduceMean(Q, one)
+  QM = Mul(M, M)
+  V = Sub(MQ, QM)
+  VE = Add(V, eps)
+  S = Sqrt(VE)
+  D = Sub(X2D, M)
+  N = Div(D, S)
+  NS = Mul(N, W)
+  NB = Add(NS, B)
+  Y = Reshape(NB, xs)
+  Z = Relu(Y)
+  Mean = Reshape(M, rs)
+})");
+}
+const std::string kLayerNormFunctionBody = LayerNormFunctionBody("");
+const std::string kLayerNormFunctionBodyMeanUsed = LayerNormFunctionBody(", Mean");
+
 const std::string kLayerNorm17 = Decomposed(17, kLayerNormAttributeAxes);
 const std::string kLayerNorm16 = Decomposed(16, kLayerNormAttributeAxes);
 const std::string kLayerNorm18 = Decomposed(18, kLayerNormInputAxes);
@@ -610,6 +637,13 @@ const MatchCase kDeployAddedCases[] = {
     // LayerNormalization rules come first.
     {"layer_norm_opset_23", kLayerNorm23.c_str(), {"LayerNormalization", "Relu"},
      "layer_norm_bias: 1", "deploy"},
+    {"layer_norm_function_body", kLayerNormFunctionBody.c_str(), {"LayerNormalization", "Relu"},
+     "layer_norm_function_body: 1", "deploy"},
+    // Its Mean output is used: the pattern's mean is not an intermediate.
+    {"layer_norm_function_body_mean_used", kLayerNormFunctionBodyMeanUsed.c_str(),
+     {"Flatten", "ReduceMean", "Mul", "ReduceMean", "Mul", "Sub", "Add", "Sqrt", "Sub", "Div",
+      "Mul", "Add", "Reshape", "Relu", "Reshape"},
+     "", "deploy"},
     {"layer_norm_opset_16", kLayerNorm16.c_str(),
      {"ReduceMean", "Sub", "Pow", "ReduceMean", "Add", "Sqrt", "Div", "Mul", "Add", "Relu"}, "",
      "deploy"},
