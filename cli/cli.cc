@@ -203,12 +203,14 @@ int RunInfer(Context& ctx) {
 }
 
 // Writes the report on the model at `model_path` to `path` as JSON (.json),
-// an HTML page (.html) or text (anything else).
+// an HTML page (.html, with the rewrite after it when `optimized`) or text
+// (anything else).
 absl::Status WriteReport(const converter::ConversionReport& report, const std::string& path,
-                         const std::string& model_path) {
+                         const std::string& model_path,
+                         const rewrites::RewriteReport* optimized = nullptr) {
   if (absl::EndsWith(path, ".html")) {
     std::string name = std::filesystem::path(model_path).filename().string();
-    return WriteFileAtomically(path, ConversionReportToHtml(report, name));
+    return WriteFileAtomically(path, ConversionReportToHtml(report, name, optimized));
   }
   bool json = absl::EndsWith(path, ".json");
   return WriteFileAtomically(path, json ? report.ToJson() : report.ToText());
@@ -229,7 +231,7 @@ int ReportConversion(Context& ctx, const converter::ConversionReport& report,
     } else if (optimized != nullptr && !absl::EndsWith(*report_path, ".html")) {
       written = WriteFileAtomically(*report_path, report.ToText() + optimized->ToText());
     } else {
-      written = WriteReport(report, *report_path, path);
+      written = WriteReport(report, *report_path, path, optimized);
     }
     if (!written.ok()) return Fail(ctx, *report_path, written, kExitUsageOrIo);
   }

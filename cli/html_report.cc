@@ -26,6 +26,13 @@ tr.refused td { background: #fde8e8; }
 .ok { color: #1b7f3b; }
 code { font-family: ui-monospace, monospace; }
 ul.changes { margin: 0; padding-left: 1.2em; }
+pre.onnx { margin: 0; font-family: ui-monospace, monospace; font-size: 0.9em;
+           white-space: pre-wrap; }
+table.diff td { width: 50%; }
+table.diff td.before { background: #fdf0f0; }
+table.diff td.after { background: #eefaf1; }
+tr.rule td:first-child { padding-left: 1.8em; }
+tr.nomatch td { background: #fff8e6; }
 )css";
 
 // The name a report gives a domain ("" is ai.onnx).
@@ -93,6 +100,18 @@ void AppendStepSummary(std::string& out, const converter::ConversionReport& repo
   absl::StrAppend(&out, "</table>\n");
 }
 
+// Before and after in ONNX text, side by side ("" shows as "(nothing)").
+void AppendBeforeAfter(std::string& out, absl::string_view before, absl::string_view after) {
+  auto cell = [](absl::string_view text) {
+    return text.empty() ? std::string("<em>(nothing)</em>")
+                        : absl::StrCat("<pre class=\"onnx\">", HtmlEscape(text), "</pre>");
+  };
+  absl::StrAppend(&out,
+                  "<table class=\"diff\">\n<tr><th>Before</th><th>After</th></tr>\n"
+                  "<tr><td class=\"before\">",
+                  cell(before), "</td><td class=\"after\">", cell(after), "</td></tr>\n</table>\n");
+}
+
 // The changes an adapter made to a node, as a list.
 std::string ChangeList(const converter::NodeChange& node) {
   if (node.changes.empty()) return "";
@@ -127,6 +146,10 @@ void AppendNodeRow(std::string& out, const converter::NodeChange& node) {
                   HtmlEscape(node.graph), "</td><td>", name, "</td><td><code>",
                   HtmlEscape(node.op), "</code></td><td>", node.from_version, " \xE2\x86\x92 ",
                   node.to_version, "</td><td>", outcome, "</td></tr>\n");
+  if (node.before_text.empty()) return;
+  absl::StrAppend(&out, "<tr class=\"region\"><td colspan=\"5\">\n");
+  AppendBeforeAfter(out, node.before_text, node.after_text);
+  absl::StrAppend(&out, "</td></tr>\n");
 }
 
 // The nodes a step only rebound, a row per graph and op.
@@ -179,6 +202,95 @@ void AppendUntouched(std::string& out, const converter::ConversionReport& report
   absl::StrAppend(&out, "</table>\n");
 }
 
+// The page's head and the start of its body, titled `title`.
+std::string PageStart(absl::string_view title) {
+  return absl::StrCat(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+      "<title>", HtmlEscape(title), "</title>\n<style>", kStyle, "</style>\n</head>\n<body>\n");
+}
+
+constexpr absl::string_view kPageEnd = "</body>\n</html>\n";
+
+// The rewrite's totals.
+void AppendRewriteFacts(std::string& out, const rewrites::RewriteReport& report) {
+  auto arrow = [](int64_t a, int64_t b) { return absl::StrFormat("%d \xE2\x86\x92 %d", a, b); };
+  absl::StrAppend(&out, "<dl class=\"facts\">\n");
+  AppendFact(out, "Profile", report.profile);
+  AppendFact(out, "Rounds", absl::StrCat(report.rounds, report.converged
+                                                            ? " (fixed point)"
+                                                            : " (no fixed point within the cap)"));
+  AppendFact(out, "Nodes", arrow(report.nodes_before, report.nodes_after));
+  AppendFact(out, "Initializers", arrow(report.initializers_before, report.initializers_after));
+  AppendFact(out, "Bytes", arrow(report.bytes_before, report.bytes_after));
+  absl::StrAppend(&out, "</dl>\n");
+}
+
+// A row per pass, then a row per rule it applied.
+void AppendPassTable(std::string& out, const rewrites::RewriteReport& report) {
+  absl::StrAppend(&out,
+                  "<table class=\"passes\">\n<tr><th>Pass / rule</th><th>Matches</th>"
+                  "<th>Nodes removed</th><th>Nodes added</th><th>Initializers removed</th>"
+                  "<th>Initializers added</th></tr>\n");
+  for (const rewrites::PassStats& pass : report.passes) {
+    absl::StrAppend(&out, "<tr class=\"pass\"><td><code>", HtmlEscape(pass.pass),
+                    "</code></td><td class=\"num\">", pass.matches, "</td><td class=\"num\">",
+                    pass.nodes_removed, "</td><td class=\"num\">", pass.nodes_added,
+                    "</td><td class=\"num\">", pass.initializers_removed,
+                    "</td><td class=\"num\">", pass.initializers_added, "</td></tr>\n");
+    for (const auto& [rule, count] : pass.rule_matches) {
+      absl::StrAppend(&out, "<tr class=\"rule\"><td><code>", HtmlEscape(rule),
+                      "</code></td><td class=\"num\">", count,
+                      "</td><td></td><td></td><td></td><td></td></tr>\n");
+    }
+  }
+  absl::StrAppend(&out, "</table>\n");
+}
+
+// Each recorded rewrite, before and after.
+void AppendRewriteRecords(std::string& out, const rewrites::RewriteReport& report) {
+  for (const rewrites::PassStats& pass : report.passes) {
+    if (pass.records.empty()) continue;
+    absl::StrAppend(&out, "<h3>Rewrites of <code>", HtmlEscape(pass.pass), "</code> (first ",
+                    pass.records.size(), " of ", pass.matches, ")</h3>\n");
+    for (const rewrites::RewriteRecord& record : pass.records) {
+      absl::StrAppend(&out, "<p class=\"record\"><code>", HtmlEscape(record.what),
+                      "</code> in ", HtmlEscape(record.graph), "</p>\n");
+      AppendBeforeAfter(out, record.before, record.after);
+    }
+  }
+}
+
+// The --explain entries.
+void AppendExplanations(std::string& out, const rewrites::RewriteReport& report) {
+  if (report.explain.empty()) return;
+  absl::StrAppend(&out,
+                  "<h2>Rules explained</h2>\n<table class=\"explain\">\n<tr><th>Rule</th>"
+                  "<th>Graph</th><th>Node</th><th>Op</th><th>Index</th><th>Outcome</th></tr>\n");
+  for (const rewrites::RuleExplanation& e : report.explain) {
+    absl::StrAppend(&out, "<tr class=\"", e.matched ? "matched" : "nomatch", "\"><td><code>",
+                    HtmlEscape(e.rule), "</code></td><td>", HtmlEscape(e.graph), "</td><td><code>",
+                    HtmlEscape(e.node), "</code></td><td><code>", HtmlEscape(e.op),
+                    "</code></td><td class=\"num\">", e.index, "</td><td>",
+                    e.matched ? "<span class=\"ok\">matches</span>: " : "no match: ",
+                    HtmlEscape(e.reason), "</td></tr>\n");
+  }
+  absl::StrAppend(&out, "</table>\n");
+}
+
+// The sections of a rewrite report.
+void AppendRewriteReport(std::string& out, const rewrites::RewriteReport& report) {
+  AppendRewriteFacts(out, report);
+  absl::StrAppend(&out, "<h2>Passes</h2>\n");
+  AppendPassTable(out, report);
+  absl::StrAppend(&out, "<h2>Rewrites</h2>\n");
+  bool any = false;
+  for (const rewrites::PassStats& pass : report.passes) any |= !pass.records.empty();
+  if (!any) absl::StrAppend(&out, "<p>None.</p>\n");
+  AppendRewriteRecords(out, report);
+  AppendExplanations(out, report);
+}
+
 }  // namespace
 
 std::string HtmlEscape(absl::string_view text) {
@@ -198,17 +310,28 @@ std::string HtmlEscape(absl::string_view text) {
 }
 
 std::string ConversionReportToHtml(const converter::ConversionReport& report,
-                                   absl::string_view model_name) {
-  std::string out = absl::StrCat(
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
-      "<title>onnx-convert report: ", HtmlEscape(model_name), "</title>\n<style>", kStyle,
-      "</style>\n</head>\n<body>\n");
+                                   absl::string_view model_name,
+                                   const rewrites::RewriteReport* optimized) {
+  std::string out = PageStart(absl::StrCat("onnx-convert report: ", model_name));
   AppendHeader(out, report, model_name);
   AppendStepSummary(out, report);
   AppendStepDetails(out, report);
   AppendUntouched(out, report);
-  absl::StrAppend(&out, "</body>\n</html>\n");
+  if (optimized != nullptr) {
+    absl::StrAppend(&out, "<h1>Optimization</h1>\n");
+    AppendRewriteReport(out, *optimized);
+  }
+  absl::StrAppend(&out, kPageEnd);
+  return out;
+}
+
+std::string RewriteReportToHtml(const rewrites::RewriteReport& report,
+                                absl::string_view model_name) {
+  std::string out = PageStart(absl::StrCat("onnx-convert optimize report: ", model_name));
+  absl::StrAppend(&out, "<h1>Optimization report: <code>", HtmlEscape(model_name),
+                  "</code></h1>\n");
+  AppendRewriteReport(out, report);
+  absl::StrAppend(&out, kPageEnd);
   return out;
 }
 

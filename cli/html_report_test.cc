@@ -28,6 +28,12 @@ g (float[3,3] X) => (float[3,3] Y) {
   [r] Y = Relu(A)
 })";
 
+// HardSwish (new in 14) down to 13: its function body in its place.
+constexpr absl::string_view kHardSwish = R"(<ir_version: 8, opset_import: ["" : 14]>
+g (float[2,3] X) => (float[2,3] Y) {
+  [hs] Y = HardSwish(X)
+})";
+
 // The report of converting `text` (its last node renamed to `last_name`
 // when that is not empty) to `target`.
 converter::ConversionReport Report(absl::string_view text, int64_t target, bool dry_run,
@@ -72,7 +78,11 @@ TEST(HtmlReportTest, PagesShowStepsNodesAndAdaptersEscaped) {
         "<tr class=\"bump\"><td>main</td><td><code>Relu</code></td><td>6 \xE2\x86\x92 13</td>"
         "<td class=\"num\">1</td></tr>",
         "Unsqueeze 11-&gt;13", "<code>attribute-to-input</code>",
-        "<code>com.vendor.Fancy</code>"},
+        "<code>com.vendor.Fancy</code>",
+        // The node before and after its axes became an input, escaped.
+        "<tr class=\"region\"><td colspan=\"5\">",
+        "<td class=\"before\"><pre class=\"onnx\">", "Y = Unsqueeze &lt;axes = [0]&gt; (R)",
+        "<td class=\"after\"><pre class=\"onnx\">"},
        {"a<b&\"c", "relu<&>", "class=\"node refused\"", "ai.onnx.ml opset"}},
       {"dry run with a refusal",
        kTrilu,
@@ -85,6 +95,15 @@ TEST(HtmlReportTest, PagesShowStepsNodesAndAdaptersEscaped) {
         "<span class=\"refusal\">cannot convert: ",
         "<td><code>Relu</code></td><td>14 \xE2\x86\x92 13</td>",
         "<h2>Untouched ops</h2>\n<p>None.</p>"},
+       {"<tr class=\"region\">"}},
+      {"function body expanded",
+       kHardSwish,
+       13,
+       false,
+       "",
+       "hs.onnx",
+       {"<tr class=\"region\">", "[hs] Y = HardSwish(X)", "= HardSigmoid &lt;alpha = ",
+        "Y = Mul(X, "},
        {}},
   };
   for (const HtmlCase& c : cases) {

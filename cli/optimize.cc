@@ -14,12 +14,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cli/exit_codes.h"
+#include "cli/html_report.h"
 #include "eval/compare.h"
 #include "eval/data_sets.h"
 #include "eval/graph.h"
 #include "ir/model_io.h"
 #include "rewrites/pass_manager.h"
 #include "rewrites/rules.h"
+#include "rewrites/rules_explain.h"
 
 namespace onnxconvert::cli {
 namespace {
@@ -59,6 +61,9 @@ absl::StatusOr<rewrites::RewriteOptions> OptionsFrom(const ParsedArgs& args) {
     }
     options.rule_files.push_back({path, text.str()});
   }
+  options.explain = ListFlag(args, "explain");
+  // A rule to explain that does not exist is found before the model is read.
+  if (absl::Status known = rewrites::RulesToExplain(options).status(); !known.ok()) return known;
   if (std::optional<std::string> bytes = args.Get("max-fold-bytes")) {
     if (!absl::SimpleAtoi(*bytes, &options.max_fold_bytes) || options.max_fold_bytes < 0) {
       return absl::InvalidArgumentError(
@@ -115,7 +120,7 @@ const std::vector<FlagSpec>& OptimizeFlags() {
       {"output", true, "o"},        {"profile", true, ""}, {"passes", true, ""},
       {"skip", true, ""},           {"max-fold-bytes", true, ""}, {"report", true, ""},
       {"list", false, ""},          {"verify", true, "", true},
-      {"rules", true, ""},
+      {"rules", true, ""},          {"explain", true, ""},
   };
   return *flags;
 }
@@ -171,9 +176,15 @@ int RunOptimize(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   absl::Status saved = SaveModel(std::move(loaded->model), *output, save);
   if (!saved.ok()) return Fail(kExitUsageOrIo, *output, saved, err);
   if (std::optional<std::string> report_path = args.Get("report")) {
-    bool json = absl::EndsWith(*report_path, ".json");
-    absl::Status written =
-        WriteFileAtomically(*report_path, json ? report->ToJson() : report->ToText(true));
+    std::string text;
+    if (absl::EndsWith(*report_path, ".json")) {
+      text = report->ToJson();
+    } else if (absl::EndsWith(*report_path, ".html")) {
+      text = RewriteReportToHtml(*report, fs::path(path).filename().string());
+    } else {
+      text = report->ToText(true);
+    }
+    absl::Status written = WriteFileAtomically(*report_path, text);
     if (!written.ok()) return Fail(kExitUsageOrIo, *report_path, written, err);
   }
   out << report->ToText();

@@ -12,8 +12,8 @@ namespace onnxconvert::cli {
 // The usage line of `onnx-convert optimize`.
 inline constexpr absl::string_view kOptimizeUsage =
     "optimize IN -o OUT [--profile exact|deploy] [--passes a,b] [--skip a,b]\n"
-    "          [--max-fold-bytes B] [--rules FILE,...] [--report FILE.json|FILE.txt]\n"
-    "          [--verify[=N]] [--list]";
+    "          [--max-fold-bytes B] [--rules FILE,...] [--explain RULE,...]\n"
+    "          [--report FILE.json|FILE.html|FILE.txt] [--verify[=N]] [--list]";
 
 // What `onnx-convert optimize` does, for the usage text.
 inline constexpr absl::string_view kOptimizeSummary =
@@ -26,7 +26,9 @@ inline constexpr absl::string_view kOptimizeSummary =
     "      result on N seeded random input sets (default 3) and fails unless they\n"
     "      agree (to the bit with exact, within tolerance with deploy); --list names\n"
     "      the passes; --rules applies rule files of yours (rewrites/rules.h format)\n"
-    "      after the profile's passes";
+    "      after the profile's passes; --explain says, at each node a rule could\n"
+    "      match at, why it matches or not (the failing pattern part or `where`\n"
+    "      predicate, with the facts seen)";
 
 // The flags `optimize` accepts.
 const std::vector<FlagSpec>& OptimizeFlags();

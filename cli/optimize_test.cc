@@ -3,8 +3,10 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "cli/cli.h"
 #include "cli/cli_test_util.h"
 #include "gtest/gtest.h"
@@ -156,6 +158,161 @@ TEST(OptimizeCliTest, ConvertThenOptimizeInOneReport) {
   std::string json((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
   EXPECT_TRUE(absl::StartsWith(json, "{\"conversion\": {")) << json;
   EXPECT_TRUE(absl::StrContains(json, "\"optimize\": {")) << json;
+}
+
+
+// A user rule file for the --explain cases: Neg twice gives X back.
+constexpr const char* kNegRules = R"(rule double_negation
+  pattern (X) => (Y) {
+    T = Neg(X)
+    Y = Neg(T)
+  }
+  replace (X) => (X)
+)";
+
+// Slurps `path`.
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+struct ExplainCliCase {
+  const char* name;
+  const char* model;
+  const char* rule;
+  const char* report;  // the --report file's name, "" for none
+  std::vector<std::string> out_has;     // in what is printed
+  std::vector<std::string> report_has;  // in the report file
+};
+
+TEST(OptimizeCliTest, ExplainSaysWhyARuleMatchesOrNot) {
+  const ExplainCliCase cases[] = {
+      {"user_rule_matches", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) {
+  [n] N = Neg(X)
+  [m] M = Neg(N)
+  [r] Y = Relu(M)
+})",
+       "double_negation", "",
+       {"explain double_negation at node 'm' (#1, Neg) in main: matches, takes node 'n' (#0, Neg), "
+        "node 'm' (#1, Neg)",
+        "explain double_negation at node 'n' (#0, Neg) in main: no match: input 0 of node 'n'"},
+       {}},
+      {"builtin_rule_where_fails", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) <float[1] k = {2.0}> {
+  [mul] M = Mul(X, k)
+  [r] Y = Relu(M)
+})",
+       "mul_by_one", "report.txt",
+       {"explain mul_by_one at node 'mul' (#0, Mul) in main: no match: where `value(k) == 1` "
+        "(rewrites/rules/no_ops.rules:57:",
+        "fails: value(k) is [2], wanted == 1; k ('k'): float[1], a known constant, 1 use"},
+       {"explain mul_by_one at node 'mul'"}},
+      {"intermediate_with_two_users_json", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y, float[2] Z) {
+  [n] N = Neg(X)
+  [m] M = Neg(N)
+  [r] Y = Relu(M)
+  [s] Z = Abs(N)
+})",
+       "double_negation", "report.json",
+       {"intermediate T ('N') has another user: node 's' (#3, Abs)"},
+       {"\"explain\": [", "\"rule\": \"double_negation\"", "\"node\": \"m\"", "\"index\": 1",
+        "\"matched\": false", "has another user: node 's' (#3, Abs)"}},
+  };
+  for (const ExplainCliCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    fs::path dir = testing::FreshTestDir(absl::StrCat("optimize_explain_", c.name));
+    fs::path in = WriteModel(dir, "in.onnx", c.model);
+    testing::WriteTestFile(dir / "neg.rules", kNegRules);
+    std::vector<std::string> args = {"optimize", in.string(), "-o", (dir / "out.onnx").string(),
+                                     "--rules", (dir / "neg.rules").string(), "--explain",
+                                     c.rule};
+    if (*c.report != '\0') {
+      args.push_back("--report");
+      args.push_back((dir / c.report).string());
+    }
+    Result result = RunCli(args);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    for (const std::string& part : c.out_has) {
+      EXPECT_TRUE(absl::StrContains(result.out, part)) << result.out << "\nlacks: " << part;
+    }
+    std::string report = *c.report != '\0' ? ReadText(dir / c.report) : "";
+    for (const std::string& part : c.report_has) {
+      EXPECT_TRUE(absl::StrContains(report, part)) << report << "\nlacks: " << part;
+    }
+  }
+}
+
+TEST(OptimizeCliTest, ExplainingAnUnknownRuleIsAUsageError) {
+  fs::path dir = testing::FreshTestDir("optimize_explain_unknown");
+  fs::path in = WriteModel(dir, "in.onnx", kFoldable);
+  Result result = RunCli({"optimize", in.string(), "-o", (dir / "out.onnx").string(),
+                          "--explain", "no_such_rule"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_TRUE(absl::StrContains(result.err, "no rule 'no_such_rule'")) << result.err;
+  EXPECT_FALSE(fs::exists(dir / "out.onnx"));
+}
+
+// How often `part` occurs in `text`.
+int Occurrences(const std::string& text, const std::string& part) {
+  int count = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+struct HtmlCliCase {
+  const char* name;
+  std::vector<std::string> command;  // after the input model; "OUT", "REPORT" stand for paths
+  std::vector<std::string> has;
+};
+
+// optimize --report x.html and convert --optimize --report x.html: one
+// page, no external assets, tags balanced, counts and escaped ONNX text.
+TEST(OptimizeCliTest, HtmlReports) {
+  const HtmlCliCase cases[] = {
+      {"optimize",
+       {"optimize", "IN", "-o", "OUT", "--report", "REPORT"},
+       {"<title>onnx-convert optimize report: in.onnx</title>",
+        "<dt>Nodes</dt><dd>4 \xE2\x86\x92 1</dd>",
+        "<tr class=\"pass\"><td><code>fold-constants</code></td><td class=\"num\">1</td>",
+        // The Constant's attribute in ONNX text, escaped.
+        "Constant &lt;value = float[1] {2.0}&gt;", "<td class=\"before\"><pre class=\"onnx\">"}},
+      {"convert_optimize",
+       {"convert", "IN", "-o", "OUT", "--to", "17", "--optimize", "--report", "REPORT"},
+       {"<h1>Conversion report: <code>in.onnx</code></h1>", "<h1>Optimization</h1>",
+        "<tr class=\"pass\"><td><code>dead-code</code></td><td class=\"num\">1</td>"}},
+  };
+  for (const HtmlCliCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    fs::path dir = testing::FreshTestDir(absl::StrCat("optimize_html_", c.name));
+    fs::path in = WriteModel(dir, "in.onnx", kFoldable);
+    std::vector<std::string> args;
+    for (const std::string& arg : c.command) {
+      args.push_back(arg == "IN"       ? in.string()
+                     : arg == "OUT"    ? (dir / "out.onnx").string()
+                     : arg == "REPORT" ? (dir / "report.html").string()
+                                       : arg);
+    }
+    Result result = RunCli(args);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    std::string html = ReadText(dir / "report.html");
+    EXPECT_TRUE(absl::StartsWith(html, "<!DOCTYPE html>")) << html;
+    for (const std::string& part : c.has) {
+      EXPECT_TRUE(absl::StrContains(html, part)) << html << "\nlacks: " << part;
+    }
+    for (const char* tag : {"table", "tr", "pre", "dl", "section", "h2"}) {
+      EXPECT_EQ(Occurrences(html, absl::StrCat("<", tag, ">")) +
+                    Occurrences(html, absl::StrCat("<", tag, " ")),
+                Occurrences(html, absl::StrCat("</", tag, ">")))
+          << tag;
+    }
+    EXPECT_FALSE(absl::StrContains(html, "<script")) << html;
+    EXPECT_FALSE(absl::StrContains(html, "http")) << html;
+    EXPECT_FALSE(absl::StrContains(html, "<value")) << html;
+  }
 }
 
 }  // namespace

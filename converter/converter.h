@@ -136,10 +136,19 @@ struct NodeChange {
   std::vector<adapters::Change> changes;
   // Dry runs only: why the node cannot be converted ("" when it can).
   std::string refusal;
+  // When the adapter restructured the node (replaced it by other nodes,
+  // inserted nodes around it or rewired its inputs): the node before and
+  // the nodes in its place after, in ONNX text, a line each ("" otherwise;
+  // kept for the first kRestructuredTexts such nodes of a step).
+  std::string before_text;
+  std::string after_text;
 
   // The nodes this entry stands for: 1 + alike.size().
   int NodeCount() const { return 1 + static_cast<int>(alike.size()); }
 };
+
+// How many restructured nodes of a step keep their before and after text.
+inline constexpr int kRestructuredTexts = 20;
 
 // Nodes of one op in one graph that a step rebinds to the op's next version
 // and leaves as they are.

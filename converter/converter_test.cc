@@ -1,5 +1,8 @@
 #include "converter/converter.h"
 
+#include <string>
+#include <vector>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "converter/side_by_side.h"
@@ -66,6 +69,74 @@ g (float[N,4] X) => (float[N,4] Y) {
   ASSERT_EQ(result->report.steps.size(), 3u);
   ASSERT_EQ(result->report.steps[2].bumps.size(), 1u);
   EXPECT_EQ(result->report.steps[2].bumps[0].op, "Relu");
+}
+
+struct RestructureCase {
+  const char* name;
+  const char* model;
+  int64_t target;
+  const char* node;  // the node whose change carries the texts
+  std::vector<std::string> before_has;
+  std::vector<std::string> after_has;
+};
+
+// An adapter that restructures a node (a function body expanded in its
+// place, an attribute moved to an input) reports the node before and the
+// nodes after in ONNX text, in the text, JSON and proto-able report.
+TEST(ConverterTest, RestructuringAdaptersReportBeforeAndAfterText) {
+  const RestructureCase cases[] = {
+      {"function_body_expanded", R"(<ir_version: 8, opset_import: ["" : 14]>
+g (float[2,3] X) => (float[2,3] Y) {
+  [hs] Y = HardSwish(X)
+})",
+       13, "hs", {"[hs] Y = HardSwish(X)"}, {"= HardSigmoid <alpha", "Y = Mul(X, "}},
+      {"attribute_to_input", R"(<ir_version: 7, opset_import: ["" : 12]>
+g (float[3] X) => (float[1,3] Y) {
+  [unsq] Y = Unsqueeze<axes = [0]>(X)
+})",
+       13, "unsq", {"[unsq] Y = Unsqueeze <axes = [0]> (X)"}, {"[unsq] Y = Unsqueeze(X, unsq__"}},
+  };
+  for (const RestructureCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    absl::StatusOr<ConversionResult> result = ConvertModel(Model(c.model), To(c.target));
+    ASSERT_TRUE(result.ok()) << result.status();
+    const NodeChange* found = nullptr;
+    for (const StepReport& step : result->report.steps) {
+      for (const NodeChange& change : step.nodes) {
+        if (change.node == c.node) found = &change;
+      }
+    }
+    ASSERT_NE(found, nullptr) << result->report.ToText();
+    for (const std::string& part : c.before_has) {
+      EXPECT_TRUE(absl::StrContains(found->before_text, part)) << found->before_text;
+      EXPECT_TRUE(absl::StrContains(result->report.ToText(), absl::StrCat("    - ", part)))
+          << result->report.ToText();
+    }
+    for (const std::string& part : c.after_has) {
+      EXPECT_TRUE(absl::StrContains(found->after_text, part)) << found->after_text;
+    }
+    EXPECT_TRUE(absl::StrContains(result->report.ToText(), "    + ")) << result->report.ToText();
+    EXPECT_TRUE(absl::StrContains(result->report.ToJson(), "\"before\": "))
+        << result->report.ToJson();
+  }
+}
+
+// Nodes only rebound, or whose attributes alone change, carry no text.
+TEST(ConverterTest, RebindingAdaptersReportNoText) {
+  onnx::ModelProto model = Model(R"(<ir_version: 6, opset_import: ["" : 11]>
+g (float[N,4] X) => (float[N,4] Y) {
+  [relu] R = Relu(X)
+  [neg] Y = Neg(R)
+})");
+  absl::StatusOr<ConversionResult> result = ConvertModel(model, To(14));
+  ASSERT_TRUE(result.ok()) << result.status();
+  for (const StepReport& step : result->report.steps) {
+    for (const NodeChange& change : step.nodes) {
+      EXPECT_EQ(change.before_text, "") << change.node;
+      EXPECT_EQ(change.after_text, "") << change.node;
+    }
+  }
+  EXPECT_FALSE(absl::StrContains(result->report.ToJson(), "\"before\""));
 }
 
 TEST(ConverterTest, DowngradeThatKeepsMeaningSucceeds) {

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "ir/json_writer.h"
 
 namespace onnxconvert::converter {
@@ -67,6 +68,9 @@ std::string ConversionReport::ToJson() const {
       json.Key("op").String(node.op).Key("from_version").Int(node.from_version);
       json.Key("to_version").Int(node.to_version).Key("adapter").String(node.adapter);
       if (!node.refusal.empty()) json.Key("refusal").String(node.refusal);
+      if (!node.before_text.empty()) {
+        json.Key("before").String(node.before_text).Key("after").String(node.after_text);
+      }
       json.Key("changes").BeginArray();
       for (const adapters::Change& change : node.changes) {
         json.BeginObject().Key("kind").String(change.kind).Key("detail").String(change.detail)
@@ -114,6 +118,15 @@ std::string AlikeText(const NameList& alike) {
   }
   return absl::StrCat(" and ", alike.size(), " more alike (", names,
                       alike.size() > kNamed ? ", ..." : "", ")");
+}
+
+// `text`'s lines, each after `indent`.
+std::string Indented(absl::string_view text, absl::string_view indent) {
+  std::string out;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    absl::StrAppend(&out, indent, line, "\n");
+  }
+  return out;
 }
 
 }  // namespace
@@ -180,6 +193,8 @@ std::string ConversionReport::ToText() const {
                             AlikeText(node.alike),
                             node.refusal.empty() ? node.adapter
                                                  : absl::StrCat("CANNOT CONVERT: ", node.refusal));
+      absl::StrAppend(&out, Indented(node.before_text, "    - "),
+                      Indented(node.after_text, "    + "));
     }
   }
   if (nodes_refused > 0) {

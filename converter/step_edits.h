@@ -183,6 +183,24 @@ class StepEdits {
     edits_[anchor.list].removed.insert(anchor.node);
     forgotten_[OpKeyOf(*anchor.node)].insert(anchor.node);
   }
+  // The nodes standing where `site`'s node stood so far this step: those
+  // inserted before it, the node itself unless removed, those inserted
+  // after it, in order (for the report's before/after text).
+  std::vector<const onnx::NodeProto*> Around(const NodeSite& site) const {
+    std::vector<const onnx::NodeProto*> nodes;
+    auto list = edits_.find(site.list);
+    const ListEdits* edits = list == edits_.end() ? nullptr : &list->second;
+    auto append = [&](const absl::flat_hash_map<const onnx::NodeProto*,
+                                                std::vector<onnx::NodeProto*>>& slots) {
+      auto found = slots.find(site.node);
+      if (found == slots.end()) return;
+      nodes.insert(nodes.end(), found->second.begin(), found->second.end());
+    };
+    if (edits != nullptr) append(edits->before);
+    if (edits == nullptr || !edits->removed.contains(site.node)) nodes.push_back(site.node);
+    if (edits != nullptr) append(edits->after);
+    return nodes;
+  }
   // Records that `site`'s node has a new op type; `old_key` was its OpKeyOf.
   void Retyped(const NodeSite& site, const std::string& old_key) {
     ++edits_made_;

@@ -1,6 +1,9 @@
 #include "converter/step_runner.h"
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -9,6 +12,7 @@
 #include "converter/expand.h"
 #include "converter/step_rewriter.h"
 #include "ir/status_macros.h"
+#include "ir/text_printer.h"
 #include "schema/checker.h"
 #include "schema/type_strings.h"
 
@@ -214,6 +218,27 @@ void CountBump(StepReport& report, absl::string_view graph, absl::string_view op
   report.bumps.push_back({std::string(graph), std::string(op), from, to, 1});
 }
 
+// Whether `now`, the nodes standing where `before` stood, restructure it:
+// other nodes than the node itself, another op, or other inputs.
+bool Restructured(const onnx::NodeProto& before, const onnx::NodeProto& anchor,
+                  absl::Span<const onnx::NodeProto* const> now) {
+  if (now.size() != 1 || now[0] != &anchor) return true;
+  return anchor.op_type() != before.op_type() || anchor.domain() != before.domain() ||
+         !std::equal(anchor.input().begin(), anchor.input().end(), before.input().begin(),
+                     before.input().end());
+}
+
+// Gives `change` the before and after text of `site`'s node when the step
+// restructured it; `before` is the node as it was.
+void KeepRestructuredText(const StepContext& step, const NodeSite& site,
+                          const onnx::NodeProto& before, NodeChange& change) {
+  std::vector<const onnx::NodeProto*> now = step.edits.Around(site);
+  if (!Restructured(before, *site.node, now)) return;
+  change.before_text = absl::StrCat(PrintNodeText(before), "\n");
+  for (const onnx::NodeProto* node : now) {
+    absl::StrAppend(&change.after_text, PrintNodeText(*node), "\n");
+  }
+}
 
 }  // namespace
 
@@ -238,6 +263,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
   // Nodes fold at the opset they bind at; not in other domains' steps.
   step.constants.SetOpset(step.domain.empty() ? step.from : 0);
   int64_t op_rank = 0;
+  int texts_kept = 0;  // changes given their before and after text
   for (const OpSchema* changed : registry.ChangedAt(step.domain, boundary)) {
     step.order = step.step_rank * kOpRanks + op_rank++;
     absl::Span<const NodeSite> sites = step.index.NodesOf(step.domain, changed->name);
@@ -255,6 +281,13 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     bool count_only = plan.has_value() && plan->rebinds_only &&
                       !adapters::NegativeAxesMatter(*current, *next);
     if (!count_only && !step.dry_run) step.edits.Reserve(sites.size());
+    // Whether a node of the op may come out restructured, for the report's
+    // text: only the op vanishing, a registered rewrite, casts (types
+    // that do not widen) or a last axis by Reshape (Squeeze, Unsqueeze)
+    // insert nodes or rewire inputs; a fold too (checked per node).
+    const bool may_restructure = next == nullptr || plan->rewrite != nullptr ||
+                                 !plan->types_widen || changed->name == "Squeeze" ||
+                                 changed->name == "Unsqueeze";
     for (const NodeSite& site : sites) {
       if (step.should_stop && (++step.polled % kStopPollNodes) == 0 && step.should_stop()) {
         return Stopped(step.domain, step.from, step.to);
@@ -272,6 +305,13 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
       // What the node computes when its inputs are constants, taken before
       // an adapter changes it: the way out when the adapter refuses.
       const onnx::TensorProto* folded = FoldedValue(step, site);
+      // The node as it was, for the report's text should the step
+      // restructure it.
+      std::optional<onnx::NodeProto> before;
+      if (!step.dry_run && texts_kept < kRestructuredTexts &&
+          (may_restructure || folded != nullptr)) {
+        before = *site.node;
+      }
       int64_t edits_before = step.edits.edits_made();
       bool touched = false;
       if (next == nullptr) {
@@ -346,6 +386,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
         if (!step.dry_run || status.code() != absl::StatusCode::kFailedPrecondition) return error;
         change.refusal = std::string(error.message());
       } else if (!step.dry_run) {
+        if (before) KeepRestructuredText(step, site, *before, change);
         step.edits.Finished(site);
       }
       if (bumped && change.refusal.empty()) {
@@ -357,6 +398,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
         change.op = std::string(changed->name);
         change.graph = std::string(site.path);
         change.node = site.node->name();
+        if (!change.before_text.empty()) ++texts_kept;
         report.nodes.push_back(std::move(change));
       }
     }

@@ -193,8 +193,15 @@ struct StepParts {
   }
 
   StepReport Done() && {
+    int texts = 0;  // each window kept its own; the step keeps the first
     for (auto& [rank, list] : nodes) {
-      for (NodeChange& change : list) report.nodes.push_back(std::move(change));
+      for (NodeChange& change : list) {
+        if (!change.before_text.empty() && ++texts > kRestructuredTexts) {
+          change.before_text.clear();
+          change.after_text.clear();
+        }
+        report.nodes.push_back(std::move(change));
+      }
     }
     for (auto& [rank, bump] : bumps) report.bumps.push_back(std::move(bump));
     report.validation =

@@ -656,6 +656,34 @@ absl::Span<const ValueUse> GraphIndex::Consumers(absl::string_view name) const {
   return absl::MakeConstSpan(values_[value].uses.data(), values_[value].uses.size());
 }
 
+ValueSource GraphIndex::InputProducer(NodeId id, int slot) const {
+  if (id < 0 || id + 1 >= static_cast<NodeId>(input_begin_.size()) || slot < 0 ||
+      slot >= input_count(id)) {
+    return ValueSource{};
+  }
+  const ValueId value = input_values_[input_begin_[id] + slot];
+  if (value == kNoValue) return ValueSource{};
+  if (values_[value].source.is_defined()) return values_[value].source;
+  return Producer(values_[value].name);
+}
+
+absl::Span<const ValueUse> GraphIndex::OutputConsumers(NodeId id, int slot) const {
+  if (id < 0 || id + 1 >= static_cast<NodeId>(output_begin_.size()) || slot < 0 ||
+      slot >= output_count(id)) {
+    return {};
+  }
+  const ValueId value = output_values_[output_begin_[id] + slot];
+  if (value == kNoValue) return {};
+  return absl::MakeConstSpan(values_[value].uses.data(), values_[value].uses.size());
+}
+
+bool GraphIndex::IsGraphOutputOf(NodeId id, int slot) const {
+  for (const ValueUse& use : OutputConsumers(id, slot)) {
+    if (use.is_graph_output()) return true;
+  }
+  return false;
+}
+
 const onnx::TensorProto* GraphIndex::FindInitializer(absl::string_view name) const {
   const GraphIndex* scope = DefiningScope(name);
   if (scope == nullptr || scope->graph_ == nullptr) return nullptr;

@@ -184,6 +184,14 @@ class GraphIndex {
   // Every use of `name` in this graph, in graph order after Build and Commit,
   // in no particular order after other edits. Invalidated by edits.
   absl::Span<const ValueUse> Consumers(absl::string_view name) const;
+  // Producer(node(id).input(slot)), without a lookup by name; undefined for
+  // an omitted input or a slot past the node's inputs.
+  ValueSource InputProducer(NodeId id, int slot) const;
+  // Consumers(node(id).output(slot)), without a lookup by name; empty for an
+  // omitted output or a slot past the node's outputs.
+  absl::Span<const ValueUse> OutputConsumers(NodeId id, int slot) const;
+  // True if some output of this graph reads node `id`'s output `slot`.
+  bool IsGraphOutputOf(NodeId id, int slot) const;
   // The initializer holding `name` when it is constant (an initializer not
   // overridden by a graph input, here or in an enclosing graph), else null.
   const onnx::TensorProto* FindInitializer(absl::string_view name) const;

@@ -13,7 +13,9 @@
 
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "eval/evaluator.h"
 #include "ir/status_macros.h"
 #include "rewrites/pass.h"
@@ -35,13 +37,34 @@ std::string NodeKey(const onnx::NodeProto& node) {
   return key;
 }
 
-// The tensor `tensor` holds, without its name, for comparing initializers.
-std::string TensorKey(const onnx::TensorProto& tensor) {
+// A hash of the data `tensor` holds (raw bytes hashed in place; typed
+// fields through a transient serialization of the tensor without them
+// named), for finding initializers that may be equal.
+size_t TensorFingerprint(const onnx::TensorProto& tensor) {
+  if (tensor.has_raw_data()) return absl::HashOf(absl::string_view(tensor.raw_data()));
   onnx::TensorProto unnamed = tensor;
   unnamed.clear_name();
   unnamed.clear_doc_string();
-  return unnamed.SerializeAsString();
+  return absl::HashOf(unnamed.SerializeAsString());
 }
+
+// Compares tensors field by field, names and doc strings aside (nothing
+// copied). Not thread-safe: one per pass run.
+class TensorComparer {
+ public:
+  TensorComparer() {
+    const google::protobuf::Descriptor* descriptor = onnx::TensorProto::descriptor();
+    differencer_.IgnoreField(descriptor->FindFieldByName("name"));
+    differencer_.IgnoreField(descriptor->FindFieldByName("doc_string"));
+  }
+  // Whether `a` and `b` hold the same tensor.
+  bool Same(const onnx::TensorProto& a, const onnx::TensorProto& b) {
+    return differencer_.Compare(a, b);
+  }
+
+ private:
+  google::protobuf::util::MessageDifferencer differencer_;
+};
 
 class CommonSubexpressions : public Pass {
  public:
@@ -81,11 +104,15 @@ class CommonSubexpressions : public Pass {
   // Merge, counted in `stats` and recorded for the report when it merges.
   static absl::StatusOr<bool> MergeCounted(const PassContext& context, GraphIndex& graph,
                                            NodeId kept, NodeId gone, PassStats& stats) {
-    RewriteRecord record{graph.path(), "merge", NodesText({&graph.node(kept), &graph.node(gone)}),
-                         NodesText({&graph.node(kept)})};
+    const bool recorded = stats.WantsRecord(context.options());
+    RewriteRecord record;
+    if (recorded) {
+      record = {graph.path(), "merge", NodesText({&graph.node(kept), &graph.node(gone)}),
+                NodesText({&graph.node(kept)})};
+    }
     OC_ASSIGN_OR_RETURN(bool merged, Merge(graph, kept, gone));
     if (!merged) return false;
-    stats.Record(context.options(), std::move(record));
+    if (recorded) stats.Record(context.options(), std::move(record));
     ++stats.matches;
     ++stats.nodes_removed;
     return true;
@@ -98,6 +125,7 @@ class CommonSubexpressions : public Pass {
     absl::flat_hash_map<std::string, NodeId> first;
     bool changed = false;
     for (NodeId id : graph.LiveNodes()) {
+      if (!MayRepeat(graph, id)) continue;
       // Keys read the inputs as they are now: merges upstream have renamed
       // them already (graph order).
       std::string key = NodeKey(graph.node(id));
@@ -108,6 +136,21 @@ class CommonSubexpressions : public Pass {
       changed |= merged;
     }
     return changed;
+  }
+
+  // Whether another node may compute what node `id` does: one without
+  // inputs, or another node of its op reading its first input there. Most
+  // nodes of a large graph fail this without a key being built.
+  static bool MayRepeat(const GraphIndex& graph, NodeId id) {
+    const onnx::NodeProto& node = graph.node(id);
+    if (node.input_size() == 0 || node.input(0).empty()) return true;
+    for (const ValueUse& use : graph.Consumers(node.input(0))) {
+      if (use.is_input() && use.slot == 0 && use.node != id &&
+          graph.node(use.node).op_type() == node.op_type()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   // MergeNodes on the nodes of the focus only: a node merges into the
@@ -198,14 +241,22 @@ class CommonSubexpressions : public Pass {
     bool changed = false;
     for (auto& [shape, tensors] : alike) {
       if (tensors.size() < 2) continue;
-      absl::flat_hash_map<std::string, const onnx::TensorProto*> first;
+      // The first tensors of each content, by fingerprint.
+      absl::flat_hash_map<size_t, std::vector<const onnx::TensorProto*>> first;
+      TensorComparer comparer;
       for (const onnx::TensorProto* tensor : tensors) {
-        auto [it, inserted] = first.try_emplace(TensorKey(*tensor), tensor);
-        if (inserted || IsGraphOutput(graph, tensor->name())) continue;
+        std::vector<const onnx::TensorProto*>& seen = first[TensorFingerprint(*tensor)];
+        auto same = absl::c_find_if(
+            seen, [&](const onnx::TensorProto* other) { return comparer.Same(*other, *tensor); });
+        if (same == seen.end()) {
+          seen.push_back(tensor);
+          continue;
+        }
+        if (IsGraphOutput(graph, tensor->name())) continue;
         stats.Record(context.options(),
                      {graph.path(), "share", InitializerText(*tensor) + "\n",
-                      InitializerText(*it->second) + "\n"});
-        OC_RETURN_IF_ERROR(graph.RenameUses(tensor->name(), it->second->name()));
+                      InitializerText(**same) + "\n"});
+        OC_RETURN_IF_ERROR(graph.RenameUses(tensor->name(), (*same)->name()));
         ++stats.matches;
         changed = true;
       }

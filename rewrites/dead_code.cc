@@ -24,7 +24,9 @@ class DeadCode : public Pass {
     std::vector<NodeId> order = graph.LiveNodes();
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
       if (!context.focus().Visit(*it) || !IsDead(graph, *it)) continue;
-      stats.Record(context.options(), {graph.path(), "dead", NodesText({&graph.node(*it)}), ""});
+      if (stats.WantsRecord(context.options())) {
+        stats.Record(context.options(), {graph.path(), "dead", NodesText({&graph.node(*it)}), ""});
+      }
       OC_RETURN_IF_ERROR(graph.RemoveNode(*it));
       ++stats.matches;
       ++stats.nodes_removed;
@@ -37,8 +39,8 @@ class DeadCode : public Pass {
   static bool IsDead(const GraphIndex& graph, NodeId id) {
     const onnx::NodeProto& node = graph.node(id);
     if (node.output_size() == 0) return false;
-    for (const std::string& output : node.output()) {
-      if (!output.empty() && !graph.Consumers(output).empty()) return false;
+    for (int slot = 0; slot < node.output_size(); ++slot) {
+      if (!graph.OutputConsumers(id, slot).empty()) return false;
     }
     return true;
   }

@@ -36,21 +36,22 @@ class FoldConstants : public Pass {
     if (graph.graph() == nullptr) return false;  // a function body has no initializers
     bool changed = false;
     for (NodeId id : graph.LiveNodes()) {
-      if (!context.focus().Visit(id)) continue;
+      if (!context.focus().Visit(id) || !MayFold(context, graph, id)) continue;
       std::optional<std::vector<onnx::TensorProto>> folded = Fold(context, graph, id);
       if (!folded) continue;
       const onnx::NodeProto& node = graph.node(id);
       std::vector<std::string> outputs(node.output().begin(), node.output().end());
-      RewriteRecord record{graph.path(), "fold", NodesText({&node}), ""};
+      const bool recorded = stats.WantsRecord(context.options());
+      RewriteRecord record{graph.path(), "fold", recorded ? NodesText({&node}) : "", ""};
       OC_RETURN_IF_ERROR(graph.RemoveNode(id));
       for (size_t i = 0; i < outputs.size(); ++i) {
         if (outputs[i].empty()) continue;
         (*folded)[i].set_name(outputs[i]);
-        absl::StrAppend(&record.after, InitializerText((*folded)[i]), "\n");
+        if (recorded) absl::StrAppend(&record.after, InitializerText((*folded)[i]), "\n");
         OC_RETURN_IF_ERROR(graph.AddInitializer(std::move((*folded)[i])));
         ++stats.initializers_added;
       }
-      stats.Record(context.options(), std::move(record));
+      if (recorded) stats.Record(context.options(), std::move(record));
       ++stats.matches;
       ++stats.nodes_removed;
       changed = true;
@@ -67,13 +68,43 @@ class FoldConstants : public Pass {
         HasSubgraphs(node) || !eval::IsDeterministic("", node.op_type())) {
       return std::nullopt;
     }
-    for (const std::string& output : node.output()) {
-      if (!output.empty() && IsGraphOutput(graph, output)) return std::nullopt;
+    for (int slot = 0; slot < node.output_size(); ++slot) {
+      if (graph.IsGraphOutputOf(id, slot)) return std::nullopt;
     }
     std::optional<std::vector<onnx::TensorProto>> known = KnownOutputs(context, graph, node);
     if (!known) known = Evaluated(context, graph, node);
     if (!known || !WithinSizeRule(context, graph, node, *known)) return std::nullopt;
     return known;
+  }
+
+  // A quick test, by the index and the graph's facts, that node `id` may
+  // fold: inference knows something of one of its outputs, or each input
+  // is an initializer or a value inference knows something of. Most nodes
+  // fail it after a lookup or two.
+  static bool MayFold(const PassContext& context, const GraphIndex& graph, NodeId id) {
+    const onnx::NodeProto& node = graph.node(id);
+    const schema::GraphTypes* types = context.GraphTypesOf(graph);
+    auto has_facts = [&](absl::string_view name) {
+      return types != nullptr && types->facts.contains(name);
+    };
+    for (const std::string& output : node.output()) {
+      if (!output.empty() && has_facts(output)) return true;
+    }
+    for (int slot = 0; slot < node.input_size(); ++slot) {
+      const std::string& input = node.input(slot);
+      if (input.empty()) continue;
+      switch (graph.InputProducer(id, slot).kind) {
+        case ValueSource::Kind::kInitializer: break;
+        case ValueSource::Kind::kNodeOutput:
+          if (!has_facts(input)) return false;
+          break;
+        case ValueSource::Kind::kOuterScope:
+          if (context.KnownConstant(graph, input) == nullptr) return false;
+          break;
+        default: return false;
+      }
+    }
+    return node.input_size() > 0;
   }
 
   // The outputs when inference knows them all already.

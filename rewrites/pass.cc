@@ -60,9 +60,8 @@ void Focus::Mark(NodeId id, int steps) {
   if (marked_[id] > steps) return;  // marked with as many steps or more
   marked_[id] = static_cast<int8_t>(steps + 1);
   if (steps == 0 || !graph_->IsLive(id)) return;
-  for (const std::string& output : graph_->node(id).output()) {
-    if (output.empty()) continue;
-    for (const ValueUse& use : graph_->Consumers(output)) {
+  for (int slot = 0; slot < graph_->node(id).output_size(); ++slot) {
+    for (const ValueUse& use : graph_->OutputConsumers(id, slot)) {
       if (use.node != kNoNode) Mark(use.node, steps - 1);
     }
   }
@@ -76,8 +75,21 @@ const schema::GraphTypes* PassContext::TypesFor(const GraphIndex& graph,
   return types == types_.graphs.end() ? nullptr : &types->second;
 }
 
+const schema::GraphTypes* PassContext::GraphTypesOf(const GraphIndex& graph) const {
+  if (graph.graph() == nullptr) return nullptr;
+  auto types = types_.graphs.find(graph.graph());
+  return types == types_.graphs.end() ? nullptr : &types->second;
+}
+
 const onnx::TypeProto* PassContext::TypeOf(const GraphIndex& graph,
                                            absl::string_view value) const {
+  // Most values are the graph's own: its entry first, without looking for
+  // the scope defining the name (a name means one value in every scope
+  // that sees it: ONNX names are never shadowed).
+  if (const schema::GraphTypes* own = GraphTypesOf(graph)) {
+    auto type = own->types.find(value);
+    if (type != own->types.end()) return type->second;
+  }
   const schema::GraphTypes* types = TypesFor(graph, value);
   if (types == nullptr) return nullptr;
   auto type = types->types.find(value);

@@ -47,6 +47,9 @@ struct RewriteOptions {
     std::string text;
   };
   std::vector<RuleFile> rule_files;
+  // Rules (built-in or of `rule_files`) to explain on the model as given:
+  // why each matches or not at each node of its root op (rules_explain.h).
+  std::vector<std::string> explain;
 };
 
 // One rewrite, for the report: where, what it took out and what took its
@@ -73,6 +76,10 @@ struct PassStats {
 
   // Keeps `record` when fewer than `options.max_records` are kept.
   void Record(const RewriteOptions& options, RewriteRecord record);
+  // True if Record() would keep a record now (spares writing its text).
+  bool WantsRecord(const RewriteOptions& options) const {
+    return static_cast<int>(records.size()) < options.max_records;
+  }
 };
 
 // The nodes of one graph a pass run needs to visit (a worklist): all of
@@ -124,6 +131,9 @@ class PassContext {
   // initializer, or a value computed from static dims and constants), or
   // null.
   const onnx::TensorProto* KnownConstant(const GraphIndex& graph, absl::string_view value) const;
+  // What inference found for `graph` itself (types, facts), or null (a
+  // function body).
+  const schema::GraphTypes* GraphTypesOf(const GraphIndex& graph) const;
   // The operator version `node` binds to through the model's opset
   // imports, or 0 when none.
   int SinceVersion(const onnx::NodeProto& node) const;

@@ -55,33 +55,26 @@ std::string Interface(const onnx::GraphProto& graph) {
   return bytes;
 }
 
-// The names nodes of `graph` and of the subgraphs nested in it read, and
-// the graph's outputs (views of the graph's strings).
-absl::flat_hash_set<absl::string_view> NamesRead(onnx::GraphProto& graph) {
-  absl::flat_hash_set<absl::string_view> read;
-  ForEachGraph(graph, [&](onnx::GraphProto& inner) {
-    for (const onnx::NodeProto& node : inner.node()) {
-      for (const std::string& input : node.input()) read.insert(input);
-    }
-    for (const onnx::ValueInfoProto& output : inner.output()) read.insert(output.name());
-  });
-  return read;
-}
-
-// Removes the initializers of `graph` (and of its subgraphs) nothing reads
+// Removes, in every graph `index` holds, the initializers nothing reads
 // and no graph input names, and the value_info of names the graph no
-// longer defines or reads; counts the initializers in `stats`.
-void PruneGraph(onnx::GraphProto& graph, PassStats& stats) {
-  ForEachGraph(graph, [&](onnx::GraphProto& inner) {
-    if (inner.initializer_size() == 0 && inner.value_info_size() == 0) return;
-    absl::flat_hash_set<absl::string_view> read = NamesRead(inner);
-    absl::flat_hash_set<absl::string_view> inputs;
-    for (const onnx::ValueInfoProto& input : inner.input()) inputs.insert(input.name());
+// longer defines or reads (uses by subgraphs count: the index has them);
+// counts the initializers in `stats`. Edits the protos under the index,
+// which must be built again when this removed something.
+void PruneGraphs(ModelIndex& index, PassStats& stats) {
+  for (GraphIndex* graph : index.Graphs()) {
+    const onnx::GraphProto* proto = graph->graph();
+    if (proto == nullptr || (proto->initializer_size() == 0 && proto->value_info_size() == 0)) {
+      continue;
+    }
+    // The index views the graph its ModelIndex was built over, which the
+    // caller owns and lets this edit.
+    onnx::GraphProto& inner = *const_cast<onnx::GraphProto*>(proto);
+    auto read = [&](const std::string& name) { return !graph->Consumers(name).empty(); };
     auto* initializers = inner.mutable_initializer();
     int kept = 0;
     for (int i = 0; i < initializers->size(); ++i) {
       const std::string& name = initializers->Get(i).name();
-      if (read.contains(name) || inputs.contains(name)) {
+      if (read(name) || graph->Producer(name).kind == ValueSource::Kind::kGraphInput) {
         if (kept != i) initializers->SwapElements(kept, i);
         ++kept;
       }
@@ -89,21 +82,16 @@ void PruneGraph(onnx::GraphProto& graph, PassStats& stats) {
     stats.initializers_removed += initializers->size() - kept;
     if (kept < initializers->size()) initializers->DeleteSubrange(kept, initializers->size() - kept);
     auto* value_info = inner.mutable_value_info();
-    if (value_info->empty()) return;
-    absl::flat_hash_set<absl::string_view> defined;
-    for (const onnx::NodeProto& node : inner.node()) {
-      for (const std::string& output : node.output()) defined.insert(output);
-    }
     kept = 0;
     for (int i = 0; i < value_info->size(); ++i) {
       const std::string& name = value_info->Get(i).name();
-      if (defined.contains(name) || read.contains(name)) {
+      if (graph->Producer(name).kind == ValueSource::Kind::kNodeOutput || read(name)) {
         if (kept != i) value_info->SwapElements(kept, i);
         ++kept;
       }
     }
     if (kept < value_info->size()) value_info->DeleteSubrange(kept, value_info->size() - kept);
-  });
+  }
 }
 
 // Removes the model-local functions no graph or used function calls.
@@ -189,6 +177,12 @@ absl::StatusOr<bool> RunPass(Pass& pass, size_t k, PassContext& context, ModelIn
   return changed;
 }
 
+// The error of a rewritten model failing strict inference with `status`.
+absl::Status StrictInferenceFailure(const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat("the rewritten model fails strict inference: ",
+                                                  status.message()));
+}
+
 // The checks a rewritten model must pass.
 absl::Status Validate(const onnx::ModelProto& model, const std::string& interface,
                       bool strict_inference) {
@@ -204,11 +198,7 @@ absl::Status Validate(const onnx::ModelProto& model, const std::string& interfac
     schema::InferenceOptions strict;
     strict.strict = true;
     absl::Status inferred = schema::InferModel(model, strict).status();
-    if (!inferred.ok()) {
-      return absl::Status(inferred.code(), absl::StrCat("the rewritten model fails strict "
-                                                        "inference: ",
-                                                        inferred.message()));
-    }
+    if (!inferred.ok()) return StrictInferenceFailure(inferred);
   }
   return absl::OkStatus();
 }
@@ -249,6 +239,7 @@ absl::StatusOr<std::vector<const PassEntry*>> SelectPasses(const RewriteOptions&
 
 absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOptions& options) {
   OC_ASSIGN_OR_RETURN(std::vector<const PassEntry*> entries, SelectPasses(options));
+  OC_ASSIGN_OR_RETURN(std::vector<Rule> explained, RulesToExplain(options));
   if (options.max_rounds < 1) return absl::InvalidArgumentError("max_rounds must be at least 1");
   RewriteReport report;
   report.profile = options.profile;
@@ -294,15 +285,22 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
         for (GraphIndex* graph : index->Graphs()) graph->set_edit_log(&logs[graph].names);
       }
     }
+    // Strict in every round when the model passed it: the round that
+    // changes nothing has then checked the result's inference already.
     schema::InferenceOptions strict;
-    strict.strict = round == 1;
+    strict.strict = round == 1 || strict_before;
     absl::StatusOr<schema::InferenceResult> inferred = schema::InferModel(model, strict);
     if (round == 1) {
       strict_before = inferred.ok();
       if (!inferred.ok()) inferred = schema::InferModel(model);
+    } else if (!inferred.ok()) {
+      return StrictInferenceFailure(inferred.status());
     }
     OC_ASSIGN_OR_RETURN(schema::InferenceResult types, std::move(inferred));
     PassContext context(model, types, options);
+    if (round == 1 && !explained.empty()) {
+      report.explain = ExplainRules(explained, context, *index);
+    }
     bool changed = false;
     for (size_t i = 0; i < passes.size(); ++i) {
       OC_ASSIGN_OR_RETURN(bool ran, RunPass(*passes[i], i, context, *index,
@@ -314,7 +312,7 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
     // last one.
     if (round == 1 || changed) {
       const int64_t removed_before = prune.initializers_removed + prune.matches;
-      PruneGraph(*model.mutable_graph(), prune);
+      PruneGraphs(*index, prune);
       PruneFunctions(model, prune);
       if (prune.initializers_removed + prune.matches > removed_before) {
         changed = true;
@@ -338,8 +336,11 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
   report.passes.push_back(prune);
   std::tie(report.nodes_after, report.initializers_after) = Count(model);
   report.bytes_after = static_cast<int64_t>(model.ByteSizeLong());
-  // A model no pass changed is the model given.
-  if (changed_at_all) OC_RETURN_IF_ERROR(Validate(model, interface, strict_before));
+  // A model no pass changed is the model given. The last round's
+  // inference was of the result when that round changed nothing.
+  if (changed_at_all) {
+    OC_RETURN_IF_ERROR(Validate(model, interface, strict_before && !report.converged));
+  }
   return report;
 }
 
@@ -376,6 +377,9 @@ std::string RewriteReport::ToText(bool with_records) const {
                       Indented(record.after, "      + "));
     }
   }
+  for (const RuleExplanation& explanation : explain) {
+    absl::StrAppend(&out, "explain ", ExplanationText(explanation), "\n");
+  }
   return out;
 }
 
@@ -410,6 +414,15 @@ std::string RewriteReport::ToJson() const {
     json.EndObject();
   }
   json.EndArray();
+  if (!explain.empty()) {
+    json.Key("explain").BeginArray();
+    for (const RuleExplanation& e : explain) {
+      json.BeginObject().Key("rule").String(e.rule).Key("graph").String(e.graph);
+      json.Key("node").String(e.node).Key("op").String(e.op).Key("index").Int(e.index);
+      json.Key("matched").Bool(e.matched).Key("reason").String(e.reason).EndObject();
+    }
+    json.EndArray();
+  }
   json.EndObject();
   return json.Finish();
 }

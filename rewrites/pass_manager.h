@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "proto/onnx.pb.h"
 #include "rewrites/pass.h"
+#include "rewrites/rules_explain.h"
 
 namespace onnxconvert::rewrites {
 
@@ -30,12 +31,16 @@ struct RewriteReport {
   int64_t initializers_after = 0;
   int64_t bytes_before = 0;  // serialized model
   int64_t bytes_after = 0;
+  // RewriteOptions::explain: the rules explained at each node of their
+  // root op, on the model as given (before any pass ran).
+  std::vector<RuleExplanation> explain;
 
   // A few lines: totals, then one line per pass that matched (and per
   // rule); `with_records` adds each recorded rewrite's before (-) and
-  // after (+) in ONNX text.
+  // after (+) in ONNX text; then a line per explanation.
   std::string ToText(bool with_records = false) const;
-  // The same as JSON, records included (`rewrites` of each pass).
+  // The same as JSON, records included (`rewrites` of each pass), the
+  // explanations as `explain`.
   std::string ToJson() const;
 };
 

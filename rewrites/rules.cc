@@ -57,7 +57,7 @@ struct Env {
   const GraphIndex& graph;
   const RuleMatch& match;
 
-  std::string Value(const Term& term) const { return match.values.at(term.name); }
+  const std::string& Value(const Term& term) const { return match.values.at(term.name); }
   const onnx::TypeProto* Type(const Term& term) const {
     const onnx::TypeProto* type = context.TypeOf(graph, Value(term));
     return type != nullptr && type->has_tensor_type() ? type : nullptr;
@@ -87,6 +87,18 @@ std::optional<std::vector<double>> ConstantNumbers(const Env& env, const std::st
   }
   absl::StatusOr<eval::Tensor> tensor = eval::FromProto(*constant, 1 << 16);
   if (!tensor.ok() || tensor->elem_type() == onnx::TensorProto::STRING) return std::nullopt;
+  // The common types directly; the others through the evaluator's Cast.
+  auto as_doubles = [&](auto typed) {
+    auto data = tensor->data<decltype(typed)>();
+    return std::vector<double>(data.begin(), data.end());
+  };
+  switch (tensor->elem_type()) {
+    case onnx::TensorProto::FLOAT: return as_doubles(float{});
+    case onnx::TensorProto::DOUBLE: return as_doubles(double{});
+    case onnx::TensorProto::INT64: return as_doubles(int64_t{});
+    case onnx::TensorProto::INT32: return as_doubles(int32_t{});
+    default: break;
+  }
   onnx::NodeProto cast;
   cast.set_op_type("Cast");
   onnx::AttributeProto* to = cast.add_attribute();
@@ -454,13 +466,6 @@ const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, absl::str
   return nullptr;
 }
 
-// A node's inputs without the trailing omitted ones.
-std::vector<std::string> Inputs(const onnx::NodeProto& node) {
-  std::vector<std::string> inputs(node.input().begin(), node.input().end());
-  while (!inputs.empty() && inputs.back().empty()) inputs.pop_back();
-  return inputs;
-}
-
 // The default the schema of `node`'s op (at the model's opset for its
 // domain) gives attribute `name`, named `name`; nullopt when it has none.
 // `defined` says whether that op version has the attribute at all.
@@ -478,30 +483,90 @@ std::optional<onnx::AttributeProto> SchemaDefault(const PassContext& context,
   return schema::DefaultAttribute(*spec, name);
 }
 
+// The inputs of `node` without the trailing omitted ones.
+int TrimmedInputCount(const onnx::NodeProto& node) {
+  int n = node.input_size();
+  while (n > 0 && node.input(n - 1).empty()) --n;
+  return n;
+}
+
+// The swap masks to try: bit i set swaps the operands of pattern node i,
+// for the commutative binary nodes of a commutative rule.
+std::vector<uint32_t> SwapMasks(const Rule& rule) {
+  std::vector<uint32_t> masks = {0};
+  if (!rule.commutative) return masks;
+  for (int i = 0; i < rule.pattern.node_size() && i < 8; ++i) {
+    const onnx::NodeProto& node = rule.pattern.node(i);
+    if (TrimmedInputCount(node) != 2 || !CommutativeOps().contains(node.op_type())) continue;
+    for (size_t m = 0, n = masks.size(); m < n; ++m) masks.push_back(masks[m] | (1u << i));
+  }
+  return masks;
+}
+
+// The pattern outputs the replacement forwards from an input: output
+// position -> pattern input position.
+std::vector<std::pair<int, int>> Forwarded(const Rule& rule) {
+  std::vector<std::pair<int, int>> forwarded;
+  const onnx::FunctionProto& r = rule.replacement;
+  for (int o = 0; o < r.output_size(); ++o) {
+    for (int i = 0; i < r.input_size(); ++i) {
+      if (r.output(o) == r.input(i)) {
+        forwarded.push_back({o, i});
+        break;
+      }
+    }
+  }
+  return forwarded;
+}
+
+// What matching `rule` needs of its pattern, worked out once.
+struct CompiledRule {
+  explicit CompiledRule(const Rule& r) : rule(&r), swaps(SwapMasks(r)), forwarded(Forwarded(r)) {
+    const onnx::FunctionProto& p = r.pattern;
+    for (int i = 0; i < p.node_size(); ++i) {
+      for (int s = 0; s < p.node(i).output_size(); ++s) producer[p.node(i).output(s)] = {i, s};
+    }
+    inputs.insert(p.input().begin(), p.input().end());
+    outputs.insert(p.output().begin(), p.output().end());
+    auto root = producer.find(p.output_size() > 0 ? p.output(0) : "");
+    if (root != producer.end()) root_node = root->second.first;
+    for (const onnx::NodeProto& node : p.node()) input_counts.push_back(TrimmedInputCount(node));
+  }
+
+  const Rule* rule;
+  std::vector<uint32_t> swaps;
+  std::vector<std::pair<int, int>> forwarded;
+  // Pattern value -> (pattern node, output slot) computing it.
+  absl::flat_hash_map<std::string, std::pair<int, int>> producer;
+  absl::flat_hash_set<std::string> inputs;
+  absl::flat_hash_set<std::string> outputs;
+  int root_node = -1;               // the pattern node computing output 0
+  std::vector<int> input_counts;    // per pattern node, trailing omitted ones aside
+};
+
 class Matcher {
  public:
   // Matches with the commutative pattern nodes whose bit is set in `swaps`
   // taking their operands swapped.
-  Matcher(const Rule& rule, const PassContext& context, const GraphIndex& graph, uint32_t swaps)
-      : rule_(rule), context_(context), graph_(graph), swaps_(swaps) {
-    const onnx::FunctionProto& p = rule.pattern;
-    for (int i = 0; i < p.node_size(); ++i) {
-      for (int s = 0; s < p.node(i).output_size(); ++s) producer_[p.node(i).output(s)] = {i, s};
-    }
-    inputs_.insert(p.input().begin(), p.input().end());
-  }
+  Matcher(const CompiledRule& compiled, const PassContext& context, const GraphIndex& graph,
+          uint32_t swaps)
+      : compiled_(compiled), rule_(*compiled.rule), context_(context), graph_(graph),
+        swaps_(swaps) {}
 
   std::optional<RuleMatch> Match(NodeId root) {
+    if (compiled_.root_node < 0) return std::nullopt;
+    origins_.clear();
     RuleMatch match;
     match.nodes.assign(rule_.pattern.node_size(), kNoNode);
-    auto [index, slot] = producer_.at(rule_.pattern.output(0));
-    if (!MatchNode(index, root, match)) return std::nullopt;
+    if (!MatchNode(compiled_.root_node, root, match)) return std::nullopt;
     if (!CheckUses(match)) return std::nullopt;
     return match;
   }
 
  private:
-  bool MatchNode(int pi, NodeId id, RuleMatch& match) const {
+  // Binds pattern node `pi` to graph node `id`; a failure anywhere fails
+  // the whole match (nothing is tried instead), so `match` needs no undo.
+  bool MatchNode(int pi, NodeId id, RuleMatch& match) {
     if (match.nodes[pi] != kNoNode) return match.nodes[pi] == id;
     for (NodeId other : match.nodes) {
       if (other == id) return false;
@@ -512,28 +577,28 @@ class Matcher {
                                           schema::Registry::CanonicalDomain(g.domain())) {
       return false;
     }
-    RuleMatch trial = match;
-    trial.nodes[pi] = id;
-    if (!BindOutputs(p, g, trial) || !BindAttributes(p, g, trial)) return false;
-    std::vector<std::string> p_inputs = Inputs(p);
-    std::vector<std::string> g_inputs = Inputs(g);
-    if (p_inputs.size() != g_inputs.size()) return false;
-    if (((swaps_ >> pi) & 1) != 0) std::swap(g_inputs[0], g_inputs[1]);
-    for (size_t i = 0; i < p_inputs.size(); ++i) {
-      if (!MatchValue(p_inputs[i], g_inputs[i], trial)) return false;
+    const int inputs = compiled_.input_counts[pi];
+    if (inputs != TrimmedInputCount(g)) return false;
+    match.nodes[pi] = id;
+    if (!BindOutputs(p, id, g, match) || !BindAttributes(p, g, match)) return false;
+    const bool swapped = ((swaps_ >> pi) & 1) != 0;
+    for (int i = 0; i < inputs; ++i) {
+      const int slot = swapped && i < 2 ? 1 - i : i;
+      if (!MatchValue(p.input(i), id, slot, match)) return false;
     }
-    match = std::move(trial);
     return true;
   }
 
-  bool BindOutputs(const onnx::NodeProto& p, const onnx::NodeProto& g, RuleMatch& match) const {
+  bool BindOutputs(const onnx::NodeProto& p, NodeId id, const onnx::NodeProto& g,
+                   RuleMatch& match) {
     for (int s = 0; s < g.output_size(); ++s) {
       const std::string& value = g.output(s);
       if (s >= p.output_size() || p.output(s).empty()) {
-        if (!value.empty() && !graph_.Consumers(value).empty()) return false;
+        if (!value.empty() && !graph_.OutputConsumers(id, s).empty()) return false;
         continue;
       }
       if (value.empty() || !Bind(p.output(s), value, match)) return false;
+      origins_.push_back({&p.output(s), id, s, /*output=*/true});
     }
     return p.output_size() <= g.output_size();
   }
@@ -567,62 +632,56 @@ class Matcher {
     return inserted || it->second == value;
   }
 
-  bool MatchValue(const std::string& pattern, const std::string& value, RuleMatch& match) const {
+  // Matches pattern value `pattern` to input `slot` of graph node `id`.
+  bool MatchValue(const std::string& pattern, NodeId id, int slot, RuleMatch& match) {
+    const std::string& value = graph_.node(id).input(slot);
     if (pattern.empty() || value.empty()) return pattern.empty() && value.empty();
-    if (inputs_.contains(pattern)) return Bind(pattern, value, match);
+    if (compiled_.inputs.contains(pattern)) {
+      origins_.push_back({&pattern, id, slot, /*output=*/false});
+      return Bind(pattern, value, match);
+    }
     auto found = match.values.find(pattern);
     if (found != match.values.end()) return found->second == value;
-    auto [pi, slot] = producer_.at(pattern);
-    ValueSource source = graph_.Producer(value);
-    if (source.kind != ValueSource::Kind::kNodeOutput || source.slot != slot) return false;
+    auto [pi, pattern_slot] = compiled_.producer.at(pattern);
+    ValueSource source = graph_.InputProducer(id, slot);
+    if (source.kind != ValueSource::Kind::kNodeOutput || source.slot != pattern_slot) return false;
     return MatchNode(pi, source.index, match);
   }
 
   // Intermediates used only inside the match; pattern inputs not computed
   // by matched nodes.
   bool CheckUses(const RuleMatch& match) const {
-    absl::flat_hash_set<NodeId> matched(match.nodes.begin(), match.nodes.end());
-    absl::flat_hash_set<std::string> outputs(rule_.pattern.output().begin(),
-                                             rule_.pattern.output().end());
-    for (const auto& [pattern, value] : match.values) {
-      if (inputs_.contains(pattern)) {
-        ValueSource source = graph_.Producer(value);
-        if (source.kind == ValueSource::Kind::kNodeOutput && matched.contains(source.index)) {
-          return false;
-        }
+    auto matched = [&](NodeId id) { return absl::c_linear_search(match.nodes, id); };
+    for (const Origin& origin : origins_) {
+      if (!origin.output) {
+        ValueSource source = graph_.InputProducer(origin.node, origin.slot);
+        if (source.kind == ValueSource::Kind::kNodeOutput && matched(source.index)) return false;
         continue;
       }
-      if (outputs.contains(pattern)) continue;
-      for (const ValueUse& use : graph_.Consumers(value)) {
-        if (!use.is_input() || !matched.contains(use.node)) return false;
+      if (compiled_.outputs.contains(*origin.pattern)) continue;
+      for (const ValueUse& use : graph_.OutputConsumers(origin.node, origin.slot)) {
+        if (!use.is_input() || !matched(use.node)) return false;
       }
     }
     return true;
   }
 
+  // Where a pattern value was bound: a pattern input to a graph node's
+  // input slot, or a pattern node's output to the graph node's output.
+  struct Origin {
+    const std::string* pattern;
+    NodeId node;
+    int slot;
+    bool output;
+  };
+
+  const CompiledRule& compiled_;
   const Rule& rule_;
   const PassContext& context_;
   const GraphIndex& graph_;
   const uint32_t swaps_;
-  absl::flat_hash_map<std::string, std::pair<int, int>> producer_;
-  absl::flat_hash_set<std::string> inputs_;
+  std::vector<Origin> origins_;
 };
-
-// The pattern outputs the replacement forwards from an input: output
-// position -> pattern input position.
-std::vector<std::pair<int, int>> Forwarded(const Rule& rule) {
-  std::vector<std::pair<int, int>> forwarded;
-  const onnx::FunctionProto& r = rule.replacement;
-  for (int o = 0; o < r.output_size(); ++o) {
-    for (int i = 0; i < r.input_size(); ++i) {
-      if (r.output(o) == r.input(i)) {
-        forwarded.push_back({o, i});
-        break;
-      }
-    }
-  }
-  return forwarded;
-}
 
 // ---- Matching with commutative operands, and `where` ----
 
@@ -633,90 +692,6 @@ std::string MatchedText(const GraphIndex& graph, const RuleMatch& match) {
   std::vector<const onnx::NodeProto*> nodes;
   for (NodeId id : ids) nodes.push_back(&graph.node(id));
   return NodesText(nodes);
-}
-
-class RulesPass : public Pass {
- public:
-  RulesPass(std::string name, absl::StatusOr<std::vector<Rule>> rules)
-      : name_(std::move(name)), loaded_(rules.status()) {
-    if (!rules.ok()) return;
-    rules_ = *std::move(rules);
-    for (const Rule& rule : rules_) by_root_[RootOp(rule)].push_back(&rule);
-  }
-
-  absl::string_view name() const override { return name_; }
-  // A match takes nodes up to a pattern's size upstream of where it matches.
-  int Reach(const RewriteOptions& options) const override {
-    int reach = 1;
-    for (const Rule& rule : rules_) {
-      if (!rule.profile.empty() && rule.profile != options.profile) continue;
-      reach = std::max(reach, rule.pattern.node_size());
-    }
-    return reach;
-  }
-
-  absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
-                           PassStats& stats) override {
-    if (!loaded_.ok()) return loaded_;
-    bool changed = false;
-    for (NodeId id : graph.LiveNodes()) {
-      if (!graph.IsLive(id)) continue;  // removed by an earlier match
-      if (!context.focus().Visit(id)) continue;
-      const onnx::NodeProto& node = graph.node(id);
-      auto candidates = by_root_.find(OpKey(node.domain(), node.op_type()));
-      if (candidates == by_root_.end()) continue;
-      for (const Rule* candidate : candidates->second) {
-        const Rule& rule = *candidate;
-        if (!rule.profile.empty() && rule.profile != context.options().profile) continue;
-        std::optional<RuleMatch> match = MatchRule(rule, context, graph, id);
-        if (!match) continue;
-        RewriteRecord record{graph.path(), rule.name, MatchedText(graph, *match), ""};
-        OC_RETURN_IF_ERROR(ApplyRule(rule, *match, graph, stats, &record.after));
-        stats.Record(context.options(), std::move(record));
-        ++stats.matches;
-        ++stats.rule_matches[rule.name];
-        changed = true;
-        break;
-      }
-    }
-    return changed;
-  }
-
- private:
-  // "domain\x1fop" of a node, the domain canonical.
-  static std::string OpKey(absl::string_view domain, absl::string_view op) {
-    return absl::StrCat(schema::Registry::CanonicalDomain(domain), "\x1f", op);
-  }
-  // The op of the pattern node computing the rule's first output: the only
-  // nodes the rule can match at.
-  static std::string RootOp(const Rule& rule) {
-    const std::string& output = rule.pattern.output(0);
-    for (const onnx::NodeProto& node : rule.pattern.node()) {
-      for (const std::string& name : node.output()) {
-        if (name == output) return OpKey(node.domain(), node.op_type());
-      }
-    }
-    return "";
-  }
-
-  std::string name_;
-  absl::Status loaded_;  // why the rules could not be read
-  std::vector<Rule> rules_;
-  // The rules by the op they can match at, in file order.
-  absl::flat_hash_map<std::string, std::vector<const Rule*>> by_root_;
-};
-
-// The swap masks to try: bit i set swaps the operands of pattern node i,
-// for the commutative binary nodes of a commutative rule.
-std::vector<uint32_t> SwapMasks(const Rule& rule) {
-  std::vector<uint32_t> masks = {0};
-  if (!rule.commutative) return masks;
-  for (int i = 0; i < rule.pattern.node_size() && i < 8; ++i) {
-    const onnx::NodeProto& node = rule.pattern.node(i);
-    if (Inputs(node).size() != 2 || !CommutativeOps().contains(node.op_type())) continue;
-    for (size_t m = 0, n = masks.size(); m < n; ++m) masks.push_back(masks[m] | (1u << i));
-  }
-  return masks;
 }
 
 // The attribute `fact` makes for a replacement attribute of `type`;
@@ -784,13 +759,16 @@ bool BindFact(const Rule& rule, const Env& env, const Predicate& predicate, Rule
   return true;
 }
 
-// The match of `rule` at `root` with operands swapped as `swaps` says.
-std::optional<RuleMatch> MatchWith(const Rule& rule, const PassContext& context,
+// The match of `compiled`'s rule at `root` with operands swapped as
+// `swaps` says.
+std::optional<RuleMatch> MatchWith(const CompiledRule& compiled, const PassContext& context,
                                    const GraphIndex& graph, NodeId root, uint32_t swaps) {
-  std::optional<RuleMatch> match = Matcher(rule, context, graph, swaps).Match(root);
+  const Rule& rule = *compiled.rule;
+  std::optional<RuleMatch> match = Matcher(compiled, context, graph, swaps).Match(root);
   if (!match) return std::nullopt;
-  for (auto [output, input] : Forwarded(rule)) {
-    if (IsGraphOutput(graph, match->values.at(rule.pattern.output(output)))) return std::nullopt;
+  for (auto [output, input] : compiled.forwarded) {
+    auto [pi, slot] = compiled.producer.at(rule.pattern.output(output));
+    if (graph.IsGraphOutputOf(match->nodes[pi], slot)) return std::nullopt;
   }
   Env env{context, graph, *match};
   for (const Predicate& predicate : rule.where) {
@@ -802,6 +780,87 @@ std::optional<RuleMatch> MatchWith(const Rule& rule, const PassContext& context,
   }
   return match;
 }
+
+// The match of `compiled`'s rule at live node `root`, trying each swap.
+std::optional<RuleMatch> MatchCompiled(const CompiledRule& compiled, const PassContext& context,
+                                       const GraphIndex& graph, NodeId root) {
+  if (!graph.IsLive(root)) return std::nullopt;
+  for (uint32_t swaps : compiled.swaps) {
+    std::optional<RuleMatch> match = MatchWith(compiled, context, graph, root, swaps);
+    if (match) return match;
+  }
+  return std::nullopt;
+}
+
+class RulesPass : public Pass {
+ public:
+  RulesPass(std::string name, absl::StatusOr<std::vector<Rule>> rules)
+      : name_(std::move(name)), loaded_(rules.status()) {
+    if (!rules.ok()) return;
+    rules_ = *std::move(rules);
+    compiled_.reserve(rules_.size());
+    for (const Rule& rule : rules_) {
+      const CompiledRule& compiled = compiled_.emplace_back(rule);
+      if (compiled.root_node < 0) continue;
+      const onnx::NodeProto& root = rule.pattern.node(compiled.root_node);
+      by_root_[root.op_type()].push_back(&compiled);
+    }
+  }
+
+  absl::string_view name() const override { return name_; }
+  // A match takes nodes up to a pattern's size upstream of where it matches.
+  int Reach(const RewriteOptions& options) const override {
+    int reach = 1;
+    for (const Rule& rule : rules_) {
+      if (!rule.profile.empty() && rule.profile != options.profile) continue;
+      reach = std::max(reach, rule.pattern.node_size());
+    }
+    return reach;
+  }
+
+  absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
+                           PassStats& stats) override {
+    if (!loaded_.ok()) return loaded_;
+    bool changed = false;
+    for (NodeId id : graph.LiveNodes()) {
+      if (!graph.IsLive(id)) continue;  // removed by an earlier match
+      if (!context.focus().Visit(id)) continue;
+      const onnx::NodeProto& node = graph.node(id);
+      auto candidates = by_root_.find(node.op_type());
+      if (candidates == by_root_.end()) continue;
+      const absl::string_view domain = schema::Registry::CanonicalDomain(node.domain());
+      for (const CompiledRule* compiled : candidates->second) {
+        const Rule& rule = *compiled->rule;
+        if (!rule.profile.empty() && rule.profile != context.options().profile) continue;
+        if (schema::Registry::CanonicalDomain(rule.pattern.node(compiled->root_node).domain()) !=
+            domain) {
+          continue;
+        }
+        std::optional<RuleMatch> match = MatchCompiled(*compiled, context, graph, id);
+        if (!match) continue;
+        const bool recorded = stats.WantsRecord(context.options());
+        RewriteRecord record{graph.path(), rule.name,
+                             recorded ? MatchedText(graph, *match) : "", ""};
+        OC_RETURN_IF_ERROR(
+            ApplyRule(rule, *match, graph, stats, recorded ? &record.after : nullptr));
+        if (recorded) stats.Record(context.options(), std::move(record));
+        ++stats.matches;
+        ++stats.rule_matches[rule.name];
+        changed = true;
+        break;
+      }
+    }
+    return changed;
+  }
+
+ private:
+  std::string name_;
+  absl::Status loaded_;  // why the rules could not be read
+  std::vector<Rule> rules_;
+  std::vector<CompiledRule> compiled_;  // one per rule, pointing into rules_
+  // The rules by the op_type they can match at, in file order.
+  absl::flat_hash_map<std::string, std::vector<const CompiledRule*>> by_root_;
+};
 
 // A replacement node named as a pattern node of the same op takes the
 // attributes of the graph node matched there that it does not set itself.
@@ -822,12 +881,7 @@ void CopyUnsetAttributes(const Rule& rule, const RuleMatch& match, const GraphIn
 
 std::optional<RuleMatch> MatchRule(const Rule& rule, const PassContext& context,
                                    const GraphIndex& graph, NodeId root) {
-  if (!graph.IsLive(root)) return std::nullopt;
-  for (uint32_t swaps : SwapMasks(rule)) {
-    std::optional<RuleMatch> match = MatchWith(rule, context, graph, root, swaps);
-    if (match) return match;
-  }
-  return std::nullopt;
+  return MatchCompiled(CompiledRule(rule), context, graph, root);
 }
 
 absl::Status ApplyRule(const Rule& rule, const RuleMatch& match, GraphIndex& graph,
@@ -902,5 +956,65 @@ std::unique_ptr<Pass> MakeRules() {
   // the pass when it runs.
   return std::make_unique<RulesPass>("rules", BuiltinRules());
 }
+
+// ---- For ExplainRule (rules_explain.cc): a predicate's outcome ----
+
+namespace {
+
+// A fact as the explanation prints it: "3", "[1, 2]", "'text'", or a dtype
+// name when `dtype`; a long list by its first elements and its size.
+std::string FactText(const Fact& fact, bool dtype) {
+  if (fact.text) return absl::StrCat("'", *fact.text, "'");
+  if (dtype && fact.numbers.size() == 1) {
+    for (const auto& [name, code] : DtypeNames()) {
+      if (code == fact.numbers[0]) return name;
+    }
+  }
+  constexpr size_t kShown = 8;
+  const size_t shown = std::min(fact.numbers.size(), kShown);
+  std::string numbers = absl::StrJoin(
+      fact.numbers.begin(), fact.numbers.begin() + shown, ", ", [](std::string* out, double v) {
+        absl::StrAppend(out, std::signbit(v) && v == 0 ? "-0" : absl::StrCat(v));
+      });
+  if (shown < fact.numbers.size()) {
+    absl::StrAppend(&numbers, ", ... (", fact.numbers.size(), " elements)");
+  }
+  return fact.list || fact.numbers.size() != 1 ? absl::StrCat("[", numbers, "]") : numbers;
+}
+
+}  // namespace
+
+namespace rules_internal {
+
+PredicateOutcome EvaluatePredicate(const Rule& rule, const Predicate& predicate,
+                                   const PassContext& context, const GraphIndex& graph,
+                                   RuleMatch& match) {
+  Env env{context, graph, match};
+  PredicateOutcome outcome;
+  outcome.holds = Binds(predicate, match) ? BindFact(rule, env, predicate, match)
+                                          : Holds(env, predicate);
+  const bool dtype = predicate.function == "dtype";
+  if (std::optional<Fact> fact = FactFns().at(predicate.function)(env, predicate.args)) {
+    outcome.fact = predicate.comparison.empty()
+                       ? std::string(fact->numbers == std::vector<double>{1.0} ? "true" : "false")
+                       : FactText(*fact, dtype);
+  }
+  if (!predicate.comparison.empty()) {
+    if (std::optional<Fact> rhs = TermFact(env, predicate.rhs)) {
+      outcome.rhs = FactText(*rhs, dtype || predicate.rhs.kind == Term::Kind::kDtype);
+    }
+  }
+  return outcome;
+}
+
+std::vector<uint32_t> OperandSwaps(const Rule& rule) { return SwapMasks(rule); }
+
+std::optional<onnx::AttributeProto> AttributeDefault(const PassContext& context,
+                                                     const onnx::NodeProto& node,
+                                                     absl::string_view name, bool& defined) {
+  return SchemaDefault(context, node, name, defined);
+}
+
+}  // namespace rules_internal
 
 }  // namespace onnxconvert::rewrites

@@ -33,7 +33,7 @@ absl::Status Identity(InferenceContext& ctx) {
     ctx.SetOutputShapeData(0, *data);
   }
   if (const onnx::TensorProto* constant = ctx.InputConstant(0)) {
-    ctx.SetOutputConstant(0, *constant);
+    ctx.ShareOutputConstant(0, *constant);  // a weight may be gigabytes
   }
   return absl::OkStatus();
 }

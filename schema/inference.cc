@@ -488,6 +488,11 @@ class NodeContext : public InferenceContext {
     if (i >= output_constants_.size()) return;
     output_constants_[i] = graph_.engine().Own(std::move(value));
   }
+  void ShareOutputConstant(size_t i, const onnx::TensorProto& value) override {
+    pure_ = false;
+    if (i >= output_constants_.size()) return;
+    output_constants_[i] = &value;
+  }
   absl::StatusOr<std::vector<onnx::TypeProto>> InferSubgraph(
       absl::string_view attr_name, absl::Span<const onnx::TypeProto* const> input_types) override;
   std::string FreshSymbol() override {

@@ -90,6 +90,11 @@ class InferenceContext {
   virtual void SetOutputShapeData(size_t i, onnx::TensorShapeProto data) = 0;
   // Records the value of output `i` (small constant folding for shapes).
   virtual void SetOutputConstant(size_t i, onnx::TensorProto value) = 0;
+  // Records `value`, which outlives the inference (an input's constant),
+  // as output `i`'s value, without copying it where the engine can.
+  virtual void ShareOutputConstant(size_t i, const onnx::TensorProto& value) {
+    SetOutputConstant(i, value);
+  }
 
   // Infers the graph attribute `attr_name` given its inputs' types; returns
   // its outputs' types (entries may be empty TypeProtos when unknown).

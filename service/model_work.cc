@@ -11,6 +11,7 @@
 #include "ir/model_summary.h"
 #include "ir/status_macros.h"
 #include "rewrites/pass_manager.h"
+#include "rewrites/rules_explain.h"
 #include "schema/checker.h"
 #include "service/error_text.h"
 #include "service/report_proto.h"
@@ -135,6 +136,7 @@ rewrites::RewriteOptions RewriteOptionsFromProto(const v1::RewriteOptions& proto
   for (const v1::RuleFile& file : proto.rules()) {
     options.rule_files.push_back({file.name(), file.text()});
   }
+  options.explain.assign(proto.explain().begin(), proto.explain().end());
   return options;
 }
 
@@ -158,6 +160,16 @@ v1::RewriteReport RewriteReportToProto(const rewrites::RewriteReport& report) {
     out->set_initializers_removed(pass.initializers_removed);
     out->set_initializers_added(pass.initializers_added);
   }
+  for (const rewrites::RuleExplanation& e : report.explain) {
+    v1::RuleExplanation* out = proto.add_explain();
+    out->set_rule(e.rule);
+    out->set_graph(e.graph);
+    out->set_node(e.node);
+    out->set_op(e.op);
+    out->set_index(e.index);
+    out->set_matched(e.matched);
+    out->set_reason(e.reason);
+  }
   return proto;
 }
 
@@ -169,6 +181,9 @@ absl::StatusOr<rewrites::RewriteOptions> CheckedRewriteOptions(const v1::Rewrite
   rewrites::RewriteOptions rewrite = RewriteOptionsFromProto(proto);
   if (absl::Status selected = rewrites::SelectPasses(rewrite).status(); !selected.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": ", selected.message()));
+  }
+  if (absl::Status known = rewrites::RulesToExplain(rewrite).status(); !known.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": ", known.message()));
   }
   if (rewrite.max_rounds < 1 || rewrite.max_fold_bytes < 0) {
     return absl::InvalidArgumentError(

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "bench/synthetic_models.h"
 #include "gtest/gtest.h"
@@ -212,6 +213,27 @@ TEST(ConvertUploadedModelTest, KeptByClientLeavesReferencesUncheckedAndReturnsTh
   ASSERT_TRUE(model.ok());
   EXPECT_EQ(model->graph().initializer(0).external_data(0).value(), "weights.bin");
   EXPECT_EQ(model->opset_import(0).version(), 14);
+}
+
+// RewriteOptions.explain: the report explains the rule at each node of its
+// root op; a rule that does not exist is the caller's error.
+TEST(RewriteModelBytesTest, ExplainsRules) {
+  v1::RewriteOptions options;
+  options.add_explain("identity");
+  absl::StatusOr<v1::RewriteResponse> response =
+      RewriteModelBytes(testing::TinyCnnBytes(), "cnn", options, int64_t{1} << 30);
+  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_GT(response->report().explain_size(), 0);
+  EXPECT_EQ(response->report().explain(0).rule(), "identity");
+  EXPECT_FALSE(response->report().explain(0).reason().empty());
+  EXPECT_TRUE(absl::StrContains(response->report_json(), "\"explain\": ["));
+  options.add_explain("nope");
+  absl::StatusOr<v1::RewriteResponse> bad =
+      RewriteModelBytes(testing::TinyCnnBytes(), "cnn", options, int64_t{1} << 30);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(bad.status().message(), "cnn: no rule 'nope' to explain"))
+      << bad.status();
 }
 
 }  // namespace

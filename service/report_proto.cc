@@ -19,6 +19,8 @@ v1::NodeChange NodeChangeToProto(const converter::NodeChange& node) {
   proto.set_to_version(node.to_version);
   proto.set_adapter(node.adapter);
   proto.set_refusal(node.refusal);
+  proto.set_before(node.before_text);
+  proto.set_after(node.after_text);
   for (absl::string_view name : node.alike) proto.add_alike(std::string(name));
   for (const adapters::Change& change : node.changes) {
     v1::Change* out = proto.add_changes();
@@ -37,6 +39,8 @@ converter::NodeChange NodeChangeFromProto(const v1::NodeChange& proto) {
   node.to_version = proto.to_version();
   node.adapter = proto.adapter();
   node.refusal = proto.refusal();
+  node.before_text = proto.before();
+  node.after_text = proto.after();
   node.alike = converter::NameList(proto.alike().begin(), proto.alike().end());
   for (const v1::Change& change : proto.changes()) {
     node.changes.push_back({change.kind(), change.detail()});

@@ -8,8 +8,15 @@ a model, or when an original ORT passes does not pass once optimized,
 except the cases listed --known-divergent (each must still fail, or the
 entry is stale). Prints the tally and every regression.
 
+Each optimized model is optimized again and must come out byte for byte
+the same (a fixed point). With --convert-to OPSET the model is converted
+and optimized in one call (`convert --to OPSET --optimize=PROFILE`): the
+property that converting then optimizing computes what ORT computes for
+the original; a conversion the converter refuses (no equivalent at the
+target, exit 1 with a refusal) is counted, not failed.
+
 Usage: ort_optimize.py --cli PATH [--profile exact|deploy] [--sample N]
-                       [--known-divergent ID]... [--jobs N]
+                       [--convert-to OPSET] [--known-divergent ID]... [--jobs N]
 """
 
 import argparse
@@ -74,6 +81,12 @@ def run_ort(root, manifest_entries, work, label, jobs):
     return results
 
 
+def same_bytes(a, b):
+    """Whether files `a` and `b` hold the same bytes."""
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cli", required=True)
@@ -81,6 +94,7 @@ def main(argv):
     parser.add_argument("--sample", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--known-divergent", action="append", default=[])
+    parser.add_argument("--convert-to", type=int, default=0)
     args = parser.parse_args(argv)
     root = workspace_root()
     corpus = os.environ.get("ONNX_BACKEND_TESTS") or os.path.join(
@@ -88,15 +102,30 @@ def main(argv):
     if not os.path.isdir(corpus):
         fail_setup(f"no corpus at {corpus}")
     work = tempfile.mkdtemp(prefix="ort_optimize_", dir=os.environ.get("TEST_TMPDIR"))
-    originals, optimized, failures = [], [], []
+    originals, optimized, failures, refused, not_fixed = [], [], [], [], []
+    verb = f"convert --to {args.convert_to} --optimize" if args.convert_to else "optimize"
     for case_id, case in cases(corpus, args.sample):
         out = os.path.join(work, case_id.replace("/", "__") + ".onnx")
-        run = subprocess.run([args.cli, "optimize", os.path.join(case, "model.onnx"), "-o", out,
-                              "--profile", args.profile], capture_output=True, text=True)
+        model = os.path.join(case, "model.onnx")
+        if args.convert_to:
+            command = [args.cli, "convert", model, "-o", out, "--to", str(args.convert_to),
+                       f"--optimize={args.profile}"]
+        else:
+            command = [args.cli, "optimize", model, "-o", out, "--profile", args.profile]
+        run = subprocess.run(command, capture_output=True, text=True)
+        if run.returncode == 1 and args.convert_to and not os.path.exists(out):
+            refused.append(case_id)  # no equivalent at the target: said, not written
+            continue
         if run.returncode != 0:
-            failures.append(f"{case_id}: optimize exit {run.returncode}: "
+            failures.append(f"{case_id}: {verb} exit {run.returncode}: "
                             f"{run.stderr.strip().splitlines()[-1:] or ''}")
             continue
+        again = out + ".again.onnx"
+        rerun = subprocess.run([args.cli, "optimize", out, "-o", again, "--profile",
+                                args.profile], capture_output=True, text=True)
+        if rerun.returncode != 0 or not same_bytes(out, again):
+            not_fixed.append(f"{case_id}: optimized again, it "
+                             f"{'fails: ' + rerun.stderr.strip()[-200:] if rerun.returncode else 'changes'}")
         originals.append({"id": case_id, "model": os.path.join(case, "model.onnx"),
                           "case_dir": case})
         optimized.append({"id": case_id, "model": out, "case_dir": case})
@@ -105,8 +134,9 @@ def main(argv):
     tally = collections.Counter((before.get(e["id"], {}).get("status", "missing"),
                                  after.get(e["id"], {}).get("status", "missing"))
                                 for e in originals)
-    print(f"optimize --profile {args.profile}: {len(originals)} cases optimized, "
-          f"{len(failures)} failed to optimize")
+    print(f"{verb} --profile {args.profile}: {len(originals)} cases optimized, "
+          f"{len(failures)} failed, {len(refused)} refused by the converter, "
+          f"{len(originals) - len(not_fixed)} unchanged when optimized again")
     for (was, now), count in sorted(tally.items()):
         print(f"  original {was:12} optimized {now:12} {count}")
     regressions = sorted(case for case in before
@@ -121,8 +151,10 @@ def main(argv):
         print(f"  stale --known-divergent {case}: it passes now")
     for failure in failures:
         print(f"  OPTIMIZE FAILED: {failure}")
+    for case in not_fixed:
+        print(f"  NOT A FIXED POINT: {case}")
     bad = [c for c in regressions if c not in known]
-    ok = not bad and not failures and not stale
+    ok = not bad and not failures and not stale and not not_fixed
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 
