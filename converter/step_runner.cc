@@ -386,7 +386,13 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
         if (!step.dry_run || status.code() != absl::StatusCode::kFailedPrecondition) return error;
         change.refusal = std::string(error.message());
       } else if (!step.dry_run) {
-        if (before) KeepRestructuredText(step, site, *before, change);
+        // Only a change the report lists on its own keeps text: one alike
+        // the change before it adds just its node's name.
+        const bool listed =
+            !(bumped && change.refusal.empty()) &&
+            (report.nodes.empty() ||
+             !SameChange(report.nodes.back(), change, site.path, changed->name));
+        if (before && listed) KeepRestructuredText(step, site, *before, change);
         step.edits.Finished(site);
       }
       if (bumped && change.refusal.empty()) {

@@ -154,6 +154,10 @@ const std::vector<PassEntry>& Passes() {
        "static dims (Shape, Size, shape arithmetic), become initializers; a fold past "
        "--max-fold-bytes that grows the model is skipped",
        MakeFoldConstants},
+      {"inline-constant-if", "exact deploy",
+       "an If whose condition is a constant is replaced by the nodes of the branch it takes "
+       "(the branch's names made fresh, its outer references kept)",
+       MakeInlineConstantIf},
       {"rules", "exact deploy",
        "the built-in rewrite rules (rewrites/rules/*.rules): no-op nodes and chains that "
        "cancel out removed where the facts inference knows make it exact; in the deploy "
@@ -161,6 +165,10 @@ const std::vector<PassEntry>& Passes() {
        "and per-channel Mul/Add into Conv, BatchNormalization into ConvTranspose, MatMul + Add "
        "into Gemm, LogSoftmax, Clip, Transpose into Gemm)",
        MakeRules},
+      {"flatten-concat", "exact deploy",
+       "a Concat reading another Concat on the same axis that nothing else uses takes its "
+       "inputs in its place",
+       MakeFlattenConcat},
       {"common-subexpressions", "exact deploy",
        "deterministic nodes with the same op, inputs and attributes, and initializers holding "
        "the same tensor, are merged into the first",

@@ -201,6 +201,8 @@ std::unique_ptr<Pass> MakeFoldConstants();
 std::unique_ptr<Pass> MakeConstantsToInitializers();
 std::unique_ptr<Pass> MakeDeadCode();
 std::unique_ptr<Pass> MakeCommonSubexpressions();
+std::unique_ptr<Pass> MakeInlineConstantIf();
+std::unique_ptr<Pass> MakeFlattenConcat();
 // The built-in rewrite rules (rewrites/rules.h, rewrites/rules/*.rules).
 std::unique_ptr<Pass> MakeRules();
 

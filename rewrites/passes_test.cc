@@ -135,6 +135,79 @@ g (bool c, float[2] X) => (float[2] Y) <float[1] k = {2.0}> {
              else_branch = e () => (float[2] p) { p = Neg(R) }>
 })",
      {"Relu", "If"}, 0},
+    // A chain of Concats on one axis (-1 and 1 the same): one Concat.
+    {"concat_chain_flattened", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] A, float[2,3] B, float[2,3] C, float[2,3] D) => (float[2,12] Y) {
+  T = Concat<axis = 1>(A, B)
+  U = Concat<axis = -1>(T, C)
+  V = Concat<axis = 1>(D, U)
+  Y = Relu(V)
+})",
+     {"Concat", "Relu"}, 0, "flatten-concat: 2 matches"},
+    // Another axis, and an inner Concat used twice: nothing changes.
+    {"concat_chain_kept", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] A, float[2,3] B, float[4,3] C) => (float[4,6] Y, float[4,6] Z) {
+  T = Concat<axis = 0>(A, B)
+  U = Concat<axis = 1>(T, C)
+  W = Concat<axis = 1>(C, T)
+  Y = Relu(U)
+  Z = Relu(W)
+})",
+     {"Concat", "Concat", "Concat", "Relu", "Relu"}, 0},
+    // A constant condition: the branch taken replaces the If, its output
+    // named as the If's (a graph output here).
+    {"if_constant_true", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) <bool c = {1}> {
+  R = Relu(X)
+  Y = If(c) <then_branch = t () => (float[2] o) { two = Constant<value = float[1] {2.0}>()
+                                                   m = Mul(R, two)
+                                                   o = Neg(m) },
+             else_branch = e () => (float[2] p) { p = Neg(R) }>
+})",
+     {"Relu", "Mul", "Neg"}, 1, "inline-constant-if: 1 matches"},
+    // The condition a Constant node's: the else branch, its initializer a
+    // constant of the graph.
+    {"if_constant_false", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) {
+  c = Constant<value = bool {0}>()
+  R = Relu(X)
+  Y = If(c) <then_branch = t () => (float[2] o) { o = Neg(R) },
+             else_branch = e () => (float[2] p) <float[1] k = {3.0}> { p = Mul(R, k) }>
+})",
+     {"Relu", "Mul"}, 1, "inline-constant-if: 1 matches"},
+    // The branch output is computed outside: an Identity names it (kept,
+    // the If's output being a graph output).
+    {"if_branch_outputs_outer_value", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y, float[2] Z) <bool c = {1}> {
+  Z = Relu(X)
+  Y = If(c) <then_branch = t () => (float[2] o) { o = Identity(Z) },
+             else_branch = e () => (float[2] p) { p = Neg(Z) }>
+})",
+     {"Relu", "Identity"}, 0, "inline-constant-if: 1 matches"},
+    // The branch outputs an outer value as it is: an Identity names it as
+    // the If's output, and the identity rule removes it.
+    {"if_branch_outputs_outer_name", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) <bool c = {1}> {
+  Z = Relu(X)
+  W = If(c) <then_branch = t () => (float[2] Z) {},
+             else_branch = e () => (float[2] p) { p = Neg(Z) }>
+  Y = Abs(W)
+})",
+     {"Relu", "Abs"}, 0, "inline-constant-if: 1 matches"},
+    // A nested If reads a name of the branch inlined: it reads the fresh
+    // name; its own condition is not constant, so it stays.
+    {"if_inlined_with_nested_if", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X, bool d) => (float[2] Y) <bool c = {1}> {
+  Y = If(c) <then_branch = t () => (float[2] o) {
+                 a = Relu(X)
+                 o = If(d) <then_branch = t2 () => (float[2] q) {
+                                two = Constant<value = float[1] {2.0}>()
+                                q = Mul(a, two) },
+                            else_branch = e2 () => (float[2] r) { r = Exp(a) }>
+               },
+             else_branch = e () => (float[2] p) { p = Abs(X) }>
+})",
+     {"Relu", "If"}, 0, "inline-constant-if: 1 matches"},
 };
 
 // The outputs of `original` and of `model` on the same random inputs
@@ -196,6 +269,40 @@ TEST_P(PassesTest, RewritesAndComputesTheSame) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, PassesTest, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// An If with a constant condition inside a branch of another If (whose
+// condition is not constant) is inlined there, reading the outer graph's X.
+TEST(PassesTest, InlinesConstantIfInASubgraph) {
+  absl::StatusOr<onnx::ModelProto> original = ParseModelText(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (bool d, float[2] X) => (float[2] Y) <bool c = {0}> {
+  Y = If(d) <then_branch = t () => (float[2] o) {
+                 o = If(c) <then_branch = t2 () => (float[2] q) { q = Neg(X) },
+                            else_branch = e2 () => (float[2] r) { r = Exp(X) }>
+               },
+             else_branch = e () => (float[2] p) { p = Abs(X) }>
+})");
+  ASSERT_TRUE(original.ok()) << original.status();
+  onnx::ModelProto model = *original;
+  absl::StatusOr<RewriteReport> report = Optimize(model, RewriteOptions{});
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(Ops(model), (std::vector<std::string>{"If"})) << report->ToText();
+  const onnx::GraphProto* then_branch = nullptr;
+  for (const onnx::AttributeProto& attribute : model.graph().node(0).attribute()) {
+    if (attribute.name() == "then_branch") then_branch = &attribute.g();
+  }
+  ASSERT_NE(then_branch, nullptr);
+  ASSERT_EQ(then_branch->node_size(), 1);
+  EXPECT_EQ(then_branch->node(0).op_type(), "Exp");
+  EXPECT_EQ(then_branch->node(0).input(0), "X");
+  EXPECT_EQ(then_branch->node(0).output(0), then_branch->output(0).name());
+  for (uint64_t seed : {1, 2, 3, 4}) {
+    auto results = EvaluateBoth(*original, model, seed);
+    ASSERT_TRUE(results.ok()) << results.status();
+    eval::Comparison comparison = eval::CompareValues(results->first.outputs[0].value,
+                                                      results->second.outputs[0].value);
+    EXPECT_TRUE(comparison.ok && comparison.elements_off == 0) << comparison.ToString();
+  }
+}
 
 TEST(PassesTest, UnknownPassesAndProfilesAreNamed) {
   RewriteOptions options;

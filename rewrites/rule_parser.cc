@@ -130,6 +130,7 @@ const PredicateSpec kPredicates[] = {
     {"same_value", "vv", false}, {"no_zero", "v", false},
     {"is_identity", "a", false}, {"composes_to_identity", "aa", false},
     {"outputs", "v", true},        {"per_channel", "vv", false},
+    {"disjoint_axes", "vvv", false},
     {"trailing_axes", "vx", true}, {"fused_pads", "vv", true},
     {"pads_below_kernel", "av", false}, {"shape_of", "vv", false},
 };

@@ -381,6 +381,23 @@ const std::map<std::string, FactFn>& FactFns() {
          while (count > 0 && node.output(count - 1).empty()) --count;
          return Fact{{static_cast<double>(count)}};
        }},
+      {"disjoint_axes",
+       [](const Env& env, const std::vector<Term>& args) -> std::optional<Fact> {
+         const onnx::TensorShapeProto* x = env.Shape(args[0]);
+         std::optional<std::vector<double>> a1 = ConstantNumbers(env, env.Value(args[1]));
+         std::optional<std::vector<double>> a2 = ConstantNumbers(env, env.Value(args[2]));
+         if (x == nullptr || !a1 || !a2) return std::nullopt;
+         const int64_t rank = x->dim_size();
+         std::set<int64_t> seen;
+         for (const std::vector<double>* axes : {&*a1, &*a2}) {
+           for (double v : *axes) {
+             int64_t axis = static_cast<int64_t>(v);
+             if (axis < 0) axis += rank;
+             if (axis < 0 || axis >= rank || !seen.insert(axis).second) return Bool(false);
+           }
+         }
+         return Bool(true);
+       }},
       {"trailing_axes", TrailingAxes},
       {"fused_pads", FusedPads},
       {"pads_below_kernel", PadsBelowKernel},

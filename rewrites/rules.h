@@ -59,8 +59,11 @@
 //     composes_to_identity(@p1, @p2) (Transpose p1 then p2 is the identity)
 //     per_channel(X, k) (k broadcasts to X along X's axis 1 only: every
 //       other dim of k, aligned to X's last dims, is 1)
+//     disjoint_axes(X, a1, a2) (constant axes lists of X, negative ones
+//       counted from X's rank: every axis in range, none twice in a1 and
+//       a2 together)
+//   More valued predicates:
 //     outputs(Y) (the number of outputs of the node computing Y)
-//   Valued predicates computing what a replacement needs:
 //     trailing_axes(X, a) (a: a constant or @attribute of axes; -k when
 //       they are X's last k axes, in any order and either sign)
 //     fused_pads(p, C) (the `pads` of the Conv or pool computing C, its

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -33,7 +34,8 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
-const int kOpsets[] = {11, 13, 15};
+// 9: the attribute forms of Pad (before 11) and Slice (before 10).
+const int kOpsets[] = {9, 11, 13, 15};
 const int kDtypes[] = {onnx::TensorProto::FLOAT, onnx::TensorProto::DOUBLE,
                        onnx::TensorProto::INT64, onnx::TensorProto::INT32};
 const Shape kShapes[] = {{2, 3}, {1, 3}, {3, 3}, {2, 1, 3}, {2, 3, 4}, {1, 2, 3, 3}};
@@ -142,18 +144,69 @@ bool HasOp(const Rule& rule, const std::string& op) {
 // Binary element-wise ops.
 const std::set<std::string> kElementwise = {"Add", "Sub", "Mul", "Div", "Pow"};
 
+// Large enough for any sampled dim: a Slice bound past the end.
+constexpr int64_t kFar = int64_t{1} << 30;
+
+// Candidate constants for the index inputs of shape ops (int64 whatever
+// the data dtype: pads, repeats, bounds, shapes), or nullopt for another
+// input. Each op gets inputs that keep X and inputs that do not.
+std::optional<std::vector<onnx::TensorProto>> IndexCandidates(const std::string& op, int slot,
+                                                              int dtype, const Shape& shape) {
+  const size_t rank = shape.size();
+  if (op == "Slice" && slot >= 1 && slot <= 4) {
+    // One axis each: starts, ends, axes, steps (a step of -1 reverses).
+    static const std::vector<int64_t> kBounds[][2] = {
+        {{0}, {-1}}, {{kFar}, {-kFar}}, {{0}, {-1}}, {{1}, {-1}}};
+    return std::vector<onnx::TensorProto>{Ints(kBounds[slot - 1][0]), Ints(kBounds[slot - 1][1])};
+  }
+  if (op == "Pad" && slot == 1) {
+    std::vector<int64_t> pads(2 * rank, 0);
+    std::vector<int64_t> one_more = pads;
+    one_more.back() = 1;
+    return std::vector<onnx::TensorProto>{Ints(pads), Ints(one_more)};
+  }
+  if (op == "Pad" && slot == 2) return std::vector<onnx::TensorProto>{Constant(dtype, {}, {0.5})};
+  if (op == "Tile" && slot == 1) {
+    std::vector<int64_t> once(rank, 1);
+    std::vector<int64_t> twice = once;
+    twice[0] = 2;
+    return std::vector<onnx::TensorProto>{Ints(once), Ints(twice)};
+  }
+  if (op == "Expand" && slot == 1) {
+    Shape longer = shape;
+    longer.insert(longer.begin(), 2);
+    Shape wider = shape;
+    wider[0] = 3;
+    return std::vector<onnx::TensorProto>{Ints(shape), Ints({1}), Ints(longer), Ints(wider)};
+  }
+  if (op == "Split" && slot == 1) return std::vector<onnx::TensorProto>{Ints({shape[0]})};
+  if (op == "ConstantOfShape" && slot == 0) {
+    return std::vector<onnx::TensorProto>{Ints(shape), Ints({})};
+  }
+  return std::nullopt;
+}
+
 // Candidate constants for pattern input `name`, first read by input `slot`
 // of `op`; empty for a data input.
 std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::string& name,
                                                   const std::string& op, int slot, int dtype,
                                                   const Shape& shape) {
+  // The Pad fusions (fused_pads): spatial pads and others, and the zero pad
+  // value they ask for.
+  if (op == "Pad" && absl::c_any_of(rule.where, [](const Predicate& predicate) {
+        return predicate.function == "fused_pads";
+      })) {
+    if (slot == 1 && shape.size() >= 3) return PadCandidates(shape);
+    std::optional<double> value = ValueAskedOf(rule, name);
+    if (slot == 2 && value) return {Constant(dtype, {}, {*value})};
+  }
+  if (auto index = IndexCandidates(op, slot, dtype, shape)) return *std::move(index);
   if (std::optional<double> value = ValueAskedOf(rule, name)) {
     if (op == "Dropout") return {Constant(onnx::TensorProto::BOOL, {}, {*value})};
     return {Constant(dtype, {}, {*value}), Constant(dtype, {1}, {*value}),
             Constant(dtype, {shape.back()}, {*value}), Constant(dtype, shape, {*value}),
             Constant(dtype, Shape{2, 2, 3, 4}, {*value})};
   }
-  if (op == "Pad" && slot == 1 && shape.size() >= 3) return PadCandidates(shape);
   if ((op == "Mul" || op == "Add") && slot == 1 && HasOp(rule, "Flatten") &&
       Asks(rule, "rank", name)) {
     // A scale or bias flattened to [1, K], K the last dim.
@@ -273,6 +326,27 @@ std::vector<onnx::AttributeProto> AttributeCandidates(const std::string& op,
     a.set_type(onnx::AttributeProto::FLOAT);
     a.set_f(0.5f);
     return {Unset(), a};
+  }
+  if (op == "Pad" && attribute == "pads") {
+    std::vector<int64_t> pads(2 * shape.size(), 0);
+    std::vector<int64_t> one_more = pads;
+    one_more.back() = 1;
+    return {IntsAttribute(pads), IntsAttribute(one_more)};
+  }
+  if (op == "Slice" && attribute == "starts") return {IntsAttribute({0}), IntsAttribute({-1})};
+  if (op == "Slice" && attribute == "ends") return {IntsAttribute({kFar}), IntsAttribute({-1})};
+  if (op == "ConstantOfShape" && attribute == "value") {
+    std::vector<onnx::AttributeProto> out;
+    for (const onnx::TensorProto& value :
+         {Constant(onnx::TensorProto::FLOAT, {1}, {1.5}),
+          Constant(onnx::TensorProto::INT64, {1}, {-3}),
+          Constant(onnx::TensorProto::DOUBLE, {1}, {-0.0})}) {
+      onnx::AttributeProto a;
+      a.set_type(onnx::AttributeProto::TENSOR);
+      *a.mutable_t() = value;
+      out.push_back(a);
+    }
+    return out;
   }
   if (attribute == "axes") return {IntsAttribute({0}), IntsAttribute({-1}), IntsAttribute({1})};
   if (attribute == "axis") {
@@ -534,6 +608,22 @@ rule add_zero commutative
   pattern (X, k) => (Y) { Y = Add(X, k) }
   replace (X, k) => (X)
   where value(k) == 0 && broadcast_keeps(X, k)
+)",
+                                                       "bad.rules");
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  Outcome outcome = SelfTest((*rules)[0]);
+  EXPECT_GT(outcome.matched, 0);
+  EXPECT_FALSE(outcome.failures.empty());
+}
+
+// The self-test catches a Slice rule missing its steps: a step of -1 keeps
+// the shape but reverses.
+TEST(RuleSelfTest, CatchesAReversingSlice) {
+  absl::StatusOr<std::vector<Rule>> rules = ParseRules(R"(
+rule slice_same_shape
+  pattern (X, s, e, a, t) => (Y) { Y = Slice(X, s, e, a, t) }
+  replace (X, s, e, a, t) => (X)
+  where same_shape(X, Y)
 )",
                                                        "bad.rules");
   ASSERT_TRUE(rules.ok()) << rules.status();

@@ -289,6 +289,143 @@ g (float[2] X) => (float[2] Y, bool[2] M) {
   Y = Relu(T)
 })",
      {"Dropout", "Relu"}},
+    {"expand_to_same_shape", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,3] Y) <int64[2] s = {1, 3}> {
+  T = Expand(X, s)
+  Y = Relu(T)
+})",
+     {"Relu"}, "expand_to_same_shape: 1"},
+    // The Expand broadcasts X from [1,3] to [2,3]: it stays.
+    {"expand_broadcasts", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,3] X) => (float[2,3] Y) <int64[2] s = {2, 3}> {
+  T = Expand(X, s)
+  Y = Relu(T)
+})",
+     {"Expand", "Relu"}},
+    {"flatten_2d", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,3] X) => (float[N,3] Y) {
+  T = Flatten(X)
+  Y = Relu(T)
+})",
+     {"Relu"}, "flatten_to_same_shape: 1"},
+    {"flatten_3d", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,4] X) => (float[2,12] Y) {
+  T = Flatten(X)
+  Y = Relu(T)
+})",
+     {"Flatten", "Relu"}},
+    {"tile_once", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,3] Y) <int64[2] r = {1, 1}> {
+  T = Tile(X, r)
+  Y = Relu(T)
+})",
+     {"Relu"}, "tile_once: 1"},
+    {"tile_twice", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,6] Y) <int64[2] r = {1, 2}> {
+  T = Tile(X, r)
+  Y = Relu(T)
+})",
+     {"Tile", "Relu"}},
+    {"pad_nothing_reflect", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,3] Y) <int64[4] p = {0, 0, 0, 0}> {
+  T = Pad<mode = "reflect">(X, p)
+  Y = Relu(T)
+})",
+     {"Relu"}, "pad_nothing: 1"},
+    {"pad_nothing_attribute", R"(<ir_version: 7, opset_import: ["" : 10]>
+g (float[2,3] X) => (float[2,3] Y) {
+  T = Pad<pads = [0, 0, 0, 0], value = 1.0>(X)
+  Y = Relu(T)
+})",
+     {"Relu"}, "pad_nothing_attribute: 1"},
+    {"pad_something", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,4] Y) <int64[4] p = {0, 0, 0, 1}, float v = {0.0}> {
+  T = Pad(X, p, v)
+  Y = Relu(T)
+})",
+     {"Pad", "Relu"}},
+    {"slice_everything", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,3] Y)
+  <int64[1] s = {0}, int64[1] e = {1000}, int64[1] a = {1}, int64[1] t = {1}> {
+  T = Slice(X, s, e, a, t)
+  Y = Relu(T)
+})",
+     {"Relu"}, "slice_everything_steps: 1"},
+    // A step of -1 keeps the shape but reverses: the Slice stays.
+    {"slice_reversed", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,3] Y)
+  <int64[1] s = {-1}, int64[1] e = {-1000}, int64[1] a = {1}, int64[1] t = {-1}> {
+  T = Slice(X, s, e, a, t)
+  Y = Relu(T)
+})",
+     {"Slice", "Relu"}},
+    {"slice_part", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,2] Y) <int64[1] s = {1}, int64[1] e = {3}, int64[1] a = {1}> {
+  T = Slice(X, s, e, a)
+  Y = Relu(T)
+})",
+     {"Slice", "Relu"}},
+    {"split_into_one", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,3] Y) <int64[1] n = {3}> {
+  T = Split<axis = 1>(X, n)
+  Y = Relu(T)
+})",
+     {"Relu"}, "split_into_one_sized: 1"},
+    // A second output, unused: the first is half of X.
+    {"split_into_two", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[1,3] Y) {
+  T, U = Split(X)
+  Y = Relu(T)
+})",
+     {"Split", "Relu"}},
+    {"concat_one", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,3] Y) {
+  T = Concat<axis = 0>(X)
+  Y = Relu(T)
+})",
+     {"Relu"}, "concat_one: 1"},
+    {"sum_one", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] X) => (float[2,3] Y) {
+  T = Sum(X)
+  Y = Relu(T)
+})",
+     {"Relu"}, "sum_one: 1"},
+    // Slices of axes 0 and 1 merge (the whole profile folds the lists).
+    {"slice_slice", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[4,6] X) => (float[2,2] Y)
+  <int64[1] s1 = {1}, int64[1] e1 = {3}, int64[1] a1 = {0}, int64[1] t1 = {1},
+   int64[1] s2 = {-1}, int64[1] e2 = {-1000}, int64[1] a2 = {-1}, int64[1] t2 = {-3}> {
+  T = Slice(X, s1, e1, a1, t1)
+  U = Slice(T, s2, e2, a2, t2)
+  Y = Relu(U)
+})",
+     {"Slice", "Relu"}, "slice_slice: 1", "exact"},
+    {"slice_slice_same_axis", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[4,6] X) => (float[1,6] Y)
+  <int64[1] s1 = {1}, int64[1] e1 = {3}, int64[1] a1 = {0}, int64[1] s2 = {1}, int64[1] e2 = {2},
+   int64[1] a2 = {-2}> {
+  T = Slice(X, s1, e1, a1)
+  U = Slice(T, s2, e2, a2)
+  Y = Relu(U)
+})",
+     {"Slice", "Slice", "Relu"}, "", "exact"},
+    // The Cast folds into the constant; the shape is computed at run time.
+    {"cast_constant_of_shape", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[N,3] X) => (float[N,3] Y) {
+  s = Shape(X)
+  T = ConstantOfShape<value = int64[1] {7}>(s)
+  U = Cast<to = 1>(T)
+  Y = Add(X, U)
+})",
+     {"Shape", "Expand", "Add"}, "cast_constant_of_shape: 1", "exact"},
+    // A scalar: Expand would give [1].
+    {"cast_constant_of_shape_scalar", R"(<ir_version: 8, opset_import: ["" : 13]>
+g (int64[0] s) => (float Y) {
+  T = ConstantOfShape<value = int64[1] {7}>(s)
+  U = Cast<to = 1>(T)
+  Y = Neg(U)
+})",
+     {"ConstantOfShape", "Cast", "Neg"}},
 };
 
 // The deploy fusions (rules/deploy_fusions.rules): where each applies, and
