@@ -92,6 +92,13 @@ std::optional<double> ValueAskedOf(const Rule& rule, const std::string& name) {
   return std::nullopt;
 }
 
+// How many pattern inputs of `rule` a `value(name) == N` asks of.
+int ValuesAsked(const Rule& rule) {
+  int count = 0;
+  for (const std::string& input : rule.pattern.input()) count += ValueAskedOf(rule, input) ? 1 : 0;
+  return count;
+}
+
 // Whether `rule`'s `where` has predicate `function` over value `name`.
 bool Asks(const Rule& rule, const std::string& function, const std::string& name) {
   for (const Predicate& predicate : rule.where) {
@@ -104,17 +111,32 @@ bool Asks(const Rule& rule, const std::string& function, const std::string& name
 }
 
 // The sampled opsets, with the lowest each `opset >= N` or `opset == N`
-// of `rule` allows (for ops newer than kOpsets).
+// of `rule` allows (for ops newer than kOpsets), less those its `opset`
+// predicates rule out (the rule cannot match there: nothing to check).
 std::vector<int> Opsets(const Rule& rule) {
   std::vector<int> opsets(std::begin(kOpsets), std::end(kOpsets));
+  std::vector<const Predicate*> bounds;
   for (const Predicate& predicate : rule.where) {
-    if (predicate.function == "opset" && predicate.rhs.kind == Term::Kind::kNumber &&
-        (predicate.comparison == ">=" || predicate.comparison == "==")) {
-      int opset = static_cast<int>(predicate.rhs.numbers[0]);
-      if (absl::c_find(opsets, opset) == opsets.end()) opsets.push_back(opset);
+    if (predicate.function != "opset" || predicate.rhs.kind != Term::Kind::kNumber) continue;
+    bounds.push_back(&predicate);
+    int opset = static_cast<int>(predicate.rhs.numbers[0]);
+    if ((predicate.comparison == ">=" || predicate.comparison == "==") &&
+        absl::c_find(opsets, opset) == opsets.end()) {
+      opsets.push_back(opset);
     }
   }
-  return opsets;
+  std::vector<int> allowed;
+  for (int opset : opsets) {
+    bool ok = true;
+    for (const Predicate* bound : bounds) {
+      double n = bound->rhs.numbers[0];
+      const std::string& c = bound->comparison;
+      ok &= c == ">=" ? opset >= n : c == ">" ? opset > n : c == "<=" ? opset <= n
+            : c == "<" ? opset < n : c == "==" ? opset == n : opset != n;
+    }
+    if (ok) allowed.push_back(opset);
+  }
+  return allowed;
 }
 
 // Pads of Pad for data of `shape`: the spatial axes only (wide, and of 1
@@ -203,6 +225,11 @@ std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::s
   if (auto index = IndexCandidates(op, slot, dtype, shape)) return *std::move(index);
   if (std::optional<double> value = ValueAskedOf(rule, name)) {
     if (op == "Dropout") return {Constant(onnx::TensorProto::BOOL, {}, {*value})};
+    if (ValuesAsked(rule) >= 4) {
+      // Many such inputs (Gelu's constants): fewer shapes, one growing X.
+      return {Constant(dtype, {}, {*value}), Constant(dtype, {1}, {*value}),
+              Constant(dtype, Shape{2, 2, 3, 4}, {*value})};
+    }
     return {Constant(dtype, {}, {*value}), Constant(dtype, {1}, {*value}),
             Constant(dtype, {shape.back()}, {*value}), Constant(dtype, shape, {*value}),
             Constant(dtype, Shape{2, 2, 3, 4}, {*value})};

@@ -686,6 +686,17 @@ const char kGeluTanh[] = R"(
   A = Add(T, one)
   H = Mul(X, half)
   Y = Mul(H, A))";
+// The spec's function body of Gelu, inlined.
+const char kGeluFunctionBody[] = R"(
+  HC = CastLike(half, X)
+  OC = CastLike(one, X)
+  TC = CastLike(two, X)
+  ST = Sqrt(TC)
+  D = Div(X, ST)
+  E = Erf(D)
+  P = Sum(OC, E)
+  M = Mul(HC, X)
+  Y = Mul(M, P))";
 const char kRmsNorm[] = R"(
   Q = Pow(X, two)
   M = ReduceMean(Q, last)
@@ -733,6 +744,7 @@ const std::string kLayerNorm18 = Decomposed(18, kLayerNormInputAxes);
 const std::string kLayerNorm23 = Decomposed(23, kLayerNormInputAxes);
 const std::string kGelu20 = Decomposed(20, kGeluErf);
 const std::string kGeluTanh20 = Decomposed(20, kGeluTanh);
+const std::string kGeluFunctionBody20 = Decomposed(20, kGeluFunctionBody);
 const std::string kGelu19 = Decomposed(19, kGeluErf);
 const std::string kRmsNorm23 = Decomposed(23, kRmsNorm);
 const std::string kRmsNorm22 = Decomposed(22, kRmsNorm);
@@ -789,6 +801,8 @@ const MatchCase kDeployAddedCases[] = {
      "exact"},
     {"gelu_opset_20", kGelu20.c_str(), {"Gelu", "Relu"}, "gelu_erf_div: 1", "deploy"},
     {"gelu_tanh_opset_20", kGeluTanh20.c_str(), {"Gelu", "Relu"}, "gelu_tanh: 1", "deploy"},
+    {"gelu_function_body", kGeluFunctionBody20.c_str(), {"Gelu", "Relu"},
+     "gelu_erf_function_body: 1", "deploy"},
     {"gelu_opset_19", kGelu19.c_str(), {"Div", "Erf", "Add", "Mul", "Mul", "Relu"}, "", "deploy"},
     {"rms_norm_opset_23", kRmsNorm23.c_str(), {"RMSNormalization", "Relu"},
      "rms_norm_pow_reciprocal: 1", "deploy"},
