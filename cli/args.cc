@@ -1,5 +1,9 @@
 #include "cli/args.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -26,6 +30,40 @@ std::optional<std::string> ParsedArgs::Get(absl::string_view name) const {
   return it->second;
 }
 
+namespace {
+
+// Levenshtein distance between `a` and `b`.
+size_t EditDistance(absl::string_view a, absl::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string ClosestWord(absl::string_view given, absl::Span<const std::string> known) {
+  std::string best;
+  size_t best_distance = ~size_t{0};
+  for (const std::string& word : known) {
+    const size_t distance = EditDistance(given, word);
+    if (distance < best_distance) {
+      best = word;
+      best_distance = distance;
+    }
+  }
+  const size_t allowed = std::min<size_t>(3, std::max<size_t>(1, best.size() / 3));
+  return best_distance <= allowed ? best : "";
+}
+
 absl::StatusOr<ParsedArgs> ParseArgs(absl::Span<const std::string> args,
                                      absl::Span<const FlagSpec> specs) {
   ParsedArgs parsed;
@@ -49,7 +87,12 @@ absl::StatusOr<ParsedArgs> ParseArgs(absl::Span<const std::string> args,
     }
     const FlagSpec* spec = FindSpec(specs, body, !is_long);
     if (spec == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "'"));
+      std::vector<std::string> known = {"--help"};
+      for (const FlagSpec& flag : specs) known.push_back(absl::StrCat("--", flag.name));
+      const std::string closest = ClosestWord(absl::StrCat("--", body), known);
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown option '", arg, "'",
+                       closest.empty() ? "" : absl::StrCat(" (did you mean '", closest, "'?)")));
     }
     std::string name(spec->name);
     if (parsed.flags.contains(name)) {

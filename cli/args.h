@@ -39,6 +39,11 @@ struct ParsedArgs {
 absl::StatusOr<ParsedArgs> ParseArgs(absl::Span<const std::string> args,
                                      absl::Span<const FlagSpec> specs);
 
+// The word of `known` closest to `given` by edit distance, when close
+// enough to be a misspelling of it (at most a third of its letters, and at
+// most 3, differ); "" otherwise.
+std::string ClosestWord(absl::string_view given, absl::Span<const std::string> known);
+
 // The value of flag `name` as a non-negative integer; an InvalidArgument
 // error naming the flag when it is missing or not one.
 absl::StatusOr<int64_t> IntFlag(const ParsedArgs& args, absl::string_view name);

@@ -21,6 +21,9 @@
 #include "cli/args.h"
 #include "cli/batch.h"
 #include "cli/engine.h"
+#include "cli/help.h"
+#include "cli/version.h"
+#include "absl/strings/str_format.h"
 #include "cli/html_report.h"
 #include "cli/optimize.h"
 #include "rewrites/pass_manager.h"
@@ -53,6 +56,7 @@ struct Command {
   std::vector<FlagSpec> flags;
   size_t positional_count;
   std::function<int(Context&)> run;
+  absl::string_view example = "";  // a command line, after "onnx-convert "
 };
 
 // Reports a failure as one line on stderr that starts with `file`, unless the
@@ -319,6 +323,24 @@ int ConvertOrPlan(Context& ctx, bool dry_run) {
 int RunConvert(Context& ctx) { return ConvertOrPlan(ctx, /*dry_run=*/false); }
 int RunPlan(Context& ctx) { return ConvertOrPlan(ctx, /*dry_run=*/true); }
 
+const std::vector<Command>& Commands();
+
+// `completion bash|zsh`: the script, generated from the command table.
+int RunCompletion(Context& ctx) {
+  std::vector<CompletionEntry> entries;
+  for (const Command& command : Commands()) {
+    entries.push_back({std::string(command.name), command.flags});
+  }
+  const std::string& shell = ctx.args.positional[0];
+  std::string script = CompletionScript(shell, entries);
+  if (script.empty()) {
+    ctx.err << "onnx-convert completion: unknown shell '" << shell << "' (bash, zsh)\n";
+    return kExitUsageOrIo;
+  }
+  ctx.out << script;
+  return kExitOk;
+}
+
 // `positional_count` of a command that takes one or more arguments.
 constexpr size_t kOneOrMore = ~size_t{0};
 
@@ -346,33 +368,72 @@ const std::vector<Command>& Commands() {
         {"report", true, ""}, {"dry-run", false, ""},
         {"external-data-threshold", true, ""}, kVerifyFlags[0], kVerifyFlags[1],
         {"optimize", true, "", true}},
-       1, RunConvert},
+       1, RunConvert, "convert model.onnx -o model17.onnx --to 17 --report report.html"},
       {"plan", "plan IN --to N [--ml-to M] [--no-expand] [--no-casts] [--report FILE]",
        "the steps and adapters a conversion would run, changing nothing",
        {{"to", true, ""}, {"ml-to", true, ""}, {"no-expand", false, ""},
         {"no-casts", false, ""}, {"allow-casts", false, ""}, {"report", true, ""}},
-       1, RunPlan},
+       1, RunPlan, "plan model.onnx --to 11"},
       {"inspect", "inspect MODEL [--json]",
        "IR version, producer, opsets, ops, initializers, functions, inputs and outputs",
-       {{"json", false, ""}}, 1, RunInspect},
+       {{"json", false, ""}}, 1, RunInspect, "inspect model.onnx --json"},
       {"check", "check MODEL [--json]",
        "checks the model against the ONNX 1.22 IR and operator rules",
-       {{"json", false, ""}}, 1, RunCheck},
+       {{"json", false, ""}}, 1, RunCheck, "check model.onnx"},
       {"infer", "infer MODEL -o OUT [--strict]",
        "writes the model with inferred types in value_info and graph outputs",
-       {{"output", true, "o"}, {"strict", false, ""}}, 1, RunInfer},
+       {{"output", true, "o"}, {"strict", false, ""}}, 1, RunInfer,
+       "infer model.onnx -o typed.onnx --strict"},
       {"print", "print MODEL", "the model in ONNX text syntax, to stdout", {}, 1,
-       RunPrint},
+       RunPrint, "print model.onnx"},
       {"parse", "parse TEXT -o MODEL", "a model from ONNX text syntax",
-       {{"output", true, "o"}}, 1, RunParse},
+       {{"output", true, "o"}}, 1, RunParse, "parse model.txt -o model.onnx"},
       {"batch", kBatchUsage, kBatchSummary, BatchFlags(), kOneOrMore,
-       [](Context& ctx) { return RunBatch(ctx.args, ctx.engine, ctx.out, ctx.err); }},
+       [](Context& ctx) { return RunBatch(ctx.args, ctx.engine, ctx.out, ctx.err); },
+       "batch models/ -o out/ --to 17 -j 4"},
       {"run", kRunUsage, kRunSummary, RunFlags(), 1,
-       [](Context& ctx) { return RunModel(ctx.args, ctx.out, ctx.err); }},
+       [](Context& ctx) { return RunModel(ctx.args, ctx.out, ctx.err); },
+       "run model.onnx --random 2 --seed 7"},
       {"optimize", kOptimizeUsage, kOptimizeSummary, OptimizeFlags(), 1,
-       [](Context& ctx) { return RunOptimize(ctx.args, ctx.out, ctx.err); }},
+       [](Context& ctx) { return RunOptimize(ctx.args, ctx.out, ctx.err); },
+       "optimize model.onnx -o small.onnx --profile exact --report report.txt"},
+      {"version", "version [--json]",
+       "the tool's version and commit, the ONNX spec, opset ranges and IR version",
+       {{"json", false, ""}}, 0,
+       [](Context& ctx) {
+         ctx.out << (ctx.args.Has("json") ? VersionJson() + "\n" : VersionText());
+         return kExitOk;
+       },
+       "version --json"},
+      {"completion", "completion bash|zsh",
+       "a shell completion script for onnx-convert, to source or install", {}, 1,
+       [](Context& ctx) { return RunCompletion(ctx); }, "completion bash > /etc/bash_completion.d/onnx-convert"},
   };
   return *commands;
+}
+
+// The names of every command.
+std::vector<std::string> CommandNames() {
+  std::vector<std::string> names;
+  for (const Command& command : Commands()) names.emplace_back(command.name);
+  return names;
+}
+
+// `command`'s own help: usage, what it does, each option, an example.
+std::string CommandHelp(const Command& command) {
+  std::string help = absl::StrCat("usage: onnx-convert ", command.usage, "\n\n  ",
+                                  command.summary, "\n");
+  if (!command.flags.empty()) absl::StrAppend(&help, "\noptions:\n");
+  for (const FlagSpec& flag : command.flags) {
+    std::string spelling = absl::StrCat(flag.short_name.empty() ? "    " : absl::StrCat("-", flag.short_name, ", "),
+                                        "--", flag.name,
+                                        !flag.takes_value ? "" : flag.optional_value ? "[=VALUE]" : " VALUE");
+    absl::StrAppendFormat(&help, "  %-34s %s\n", spelling, FlagHelp(flag.name));
+  }
+  if (!command.example.empty()) {
+    absl::StrAppend(&help, "\nexample:\n  onnx-convert ", command.example, "\n");
+  }
+  return help;
 }
 
 std::string Usage() {
@@ -381,11 +442,32 @@ std::string Usage() {
     absl::StrAppend(&usage, "  ", command.usage, "\n      ", command.summary, "\n");
   }
   absl::StrAppend(&usage,
+                  "\nonnx-convert COMMAND --help (or help COMMAND): that command's options;\n"
+                  "--version: the version, commit, ONNX spec and opsets\n"
                   "\n--server HOST:PORT (before or after the command) runs convert, plan,\n"
                   "check, inspect and batch on an onnx-convert-server\n"
                   "\nexit codes: 0 ok, 1 invalid or unconvertible model, "
                   "2 usage or I/O error\n");
   return usage;
+}
+
+// Says that `name` is no command, suggesting the closest one; exit 2.
+int UnknownCommand(absl::string_view name, std::ostream& err) {
+  const std::string closest = ClosestWord(name, CommandNames());
+  err << "onnx-convert: unknown command '" << name << "'"
+      << (closest.empty() ? "" : absl::StrCat(" (did you mean '", closest, "'?)"))
+      << "; try --help\n";
+  return kExitUsageOrIo;
+}
+
+// Whether `args` (after the command) ask for its help: -h or --help before
+// a `--`.
+bool AsksForHelp(const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    if (arg == "--") return false;
+    if (arg == "--help" || arg == "-h") return true;
+  }
+  return false;
 }
 
 // Commands whose model work an Engine does, so that --server applies.
@@ -420,6 +502,16 @@ int RunWithinBudget(const Command& command, Context& ctx) {
 
 }  // namespace
 
+std::vector<CommandInfo> CommandTable() {
+  std::vector<CommandInfo> table;
+  for (const Command& command : Commands()) {
+    CommandInfo& info = table.emplace_back();
+    info.name = std::string(command.name);
+    for (const FlagSpec& flag : command.flags) info.options.push_back(absl::StrCat("--", flag.name));
+  }
+  return table;
+}
+
 int Run(const std::vector<std::string>& all_args, std::ostream& out, std::ostream& err) {
   absl::StatusOr<ServerChoice> server = TakeServerFlag(all_args);
   if (!server.ok()) {
@@ -427,16 +519,27 @@ int Run(const std::vector<std::string>& all_args, std::ostream& out, std::ostrea
     return kExitUsageOrIo;
   }
   const std::vector<std::string>& args = server->rest;
+  if (!args.empty() && args[0] == "help" && args.size() == 2) {
+    const Command* asked = FindCommand(args[1]);
+    if (asked == nullptr) return UnknownCommand(args[1], err);
+    out << CommandHelp(*asked);
+    return kExitOk;
+  }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     (args.empty() ? err : out) << Usage();
     return args.empty() ? kExitUsageOrIo : kExitOk;
   }
-  const Command* command = FindCommand(args[0]);
-  if (command == nullptr) {
-    err << "onnx-convert: unknown command '" << args[0] << "' (try --help)\n";
-    return kExitUsageOrIo;
+  if (args[0] == "--version") {
+    out << VersionText();
+    return kExitOk;
   }
+  const Command* command = FindCommand(args[0]);
+  if (command == nullptr) return UnknownCommand(args[0], err);
   std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (AsksForHelp(rest)) {
+    out << CommandHelp(*command);
+    return kExitOk;
+  }
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(rest, command->flags);
   if (parsed.ok() && !server->target.empty() && !RunsOnServer(command->name)) {
     parsed = absl::InvalidArgumentError(

@@ -13,6 +13,15 @@ namespace onnxconvert::cli {
 // to `out` and one-line errors to `err`; returns the process exit code.
 int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+// A command of the table that drives usage, parsing, help and completion.
+struct CommandInfo {
+  std::string name;
+  std::vector<std::string> options;  // "--name" of each option
+};
+
+// Every command, in the order --help lists them.
+std::vector<CommandInfo> CommandTable();
+
 }  // namespace onnxconvert::cli
 
 #endif  // ONNX_CONVERT_CLI_CLI_H_

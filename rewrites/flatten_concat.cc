@@ -68,8 +68,8 @@ class FlattenConcat : public Pass {
   absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
                            PassStats& stats) override {
     bool changed = false;
-    for (NodeId id : graph.LiveNodes()) {
-      if (!graph.IsLive(id) || !context.focus().Visit(id) || !IsConcat(graph.node(id))) continue;
+    for (NodeId id : graph.NodesOf("", "Concat")) {
+      if (!graph.IsLive(id) || !IsConcat(graph.node(id)) || !context.focus().Visit(id)) continue;
       std::optional<int64_t> axis = ConcatAxis(context, graph, graph.node(id));
       if (!axis) continue;
       onnx::NodeProto flat = graph.node(id);

@@ -176,12 +176,11 @@ class InlineConstantIf : public Pass {
   absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
                            PassStats& stats) override {
     bool changed = false;
-    for (NodeId id : graph.LiveNodes()) {
+    // Only If nodes (the index lists them by op; the focus is asked last,
+    // so a graph without one never resolves its edit log).
+    for (NodeId id : graph.NodesOf("", "If")) {
       if (!graph.IsLive(id) || !context.focus().Visit(id)) continue;
       const onnx::NodeProto& node = graph.node(id);
-      if (node.op_type() != "If" || !(node.domain().empty() || node.domain() == "ai.onnx")) {
-        continue;
-      }
       std::optional<bool> cond = ConstantCondition(context, graph, node);
       if (!cond) continue;
       const onnx::GraphProto* branch = nullptr;

@@ -841,10 +841,9 @@ class RulesPass : public Pass {
     bool changed = false;
     for (NodeId id : graph.LiveNodes()) {
       if (!graph.IsLive(id)) continue;  // removed by an earlier match
-      if (!context.focus().Visit(id)) continue;
       const onnx::NodeProto& node = graph.node(id);
       auto candidates = by_root_.find(node.op_type());
-      if (candidates == by_root_.end()) continue;
+      if (candidates == by_root_.end() || !context.focus().Visit(id)) continue;
       const absl::string_view domain = schema::Registry::CanonicalDomain(node.domain());
       for (const CompiledRule* compiled : candidates->second) {
         const Rule& rule = *compiled->rule;

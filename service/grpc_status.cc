@@ -9,6 +9,7 @@
 #include "absl/strings/strip.h"
 #include "proto/rpc_status.pb.h"
 #include "service/error_text.h"
+#include "service/request_id.h"
 
 namespace onnxconvert::service {
 namespace {
@@ -136,7 +137,7 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
 
 absl::Status FromGrpcStatus(const grpc::Status& status) {
   return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                      status.error_message());
+                      StripRequestId(status.error_message()));
 }
 
 std::optional<v1::ConversionError> ConversionErrorOf(const grpc::Status& status) {

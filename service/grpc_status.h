@@ -28,7 +28,8 @@ inline constexpr size_t kMaxStatusDetailsBytes = 2048;
 // kMaxStatusDetailsBytes.
 grpc::Status ToGrpcStatus(const absl::Status& status);
 
-// The library status for a gRPC status: same code and message.
+// The library status for a gRPC status: same code and message, less the
+// " [request <id>]" the service appends (see request_id.h).
 absl::Status FromGrpcStatus(const grpc::Status& status);
 
 // The parts of a converter error message,

@@ -26,6 +26,13 @@ void AppendCountText(const v1::MethodMetrics& method, std::string& out) {
   }
 }
 
+void AppendBytesText(const v1::MethodMetrics& method, std::string& out) {
+  absl::StrAppend(&out, kPrefix, "received_bytes_total{method=\"", method.method(), "\"} ",
+                  method.bytes_in(), "\n");
+  absl::StrAppend(&out, kPrefix, "sent_bytes_total{method=\"", method.method(), "\"} ",
+                  method.bytes_out(), "\n");
+}
+
 void AppendHistogramText(const v1::MethodMetrics& method, std::string& out) {
   for (const v1::HistogramBucket& bucket : method.latency()) {
     absl::StrAppend(&out, kPrefix, "request_duration_ms_bucket{method=\"", method.method(),
@@ -44,13 +51,24 @@ Metrics::Metrics() : start_(std::chrono::steady_clock::now()) {}
 
 void Metrics::Record(absl::string_view method, grpc::StatusCode code, double milliseconds) {
   absl::MutexLock lock(&mu_);
-  auto it = methods_.find(method);
-  if (it == methods_.end()) it = methods_.emplace(std::string(method), MethodStats()).first;
-  MethodStats& stats = it->second;
+  MethodStats& stats = StatsOf(method);
   ++stats.requests;
   ++stats.codes[static_cast<int>(code)];
   ++stats.buckets[BucketOf(milliseconds)];
   stats.sum_ms += milliseconds;
+}
+
+void Metrics::RecordBytes(absl::string_view method, int64_t bytes_in, int64_t bytes_out) {
+  absl::MutexLock lock(&mu_);
+  MethodStats& stats = StatsOf(method);
+  stats.bytes_in += bytes_in;
+  stats.bytes_out += bytes_out;
+}
+
+Metrics::MethodStats& Metrics::StatsOf(absl::string_view method) {
+  auto it = methods_.find(method);
+  if (it == methods_.end()) it = methods_.emplace(std::string(method), MethodStats()).first;
+  return it->second;
 }
 
 v1::MetricsResponse Metrics::Snapshot(int64_t in_flight, int64_t running_workers) const {
@@ -62,6 +80,8 @@ v1::MetricsResponse Metrics::Snapshot(int64_t in_flight, int64_t running_workers
       method->set_method(name);
       method->set_requests(stats.requests);
       method->set_latency_sum_ms(stats.sum_ms);
+      method->set_bytes_in(stats.bytes_in);
+      method->set_bytes_out(stats.bytes_out);
       for (const auto& [code, count] : stats.codes) {
         v1::StatusCount* status = method->add_statuses();
         status->set_code(StatusCodeName(static_cast<grpc::StatusCode>(code)));
@@ -96,6 +116,9 @@ std::string MetricsToText(const v1::MetricsResponse& response) {
                   "request_duration_ms Call latency in milliseconds, by method.\n", "# TYPE ",
                   kPrefix, "request_duration_ms histogram\n");
   for (const v1::MethodMetrics& method : response.methods()) AppendHistogramText(method, out);
+  absl::StrAppend(&out, "# TYPE ", kPrefix, "received_bytes_total counter\n", "# TYPE ",
+                  kPrefix, "sent_bytes_total counter\n");
+  for (const v1::MethodMetrics& method : response.methods()) AppendBytesText(method, out);
   absl::StrAppend(&out, "# TYPE ", kPrefix, "in_flight gauge\n", kPrefix, "in_flight ",
                   response.in_flight(), "\n");
   absl::StrAppend(&out, "# TYPE ", kPrefix, "running_workers gauge\n", kPrefix,

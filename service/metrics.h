@@ -26,6 +26,8 @@ class Metrics {
 
   // Records one finished call of `method` that took `milliseconds`.
   void Record(absl::string_view method, grpc::StatusCode code, double milliseconds);
+  // Adds to the bytes one call of `method` received and sent.
+  void RecordBytes(absl::string_view method, int64_t bytes_in, int64_t bytes_out);
 
   // Everything recorded so far, with the two gauges the caller keeps, and
   // the same figures in the Prometheus text format.
@@ -38,7 +40,12 @@ class Metrics {
     std::map<int, int64_t> codes;                        // by grpc::StatusCode
     std::array<int64_t, kBucketBoundsMs.size() + 1> buckets{};  // not cumulative
     double sum_ms = 0;
+    int64_t bytes_in = 0;
+    int64_t bytes_out = 0;
   };
+
+  // The stats of `method`, created empty when new.
+  MethodStats& StatsOf(absl::string_view method) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::chrono::steady_clock::time_point start_;
   mutable absl::Mutex mu_;

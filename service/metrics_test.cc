@@ -48,5 +48,22 @@ TEST(MetricsTest, TextIsPrometheusExposition) {
   EXPECT_NE(text.find("onnx_convert_in_flight 0\n"), std::string::npos);
 }
 
+TEST(MetricsTest, BytesAddUpByMethod) {
+  Metrics metrics;
+  metrics.RecordBytes("Convert", 100, 90);
+  metrics.RecordBytes("Convert", 20, 0);
+  metrics.RecordBytes("Check", 7, 3);
+  v1::MetricsResponse snapshot = metrics.Snapshot(0, 0);
+  ASSERT_EQ(snapshot.methods_size(), 2);
+  EXPECT_EQ(snapshot.methods(0).bytes_in(), 7);
+  EXPECT_EQ(snapshot.methods(0).bytes_out(), 3);
+  EXPECT_EQ(snapshot.methods(1).bytes_in(), 120);
+  EXPECT_EQ(snapshot.methods(1).bytes_out(), 90);
+  EXPECT_NE(snapshot.text().find("onnx_convert_received_bytes_total{method=\"Convert\"} 120\n"),
+            std::string::npos);
+  EXPECT_NE(snapshot.text().find("onnx_convert_sent_bytes_total{method=\"Check\"} 3\n"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace onnxconvert::service

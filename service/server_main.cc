@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/model_io.h"
 #include "ir/status_macros.h"
+#include "service/metrics_http.h"
 #include "service/model_tasks.h"
 #include "service/server.h"
 #include "service/worker_pool.h"
@@ -43,6 +44,11 @@ ABSL_FLAG(int64_t, grace_ms, 10000,
 ABSL_FLAG(std::string, work_dir, "",
           "Directory for ConvertStream files; default $TMPDIR or /tmp.");
 ABSL_FLAG(bool, log_requests, true, "Write one line per call to stderr.");
+ABSL_FLAG(std::string, log_format, "text",
+          "Format of the --log_requests lines: text, or json (one object per call).");
+ABSL_FLAG(int, metrics_port, 0,
+          "Port of the Prometheus text exposition over HTTP (/metrics) on --address; "
+          "0: none.");
 ABSL_FLAG(int, workers, 4,
           "Worker processes model calls run in (one that crashes fails only its call); "
           "0: threads of the server's own process.");
@@ -90,8 +96,35 @@ onnxconvert::service::ServerOptions OptionsFromFlags() {
   service.work_dir = absl::GetFlag(FLAGS_work_dir);
   if (service.work_dir.empty()) service.work_dir = DefaultWorkDir();
   service.log = absl::GetFlag(FLAGS_log_requests) ? &std::cerr : nullptr;
+  service.log_json = absl::GetFlag(FLAGS_log_format) == "json";
   service.testing_crash_hooks = absl::GetFlag(FLAGS_testing_crash_hooks);
   return options;
+}
+
+// An error unless --log_format is text or json.
+absl::Status CheckLogFormat() {
+  std::string format = absl::GetFlag(FLAGS_log_format);
+  if (format == "text" || format == "json") return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("--log_format ", format, ": give text or json"));
+}
+
+// The HTTP exposition of `server`'s metrics that --metrics_port asks for;
+// null for none.
+absl::StatusOr<std::unique_ptr<onnxconvert::service::MetricsHttp>> StartMetricsHttp(
+    onnxconvert::service::Server& server, const std::string& address) {
+  int port = absl::GetFlag(FLAGS_metrics_port);
+  if (port == 0) return nullptr;
+  if (port < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--metrics_port ", port, ": give a port, or 0 for none"));
+  }
+  onnxconvert::service::ConvertService& service = server.service();
+  onnxconvert::service::MetricsSources sources;
+  sources.snapshot = [&service] { return service.MetricsSnapshot(); };
+  sources.in_flight_bytes = [&service] { return service.in_flight_bytes(); };
+  sources.work_dir = service.options().work_dir;
+  return onnxconvert::service::MetricsHttp::Start(address, port, std::move(sources));
 }
 
 }  // namespace
@@ -102,6 +135,10 @@ int main(int argc, char** argv) {
   onnxconvert::QuietProtobufUtf8Logs();
   absl::SetProgramUsageMessage("The onnx-convert gRPC service (onnxconvert.v1.OnnxConvert).");
   absl::ParseCommandLine(argc, argv);
+  if (absl::Status format = CheckLogFormat(); !format.ok()) {
+    std::cerr << "onnx-convert-server: " << format.message() << "\n";
+    return 2;
+  }
   // Before gRPC starts a thread: the workers are copies of this process.
   auto workers = StartWorkers();
   if (!workers.ok()) {
@@ -122,12 +159,22 @@ int main(int argc, char** argv) {
     std::cerr << "onnx-convert-server: " << server.status().message() << "\n";
     return 2;
   }
+  auto metrics_http = StartMetricsHttp(**server, options.address);
+  if (!metrics_http.ok()) {
+    std::cerr << "onnx-convert-server: " << metrics_http.status().message() << "\n";
+    return 2;
+  }
+  if (*metrics_http != nullptr) {
+    std::cerr << "onnx-convert-server: metrics on http://" << options.address << ":"
+              << (*metrics_http)->port() << "/metrics" << std::endl;
+  }
   std::cerr << "onnx-convert-server: listening on " << options.address << ":"
             << (*server)->port() << std::endl;
   int signal = onnxconvert::service::WaitForTerminationSignal();
   std::cerr << "onnx-convert-server: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
             << ": draining (grace " << absl::GetFlag(FLAGS_grace_ms) << " ms)" << std::endl;
   bool idle = (*server)->Shutdown();
+  metrics_http->reset();
   std::cerr << "onnx-convert-server: stopped"
             << (idle ? "" : "; abandoned work was still running") << std::endl;
   // Work abandoned past the grace period may still be running on detached

@@ -15,10 +15,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/grpc_health.grpc.pb.h"
 #include "proto/onnx_convert_service.grpc.pb.h"
+#include "service/testing/http_get.h"
 #include "service/testing/server_process.h"
 #include "service/testing/test_models.h"
 #include "tests/corpus.h"
@@ -153,6 +156,97 @@ TEST(ServerProcessTest, ConvertsChecksHealthAndRefusesMalformedModels) {
   EXPECT_TRUE(absl::StrContains(
       text, "onnx_convert_requests_total{method=\"Convert\",code=\"INVALID_ARGUMENT\"} 1\n"))
       << text;
+}
+
+// The value of the sample `series` (name and labels) in the Prometheus text
+// `text`, or -1 when it is not there.
+double Sample(const std::string& text, const std::string& series) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (!absl::StartsWith(line, series + " ")) continue;
+    double value = -1;
+    return absl::SimpleAtod(line.substr(series.size() + 1), &value) ? value : -1;
+  }
+  return -1;
+}
+
+// The body of GET /metrics from 127.0.0.1:`port`.
+std::string Scrape(int port) { return testing::HttpBody(testing::HttpGet(port, "/metrics")); }
+
+// The value of metadata `key` the server sent, or "".
+std::string Metadata(const std::multimap<grpc::string_ref, grpc::string_ref>& metadata,
+                     const std::string& key) {
+  auto it = metadata.find(key);
+  return it == metadata.end() ? "" : std::string(it->second.data(), it->second.size());
+}
+
+// --metrics_port serves the Prometheus text over HTTP; its counts move with
+// the calls. --log_format=json writes one JSON object per call, with the
+// call's request id (the client's, or generated and sent back).
+TEST(ServerProcessTest, MetricsOverHttpAndJsonLogLinesWithRequestIds) {
+  int metrics_port = testing::FreeLoopbackPort();
+  ASSERT_NE(metrics_port, 0);
+  ServerProcess server("process_metrics", {absl::StrCat("--metrics_port=", metrics_port),
+                                           "--log_format=json", "--workers=1"});
+  EXPECT_TRUE(absl::StrContains(
+      server.Stderr(), absl::StrCat("metrics on http://127.0.0.1:", metrics_port, "/metrics")));
+  std::string before = Scrape(metrics_port);
+  ASSERT_TRUE(absl::StrContains(before, "# TYPE onnx_convert_requests_total counter")) << before;
+  EXPECT_EQ(Sample(before, "onnx_convert_requests_total{method=\"Convert\",code=\"OK\"}"), -1);
+  EXPECT_GT(Sample(before, "process_resident_memory_bytes"), 1 << 20) << before;
+  EXPECT_EQ(Sample(before, "onnx_convert_work_dir_bytes"), 0) << before;
+  EXPECT_EQ(Sample(before, "onnx_convert_in_flight_bytes"), 0) << before;
+
+  v1::ConvertResponse converted;
+  grpc::ClientContext context;
+  context.AddMetadata("x-request-id", "job-m1");
+  ASSERT_TRUE(
+      server.Stub()->Convert(&context, Request(testing::TinyCnnBytes(), 17), &converted).ok());
+  EXPECT_EQ(Metadata(context.GetServerInitialMetadata(), "x-request-id"), "job-m1");
+  EXPECT_EQ(Metadata(context.GetServerTrailingMetadata(), "x-request-id"), "job-m1");
+  EXPECT_EQ(converted.report().request_id(), "job-m1");
+  grpc::ClientContext bad_context;
+  grpc::Status bad =
+      server.Stub()->Convert(&bad_context, Request("\x0a\x05zz", 17), &converted);
+  ASSERT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  std::string generated = Metadata(bad_context.GetServerInitialMetadata(), "x-request-id");
+  EXPECT_EQ(generated.size(), 16u) << generated;
+  EXPECT_EQ(Metadata(bad_context.GetServerTrailingMetadata(), "x-request-id"), generated);
+  EXPECT_TRUE(absl::EndsWith(bad.error_message(), absl::StrCat(" [request ", generated, "]")))
+      << bad.error_message();
+
+  std::string after = Scrape(metrics_port);
+  EXPECT_EQ(Sample(after, "onnx_convert_requests_total{method=\"Convert\",code=\"OK\"}"), 1)
+      << after;
+  EXPECT_EQ(
+      Sample(after,
+             "onnx_convert_requests_total{method=\"Convert\",code=\"INVALID_ARGUMENT\"}"),
+      1);
+  EXPECT_EQ(Sample(after, "onnx_convert_request_duration_ms_count{method=\"Convert\"}"), 2);
+  EXPECT_EQ(Sample(after,
+                   "onnx_convert_request_duration_ms_bucket{method=\"Convert\",le=\"+Inf\"}"),
+            2);
+  EXPECT_EQ(Sample(after, "onnx_convert_received_bytes_total{method=\"Convert\"}"),
+            testing::TinyCnnBytes().size() + 4);
+  EXPECT_EQ(Sample(after, "onnx_convert_sent_bytes_total{method=\"Convert\"}"),
+            converted.model().size());
+  EXPECT_EQ(Sample(after, "onnx_convert_in_flight"), 0);
+
+  // One JSON line per call, each parsed, with its id.
+  std::vector<google::protobuf::Struct> lines;
+  std::istringstream text(server.Stderr());
+  for (std::string line; std::getline(text, line);) {
+    if (!absl::StartsWith(line, "{")) continue;
+    google::protobuf::Struct parsed;
+    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(line, &parsed).ok()) << line;
+    lines.push_back(parsed);
+  }
+  ASSERT_EQ(lines.size(), 2u) << server.Stderr();
+  EXPECT_EQ(lines[0].fields().at("id").string_value(), "job-m1");
+  EXPECT_EQ(lines[0].fields().at("code").string_value(), "OK");
+  EXPECT_EQ(lines[0].fields().at("to_opset").number_value(), 17);
+  EXPECT_EQ(lines[1].fields().at("id").string_value(), generated);
+  EXPECT_EQ(lines[1].fields().at("code").string_value(), "INVALID_ARGUMENT");
 }
 
 TEST(ServerProcessTest, ModelPastMaxModelBytesIsResourceExhausted) {

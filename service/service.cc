@@ -17,6 +17,8 @@
 #include "service/grpc_status.h"
 #include "service/model_work.h"
 #include "service/report_proto.h"
+#include "service/request_id.h"
+#include "service/request_log.h"
 #include "service/request_guard.h"
 #include "service/stream_files.h"
 
@@ -24,25 +26,11 @@ namespace onnxconvert::service {
 namespace {
 
 constexpr size_t kMaxLoggedError = 300;
-constexpr size_t kMaxRequestId = 64;
 
 // The model's name in errors: what the client called it (abbreviated),
 // else "model".
 std::string ModelLabel(const std::string& name) {
   return name.empty() ? "model" : Abbreviate(name);
-}
-
-// A request id the client sent in x-request-id, if it is a short, plain one.
-std::string ClientRequestId(grpc::ServerContext* context) {
-  auto it = context->client_metadata().find("x-request-id");
-  if (it == context->client_metadata().end()) return "";
-  std::string id(it->second.data(), it->second.size());
-  bool plain = !id.empty() && id.size() <= kMaxRequestId &&
-               std::all_of(id.begin(), id.end(), [](char c) {
-                 return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' ||
-                        c == '_' || c == '.';
-               });
-  return plain ? id : "";
 }
 
 // Receives the chunks after the header into `workspace`, until the client
@@ -110,10 +98,22 @@ ConvertService::ConvertService(ServiceOptions options)
 void ConvertService::StartDraining() { draining_.store(true); }
 
 std::string ConvertService::CallId(grpc::ServerContext* context) {
-  std::string id = ClientRequestId(context);
-  if (id.empty()) id = absl::StrCat("r", next_id_.fetch_add(1));
-  context->AddInitialMetadata("x-request-id", id);
+  std::string id = ClientRequestId(context->client_metadata());
+  if (id.empty()) id = NewRequestId();
+  context->AddInitialMetadata(kRequestIdMetadata, id);
+  context->AddTrailingMetadata(kRequestIdMetadata, id);
   return id;
+}
+
+v1::MetricsResponse ConvertService::MetricsSnapshot() const {
+  return metrics_.Snapshot(in_flight_.load(), slots_->in_use());
+}
+
+int64_t ConvertService::in_flight_bytes() const {
+  absl::MutexLock lock(&calls_mu_);
+  int64_t total = 0;
+  for (const CallRecord* call : calls_) total += call->bytes_in.load();
+  return total;
 }
 
 grpc::Status ConvertService::Handle(grpc::ServerContext* context, absl::string_view method,
@@ -123,15 +123,28 @@ grpc::Status ConvertService::Handle(grpc::ServerContext* context, absl::string_v
   call.method = method;
   call.start = absl::Now();
   in_flight_.fetch_add(1);
+  {
+    absl::MutexLock lock(&calls_mu_);
+    calls_.insert(&call);
+  }
   // Whatever the call throws fails the call only.
   absl::Status status =
       draining() ? absl::UnavailableError("the server is shutting down; retry elsewhere")
                  : GuardRequest(call.id, [&] { return body(call); });
+  {
+    absl::MutexLock lock(&calls_mu_);
+    calls_.erase(&call);
+  }
   last_answer_ns_.store(absl::ToUnixNanos(absl::Now()));
   in_flight_.fetch_sub(1);
   grpc::Status answer = ToGrpcStatus(status);
+  if (!answer.ok()) {
+    answer = grpc::Status(answer.error_code(), WithRequestId(answer.error_message(), call.id),
+                          answer.error_details());
+  }
   double milliseconds = absl::ToDoubleMilliseconds(absl::Now() - call.start);
   metrics_.Record(method, answer.error_code(), milliseconds);
+  metrics_.RecordBytes(method, call.bytes_in.load(), call.bytes_out);
   Log(call, answer, milliseconds);
   return answer;
 }
@@ -139,9 +152,13 @@ grpc::Status ConvertService::Handle(grpc::ServerContext* context, absl::string_v
 void ConvertService::Log(const CallRecord& call, const grpc::Status& status,
                          double milliseconds) {
   if (options_.log == nullptr) return;
+  if (options_.log_json) {
+    LogJson(call, status, milliseconds);
+    return;
+  }
   std::string line = absl::StrFormat(
       "onnx-convert-server: id=%s method=%s in=%d out=%d opset=%s ms=%.1f status=%s", call.id,
-      call.method, call.bytes_in, call.bytes_out,
+      call.method, call.bytes_in.load(), call.bytes_out,
       call.to_opset == 0 ? std::string("-")
                          : absl::StrCat(call.from_opset == 0 ? "?" : absl::StrCat(call.from_opset),
                                         "->", call.to_opset),
@@ -150,6 +167,27 @@ void ConvertService::Log(const CallRecord& call, const grpc::Status& status,
     std::string message = status.error_message().substr(0, kMaxLoggedError);
     absl::StrAppend(&line, " error=\"", absl::CHexEscape(message), "\"");
   }
+  absl::MutexLock lock(&log_mu_);
+  *options_.log << line << "\n" << std::flush;
+}
+
+void ConvertService::LogJson(const CallRecord& call, const grpc::Status& status,
+                             double milliseconds) {
+  RequestLogEntry entry;
+  entry.time = absl::Now();
+  entry.id = call.id;
+  entry.method = call.method;
+  std::string code = StatusCodeName(status.error_code());
+  entry.code = code;
+  entry.milliseconds = milliseconds;
+  entry.bytes_in = call.bytes_in.load();
+  entry.bytes_out = call.bytes_out;
+  entry.model_name = call.model_name;
+  entry.from_opset = call.from_opset;
+  entry.to_opset = call.to_opset;
+  std::string error = status.error_message().substr(0, kMaxLoggedError);
+  entry.error = error;
+  std::string line = JsonLogLine(entry);
   absl::MutexLock lock(&log_mu_);
   *options_.log << line << "\n" << std::flush;
 }
@@ -242,6 +280,7 @@ absl::Status ConvertService::RunConvert(grpc::ServerContext* context,
                                         const v1::ConvertRequest& request, bool plan,
                                         v1::ConvertResponse& response, CallRecord& call) {
   call.bytes_in = static_cast<int64_t>(request.model().size());
+  call.model_name = request.model_name();
   call.to_opset = request.options().target_opset();
   OC_RETURN_IF_ERROR(RefuseOversized(call.bytes_in));
   OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot());
@@ -254,6 +293,7 @@ absl::Status ConvertService::RunConvert(grpc::ServerContext* context,
   OC_ASSIGN_OR_RETURN(ModelAnswer answer,
                       RunTask(context, call, std::move(task), request.model(), std::move(slot)));
   response = std::get<v1::ConvertResponse>(std::move(answer));
+  response.mutable_report()->set_request_id(call.id);
   call.from_opset = response.report().source_opset();
   call.bytes_out = static_cast<int64_t>(response.model().size());
   return absl::OkStatus();
@@ -269,6 +309,7 @@ absl::Status ConvertService::RunConvertStream(grpc::ServerContext* context, Stre
   }
   const v1::StreamHeader& header = first.header();
   call.to_opset = header.options().target_opset();
+  call.model_name = header.model_name();
   OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot());
   UploadLimits limits{options_.max_model_bytes, options_.max_upload_bytes, 4096};
   OC_ASSIGN_OR_RETURN(
@@ -286,6 +327,11 @@ absl::Status ConvertService::RunConvertStream(grpc::ServerContext* context, Stre
   OC_ASSIGN_OR_RETURN(ModelAnswer answer,
                       RunTask(context, call, std::move(task), "", std::move(slot)));
   StreamOutput output = std::get<StreamOutput>(std::move(answer));
+  if (kind == CallKind::kRewriteStream) {
+    output.result.mutable_rewrite_report()->set_request_id(call.id);
+  } else {
+    output.result.mutable_report()->set_request_id(call.id);
+  }
   call.from_opset = output.result.report().source_opset();
   return SendOutput(output, *workspace, options_.stream_chunk_bytes, stream, call.bytes_out);
 }
@@ -324,6 +370,7 @@ absl::Status ConvertService::RunModelCall(grpc::ServerContext* context,
                                           const v1::ModelRequest& request, CallKind kind,
                                           Answer& answer, CallRecord& call) {
   call.bytes_in = static_cast<int64_t>(request.model().size());
+  call.model_name = request.model_name();
   OC_RETURN_IF_ERROR(RefuseOversized(call.bytes_in));
   OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot());
   ModelTask task;
@@ -358,6 +405,7 @@ grpc::Status ConvertService::Rewrite(grpc::ServerContext* context,
                                      v1::RewriteResponse* response) {
   return Handle(context, "Rewrite", [&](CallRecord& call) -> absl::Status {
     call.bytes_in = static_cast<int64_t>(request->model().size());
+    call.model_name = request->model_name();
     OC_RETURN_IF_ERROR(RefuseOversized(call.bytes_in));
     OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot());
     ModelTask task;
@@ -368,6 +416,7 @@ grpc::Status ConvertService::Rewrite(grpc::ServerContext* context,
     OC_ASSIGN_OR_RETURN(ModelAnswer answer,
                         RunTask(context, call, std::move(task), request->model(), std::move(slot)));
     *response = std::get<v1::RewriteResponse>(std::move(answer));
+    response->mutable_report()->set_request_id(call.id);
     call.bytes_out = static_cast<int64_t>(response->model().size());
     return absl::OkStatus();
   });

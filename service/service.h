@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <ostream>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -44,6 +45,8 @@ struct ServiceOptions {
   // Receives one line per call (id, method, sizes, opsets, duration,
   // status); null: no log.
   std::ostream* log = nullptr;
+  // Log lines as JSON objects (see request_log.h) rather than text.
+  bool log_json = false;
   // The worker processes model calls run in (see worker_pool.h; started
   // before the process has a second thread); null: they run on threads of
   // this process.
@@ -83,6 +86,13 @@ class ConvertService final : public v1::OnnxConvert::Service {
   // Waits until no model call's work runs (abandoned work included) or
   // `deadline` passes; true when idle.
   bool WaitIdle(absl::Time deadline) const { return slots_->WaitIdle(deadline); }
+  // The options it was built with.
+  const ServiceOptions& options() const { return options_; }
+  // The figures of the Metrics call, taken from outside any call.
+  v1::MetricsResponse MetricsSnapshot() const;
+  // Model bytes received by the calls being handled now (a streamed upload
+  // counts once received whole).
+  int64_t in_flight_bytes() const;
 
   grpc::Status Convert(grpc::ServerContext* context, const v1::ConvertRequest* request,
                        v1::ConvertResponse* response) override;
@@ -114,8 +124,9 @@ class ConvertService final : public v1::OnnxConvert::Service {
     std::string id;
     absl::string_view method;
     absl::Time start;
-    int64_t bytes_in = 0;
+    std::atomic<int64_t> bytes_in{0};  // read by in_flight_bytes() meanwhile
     int64_t bytes_out = 0;
+    std::string model_name;  // "": not known
     int64_t from_opset = 0;  // 0: not known
     int64_t to_opset = 0;
   };
@@ -159,15 +170,18 @@ class ConvertService final : public v1::OnnxConvert::Service {
   WaitLimits LimitsFor(grpc::ServerContext* context, const CallRecord& call) const;
   std::string CallId(grpc::ServerContext* context);
   void Log(const CallRecord& call, const grpc::Status& status, double milliseconds);
+  // The log line of `call` as JSON (ServiceOptions::log_json).
+  void LogJson(const CallRecord& call, const grpc::Status& status, double milliseconds);
 
   const ServiceOptions options_;
   std::shared_ptr<WorkSlots> slots_;
   service::Metrics metrics_;
   std::atomic<bool> draining_{false};
   std::atomic<int64_t> in_flight_{0};
-  std::atomic<int64_t> next_id_{1};
   std::atomic<int64_t> last_answer_ns_{absl::ToUnixNanos(absl::InfinitePast())};
   absl::Mutex log_mu_;
+  mutable absl::Mutex calls_mu_;
+  std::set<const CallRecord*> calls_ ABSL_GUARDED_BY(calls_mu_);  // in flight
 };
 
 }  // namespace onnxconvert::service

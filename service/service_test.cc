@@ -2,11 +2,15 @@
 #include "service/service.h"
 
 #include <chrono>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "rewrites/pass_manager.h"
 #include "grpcpp/support/byte_buffer.h"
@@ -305,6 +309,24 @@ TEST_F(ServiceTest, CallsPastMaxConcurrentAreResourceExhausted) {
   slow.join();
 }
 
+// The model bytes of the calls being handled, for the metrics endpoint.
+TEST_F(ServiceTest, InFlightBytesCountTheModelsOfRunningCalls) {
+  Start();
+  EXPECT_EQ(server_->service().in_flight_bytes(), 0);
+  grpc::ClientContext slow_context;
+  std::thread slow([&] {
+    v1::ConvertResponse response;
+    Stub()->Convert(&slow_context, Request(SlowModelBytes(), 25), &response);
+  });
+  ASSERT_TRUE(Eventually([&] { return RunningWorkers() == 1; }));
+  EXPECT_EQ(server_->service().in_flight_bytes(), static_cast<int64_t>(SlowModelBytes().size()));
+  EXPECT_EQ(server_->service().MetricsSnapshot().in_flight(), 1);
+  slow_context.TryCancel();
+  slow.join();
+  // The server answers the cancelled call soon after the client saw it end.
+  EXPECT_TRUE(Eventually([&] { return server_->service().in_flight_bytes() == 0; }));
+}
+
 TEST_F(ServiceTest, CancelledCallReturnsBeforeItsWorkEnds) {
   Start();
   grpc::ClientContext context;
@@ -430,6 +452,10 @@ TEST_F(ServiceTest, RewriteStreamGivesWhatRewriteGives) {
   grpc::ClientContext unary_context;
   ASSERT_TRUE(Stub()->Rewrite(&unary_context, request, &unary).ok());
   EXPECT_EQ(model, unary.model());
+  // Alike but for the calls' ids.
+  EXPECT_FALSE(result.rewrite_report().request_id().empty());
+  result.mutable_rewrite_report()->clear_request_id();
+  unary.mutable_report()->clear_request_id();
   EXPECT_EQ(result.rewrite_report().SerializeAsString(), unary.report().SerializeAsString());
   EXPECT_EQ(result.report_text(), unary.report_text());
   EXPECT_EQ(Count("RewriteStream", "OK"), 1);
@@ -520,9 +546,100 @@ TEST_F(ServiceTest, OneLogLinePerCallWithIdSizesOpsetsAndStatus) {
   EXPECT_TRUE(absl::EndsWith(line, " status=OK")) << line;
   grpc::ClientContext bad_context;
   Stub()->Convert(&bad_context, Request("junk", 13), &response);
+  grpc::string_ref sent_id = bad_context.GetServerInitialMetadata().find("x-request-id")->second;
+  std::string id(sent_id.data(), sent_id.size());
   std::getline(log_, line);
-  EXPECT_TRUE(absl::StrContains(line, "id=r")) << line;
+  EXPECT_TRUE(absl::StrContains(line, absl::StrCat("id=", id, " "))) << line;
   EXPECT_TRUE(absl::StrContains(line, "status=INVALID_ARGUMENT error=\"model.onnx: ")) << line;
+}
+
+// The id of a call: the client's x-request-id, else 16 random hex digits;
+// sent back in the initial and trailing metadata, written in the report
+// and appended to error messages.
+TEST_F(ServiceTest, RequestIdsGoBackInMetadataReportsAndErrors) {
+  Start();
+  struct Case {
+    const char* sent;  // "": none
+    bool valid_model;
+  };
+  std::set<std::string> generated;
+  for (const Case& c : {Case{"job-7", true}, Case{"", true}, Case{"job-8", false},
+                        Case{"", false}, Case{"bad id!", true}}) {
+    grpc::ClientContext context;
+    if (*c.sent != '\0') context.AddMetadata("x-request-id", c.sent);
+    v1::ConvertResponse response;
+    grpc::Status status = Stub()->Convert(
+        &context, Request(c.valid_model ? testing::TinyCnnBytes() : "junk", 17), &response);
+    auto initial = context.GetServerInitialMetadata().find("x-request-id");
+    auto trailing = context.GetServerTrailingMetadata().find("x-request-id");
+    ASSERT_NE(initial, context.GetServerInitialMetadata().end()) << c.sent;
+    ASSERT_NE(trailing, context.GetServerTrailingMetadata().end()) << c.sent;
+    std::string id(initial->second.data(), initial->second.size());
+    EXPECT_EQ(std::string(trailing->second.data(), trailing->second.size()), id);
+    if (std::string(c.sent) == "job-7" || std::string(c.sent) == "job-8") {
+      EXPECT_EQ(id, c.sent);
+    } else {
+      EXPECT_EQ(id.size(), 16u) << id;
+      EXPECT_EQ(id.find_first_not_of("0123456789abcdef"), std::string::npos) << id;
+      generated.insert(id);
+    }
+    if (c.valid_model) {
+      ASSERT_TRUE(status.ok()) << status.error_message();
+      EXPECT_EQ(response.report().request_id(), id);
+    } else {
+      EXPECT_TRUE(absl::EndsWith(status.error_message(), absl::StrCat(" [request ", id, "]")))
+          << status.error_message();
+    }
+    std::string line;
+    std::getline(log_, line);
+    EXPECT_TRUE(absl::StartsWith(line, absl::StrCat("onnx-convert-server: id=", id, " ")))
+        << line;
+  }
+  EXPECT_EQ(generated.size(), 3u);
+  // The rewrite report too.
+  grpc::ClientContext context;
+  context.AddMetadata("x-request-id", "job-9");
+  v1::RewriteRequest rewrite;
+  rewrite.set_model(testing::TinyCnnBytes());
+  v1::RewriteResponse rewritten;
+  ASSERT_TRUE(Stub()->Rewrite(&context, rewrite, &rewritten).ok());
+  EXPECT_EQ(rewritten.report().request_id(), "job-9");
+}
+
+// --log_format=json: one JSON object per call, with the call's figures.
+TEST_F(ServiceTest, JsonLogLinePerCall) {
+  ServiceOptions options;
+  options.log_json = true;
+  Start(options);
+  grpc::ClientContext context;
+  context.AddMetadata("x-request-id", "job-j");
+  v1::ConvertResponse response;
+  ASSERT_TRUE(Stub()->Convert(&context, Request(testing::TinyCnnBytes(), 17), &response).ok());
+  grpc::ClientContext bad_context;
+  bad_context.AddMetadata("x-request-id", "job-k");
+  Stub()->Convert(&bad_context, Request("junk", 13), &response);
+  std::vector<google::protobuf::Struct> lines;
+  for (std::string line; std::getline(log_, line);) {
+    google::protobuf::Struct parsed;
+    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(line, &parsed).ok()) << line;
+    lines.push_back(parsed);
+  }
+  ASSERT_EQ(lines.size(), 2u);
+  const auto& ok = lines[0].fields();
+  EXPECT_EQ(ok.at("id").string_value(), "job-j");
+  EXPECT_EQ(ok.at("method").string_value(), "Convert");
+  EXPECT_EQ(ok.at("code").string_value(), "OK");
+  EXPECT_EQ(ok.at("bytes_in").number_value(), testing::TinyCnnBytes().size());
+  EXPECT_EQ(ok.at("bytes_out").number_value(), response.model().size());
+  EXPECT_EQ(ok.at("model").string_value(), "model.onnx");
+  EXPECT_EQ(ok.at("from_opset").number_value(), 11);
+  EXPECT_EQ(ok.at("to_opset").number_value(), 17);
+  EXPECT_GE(ok.at("ms").number_value(), 0);
+  EXPECT_EQ(ok.count("error"), 0u);
+  const auto& bad = lines[1].fields();
+  EXPECT_EQ(bad.at("code").string_value(), "INVALID_ARGUMENT");
+  EXPECT_TRUE(absl::StrContains(bad.at("error").string_value(), "[request job-k]"))
+      << bad.at("error").string_value();
 }
 
 }  // namespace

@@ -5,7 +5,7 @@ set -eu
 
 PACKAGES="python3-grpcio python3-protobuf python3-onnx bazel-bootstrap bazel-platforms g++ pkg-config python3 \
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc \
-  libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libeigen3-dev \
+  libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libeigen3-dev prometheus-cpp-dev \
   chromium"
 
 missing=""

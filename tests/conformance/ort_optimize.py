@@ -15,8 +15,14 @@ property that converting then optimizing computes what ORT computes for
 the original; a conversion the converter refuses (no equivalent at the
 target, exit 1 with a refusal) is counted, not failed.
 
+--table prints a markdown row per case: nodes and bytes before and after
+(from the JSON report) and ORT's verdict on the original and the result;
+ONNX_BACKEND_TESTS names another corpus (the real models:
+~/.cache/onnx-convert-real-models/corpus).
+
 Usage: ort_optimize.py --cli PATH [--profile exact|deploy] [--sample N]
                        [--convert-to OPSET] [--known-divergent ID]... [--jobs N]
+                       [--table]
 """
 
 import argparse
@@ -87,6 +93,20 @@ def same_bytes(a, b):
         return fa.read() == fb.read()
 
 
+def print_table(entries, before, after):
+    """A markdown row per optimized case: nodes, bytes, ORT before and after."""
+    print("| model | nodes | bytes | ORT original / optimized |")
+    print("| --- | --- | --- | --- |")
+    for entry in entries:
+        with open(entry["model"] + ".report.json", encoding="utf-8") as f:
+            report = json.load(f)
+        name = entry["id"].split("/")[-1]
+        was = before.get(entry["id"], {}).get("status", "missing")
+        now = after.get(entry["id"], {}).get("status", "missing")
+        print(f"| {name} | {report['nodes_before']:,} -> {report['nodes_after']:,} | "
+              f"{report['bytes_before']:,} -> {report['bytes_after']:,} | {was} / {now} |")
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cli", required=True)
@@ -95,6 +115,10 @@ def main(argv):
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--known-divergent", action="append", default=[])
     parser.add_argument("--convert-to", type=int, default=0)
+    parser.add_argument("--table", action="store_true")
+    parser.add_argument("--atol-scale", type=float, default=0,
+                        help="atol grows to this times each expected output's magnitude, "
+                             "and ORT runs without graph optimizations (the real models: 1e-5)")
     args = parser.parse_args(argv)
     root = workspace_root()
     corpus = os.environ.get("ONNX_BACKEND_TESTS") or os.path.join(
@@ -112,6 +136,8 @@ def main(argv):
                        f"--optimize={args.profile}"]
         else:
             command = [args.cli, "optimize", model, "-o", out, "--profile", args.profile]
+            if args.table:
+                command += ["--report", out + ".report.json"]
         run = subprocess.run(command, capture_output=True, text=True)
         if run.returncode == 1 and args.convert_to and not os.path.exists(out):
             refused.append(case_id)  # no equivalent at the target: said, not written
@@ -126,9 +152,10 @@ def main(argv):
         if rerun.returncode != 0 or not same_bytes(out, again):
             not_fixed.append(f"{case_id}: optimized again, it "
                              f"{'fails: ' + rerun.stderr.strip()[-200:] if rerun.returncode else 'changes'}")
+        extra = {"atol_scale": args.atol_scale, "optimize": False} if args.atol_scale else {}
         originals.append({"id": case_id, "model": os.path.join(case, "model.onnx"),
-                          "case_dir": case})
-        optimized.append({"id": case_id, "model": out, "case_dir": case})
+                          "case_dir": case, **extra})
+        optimized.append({"id": case_id, "model": out, "case_dir": case, **extra})
     before = run_ort(root, originals, work, "original", args.jobs)
     after = run_ort(root, optimized, work, "optimized", args.jobs)
     tally = collections.Counter((before.get(e["id"], {}).get("status", "missing"),
@@ -153,6 +180,8 @@ def main(argv):
         print(f"  OPTIMIZE FAILED: {failure}")
     for case in not_fixed:
         print(f"  NOT A FIXED POINT: {case}")
+    if args.table:
+        print_table(optimized, before, after)
     bad = [c for c in regressions if c not in known]
     ok = not bad and not failures and not stale and not not_fixed
     print("PASS" if ok else "FAIL")
