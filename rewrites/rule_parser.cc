@@ -112,7 +112,8 @@ absl::StatusOr<std::vector<Token>> Tokenize(absl::string_view text, absl::string
   return tokens;
 }
 
-// What each predicate takes: 'v' a value, 'a' an attribute, 'n' a number;
+// What each predicate takes: 'v' a value, 'a' an attribute, 'n' a number,
+// 'x' a value or an attribute;
 // valued ones need a comparison, boolean ones take none.
 struct PredicateSpec {
   const char* name;
@@ -130,6 +131,8 @@ const PredicateSpec kPredicates[] = {
     {"is_identity", "a", false}, {"composes_to_identity", "aa", false},
     {"outputs", "v", true},        {"per_channel", "vv", false},
     {"disjoint_axes", "vvv", false},
+    {"trailing_axes", "vx", true}, {"fused_pads", "vv", true},
+    {"pads_below_kernel", "av", false}, {"shape_of", "vv", false},
 };
 
 const PredicateSpec* FindPredicate(absl::string_view name) {
@@ -186,14 +189,17 @@ class WhereParser {
       for (const char* kind = spec->args; *kind != '\0'; ++kind) {
         if (kind != spec->args) OC_RETURN_IF_ERROR(Expect(","));
         OC_ASSIGN_OR_RETURN(Term term, ParseTerm());
-        Term::Kind want = *kind == 'v'   ? Term::Kind::kValue
+        Term::Kind want = *kind == 'v' || *kind == 'x' ? Term::Kind::kValue
                           : *kind == 'a' ? Term::Kind::kAttribute
                                          : Term::Kind::kNumber;
-        if (term.kind != want) {
+        bool either = *kind == 'x' && (term.kind == Term::Kind::kValue ||
+                                       term.kind == Term::Kind::kAttribute);
+        if (term.kind != want && !either) {
           return Error(tokens_[pos_ - 1], absl::StrCat("argument ", kind - spec->args + 1, " of ",
                                                        head.text, " must be ",
                                                        *kind == 'v'   ? "a value name"
                                                        : *kind == 'a' ? "an @attribute"
+                                                       : *kind == 'x' ? "a value or an @attribute"
                                                                       : "a number"));
         }
         predicate.args.push_back(std::move(term));
@@ -343,6 +349,17 @@ absl::Status CheckRule(const Rule& rule, const Clause& pattern, const Clause& re
     needed.insert(p.node(i).input().begin(), p.node(i).input().end());
   }
   std::set<std::string> bound = AttributeRefs(p);
+  // `fact == @var` with @var not bound before binds it for the replacement.
+  const std::set<std::string> declared = AttributeRefs(r);
+  std::set<std::string> where_bound;
+  for (const Predicate& predicate : rule.where) {
+    const std::string& var = predicate.rhs.name;
+    if (predicate.comparison == "==" && predicate.rhs.kind == Term::Kind::kAttribute &&
+        !bound.contains(var) && !where_bound.contains(var) && declared.contains(var)) {
+      where_bound.insert(var);
+    }
+  }
+  bound.insert(where_bound.begin(), where_bound.end());
   for (const std::string& ref : AttributeRefs(r)) {
     if (!bound.contains(ref)) return at(replace, absl::StrCat("@", ref, " is not bound by the pattern"));
   }

@@ -135,6 +135,120 @@ std::optional<std::vector<int64_t>> AttributeInts(const Env& env, const Term& te
 
 std::optional<Fact> Bool(bool b) { return Fact{{b ? 1.0 : 0.0}}; }
 
+// The integers of a value-or-attribute term: a constant's elements, or an
+// ints attribute; nullopt when unknown or not integral.
+std::optional<std::vector<int64_t>> IntsOf(const Env& env, const Term& term) {
+  if (term.kind == Term::Kind::kAttribute) return AttributeInts(env, term);
+  std::optional<std::vector<double>> numbers = ConstantNumbers(env, env.Value(term));
+  if (!numbers) return std::nullopt;
+  std::vector<int64_t> ints;
+  for (double v : *numbers) {
+    if (v != std::floor(v)) return std::nullopt;
+    ints.push_back(static_cast<int64_t>(v));
+  }
+  return ints;
+}
+
+// Whether every pad of `@pads` (begins, then ends) is below the kernel of
+// the pool computing args[1] along its axis, the pool's dilations 1: then
+// every window of the pool holds an element of its input.
+std::optional<Fact> PadsBelowKernel(const Env& env, const std::vector<Term>& args) {
+  std::optional<std::vector<int64_t>> pads = AttributeInts(env, args[0]);
+  ValueSource source = env.graph.Producer(env.Value(args[1]));
+  if (!pads || source.kind != ValueSource::Kind::kNodeOutput) return std::nullopt;
+  std::vector<int64_t> kernel;
+  for (const onnx::AttributeProto& attribute : env.graph.node(source.index).attribute()) {
+    if (attribute.name() == "kernel_shape") kernel.assign(attribute.ints().begin(), attribute.ints().end());
+    if (attribute.name() != "dilations") continue;
+    for (int64_t dilation : attribute.ints()) {
+      if (dilation != 1) return Bool(false);
+    }
+  }
+  if (kernel.empty() || pads->size() != 2 * kernel.size()) return std::nullopt;
+  for (size_t i = 0; i < pads->size(); ++i) {
+    if ((*pads)[i] >= kernel[i % kernel.size()]) return Bool(false);
+  }
+  return Bool(true);
+}
+
+// Whether args[0] holds args[1]'s shape: computed by a Shape of it (the
+// whole shape), or a constant equal to its dims, every one known.
+std::optional<Fact> ShapeOf(const Env& env, const std::vector<Term>& args) {
+  ValueSource source = env.graph.Producer(env.Value(args[0]));
+  if (source.kind == ValueSource::Kind::kNodeOutput) {
+    const onnx::NodeProto& node = env.graph.node(source.index);
+    if (node.op_type() == "Shape" && node.input_size() == 1 &&
+        node.input(0) == env.Value(args[1]) && node.attribute_size() == 0) {
+      return Bool(true);
+    }
+  }
+  std::optional<std::vector<double>> dims = ConstantNumbers(env, env.Value(args[0]));
+  const onnx::TensorShapeProto* x = env.Shape(args[1]);
+  if (!dims || x == nullptr || dims->size() != static_cast<size_t>(x->dim_size())) {
+    return std::nullopt;
+  }
+  for (int i = 0; i < x->dim_size(); ++i) {
+    if (!x->dim(i).has_dim_value()) return std::nullopt;
+    if ((*dims)[i] != static_cast<double>(x->dim(i).dim_value())) return Bool(false);
+  }
+  return Bool(true);
+}
+
+// -k when `axes` are the last k axes of `x` (any order, either sign; a
+// positive axis needs x's rank), else nullopt.
+std::optional<Fact> TrailingAxes(const Env& env, const std::vector<Term>& args) {
+  std::optional<std::vector<int64_t>> axes = IntsOf(env, args[1]);
+  if (!axes || axes->empty()) return std::nullopt;
+  const onnx::TensorShapeProto* shape = env.Shape(args[0]);
+  std::set<int64_t> negative;
+  for (int64_t axis : *axes) {
+    if (axis >= 0) {
+      if (shape == nullptr) return std::nullopt;
+      axis -= shape->dim_size();
+    }
+    negative.insert(axis);
+  }
+  const int64_t k = static_cast<int64_t>(axes->size());
+  if (negative.size() != axes->size() || *negative.begin() != -k || *negative.rbegin() != -1) {
+    return std::nullopt;
+  }
+  if (shape != nullptr && k > shape->dim_size()) return std::nullopt;
+  return Fact{{static_cast<double>(-k)}};
+}
+
+// The `pads` of the Conv or pool computing `args[1]` (auto_pad NOTSET; no
+// pads: zeros) plus the spatial pads of Pad's constant pads `args[0]`
+// ([begin..., end...] over every axis); nullopt when those pad N or C, are
+// negative, or do not fit.
+std::optional<Fact> FusedPads(const Env& env, const std::vector<Term>& args) {
+  std::optional<std::vector<int64_t>> pads = IntsOf(env, args[0]);
+  ValueSource source = env.graph.Producer(env.Value(args[1]));
+  if (!pads || pads->size() % 2 != 0 || pads->size() < 6 ||
+      source.kind != ValueSource::Kind::kNodeOutput) {
+    return std::nullopt;
+  }
+  const int64_t rank = static_cast<int64_t>(pads->size() / 2);
+  const int64_t spatial = rank - 2;
+  for (int64_t pad : *pads) {
+    if (pad < 0) return std::nullopt;
+  }
+  if ((*pads)[0] != 0 || (*pads)[1] != 0 || (*pads)[rank] != 0 || (*pads)[rank + 1] != 0) {
+    return std::nullopt;
+  }
+  std::vector<double> fused(2 * spatial, 0.0);
+  for (const onnx::AttributeProto& attribute : env.graph.node(source.index).attribute()) {
+    if (attribute.name() == "auto_pad" && attribute.s() != "NOTSET") return std::nullopt;
+    if (attribute.name() != "pads") continue;
+    if (attribute.ints_size() != 2 * spatial) return std::nullopt;
+    for (int i = 0; i < 2 * spatial; ++i) fused[i] = static_cast<double>(attribute.ints(i));
+  }
+  for (int64_t i = 0; i < spatial; ++i) {
+    fused[i] += static_cast<double>((*pads)[2 + i]);
+    fused[spatial + i] += static_cast<double>((*pads)[rank + 2 + i]);
+  }
+  return Fact{std::move(fused), true};
+}
+
 using FactFn = std::function<std::optional<Fact>(const Env&, const std::vector<Term>&)>;
 
 // How each predicate computes its fact (boolean ones: 1 or 0).
@@ -284,6 +398,10 @@ const std::map<std::string, FactFn>& FactFns() {
          }
          return Bool(true);
        }},
+      {"trailing_axes", TrailingAxes},
+      {"fused_pads", FusedPads},
+      {"pads_below_kernel", PadsBelowKernel},
+      {"shape_of", ShapeOf},
       {"composes_to_identity",
        [](const Env& env, const std::vector<Term>& args) -> std::optional<Fact> {
          std::optional<std::vector<int64_t>> p1 = AttributeInts(env, args[0]);
@@ -593,6 +711,71 @@ std::string MatchedText(const GraphIndex& graph, const RuleMatch& match) {
   return NodesText(nodes);
 }
 
+// The attribute `fact` makes for a replacement attribute of `type`;
+// nullopt when it does not fit (a list of other than one element for a
+// scalar, a fraction for an integer).
+std::optional<onnx::AttributeProto> FactAttribute(const Fact& fact,
+                                                  onnx::AttributeProto::AttributeType type) {
+  onnx::AttributeProto attribute;
+  attribute.set_type(type);
+  const bool integral = absl::c_all_of(fact.numbers, [](double v) { return v == std::floor(v); });
+  switch (type) {
+    case onnx::AttributeProto::STRING:
+      if (!fact.text) return std::nullopt;
+      attribute.set_s(*fact.text);
+      return attribute;
+    case onnx::AttributeProto::INT:
+    case onnx::AttributeProto::FLOAT:
+      if (fact.text || fact.numbers.size() != 1) return std::nullopt;
+      if (type == onnx::AttributeProto::FLOAT) {
+        attribute.set_f(static_cast<float>(fact.numbers[0]));
+        return attribute;
+      }
+      if (!integral) return std::nullopt;
+      attribute.set_i(static_cast<int64_t>(fact.numbers[0]));
+      return attribute;
+    case onnx::AttributeProto::INTS:
+      if (fact.text || !integral) return std::nullopt;
+      for (double v : fact.numbers) attribute.add_ints(static_cast<int64_t>(v));
+      return attribute;
+    case onnx::AttributeProto::FLOATS:
+      if (fact.text) return std::nullopt;
+      for (double v : fact.numbers) attribute.add_floats(static_cast<float>(v));
+      return attribute;
+    default:
+      return std::nullopt;
+  }
+}
+
+// The type the replacement declares for attribute variable `@var`.
+onnx::AttributeProto::AttributeType DeclaredType(const Rule& rule, const std::string& var) {
+  for (const onnx::NodeProto& node : rule.replacement.node()) {
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.ref_attr_name() == var) return attribute.type();
+    }
+  }
+  return onnx::AttributeProto::UNDEFINED;
+}
+
+// Whether `predicate` binds an attribute variable: `fact == @var` with
+// @var not bound (yet).
+bool Binds(const Predicate& predicate, const RuleMatch& match) {
+  return predicate.comparison == "==" && predicate.rhs.kind == Term::Kind::kAttribute &&
+         !match.attributes.contains(predicate.rhs.name);
+}
+
+// Binds the variable of binding `predicate` to its fact, typed as the
+// replacement declares it; false when the fact is unknown or does not fit.
+bool BindFact(const Rule& rule, const Env& env, const Predicate& predicate, RuleMatch& match) {
+  std::optional<Fact> fact = FactFns().at(predicate.function)(env, predicate.args);
+  if (!fact) return false;
+  std::optional<onnx::AttributeProto> attribute =
+      FactAttribute(*fact, DeclaredType(rule, predicate.rhs.name));
+  if (!attribute) return false;
+  match.attributes.emplace(predicate.rhs.name, *std::move(attribute));
+  return true;
+}
+
 // The match of `compiled`'s rule at `root` with operands swapped as
 // `swaps` says.
 std::optional<RuleMatch> MatchWith(const CompiledRule& compiled, const PassContext& context,
@@ -606,6 +789,10 @@ std::optional<RuleMatch> MatchWith(const CompiledRule& compiled, const PassConte
   }
   Env env{context, graph, *match};
   for (const Predicate& predicate : rule.where) {
+    if (Binds(predicate, *match)) {
+      if (!BindFact(rule, env, predicate, *match)) return std::nullopt;
+      continue;
+    }
     if (!Holds(env, predicate)) return std::nullopt;
   }
   return match;
@@ -815,11 +1002,13 @@ std::string FactText(const Fact& fact, bool dtype) {
 
 namespace rules_internal {
 
-PredicateOutcome EvaluatePredicate(const Predicate& predicate, const PassContext& context,
-                                   const GraphIndex& graph, const RuleMatch& match) {
+PredicateOutcome EvaluatePredicate(const Rule& rule, const Predicate& predicate,
+                                   const PassContext& context, const GraphIndex& graph,
+                                   RuleMatch& match) {
   Env env{context, graph, match};
   PredicateOutcome outcome;
-  outcome.holds = Holds(env, predicate);
+  outcome.holds = Binds(predicate, match) ? BindFact(rule, env, predicate, match)
+                                          : Holds(env, predicate);
   const bool dtype = predicate.function == "dtype";
   if (std::optional<Fact> fact = FactFns().at(predicate.function)(env, predicate.args)) {
     outcome.fact = predicate.comparison.empty()

@@ -62,6 +62,23 @@
 //     disjoint_axes(X, a1, a2) (constant axes lists of X, negative ones
 //       counted from X's rank: every axis in range, none twice in a1 and
 //       a2 together)
+//   More valued predicates:
+//     outputs(Y) (the number of outputs of the node computing Y)
+//     trailing_axes(X, a) (a: a constant or @attribute of axes; -k when
+//       they are X's last k axes, in any order and either sign)
+//     fused_pads(p, C) (the `pads` of the Conv or pool computing C, its
+//       auto_pad NOTSET, plus the spatial part of constant Pad pads p;
+//       unknown when p pads axis 0 or 1 or is negative)
+//     pads_below_kernel(@pads, C) (every pad of @pads is below the kernel
+//       of the pool computing C along its axis, its dilations 1: each
+//       window holds an element of the input)
+//     shape_of(s, X) (s holds X's shape: a Shape of X, or a constant equal
+//       to X's dims, every one known)
+//   `fact == @var` with @var bound neither by the pattern nor by an earlier
+//   predicate binds @var to the fact, for the replacement, which must use
+//   it: typed as the replacement declares it (`epsilon: float = @eps` from
+//   `value(e) == @eps` takes e's one element; ints take a list of integers);
+//   a fact that is unknown or does not fit the type is no match.
 //
 // Errors in a rule file read "FILE:LINE:COLUMN: message".
 

@@ -311,9 +311,9 @@ class Explainer {
     return "";
   }
 
-  std::string CheckPredicate(const Predicate& predicate, const RuleMatch& match) {
+  std::string CheckPredicate(const Predicate& predicate, RuleMatch& match) {
     PredicateOutcome outcome =
-        rules_internal::EvaluatePredicate(predicate, context_, graph_, match);
+        rules_internal::EvaluatePredicate(rule_, predicate, context_, graph_, match);
     if (outcome.holds) return "";
     std::string call = PredicateCall(predicate);
     std::string text = predicate.comparison.empty() ? call

@@ -147,6 +147,16 @@ g (float[2] X) => (float[2] Y) <float[1] k = {2.0}> {
 })",
      {{"m", false,
        {"fails: value(k) is [2], wanted == 1", "(with commutative operands swapped)"}}}},
+    // `fused_pads(p, Y) == @pads` binds @pads (rules.h), which the next
+    // predicate reads: pads of 2 in all, a window of 2 of pads alone.
+    {"predicate_after_a_binding", "relu_pad_max_pool",
+     R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,4,4] X) => (Y) <int64[8] p = {0, 0, 1, 1, 0, 0, 1, 1}> {
+  [r] R = Relu(X)
+  [q] P = Pad(R, p)
+  [m] Y = MaxPool<kernel_shape = [2, 2], pads = [1, 1, 1, 1]>(P)
+})",
+     {{"m", false, {"fails: pads_below_kernel(@pads, Y) is false"}}}},
 };
 
 class ExplainTest : public ::testing::TestWithParam<ExplainCase> {};

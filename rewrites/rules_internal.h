@@ -29,9 +29,11 @@ struct PredicateOutcome {
   std::optional<std::string> rhs;
 };
 
-// Evaluates `predicate` of a rule on `match` in `graph` as the engine does.
-PredicateOutcome EvaluatePredicate(const Predicate& predicate, const PassContext& context,
-                                   const GraphIndex& graph, const RuleMatch& match);
+// Evaluates `predicate` of `rule` on `match` in `graph` as the engine does;
+// a binding (`fact == @var`, rules.h) binds @var on `match`.
+PredicateOutcome EvaluatePredicate(const Rule& rule, const Predicate& predicate,
+                                   const PassContext& context, const GraphIndex& graph,
+                                   RuleMatch& match);
 
 // The operand swaps the engine tries for `rule`, in its order: bit i set
 // swaps the two operands of commutative pattern node i (0 alone when the

@@ -11,9 +11,11 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "eval/compare.h"
@@ -90,6 +92,69 @@ std::optional<double> ValueAskedOf(const Rule& rule, const std::string& name) {
   return std::nullopt;
 }
 
+// How many pattern inputs of `rule` a `value(name) == N` asks of.
+int ValuesAsked(const Rule& rule) {
+  int count = 0;
+  for (const std::string& input : rule.pattern.input()) count += ValueAskedOf(rule, input) ? 1 : 0;
+  return count;
+}
+
+// Whether `rule`'s `where` has predicate `function` over value `name`.
+bool Asks(const Rule& rule, const std::string& function, const std::string& name) {
+  for (const Predicate& predicate : rule.where) {
+    if (predicate.function != function) continue;
+    for (const Term& arg : predicate.args) {
+      if (arg.kind == Term::Kind::kValue && arg.name == name) return true;
+    }
+  }
+  return false;
+}
+
+// The sampled opsets, with the lowest each `opset >= N` or `opset == N`
+// of `rule` allows (for ops newer than kOpsets), less those its `opset`
+// predicates rule out (the rule cannot match there: nothing to check).
+std::vector<int> Opsets(const Rule& rule) {
+  std::vector<int> opsets(std::begin(kOpsets), std::end(kOpsets));
+  std::vector<const Predicate*> bounds;
+  for (const Predicate& predicate : rule.where) {
+    if (predicate.function != "opset" || predicate.rhs.kind != Term::Kind::kNumber) continue;
+    bounds.push_back(&predicate);
+    int opset = static_cast<int>(predicate.rhs.numbers[0]);
+    if ((predicate.comparison == ">=" || predicate.comparison == "==") &&
+        absl::c_find(opsets, opset) == opsets.end()) {
+      opsets.push_back(opset);
+    }
+  }
+  std::vector<int> allowed;
+  for (int opset : opsets) {
+    bool ok = true;
+    for (const Predicate* bound : bounds) {
+      double n = bound->rhs.numbers[0];
+      const std::string& c = bound->comparison;
+      ok &= c == ">=" ? opset >= n : c == ">" ? opset > n : c == "<=" ? opset <= n
+            : c == "<" ? opset < n : c == "==" ? opset == n : opset != n;
+    }
+    if (ok) allowed.push_back(opset);
+  }
+  return allowed;
+}
+
+// Pads of Pad for data of `shape`: the spatial axes only (wide, and of 1
+// at the start), the channel axis too (not fusable), and a negative one.
+std::vector<onnx::TensorProto> PadCandidates(const Shape& shape) {
+  const size_t rank = shape.size();
+  std::vector<int64_t> spatial(2 * rank, 0), narrow(2 * rank, 0), channel(2 * rank, 0),
+      negative(2 * rank, 0);
+  for (size_t i = 2; i < rank; ++i) {
+    spatial[i] = 1;
+    spatial[rank + i] = static_cast<int64_t>(i);
+    narrow[i] = 1;
+    negative[rank + i] = -1;
+  }
+  channel[1] = 1;
+  return {Ints(spatial), Ints(narrow), Ints(channel), Ints(negative)};
+}
+
 // Whether `rule`'s pattern has a node of `op`.
 bool HasOp(const Rule& rule, const std::string& op) {
   for (const onnx::NodeProto& node : rule.pattern.node()) {
@@ -97,6 +162,9 @@ bool HasOp(const Rule& rule, const std::string& op) {
   }
   return false;
 }
+
+// Binary element-wise ops.
+const std::set<std::string> kElementwise = {"Add", "Sub", "Mul", "Div", "Pow"};
 
 // Large enough for any sampled dim: a Slice bound past the end.
 constexpr int64_t kFar = int64_t{1} << 30;
@@ -145,12 +213,50 @@ std::optional<std::vector<onnx::TensorProto>> IndexCandidates(const std::string&
 std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::string& name,
                                                   const std::string& op, int slot, int dtype,
                                                   const Shape& shape) {
+  // The Pad fusions (fused_pads): spatial pads and others, and the zero pad
+  // value they ask for.
+  if (op == "Pad" && absl::c_any_of(rule.where, [](const Predicate& predicate) {
+        return predicate.function == "fused_pads";
+      })) {
+    if (slot == 1 && shape.size() >= 3) return PadCandidates(shape);
+    std::optional<double> value = ValueAskedOf(rule, name);
+    if (slot == 2 && value) return {Constant(dtype, {}, {*value})};
+  }
   if (auto index = IndexCandidates(op, slot, dtype, shape)) return *std::move(index);
   if (std::optional<double> value = ValueAskedOf(rule, name)) {
     if (op == "Dropout") return {Constant(onnx::TensorProto::BOOL, {}, {*value})};
+    if (ValuesAsked(rule) >= 4) {
+      // Many such inputs (Gelu's constants): fewer shapes, one growing X.
+      return {Constant(dtype, {}, {*value}), Constant(dtype, {1}, {*value}),
+              Constant(dtype, Shape{2, 2, 3, 4}, {*value})};
+    }
     return {Constant(dtype, {}, {*value}), Constant(dtype, {1}, {*value}),
             Constant(dtype, {shape.back()}, {*value}), Constant(dtype, shape, {*value}),
             Constant(dtype, Shape{2, 2, 3, 4}, {*value})};
+  }
+  if ((op == "Mul" || op == "Add") && slot == 1 && HasOp(rule, "Flatten") &&
+      Asks(rule, "rank", name)) {
+    // A scale or bias flattened to [1, K], K the last dim.
+    return {Constant(dtype, {1, shape.back()}, {1.5, -0.25, 0.75})};
+  }
+  if (op == "LayerNormalization" && slot == 1) {
+    return {Constant(dtype, {shape.back()}, {1.5, -0.25, 0.75})};
+  }
+  if (op == "ReduceMean" && slot == 1) {
+    return {Ints({-1}), Ints({static_cast<int64_t>(shape.size()) - 1}), Ints({0})};
+  }
+  if (op == "MatMul" && slot == 1 && HasOp(rule, "BatchNormalization")) {
+    // [K, kChannels] weights.
+    return {Constant(dtype, {shape.back(), kChannels}, {0.5, -1.25, 2, 0.75, -0.3})};
+  }
+  if (op == "Gemm" && slot == 1 && HasOp(rule, "BatchNormalization")) {
+    // B as [K, kChannels] (transB = 0) and [kChannels, K] (transB = 1).
+    return {Constant(dtype, {shape.back(), kChannels}, {0.5, -1.25, 2, 0.75, -0.3}),
+            Constant(dtype, {kChannels, shape.back()}, {0.5, -1.25, 2, 0.75, -0.3})};
+  }
+  if (op == "Gemm" && slot == 2 && HasOp(rule, "BatchNormalization")) {
+    return {Constant(dtype, {kChannels}, {0.1, -0.2}), Constant(dtype, {}, {0.5}),
+            Constant(dtype, {shape[0], kChannels}, {0.1, -0.2, 0.3})};
   }
   if (op == "Reshape" && slot == 1) {
     Shape reversed(shape.rbegin(), shape.rend());
@@ -203,6 +309,11 @@ std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::s
     static const std::vector<double> kValues[] = {{1.5, -0.5}, {0.25, -1}, {0.3, -0.7}, {0.8, 2.5}};
     return {Constant(dtype, {kChannels}, kValues[slot - 1])};
   }
+  if (kElementwise.contains(op) && (Asks(rule, "is_const", name) || Asks(rule, "rank", name))) {
+    // A constant operand the rule asks about: one element, or along the
+    // last axis.
+    return {Constant(dtype, {}, {0.5}), Constant(dtype, {shape.back()}, {1.5, -0.25, 0.75})};
+  }
   return {};
 }
 
@@ -232,6 +343,16 @@ std::vector<onnx::AttributeProto> AttributeCandidates(const std::string& op,
     do out.push_back(IntsAttribute(perm));
     while (std::next_permutation(perm.begin(), perm.end()));
     return out;
+  }
+  if (attribute == "kernel_shape" && shape.size() >= 3) {
+    return {IntsAttribute(std::vector<int64_t>(shape.size() - 2, 1)),
+            IntsAttribute(std::vector<int64_t>(shape.size() - 2, 2))};
+  }
+  if (op == "Gemm" && attribute == "beta") {
+    onnx::AttributeProto a;
+    a.set_type(onnx::AttributeProto::FLOAT);
+    a.set_f(0.5f);
+    return {Unset(), a};
   }
   if (op == "Pad" && attribute == "pads") {
     std::vector<int64_t> pads(2 * shape.size(), 0);
@@ -453,7 +574,7 @@ void CheckSample(const Rule& rule, onnx::ModelProto model, Outcome& outcome) {
 // Checks `rule` over every sample.
 Outcome SelfTest(const Rule& rule) {
   Outcome outcome;
-  for (int opset : kOpsets) {
+  for (int opset : Opsets(rule)) {
     for (int dtype : kDtypes) {
       for (const Shape& shape : kShapes) {
         std::vector<std::string> data;
@@ -564,6 +685,29 @@ rule conv_batch_norm_unscaled_bias
     [conv] Y = Conv(X, W2, B2)
   }
   where opset >= 12 && dtype(X) == float
+)",
+                                                       "bad.rules");
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  Outcome outcome = SelfTest((*rules)[0]);
+  EXPECT_GT(outcome.matched, 0);
+  EXPECT_FALSE(outcome.failures.empty());
+}
+
+// And a zero Pad fused into MaxPool without pads_below_kernel: a window
+// of pads alone is 0 padded by Pad, -inf padded by MaxPool.
+TEST(RuleSelfTest, CatchesAMaxPoolWindowOfPads) {
+  absl::StatusOr<std::vector<Rule>> rules = ParseRules(R"(profile deploy
+rule relu_pad_max_pool_any_pads
+  pattern (X, p) => (Y) {
+    R = Relu(X)
+    P = Pad<mode: string = "constant">(R, p)
+    [pool] Y = MaxPool<auto_pad: string = "NOTSET", ceil_mode: int = 0, kernel_shape: ints = @k>(P)
+  }
+  replace (X, p) => (Y) {
+    R = Relu(X)
+    [pool] Y = MaxPool<pads: ints = @pads>(R)
+  }
+  where opset >= 11 && is_const(p) && fused_pads(p, Y) == @pads
 )",
                                                        "bad.rules");
   ASSERT_TRUE(rules.ok()) << rules.status();

@@ -113,6 +113,13 @@ const BadRule kBadRules[] = {
      "rule r\n  pattern (X) => (X) { Y = Relu(X) }\n  replace (X) => (X)\n",
      "t.rules:2:11: pattern output 'X' is not computed"},
     {"unclosed_body", "rule r\n  pattern (X) => (Y) {\n  Y = Relu(X)\n", "t.rules:2:11: unclosed '{'"},
+    {"binding_the_replacement_does_not_use",
+     "rule r\n  pattern (X) => (Y) { Y = Relu(X) }\n  replace (X) => (X)\n  where rank(X) == @r\n",
+     "t.rules:4:9: @r is not bound"},
+    {"value_or_attribute_argument",
+     "rule r\n  pattern (X) => (Y) { Y = Relu(X) }\n  replace (X) => (X)\n"
+     "  where trailing_axes(X, 1) == -1\n",
+     "t.rules:4:26: argument 2 of trailing_axes must be a value or an @attribute"},
     {"duplicate_rule",
      "rule r\n  pattern (X) => (Y) { Y = Relu(X) }\n  replace (X) => (X)\nrule r\n  pattern (X) => "
      "(Y) { Y = Relu(X) }\n  replace (X) => (X)\n",
@@ -566,6 +573,243 @@ g (float[3,2] A, float[4,3] B, float[4] c) => (float[2,4] Y) {
      {"Gemm"}, "transpose_into_gemm_a: 1", "deploy"},
 };
 
+// A Pad of X [1,2,4,4] (`pads`, then `value` if any) before `consumer`,
+// at opset `opset`.
+std::string PadBefore(int opset, const std::string& pad, const std::string& consumer) {
+  return absl::StrCat(R"(<ir_version: 8, opset_import: ["" : )", opset, R"(]>
+g (float[1,2,4,4] X) => (Y)
+  <float[2,2,3,3] W = {0.5, -1.0, 0.25, 2.0, 1.5, -0.5, 0.75, 1.0, -2.0, 0.5, -1.0, 0.25, 2.0,
+     1.5, -0.5, 0.75, 1.0, -2.0, 0.5, -1.0, 0.25, 2.0, 1.5, -0.5, 0.75, 1.0, -2.0, 0.5, -1.0,
+     0.25, 2.0, 1.5, -0.5, 0.75, 1.0, -2.0},
+   int64[8] spatial = {0, 0, 1, 1, 0, 0, 1, 1}, int64[8] channel = {0, 1, 1, 1, 0, 0, 1, 1},
+   float zero = {0.0}, float one = {1.0}> {
+  P = )", pad, R"(
+  C = )", consumer, R"(
+  Y = Relu(C)
+})");
+}
+
+const std::string kPadConv =
+    PadBefore(13, "Pad(X, spatial)", "Conv<pads = [1, 0, 1, 0]>(P, W)");
+const std::string kPadZeroAveragePool =
+    PadBefore(13, "Pad(X, spatial, zero)",
+              "AveragePool<kernel_shape = [3, 3], count_include_pad = 1>(P)");
+const std::string kPadAveragePoolExcludingPad =
+    PadBefore(13, "Pad(X, spatial)", "AveragePool<kernel_shape = [3, 3]>(P)");
+const std::string kPadMaxPool =
+    PadBefore(13, "Pad(X, spatial)", "MaxPool<kernel_shape = [3, 3]>(P)");
+// A Relu's output (never below 0) padded by 1 before a MaxPool of kernel
+// 3: every window holds an element of X.
+const std::string kReluPadMaxPool = absl::StrCat(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,4,4] X) => (Y) <int64[8] spatial = {0, 0, 1, 1, 0, 0, 1, 1}> {
+  R = Relu(X)
+  P = Pad(R, spatial)
+  Y = MaxPool<kernel_shape = [3, 3], pads = [1, 1, 1, 1]>(P)
+})");
+// Pads of 2 in all with a kernel of 2: a window of pads alone.
+const std::string kReluPadWideMaxPool = absl::StrCat(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,2,4,4] X) => (Y) <int64[8] spatial = {0, 0, 1, 1, 0, 0, 1, 1}> {
+  R = Relu(X)
+  P = Pad(R, spatial)
+  Y = MaxPool<kernel_shape = [2, 2], pads = [1, 1, 1, 1]>(P)
+})");
+const std::string kPadOneConv = PadBefore(13, "Pad(X, spatial, one)", "Conv<pads = [1, 1, 1, 1]>(P, W)");
+const std::string kPadChannelConv = PadBefore(13, "Pad(X, channel)", "Conv(P, W)");
+const std::string kPadReflectConv =
+    PadBefore(13, "Pad<mode = \"reflect\">(X, spatial)", "Conv<pads = [1, 1, 1, 1]>(P, W)");
+const std::string kPadConvAutoPad =
+    PadBefore(13, "Pad(X, spatial)", "Conv<auto_pad = \"SAME_UPPER\">(P, W)");
+
+// A BatchNormalization of 3 channels after `producer` of T from A.
+std::string BatchNormAfter(const std::string& a, const std::string& producer) {
+  return absl::StrCat(R"(<ir_version: 8, opset_import: ["" : 13]>
+g ()", a, R"( A) => (Y)
+  <float[4,3] W = {0.5, -1.0, 0.25, 2.0, 1.5, -0.5, 0.75, 1.0, -2.0, 0.3, 0.2, 0.1},
+   float[3,4] Wt = {0.5, -1.0, 0.25, 2.0, 1.5, -0.5, 0.75, 1.0, -2.0, 0.3, 0.2, 0.1},
+   float[3] c = {0.1, -0.2, 0.3}, float[3] s = {1.5, 0.5, -1.0}, float[3] b = {0.25, -1.0, 0.5},
+   float[3] m = {0.3, -0.7, 0.1}, float[3] v = {0.8, 2.5, 1.2}> {
+  T = )", producer, R"(
+  D = BatchNormalization(T, s, b, m, v)
+  Y = Relu(D)
+})");
+}
+
+// The LayerNormalization of X [2,3,4] over its last axis, decomposed in
+// `body` (ending in Y) at `opset`.
+std::string Decomposed(int opset, const std::string& body) {
+  return absl::StrCat(R"(<ir_version: 8, opset_import: ["" : )", opset, R"(]>
+g (float[2,3,4] X) => (Z)
+  <float two = {2.0}, float eps = {1e-5}, float[4] s = {1.5, 0.5, -1.0, 2.0},
+   float[4] b = {0.25, -1.0, 0.5, 0.0}, int64[1] last = {-1}, int64[1] two_axis = {2},
+   float r2 = {1.4142135381698608}, float one = {1.0}, float half = {0.5},
+   float kappa = {0.044714998453855515}, float beta = {0.7978845834732056}> {
+)", body, R"(
+  Z = Relu(Y)
+})");
+}
+
+const char kLayerNormAttributeAxes[] = R"(
+  M = ReduceMean<axes = [-1]>(X)
+  D = Sub(X, M)
+  Q = Pow(D, two)
+  V = ReduceMean<axes = [-1]>(Q)
+  VE = Add(V, eps)
+  S = Sqrt(VE)
+  N = Div(D, S)
+  NS = Mul(N, s)
+  Y = Add(NS, b))";
+// The converter's expansion (positive axes, D * D), eps and scale first.
+const char kLayerNormInputAxes[] = R"(
+  M = ReduceMean(X, two_axis)
+  D = Sub(X, M)
+  Q = Mul(D, D)
+  V = ReduceMean(Q, last)
+  VE = Add(eps, V)
+  S = Sqrt(VE)
+  N = Div(D, S)
+  NS = Mul(s, N)
+  Y = Add(NS, b))";
+const char kGeluErf[] = R"(
+  H = Div(X, r2)
+  E = Erf(H)
+  A = Add(one, E)
+  M = Mul(X, A)
+  Y = Mul(M, half))";
+// The converter's expansion of Gelu<approximate = "tanh">.
+const char kGeluTanh[] = R"(
+  Q = Mul(X, X)
+  C = Mul(X, Q)
+  P3 = Mul(C, kappa)
+  P = Add(X, P3)
+  K = Mul(P, beta)
+  T = Tanh(K)
+  A = Add(T, one)
+  H = Mul(X, half)
+  Y = Mul(H, A))";
+// The spec's function body of Gelu, inlined.
+const char kGeluFunctionBody[] = R"(
+  HC = CastLike(half, X)
+  OC = CastLike(one, X)
+  TC = CastLike(two, X)
+  ST = Sqrt(TC)
+  D = Div(X, ST)
+  E = Erf(D)
+  P = Sum(OC, E)
+  M = Mul(HC, X)
+  Y = Mul(M, P))";
+const char kRmsNorm[] = R"(
+  Q = Pow(X, two)
+  M = ReduceMean(Q, last)
+  ME = Add(M, eps)
+  R = Sqrt(ME)
+  I = Reciprocal(R)
+  N = Mul(X, I)
+  Y = Mul(N, s))";
+
+const std::string kGemmTransBBn =
+    BatchNormAfter("float[2,4]", "Gemm<transB = 1, beta = 0.5>(A, Wt, c)");
+const std::string kGemmNoCBn = BatchNormAfter("float[2,4]", "Gemm(A, W)");
+const std::string kMatMulBn = BatchNormAfter("float[2,4]", "MatMul(A, W)");
+const std::string kMatMul3dBn = BatchNormAfter("float[5,3,4]", "MatMul(A, W)");
+// The spec's function body of LayerNormalization<axis = -1> over X
+// [2,3,5], inlined and folded; `outputs` besides Y's Relu.
+std::string LayerNormFunctionBody(const std::string& outputs) {
+  return absl::StrCat(R"(<ir_version: 8, opset_import: ["" : 18]>
+g (float[2,3,5] X) => (Z)", outputs, R"()
+  <float[1,5] W = {1.5, 0.5, -1.0, 2.0, 0.25}, float[1,5] B = {0.25, -1.0, 0.5, 0.0, 1.0},
+   int64[1] one = {1}, float eps = {0.1}, int64[3] xs = {2, 3, 5}, int64[3] rs = {2, 3, 1}> {
+  X2D = Flatten<axis = -1>(X)
+  M = ReduceMean(X2D, one)
+  Q = Mul(X2D, X2D)
+  MQ = ReduceMean(Q, one)
+  QM = Mul(M, M)
+  V = Sub(MQ, QM)
+  VE = Add(V, eps)
+  S = Sqrt(VE)
+  D = Sub(X2D, M)
+  N = Div(D, S)
+  NS = Mul(N, W)
+  NB = Add(NS, B)
+  Y = Reshape(NB, xs)
+  Z = Relu(Y)
+  Mean = Reshape(M, rs)
+})");
+}
+const std::string kLayerNormFunctionBody = LayerNormFunctionBody("");
+const std::string kLayerNormFunctionBodyMeanUsed = LayerNormFunctionBody(", Mean");
+
+const std::string kLayerNorm17 = Decomposed(17, kLayerNormAttributeAxes);
+const std::string kLayerNorm16 = Decomposed(16, kLayerNormAttributeAxes);
+const std::string kLayerNorm18 = Decomposed(18, kLayerNormInputAxes);
+const std::string kLayerNorm23 = Decomposed(23, kLayerNormInputAxes);
+const std::string kGelu20 = Decomposed(20, kGeluErf);
+const std::string kGeluTanh20 = Decomposed(20, kGeluTanh);
+const std::string kGeluFunctionBody20 = Decomposed(20, kGeluFunctionBody);
+const std::string kGelu19 = Decomposed(19, kGeluErf);
+const std::string kRmsNorm23 = Decomposed(23, kRmsNorm);
+const std::string kRmsNorm22 = Decomposed(22, kRmsNorm);
+
+const MatchCase kDeployAddedCases[] = {
+    {"pad_into_conv", kPadConv.c_str(), {"Conv", "Relu"}, "pad_conv_no_bias: 1", "deploy"},
+    {"pad_zero_into_average_pool", kPadZeroAveragePool.c_str(), {"AveragePool", "Relu"},
+     "pad_zero_average_pool: 1", "deploy"},
+    // The pool's average leaves its own pads out, the Pad's zeros in.
+    {"pad_average_pool_excluding_pad", kPadAveragePoolExcludingPad.c_str(),
+     {"Pad", "AveragePool", "Relu"}, "", "deploy"},
+    // Negative values would take the Pad's 0 as their max.
+    {"pad_max_pool", kPadMaxPool.c_str(), {"Pad", "MaxPool", "Relu"}, "", "deploy"},
+    {"relu_pad_max_pool", kReluPadMaxPool.c_str(), {"Relu", "MaxPool"}, "relu_pad_max_pool: 1",
+     "deploy"},
+    {"relu_pad_max_pool_window_of_pads", kReluPadWideMaxPool.c_str(), {"Relu", "Pad", "MaxPool"},
+     "", "deploy"},
+    {"pad_value_not_zero", kPadOneConv.c_str(), {"Pad", "Conv", "Relu"}, "", "deploy"},
+    {"pad_on_channel_axis", kPadChannelConv.c_str(), {"Pad", "Conv", "Relu"}, "", "deploy"},
+    {"pad_reflect", kPadReflectConv.c_str(), {"Pad", "Conv", "Relu"}, "", "deploy"},
+    {"pad_conv_auto_pad", kPadConvAutoPad.c_str(), {"Pad", "Conv", "Relu"}, "", "deploy"},
+    {"pad_conv_exact_profile", kPadConv.c_str(), {"Pad", "Conv", "Relu"}, "", "exact"},
+    {"gemm_trans_b_batch_norm",
+     kGemmTransBBn.c_str(),
+     {"Gemm", "Relu"}, "gemm_trans_b_batch_norm: 1", "deploy"},
+    {"gemm_no_c_batch_norm", kGemmNoCBn.c_str(),
+     {"Gemm", "Relu"}, "gemm_no_c_batch_norm: 1", "deploy"},
+    {"matmul_batch_norm", kMatMulBn.c_str(), {"Gemm", "Relu"},
+     "matmul_batch_norm: 1", "deploy"},
+    // [5,3,4] x [4,3]: BatchNormalization's channels are the product's
+    // axis 1, not W's columns.
+    {"matmul_3d_batch_norm", kMatMul3dBn.c_str(),
+     {"MatMul", "BatchNormalization", "Relu"}, "", "deploy"},
+    {"layer_norm_opset_17", kLayerNorm17.c_str(), {"LayerNormalization", "Relu"},
+     "layer_norm_pow_axes_attribute: 1", "deploy"},
+    {"layer_norm_opset_18_converter_form", kLayerNorm18.c_str(), {"LayerNormalization", "Relu"},
+     "layer_norm_square: 1", "deploy"},
+    // D / sqrt(mean(D^2) + eps) * s is also the RMSNormalization of D: the
+    // LayerNormalization rules come first.
+    {"layer_norm_opset_23", kLayerNorm23.c_str(), {"LayerNormalization", "Relu"},
+     "layer_norm_bias: 1", "deploy"},
+    {"layer_norm_function_body", kLayerNormFunctionBody.c_str(), {"LayerNormalization", "Relu"},
+     "layer_norm_function_body: 1", "deploy"},
+    // Its Mean output is used: the pattern's mean is not an intermediate.
+    {"layer_norm_function_body_mean_used", kLayerNormFunctionBodyMeanUsed.c_str(),
+     {"Flatten", "ReduceMean", "Mul", "ReduceMean", "Mul", "Sub", "Add", "Sqrt", "Sub", "Div",
+      "Mul", "Add", "Reshape", "Relu", "Reshape"},
+     "", "deploy"},
+    {"layer_norm_opset_16", kLayerNorm16.c_str(),
+     {"ReduceMean", "Sub", "Pow", "ReduceMean", "Add", "Sqrt", "Div", "Mul", "Add", "Relu"}, "",
+     "deploy"},
+    {"layer_norm_exact_profile", kLayerNorm17.c_str(),
+     {"ReduceMean", "Sub", "Pow", "ReduceMean", "Add", "Sqrt", "Div", "Mul", "Add", "Relu"}, "",
+     "exact"},
+    {"gelu_opset_20", kGelu20.c_str(), {"Gelu", "Relu"}, "gelu_erf_div: 1", "deploy"},
+    {"gelu_tanh_opset_20", kGeluTanh20.c_str(), {"Gelu", "Relu"}, "gelu_tanh: 1", "deploy"},
+    {"gelu_function_body", kGeluFunctionBody20.c_str(), {"Gelu", "Relu"},
+     "gelu_erf_function_body: 1", "deploy"},
+    {"gelu_opset_19", kGelu19.c_str(), {"Div", "Erf", "Add", "Mul", "Mul", "Relu"}, "", "deploy"},
+    {"rms_norm_opset_23", kRmsNorm23.c_str(), {"RMSNormalization", "Relu"},
+     "rms_norm_pow_reciprocal: 1", "deploy"},
+    {"rms_norm_opset_22", kRmsNorm22.c_str(),
+     {"Pow", "ReduceMean", "Add", "Sqrt", "Reciprocal", "Mul", "Mul", "Relu"}, "", "deploy"},
+};
+
 class MatchTest : public ::testing::TestWithParam<MatchCase> {};
 
 TEST_P(MatchTest, RulesPassRewrites) {
@@ -589,6 +833,8 @@ TEST_P(MatchTest, RulesPassRewrites) {
 INSTANTIATE_TEST_SUITE_P(Cases, MatchTest, ::testing::ValuesIn(kMatchCases),
                          [](const auto& info) { return std::string(info.param.name); });
 INSTANTIATE_TEST_SUITE_P(Deploy, MatchTest, ::testing::ValuesIn(kDeployCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(DeployAdded, MatchTest, ::testing::ValuesIn(kDeployAddedCases),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // A named replacement node keeps the attributes the pattern leaves unnamed
@@ -632,6 +878,41 @@ TEST(RulesTest, ConvBatchNormFoldsIntoInitializers) {
         << initializer.name();
   }
   EXPECT_TRUE(report->converged);
+}
+
+// The fused Conv pads by the sum of its pads ([1, 0, 1, 0]) and the Pad's
+// spatial ones (1 on each side of H and W).
+TEST(RulesTest, PadIntoConvSumsThePads) {
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(kPadConv);
+  ASSERT_TRUE(model.ok()) << model.status();
+  RewriteOptions options;
+  options.profile = "deploy";
+  ASSERT_TRUE(Optimize(*model, options).ok());
+  ASSERT_EQ(model->graph().node_size(), 2);
+  std::vector<int64_t> pads;
+  for (const onnx::AttributeProto& attribute : model->graph().node(0).attribute()) {
+    if (attribute.name() == "pads") pads.assign(attribute.ints().begin(), attribute.ints().end());
+  }
+  EXPECT_EQ(pads, (std::vector<int64_t>{2, 1, 2, 1}));
+  EXPECT_EQ(model->graph().node(0).input(0), "X");
+}
+
+// A recognized LayerNormalization takes its epsilon from the constant the
+// pattern adds (bound by `value(e) == @eps`).
+TEST(RulesTest, LayerNormalizationTakesTheEpsilon) {
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(kLayerNorm17);
+  ASSERT_TRUE(model.ok()) << model.status();
+  RewriteOptions options;
+  options.profile = "deploy";
+  ASSERT_TRUE(Optimize(*model, options).ok());
+  ASSERT_EQ(model->graph().node_size(), 2);
+  std::map<std::string, std::string> attributes;
+  for (const onnx::AttributeProto& attribute : model->graph().node(0).attribute()) {
+    attributes[attribute.name()] = attribute.type() == onnx::AttributeProto::INT
+                                       ? absl::StrCat(attribute.i())
+                                       : absl::StrCat(attribute.f());
+  }
+  EXPECT_EQ(attributes, (std::map<std::string, std::string>{{"axis", "-1"}, {"epsilon", "1e-05"}}));
 }
 
 }  // namespace
