@@ -1,10 +1,12 @@
 #include "service/client.h"
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
 #include <optional>
 
 #include "absl/status/status.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "ir/model_io.h"
 #include "ir/status_macros.h"
@@ -19,6 +21,18 @@ bool IsModelError(grpc::StatusCode code) {
   return code == grpc::StatusCode::INVALID_ARGUMENT ||
          code == grpc::StatusCode::FAILED_PRECONDITION || code == grpc::StatusCode::INTERNAL;
 }
+
+// The payload that marks an error as the infrastructure's.
+constexpr char kInfrastructurePayload[] = "type.onnxconvert/infrastructure";
+
+absl::Status Infrastructure(absl::Status status) {
+  status.SetPayload(kInfrastructurePayload, absl::Cord("1"));
+  return status;
+}
+
+// The retry policy's backoff: 0.1 s, 0.2 s, 0.4 s, ... (jittered), at most 2 s.
+constexpr char kRetryBackoff[] =
+    R"("initialBackoff": "0.1s", "maxBackoff": "2s", "backoffMultiplier": 2)";
 
 using Stream = grpc::ClientReaderWriter<v1::ConvertStreamRequest, v1::ConvertStreamResponse>;
 
@@ -56,15 +70,46 @@ absl::StatusOr<bool> WriteFileChunks(Stream& stream, const std::string& location
 
 }  // namespace
 
-std::unique_ptr<Client> Client::Connect(const std::string& target,
-                                        const ClientOptions& options) {
+std::string ServiceConfigJson(const ClientOptions& options) {
+  std::string config = absl::StrCat(R"({"loadBalancingConfig": [{")", options.lb_policy,
+                                    R"(": {}}], "healthCheckConfig": {"serviceName": ""})");
+  if (options.max_attempts > 1) {
+    absl::StrAppend(&config, R"(, "methodConfig": [{"name": [{"service": ")",
+                    v1::OnnxConvert::service_full_name(),
+                    R"("}], "retryPolicy": {"maxAttempts": )", options.max_attempts, ", ",
+                    kRetryBackoff,
+                    R"(, "retryableStatusCodes": ["UNAVAILABLE", "RESOURCE_EXHAUSTED"]}}])");
+  }
+  return config + "}";
+}
+
+std::shared_ptr<grpc::Channel> CreateChannel(const std::string& target,
+                                             const ClientOptions& options) {
   grpc::ChannelArguments args;
   // The server's answers (a large model's report) may pass the message
   // limit that bounds what this client sends.
   args.SetMaxReceiveMessageSize(std::numeric_limits<int>::max());
   args.SetMaxSendMessageSize(static_cast<int>(options.max_message_bytes));
-  auto channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
-  return std::make_unique<Client>(std::move(channel), target, options);
+  // This config, not one a DNS TXT record might hold.
+  args.SetServiceConfigJSON(ServiceConfigJson(options));
+  args.SetInt(GRPC_ARG_SERVICE_CONFIG_DISABLE_RESOLUTION, 1);
+  args.SetInt(GRPC_ARG_ENABLE_RETRIES, options.max_attempts > 1 ? 1 : 0);
+  // A unary call stays retryable up to the largest model it sends (gRPC
+  // commits a call whose sent bytes pass this buffer, 256 KiB by default).
+  args.SetInt(GRPC_ARG_PER_RPC_RETRY_BUFFER_SIZE,
+              static_cast<int>(std::min<int64_t>(options.unary_limit_bytes + (1 << 20),
+                                                 std::numeric_limits<int>::max())));
+  if (options.own_connections) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+}
+
+bool IsInfrastructureError(const absl::Status& status) {
+  return status.GetPayload(kInfrastructurePayload).has_value();
+}
+
+std::unique_ptr<Client> Client::Connect(const std::string& target,
+                                        const ClientOptions& options) {
+  return std::make_unique<Client>(CreateChannel(target, options), target, options);
 }
 
 Client::Client(std::shared_ptr<grpc::Channel> channel, std::string target,
@@ -81,10 +126,10 @@ void Client::Prepare(grpc::ClientContext& context) const {
 
 absl::Status Client::FromRpc(const grpc::Status& status) const {
   if (status.ok() || IsModelError(status.error_code())) return FromGrpcStatus(status);
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                      absl::StrCat("server ", target_, ": ",
-                                   StatusCodeName(status.error_code()), ": ",
-                                   status.error_message()));
+  return Infrastructure(absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                                     absl::StrCat("server ", target_, ": ",
+                                                  StatusCodeName(status.error_code()), ": ",
+                                                  status.error_message())));
 }
 
 absl::StatusOr<ModelSummary> Client::Inspect(const std::string& bytes,
@@ -153,9 +198,11 @@ absl::StatusOr<converter::ConversionResult> Client::Convert(
   converter::ConversionResult result;
   result.report = ReportFromProto(report);
   if (!options.dry_run) {
-    OC_ASSIGN_OR_RETURN(result.model, ParseModel(model_bytes, absl::StrCat(
-                                                                  "server ", target_,
-                                                                  ": converted model")));
+    absl::StatusOr<onnx::ModelProto> parsed =
+        ParseModel(model_bytes, absl::StrCat("server ", target_, ": converted model"));
+    // A converted model the client cannot read was damaged on its way.
+    if (!parsed.ok()) return Infrastructure(parsed.status());
+    result.model = *std::move(parsed);
   }
   return result;
 }
@@ -197,7 +244,8 @@ absl::StatusOr<v1::StreamResult> Client::ConvertStreamed(
   OC_RETURN_IF_ERROR(sunk);
   OC_RETURN_IF_ERROR(FromRpc(status));
   if (!result) {
-    return absl::DataLossError(absl::StrCat("server ", target_, ": the stream held no result"));
+    return Infrastructure(
+        absl::DataLossError(absl::StrCat("server ", target_, ": the stream held no result")));
   }
   return *std::move(result);
 }
