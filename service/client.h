@@ -32,7 +32,11 @@ struct ClientOptions {
   // (every ready address in turn, unhealthy ones skipped) or "pick_first".
   std::string lb_policy = "round_robin";
   // Attempts of a call that fails UNAVAILABLE or RESOURCE_EXHAUSTED, the
-  // first included, under gRPC's retry policy (gRPC caps it at 5); 1: none.
+  // first included (gRPC caps it at 5); 1: none. gRPC's retry policy tries
+  // again what failed before the server answered (a connection refused or
+  // lost); the client itself what the server refused once it had sent its
+  // headers (gRPC commits such a call), after the delay of the answer's
+  // google.rpc.RetryInfo, else 0.1 s, 0.2 s, ... up to 2 s.
   int max_attempts = 5;
   // Connections of the channel's own, not shared with other channels of
   // the process (e.g. for clients that stand for separate processes).
@@ -96,7 +100,14 @@ class Client {
 
  private:
   void Prepare(grpc::ClientContext& context) const;
+  // Runs `rpc` on a prepared context, again (on a fresh context) while it
+  // fails as ClientOptions::max_attempts says.
+  grpc::Status CallWithRetries(absl::FunctionRef<grpc::Status(grpc::ClientContext&)> rpc) const;
   absl::Status FromRpc(const grpc::Status& status) const;
+  absl::StatusOr<v1::StreamResult> ConvertStreamOnce(
+      const v1::StreamHeader& header, const std::string& bytes,
+      const std::vector<std::pair<std::string, std::string>>& external_files,
+      absl::FunctionRef<absl::Status(const v1::Chunk&)> sink, bool& retryable);
   absl::StatusOr<v1::ConvertResponse> ConvertUnary(const std::string& bytes,
                                                    const std::string& name,
                                                    const converter::ConvertOptions& options);
