@@ -154,10 +154,12 @@ TEST_F(ClientTest, AReplicaReportingNotServingGetsNoCalls) {
   ASSERT_TRUE(Eventually([&] { return replicas_[0]->server->service().in_flight() == 1; }));
   std::thread shutdown([&] { replicas_[0]->server->Shutdown(); });
   ASSERT_TRUE(Eventually([&] { return replicas_[0]->server->service().draining(); }));
-  // Once the client has seen the health change, no call reaches replica 0.
+  // Once the client has seen the health change, no call reaches replica 0,
+  // though it still listens (its slow call runs on).
   EXPECT_TRUE(Eventually([&] {
     int refused = replicas_[0]->Inspects("UNAVAILABLE");
-    return Inspect(*client, 10) == 0 && replicas_[0]->Inspects("UNAVAILABLE") == refused;
+    return Inspect(*client, 10) == 0 && replicas_[0]->Inspects("UNAVAILABLE") == refused &&
+           replicas_[0]->server->service().in_flight() == 1;
   }));
   slow_context.TryCancel();
   slow.join();
