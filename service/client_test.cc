@@ -1,6 +1,7 @@
 // The client over several servers: balancing, retries, health checking.
 #include "service/client.h"
 
+#include <atomic>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -10,7 +11,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "google/protobuf/any.pb.h"
+#include "google/protobuf/duration.pb.h"
 #include "gtest/gtest.h"
+#include "proto/rpc_status.pb.h"
 #include "service/server.h"
 #include "service/testing/test_models.h"
 #include "tests/eventually.h"
@@ -164,6 +168,63 @@ TEST_F(ClientTest, AReplicaReportingNotServingGetsNoCalls) {
   slow_context.TryCancel();
   slow.join();
   shutdown.join();
+}
+
+// Refuses the first `refusals` Inspect calls as busy, after sending its
+// headers (as the real server does), with a google.rpc.RetryInfo of 1 ms.
+class BusyService final : public v1::OnnxConvert::Service {
+ public:
+  explicit BusyService(int refusals) : refusals_(refusals) {}
+  grpc::Status Inspect(grpc::ServerContext* context, const v1::ModelRequest*,
+                       v1::InspectResponse*) override {
+    context->AddInitialMetadata("x-request-id", "busy");
+    if (calls_.fetch_add(1) >= refusals_) return grpc::Status::OK;
+    google::protobuf::Duration delay;
+    delay.set_nanos(1000000);
+    // RetryInfo: field 1, the delay.
+    std::string retry_info = std::string(1, '\x0a') +
+                             static_cast<char>(delay.ByteSizeLong()) +
+                             delay.SerializeAsString();
+    google::rpc::Status details;
+    details.set_code(grpc::StatusCode::RESOURCE_EXHAUSTED);
+    google::protobuf::Any* any = details.add_details();
+    any->set_type_url("type.googleapis.com/google.rpc.RetryInfo");
+    any->set_value(retry_info);
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "busy",
+                        details.SerializeAsString());
+  }
+  int calls() const { return calls_.load(); }
+
+ private:
+  const int refusals_;
+  std::atomic<int> calls_{0};
+};
+
+TEST(ClientRetryTest, RefusalsAfterTheHeadersAreTriedAgainUpToTheAttempts) {
+  struct Case {
+    int refusals;
+    int max_attempts;
+    bool succeeds;
+    int calls;
+  };
+  for (const Case& c : {Case{2, 5, true, 3}, Case{4, 5, true, 5}, Case{5, 5, false, 5},
+                        Case{1, 1, false, 1}}) {
+    BusyService service(c.refusals);
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(&service);
+    std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+    ASSERT_NE(port, 0);
+    ClientOptions options;
+    options.max_attempts = c.max_attempts;
+    absl::StatusOr<ModelSummary> summary =
+        Client::Connect(absl::StrCat("127.0.0.1:", port), options)->Inspect("", "m");
+    EXPECT_EQ(summary.ok(), c.succeeds) << c.refusals << " refusals: " << summary.status();
+    EXPECT_EQ(service.calls(), c.calls) << c.refusals << " refusals";
+    if (!c.succeeds) EXPECT_TRUE(IsInfrastructureError(summary.status()));
+    server->Shutdown();
+  }
 }
 
 TEST_F(ClientTest, ErrorsOfTheInfrastructureAreMarkedModelErrorsAreNot) {
