@@ -19,7 +19,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "cli/batch_inputs.h"
 #include "cli/exit_codes.h"
@@ -33,6 +35,9 @@ namespace fs = std::filesystem;
 
 // How many times a call the server refused as busy is tried again.
 constexpr int kBusyRetries = 4;
+// The pause before the models that failed for a server's sake are tried
+// again, at the end of the batch.
+constexpr auto kSecondPassDelay = std::chrono::seconds(1);
 constexpr int kBarWidth = 30;
 constexpr size_t kTableErrorWidth = 72;
 
@@ -51,6 +56,8 @@ struct JobResult {
   enum Outcome { kConverted, kSkipped, kFailed };
   Outcome outcome = kFailed;
   std::string error;
+  // Failed for the infrastructure's sake (a server), not the model's.
+  bool infrastructure = false;
   int64_t from_opset = 0;
   int64_t to_opset = 0;
   int nodes_changed = 0;
@@ -194,6 +201,7 @@ JobResult RunJob(const BatchJob& job, const BatchSettings& settings, Engine& eng
     return result;
   }
   result.outcome = JobResult::kFailed;
+  result.infrastructure = IsInfrastructureError(status);
   absl::string_view message = status.message();
   result.error = absl::StartsWith(message, job.input) ? std::string(message)
                                                       : absl::StrCat(job.input, ": ", message);
@@ -249,23 +257,54 @@ class Progress {
   size_t counts_[3] ABSL_GUARDED_BY(mu_) = {0, 0, 0};
 };
 
-// Runs every job on `threads` threads.
-std::vector<JobResult> RunJobs(const std::vector<BatchJob>& jobs, const BatchSettings& settings,
-                               Engine& engine, int threads, Progress& progress) {
-  std::vector<JobResult> results(jobs.size());
+// Runs the jobs at `indices` on `threads` threads, into `results`.
+void RunJobs(const std::vector<BatchJob>& jobs, const std::vector<size_t>& indices,
+             const BatchSettings& settings, Engine& engine, int threads, Progress& progress,
+             std::vector<JobResult>& results) {
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i = next++; i < jobs.size(); i = next++) {
+    for (size_t k = next++; k < indices.size(); k = next++) {
+      size_t i = indices[k];
       results[i] = RunJob(jobs[i], settings, engine);
       progress.Done(jobs[i], results[i]);
     }
   };
   std::vector<std::thread> pool;
-  int count = std::max(1, std::min<int>(threads, static_cast<int>(jobs.size())));
+  int count = std::max(1, std::min<int>(threads, static_cast<int>(indices.size())));
   for (int i = 1; i < count; ++i) pool.emplace_back(worker);
   worker();
   for (std::thread& thread : pool) thread.join();
   progress.Finish();
+}
+
+// The jobs that failed for the infrastructure's sake.
+std::vector<size_t> InfrastructureFailures(const std::vector<JobResult>& results) {
+  std::vector<size_t> failed;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i].outcome == JobResult::kFailed && results[i].infrastructure) {
+      failed.push_back(i);
+    }
+  }
+  return failed;
+}
+
+// Runs every job, then once more those that failed for a server's sake
+// (a replica that died or drained, a busy server): they go to whichever
+// server answers then.
+std::vector<JobResult> RunAllJobs(const std::vector<BatchJob>& jobs,
+                                  const BatchSettings& settings, Engine& engine, int threads,
+                                  bool bar, std::ostream& err) {
+  std::vector<JobResult> results(jobs.size());
+  std::vector<size_t> all(jobs.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  Progress progress(err, jobs.size(), bar);
+  RunJobs(jobs, all, settings, engine, threads, progress, results);
+  std::vector<size_t> again = InfrastructureFailures(results);
+  if (again.empty()) return results;
+  err << "trying again " << again.size() << " model(s) that failed for the server's sake\n";
+  std::this_thread::sleep_for(kSecondPassDelay);
+  Progress second(err, again.size(), bar);
+  RunJobs(jobs, again, settings, engine, threads, second, results);
   return results;
 }
 
@@ -330,7 +369,9 @@ std::string SummaryJson(const std::vector<BatchJob>& jobs,
           .Key("nodes_changed").Int(result.nodes_changed)
           .Key("milliseconds").Double(result.milliseconds);
     }
-    if (result.outcome == JobResult::kFailed) json.Key("error").String(result.error);
+    if (result.outcome == JobResult::kFailed) {
+      json.Key("error").String(result.error).Key("infrastructure").Bool(result.infrastructure);
+    }
     json.EndObject();
   }
   json.EndArray().EndObject();
@@ -379,6 +420,30 @@ absl::StatusOr<bool> UseBar(const ParsedArgs& args, std::ostream& err) {
   return &err == &std::cerr && isatty(STDERR_FILENO) == 1;
 }
 
+// --shard I/N: this worker's share; {0, 1} without the flag.
+absl::StatusOr<Shard> ShardFromArgs(const ParsedArgs& args) {
+  std::optional<std::string> text = args.Get("shard");
+  if (!text) return Shard{};
+  std::pair<std::string, std::string> parts = absl::StrSplit(*text, absl::MaxSplits('/', 1));
+  Shard shard;
+  if (!absl::SimpleAtoi(parts.first, &shard.index) ||
+      !absl::SimpleAtoi(parts.second, &shard.count) || shard.count < 1 || shard.index < 0 ||
+      shard.index >= shard.count) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--shard '", *text, "': give I/N with 0 <= I < N"));
+  }
+  return shard;
+}
+
+// OUTDIR/batch-summary.json, or batch-summary.shard-I-of-N.json for a
+// shard (the shards of one batch share OUTDIR).
+std::string SummaryPath(const std::string& out_dir, const Shard& shard) {
+  std::string name = shard.count == 1 ? "batch-summary.json"
+                                      : absl::StrCat("batch-summary.shard-", shard.index,
+                                                     "-of-", shard.count, ".json");
+  return (fs::path(out_dir) / name).string();
+}
+
 int UsageError(std::ostream& err, const absl::Status& status) {
   err << "onnx-convert batch: " << status.message() << " (usage: onnx-convert " << kBatchUsage
       << ")\n";
@@ -398,7 +463,7 @@ const std::vector<FlagSpec>& BatchFlags() {
       {"external-data-threshold", true, ""},
       {"force", false, ""},           {"progress", true, ""},
       kVerifyFlags[0],                kVerifyFlags[1],
-      {"optimize", true, "", true},
+      {"optimize", true, "", true},   {"shard", true, ""},
   };
   return *flags;
 }
@@ -418,19 +483,21 @@ int RunBatch(const ParsedArgs& args, Engine& engine, std::ostream& out, std::ost
   }
   absl::StatusOr<bool> bar = UseBar(args, err);
   if (!bar.ok()) return UsageError(err, bar.status());
+  absl::StatusOr<Shard> shard = ShardFromArgs(args);
+  if (!shard.ok()) return UsageError(err, shard.status());
   absl::StatusOr<std::vector<BatchJob>> jobs =
       CollectBatchJobs(args.positional, *out_dir, settings->json_reports ? "json" : "txt");
   if (!jobs.ok()) return UsageError(err, jobs.status());
+  *jobs = JobsOfShard(*std::move(jobs), *shard);
   std::error_code ec;
   fs::create_directories(*out_dir, ec);
   if (!fs::is_directory(*out_dir, ec)) {
     err << *out_dir << ": cannot create the output directory\n";
     return kExitUsageOrIo;
   }
-  Progress progress(err, jobs->size(), *bar);
-  std::vector<JobResult> results = RunJobs(*jobs, *settings, engine, threads, progress);
+  std::vector<JobResult> results = RunAllJobs(*jobs, *settings, engine, threads, *bar, err);
   out << SummaryTable(*jobs, results);
-  std::string summary_path = (fs::path(*out_dir) / "batch-summary.json").string();
+  std::string summary_path = SummaryPath(*out_dir, *shard);
   absl::Status written = WriteFileAtomically(
       summary_path, SummaryJson(*jobs, results, settings->options.target_opset));
   if (!written.ok()) {
@@ -440,6 +507,7 @@ int RunBatch(const ParsedArgs& args, Engine& engine, std::ostream& out, std::ost
   bool failed = std::any_of(results.begin(), results.end(), [](const JobResult& result) {
     return result.outcome == JobResult::kFailed;
   });
+  if (!InfrastructureFailures(results).empty()) return kExitInfrastructure;
   return failed ? kExitInvalidModel : kExitOk;
 }
 

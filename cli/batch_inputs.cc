@@ -1,6 +1,7 @@
 #include "cli/batch_inputs.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -70,7 +71,9 @@ absl::Status Collector::AddDirectory(const fs::path& dir, const std::string& ori
   if (ec) return absl::InvalidArgumentError(absl::StrCat(origin, ": ", ec.message()));
   std::sort(files.begin(), files.end());
   for (const fs::path& file : files) {
-    AddModel(file, fs::relative(file, dir).string(), origin);
+    // Lexical: a symlink among the files keeps its own name (fs::relative
+    // would follow it out of the directory).
+    AddModel(file, file.lexically_relative(dir).string(), origin);
   }
   return absl::OkStatus();
 }
@@ -135,6 +138,15 @@ absl::StatusOr<std::vector<BatchJob>> CollectBatchJobs(const std::vector<std::st
   std::map<std::string, std::string> origin_of_output;
   std::vector<BatchJob> jobs;
   for (const FoundModel& model : collector.models()) {
+    fs::path name(model.name);
+    if (name.empty() || name.is_absolute() || *name.begin() == "..") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          model.path.string(), ": its output ", model.name, " would be outside ", out_dir));
+    }
+    if (fs::equivalent(model.path, fs::path(out_dir) / name, ec)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(model.path.string(), ": its output would overwrite it"));
+    }
     auto [it, added] = origin_of_output.emplace(model.name, model.path.string());
     if (!added) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -150,6 +162,27 @@ absl::StatusOr<std::vector<BatchJob>> CollectBatchJobs(const std::vector<std::st
                      .string();
     job.error = (fs::path(out_dir) / Sibling(model.name, ".error.txt")).string();
   }
+  return jobs;
+}
+
+int ShardOf(absl::string_view name, int count) {
+  constexpr uint64_t kFnvOffset = 14695981039346656037ull;
+  constexpr uint64_t kFnvPrime = 1099511628211ull;
+  uint64_t hash = kFnvOffset;
+  for (unsigned char c : name) {
+    hash ^= c;
+    hash *= kFnvPrime;
+  }
+  return static_cast<int>(hash % static_cast<uint64_t>(std::max(count, 1)));
+}
+
+std::vector<BatchJob> JobsOfShard(std::vector<BatchJob> jobs, const Shard& shard) {
+  if (shard.count <= 1) return jobs;
+  jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
+                            [&](const BatchJob& job) {
+                              return ShardOf(job.name, shard.count) != shard.index;
+                            }),
+             jobs.end());
   return jobs;
 }
 

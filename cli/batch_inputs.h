@@ -32,6 +32,20 @@ absl::StatusOr<std::vector<BatchJob>> CollectBatchJobs(const std::vector<std::st
                                                        const std::string& out_dir,
                                                        absl::string_view report_extension);
 
+// One of N deterministic shares of a batch's jobs (--shard I/N).
+struct Shard {
+  int index = 0;  // I, 0 <= I < count
+  int count = 1;  // N
+};
+
+// The shard, of `count`, that the job named `name` belongs to: a stable
+// hash (64-bit FNV-1a) of the name, the same in every process and run.
+int ShardOf(absl::string_view name, int count);
+
+// The jobs of `jobs` whose name falls in `shard`, in their order: the N
+// shards of one input list hold each job exactly once.
+std::vector<BatchJob> JobsOfShard(std::vector<BatchJob> jobs, const Shard& shard);
+
 }  // namespace onnxconvert::cli
 
 #endif  // ONNX_CONVERT_CLI_BATCH_INPUTS_H_

@@ -1,5 +1,6 @@
 #include "cli/batch.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -214,6 +215,69 @@ TEST_F(BatchTest, UsageErrorsExitTwo) {
   EXPECT_EQ(missing.exit_code, kExitUsageOrIo);
   EXPECT_TRUE(absl::StrContains(missing.err, "nope")) << missing.err;
   EXPECT_FALSE(fs::exists(Out()));
+}
+
+TEST_F(BatchTest, ShardsShareTheOutputsEachModelOnceAndResumeApart) {
+  WriteTestFile(dir_ / "in/d.onnx", ReadTestFile("examples/tiny_cnn.onnx"));
+  WriteTestFile(dir_ / "in/sub/e.onnx", ReadTestFile("examples/tiny_cnn.onnx"));
+  const std::vector<std::string> names = {"a.onnx", "c.onnx", "d.onnx", "sub/b.onnx",
+                                          "sub/e.onnx"};
+  std::vector<int> summaries_naming(names.size(), 0);
+  for (int index = 0; index < 3; ++index) {
+    std::string shard = absl::StrCat(index, "/3");
+    Result result = Batch("17", {"--shard", shard});
+    ASSERT_EQ(result.exit_code, kExitOk) << shard << ": " << result.err;
+    std::string summary =
+        ReadTestFile(Out(absl::StrCat("batch-summary.shard-", index, "-of-3.json")));
+    for (size_t i = 0; i < names.size(); ++i) {
+      summaries_naming[i] +=
+          absl::StrContains(summary, absl::StrCat("\"name\": \"", names[i], "\""));
+    }
+    // Run again, the shard's models are complete: all skipped.
+    Result again = Batch("17", {"--shard", shard});
+    EXPECT_FALSE(absl::StrContains(again.out, " ok ")) << again.out;
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    EXPECT_EQ(summaries_naming[i], 1) << names[i];
+    EXPECT_TRUE(fs::exists(Out(names[i]))) << names[i];
+  }
+  EXPECT_FALSE(fs::exists(Out("batch-summary.json")));
+}
+
+TEST_F(BatchTest, BadShardIsAUsageError) {
+  for (const char* shard : {"3/3", "-1/3", "0/0", "1", "a/b", "1/2/3"}) {
+    EXPECT_EQ(Batch("17", {"--shard", shard}).exit_code, kExitUsageOrIo) << shard;
+  }
+}
+
+TEST_F(BatchTest, AServerThatIsDownIsAnInfrastructureFailureNotTheModels) {
+  AddUnconvertible();
+  // Nothing listens on port 1.
+  Result result = Batch("13", {"--server", "127.0.0.1:1", "--retries", "0", "-j", "2"});
+  EXPECT_EQ(result.exit_code, kExitInfrastructure) << result.err;
+  EXPECT_TRUE(absl::StrContains(result.err, "trying again 4 model(s)")) << result.err;
+  EXPECT_TRUE(absl::StrContains(ReadTestFile(Out("a.error.txt")),
+                                "server 127.0.0.1:1: UNAVAILABLE"));
+  EXPECT_TRUE(absl::StrContains(ReadTestFile(Out("batch-summary.json")),
+                                "\"infrastructure\": true"));
+  EXPECT_FALSE(fs::exists(Out("a.onnx")));
+}
+
+TEST_F(BatchTest, ThroughAServerAModelsFailureStillExitsOne) {
+  service::ServerOptions options;
+  options.port = 0;
+  options.flush_delay = absl::ZeroDuration();
+  options.service.work_dir = dir_.string();
+  auto server = service::Server::Start(options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  AddUnconvertible();
+  std::string target = absl::StrCat("ipv4:127.0.0.1:", (*server)->port());
+  Result result = Batch("13", {"--server", target, "--lb", "pick_first"});
+  EXPECT_EQ(result.exit_code, kExitInvalidModel) << result.err;
+  EXPECT_FALSE(absl::StrContains(result.err, "trying again")) << result.err;
+  EXPECT_TRUE(absl::StrContains(ReadTestFile(Out("batch-summary.json")),
+                                "\"infrastructure\": false"));
+  EXPECT_TRUE(fs::exists(Out("a.onnx")));
 }
 
 }  // namespace

@@ -444,10 +444,14 @@ std::string Usage() {
   absl::StrAppend(&usage,
                   "\nonnx-convert COMMAND --help (or help COMMAND): that command's options;\n"
                   "--version: the version, commit, ONNX spec and opsets\n"
-                  "\n--server HOST:PORT (before or after the command) runs convert, plan,\n"
-                  "check, inspect and batch on an onnx-convert-server\n"
+                  "\n--server TARGET (before or after the command) runs convert, plan,\n"
+                  "check, inspect and batch on an onnx-convert-server; TARGET is any gRPC\n"
+                  "target (HOST:PORT, dns:///HOST:PORT, ipv4:A:P,B:P, unix:PATH);\n"
+                  "--lb round_robin|pick_first (default round_robin) balances its\n"
+                  "addresses, --retries N (0-4, default 4) retries UNAVAILABLE and\n"
+                  "RESOURCE_EXHAUSTED calls\n"
                   "\nexit codes: 0 ok, 1 invalid or unconvertible model, "
-                  "2 usage or I/O error\n");
+                  "2 usage or I/O error,\n4 (batch) models failed for a server's sake\n");
   return usage;
 }
 
@@ -559,7 +563,7 @@ int Run(const std::vector<std::string>& all_args, std::ostream& out, std::ostrea
     return kExitUsageOrIo;
   }
   std::unique_ptr<Engine> remote;
-  if (!server->target.empty()) remote = RemoteEngine(server->target);
+  if (!server->target.empty()) remote = RemoteEngine(server->target, server->connection);
   Context ctx{*parsed, out, err, remote ? *remote : LocalEngine()};
   return RunWithinBudget(*command, ctx);
 }

@@ -2,9 +2,11 @@
 
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <system_error>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "converter/windowed.h"
 #include "ir/model_sink.h"
@@ -40,7 +42,8 @@ class Local final : public Engine {
 // its path so that errors read as they do locally.
 class Remote final : public Engine {
  public:
-  explicit Remote(const std::string& target) : client_(service::Client::Connect(target)) {}
+  Remote(const std::string& target, const service::ClientOptions& options)
+      : client_(service::Client::Connect(target, options)) {}
 
   absl::StatusOr<ModelSummary> Inspect(const LoadedModel& model) override {
     return client_->Inspect(model.model.SerializeAsString(), model.path);
@@ -64,36 +67,88 @@ Engine& LocalEngine() {
   return *engine;
 }
 
-std::unique_ptr<Engine> RemoteEngine(const std::string& target) {
-  return std::make_unique<Remote>(target);
+std::unique_ptr<Engine> RemoteEngine(const std::string& target,
+                                     const ConnectionChoice& connection) {
+  service::ClientOptions options;
+  options.lb_policy = connection.lb_policy;
+  options.max_attempts = connection.retries + 1;
+  return std::make_unique<Remote>(target, options);
 }
+
+namespace {
+
+// The connection flags, each with what its value must be.
+struct ConnectionFlag {
+  absl::string_view name;
+  absl::string_view value;
+};
+constexpr ConnectionFlag kConnectionFlags[] = {
+    {"server", "a gRPC target (HOST:PORT, dns:///HOST:PORT, ipv4:A:P,B:P, unix:PATH)"},
+    {"lb", "round_robin or pick_first"},
+    {"retries", "a number from 0 to 4"},
+};
+
+// Stores `value` of flag `name` into `choice`; false when it is bad.
+bool SetConnectionFlag(absl::string_view name, const std::string& value,
+                       ServerChoice& choice) {
+  if (value.empty()) return false;
+  if (name == "server") {
+    choice.target = value;
+    return true;
+  }
+  if (name == "lb") {
+    choice.connection.lb_policy = value;
+    return value == "round_robin" || value == "pick_first";
+  }
+  int retries = 0;
+  if (!absl::SimpleAtoi(value, &retries) || retries < 0 || retries > 4) return false;
+  choice.connection.retries = retries;
+  return true;
+}
+
+}  // namespace
 
 absl::StatusOr<ServerChoice> TakeServerFlag(const std::vector<std::string>& args) {
   ServerChoice choice;
-  bool given = false;
+  std::set<absl::string_view> given;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--") {
       choice.rest.insert(choice.rest.end(), args.begin() + i, args.end());
       break;
     }
+    const ConnectionFlag* flag = nullptr;
     std::optional<std::string> value;
-    if (arg == "--server") {
-      if (i + 1 >= args.size()) return absl::InvalidArgumentError("--server needs HOST:PORT");
-      value = args[++i];
-    } else if (absl::StartsWith(arg, "--server=")) {
-      value = arg.substr(9);
+    for (const ConnectionFlag& candidate : kConnectionFlags) {
+      std::string dashed = absl::StrCat("--", candidate.name);
+      if (arg == dashed) {
+        flag = &candidate;
+        if (i + 1 < args.size()) value = args[++i];
+      } else if (absl::StartsWith(arg, dashed + "=")) {
+        flag = &candidate;
+        value = arg.substr(dashed.size() + 1);
+      }
     }
-    if (!value) {
+    if (flag == nullptr) {
       choice.rest.push_back(arg);
       continue;
     }
-    if (given) return absl::InvalidArgumentError("option --server given twice");
-    if (value->empty()) return absl::InvalidArgumentError("--server needs HOST:PORT");
-    choice.target = *value;
-    given = true;
+    if (!given.insert(flag->name).second) {
+      return absl::InvalidArgumentError(absl::StrCat("option --", flag->name, " given twice"));
+    }
+    if (!value || !SetConnectionFlag(flag->name, *value, choice)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag->name, " needs ", flag->value));
+    }
+  }
+  if (choice.target.empty() && given.size() > 0) {
+    return absl::InvalidArgumentError("--lb and --retries apply with --server only");
   }
   return choice;
+}
+
+bool IsInfrastructureError(const absl::Status& status) {
+  return service::IsInfrastructureError(status);
 }
 
 bool IsServerError(const absl::Status& status) {

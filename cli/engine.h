@@ -45,19 +45,35 @@ class Engine {
 // The engine that runs the library in this process.
 Engine& LocalEngine();
 
-// An engine that runs the work on the server at `target` ("host:port").
-std::unique_ptr<Engine> RemoteEngine(const std::string& target);
+// How the CLI reaches its server(s): --lb, --retries.
+struct ConnectionChoice {
+  std::string lb_policy = "round_robin";  // or "pick_first"
+  int retries = 4;                        // attempts after the first, 0 to 4
+};
 
-// The command line without its --server flag, and the flag's target.
+// An engine that runs the work on the server(s) at `target`, any gRPC
+// target ("host:port", "dns:///host:port", "ipv4:a:p,b:p", "unix:/path").
+std::unique_ptr<Engine> RemoteEngine(const std::string& target,
+                                     const ConnectionChoice& connection = {});
+
+// The command line without its --server, --lb and --retries flags, and
+// what they say.
 struct ServerChoice {
   std::string target;  // "" without --server
+  ConnectionChoice connection;
   std::vector<std::string> rest;
 };
 
-// Takes `--server HOST:PORT` or `--server=HOST:PORT` out of `args`, before
-// or after the command (not after `--`); a missing value or a repeated
-// flag is an InvalidArgument error.
+// Takes `--server TARGET`, `--lb round_robin|pick_first` and `--retries N`
+// (each also as `--flag=VALUE`) out of `args`, before or after the command
+// (not after `--`); a missing or bad value, a repeated flag, or --lb or
+// --retries without --server is an InvalidArgument error.
 absl::StatusOr<ServerChoice> TakeServerFlag(const std::vector<std::string>& args);
+
+// True when an engine error is the infrastructure's (a server unreachable,
+// shutting down, busy, out of time), not the model's: `batch` tries such
+// models again and exits kExitInfrastructure when they still fail.
+bool IsInfrastructureError(const absl::Status& status);
 
 // True when an engine error is about reaching or using the server (it was
 // unreachable, refused the call for a limit, timed out), not about the

@@ -4,6 +4,7 @@
 
 #include "bench/synthetic_models.h"
 #include "converter/converter.h"
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "tests/test_files.h"
 
@@ -89,6 +90,37 @@ TEST(TakeServerFlagTest, MissingValueOrRepeatIsAnError) {
       TakeServerFlag({"--server", "a:1", "check", "--server", "b:2"});
   EXPECT_EQ(twice.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(twice.status().message().find("twice"), absl::string_view::npos);
+}
+
+TEST(TakeServerFlagTest, BalancingAndRetriesGoWithTheServer) {
+  absl::StatusOr<ServerChoice> choice = TakeServerFlag(
+      {"--server", "ipv4:127.0.0.1:1,127.0.0.1:2", "batch", "--lb=pick_first", "--retries", "0",
+       "in"});
+  ASSERT_TRUE(choice.ok()) << choice.status();
+  EXPECT_EQ(choice->target, "ipv4:127.0.0.1:1,127.0.0.1:2");
+  EXPECT_EQ(choice->connection.lb_policy, "pick_first");
+  EXPECT_EQ(choice->connection.retries, 0);
+  EXPECT_EQ(choice->rest, (Args{"batch", "in"}));
+  absl::StatusOr<ServerChoice> defaults = TakeServerFlag({"--server=unix:/tmp/s", "check"});
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->connection.lb_policy, "round_robin");
+  EXPECT_EQ(defaults->connection.retries, 4);
+}
+
+TEST(TakeServerFlagTest, BadBalancingOrRetriesAreErrors) {
+  const std::vector<Args> bad = {
+      {"--server", "h:1", "--lb", "random", "check"},
+      {"--server", "h:1", "--retries", "5", "check"},
+      {"--server", "h:1", "--retries=-1", "check"},
+      {"--server", "h:1", "--retries", "x", "check"},
+      {"--server", "h:1", "--lb", "round_robin", "--lb", "pick_first", "check"},
+      {"--lb", "pick_first", "check"},
+      {"--retries", "2", "check"},
+  };
+  for (const Args& args : bad) {
+    EXPECT_EQ(TakeServerFlag(args).status().code(), absl::StatusCode::kInvalidArgument)
+        << absl::StrJoin(args, " ");
+  }
 }
 
 TEST(IsServerErrorTest, ModelErrorsAreNotServerErrors) {

@@ -8,6 +8,7 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitInvalidModel = 1,  // the model is invalid or cannot be converted
   kExitUsageOrIo = 2,     // bad command line, or a file cannot be read/written
+  kExitInfrastructure = 4,  // batch: a server failed some models (try them again)
 };
 
 }  // namespace onnxconvert::cli

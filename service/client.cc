@@ -1,11 +1,17 @@
 #include "service/client.h"
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
 #include <optional>
 
 #include "absl/status/status.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "google/protobuf/duration.pb.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "proto/rpc_status.pb.h"
 #include "ir/model_io.h"
 #include "ir/status_macros.h"
 #include "service/grpc_status.h"
@@ -18,6 +24,63 @@ namespace {
 bool IsModelError(grpc::StatusCode code) {
   return code == grpc::StatusCode::INVALID_ARGUMENT ||
          code == grpc::StatusCode::FAILED_PRECONDITION || code == grpc::StatusCode::INTERNAL;
+}
+
+// The payload that marks an error as the infrastructure's.
+constexpr char kInfrastructurePayload[] = "type.onnxconvert/infrastructure";
+
+absl::Status Infrastructure(absl::Status status) {
+  status.SetPayload(kInfrastructurePayload, absl::Cord("1"));
+  return status;
+}
+
+// The retry policy's backoff: 0.1 s, 0.2 s, 0.4 s, ... (jittered), at most 2 s.
+constexpr char kRetryBackoff[] =
+    R"("initialBackoff": "0.1s", "maxBackoff": "2s", "backoffMultiplier": 2)";
+
+// The longest wait a RetryInfo may ask for between two attempts.
+constexpr absl::Duration kMaxRetryDelay = absl::Seconds(30);
+
+constexpr char kRetryInfoType[] = "type.googleapis.com/google.rpc.RetryInfo";
+
+// The retry_delay of a google.rpc.RetryInfo among the details of `status`
+// (RetryInfo: field 1, a google.protobuf.Duration).
+std::optional<absl::Duration> RetryInfoDelay(const grpc::Status& status) {
+  google::rpc::Status details;
+  if (status.error_details().empty() || !details.ParseFromString(status.error_details())) {
+    return std::nullopt;
+  }
+  for (const google::protobuf::Any& any : details.details()) {
+    if (any.type_url() != kRetryInfoType) continue;
+    google::protobuf::io::CodedInputStream in(
+        reinterpret_cast<const uint8_t*>(any.value().data()), static_cast<int>(any.value().size()));
+    std::string field;
+    uint32_t length = 0;
+    google::protobuf::Duration delay;
+    if (in.ReadTag() == ((1 << 3) | 2) && in.ReadVarint32(&length) &&
+        in.ReadString(&field, static_cast<int>(length)) && delay.ParseFromString(field)) {
+      return absl::Seconds(delay.seconds()) + absl::Nanoseconds(delay.nanos());
+    }
+  }
+  return std::nullopt;
+}
+
+// Whether a call that ended with `status`, the server's headers received
+// or not, is for the client to try again: gRPC's retry policy tried again
+// whatever failed before the server's headers (a Trailers-Only answer, a
+// connection refused or lost); a call whose headers arrived is committed.
+bool ClientShouldRetry(const grpc::Status& status, const grpc::ClientContext& context) {
+  bool refused = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                 status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
+  return refused && !context.GetServerInitialMetadata().empty();
+}
+
+// The wait before retry number `retry` (0 for the first) after `status`.
+absl::Duration RetryDelay(const grpc::Status& status, int retry) {
+  if (std::optional<absl::Duration> asked = RetryInfoDelay(status)) {
+    return std::min(*asked, kMaxRetryDelay);
+  }
+  return std::min(absl::Milliseconds(100) * (1 << std::min(retry, 5)), absl::Seconds(2));
 }
 
 using Stream = grpc::ClientReaderWriter<v1::ConvertStreamRequest, v1::ConvertStreamResponse>;
@@ -56,15 +119,46 @@ absl::StatusOr<bool> WriteFileChunks(Stream& stream, const std::string& location
 
 }  // namespace
 
-std::unique_ptr<Client> Client::Connect(const std::string& target,
-                                        const ClientOptions& options) {
+std::string ServiceConfigJson(const ClientOptions& options) {
+  std::string config = absl::StrCat(R"({"loadBalancingConfig": [{")", options.lb_policy,
+                                    R"(": {}}], "healthCheckConfig": {"serviceName": ""})");
+  if (options.max_attempts > 1) {
+    absl::StrAppend(&config, R"(, "methodConfig": [{"name": [{"service": ")",
+                    v1::OnnxConvert::service_full_name(),
+                    R"("}], "retryPolicy": {"maxAttempts": )", options.max_attempts, ", ",
+                    kRetryBackoff,
+                    R"(, "retryableStatusCodes": ["UNAVAILABLE", "RESOURCE_EXHAUSTED"]}}])");
+  }
+  return config + "}";
+}
+
+std::shared_ptr<grpc::Channel> CreateChannel(const std::string& target,
+                                             const ClientOptions& options) {
   grpc::ChannelArguments args;
   // The server's answers (a large model's report) may pass the message
   // limit that bounds what this client sends.
   args.SetMaxReceiveMessageSize(std::numeric_limits<int>::max());
   args.SetMaxSendMessageSize(static_cast<int>(options.max_message_bytes));
-  auto channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
-  return std::make_unique<Client>(std::move(channel), target, options);
+  // This config, not one a DNS TXT record might hold.
+  args.SetServiceConfigJSON(ServiceConfigJson(options));
+  args.SetInt(GRPC_ARG_SERVICE_CONFIG_DISABLE_RESOLUTION, 1);
+  args.SetInt(GRPC_ARG_ENABLE_RETRIES, options.max_attempts > 1 ? 1 : 0);
+  // A unary call stays retryable up to the largest model it sends (gRPC
+  // commits a call whose sent bytes pass this buffer, 256 KiB by default).
+  args.SetInt(GRPC_ARG_PER_RPC_RETRY_BUFFER_SIZE,
+              static_cast<int>(std::min<int64_t>(options.unary_limit_bytes + (1 << 20),
+                                                 std::numeric_limits<int>::max())));
+  if (options.own_connections) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+}
+
+bool IsInfrastructureError(const absl::Status& status) {
+  return status.GetPayload(kInfrastructurePayload).has_value();
+}
+
+std::unique_ptr<Client> Client::Connect(const std::string& target,
+                                        const ClientOptions& options) {
+  return std::make_unique<Client>(CreateChannel(target, options), target, options);
 }
 
 Client::Client(std::shared_ptr<grpc::Channel> channel, std::string target,
@@ -79,12 +173,23 @@ void Client::Prepare(grpc::ClientContext& context) const {
   }
 }
 
+grpc::Status Client::CallWithRetries(
+    absl::FunctionRef<grpc::Status(grpc::ClientContext&)> rpc) const {
+  for (int attempt = 1;; ++attempt) {
+    grpc::ClientContext context;
+    Prepare(context);
+    grpc::Status status = rpc(context);
+    if (attempt >= options_.max_attempts || !ClientShouldRetry(status, context)) return status;
+    absl::SleepFor(RetryDelay(status, attempt - 1));
+  }
+}
+
 absl::Status Client::FromRpc(const grpc::Status& status) const {
   if (status.ok() || IsModelError(status.error_code())) return FromGrpcStatus(status);
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                      absl::StrCat("server ", target_, ": ",
-                                   StatusCodeName(status.error_code()), ": ",
-                                   status.error_message()));
+  return Infrastructure(absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                                     absl::StrCat("server ", target_, ": ",
+                                                  StatusCodeName(status.error_code()), ": ",
+                                                  status.error_message())));
 }
 
 absl::StatusOr<ModelSummary> Client::Inspect(const std::string& bytes,
@@ -93,9 +198,9 @@ absl::StatusOr<ModelSummary> Client::Inspect(const std::string& bytes,
   request.set_model(bytes);
   request.set_model_name(name);
   v1::InspectResponse response;
-  grpc::ClientContext context;
-  Prepare(context);
-  OC_RETURN_IF_ERROR(FromRpc(stub_->Inspect(&context, request, &response)));
+  OC_RETURN_IF_ERROR(FromRpc(CallWithRetries([&](grpc::ClientContext& context) {
+    return stub_->Inspect(&context, request, &response);
+  })));
   return SummaryFromProto(response.summary());
 }
 
@@ -105,9 +210,9 @@ absl::StatusOr<schema::CheckReport> Client::Check(const std::string& bytes,
   request.set_model(bytes);
   request.set_model_name(name);
   v1::CheckResponse response;
-  grpc::ClientContext context;
-  Prepare(context);
-  OC_RETURN_IF_ERROR(FromRpc(stub_->Check(&context, request, &response)));
+  OC_RETURN_IF_ERROR(FromRpc(CallWithRetries([&](grpc::ClientContext& context) {
+    return stub_->Check(&context, request, &response);
+  })));
   return CheckReportFromProto(response);
 }
 
@@ -120,11 +225,10 @@ absl::StatusOr<v1::ConvertResponse> Client::ConvertUnary(
   *request.mutable_options() = OptionsToProto(options);
   request.set_report_message_only(true);
   v1::ConvertResponse response;
-  grpc::ClientContext context;
-  Prepare(context);
-  grpc::Status status = options.dry_run ? stub_->Plan(&context, request, &response)
-                                        : stub_->Convert(&context, request, &response);
-  OC_RETURN_IF_ERROR(FromRpc(status));
+  OC_RETURN_IF_ERROR(FromRpc(CallWithRetries([&](grpc::ClientContext& context) {
+    return options.dry_run ? stub_->Plan(&context, request, &response)
+                           : stub_->Convert(&context, request, &response);
+  })));
   return response;
 }
 
@@ -153,9 +257,11 @@ absl::StatusOr<converter::ConversionResult> Client::Convert(
   converter::ConversionResult result;
   result.report = ReportFromProto(report);
   if (!options.dry_run) {
-    OC_ASSIGN_OR_RETURN(result.model, ParseModel(model_bytes, absl::StrCat(
-                                                                  "server ", target_,
-                                                                  ": converted model")));
+    absl::StatusOr<onnx::ModelProto> parsed =
+        ParseModel(model_bytes, absl::StrCat("server ", target_, ": converted model"));
+    // A converted model the client cannot read was damaged on its way.
+    if (!parsed.ok()) return Infrastructure(parsed.status());
+    result.model = *std::move(parsed);
   }
   return result;
 }
@@ -164,6 +270,19 @@ absl::StatusOr<v1::StreamResult> Client::ConvertStreamed(
     const v1::StreamHeader& header, const std::string& bytes,
     const std::vector<std::pair<std::string, std::string>>& external_files,
     absl::FunctionRef<absl::Status(const v1::Chunk&)> sink) {
+  for (int attempt = 1;; ++attempt) {
+    bool retryable = false;
+    absl::StatusOr<v1::StreamResult> result =
+        ConvertStreamOnce(header, bytes, external_files, sink, retryable);
+    if (result.ok() || !retryable || attempt >= options_.max_attempts) return result;
+    absl::SleepFor(RetryDelay(grpc::Status(grpc::StatusCode::UNAVAILABLE, ""), attempt - 1));
+  }
+}
+
+absl::StatusOr<v1::StreamResult> Client::ConvertStreamOnce(
+    const v1::StreamHeader& header, const std::string& bytes,
+    const std::vector<std::pair<std::string, std::string>>& external_files,
+    absl::FunctionRef<absl::Status(const v1::Chunk&)> sink, bool& retryable) {
   grpc::ClientContext context;
   Prepare(context);
   std::unique_ptr<Stream> stream = stub_->ConvertStream(&context);
@@ -185,7 +304,9 @@ absl::StatusOr<v1::StreamResult> Client::ConvertStreamed(
   v1::ConvertStreamResponse message;
   std::optional<v1::StreamResult> result;
   absl::Status sunk = absl::OkStatus();
+  bool answered = false;
   while (stream->Read(&message)) {
+    answered = true;
     if (message.has_result()) {
       result = std::move(*message.mutable_result());
     } else if (sunk.ok()) {
@@ -194,27 +315,30 @@ absl::StatusOr<v1::StreamResult> Client::ConvertStreamed(
     }
   }
   grpc::Status status = stream->Finish();
+  // Nothing of the answer reached the sink: the whole call can be redone.
+  retryable = !answered && ClientShouldRetry(status, context);
   OC_RETURN_IF_ERROR(sunk);
   OC_RETURN_IF_ERROR(FromRpc(status));
   if (!result) {
-    return absl::DataLossError(absl::StrCat("server ", target_, ": the stream held no result"));
+    return Infrastructure(
+        absl::DataLossError(absl::StrCat("server ", target_, ": the stream held no result")));
   }
   return *std::move(result);
 }
 
 absl::StatusOr<v1::CapabilitiesResponse> Client::Capabilities() {
   v1::CapabilitiesResponse response;
-  grpc::ClientContext context;
-  Prepare(context);
-  OC_RETURN_IF_ERROR(FromRpc(stub_->Capabilities(&context, {}, &response)));
+  OC_RETURN_IF_ERROR(FromRpc(CallWithRetries([&](grpc::ClientContext& context) {
+    return stub_->Capabilities(&context, {}, &response);
+  })));
   return response;
 }
 
 absl::StatusOr<v1::MetricsResponse> Client::Metrics() {
   v1::MetricsResponse response;
-  grpc::ClientContext context;
-  Prepare(context);
-  OC_RETURN_IF_ERROR(FromRpc(stub_->Metrics(&context, {}, &response)));
+  OC_RETURN_IF_ERROR(FromRpc(CallWithRetries([&](grpc::ClientContext& context) {
+    return stub_->Metrics(&context, {}, &response);
+  })));
   return response;
 }
 

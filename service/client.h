@@ -28,7 +28,35 @@ struct ClientOptions {
   int64_t chunk_bytes = int64_t{1} << 20;
   // Deadline of each call, from its start; InfiniteDuration: none.
   absl::Duration deadline = absl::InfiniteDuration();
+  // The load-balancing policy over the target's addresses: "round_robin"
+  // (every ready address in turn, unhealthy ones skipped) or "pick_first".
+  std::string lb_policy = "round_robin";
+  // Attempts of a call that fails UNAVAILABLE or RESOURCE_EXHAUSTED, the
+  // first included (gRPC caps it at 5); 1: none. gRPC's retry policy tries
+  // again what failed before the server answered (a connection refused or
+  // lost); the client itself what the server refused once it had sent its
+  // headers (gRPC commits such a call), after the delay of the answer's
+  // google.rpc.RetryInfo, else 0.1 s, 0.2 s, ... up to 2 s.
+  int max_attempts = 5;
+  // Connections of the channel's own, not shared with other channels of
+  // the process (e.g. for clients that stand for separate processes).
+  bool own_connections = false;
 };
+
+// The gRPC service config of `options`: the load-balancing policy,
+// grpc.health.v1 health checking of every address, and the retry policy of
+// the OnnxConvert calls (conversion is idempotent).
+std::string ServiceConfigJson(const ClientOptions& options);
+
+// A channel to `target`, any gRPC target ("host:port", "dns:///host:port",
+// "ipv4:a:p,b:p", "unix:/path"), balanced and retried as `options` says.
+std::shared_ptr<grpc::Channel> CreateChannel(const std::string& target,
+                                             const ClientOptions& options);
+
+// True when a Client error is the infrastructure's, not the model's: the
+// server unreachable, shutting down, busy, out of time, or its answer
+// lost; trying again (later, elsewhere) may succeed.
+bool IsInfrastructureError(const absl::Status& status);
 
 // A client of an onnx-convert server that returns what the library would:
 // the same structs, so callers format results exactly as a local run does.
@@ -38,7 +66,8 @@ struct ClientOptions {
 // Thread-safe.
 class Client {
  public:
-  // A client of the server at `target` ("host:port"); connects on first use.
+  // A client of the server(s) at `target` (any gRPC target, see
+  // CreateChannel); connects on first use.
   static std::unique_ptr<Client> Connect(const std::string& target,
                                          const ClientOptions& options = {});
   // A client over an existing channel; `target` names it in errors.
@@ -71,7 +100,14 @@ class Client {
 
  private:
   void Prepare(grpc::ClientContext& context) const;
+  // Runs `rpc` on a prepared context, again (on a fresh context) while it
+  // fails as ClientOptions::max_attempts says.
+  grpc::Status CallWithRetries(absl::FunctionRef<grpc::Status(grpc::ClientContext&)> rpc) const;
   absl::Status FromRpc(const grpc::Status& status) const;
+  absl::StatusOr<v1::StreamResult> ConvertStreamOnce(
+      const v1::StreamHeader& header, const std::string& bytes,
+      const std::vector<std::pair<std::string, std::string>>& external_files,
+      absl::FunctionRef<absl::Status(const v1::Chunk&)> sink, bool& retryable);
   absl::StatusOr<v1::ConvertResponse> ConvertUnary(const std::string& bytes,
                                                    const std::string& name,
                                                    const converter::ConvertOptions& options);

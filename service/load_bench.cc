@@ -1,10 +1,12 @@
-// Load on onnx-convert-server over loopback: N concurrent clients convert
-// small models of the ONNX backend corpus, unary Convert, until M calls are
-// done. Reports calls/s, latency percentiles, failures, and the server's
-// resident memory along the way (with --workers, the worker processes'
-// too). A benchmark, not a test:
+// Load on onnx-convert-server: N concurrent clients convert small models
+// (of the ONNX backend corpus, or --model), unary Convert, until M calls are
+// done. Reports calls/s, latency percentiles and failures; for the server it
+// starts (none with --server), its CPU time and resident memory along the
+// way (with --workers, the worker processes' too). A benchmark, not a test:
 //
 //   bazel run //service:load_bench -- --clients 8 --calls 10000 --target 21 --workers 2
+//   bazel run //service:load_bench -- --server ipv4:127.0.0.1:50051,127.0.0.1:50052 \
+//       --model /path/to/models --log /tmp/bench.log
 
 #include <fcntl.h>
 #include <signal.h>
@@ -16,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -33,6 +36,7 @@
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/onnx_convert_service.grpc.pb.h"
+#include "service/client.h"
 #include "tests/corpus.h"
 
 ABSL_FLAG(int, clients, 8, "Concurrent clients, each with its own channel.");
@@ -42,6 +46,19 @@ ABSL_FLAG(int, models, 200, "How many small corpus models to cycle through.");
 ABSL_FLAG(int64_t, max_model_bytes, 64 << 10, "Only corpus models up to this size.");
 ABSL_FLAG(int, max_concurrent, 8, "The server's --max_concurrent.");
 ABSL_FLAG(int, workers, 4, "The server's --workers (0: calls run on the server's threads).");
+ABSL_FLAG(std::string, server, "",
+          "A running server to load, any gRPC target (HOST:PORT, dns:///HOST:PORT, "
+          "ipv4:A:P,B:P, unix:PATH); empty: start one on a free port.");
+ABSL_FLAG(std::string, lb, "round_robin",
+          "Load balancing over the target: round_robin or pick_first.");
+ABSL_FLAG(int, retries, 0,
+          "Attempts after the first of a call failing UNAVAILABLE or RESOURCE_EXHAUSTED "
+          "(0 to 4; 0 counts every refusal as a failure).");
+ABSL_FLAG(std::vector<std::string>, model, {},
+          "Models to cycle through, comma-separated: .onnx files, or directories (every "
+          "*.onnx under them); empty: small corpus models.");
+ABSL_FLAG(std::string, log, "/tmp/onnx-convert-load-bench.log",
+          "Where the started server's stderr goes.");
 
 extern char** environ;
 
@@ -97,7 +114,7 @@ std::vector<pid_t> ChildrenOf(pid_t parent) {
 struct ServerProcess {
   pid_t pid = -1;
   int port = 0;
-  std::string log = "/tmp/onnx-convert-load-bench.log";
+  std::string log;
 
   bool Start(int max_concurrent, int workers) {
     std::vector<std::string> args = {"service/onnx-convert-server", "--port=0",
@@ -154,37 +171,78 @@ struct ServerProcess {
   }
 };
 
-std::unique_ptr<v1::OnnxConvert::Stub> NewStub(int port) {
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(64 << 20);
+// A stub over a channel of its own to `target`, balanced and retried as
+// --lb and --retries say.
+std::unique_ptr<v1::OnnxConvert::Stub> NewStub(const std::string& target) {
+  onnxconvert::service::ClientOptions options;
+  options.lb_policy = absl::GetFlag(FLAGS_lb);
+  options.max_attempts = absl::GetFlag(FLAGS_retries) + 1;
   // A connection of its own per client.
-  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  return v1::OnnxConvert::NewStub(grpc::CreateCustomChannel(
-      absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials(), args));
+  options.own_connections = true;
+  return v1::OnnxConvert::NewStub(onnxconvert::service::CreateChannel(target, options));
 }
 
-// Small corpus models that the server converts to the target.
-std::vector<v1::ConvertRequest> PickModels(v1::OnnxConvert::Stub& stub) {
-  std::vector<v1::ConvertRequest> picked;
+// The (name, path) of the models to cycle through: --model's files and
+// the *.onnx files under its directories, or the corpus's.
+std::vector<std::pair<std::string, std::string>> CandidateModels() {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::string, std::string>> models;
+  for (const std::string& path : absl::GetFlag(FLAGS_model)) {
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) {
+      models.emplace_back(path, path);
+      continue;
+    }
+    std::vector<std::pair<std::string, std::string>> under;
+    for (auto it = fs::recursive_directory_iterator(path, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_regular_file() && it->path().extension() == ".onnx") {
+        under.emplace_back(it->path().string(), it->path().string());
+      }
+    }
+    std::sort(under.begin(), under.end());
+    models.insert(models.end(), under.begin(), under.end());
+  }
+  if (!absl::GetFlag(FLAGS_model).empty()) return models;
   absl::StatusOr<std::vector<onnxconvert::testing::CorpusCase>> cases =
       onnxconvert::testing::ListCorpusCases();
   if (!cases.ok()) {
     std::cerr << cases.status().message() << "\n";
-    return picked;
+    return models;
   }
   for (const auto& corpus_case : *cases) {
+    models.emplace_back(corpus_case.name, corpus_case.model_path);
+  }
+  return models;
+}
+
+// Small models (of --model, or of the corpus) that the server converts to
+// the target.
+std::vector<v1::ConvertRequest> PickModels(v1::OnnxConvert::Stub& stub) {
+  std::vector<v1::ConvertRequest> picked;
+  for (const auto& [name, path] : CandidateModels()) {
     if (static_cast<int>(picked.size()) >= absl::GetFlag(FLAGS_models)) break;
-    std::string bytes = ReadFile(corpus_case.model_path);
+    std::string bytes = ReadFile(path);
     int64_t size = static_cast<int64_t>(bytes.size());
-    if (size == 0 || size > absl::GetFlag(FLAGS_max_model_bytes)) continue;
+    if (size == 0 || size > absl::GetFlag(FLAGS_max_model_bytes)) {
+      if (!absl::GetFlag(FLAGS_model).empty()) {
+        std::cerr << "load_bench: " << path << ": empty, missing or over --max_model_bytes\n";
+      }
+      continue;
+    }
     v1::ConvertRequest request;
     request.set_model(bytes);
-    request.set_model_name(corpus_case.name);
+    request.set_model_name(name);
     request.mutable_options()->set_target_opset(absl::GetFlag(FLAGS_target));
     request.set_report_message_only(true);
     v1::ConvertResponse response;
     grpc::ClientContext context;
-    if (stub.Convert(&context, request, &response).ok()) picked.push_back(std::move(request));
+    grpc::Status status = stub.Convert(&context, request, &response);
+    if (status.ok()) {
+      picked.push_back(std::move(request));
+    } else if (!absl::GetFlag(FLAGS_model).empty()) {
+      std::cerr << "load_bench: " << path << ": " << status.error_message() << "\n";
+    }
   }
   return picked;
 }
@@ -200,14 +258,23 @@ double Percentile(std::vector<double>& sorted, double p) {
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   ServerProcess server;
+  server.log = absl::GetFlag(FLAGS_log);
   const int workers = absl::GetFlag(FLAGS_workers);
-  if (!server.Start(absl::GetFlag(FLAGS_max_concurrent), workers)) {
+  // With --server, the server is someone else's: no CPU or memory figures.
+  const bool own_server = absl::GetFlag(FLAGS_server).empty();
+  if (absl::GetFlag(FLAGS_retries) < 0 || absl::GetFlag(FLAGS_retries) > 4) {
+    std::cerr << "load_bench: --retries is 0 to 4\n";
+    return 2;
+  }
+  if (own_server && !server.Start(absl::GetFlag(FLAGS_max_concurrent), workers)) {
     std::cerr << "load_bench: the server did not start; see " << server.log << "\n";
     return 1;
   }
-  std::vector<v1::ConvertRequest> requests = PickModels(*NewStub(server.port));
+  const std::string target =
+      own_server ? absl::StrCat("127.0.0.1:", server.port) : absl::GetFlag(FLAGS_server);
+  std::vector<v1::ConvertRequest> requests = PickModels(*NewStub(target));
   if (requests.empty()) {
-    std::cerr << "load_bench: no corpus model converts to the target\n";
+    std::cerr << "load_bench: no model converts to the target on " << target << "\n";
     server.Stop();
     return 1;
   }
@@ -226,7 +293,7 @@ int main(int argc, char** argv) {
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&, c] {
-      auto stub = NewStub(server.port);
+      auto stub = NewStub(target);
       std::vector<double> mine;
       for (int i = next++; i < calls; i = next++) {
         const v1::ConvertRequest& request = requests[(i + c) % requests.size()];
@@ -240,7 +307,7 @@ int main(int argc, char** argv) {
             std::cerr << request.model_name() << ": " << status.error_message() << "\n";
           }
         }
-        if (i % 1000 == 999) {
+        if (own_server && i % 1000 == 999) {
           absl::MutexLock lock(&mu);
           rss_samples.emplace_back(i + 1, server.RssKib(), server.WorkersRssKib());
         }
@@ -255,12 +322,14 @@ int main(int argc, char** argv) {
   std::sort(latencies.begin(), latencies.end());
   std::sort(rss_samples.begin(), rss_samples.end());
   std::cout << absl::StrFormat(
-      "%d calls, %d clients, %d workers, %zu models (<= %d bytes) to opset %d: %.0f calls/s; "
+      "%d calls, %d clients, %s, %zu models (<= %d bytes) to opset %d: %.0f calls/s; "
       "latency p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.2f ms; %d failed\n",
-      calls, clients, workers, requests.size(), absl::GetFlag(FLAGS_max_model_bytes),
+      calls, clients, own_server ? absl::StrCat(workers, " workers") : target,
+      requests.size(), absl::GetFlag(FLAGS_max_model_bytes),
       absl::GetFlag(FLAGS_target), calls / seconds, Percentile(latencies, 0.50),
       Percentile(latencies, 0.95), Percentile(latencies, 0.99), latencies.back(),
       failed.load());
+  if (!own_server) return failed.load() == 0 ? 0 : 1;
   std::cout << absl::StrFormat(
       "server CPU: %.2f s in its process, %.2f s in its workers: %.3f ms per call\n",
       cpu_end - cpu_start, workers_cpu_end - workers_cpu_start,
