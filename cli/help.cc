@@ -40,6 +40,7 @@ const std::map<absl::string_view, absl::string_view>& FlagHelpTable() {
       {"report-format", "format of each model's report file: json or txt"},
       {"rules", "rule files of your own, applied after the profile's passes"},
       {"seed", "the seed of the random input sets"},
+      {"shard", "convert only share I of N of the inputs (I/N; by a hash of each name)"},
       {"skip", "leave out these passes (comma-separated)"},
       {"strict", "fail on anything inference cannot type"},
       {"to", "the target opset of ai.onnx"},

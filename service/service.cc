@@ -124,7 +124,8 @@ void ConvertService::StartDraining() { draining_.store(true); }
 std::string ConvertService::CallId(grpc::ServerContext* context) {
   std::string id = ClientRequestId(context->client_metadata());
   if (id.empty()) id = NewRequestId();
-  context->AddInitialMetadata(kRequestIdMetadata, id);
+  // In the trailers only: gRPC retries (the clients' service-config
+  // policy) only calls whose refusal came without headers before it.
   context->AddTrailingMetadata(kRequestIdMetadata, id);
   return id;
 }
