@@ -7,7 +7,9 @@ Checks, failing with a list of what is wrong:
   onnx-convert-server, onnx-convert or onnx-convert-status is one that
   binary's help lists (flags issue 21 adds and not merged yet are named
   "pending merge");
-- the manifests decode as Kubernetes objects (kubectl, offline) and hold
+- the manifests parse as Kubernetes objects (`kubectl label --local`, which
+  works offline: YAML syntax, apiVersion, kind and metadata are checked,
+  the rest of the schema is not, as no API server is reachable) and hold
   what deploy/README.md promises: gRPC probes, memory matching the budget
   flag, a grace period beyond the drain, a headless Service, an autoscaling/v2
   CPU HPA, a PodDisruptionBudget, an Indexed Job sharding `batch` over the
@@ -140,7 +142,7 @@ def exec_form(text):
 def check_containerfile(path, binaries, known):
     """Returns the ENTRYPOINT's argument list."""
     entrypoint, cmd = [], []
-    copied = set()
+    copied, exposed = set(), set()
     packages = set()
     for keyword, rest in containerfile_instructions(path):
         if keyword == "COPY":
@@ -148,6 +150,8 @@ def check_containerfile(path, binaries, known):
         elif keyword == "RUN" and "apt-get install" in rest:
             words = shlex.split(rest.split("apt-get install", 1)[1].split("&&")[0])
             packages |= {w for w in words if not w.startswith("-")}
+        elif keyword == "EXPOSE":
+            exposed |= {int(p.split("/")[0]) for p in rest.split()}
         elif keyword == "ENTRYPOINT":
             entrypoint = exec_form(rest)
         elif keyword == "CMD":
@@ -166,6 +170,10 @@ def check_containerfile(path, binaries, known):
     if entrypoint:
         check_flags("Containerfile ENTRYPOINT+CMD", os.path.basename(entrypoint[0]),
                     entrypoint[1:] + cmd, known)
+        for name, default in (("port", 50051), ("metrics_port", 0)):
+            port = int(flag_value(cmd, name) or default)
+            if port and port not in exposed:
+                problem(f"Containerfile: --{name} {port} is not EXPOSEd")
     else:
         problem("Containerfile: no ENTRYPOINT")
     for package in needed_packages(binaries.values()) - BASE_PACKAGES - packages:
@@ -181,21 +189,22 @@ def needed_packages(binary_paths):
             match = re.search(r"=>\s+(/\S+)", line)
             if match:
                 libraries.add(os.path.realpath(match.group(1)))
+    # One dpkg call for all (each call reads the whole file database); a
+    # library may be registered under /lib or /usr/lib (merged /usr).
+    candidates = sorted(libraries | {l.replace("/usr/lib/", "/lib/", 1) for l in libraries})
     packages = set()
-    for library in sorted(libraries):
-        for candidate in (library, library.replace("/usr/lib/", "/lib/", 1)):
-            found = run(["dpkg", "-S", candidate])
-            if found.returncode == 0:
-                packages.add(found.stdout.split(":", 1)[0])
-                break
+    for line in run(["dpkg", "-S"] + candidates).stdout.splitlines():
+        names, _, path = line.partition(": ")
+        if path in candidates:
+            packages |= {n.split(":", 1)[0].strip() for n in names.split(",")}
     return packages
 
 
 # --- the manifests -----------------------------------------------------------
 
 def decode_manifests(paths):
-    """The objects of the manifests as kubectl decodes them (typed, offline),
-    or None without kubectl."""
+    """The objects of the manifests as kubectl reads them (offline), or None
+    without kubectl."""
     kubectl = shutil.which("kubectl")
     if kubectl is None:
         print("manifests_check: kubectl not found: manifests not decoded", file=sys.stderr)
@@ -258,6 +267,11 @@ def check_server_pod(obj, entrypoint, known):
             grpc_probe = container.get(probe, {}).get("grpc")
             if not grpc_probe or grpc_probe.get("port") != port:
                 problem(f"{where}: no {probe} of grpc on --port {port}")
+        container_ports = {p["containerPort"] for p in container.get("ports", [])}
+        for name, default in (("port", 50051), ("metrics_port", 0)):
+            value = int(flag_value(args, name) or default)
+            if value and value not in container_ports:
+                problem(f"{where}: --{name} {value} is not a containerPort")
         grace_ms = int(flag_value(args, "grace_ms") or 10000)
         pre_stop = container.get("lifecycle", {}).get("preStop", {}).get("exec", {})
         sleep_ms = 0
@@ -292,12 +306,32 @@ def check_manifests(objects, entrypoint, known):
                 if s["spec"].get("clusterIP") == "None"}
     if not headless:
         problem("deploy/k8s: no headless Service (clusterIP: None)")
+    for service in headless.values():
+        check_service_ports(service, by_kind.get("Deployment", []))
     for hpa in by_kind.get("HorizontalPodAutoscaler", []):
         if hpa["apiVersion"] != "autoscaling/v2" or not any(
                 m.get("resource", {}).get("name") == "cpu" for m in hpa["spec"]["metrics"]):
             problem(f"{hpa['_file']}: the HPA is not an autoscaling/v2 one on CPU")
     for job in by_kind.get("Job", []):
         check_job(job, entrypoint, known, headless)
+
+
+def check_service_ports(service, deployments):
+    """Each port of the Service reaches a port of the pods it selects."""
+    selector = service["spec"].get("selector", {})
+    where = f"{service['_file']} Service/{service['metadata']['name']}"
+    pods = [d for d in deployments if selector and selector.items() <=
+            d["spec"]["template"]["metadata"].get("labels", {}).items()]
+    if not pods:
+        problem(f"{where}: selects no Deployment's pods")
+    for deployment in pods:
+        ports = [p for c in deployment["spec"]["template"]["spec"]["containers"]
+                 for p in c.get("ports", [])]
+        for port in service["spec"]["ports"]:
+            target = port.get("targetPort", port["port"])
+            if not any(target in (p.get("name"), p["containerPort"]) for p in ports):
+                problem(f"{where}: port {port['port']} targets {target}, which "
+                        f"Deployment/{deployment['metadata']['name']} does not open")
 
 
 def check_job(job, entrypoint, known, headless):
