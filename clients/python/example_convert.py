@@ -15,14 +15,15 @@ import onnx_convert_client  # noqa: E402
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--server", default="127.0.0.1:50051")
+    parser.add_argument("--server", default="127.0.0.1:50051",
+                        help="any gRPC target: HOST:PORT, dns:///HOST:PORT, ipv4:A:P,B:P")
     parser.add_argument("input")
     parser.add_argument("output")
     parser.add_argument("--to", type=int, required=True)
     parser.add_argument("--ml-to", type=int, default=None)
     parser.add_argument("--report", default=None)
     args = parser.parse_args()
-    client = onnx_convert_client.Client(args.server)
+    client = onnx_convert_client.Client(args.server)  # round_robin, retries
     with open(args.input, "rb") as f:
         model = f.read()
     try:

@@ -1,96 +1,394 @@
-"""A small client for the onnx-convert gRPC service (package onnxconvert.v1).
+"""A client for the onnx-convert gRPC service (package onnxconvert.v1).
 
-The stubs are generated from proto/onnx_convert_service.proto with protoc's
-Python output (see generate_stubs); Debian's python3-grpcio and
-python3-protobuf run them.
+The stubs (onnx_convert_service_pb2*.py, grpc_health_pb2*.py,
+rpc_status_pb2*.py) are generated once by generate_stubs.sh and checked in
+beside this file; Debian's python3-grpcio and python3-protobuf run them.
 
-    client = Client("127.0.0.1:50051")
+    client = Client("dns:///onnx-convert-headless:50051")
     converted, report = client.convert(open("m.onnx", "rb").read(), target_opset=17)
+
+Any gRPC target works ("host:port", "dns:///host:port", "ipv4:a:p,b:p",
+"unix:/path"); calls are balanced round_robin over its addresses, skip
+replicas whose grpc.health.v1 status is not SERVING, and are retried on
+UNAVAILABLE and RESOURCE_EXHAUSTED (a conversion is idempotent), all by
+gRPC from the channel's service config (see service_config).
 """
 
-import importlib
+import json
 import os
-import subprocess
 import sys
-import tempfile
+from dataclasses import dataclass, field
 
 import grpc
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import grpc_health_pb2  # noqa: E402
+import grpc_health_pb2_grpc  # noqa: E402
+import onnx_convert_service_pb2 as pb  # noqa: E402
+import onnx_convert_service_pb2_grpc as pb_grpc  # noqa: E402
+import rpc_status_pb2  # noqa: E402
 
-def generate_stubs(proto_dir, out_dir):
-    """Writes onnx_convert_service_pb2(_grpc).py for the protos in
-    `proto_dir` into `out_dir` with protoc and grpc_python_plugin."""
-    command = [
-        "protoc", f"--proto_path={proto_dir}", f"--python_out={out_dir}",
-        f"--grpc_python_out={out_dir}",
-        "--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin",
-        os.path.join(proto_dir, "onnx_convert_service.proto"),
-    ]
-    subprocess.run(command, check=True)
+SERVICE = "onnxconvert.v1.OnnxConvert"
 
 
-def load_stubs(proto_dir=None):
-    """Generates the stubs into a temporary folder (once) and imports them:
-    returns (messages module, grpc module)."""
-    if proto_dir is None:
-        here = os.path.dirname(os.path.abspath(__file__))
-        proto_dir = os.path.join(here, "..", "..", "proto")
-    out_dir = tempfile.mkdtemp(prefix="onnx_convert_stubs_")
-    generate_stubs(proto_dir, out_dir)
-    sys.path.insert(0, out_dir)
-    return (importlib.import_module("onnx_convert_service_pb2"),
-            importlib.import_module("onnx_convert_service_pb2_grpc"))
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How gRPC retries a call that failed with one of `codes` (attempts
+    include the first; gRPC allows at most 5). Streams are retried only
+    while what they sent fits gRPC's retry buffer (256 KiB by default)."""
+    max_attempts: int = 5
+    initial_backoff_s: float = 0.2
+    max_backoff_s: float = 5.0
+    backoff_multiplier: float = 2.0
+    codes: tuple = ("UNAVAILABLE", "RESOURCE_EXHAUSTED")
+
+
+def service_config(balancing="round_robin", retry=RetryPolicy(), health_check=True):
+    """The gRPC service config (as JSON text) of a Client: `balancing` names
+    a load-balancing policy ("round_robin", "pick_first"), `retry` is a
+    RetryPolicy or None for no retries, `health_check` skips addresses whose
+    grpc.health.v1 status for the service is not SERVING."""
+    config = {}
+    if balancing:
+        config["loadBalancingConfig"] = [{balancing: {}}]
+    if retry is not None:
+        config["methodConfig"] = [{
+            "name": [{"service": SERVICE}],
+            "retryPolicy": {
+                "maxAttempts": retry.max_attempts,
+                "initialBackoff": f"{retry.initial_backoff_s}s",
+                "maxBackoff": f"{retry.max_backoff_s}s",
+                "backoffMultiplier": retry.backoff_multiplier,
+                "retryableStatusCodes": list(retry.codes),
+            },
+        }]
+    if health_check:
+        config["healthCheckConfig"] = {"serviceName": SERVICE}
+    return json.dumps(config)
 
 
 class ConversionError(Exception):
-    """A call the server refused: the gRPC code and its message (for
-    FAILED_PRECONDITION, the step, node and reason)."""
+    """A call the server refused: the gRPC code and its message. `detail` is
+    the ConversionError message attached to a FAILED_PRECONDITION (the step,
+    node and reason), else None; `retry_delay_s` the google.rpc.RetryInfo
+    hint of a rejection under load, else None."""
 
-    def __init__(self, code, message):
+    def __init__(self, code, message, detail=None, retry_delay_s=None):
         super().__init__(f"{code.name}: {message}")
         self.code = code
         self.message = message
+        self.detail = detail
+        self.retry_delay_s = retry_delay_s
+
+    @staticmethod
+    def from_rpc(error):
+        """The ConversionError of a grpc.RpcError, its rich details decoded."""
+        detail, delay = None, None
+        for key, value in (error.trailing_metadata() or ()):
+            if key != "grpc-status-details-bin":
+                continue
+            status = rpc_status_pb2.Status.FromString(value)
+            for any_detail in status.details:
+                if any_detail.Is(pb.ConversionError.DESCRIPTOR):
+                    detail = pb.ConversionError()
+                    any_detail.Unpack(detail)
+                elif any_detail.type_url.endswith("/google.rpc.RetryInfo"):
+                    delay = _retry_delay_s(any_detail.value)
+        return ConversionError(error.code(), error.details(), detail, delay)
+
+
+def _retry_delay_s(retry_info):
+    """The retry_delay of a serialized google.rpc.RetryInfo, in seconds."""
+    from google.protobuf import duration_pb2
+    # RetryInfo holds one field: 1, a google.protobuf.Duration (wire type 2).
+    if len(retry_info) < 2 or retry_info[0] != 0x0A:
+        return None
+    length, at, shift = 0, 1, 0
+    while at < len(retry_info):
+        byte = retry_info[at]
+        length |= (byte & 0x7F) << shift
+        at += 1
+        shift += 7
+        if byte < 0x80:
+            break
+    delay = duration_pb2.Duration.FromString(retry_info[at:at + length])
+    return delay.seconds + delay.nanos / 1e9
+
+
+@dataclass
+class StreamOutput:
+    """What a streamed call returned: the StreamResult (report, timings, the
+    files' names and sizes) and the files, {name: bytes} or, when written
+    to a folder, {name: path}. The model's name is ""."""
+    result: object
+    files: dict = field(default_factory=dict)
+
+
+def _convert_options(target_opset, ml_target_opset=None, ir_version=None,
+                     expand_functions=True, no_casts=False, validate=None,
+                     full_validation=False, verify=0, dry_run=False):
+    options = pb.ConvertOptions(target_opset=target_opset, expand_functions=expand_functions,
+                                no_casts=no_casts, full_validation=full_validation,
+                                verify=verify, dry_run=dry_run)
+    if ml_target_opset is not None:
+        options.ml_target_opset = ml_target_opset
+    if ir_version is not None:
+        options.ir_version = ir_version
+    if validate is not None:
+        options.validate = validate
+    return options
+
+
+def _rewrite_options(profile="", passes=(), skip=(), max_fold_bytes=None, max_rounds=None,
+                     rules=None, explain=()):
+    options = pb.RewriteOptions(profile=profile, passes=list(passes), skip=list(skip),
+                                explain=list(explain))
+    if max_fold_bytes is not None:
+        options.max_fold_bytes = max_fold_bytes
+    if max_rounds is not None:
+        options.max_rounds = max_rounds
+    for name, text in (rules or {}).items():
+        options.rules.add(name=name, text=text)
+    return options
+
+
+def _safe_location(name):
+    """`name` when it is a location inside the output folder."""
+    parts = name.replace("\\", "/").split("/")
+    if os.path.isabs(name) or ".." in parts or not name:
+        raise ConversionError(grpc.StatusCode.DATA_LOSS,
+                              f"the server sent a file named {name!r} outside the output folder")
+    return name
 
 
 class Client:
-    """Calls one onnx-convert server."""
+    """Calls the onnx-convert servers of one gRPC target. Thread-safe.
 
-    def __init__(self, address, proto_dir=None, timeout=60.0):
-        self.pb, self.rpc = load_stubs(proto_dir)
-        self.channel = grpc.insecure_channel(
-            address, options=[("grpc.max_receive_message_length", 1 << 30),
-                              ("grpc.max_send_message_length", 1 << 30)])
-        self.stub = self.rpc.OnnxConvertStub(self.channel)
+    target: any gRPC target string. balancing, retry, health_check: see
+    service_config. timeout: each call's deadline in seconds (None: none),
+    retries included. Models over unary_limit_bytes go through ConvertStream
+    (RewriteStream) in chunks of chunk_bytes. channel_options: further gRPC
+    channel arguments."""
+
+    def __init__(self, target, *, balancing="round_robin", retry=RetryPolicy(),
+                 health_check=True, timeout=60.0, max_message_bytes=64 << 20,
+                 unary_limit_bytes=32 << 20, chunk_bytes=1 << 20, channel_options=()):
+        self.target = target
         self.timeout = timeout
+        self.unary_limit_bytes = unary_limit_bytes
+        self.chunk_bytes = chunk_bytes
+        options = [
+            # The server's answers (a large model's report) may pass the
+            # limit that bounds what this client sends.
+            ("grpc.max_receive_message_length", -1),
+            ("grpc.max_send_message_length", max_message_bytes),
+            ("grpc.service_config", service_config(balancing, retry, health_check)),
+            # Ours, not one a DNS TXT record may carry.
+            ("grpc.service_config_disable_resolution", 1),
+            ("grpc.enable_retries", 1 if retry is not None else 0),
+        ]
+        self.channel = grpc.insecure_channel(target, options=options + list(channel_options))
+        self.stub = pb_grpc.OnnxConvertStub(self.channel)
+        self.health_stub = grpc_health_pb2_grpc.HealthStub(self.channel)
 
-    def _call(self, method, request):
+    def close(self):
+        """Closes the channel."""
+        self.channel.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _metadata(self, request_id):
+        return (("x-request-id", request_id),) if request_id else None
+
+    def _call(self, method, request, request_id=None):
         try:
-            return method(request, timeout=self.timeout)
+            return method(request, timeout=self.timeout, metadata=self._metadata(request_id))
         except grpc.RpcError as error:
-            raise ConversionError(error.code(), error.details()) from None
+            raise ConversionError.from_rpc(error) from None
 
-    def convert(self, model_bytes, target_opset, ml_target_opset=None, ir_version=None,
-                expand_functions=True, no_casts=False, name="model.onnx"):
-        """Converts serialized model bytes; returns (converted bytes, report JSON)."""
-        options = self.pb.ConvertOptions(target_opset=target_opset,
-                                         expand_functions=expand_functions,
-                                         no_casts=no_casts)
-        if ml_target_opset is not None:
-            options.ml_target_opset = ml_target_opset
-        if ir_version is not None:
-            options.ir_version = ir_version
-        response = self._call(self.stub.Convert, self.pb.ConvertRequest(
-            model=model_bytes, model_name=name, options=options))
+    # --- conversion ---------------------------------------------------------
+
+    def convert(self, model_bytes, target_opset, *, name="model.onnx", request_id=None,
+                **options):
+        """Converts serialized model bytes; returns (converted bytes, report
+        JSON). `options`: ml_target_opset, ir_version, expand_functions,
+        no_casts, validate, full_validation, verify (ConvertOptions). A
+        model over unary_limit_bytes goes through ConvertStream; its
+        external-data references come back unchanged."""
+        if len(model_bytes) > self.unary_limit_bytes:
+            output = self.convert_stream(model_bytes, target_opset, name=name,
+                                         keep_external_data=True, request_id=request_id,
+                                         **options)
+            return output.files.get("", b""), output.result.report_json
+        response = self._call(self.stub.Convert, pb.ConvertRequest(
+            model=model_bytes, model_name=name,
+            options=_convert_options(target_opset, **options)), request_id)
         return response.model, response.report_json
 
-    def check(self, model_bytes, name="model.onnx"):
+    def plan(self, model_bytes, target_opset, *, name="model.onnx", request_id=None, **options):
+        """The steps and adapters a conversion would run (a dry run): the
+        ConvertResponse, its report (nodes_refused, each step's nodes and
+        refusals), report_json and report_text; no model."""
+        return self._call(self.stub.Plan, pb.ConvertRequest(
+            model=model_bytes, model_name=name,
+            options=_convert_options(target_opset, **options)), request_id)
+
+    def convert_stream(self, model, target_opset, *, name="model.onnx", external_files=None,
+                       keep_external_data=None, external_data_threshold=None, out_dir=None,
+                       request_id=None, **options):
+        """Converts a model of any size with ConvertStream: `model` is bytes
+        or a file path, sent in chunks; `external_files` maps each external-
+        data location the model references to a local file, uploaded too.
+        keep_external_data (default: no external_files given) uploads the
+        model only and leaves references as they are. Returns a StreamOutput;
+        with `out_dir` the model (named as `name`'s last component) and its
+        data files are written there, else kept in memory."""
+        header = pb.StreamHeader(model_name=name,
+                                 options=_convert_options(target_opset, **options))
+        return self._stream(self.stub.ConvertStream, header, model, external_files,
+                            keep_external_data, external_data_threshold, out_dir, request_id)
+
+    # --- rewriting ----------------------------------------------------------
+
+    def rewrite(self, model_bytes, *, name="model.onnx", request_id=None, **options):
+        """Rewrites a model with the graph rewriter's passes: the
+        RewriteResponse (model, report, report_json, report_text).
+        `options`: profile ("exact", "deploy"), passes, skip,
+        max_fold_bytes, max_rounds, rules ({file name: rule text}), explain.
+        A model over unary_limit_bytes goes through RewriteStream."""
+        rewrite_options = _rewrite_options(**options)
+        if len(model_bytes) > self.unary_limit_bytes:
+            header = pb.StreamHeader(model_name=name, rewrite=rewrite_options)
+            output = self._stream(self.stub.RewriteStream, header, model_bytes, None, True,
+                                  None, None, request_id)
+            result = output.result
+            return pb.RewriteResponse(model=output.files.get("", b""),
+                                      report=result.rewrite_report,
+                                      report_json=result.report_json,
+                                      report_text=result.report_text)
+        return self._call(self.stub.Rewrite, pb.RewriteRequest(
+            model=model_bytes, model_name=name, options=rewrite_options), request_id)
+
+    def rewrite_stream(self, model, *, name="model.onnx", external_files=None,
+                       keep_external_data=None, external_data_threshold=None, out_dir=None,
+                       request_id=None, **options):
+        """Rewrite for models of any size, uploaded and returned as
+        convert_stream's are; the report is `result.rewrite_report`."""
+        header = pb.StreamHeader(model_name=name, rewrite=_rewrite_options(**options))
+        return self._stream(self.stub.RewriteStream, header, model, external_files,
+                            keep_external_data, external_data_threshold, out_dir, request_id)
+
+    # --- streaming ------------------------------------------------------------
+
+    def _chunks(self, header, model, external_files):
+        """The messages of a streamed upload: the header, then the model and
+        each external-data file as chunks."""
+        yield pb.ConvertStreamRequest(header=header)
+        sources = [("", model)] + sorted((external_files or {}).items())
+        for location, source in sources:
+            if isinstance(source, (bytes, bytearray, memoryview)):
+                data = memoryview(source)
+                for at in range(0, len(data), self.chunk_bytes):
+                    yield pb.ConvertStreamRequest(chunk=pb.Chunk(
+                        name=location, data=bytes(data[at:at + self.chunk_bytes])))
+                continue
+            with open(source, "rb") as f:
+                while True:
+                    piece = f.read(self.chunk_bytes)
+                    if not piece:
+                        break
+                    yield pb.ConvertStreamRequest(chunk=pb.Chunk(name=location, data=piece))
+
+    def _stream(self, method, header, model, external_files, keep_external_data,
+                external_data_threshold, out_dir, request_id):
+        if keep_external_data is None:
+            keep_external_data = not external_files
+        header.external_data = (pb.EXTERNAL_DATA_KEPT_BY_CLIENT if keep_external_data
+                                else pb.EXTERNAL_DATA_UPLOADED)
+        if external_data_threshold is not None:
+            header.external_data_threshold = external_data_threshold
+        model_file = os.path.basename(header.model_name) or "model.onnx"
+        output = StreamOutput(result=None)
+        open_files = {}
+        call = method(self._chunks(header, model, external_files), timeout=self.timeout,
+                      metadata=self._metadata(request_id))
+        try:
+            for message in call:
+                if message.HasField("result"):
+                    output.result = message.result
+                    continue
+                name = message.chunk.name
+                if out_dir is None:
+                    output.files.setdefault(name, bytearray()).extend(message.chunk.data)
+                    continue
+                if name not in open_files:
+                    path = os.path.join(out_dir, _safe_location(name) if name else model_file)
+                    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+                    open_files[name] = open(path, "wb")
+                    output.files[name] = path
+                open_files[name].write(message.chunk.data)
+        except grpc.RpcError as error:
+            raise ConversionError.from_rpc(error) from None
+        except BaseException:
+            call.cancel()
+            raise
+        finally:
+            for f in open_files.values():
+                f.close()
+        if output.result is None:
+            raise ConversionError(grpc.StatusCode.DATA_LOSS,
+                                  f"server {self.target}: the stream held no result")
+        if out_dir is None:
+            output.files = {name: bytes(data) for name, data in output.files.items()}
+            # A file the result lists but the stream did not carry is empty.
+            for info in output.result.files:
+                output.files.setdefault(info.name, b"")
+        return output
+
+    # --- checking and inspecting ----------------------------------------------
+
+    def check(self, model_bytes, name="model.onnx", request_id=None):
         """The checker's verdict: (valid, [issue strings])."""
-        response = self._call(self.stub.Check,
-                              self.pb.ModelRequest(model=model_bytes, model_name=name))
+        response = self.check_report(model_bytes, name, request_id)
         issues = [f"{i.path} {i.node}: {i.code}: {i.message}".strip() for i in response.issues]
         return response.valid, issues
 
+    def check_report(self, model_bytes, name="model.onnx", request_id=None):
+        """The checker's CheckResponse (counts and issues)."""
+        return self._call(self.stub.Check, pb.ModelRequest(model=model_bytes, model_name=name),
+                          request_id)
+
+    def inspect(self, model_bytes, name="model.onnx", request_id=None):
+        """The model's InspectResponse: summary, text (as `onnx-convert
+        inspect` prints it) and json (as its --json does)."""
+        return self._call(self.stub.Inspect,
+                          pb.ModelRequest(model=model_bytes, model_name=name), request_id)
+
+    # --- the server -------------------------------------------------------------
+
     def capabilities(self):
         """{domain: (min opset, max opset)} the server converts."""
-        response = self._call(self.stub.Capabilities, self.pb.CapabilitiesRequest())
+        response = self.capabilities_response()
         return {r.domain: (r.min_opset, r.max_opset) for r in response.opsets}
+
+    def capabilities_response(self):
+        """The whole CapabilitiesResponse (operators, adapters, limits, passes)."""
+        return self._call(self.stub.Capabilities, pb.CapabilitiesRequest())
+
+    def metrics(self):
+        """The MetricsResponse of the server that answers (one replica)."""
+        return self._call(self.stub.Metrics, pb.MetricsRequest())
+
+    def health(self, service=SERVICE):
+        """The grpc.health.v1 status name of `service` ("" for the server),
+        e.g. "SERVING", from the replica that answers."""
+        try:
+            response = self.health_stub.Check(
+                grpc_health_pb2.HealthCheckRequest(service=service), timeout=self.timeout)
+        except grpc.RpcError as error:
+            raise ConversionError.from_rpc(error) from None
+        return grpc_health_pb2.HealthCheckResponse.ServingStatus.Name(response.status)
