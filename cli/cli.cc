@@ -22,7 +22,7 @@
 #include "cli/batch.h"
 #include "cli/engine.h"
 #include "cli/help.h"
-#include "cli/version.h"
+#include "schema/version.h"
 #include "absl/strings/str_format.h"
 #include "cli/html_report.h"
 #include "cli/optimize.h"

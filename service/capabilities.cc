@@ -1,5 +1,7 @@
 #include "service/capabilities.h"
 
+#include "schema/version.h"
+
 #include <map>
 #include <string>
 #include <utility>
@@ -119,6 +121,9 @@ const v1::CapabilitiesResponse& BuildCapabilities() {
     auto* response = new v1::CapabilitiesResponse();
     const Registry& registry = Registry::Get();
     AddOpsetRanges(*response);
+    response->set_tool_version(kToolVersion);
+    response->set_commit(BuildCommit());
+    response->set_onnx_spec(kOnnxSpecVersion);
     response->set_max_ir_version(converter::MinIrVersionForOpset(registry.MaxOpset("")));
     // All() is sorted by domain, name and since_version: the first schema
     // of each op stands for it.

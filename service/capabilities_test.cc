@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gtest/gtest.h"
+#include "schema/version.h"
 
 namespace onnxconvert::service {
 namespace {
@@ -27,6 +28,14 @@ TEST(CapabilitiesTest, OpsetRangesCoverTheSpec) {
                             return range.domain() == "ai.onnx.ml" && range.max_opset() == 5;
                           }));
   EXPECT_EQ(caps.max_ir_version(), 13);
+}
+
+TEST(CapabilitiesTest, NameTheServersVersionCommitAndSpec) {
+  const v1::CapabilitiesResponse& caps = BuildCapabilities();
+  EXPECT_EQ(caps.tool_version(), kToolVersion);
+  EXPECT_EQ(caps.onnx_spec(), "1.22");
+  EXPECT_FALSE(caps.commit().empty());
+  EXPECT_EQ(caps.commit(), BuildCommit());
 }
 
 TEST(CapabilitiesTest, OperatorVersionsAreListed) {

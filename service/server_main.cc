@@ -23,6 +23,7 @@
 #include "service/metrics_http.h"
 #include "service/admission.h"
 #include "service/model_tasks.h"
+#include "schema/version.h"
 #include "service/server.h"
 #include "service/work_dir.h"
 #include "service/worker_pool.h"
@@ -211,7 +212,9 @@ int main(int argc, char** argv) {
                     ? absl::StrCat(options.service.max_inflight_bytes, " bytes")
                     : "none")
             << std::endl;
-  std::cerr << "onnx-convert-server: listening on " << options.address << ":"
+  std::cerr << "onnx-convert-server " << onnxconvert::kToolVersion << " (commit "
+            << onnxconvert::BuildCommit() << ", ONNX spec " << onnxconvert::kOnnxSpecVersion
+            << "): listening on " << options.address << ":"
             << (*server)->port() << std::endl;
   int signal = onnxconvert::service::WaitForTerminationSignal();
   std::cerr << "onnx-convert-server: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT")

@@ -1,24 +1,24 @@
-#include "cli/version.h"
+#include "schema/version.h"
 
 #include "absl/strings/str_cat.h"
-#include "cli/build_commit.h"
+#include "schema/build_commit.h"
 #include "ir/json_writer.h"
 #include "schema/registry.h"
 
-namespace onnxconvert::cli {
+namespace onnxconvert {
 namespace {
 
-// The version of the ONNX spec the registry, checker and inference follow.
-constexpr char kSpecVersion[] = "1.22";
 // The newest IR version the checker accepts.
 constexpr int kNewestIrVersion = 13;
 
 }  // namespace
 
+const char* BuildCommit() { return kBuildCommit; }
+
 std::string VersionText() {
   const schema::Registry& registry = schema::Registry::Get();
   return absl::StrCat("onnx-convert ", kToolVersion, " (commit ", kBuildCommit, ")\n",
-                      "ONNX spec ", kSpecVersion, ": ai.onnx opsets 1-", registry.MaxOpset(""),
+                      "ONNX spec ", kOnnxSpecVersion, ": ai.onnx opsets 1-", registry.MaxOpset(""),
                       ", ai.onnx.ml opsets 1-", registry.MaxOpset("ai.onnx.ml"), ", IR version ",
                       kNewestIrVersion, "\n");
 }
@@ -28,7 +28,7 @@ std::string VersionJson() {
   JsonWriter json;
   json.BeginObject();
   json.Key("version").String(kToolVersion).Key("commit").String(kBuildCommit);
-  json.Key("onnx_spec").String(kSpecVersion);
+  json.Key("onnx_spec").String(kOnnxSpecVersion);
   json.Key("opsets").BeginObject();
   json.Key("ai.onnx").BeginArray().Int(1).Int(registry.MaxOpset("")).EndArray();
   json.Key("ai.onnx.ml").BeginArray().Int(1).Int(registry.MaxOpset("ai.onnx.ml")).EndArray();
@@ -38,4 +38,4 @@ std::string VersionJson() {
   return json.Finish();
 }
 
-}  // namespace onnxconvert::cli
+}  // namespace onnxconvert
