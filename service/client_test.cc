@@ -25,12 +25,7 @@ namespace {
 
 using ::onnxconvert::testing::Eventually;
 
-// A chain whose conversion to opset 25 takes over a second: a call that
-// keeps a draining server busy.
-const std::string& SlowModelBytes() {
-  static const auto* bytes = new std::string(testing::UnsqueezeChain(150000).SerializeAsString());
-  return *bytes;
-}
+using testing::SlowModelBytes;
 
 // A server on a free loopback port, logging its calls.
 struct Replica {

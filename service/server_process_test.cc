@@ -561,21 +561,8 @@ TEST(ServerProcessTest, WorkFolderOfAKilledServerIsRemovedByTheNextAndItsOwnAtEx
 // kills it); its exit code (-1 if it did not exit) and its stderr.
 std::pair<int, std::string> RunServerToExit(const std::string& name,
                                             std::vector<std::string> flags) {
-  std::filesystem::path dir = onnxconvert::testing::FreshTestDir(name);
-  std::string stderr_path = (dir / "stderr.txt").string();
-  std::vector<std::string> args = {"service/onnx-convert-server",
-                                   absl::StrCat("--work_dir=", dir.string())};
-  args.insert(args.end(), flags.begin(), flags.end());
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = -1;
-  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
+  std::string stderr_path;
+  const pid_t pid = SpawnServer(name, flags, stderr_path);
   int code = -1;
   bool exited = Eventually([&] {
     int status = 0;

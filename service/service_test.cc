@@ -28,12 +28,7 @@ namespace {
 
 using ::onnxconvert::testing::Eventually;
 
-// A chain whose conversion to opset 25 takes over a second (the deadline
-// and cancellation tests need it to outlast 200 ms by far).
-const std::string& SlowModelBytes() {
-  static const auto* bytes = new std::string(testing::UnsqueezeChain(150000).SerializeAsString());
-  return *bytes;
-}
+using testing::SlowModelBytes;
 
 v1::ConvertRequest Request(const std::string& bytes, int64_t target,
                            const std::string& name = "model.onnx") {

@@ -34,24 +34,35 @@ inline std::shared_ptr<grpc::Channel> Channel(int port) {
                                    grpc::InsecureChannelCredentials(), args);
 }
 
+// Starts onnx-convert-server with --work_dir in a fresh test folder named
+// `name`, then `flags`; its stderr goes to `stderr_path` (set here). The
+// process id, or -1.
+inline pid_t SpawnServer(const std::string& name, const std::vector<std::string>& flags,
+                         std::string& stderr_path) {
+  std::filesystem::path dir = onnxconvert::testing::FreshTestDir(name);
+  stderr_path = (dir / "stderr.txt").string();
+  std::vector<std::string> args = {"service/onnx-convert-server",
+                                   absl::StrCat("--work_dir=", dir.string())};
+  args.insert(args.end(), flags.begin(), flags.end());
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  pid_t pid = -1;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
 // onnx-convert-server started with some flags, its stderr in a file.
 class ServerProcess {
  public:
   explicit ServerProcess(const std::string& name, std::vector<std::string> flags) {
-    std::filesystem::path dir = onnxconvert::testing::FreshTestDir(name);
-    stderr_path_ = (dir / "stderr.txt").string();
-    std::vector<std::string> args = {"service/onnx-convert-server", "--port=0",
-                                     absl::StrCat("--work_dir=", dir.string())};
-    args.insert(args.end(), flags.begin(), flags.end());
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 2, stderr_path_.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    EXPECT_EQ(posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
+    flags.insert(flags.begin(), "--port=0");
+    pid_ = SpawnServer(name, flags, stderr_path_);
     for (int i = 0; i < 500 && port_ == 0; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
       std::string text = Stderr();

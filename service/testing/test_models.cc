@@ -109,4 +109,9 @@ std::string TinyCnnBytes() {
   return bytes.str();
 }
 
+const std::string& SlowModelBytes() {
+  static const auto* bytes = new std::string(UnsqueezeChain(150000).SerializeAsString());
+  return *bytes;
+}
+
 }  // namespace onnxconvert::service::testing

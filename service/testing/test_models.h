@@ -15,6 +15,10 @@ namespace onnxconvert::service::testing {
 // thousand pairs keep a conversion busy long enough to cancel it.
 onnx::ModelProto UnsqueezeChain(int64_t pairs);
 
+// UnsqueezeChain(150000), serialized: its conversion to opset 25 takes over
+// a second, a call that outlasts deadlines, cancels and drains by far.
+const std::string& SlowModelBytes();
+
 // A one-node Relu model at opset 13 whose initializer `W` (4 floats) lives
 // in external data at `location`, 16 bytes from offset 0.
 onnx::ModelProto ExternalDataModel(const std::string& location);
