@@ -186,7 +186,9 @@ def needed_packages(binary_paths):
     for binary in binary_paths:
         for line in run(["ldd", binary]).stdout.splitlines():
             match = re.search(r"=>\s+(/\S+)", line)
-            if match:
+            # The sanitizer runtimes are loaded only by the sanitized test
+            # builds (--config=asan/ubsan), never by the image's binaries.
+            if match and not re.search(r"/lib(asan|ubsan|lsan|tsan)\.so", match.group(1)):
                 libraries.add(os.path.realpath(match.group(1)))
     # One dpkg call for all (each call reads the whole file database); a
     # library may be registered under /lib or /usr/lib (merged /usr).
