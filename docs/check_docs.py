@@ -13,7 +13,8 @@ import os
 import re
 import sys
 
-LABEL = re.compile(r"//([a-z0-9_/]+)?(?::([A-Za-z0-9_.\-/]+))?")
+# A label starts a word ("http://host" and "dns:///host" are not labels).
+LABEL = re.compile(r"(?<![\w:/])//([a-z_][a-z0-9_/]*)?(?::([A-Za-z0-9_.\-/]+))?")
 CODE = re.compile(r"`([^`\n]+)`")
 # A path: a top-level package of the tree, then a file or folder name.
 PATH = re.compile(r"^([a-z_]+/[A-Za-z0-9_.\-/]*)$")
