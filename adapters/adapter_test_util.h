@@ -1,8 +1,12 @@
 #ifndef ONNX_CONVERT_ADAPTERS_ADAPTER_TEST_UTIL_H_
 #define ONNX_CONVERT_ADAPTERS_ADAPTER_TEST_UTIL_H_
 
+#include <cctype>
 #include <cstdint>
+#include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -26,7 +30,14 @@ struct ConversionCase {
   // first.
   bool all_nodes = false;
   bool no_casts = false;  // ConvertOptions::no_casts
+  // The whole converted model in ONNX text (header, initializers the adapter
+  // added, nodes); when set, compared as well as `expected_node`. Compared
+  // after a parse and print, so its spacing and line breaks are free.
+  std::string expected_model = "";
 };
+
+// Prints a case by its name (in the failures of parameterized tests).
+inline void PrintTo(const ConversionCase& c, std::ostream* os) { *os << c.name; }
 
 // The nodes of `graph` in ONNX text, joined by "; ".
 inline std::string AllNodesText(const onnx::GraphProto& graph) {
@@ -54,6 +65,11 @@ inline void ExpectConversion(const ConversionCase& c) {
                           : PrintNodeText(result->model.graph().node(0)),
               c.expected_node)
         << c.name;
+    if (!c.expected_model.empty()) {
+      EXPECT_EQ(PrintModelText(result->model),
+                PrintModelText(testing::ModelFromText(c.expected_model)))
+          << c.name;
+    }
     for (const converter::StepReport& step : result->report.steps) {
       EXPECT_TRUE(step.validation == "ok" || step.validation == "incremental" ||
                   step.validation == "unchanged")
@@ -65,6 +81,36 @@ inline void ExpectConversion(const ConversionCase& c) {
   EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition) << c.name;
   EXPECT_TRUE(absl::StrContains(result.status().message(), c.error))
       << c.name << ": " << result.status();
+}
+
+// A parameterized test over ConversionCases; each test file defines
+//   TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
+// and instantiates it with its tables, named after the table:
+//   INSTANTIATE_TEST_SUITE_P(Table, ConversionCaseTest,
+//                            ::testing::ValuesIn(Table()), CaseName);
+// so that each case is a test named after it.
+class ConversionCaseTest : public ::testing::TestWithParam<ConversionCase> {};
+
+// The test name of a case: its name, with any character a test name cannot
+// hold replaced by '_'.
+inline std::string CaseName(const ::testing::TestParamInfo<ConversionCase>& info) {
+  std::string name = info.param.name;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+// `c` with the whole converted model to compare (expected_model).
+inline ConversionCase WithModel(ConversionCase c, std::string expected_model) {
+  c.expected_model = std::move(expected_model);
+  return c;
+}
+
+// `cases` with every node of the converted graph compared (all_nodes).
+inline std::vector<ConversionCase> AllNodes(std::vector<ConversionCase> cases) {
+  for (ConversionCase& c : cases) c.all_nodes = true;
+  return cases;
 }
 
 }  // namespace onnxconvert::adapters

@@ -7,8 +7,10 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST(AddedAttributeAdapterTest, DropsNeutralAttributesAndRenamesModes) {
-  const ConversionCase cases[] = {
+TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
+
+std::vector<ConversionCase> DropsNeutralAttributesAndRenamesModes() {
+  return {
       {"cast_saturate_dropped", 19, 13,
        "g (float[2] X) => (int32[2] Y) { [c] Y = Cast <to = 6, saturate = 1> (X) }",
        "[c] Y = Cast <to = 6> (X)", ""},
@@ -36,8 +38,10 @@ TEST(AddedAttributeAdapterTest, DropsNeutralAttributesAndRenamesModes) {
        "g () => (int64 Y) { [k] Y = Constant <value_int = 7> () }",
        "[k] Y = Constant <value = int64[] {7}> ()", ""},
   };
-  for (const ConversionCase& c : cases) ExpectConversion(c);
 }
+
+INSTANTIATE_TEST_SUITE_P(DropsNeutralAttributesAndRenamesModes, ConversionCaseTest,
+                         ::testing::ValuesIn(DropsNeutralAttributesAndRenamesModes()), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::adapters

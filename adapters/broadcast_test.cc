@@ -7,8 +7,16 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST(BroadcastAdapterTest, LegacyAndNumpy) {
-  const ConversionCase cases[] = {
+TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
+
+// The cases' models are of IR version 3 (the opsets of legacy broadcasting).
+std::vector<ConversionCase> AtIrVersion3(std::vector<ConversionCase> cases) {
+  for (ConversionCase& c : cases) c.ir_version = 3;
+  return cases;
+}
+
+std::vector<ConversionCase> LegacyAndNumpy() {
+  return AtIrVersion3({
       {"suffix_up", 6, 7,
        "g (float[2,3,4] A, float[4] B) => (float[2,3,4] Y) { [add] Y = Add <broadcast = 1> (A, B) }",
        "[add] Y = Add(A, B)", ""},
@@ -33,12 +41,10 @@ TEST(BroadcastAdapterTest, LegacyAndNumpy) {
        "g (float[2,3] A, float[3,4] B, float[4] C) => (float[2,4] Y) "
        "{ [gemm] Y = Gemm <broadcast = 1> (A, B, C) }",
        "[gemm] Y = Gemm(A, B, C)", ""},
-  };
-  for (ConversionCase c : cases) {
-    c.ir_version = 3;
-    ExpectConversion(c);
-  }
+  });
 }
+
+INSTANTIATE_TEST_SUITE_P(LegacyAndNumpy, ConversionCaseTest, ::testing::ValuesIn(LegacyAndNumpy()), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::adapters

@@ -7,8 +7,10 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST(CastsTest, WidensTypesTheTargetLacks) {
-  const ConversionCase cases[] = {
+TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
+
+std::vector<ConversionCase> WidensTypesTheTargetLacks() {
+  return {
       {"int8_add_refused_with_no_casts", 14, 13,
        "g (int8[2] A, int8[2] B) => (int8[2] C) { [a] C = Add(A, B) }", "",
        "'A' is tensor(int8), which Add-13 does not allow for T", 8, false, /*no_casts=*/true},
@@ -47,8 +49,10 @@ TEST(CastsTest, WidensTypesTheTargetLacks) {
        "hold integers only up to ±2^53 and 53-bit fractions, and values of tensor(int64) outside "
        "that would be lost"},
   };
-  for (const ConversionCase& c : cases) ExpectConversion(c);
 }
+
+INSTANTIATE_TEST_SUITE_P(WidensTypesTheTargetLacks, ConversionCaseTest,
+                         ::testing::ValuesIn(WidensTypesTheTargetLacks()), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::adapters

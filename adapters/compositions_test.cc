@@ -3,7 +3,9 @@
 // checks the converted nodes and the constants the composition added (the
 // axis sizes, reversed indices, infinities it computes with).
 
+#include <ostream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -55,8 +57,21 @@ void ExpectComposition(const CompositionCase& test) {
   EXPECT_EQ(ConstantsText(result->model.graph()), test.constants) << c.name;
 }
 
-TEST(CompositionTest, ClipBoundsKnownAtRunTime) {
-  const CompositionCase cases[] = {
+// Prints a case by its name (in the failures of parameterized tests).
+void PrintTo(const CompositionCase& c, std::ostream* os) { *os << c.conversion.name; }
+
+// Each case of the tables below is a test named after it.
+class CompositionCaseTest : public ::testing::TestWithParam<CompositionCase> {};
+
+TEST_P(CompositionCaseTest, Converts) { ExpectComposition(GetParam()); }
+
+// The test name of a case: its conversion's name (CaseName).
+std::string CompositionName(const ::testing::TestParamInfo<CompositionCase>& info) {
+  return CaseName(::testing::TestParamInfo<ConversionCase>(info.param.conversion, info.index));
+}
+
+std::vector<CompositionCase> ClipBoundsKnownAtRunTime() {
+  return {
       {{"both_bounds_become_max_and_min", 11, 10,
         "g (float[4] X, float lo, float hi) => (float[4] Y) { [c] Y = Clip(X, lo, hi) }",
         "[c] Y__0 = Max(X, lo); [c__0] Y = Min(Y__0, hi)", ""},
@@ -82,11 +97,13 @@ TEST(CompositionTest, ClipBoundsKnownAtRunTime) {
         "Max-6 does not broadcast"},
        ""},
   };
-  for (const CompositionCase& c : cases) ExpectComposition(c);
 }
 
-TEST(CompositionTest, ReductionAxesKnownAtRunTime) {
-  const CompositionCase cases[] = {
+INSTANTIATE_TEST_SUITE_P(ClipBoundsKnownAtRunTime, CompositionCaseTest,
+                         ::testing::ValuesIn(ClipBoundsKnownAtRunTime()), CompositionName);
+
+std::vector<CompositionCase> ReductionAxesKnownAtRunTime() {
+  return {
       {{"mean_is_sum_over_count", 18, 17,
         "g (float[2,3,4] X, int64[1] A) => (float[2,1,4] Y) { [r] Y = ReduceMean(X, A) }",
         "[r] Y__0 = ReduceSum(X, A); [r__1] r_Size__0 = Size(X); "
@@ -321,8 +338,10 @@ TEST(CompositionTest, ReductionAxesKnownAtRunTime) {
         "(starts) is not a constant, and Slice-1 needs it as an attribute"},
        ""},
   };
-  for (const CompositionCase& c : cases) ExpectComposition(c);
 }
+
+INSTANTIATE_TEST_SUITE_P(ReductionAxesKnownAtRunTime, CompositionCaseTest,
+                         ::testing::ValuesIn(ReductionAxesKnownAtRunTime()), CompositionName);
 
 // The report marks compositions whose float results may round otherwise
 // than the node's own kernel, and only those.
@@ -356,8 +375,8 @@ TEST(CompositionTest, ReportMarksRoundingChanges) {
   }
 }
 
-TEST(CompositionTest, ArgSelectLastIndex) {
-  const CompositionCase cases[] = {
+std::vector<CompositionCase> ArgSelectLastIndex() {
+  return {
       {{"known_size_gathers_reversed", 12, 11,
         "g (float[2,3] X) => (int64[2,1] Y) "
         "{ [a] Y = ArgMax <axis = 1, select_last_index = 1> (X) }",
@@ -392,11 +411,13 @@ TEST(CompositionTest, ArgSelectLastIndex) {
         "[a] Y = ArgMax <axis = 1> (X)", ""},
        ""},
   };
-  for (const CompositionCase& c : cases) ExpectComposition(c);
 }
 
-TEST(CompositionTest, SplitSizesKnownAtRunTime) {
-  const CompositionCase cases[] = {
+INSTANTIATE_TEST_SUITE_P(ArgSelectLastIndex, CompositionCaseTest,
+                         ::testing::ValuesIn(ArgSelectLastIndex()), CompositionName);
+
+std::vector<CompositionCase> SplitSizesKnownAtRunTime() {
+  return {
       {{"unknown_size_sizes_from_shape", 18, 13,
         "g (float[N] X) => (float[M] A, float[K] B, float[L] C) "
         "{ [p] A, B, C = Split <num_outputs = 3> (X) }",
@@ -419,11 +440,13 @@ TEST(CompositionTest, SplitSizesKnownAtRunTime) {
         ""},
        "p__0 = {-1}; p__1 = {1}; p__2 = {2}; p__3 = {0, 1}; p__4 = 0"},
   };
-  for (const CompositionCase& c : cases) ExpectComposition(c);
 }
 
-TEST(CompositionTest, MaxMinOfTheSameShape) {
-  const CompositionCase cases[] = {
+INSTANTIATE_TEST_SUITE_P(SplitSizesKnownAtRunTime, CompositionCaseTest,
+                         ::testing::ValuesIn(SplitSizesKnownAtRunTime()), CompositionName);
+
+std::vector<CompositionCase> MaxMinOfTheSameShape() {
+  std::vector<CompositionCase> cases = {
       {{"same_value", 8, 6, "g (float[N,M] X) => (float[N,M] Y) { [m] Y = Max(X, X) }",
         "[m] Y = Max(X, X)", ""},
        ""},
@@ -439,14 +462,15 @@ TEST(CompositionTest, MaxMinOfTheSameShape) {
         "are not known to be equal"},
        ""},
   };
-  for (CompositionCase c : cases) {
-    c.conversion.ir_version = 3;
-    ExpectComposition(c);
-  }
+  for (CompositionCase& c : cases) c.conversion.ir_version = 3;
+  return cases;
 }
 
-TEST(CompositionTest, OpsThatDidNotExistYet) {
-  const CompositionCase cases[] = {
+INSTANTIATE_TEST_SUITE_P(MaxMinOfTheSameShape, CompositionCaseTest,
+                         ::testing::ValuesIn(MaxMinOfTheSameShape()), CompositionName);
+
+std::vector<CompositionCase> OpsThatDidNotExistYet() {
+  return {
       {{"constant_of_shape_constant_shape", 9, 8,
         "g () => (int64[2,3] Y) <int64[2] s = {2, 3}> "
         "{ [k] Y = ConstantOfShape <value = int64[1] {7}> (s) }",
@@ -524,8 +548,10 @@ TEST(CompositionTest, OpsThatDidNotExistYet) {
         ""},
        ""},
   };
-  for (const CompositionCase& c : cases) ExpectComposition(c);
 }
+
+INSTANTIATE_TEST_SUITE_P(OpsThatDidNotExistYet, CompositionCaseTest,
+                         ::testing::ValuesIn(OpsThatDidNotExistYet()), CompositionName);
 
 }  // namespace
 }  // namespace onnxconvert::adapters

@@ -9,8 +9,10 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST(DefaultedAttributesTest, DefaultsTheTargetLacksAreDropped) {
-  const ConversionCase cases[] = {
+TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
+
+std::vector<ConversionCase> DefaultsTheTargetLacksAreDropped() {
+  return {
       {"reduce_mean_noop_with_empty_axes_0", 18, 13,
        "g (float[2,3] X) => (float[2] Y) <int64[1] axes = {1}> "
        "{ [m] Y = ReduceMean <keepdims = 0, noop_with_empty_axes = 0> (X, axes) }",
@@ -111,8 +113,10 @@ TEST(DefaultedAttributesTest, DefaultsTheTargetLacksAreDropped) {
        "coordinate_transformation_mode = \"half_pixel\"> (X, R, I) }",
        "", "RoiAlign-10 does only what 'output_half_pixel' does"},
   };
-  for (const ConversionCase& c : cases) ExpectConversion(c);
 }
+
+INSTANTIATE_TEST_SUITE_P(DefaultsTheTargetLacksAreDropped, ConversionCaseTest,
+                         ::testing::ValuesIn(DefaultsTheTargetLacksAreDropped()), CaseName);
 
 // The step's report lists the attribute dropped.
 TEST(DefaultedAttributesTest, TheReportListsTheDrop) {

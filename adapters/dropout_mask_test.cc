@@ -8,8 +8,10 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST(DropoutMaskTest, DropsOrCastsTheMask) {
-  const ConversionCase cases[] = {
+TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
+
+std::vector<ConversionCase> DropsOrCastsTheMask() {
+  return {
       {"no_mask_up", 9, 10, "g (float[2] X) => (float[2] Y) { [d] Y = Dropout(X) }",
        "[d] Y = Dropout(X)", ""},
       {"unused_mask_dropped_up", 9, 10,
@@ -33,8 +35,10 @@ TEST(DropoutMaskTest, DropsOrCastsTheMask) {
        "[d] Y, M__0 = Dropout(X); [d_cast__0] M = Cast <to = 9> (M__0)", "", 8,
        /*all_nodes=*/true},
   };
-  for (const ConversionCase& c : cases) ExpectConversion(c);
 }
+
+INSTANTIATE_TEST_SUITE_P(DropsOrCastsTheMask, ConversionCaseTest,
+                         ::testing::ValuesIn(DropsOrCastsTheMask()), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::adapters

@@ -10,8 +10,10 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST(FoldedConstantsTest, FoldsWhatTheTargetNeedsConstant) {
-  const ConversionCase cases[] = {
+TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
+
+std::vector<ConversionCase> FoldsWhatTheTargetNeedsConstant() {
+  return {
       {"pads_from_a_concat_of_constants", 13, 10,
        "g (float[2,5] X) => (float[2,7] Y) <int64[2] a = {0, 0}, int64[2] b = {0, 2}> "
        "{ [c] q = Concat <axis = 0> (a, b) [p] Y = Pad <mode = \"reflect\"> (X, q) }",
@@ -22,10 +24,22 @@ TEST(FoldedConstantsTest, FoldsWhatTheTargetNeedsConstant) {
        "{ [c] b = Cast <to = 7> (a) [s] Y = Squeeze(X, b) }",
        "[c] b = Cast <to = 7> (a); [s] Y = Squeeze <axes = [1]> (X)", "", 8, true},
       // Where-9 does not exist at 8 and has no function body.
-      {"refused_node_of_constants_becomes_its_value", 9, 8,
+      WithModel({"refused_node_of_constants_becomes_its_value", 9, 8,
        "g (float[3] X) => (float[3] Y) <bool[3] c = {1, 0, 1}, float[3] k = {1, 2, 3}, "
        "float[1] z = {0}> { [w] f = Where(c, k, z) [a] Y = Add(X, f) }",
        "[w] f = Identity(w__0); [a] Y = Add(X, f)", "", 8, true},
+                "<\n"
+                "  ir_version: 8,\n"
+                "  opset_import: [\"\" : 8]\n"
+                ">\n"
+                "g (float[3] X) => (float[3] Y)\n"
+                "  <bool[3] c = {1, 0, 1},\n"
+                "   float[3] k = {1.0, 2.0, 3.0},\n"
+                "   float[1] z = {0.0},\n"
+                "   float[3] w__0 = raw {1.0, 0.0, 3.0}> {\n"
+                "  [w] f = Identity(w__0)\n"
+                "  [a] Y = Add(X, f)\n"
+                "}\n"),
       // A node whose input is known only at run time is refused as before.
       {"runtime_steps_refused", 13, 9,
        "g (float[3] X, int64[1] m) => (float[3] Y) <int64[1] s = {-1}, "
@@ -40,8 +54,10 @@ TEST(FoldedConstantsTest, FoldsWhatTheTargetNeedsConstant) {
        "[s] Y = Squeeze(X, a) }",
        "", "(axes) is not a constant"},
   };
-  for (const ConversionCase& c : cases) ExpectConversion(c);
 }
+
+INSTANTIATE_TEST_SUITE_P(FoldsWhatTheTargetNeedsConstant, ConversionCaseTest,
+                         ::testing::ValuesIn(FoldsWhatTheTargetNeedsConstant()), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::adapters

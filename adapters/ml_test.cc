@@ -1,7 +1,9 @@
 // ai.onnx.ml conversions (LabelEncoder, tree ensembles), through the
 // converter with an ai.onnx.ml target.
 
+#include <ostream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -30,8 +32,11 @@ std::string Nodes(const onnx::GraphProto& graph) {
   return text;
 }
 
-TEST(MlAdapterTest, ConvertsAiOnnxMlOps) {
-  const MlCase cases[] = {
+// Prints a case by its name (in the failures of parameterized tests).
+void PrintTo(const MlCase& c, std::ostream* os) { *os << c.name; }
+
+std::vector<MlCase> ConvertsAiOnnxMlOps() {
+  return {
       {"label_encoder_up_strings_to_indices", 1, 2,
        "g (string[3] X) => (int64[3] Y) "
        "{ [le] Y = ai.onnx.ml.LabelEncoder <classes_strings = [\"a\", \"b\"]> (X) }",
@@ -72,32 +77,43 @@ TEST(MlAdapterTest, ConvertsAiOnnxMlOps) {
        "class_treeids = [0], class_nodeids = [0], class_ids = [0], class_weights = [1.0]> (X) }",
        "", "gives no labels"},
   };
-  for (const MlCase& c : cases) {
-    onnx::ModelProto model = testing::ModelFromText(absl::StrCat(
-        "<ir_version: 10, opset_import: [\"\" : 21, \"ai.onnx.ml\" : ", c.ml_from, "]>\n",
-        c.graph));
-    converter::ConvertOptions options;
-    options.target_opset = 21;
-    options.ml_target_opset = c.ml_to;
-    absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
-    if (c.error.empty()) {
-      ASSERT_TRUE(result.ok()) << c.name << ": " << result.status();
-      EXPECT_EQ(Nodes(result->model.graph()), c.expected) << c.name;
-      for (const auto& opset : result->model.opset_import()) {
-        if (opset.domain() == "ai.onnx.ml") {
-          EXPECT_EQ(opset.version(), c.ml_to) << c.name;
-        }
-      }
-      continue;
-    }
-    ASSERT_FALSE(result.ok()) << c.name;
-    EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition) << c.name;
-    EXPECT_TRUE(absl::StrContains(result.status().message(), c.error))
-        << c.name << ": " << result.status();
-    EXPECT_TRUE(absl::StrContains(result.status().message(), "ai.onnx.ml step"))
-        << c.name << ": " << result.status();
-  }
 }
+
+// Each case of the table is a test named after it.
+class MlAdapterTest : public ::testing::TestWithParam<MlCase> {};
+
+TEST_P(MlAdapterTest, Converts) {
+  const MlCase& c = GetParam();
+  onnx::ModelProto model = testing::ModelFromText(absl::StrCat(
+      "<ir_version: 10, opset_import: [\"\" : 21, \"ai.onnx.ml\" : ", c.ml_from, "]>\n",
+      c.graph));
+  converter::ConvertOptions options;
+  options.target_opset = 21;
+  options.ml_target_opset = c.ml_to;
+  absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
+  if (c.error.empty()) {
+    ASSERT_TRUE(result.ok()) << c.name << ": " << result.status();
+    EXPECT_EQ(Nodes(result->model.graph()), c.expected) << c.name;
+    for (const auto& opset : result->model.opset_import()) {
+      if (opset.domain() == "ai.onnx.ml") {
+        EXPECT_EQ(opset.version(), c.ml_to) << c.name;
+      }
+    }
+    return;
+  }
+  ASSERT_FALSE(result.ok()) << c.name;
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition) << c.name;
+  EXPECT_TRUE(absl::StrContains(result.status().message(), c.error))
+      << c.name << ": " << result.status();
+  EXPECT_TRUE(absl::StrContains(result.status().message(), "ai.onnx.ml step"))
+      << c.name << ": " << result.status();
+}
+
+INSTANTIATE_TEST_SUITE_P(ConvertsAiOnnxMlOps, MlAdapterTest,
+                         ::testing::ValuesIn(ConvertsAiOnnxMlOps()),
+                         [](const ::testing::TestParamInfo<MlCase>& info) {
+                           return info.param.name;
+                         });
 
 }  // namespace
 }  // namespace onnxconvert::adapters

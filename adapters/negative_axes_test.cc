@@ -7,8 +7,10 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST(NegativeAxesTest, ResolvedWithTheRankTheyIndex) {
-  const ConversionCase cases[] = {
+TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
+
+std::vector<ConversionCase> ResolvedWithTheRankTheyIndex() {
+  return {
       {"squeeze_counts_in_the_input", 11, 10,
        "g (float[3,1] X) => (float[3] Y) { [s] Y = Squeeze <axes = [-1]> (X) }",
        "[s] Y = Squeeze <axes = [1]> (X)", ""},
@@ -25,8 +27,10 @@ TEST(NegativeAxesTest, ResolvedWithTheRankTheyIndex) {
        "g (float[3,1] X) => (float[3] Y) { [s] Y = Squeeze <axes = [1]> (X) }",
        "[s] Y = Squeeze <axes = [1]> (X)", ""},
   };
-  for (const ConversionCase& c : cases) ExpectConversion(c);
 }
+
+INSTANTIATE_TEST_SUITE_P(ResolvedWithTheRankTheyIndex, ConversionCaseTest,
+                         ::testing::ValuesIn(ResolvedWithTheRankTheyIndex()), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::adapters

@@ -7,8 +7,10 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST(NormalizationAdapterTest, RewritesScaleAndBiasAndTrainingForms) {
-  const ConversionCase cases[] = {
+TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
+
+std::vector<ConversionCase> RewritesScaleAndBiasAndTrainingForms() {
+  return {
       {"group_norm_up_spreads_groups_to_channels", 20, 21,
        "g (float[2,4,3] X) => (float[2,4,3] Y) <float[2] S = {1.0, 2.0}, float[2] B = {0.0, 0.5}> "
        "{ [gn] Y = GroupNormalization <num_groups = 2> (X, S, B) }",
@@ -37,8 +39,10 @@ TEST(NormalizationAdapterTest, RewritesScaleAndBiasAndTrainingForms) {
        "{ [bn] Y = BatchNormalization <training_mode = 1> (X, s, b, m, v) }", "",
        "training_mode is set"},
   };
-  for (const ConversionCase& c : cases) ExpectConversion(c);
 }
+
+INSTANTIATE_TEST_SUITE_P(RewritesScaleAndBiasAndTrainingForms, ConversionCaseTest,
+                         ::testing::ValuesIn(RewritesScaleAndBiasAndTrainingForms()), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::adapters

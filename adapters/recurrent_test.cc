@@ -8,8 +8,10 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST(RecurrentLayoutTest, BatchFirstByTransposes) {
-  const ConversionCase cases[] = {
+TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
+
+std::vector<ConversionCase> BatchFirstByTransposes() {
+  return {
       {"lstm_batch_first", 14, 13,
        "g (float[2,5,3] X, float[1,16,3] W, float[1,16,4] R, float[2,1,4] H, float[2,1,4] C) "
        "=> (float[2,5,1,4] Y, float[2,1,4] YH, float[2,1,4] YC) "
@@ -42,8 +44,10 @@ TEST(RecurrentLayoutTest, BatchFirstByTransposes) {
        "{ [r] Y = RNN <hidden_size = 4, layout = 0> (X, W, R) }",
        "[r] Y = RNN <hidden_size = 4> (X, W, R)", ""},
   };
-  for (const ConversionCase& c : cases) ExpectConversion(c);
 }
+
+INSTANTIATE_TEST_SUITE_P(BatchFirstByTransposes, ConversionCaseTest,
+                         ::testing::ValuesIn(BatchFirstByTransposes()), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::adapters

@@ -6,8 +6,10 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST(ReplacementAdapterTest, ReplacesOpsAcrossTheirDeprecation) {
-  const ConversionCase cases[] = {
+TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
+
+std::vector<ConversionCase> ReplacesOpsAcrossTheirDeprecation() {
+  return {
       {"scatter_up_becomes_scatter_elements", 9, 11,
        "g (float[3,3] D, int64[1,3] I, float[1,3] U) => (float[3,3] Y) "
        "{ [s] Y = Scatter <axis = 0> (D, I, U) }",
@@ -28,8 +30,10 @@ TEST(ReplacementAdapterTest, ReplacesOpsAcrossTheirDeprecation) {
        "g (float[2] X, int32[1] L) => (int32[2] Y) { [c] Y = CastLike(X, L) }",
        "[c] Y = Cast <to = 6> (X)", ""},
   };
-  for (const ConversionCase& c : cases) ExpectConversion(c);
 }
+
+INSTANTIATE_TEST_SUITE_P(ReplacesOpsAcrossTheirDeprecation, ConversionCaseTest,
+                         ::testing::ValuesIn(ReplacesOpsAcrossTheirDeprecation()), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::adapters

@@ -6,8 +6,10 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST(ResizeAdapterTest, KeepsTheSamplingOfEachVersion) {
-  const ConversionCase cases[] = {
+TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
+
+std::vector<ConversionCase> KeepsTheSamplingOfEachVersion() {
+  return {
       {"resize_10_up_samples_asymmetrically", 10, 11,
        "g (float[1,1,2,2] X) => (float[1,1,4,4] Y) <float[4] s = {1.0, 1.0, 2.0, 2.0}> "
        "{ [r] Y = Resize(X, s) }",
@@ -52,8 +54,10 @@ TEST(ResizeAdapterTest, KeepsTheSamplingOfEachVersion) {
        "{ [r] Y = Resize <axes = [2, 3]> (X, \"\", s) }",
        "[r] Y = Resize(X, \"\", r__0)", ""},
   };
-  for (const ConversionCase& c : cases) ExpectConversion(c);
 }
+
+INSTANTIATE_TEST_SUITE_P(KeepsTheSamplingOfEachVersion, ConversionCaseTest,
+                         ::testing::ValuesIn(KeepsTheSamplingOfEachVersion()), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::adapters

@@ -7,8 +7,10 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST(ShapeOpAdapterTest, RewritesChangedAttributes) {
-  const ConversionCase cases[] = {
+TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
+
+std::vector<ConversionCase> RewritesChangedAttributes() {
+  return {
       {"shape_range_down_becomes_slice", 15, 13,
        "g (float[2,3,4] X) => (int64[2] Y) { [s] Y = Shape <start = 1> (X) }",
        "[s] Y__0 = Shape(X); [s__0] Y = Slice(Y__0, s__1, s__2, s__3)", "", 8, true},
@@ -37,8 +39,10 @@ TEST(ShapeOpAdapterTest, RewritesChangedAttributes) {
        "{ [p] Y = Pad <mode = \"wrap\"> (X, p) }", "",
        "mode 'wrap' is new in Pad-19; Pad-18 cannot express it"},
   };
-  for (const ConversionCase& c : cases) ExpectConversion(c);
 }
+
+INSTANTIATE_TEST_SUITE_P(RewritesChangedAttributes, ConversionCaseTest,
+                         ::testing::ValuesIn(RewritesChangedAttributes()), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::adapters

@@ -7,6 +7,8 @@
 namespace onnxconvert::adapters {
 namespace {
 
+TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
+
 ConversionCase Case(std::string name, int64_t from, int64_t to, std::string node,
                     std::string expected, std::string error) {
   return {std::move(name), from, to,
@@ -14,8 +16,8 @@ ConversionCase Case(std::string name, int64_t from, int64_t to, std::string node
           std::move(expected), std::move(error), 7};
 }
 
-TEST(SoftmaxAdapterTest, AxisSemantics) {
-  const ConversionCase cases[] = {
+std::vector<ConversionCase> AxisSemantics() {
+  return {
       Case("last_axis_up", 11, 13, "Y = Softmax <axis = 2> (X)", "Y = Softmax <axis = 2> (X)", ""),
       Case("negative_last_axis_up", 12, 13, "Y = LogSoftmax <axis = -1> (X)",
            "Y = LogSoftmax <axis = -1> (X)", ""),
@@ -23,11 +25,13 @@ TEST(SoftmaxAdapterTest, AxisSemantics) {
            ""),
       Case("default_axis_down", 13, 12, "Y = Softmax(X)", "Y = Softmax <axis = -1> (X)", ""),
   };
-  for (const ConversionCase& c : cases) ExpectConversion(c);
 }
 
-TEST(SoftmaxAdapterTest, OtherAxesAreRewritten) {
-  ConversionCase cases[] = {
+INSTANTIATE_TEST_SUITE_P(AxisSemantics, ConversionCaseTest,
+                         ::testing::ValuesIn(AxisSemantics()), CaseName);
+
+std::vector<ConversionCase> OtherAxesAreRewritten() {
+  return AllNodes({
       Case("middle_axis_up_flattens", 11, 13, "Y = Softmax <axis = 1> (X)",
            "[softmax_Shape__0] X_dims__0 = Shape(X); "
            "[softmax_Flatten__0] X_flat__0 = Flatten <axis = 1> (X); "
@@ -38,12 +42,11 @@ TEST(SoftmaxAdapterTest, OtherAxesAreRewritten) {
            "Y__0 = Softmax <axis = 2> (X_moved__0); "
            "[softmax_Transpose__1] Y = Transpose <perm = [2, 1, 0]> (Y__0)",
            ""),
-  };
-  for (ConversionCase& c : cases) {
-    c.all_nodes = true;
-    ExpectConversion(c);
-  }
+  });
 }
+
+INSTANTIATE_TEST_SUITE_P(OtherAxesAreRewritten, ConversionCaseTest,
+                         ::testing::ValuesIn(OtherAxesAreRewritten()), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::adapters

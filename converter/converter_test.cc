@@ -1,5 +1,6 @@
 #include "converter/converter.h"
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,12 @@ g (float[N,4] X) => (float[N,4] Y) {
   EXPECT_EQ(result->report.steps[2].bumps[0].op, "Relu");
 }
 
+// The test name of a case: its name.
+template <typename Case>
+std::string NameOf(const ::testing::TestParamInfo<Case>& info) {
+  return info.param.name;
+}
+
 struct RestructureCase {
   const char* name;
   const char* model;
@@ -80,11 +87,14 @@ struct RestructureCase {
   std::vector<std::string> after_has;
 };
 
+// Prints a case by its name (in the failures of parameterized tests).
+void PrintTo(const RestructureCase& c, std::ostream* os) { *os << c.name; }
+
 // An adapter that restructures a node (a function body expanded in its
 // place, an attribute moved to an input) reports the node before and the
 // nodes after in ONNX text, in the text, JSON and proto-able report.
-TEST(ConverterTest, RestructuringAdaptersReportBeforeAndAfterText) {
-  const RestructureCase cases[] = {
+std::vector<RestructureCase> RestructuringAdapters() {
+  return {
       {"function_body_expanded", R"(<ir_version: 8, opset_import: ["" : 14]>
 g (float[2,3] X) => (float[2,3] Y) {
   [hs] Y = HardSwish(X)
@@ -96,30 +106,36 @@ g (float[3] X) => (float[1,3] Y) {
 })",
        13, "unsq", {"[unsq] Y = Unsqueeze <axes = [0]> (X)"}, {"[unsq] Y = Unsqueeze(X, unsq__"}},
   };
-  for (const RestructureCase& c : cases) {
-    SCOPED_TRACE(c.name);
-    absl::StatusOr<ConversionResult> result = ConvertModel(Model(c.model), To(c.target));
-    ASSERT_TRUE(result.ok()) << result.status();
-    const NodeChange* found = nullptr;
-    for (const StepReport& step : result->report.steps) {
-      for (const NodeChange& change : step.nodes) {
-        if (change.node == c.node) found = &change;
-      }
-    }
-    ASSERT_NE(found, nullptr) << result->report.ToText();
-    for (const std::string& part : c.before_has) {
-      EXPECT_TRUE(absl::StrContains(found->before_text, part)) << found->before_text;
-      EXPECT_TRUE(absl::StrContains(result->report.ToText(), absl::StrCat("    - ", part)))
-          << result->report.ToText();
-    }
-    for (const std::string& part : c.after_has) {
-      EXPECT_TRUE(absl::StrContains(found->after_text, part)) << found->after_text;
-    }
-    EXPECT_TRUE(absl::StrContains(result->report.ToText(), "    + ")) << result->report.ToText();
-    EXPECT_TRUE(absl::StrContains(result->report.ToJson(), "\"before\": "))
-        << result->report.ToJson();
-  }
 }
+
+class RestructureTest : public ::testing::TestWithParam<RestructureCase> {};
+
+TEST_P(RestructureTest, ReportBeforeAndAfterText) {
+  const RestructureCase& c = GetParam();
+  absl::StatusOr<ConversionResult> result = ConvertModel(Model(c.model), To(c.target));
+  ASSERT_TRUE(result.ok()) << result.status();
+  const NodeChange* found = nullptr;
+  for (const StepReport& step : result->report.steps) {
+    for (const NodeChange& change : step.nodes) {
+      if (change.node == c.node) found = &change;
+    }
+  }
+  ASSERT_NE(found, nullptr) << result->report.ToText();
+  for (const std::string& part : c.before_has) {
+    EXPECT_TRUE(absl::StrContains(found->before_text, part)) << found->before_text;
+    EXPECT_TRUE(absl::StrContains(result->report.ToText(), absl::StrCat("    - ", part)))
+        << result->report.ToText();
+  }
+  for (const std::string& part : c.after_has) {
+    EXPECT_TRUE(absl::StrContains(found->after_text, part)) << found->after_text;
+  }
+  EXPECT_TRUE(absl::StrContains(result->report.ToText(), "    + ")) << result->report.ToText();
+  EXPECT_TRUE(absl::StrContains(result->report.ToJson(), "\"before\": "))
+      << result->report.ToJson();
+}
+
+INSTANTIATE_TEST_SUITE_P(RestructuringAdapters, RestructureTest,
+                         ::testing::ValuesIn(RestructuringAdapters()), NameOf<RestructureCase>);
 
 // Nodes only rebound, or whose attributes alone change, carry no text.
 TEST(ConverterTest, RebindingAdaptersReportNoText) {
@@ -156,8 +172,11 @@ struct RefusalCase {
   std::string message;
 };
 
-TEST(ConverterTest, RefusalsNameTheStepNodeAndReason) {
-  const RefusalCase cases[] = {
+// Prints a case by its name (in the failures of parameterized tests).
+void PrintTo(const RefusalCase& c, std::ostream* os) { *os << c.name; }
+
+std::vector<RefusalCase> Refusals() {
+  return {
       {"type_not_in_older_version_without_exact_cast",
        "<ir_version: 8, opset_import: [\"\" : 14]>\n"
        "g (int64[2] X) => (int64[2] Y) { [relu] Y = Relu(X) }",
@@ -194,14 +213,21 @@ TEST(ConverterTest, RefusalsNameTheStepNodeAndReason) {
        "<ir_version: 8, opset_import: [\"\" : 14]>\ng (float X) => (float Y) { Y = Relu(Q) }", 15,
        absl::StatusCode::kInvalidArgument, "the input model is invalid"},
   };
-  for (const RefusalCase& c : cases) {
-    absl::StatusOr<ConversionResult> result = ConvertModel(Model(c.model), To(c.target));
-    ASSERT_FALSE(result.ok()) << c.name;
-    EXPECT_EQ(result.status().code(), c.code) << c.name << ": " << result.status();
-    EXPECT_TRUE(absl::StrContains(result.status().message(), c.message))
-        << c.name << ":\n  got      " << result.status().message() << "\n  expected " << c.message;
-  }
 }
+
+class RefusalTest : public ::testing::TestWithParam<RefusalCase> {};
+
+TEST_P(RefusalTest, NamesTheStepNodeAndReason) {
+  const RefusalCase& c = GetParam();
+  absl::StatusOr<ConversionResult> result = ConvertModel(Model(c.model), To(c.target));
+  ASSERT_FALSE(result.ok()) << c.name;
+  EXPECT_EQ(result.status().code(), c.code) << c.name << ": " << result.status();
+  EXPECT_TRUE(absl::StrContains(result.status().message(), c.message))
+      << c.name << ":\n  got      " << result.status().message() << "\n  expected " << c.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(Refusals, RefusalTest, ::testing::ValuesIn(Refusals()),
+                         NameOf<RefusalCase>);
 
 TEST(ConverterTest, DryRunListsEveryNodeThatCannotBeConverted) {
   onnx::ModelProto model = Model(

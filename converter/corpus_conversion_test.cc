@@ -14,9 +14,30 @@
 #include "gtest/gtest.h"
 #include "ir/model_io.h"
 #include "tests/corpus.h"
+#include "tests/golden.h"
 
 namespace onnxconvert::converter {
 namespace {
+
+constexpr char kRegenerate[] = "UPDATE_GOLDEN=1 bazel run //converter:corpus_conversion_test";
+
+// The op (with its version, e.g. "Mod-13") of the node a refusal names:
+// "step 13 -> 9: main › node 'n' (Mod-13): <reason>".
+std::string RefusedOp(absl::string_view message) {
+  // The node's name may hold parentheses ("(unnamed Where)"): the op is the
+  // last parenthesis before the reason.
+  size_t node = message.find(" node ");
+  size_t close = node == absl::string_view::npos ? node : message.find("): ", node);
+  size_t open = close == absl::string_view::npos ? close : message.rfind(" (", close);
+  if (open == absl::string_view::npos || open < node) return "?";
+  return std::string(message.substr(open + 2, close - open - 2));
+}
+
+// Appends "<prefix> <key> <count>" lines, in key order, to `table`.
+template <typename Key>
+void AppendCounts(std::string& table, absl::string_view prefix, const std::map<Key, int>& counts) {
+  for (const auto& [key, count] : counts) absl::StrAppend(&table, prefix, " ", key, " ", count, "\n");
+}
 
 // Calls `visit` with every corpus case whose model imports ai.onnx, its
 // model and opset, and every conformance target other than that opset.
@@ -37,9 +58,10 @@ void ForEachCorpusPair(const std::function<void(const testing::CorpusCase&,
 }
 
 TEST(CorpusConversionTest, EveryCaseToEveryTarget) {
-  std::map<std::string, int> tally;   // "up ok", "down refused", ...
-  std::map<std::string, int> reasons;  // refusal reasons by adapter
-  int upgrade_refusals = 0;
+  std::map<std::string, int> tally;      // "up ok", "down refused", ...
+  std::map<std::string, int> by_target;  // "7 ok", "7 refused", ...
+  std::map<std::string, int> refused;    // by the refused node's op, e.g. "Mod-13"
+  std::map<std::string, int> reasons;    // refusal reasons by adapter (printed only)
   ForEachCorpusPair([&](const testing::CorpusCase& c, const onnx::ModelProto& model, int64_t own,
                         int64_t target) {
     std::string direction = target > own ? "up" : "down";
@@ -48,26 +70,34 @@ TEST(CorpusConversionTest, EveryCaseToEveryTarget) {
     absl::StatusOr<ConversionResult> result = ConvertModel(model, options);
     if (result.ok()) {
       ++tally[direction + " ok"];
+      ++by_target[absl::StrCat(absl::Dec(target, absl::kZeroPad2), " ok")];
       return;
     }
-    bool refused = result.status().code() == absl::StatusCode::kFailedPrecondition;
-    ++tally[direction + (refused ? " refused" : " failed")];
+    bool refused_precisely = result.status().code() == absl::StatusCode::kFailedPrecondition;
+    std::string outcome = refused_precisely ? " refused" : " failed";
+    ++tally[direction + outcome];
+    ++by_target[absl::StrCat(absl::Dec(target, absl::kZeroPad2), outcome)];
     std::string message(result.status().message());
+    ++refused[absl::StrCat(direction, " ", RefusedOp(message))];
     size_t reason = message.find(": no adapter yet for ");
     ++reasons[reason == std::string::npos ? message.substr(message.rfind(": ") + 2, 60)
                                           : message.substr(reason + 21, 40)];
-    if (direction == "up") {
-      ++upgrade_refusals;
-      ++reasons[absl::StrCat("UP ", message.substr(message.find(": ", message.find(" node ")) + 2, 50))];
-    }
-    bool precise = refused && message.rfind("step ", 0) == 0 && message.find(" node ") != std::string::npos;
+    bool precise = refused_precisely && message.rfind("step ", 0) == 0 &&
+                   message.find(" node ") != std::string::npos;
     if (!precise) ADD_FAILURE() << c.name << " -> " << target << ": " << result.status();
   });
-  for (const auto& [key, count] : tally) std::cerr << key << ": " << count << "\n";
   std::cerr << "refusals and failures by reason:\n";
   for (const auto& [reason, count] : reasons) std::cerr << "  " << count << "  " << reason << "\n";
-  std::cerr << "upgrade refusals: " << upgrade_refusals << "\n";
-  EXPECT_GT(tally["up ok"], 9000);
+  std::string table =
+      "# Conversions of the backend corpus to every conformance target (corpus_conversion_test).\n"
+      "# Regenerate: UPDATE_GOLDEN=1 bazel run //converter:corpus_conversion_test\n";
+  AppendCounts(table, "direction", tally);
+  AppendCounts(table, "target", by_target);
+  AppendCounts(table, "refused", refused);
+  std::cerr << table;
+  absl::Status golden =
+      testing::CompareWithGolden("tests/golden/corpus_conversion.txt", table, kRegenerate);
+  EXPECT_TRUE(golden.ok()) << golden;
 }
 
 // Converts every case to every target validating each step both node by
@@ -90,9 +120,17 @@ TEST(CorpusConversionTest, IncrementalValidationAgreesWithTheWholeModel) {
     ++converted;
     for (const StepReport& step : result->report.steps) ++validations[step.validation];
   });
-  std::cerr << converted << " conversions; steps validated:\n";
-  for (const auto& [how, count] : validations) std::cerr << "  " << how << ": " << count << "\n";
   EXPECT_GT(validations["incremental"], validations["ok"]);
+  std::string table = absl::StrCat(
+      "# How the steps of the corpus conversions were validated (corpus_conversion_test).\n"
+      "# Regenerate: UPDATE_GOLDEN=1 bazel run //converter:corpus_conversion_test\n"
+      "conversions ",
+      converted, "\n");
+  AppendCounts(table, "steps", validations);
+  std::cerr << table;
+  absl::Status golden =
+      testing::CompareWithGolden("tests/golden/corpus_validation.txt", table, kRegenerate);
+  EXPECT_TRUE(golden.ok()) << golden;
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 // defined twice) to random targets, validating each step both node by node
 // and as a whole: the result is a converted model, or a refusal or a
 // rejection with a message; never a crash, and never a converted model the
-// whole-model validation rejects (Internal).
+// whole-model validation rejects (Internal). The counts of the fixed run
+// are pinned in tests/golden/mutated_models_*.txt (rewritten by
+// UPDATE_GOLDEN=1 bazel run //converter:mutated_models_test).
 
 #include <cstdlib>
 #include <iostream>
@@ -20,9 +22,20 @@
 #include "gtest/gtest.h"
 #include "ir/model_io.h"
 #include "tests/corpus.h"
+#include "tests/golden.h"
 
 namespace onnxconvert::converter {
 namespace {
+
+// Compares `table` with the golden table `path` in the fixed run (without
+// SEED, which explores other damage than the table's).
+void ExpectGolden(absl::string_view path, const std::string& table) {
+  std::cerr << table;
+  if (getenv("SEED") != nullptr) return;
+  absl::Status golden = testing::CompareWithGolden(
+      path, table, "UPDATE_GOLDEN=1 bazel run //converter:mutated_models_test");
+  EXPECT_TRUE(golden.ok()) << golden;
+}
 
 // Damages `model` once, in a way chosen by `random`.
 void Damage(onnx::ModelProto& model, std::mt19937& random) {
@@ -85,8 +98,13 @@ TEST(MutatedModelsTest, DamagedModelsConvertOrFailWithAMessage) {
         << c.name << " -> " << options.target_opset << ": " << result.status();
     EXPECT_FALSE(result.status().message().empty()) << c.name;
   }
-  std::cerr << converted << " damaged models converted, " << failed << " refused or rejected\n";
   EXPECT_GT(failed, 0);  // the damage is real
+  ExpectGolden("tests/golden/mutated_models_whole.txt",
+               absl::StrCat("# Damaged corpus models converted whole (mutated_models_test).\n"
+                            "# Regenerate: UPDATE_GOLDEN=1 bazel run "
+                            "//converter:mutated_models_test\n"
+                            "converted: ",
+                            converted, "\nrefused or rejected: ", failed, "\n"));
 }
 
 // The same damage, and bytes flipped or cut off, converted window by window
@@ -145,8 +163,12 @@ TEST(MutatedModelsTest, DamagedModelsConvertInWindowsAsWhole) {
     ASSERT_TRUE(out.ParseFromString(sink.bytes())) << c.name;
     EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(out, whole->model)) << c.name;
   }
-  std::cerr << windowed << " converted window by window, " << unparsable << " did not parse\n";
-  EXPECT_GT(windowed, 100);
+  ExpectGolden("tests/golden/mutated_models_windowed.txt",
+               absl::StrCat("# Damaged corpus models converted in windows (mutated_models_test).\n"
+                            "# Regenerate: UPDATE_GOLDEN=1 bazel run "
+                            "//converter:mutated_models_test\n"
+                            "converted window by window: ",
+                            windowed, "\ndid not parse: ", unparsable, "\n"));
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 // floating-point initializer read as a header), whole on an arena as
 // ConvertSerialized does below its window threshold, and with ConvertModel:
 // the same bytes and report, or the same error. Counts the conversions the
-// windows did and why they left the others whole.
+// windows did and why they left the others whole, and compares the counts
+// with the golden table tests/golden/windowed_corpus.txt (rewritten by
+// UPDATE_GOLDEN=1 bazel run //converter:windowed_corpus_test).
 
 #include <algorithm>
 #include <iostream>
@@ -11,6 +13,7 @@
 #include <map>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "converter/converter.h"
 #include "converter/report_testing.h"
 #include "converter/windowed.h"
@@ -18,6 +21,7 @@
 #include "ir/model_io.h"
 #include "ir/model_sink.h"
 #include "tests/corpus.h"
+#include "tests/golden.h"
 
 namespace onnxconvert::converter {
 namespace {
@@ -69,11 +73,19 @@ TEST(WindowedCorpusTest, WindowsConvertAsTheWholeModel) {
       }
     }
   }
-  std::cerr << "converted whole on an arena: " << on_arena << "\n";
-  std::cerr << "converted window by window: " << windowed << "\n";
-  std::cerr << "left whole, by reason:\n";
-  for (const auto& [reason, count] : tally) std::cerr << "  " << count << "  " << reason << "\n";
-  EXPECT_GT(windowed, 10000);
+  std::string table = absl::StrCat(
+      "# The corpus conversions window by window (windowed_corpus_test).\n"
+      "# Regenerate: UPDATE_GOLDEN=1 bazel run //converter:windowed_corpus_test\n"
+      "converted whole on an arena: ",
+      on_arena, "\nconverted window by window: ", windowed, "\n");
+  for (const auto& [reason, count] : tally) {
+    absl::StrAppend(&table, "left whole: ", reason, ": ", count, "\n");
+  }
+  std::cerr << table;
+  absl::Status golden = testing::CompareWithGolden(
+      "tests/golden/windowed_corpus.txt", table,
+      "UPDATE_GOLDEN=1 bazel run //converter:windowed_corpus_test");
+  EXPECT_TRUE(golden.ok()) << golden;
 }
 
 }  // namespace
