@@ -25,8 +25,39 @@ ABSL_FLAG(int, clients, 8, "Concurrent clients, each on its own channel.");
 ABSL_FLAG(int, calls, 1, "Calls each client makes, one after the other.");
 ABSL_FLAG(int64_t, nodes, 10000, "Nodes of the chain converted.");
 ABSL_FLAG(int, target_opset, 21, "Target opset.");
+ABSL_FLAG(bool, stream, false,
+          "Call ConvertStream (the header declaring the model's size, then chunks of 64 KiB) "
+          "instead of Convert: the server refuses before the body.");
 
 namespace {
+
+using onnxconvert::v1::OnnxConvert;
+
+// One ConvertStream call: the header declaring `model`'s size, the model in
+// chunks of 64 KiB, then the answer read to its end.
+grpc::Status ConvertStreamed(OnnxConvert::Stub& stub, const std::string& model,
+                             int target_opset) {
+  grpc::ClientContext context;
+  auto stream = stub.ConvertStream(&context);
+  onnxconvert::v1::ConvertStreamRequest message;
+  onnxconvert::v1::StreamHeader& header = *message.mutable_header();
+  header.set_model_name("chain.onnx");
+  header.set_report_message_only(true);
+  header.set_external_data(onnxconvert::v1::EXTERNAL_DATA_KEPT_BY_CLIENT);
+  header.mutable_options()->set_target_opset(target_opset);
+  header.set_model_bytes(static_cast<int64_t>(model.size()));
+  bool open = stream->Write(message);
+  constexpr size_t kChunk = 64 << 10;
+  for (size_t at = 0; open && at < model.size(); at += kChunk) {
+    message.mutable_chunk()->set_data(model.substr(at, kChunk));
+    open = stream->Write(message);
+  }
+  if (open) stream->WritesDone();
+  onnxconvert::v1::ConvertStreamResponse response;
+  while (stream->Read(&response)) {
+  }
+  return stream->Finish();
+}
 
 // What the calls gave.
 struct Tally {
@@ -66,13 +97,16 @@ int main(int argc, char** argv) {
       args.SetMaxReceiveMessageSize(1 << 30);
       args.SetInt("onnx-convert-bench-channel", i);  // a channel (connection) per client
       args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);        // every refusal is seen
-      auto stub = onnxconvert::v1::OnnxConvert::NewStub(grpc::CreateCustomChannel(
+      auto stub = OnnxConvert::NewStub(grpc::CreateCustomChannel(
           absl::GetFlag(FLAGS_target), grpc::InsecureChannelCredentials(), args));
       for (int call = 0; call < absl::GetFlag(FLAGS_calls); ++call) {
         grpc::ClientContext context;
         onnxconvert::v1::ConvertResponse response;
         absl::Time sent = absl::Now();
-        grpc::Status status = stub->Convert(&context, request, &response);
+        grpc::Status status =
+            absl::GetFlag(FLAGS_stream)
+                ? ConvertStreamed(*stub, model, absl::GetFlag(FLAGS_target_opset))
+                : stub->Convert(&context, request, &response);
         double ms = absl::ToDoubleMilliseconds(absl::Now() - sent);
         std::optional<absl::Duration> retry = onnxconvert::service::RetryDelayOf(status);
         std::lock_guard<std::mutex> lock(mu);
