@@ -31,6 +31,10 @@ ABSL_FLAG(std::string, address, "127.0.0.1", "Address to listen on (0.0.0.0 for 
 ABSL_FLAG(int, port, 50051, "Port to listen on; 0 picks a free one (printed at start).");
 ABSL_FLAG(int, threads, 0,
           "Most threads gRPC may use for calls, at least 2; 0: gRPC's default.");
+ABSL_FLAG(int64_t, stream_window_bytes, 0,
+          "Bytes of a call the transport takes in before the handler reads them (HTTP/2 "
+          "stream window, window probing off): bounds what refused streamed uploads hold; "
+          "0: gRPC's default.");
 ABSL_FLAG(int64_t, max_message_bytes, int64_t{64} << 20,
           "Largest gRPC message received or sent; bigger models need ConvertStream.");
 ABSL_FLAG(int64_t, max_model_bytes, int64_t{1} << 30,
@@ -113,6 +117,7 @@ onnxconvert::service::ServerOptions OptionsFromFlags() {
   options.port = absl::GetFlag(FLAGS_port);
   options.threads = absl::GetFlag(FLAGS_threads);
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  options.stream_window_bytes = absl::GetFlag(FLAGS_stream_window_bytes);
   options.grace = absl::Milliseconds(absl::GetFlag(FLAGS_grace_ms));
   onnxconvert::service::ServiceOptions& service = options.service;
   service.max_model_bytes = absl::GetFlag(FLAGS_max_model_bytes);

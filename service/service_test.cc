@@ -68,10 +68,12 @@ grpc::Status StreamWithChunkNamed(v1::OnnxConvert::Stub& stub, const v1::StreamH
 
 class ServiceTest : public ::testing::Test {
  protected:
-  void Start(ServiceOptions service = {}, int64_t max_message_bytes = int64_t{64} << 20) {
+  void Start(ServiceOptions service = {}, int64_t max_message_bytes = int64_t{64} << 20,
+             int64_t stream_window_bytes = 0) {
     ServerOptions options;
     options.port = 0;
     options.max_message_bytes = max_message_bytes;
+    options.stream_window_bytes = stream_window_bytes;
     options.grace = absl::Seconds(60);
     options.flush_delay = absl::ZeroDuration();  // nothing is in flight at teardown
     options.service = std::move(service);
@@ -549,6 +551,28 @@ TEST_F(ServiceTest, StreamsSendingMoreThanTheyDeclaredAreRefused) {
   EXPECT_EQ(server_->service().rejections("model_bytes_declared"), 2);
   EXPECT_TRUE(absl::StrContains(log_.str(), "reason=model_bytes_declared")) << log_.str();
   EXPECT_TRUE(Eventually([&] { return server_->service().inflight_bytes() == 0; }));
+}
+
+TEST_F(ServiceTest, SmallStreamWindowsStillCarryUploadsLargerThanThem) {
+  const std::string model = testing::UnsqueezeChain(3000).SerializeAsString();
+  ASSERT_GT(model.size(), size_t{64} << 10);
+  Start({}, int64_t{64} << 20, /*stream_window_bytes=*/16 << 10);
+  const struct {
+    const char* name;
+    bool declared;
+  } kCases[] = {{"declared", true}, {"not declared", false}};
+  for (const auto& c : kCases) {
+    grpc::Status status =
+        c.declared ? StreamDeclaring(*Stub(), model, static_cast<int64_t>(model.size()),
+                                     /*send_body=*/true)
+                   : StreamModel(*Stub(), model, 13);
+    EXPECT_TRUE(status.ok()) << c.name << ": " << status.error_message();
+  }
+  // Over a real connection too (the in-process channel has no HTTP/2).
+  auto stub = v1::OnnxConvert::NewStub(
+      grpc::CreateChannel(Target(), grpc::InsecureChannelCredentials()));
+  grpc::Status status = StreamModel(*stub, model, 13);
+  EXPECT_TRUE(status.ok()) << status.error_message();
 }
 
 TEST_F(ServiceTest, UploadsPastTheWorkBytesAreResourceExhaustedWithARetryDelay) {
