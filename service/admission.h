@@ -103,6 +103,12 @@ inline constexpr double kDefaultBudgetFraction = 0.5;
 // AvailableMemoryBytes().
 int64_t DefaultInflightBytes();
 
+// Limits the heap to `arenas` malloc arenas (glibc's M_ARENA_MAX; it
+// allows 8 a core, each thread taking one and keeping its free memory):
+// fewer arenas keep less memory that calls in flight freed. <= 0 leaves
+// glibc's default; false when malloc refuses the setting.
+bool LimitMallocArenas(int arenas);
+
 // Gives the heap's free memory back to the system (malloc_trim) when asked
 // that the process went idle, at most once per `min_interval`, on a thread
 // of its own so that no call waits for it.

@@ -84,6 +84,10 @@ TEST(AdmissionTest, ModelCallChargeIsFourTimesTheModelPlusTwoMiB) {
   }
 }
 
+TEST(AdmissionTest, MallocTakesAnArenaLimit) {
+  for (int arenas : {0, 2, 1}) EXPECT_TRUE(LimitMallocArenas(arenas)) << arenas;
+}
+
 TEST(AdmissionTest, CgroupLimitsParse) {
   struct Case {
     const char* text;
