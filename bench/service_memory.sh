@@ -6,6 +6,11 @@
 #   bazel build //service:onnx-convert-server //service:memory_bench
 #   bench/service_memory.sh bazel-bin/service/onnx-convert-server \
 #       bazel-bin/service/memory_bench "--clients=8 --nodes=10000" --workers=0 --max_concurrent=8
+# The acceptance run: 64 clients against a memory budget (calls past it are
+# refused with a retry delay; the summary counts them):
+#   bench/service_memory.sh bazel-bin/service/onnx-convert-server \
+#       bazel-bin/service/memory_bench "--clients=64 --calls=4 --nodes=10000" --workers=0 \
+#       --max_concurrent=64 --max_inflight_bytes=16777216
 set -euo pipefail
 server_bin=$1; bench_bin=$2; bench_flags=$3; shift 3
 dir=$(mktemp -d)
@@ -37,7 +42,7 @@ while kill -0 $bench 2>/dev/null; do
 done
 wait $bench
 cat "$dir/bench" | sed -n '1p'
-echo "calls: $(grep -c ': OK' "$dir/bench") OK, $(grep -c 'RESOURCE_EXHAUSTED' "$dir/bench") RESOURCE_EXHAUSTED"
+grep '^summary:' "$dir/bench"
 echo "peak RSS while converting (sampled): server $peak_server KiB; with zygote and workers $peak_all KiB"
 echo "peak RSS (VmHWM): server $(hwm_kib $server) KiB; summed over zygote and workers $(hwm_kib $(tree $server | tail -n +2)) KiB"
 sleep 2

@@ -65,6 +65,11 @@ int64_t ByteBudget::in_use() const {
   return in_use_;
 }
 
+bool LimitMallocArenas(int arenas) {
+  if (arenas <= 0) return true;
+  return mallopt(M_ARENA_MAX, arenas) == 1;
+}
+
 int64_t ModelCallCharge(int64_t model_bytes) {
   return kChargePerModelByte * model_bytes + kChargePerCall;
 }

@@ -68,17 +68,20 @@ class ByteBudget : public std::enable_shared_from_this<ByteBudget> {
 };
 
 // What a call on a model of `model_bytes` is charged against the memory
-// budget: 5 times the model plus 8 MiB. Measured (bench/service_memory.sh,
-// --workers 0, synthetic chains of 0.1 to 8.4 MB): one call's peak above
-// the baseline grows about 4.3 bytes a model byte (the request, the parsed
-// graph and its converted copy, the answer) over about 5 to 8 MiB of fixed
-// cost (the call's thread and its malloc arena, gRPC's buffers).
+// budget: 4 times the model plus 2 MiB. Measured (bench/service_memory.sh
+// and heaptrack, --workers 0, the 10 k-node chain of 0.49 MB): one call's
+// heap peaks at about 3.6 MB, the request's model, the copy its work keeps,
+// the converted model and gRPC's serialized answer (4 times the model) over
+// one conversion window of 512 nodes parsed (model_work.h ServiceWindows);
+// 8 calls at once add 2.6 MB each to the server's peak RSS. Models that
+// converter/windowed.h converts whole (subgraphs, functions, other domains)
+// take more: their parsed graph is about 10 times their bytes.
 int64_t ModelCallCharge(int64_t model_bytes);
 // The per-model-byte part of ModelCallCharge, for charges that grow as a
 // streamed model arrives.
-inline constexpr int64_t kChargePerModelByte = 5;
+inline constexpr int64_t kChargePerModelByte = 4;
 // The fixed part of ModelCallCharge.
-inline constexpr int64_t kChargePerCall = int64_t{8} << 20;
+inline constexpr int64_t kChargePerCall = int64_t{2} << 20;
 
 // The memory limit that `text` (the content of cgroup v2's memory.max or
 // v1's memory.limit_in_bytes) states; none for "max" or a value so large
@@ -99,6 +102,12 @@ inline constexpr double kDefaultBudgetFraction = 0.5;
 // The default --max_inflight_bytes: kDefaultBudgetFraction of
 // AvailableMemoryBytes().
 int64_t DefaultInflightBytes();
+
+// Limits the heap to `arenas` malloc arenas (glibc's M_ARENA_MAX; it
+// allows 8 a core, each thread taking one and keeping its free memory):
+// fewer arenas keep less memory that calls in flight freed. <= 0 leaves
+// glibc's default; false when malloc refuses the setting.
+bool LimitMallocArenas(int arenas);
 
 // Gives the heap's free memory back to the system (malloc_trim) when asked
 // that the process went idle, at most once per `min_interval`, on a thread

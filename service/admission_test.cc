@@ -67,9 +67,25 @@ TEST(ByteBudgetTest, LoneChargeMayGrowPastTheCapacityOnlyWhileAlone) {
   EXPECT_FALSE(a->Grow(200));
 }
 
-TEST(AdmissionTest, ModelCallChargeIsFiveTimesTheModelPlusEightMiB) {
-  EXPECT_EQ(ModelCallCharge(0), 8 << 20);
-  EXPECT_EQ(ModelCallCharge(1000), 5000 + (8 << 20));
+TEST(AdmissionTest, ModelCallChargeIsFourTimesTheModelPlusTwoMiB) {
+  struct Case {
+    int64_t model_bytes;
+    int64_t charge;
+  };
+  const Case kCases[] = {
+      {0, 2 << 20},
+      {1000, 4000 + (2 << 20)},
+      // The 10 k-node chain of bench/service_memory.sh: within issue 21's
+      // 4 x model + 2 MB per call.
+      {492553, 4 * 492553 + (2 << 20)},
+  };
+  for (const Case& c : kCases) {
+    EXPECT_EQ(ModelCallCharge(c.model_bytes), c.charge) << c.model_bytes;
+  }
+}
+
+TEST(AdmissionTest, MallocTakesAnArenaLimit) {
+  for (int arenas : {0, 2, 1}) EXPECT_TRUE(LimitMallocArenas(arenas)) << arenas;
 }
 
 TEST(AdmissionTest, CgroupLimitsParse) {

@@ -288,6 +288,8 @@ absl::StatusOr<v1::StreamResult> Client::ConvertStreamOnce(
   std::unique_ptr<Stream> stream = stub_->ConvertStream(&context);
   v1::ConvertStreamRequest first;
   *first.mutable_header() = header;
+  // The server charges its budgets for the model before the upload.
+  first.mutable_header()->set_model_bytes(static_cast<int64_t>(bytes.size()));
   bool open = stream->Write(first) && WriteChunks(*stream, "", bytes, options_.chunk_bytes);
   for (size_t i = 0; open && i < external_files.size(); ++i) {
     absl::StatusOr<bool> written = WriteFileChunks(*stream, external_files[i].first,

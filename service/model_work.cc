@@ -69,6 +69,13 @@ void SetReport(const converter::ConversionReport& report, ReportForms forms, Ans
 
 }  // namespace
 
+converter::WindowOptions ServiceWindows() {
+  converter::WindowOptions windows;
+  windows.window_nodes = 512;
+  windows.min_nodes = 1024;
+  return windows;
+}
+
 absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(std::string_view bytes,
                                                       const std::string& name,
                                                       const converter::ConvertOptions& options,
@@ -81,7 +88,8 @@ absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(std::string_view bytes,
     // A large model converts from its bytes, window by window.
     StringModelSink sink;
     OC_ASSIGN_OR_RETURN(std::optional<converter::ConversionReport> windowed,
-                        converter::ConvertBytesIfPossible(AsAbsl(bytes), options, sink));
+                        converter::ConvertBytesIfPossible(AsAbsl(bytes), options, sink,
+                                                                    ServiceWindows()));
     if (windowed) {
       timings.set_convert_ms(clock.Lap());
       *response.mutable_model() = sink.TakeBytes();
@@ -279,7 +287,8 @@ absl::StatusOr<bool> ConvertUploadedInWindows(const StreamWorkspace& workspace,
   FileModelSink disk(workspace.output_model_path());
   ModelSink& sink = uploaded ? static_cast<ModelSink&>(disk) : memory;
   OC_ASSIGN_OR_RETURN(std::optional<converter::ConversionReport> report,
-                      converter::ConvertBytesIfPossible(file->bytes(), options, sink));
+                      converter::ConvertBytesIfPossible(file->bytes(), options, sink,
+                                                                    ServiceWindows()));
   if (!report) return false;
   SetReport(*report, forms, output.result);
   if (uploaded) {

@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "converter/converter.h"
+#include "converter/windowed.h"
 #include "proto/onnx_convert_service.pb.h"
 #include "service/stream_files.h"
 
@@ -21,6 +22,12 @@ enum class ReportForms {
   kAll,          // the message, JSON and text
   kMessageOnly,  // the message (clients rebuild JSON and text from it)
 };
+
+// How the service cuts a model it converts window by window
+// (converter/windowed.h): smaller windows than the CLI's, from a smaller
+// graph up, so that a call's memory stays near its model's size (a parsed
+// node takes about 10 times its bytes) rather than growing with the graph.
+converter::WindowOptions ServiceWindows();
 
 // Parses `bytes` and converts the model as `options` say. The answer holds
 // the converted model (none for a dry run), the report in the `forms`

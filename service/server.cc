@@ -58,6 +58,11 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   // gRPC sets SO_REUSEPORT by default: a second server on a port in use
   // would then bind it too and silently take part of its calls.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  if (opts.stream_window_bytes > 0) {
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES,
+                               static_cast<int>(opts.stream_window_bytes));
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  }
   builder.SetMaxReceiveMessageSize(static_cast<int>(opts.max_message_bytes));
   // Answers are bounded by the model limit, not the message limit: the
   // report of a million converted nodes alone is over 100 MB.

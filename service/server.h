@@ -18,6 +18,11 @@ struct ServerOptions {
   int port = 50051;  // 0: any free port (see Server::port)
   // Most threads gRPC may use for calls (at least 2); 0: gRPC's default.
   int threads = 0;
+  // How many bytes of a call the transport takes in before its handler
+  // reads them (HTTP/2's per-stream window, with gRPC's window probing off),
+  // so that streamed calls refused after their header hold no more; 0:
+  // gRPC's default (windows grow with the link, to megabytes).
+  int64_t stream_window_bytes = 0;
   // Largest message received or sent (the unary model limit in practice).
   int64_t max_message_bytes = int64_t{64} << 20;
   // How long in-flight calls may take to finish once shutdown begins.

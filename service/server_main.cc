@@ -8,11 +8,13 @@
 // Stops on SIGTERM or SIGINT: stops accepting calls, gives those in flight
 // --grace_ms to finish, and exits 0.
 
+#include <algorithm>
 #include <csignal>
 
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -32,6 +34,13 @@ ABSL_FLAG(std::string, address, "127.0.0.1", "Address to listen on (0.0.0.0 for 
 ABSL_FLAG(int, port, 50051, "Port to listen on; 0 picks a free one (printed at start).");
 ABSL_FLAG(int, threads, 0,
           "Most threads gRPC may use for calls, at least 2; 0: gRPC's default.");
+ABSL_FLAG(int, malloc_arenas, -1,
+          "Most malloc arenas (glibc's M_ARENA_MAX): fewer keep less memory freed by calls "
+          "in flight; -1: one per core; 0: glibc's default (8 per core, or MALLOC_ARENA_MAX).");
+ABSL_FLAG(int64_t, stream_window_bytes, 0,
+          "Bytes of a call the transport takes in before the handler reads them (HTTP/2 "
+          "stream window, window probing off): bounds what refused streamed uploads hold; "
+          "0: gRPC's default.");
 ABSL_FLAG(int64_t, max_message_bytes, int64_t{64} << 20,
           "Largest gRPC message received or sent; bigger models need ConvertStream.");
 ABSL_FLAG(int64_t, max_model_bytes, int64_t{1} << 30,
@@ -114,6 +123,7 @@ onnxconvert::service::ServerOptions OptionsFromFlags() {
   options.port = absl::GetFlag(FLAGS_port);
   options.threads = absl::GetFlag(FLAGS_threads);
   options.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  options.stream_window_bytes = absl::GetFlag(FLAGS_stream_window_bytes);
   options.grace = absl::Milliseconds(absl::GetFlag(FLAGS_grace_ms));
   onnxconvert::service::ServiceOptions& service = options.service;
   service.max_model_bytes = absl::GetFlag(FLAGS_max_model_bytes);
@@ -169,6 +179,11 @@ int main(int argc, char** argv) {
   if (absl::Status format = CheckLogFormat(); !format.ok()) {
     std::cerr << "onnx-convert-server: " << format.message() << "\n";
     return 2;
+  }
+  int arenas = absl::GetFlag(FLAGS_malloc_arenas);
+  if (arenas < 0) arenas = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (!onnxconvert::service::LimitMallocArenas(arenas)) {
+    std::cerr << "onnx-convert-server: malloc refused --malloc_arenas " << arenas << "\n";
   }
   // Before gRPC starts a thread: the workers are copies of this process.
   auto workers = StartWorkers();

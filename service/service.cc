@@ -218,18 +218,24 @@ void ConvertService::LogJson(const CallRecord& call, const grpc::Status& status,
   *options_.log << line << "\n" << std::flush;
 }
 
-absl::Status ConvertService::Reject(const CallRecord& call, absl::string_view reason,
-                                    std::string message, bool retry) {
+absl::Status ConvertService::Refuse(const CallRecord& call, absl::string_view reason,
+                                    absl::Status status) {
   metrics_.RecordRejection(reason);
   std::string line = absl::StrFormat("onnx-convert-server: rejected id=%s method=%s reason=%s: %s",
-                                     call.id, call.method, reason, message);
+                                     call.id, call.method, reason, status.message());
   {
     absl::MutexLock lock(&log_mu_);
     std::ostream& out = options_.log != nullptr ? *options_.log : std::cerr;
     out << line << "\n" << std::flush;
   }
+  return status;
+}
+
+absl::Status ConvertService::Reject(const CallRecord& call, absl::string_view reason,
+                                    std::string message, bool retry) {
   absl::Status status = absl::ResourceExhaustedError(std::move(message));
-  return retry ? WithRetryDelay(std::move(status), options_.retry_delay) : status;
+  return Refuse(call, reason,
+                retry ? WithRetryDelay(std::move(status), options_.retry_delay) : status);
 }
 
 absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> ConvertService::AcquireSlot(
@@ -270,40 +276,83 @@ absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> ConvertService::Admit(CallRecor
   return AcquireSlot(call);
 }
 
+absl::Status ConvertService::AdmitStream(CallRecord& call, const Upload& upload,
+                                         std::shared_ptr<WorkSlots::Slot>& slot,
+                                         std::shared_ptr<ByteBudget::Charge>& disk) {
+  int64_t declared = upload.declared_model_bytes.value_or(0);
+  if (declared < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the header declares a model of ", declared, " bytes (model_bytes)"));
+  }
+  if (upload.declared_model_bytes) {
+    OC_RETURN_IF_ERROR(RefuseOversized(call, declared));
+    if (declared > options_.max_upload_bytes) {
+      return Reject(call, "max_upload_bytes",
+                    absl::StrCat("the header declares a model of ", declared,
+                                 " bytes, over the server's limit of ", options_.max_upload_bytes,
+                                 " bytes (--max_upload_bytes)"),
+                    /*retry=*/false);
+    }
+  }
+  // Without a declared size, charged as the model arrives.
+  OC_RETURN_IF_ERROR(ChargeMemory(call, declared));
+  OC_ASSIGN_OR_RETURN(slot, AcquireSlot(call));
+  // The declared upload, and the output it becomes.
+  disk = disk_->TryCharge(2 * declared);
+  if (disk == nullptr) {
+    return Reject(call, "work_bytes",
+                  absl::StrCat("the server's work folder is full: the header declares a model "
+                               "of ",
+                               declared, " bytes, and it and its output would take the ",
+                               disk_->in_use(), " bytes in use past ", disk_->capacity(),
+                               " bytes (--max_work_bytes)"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ConvertService::AdmitChunk(CallRecord& call, ByteBudget::Charge& disk,
-                                        const v1::Chunk& chunk) {
+                                        Upload& upload, const v1::Chunk& chunk) {
   int64_t bytes = static_cast<int64_t>(chunk.data().size());
-  // What has arrived so far, as the charges count it.
-  int64_t model_bytes = (call.memory->bytes() - kChargePerCall) / kChargePerModelByte;
-  int64_t upload_bytes = disk.bytes() / 2;
-  if (chunk.name().empty() && model_bytes + bytes > options_.max_model_bytes) {
+  bool model = chunk.name().empty();
+  if (model && upload.declared_model_bytes &&
+      upload.model_bytes + bytes > *upload.declared_model_bytes) {
+    return Refuse(call, "model_bytes_declared",
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "the model's chunks passed the ", *upload.declared_model_bytes,
+                      " bytes its header declared (model_bytes)")));
+  }
+  if (model && upload.model_bytes + bytes > options_.max_model_bytes) {
     return Reject(call, "max_model_bytes",
                   absl::StrCat("the model is over the server's limit of ",
                                options_.max_model_bytes, " bytes (--max_model_bytes)"),
                   /*retry=*/false);
   }
-  if (upload_bytes + bytes > options_.max_upload_bytes) {
+  if (upload.upload_bytes + bytes > options_.max_upload_bytes) {
     return Reject(call, "max_upload_bytes",
                   absl::StrCat("the upload is over the server's limit of ",
                                options_.max_upload_bytes, " bytes (--max_upload_bytes)"),
                   /*retry=*/false);
   }
+  // A declared model was charged for in full before its first chunk.
+  bool charged = model && upload.declared_model_bytes;
   // The upload, and the output it becomes.
-  if (!disk.Grow(2 * bytes)) {
+  if (!charged && !disk.Grow(2 * bytes)) {
     return Reject(call, "work_bytes",
                   absl::StrCat("the server's work folder is full: this upload holds ",
-                               upload_bytes, " bytes and a chunk of ", bytes,
+                               upload.upload_bytes, " bytes and a chunk of ", bytes,
                                " more would take the ", disk_->in_use(), " bytes in use past ",
                                disk_->capacity(), " bytes (--max_work_bytes)"));
   }
-  if (chunk.name().empty() && !call.memory->Grow(kChargePerModelByte * bytes)) {
+  if (model && !charged && !call.memory->Grow(kChargePerModelByte * bytes)) {
     return Reject(call, "inflight_bytes",
                   absl::StrCat("the server's memory budget is taken: this call's model has "
                                "reached ",
-                               model_bytes + bytes,
-                               " bytes; ", memory_->in_use(), " of ", memory_->capacity(),
+                               upload.model_bytes + bytes, " bytes; ", memory_->in_use(), " of ",
+                               memory_->capacity(),
                                " bytes (--max_inflight_bytes) are held by calls in flight"));
   }
+  if (model) upload.model_bytes += bytes;
+  upload.upload_bytes += bytes;
   return absl::OkStatus();
 }
 
@@ -407,10 +456,11 @@ absl::Status ConvertService::RunConvertStream(grpc::ServerContext* context, Stre
   const v1::StreamHeader& header = first.header();
   call.to_opset = header.options().target_opset();
   call.model_name = header.model_name();
-  // Charged as the model arrives (the header declares no size).
-  OC_RETURN_IF_ERROR(ChargeMemory(call, 0));
-  OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, AcquireSlot(call));
-  std::shared_ptr<ByteBudget::Charge> disk = disk_->TryCharge(0);
+  Upload upload;
+  if (header.has_model_bytes()) upload.declared_model_bytes = header.model_bytes();
+  std::shared_ptr<WorkSlots::Slot> slot;
+  std::shared_ptr<ByteBudget::Charge> disk;
+  OC_RETURN_IF_ERROR(AdmitStream(call, upload, slot, disk));
   UploadLimits limits{options_.max_model_bytes, options_.max_upload_bytes, 4096};
   OC_ASSIGN_OR_RETURN(
       std::shared_ptr<StreamWorkspace> workspace,
@@ -418,7 +468,8 @@ absl::Status ConvertService::RunConvertStream(grpc::ServerContext* context, Stre
   WaitLimits wait = LimitsFor(context, call);
   absl::Status received = ReceiveUpload(
       context, stream, wait,
-      [&](const v1::Chunk& chunk) { return AdmitChunk(call, *disk, chunk); }, *workspace);
+      [&](const v1::Chunk& chunk) { return AdmitChunk(call, *disk, upload, chunk); },
+      *workspace);
   call.bytes_in = workspace->uploaded_bytes();
   OC_RETURN_IF_ERROR(received);
   ModelTask task;

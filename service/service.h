@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -161,6 +162,12 @@ class ConvertService final : public v1::OnnxConvert::Service {
   };
   using StreamType =
       grpc::ServerReaderWriter<v1::ConvertStreamResponse, v1::ConvertStreamRequest>;
+  // What a streamed call has received, and what its header declared.
+  struct Upload {
+    std::optional<int64_t> declared_model_bytes;  // StreamHeader.model_bytes
+    int64_t model_bytes = 0;   // the model's chunks so far
+    int64_t upload_bytes = 0;  // every chunk so far
+  };
 
   // Runs `body` as call `method`: refuses it while draining, maps its status
   // to gRPC, records metrics and writes the log line.
@@ -202,13 +209,24 @@ class ConvertService final : public v1::OnnxConvert::Service {
   // budget, a work slot.
   absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> Admit(CallRecord& call, int64_t model_bytes);
   // Charges streamed `chunk` of `call` against the disk budget (`disk`) and,
-  // for model bytes, the memory budget; RESOURCE_EXHAUSTED when either is
-  // full, or when the upload passes max_model_bytes or max_upload_bytes.
-  absl::Status AdmitChunk(CallRecord& call, ByteBudget::Charge& disk, const v1::Chunk& chunk);
+  // for model bytes not declared, the memory budget; RESOURCE_EXHAUSTED when
+  // either is full, or when the upload passes max_model_bytes or
+  // max_upload_bytes; InvalidArgument when the model passes its declared
+  // size. Counts the chunk in `upload`.
+  absl::Status AdmitChunk(CallRecord& call, ByteBudget::Charge& disk, Upload& upload,
+                          const v1::Chunk& chunk);
+  // Admission of a streamed call before its body: the model's declared size
+  // (if any) against the limits and the memory budget, a work slot, and the
+  // declared upload and its output against the disk budget.
+  absl::Status AdmitStream(CallRecord& call, const Upload& upload,
+                           std::shared_ptr<WorkSlots::Slot>& slot,
+                           std::shared_ptr<ByteBudget::Charge>& disk);
   // Counts and logs the refusal of `call` for `reason`; RESOURCE_EXHAUSTED
   // with `message`, and a retry delay unless the call can never fit.
   absl::Status Reject(const CallRecord& call, absl::string_view reason, std::string message,
                       bool retry = true);
+  // Counts and logs the refusal of `call` for `reason` with `status`.
+  absl::Status Refuse(const CallRecord& call, absl::string_view reason, absl::Status status);
   // The call's deadline (or the default one) and its cancellation.
   WaitLimits LimitsFor(grpc::ServerContext* context, const CallRecord& call) const;
   std::string CallId(grpc::ServerContext* context);

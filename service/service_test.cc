@@ -63,10 +63,12 @@ grpc::Status StreamWithChunkNamed(v1::OnnxConvert::Stub& stub, const v1::StreamH
 
 class ServiceTest : public ::testing::Test {
  protected:
-  void Start(ServiceOptions service = {}, int64_t max_message_bytes = int64_t{64} << 20) {
+  void Start(ServiceOptions service = {}, int64_t max_message_bytes = int64_t{64} << 20,
+             int64_t stream_window_bytes = 0) {
     ServerOptions options;
     options.port = 0;
     options.max_message_bytes = max_message_bytes;
+    options.stream_window_bytes = stream_window_bytes;
     options.grace = absl::Seconds(60);
     options.flush_delay = absl::ZeroDuration();  // nothing is in flight at teardown
     options.service = std::move(service);
@@ -428,6 +430,144 @@ TEST_F(ServiceTest, StreamedUploadsPastALimitAreRefusedCountedAndLogged) {
     EXPECT_EQ(server_->service().rejections(c.reason), 1) << c.reason;
     EXPECT_TRUE(absl::StrContains(log_.str(), absl::StrCat("reason=", c.reason))) << log_.str();
   }
+}
+
+// Streams a header declaring a model of `declared` bytes, then (with
+// `send_body`) `bytes` in chunks of 64 KiB without waiting for the answer
+// in between; the call's status. Without `send_body` the client neither
+// sends a chunk nor half-closes: only an answer given before the body ends
+// the call.
+grpc::Status StreamDeclaring(v1::OnnxConvert::Stub& stub, const std::string& bytes,
+                             int64_t declared, bool send_body) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  auto stream = stub.ConvertStream(&context);
+  v1::ConvertStreamRequest message;
+  message.mutable_header()->mutable_options()->set_target_opset(13);
+  message.mutable_header()->set_report_message_only(true);
+  message.mutable_header()->set_model_bytes(declared);
+  stream->Write(message);
+  if (send_body) {
+    constexpr size_t kChunk = 64 << 10;
+    for (size_t at = 0; at < bytes.size(); at += kChunk) {
+      message.mutable_chunk()->set_data(bytes.substr(at, kChunk));
+      if (!stream->Write(message)) break;
+    }
+    stream->WritesDone();
+  }
+  v1::ConvertStreamResponse response;
+  while (stream->Read(&response)) {
+  }
+  return stream->Finish();
+}
+
+TEST_F(ServiceTest, StreamsDeclaringAModelPastALimitAreRefusedBeforeTheBody) {
+  const std::string& model = testing::TinyCnnBytes();
+  const int64_t size = static_cast<int64_t>(model.size());
+  struct Case {
+    const char* reason;
+    int64_t max_model_bytes;
+    int64_t max_upload_bytes;
+    int64_t max_work_bytes;
+    bool retry;  // room may free up
+  };
+  const Case kCases[] = {
+      {"max_model_bytes", size / 2, int64_t{1} << 30, 0, false},
+      {"max_upload_bytes", int64_t{1} << 30, size / 2, 0, false},
+      // The model and its output take twice its size.
+      {"work_bytes", int64_t{1} << 30, int64_t{1} << 30, size, true},
+  };
+  for (const Case& c : kCases) {
+    ServiceOptions options;
+    options.max_model_bytes = c.max_model_bytes;
+    options.max_upload_bytes = c.max_upload_bytes;
+    options.max_work_bytes = c.max_work_bytes;
+    Start(options);
+    grpc::Status status = StreamDeclaring(*Stub(), model, size, /*send_body=*/false);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << c.reason << ": " << status.error_message();
+    EXPECT_EQ(RetryDelayOf(status).has_value(), c.retry) << c.reason;
+    EXPECT_EQ(server_->service().rejections(c.reason), 1) << c.reason;
+  }
+}
+
+TEST_F(ServiceTest, StreamsDeclaringTheMemoryBudgetTakenAreRefusedBeforeTheBody) {
+  const std::string& big = SlowModelBytes();
+  const std::string& small = testing::TinyCnnBytes();
+  const int64_t big_charge = ModelCallCharge(static_cast<int64_t>(big.size()));
+  ServiceOptions options;
+  options.max_concurrent = 0;
+  options.max_inflight_bytes = big_charge + ModelCallCharge(static_cast<int64_t>(small.size()));
+  Start(options);
+  grpc::ClientContext slow_context;
+  std::thread slow([&] {
+    v1::ConvertResponse response;
+    Stub()->Convert(&slow_context, Request(big, 25), &response);
+  });
+  ASSERT_TRUE(Eventually([&] { return server_->service().inflight_bytes() >= big_charge; }));
+  // Declared: refused before the body; not declared, the same upload would
+  // be refused only once its chunks had arrived.
+  grpc::Status status = StreamDeclaring(*Stub(), big, static_cast<int64_t>(big.size()),
+                                        /*send_body=*/false);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  EXPECT_TRUE(RetryDelayOf(status).has_value());
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "--max_inflight_bytes"))
+      << status.error_message();
+  EXPECT_EQ(server_->service().rejections("inflight_bytes"), 1);
+  // A small declared model fits beside the big one.
+  status = StreamDeclaring(*Stub(), small, static_cast<int64_t>(small.size()), /*send_body=*/true);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  slow_context.TryCancel();
+  slow.join();
+  EXPECT_TRUE(Eventually([&] { return server_->service().inflight_bytes() == 0; }));
+}
+
+TEST_F(ServiceTest, StreamsSendingMoreThanTheyDeclaredAreRefused) {
+  const std::string& model = testing::TinyCnnBytes();
+  const int64_t size = static_cast<int64_t>(model.size());
+  struct Case {
+    const char* name;
+    int64_t declared;
+    grpc::StatusCode code;
+  };
+  const Case kCases[] = {
+      {"declared exactly", size, grpc::StatusCode::OK},
+      {"declared more", size + 1000, grpc::StatusCode::OK},
+      {"declared less", size - 1, grpc::StatusCode::INVALID_ARGUMENT},
+      {"declared none of it", 0, grpc::StatusCode::INVALID_ARGUMENT},
+      {"declared a negative size", -1, grpc::StatusCode::INVALID_ARGUMENT},
+  };
+  Start();
+  for (const Case& c : kCases) {
+    grpc::Status status = StreamDeclaring(*Stub(), model, c.declared, /*send_body=*/true);
+    EXPECT_EQ(status.error_code(), c.code) << c.name << ": " << status.error_message();
+    EXPECT_FALSE(RetryDelayOf(status).has_value()) << c.name;
+  }
+  EXPECT_EQ(server_->service().rejections("model_bytes_declared"), 2);
+  EXPECT_TRUE(absl::StrContains(log_.str(), "reason=model_bytes_declared")) << log_.str();
+  EXPECT_TRUE(Eventually([&] { return server_->service().inflight_bytes() == 0; }));
+}
+
+TEST_F(ServiceTest, SmallStreamWindowsStillCarryUploadsLargerThanThem) {
+  const std::string model = testing::UnsqueezeChain(3000).SerializeAsString();
+  ASSERT_GT(model.size(), size_t{64} << 10);
+  Start({}, int64_t{64} << 20, /*stream_window_bytes=*/16 << 10);
+  const struct {
+    const char* name;
+    bool declared;
+  } kCases[] = {{"declared", true}, {"not declared", false}};
+  for (const auto& c : kCases) {
+    grpc::Status status =
+        c.declared ? StreamDeclaring(*Stub(), model, static_cast<int64_t>(model.size()),
+                                     /*send_body=*/true)
+                   : StreamModel(*Stub(), model, 13);
+    EXPECT_TRUE(status.ok()) << c.name << ": " << status.error_message();
+  }
+  // Over a real connection too (the in-process channel has no HTTP/2).
+  auto stub = v1::OnnxConvert::NewStub(
+      grpc::CreateChannel(Target(), grpc::InsecureChannelCredentials()));
+  grpc::Status status = StreamModel(*stub, model, 13);
+  EXPECT_TRUE(status.ok()) << status.error_message();
 }
 
 TEST_F(ServiceTest, UploadsPastTheWorkBytesAreResourceExhaustedWithARetryDelay) {

@@ -311,6 +311,9 @@ class Client:
                                 else pb.EXTERNAL_DATA_UPLOADED)
         if external_data_threshold is not None:
             header.external_data_threshold = external_data_threshold
+        # The server charges its budgets for the model before the upload.
+        header.model_bytes = (len(model) if isinstance(model, (bytes, bytearray, memoryview))
+                              else os.path.getsize(model))
         model_file = os.path.basename(header.model_name) or "model.onnx"
         output = StreamOutput(result=None)
         open_files = {}
