@@ -212,9 +212,10 @@ class TempFile {
     return absl::OkStatus();
   }
 
-  // Flushes to disk and closes; the file is still a temp file.
-  absl::Status SyncAndClose() {
-    if (fsync(fd_) != 0) return ErrnoError(label_, "fsync");
+  // Flushes to disk (unless `durable` is false) and closes; the file is
+  // still a temp file.
+  absl::Status SyncAndClose(bool durable = true) {
+    if (durable && fsync(fd_) != 0) return ErrnoError(label_, "fsync");
     int fd = std::exchange(fd_, -1);
     if (close(fd) != 0) return ErrnoError(label_, "close");
     return absl::OkStatus();
@@ -713,17 +714,17 @@ absl::Status SaveModelImpl(const onnx::ModelProto& model,
             absl::StrCat("external data file '", targets.data_location, "'")));
     data.emplace(std::move(created));
     OC_RETURN_IF_ERROR(WriteDataFile(plan, *data));
-    OC_RETURN_IF_ERROR(data->SyncAndClose());
+    OC_RETURN_IF_ERROR(data->SyncAndClose(options.durable));
   }
   OC_ASSIGN_OR_RETURN(TempFile file, TempFile::CreateBeside(path, ""));
   OC_RETURN_IF_ERROR(WriteModelFile(model, serializer, file));
-  OC_RETURN_IF_ERROR(file.SyncAndClose());
+  OC_RETURN_IF_ERROR(file.SyncAndClose(options.durable));
   if (data) {
     OC_RETURN_IF_ERROR(data->Commit());
-    SyncDirectory(fs::path(targets.data_path).parent_path().string());
+    if (options.durable) SyncDirectory(fs::path(targets.data_path).parent_path().string());
   }
   OC_RETURN_IF_ERROR(file.Commit());
-  SyncDirectory(DirectoryOf(path));
+  if (options.durable) SyncDirectory(DirectoryOf(path));
   return absl::OkStatus();
 }
 

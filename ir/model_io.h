@@ -66,6 +66,10 @@ struct SaveOptions {
   std::string source_base_dir;
   // Largest model file written (never more than kMaxProtobufBytes).
   int64_t max_model_bytes = kMaxProtobufBytes;
+  // Whether the files are fsynced before they are renamed into place; false
+  // for scratch files that need not survive a crash (a streamed call's
+  // work folder), where fsync would only wait for the disk.
+  bool durable = true;
 };
 
 // Writes `model` to `path` atomically: temp files in the target directory,

@@ -261,6 +261,7 @@ absl::Status SendModel(const onnx::ModelProto& model, const StreamWorkspace& wor
   save.source_base_dir = workspace.input_dir();
   save.external_data_threshold =
       header.has_external_data_threshold() ? header.external_data_threshold() : -1;
+  save.durable = false;  // the work folder is scratch space
   OC_RETURN_IF_ERROR(
       workspace.Relabel(SaveModel(model, workspace.output_model_path(), save), name));
   return SendOutputFiles(workspace, output);
