@@ -221,6 +221,19 @@ class TempFile {
     return absl::OkStatus();
   }
 
+  // Replaces the (still empty) temp file by the file `source`, moved
+  // (renamed) here; false, both left as they were, when that fails.
+  bool MoveFrom(const std::string& source) {
+    if (rename(source.c_str(), temp_path_.c_str()) != 0) return false;
+    int fd = open(temp_path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      rename(temp_path_.c_str(), source.c_str());
+      return false;
+    }
+    close(std::exchange(fd_, fd));
+    return true;
+  }
+
   // Renames the synced file over the target.
   absl::Status Commit() {
     if (rename(temp_path_.c_str(), target_.c_str()) != 0) {
@@ -660,6 +673,26 @@ absl::StatusOr<SavePlan> PlanSave(const onnx::ModelProto& model,
   return plan;
 }
 
+// The one source file whose bytes are the data file `plan` writes: every
+// block carried from it at its own offset, in order, the gaps between them
+// alignment padding only (under 4 KiB), and nothing after the last; else
+// nullopt.
+std::optional<std::string> IdenticalSource(const SavePlan& plan) {
+  if (plan.blocks.empty() || !plan.blocks.front().source) return std::nullopt;
+  const std::string& path = plan.blocks.front().source->path;
+  int64_t end = 0;
+  for (const DataBlock& block : plan.blocks) {
+    if (!block.source || block.source->path != path || block.source->offset != block.offset ||
+        block.offset < end || block.offset - end >= 4096) {
+      return std::nullopt;
+    }
+    end = block.offset + block.length;
+  }
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0 || info.st_size != end) return std::nullopt;
+  return path;
+}
+
 // Writes every block of `plan` at its offset, zero-padding between them.
 absl::Status WriteDataFile(const SavePlan& plan, TempFile& file) {
   static const std::string kZeros(4096, '\0');
@@ -713,7 +746,9 @@ absl::Status SaveModelImpl(const onnx::ModelProto& model,
             targets.data_path,
             absl::StrCat("external data file '", targets.data_location, "'")));
     data.emplace(std::move(created));
-    OC_RETURN_IF_ERROR(WriteDataFile(plan, *data));
+    std::optional<std::string> same =
+        options.move_identical_data ? IdenticalSource(plan) : std::nullopt;
+    if (!same || !data->MoveFrom(*same)) OC_RETURN_IF_ERROR(WriteDataFile(plan, *data));
     OC_RETURN_IF_ERROR(data->SyncAndClose(options.durable));
   }
   OC_ASSIGN_OR_RETURN(TempFile file, TempFile::CreateBeside(path, ""));
