@@ -163,6 +163,9 @@ std::shared_ptr<grpc::Channel> CreateChannel(const std::string& target,
               static_cast<int>(std::min<int64_t>(options.unary_limit_bytes + (1 << 20),
                                                  std::numeric_limits<int>::max())));
   if (options.own_connections) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  // Streamed chunks: frames and windows of MiBs (see bench/stream_bench.sh).
+  args.SetInt(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, kStreamFrameBytes);
+  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, kStreamWindowBytes);
   return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
 }
 

@@ -15,6 +15,7 @@
 #include "ir/model_summary.h"
 #include "proto/onnx_convert_service.grpc.pb.h"
 #include "schema/checker.h"
+#include "service/stream_files.h"
 
 namespace onnxconvert::service {
 
@@ -25,7 +26,7 @@ struct ClientOptions {
   // Models larger than this are converted through ConvertStream.
   int64_t unary_limit_bytes = int64_t{32} << 20;
   // Size of the chunks ConvertStream sends.
-  int64_t chunk_bytes = int64_t{1} << 20;
+  int64_t chunk_bytes = int64_t{4} << 20;
   // Deadline of each call, from its start; InfiniteDuration: none.
   absl::Duration deadline = absl::InfiniteDuration();
   // The load-balancing policy over the target's addresses: "round_robin"

@@ -20,6 +20,12 @@
 // chunk.
 namespace onnxconvert::service {
 
+// The HTTP/2 frame size and per-stream window that clients and the server
+// announce (gRPC's defaults, 16 KiB and 64 KiB, cost streamed chunks of
+// MiBs many frames and window updates each).
+inline constexpr int kStreamFrameBytes = 4 << 20;
+inline constexpr int kStreamWindowBytes = 8 << 20;
+
 // Limits on what one upload may hold.
 struct UploadLimits {
   int64_t max_model_bytes = int64_t{2} << 30;
