@@ -37,7 +37,7 @@ report "local CLI (floor)" "$dir/t"
 
 "$server_bin" --port=0 --work_dir="$dir/work" --log_requests=false 2>"$dir/stderr" &
 server=$!
-for _ in $(seq 500); do grep -q "listening on" "$dir/stderr" && break; sleep 0.01; done
+for _ in $(seq 500); do grep -qs "listening on" "$dir/stderr" && break; sleep 0.01; done
 port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$dir/stderr")
 hwm() { awk '/^VmHWM:/ {printf "%.0f", $2 / 1024}' /proc/$server/status; }
 cpu() { awk -v t="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / t}' /proc/$server/stat; }
