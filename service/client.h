@@ -26,7 +26,7 @@ struct ClientOptions {
   // Models larger than this are converted through ConvertStream.
   int64_t unary_limit_bytes = int64_t{32} << 20;
   // Size of the chunks ConvertStream sends.
-  int64_t chunk_bytes = int64_t{4} << 20;
+  int64_t chunk_bytes = int64_t{1} << 20;
   // Deadline of each call, from its start; InfiniteDuration: none.
   absl::Duration deadline = absl::InfiniteDuration();
   // The load-balancing policy over the target's addresses: "round_robin"

@@ -172,7 +172,7 @@ class Client:
 
     def __init__(self, target, *, balancing="round_robin", retry=RetryPolicy(),
                  health_check=True, timeout=60.0, max_message_bytes=64 << 20,
-                 unary_limit_bytes=32 << 20, chunk_bytes=4 << 20, channel_options=()):
+                 unary_limit_bytes=32 << 20, chunk_bytes=1 << 20, channel_options=()):
         self.target = target
         self.timeout = timeout
         self.unary_limit_bytes = unary_limit_bytes
