@@ -212,12 +212,26 @@ class TempFile {
     return absl::OkStatus();
   }
 
-  // Flushes to disk and closes; the file is still a temp file.
-  absl::Status SyncAndClose() {
-    if (fsync(fd_) != 0) return ErrnoError(label_, "fsync");
+  // Flushes to disk (unless `durable` is false) and closes; the file is
+  // still a temp file.
+  absl::Status SyncAndClose(bool durable = true) {
+    if (durable && fsync(fd_) != 0) return ErrnoError(label_, "fsync");
     int fd = std::exchange(fd_, -1);
     if (close(fd) != 0) return ErrnoError(label_, "close");
     return absl::OkStatus();
+  }
+
+  // Replaces the (still empty) temp file by the file `source`, moved
+  // (renamed) here; false, an empty temp file left in place, when that
+  // fails. The temp file is removed first: ext4 starts writing back a
+  // file renamed over another, which would cost the move its speed.
+  bool MoveFrom(const std::string& source) {
+    close(std::exchange(fd_, -1));
+    unlink(temp_path_.c_str());
+    bool moved = rename(source.c_str(), temp_path_.c_str()) == 0;
+    fd_ = moved ? open(temp_path_.c_str(), O_RDONLY | O_CLOEXEC)
+                : open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    return moved;
   }
 
   // Renames the synced file over the target.
@@ -659,6 +673,26 @@ absl::StatusOr<SavePlan> PlanSave(const onnx::ModelProto& model,
   return plan;
 }
 
+// The one source file whose bytes are the data file `plan` writes: every
+// block carried from it at its own offset, in order, the gaps between them
+// alignment padding only (under 4 KiB), and nothing after the last; else
+// nullopt.
+std::optional<std::string> IdenticalSource(const SavePlan& plan) {
+  if (plan.blocks.empty() || !plan.blocks.front().source) return std::nullopt;
+  const std::string& path = plan.blocks.front().source->path;
+  int64_t end = 0;
+  for (const DataBlock& block : plan.blocks) {
+    if (!block.source || block.source->path != path || block.source->offset != block.offset ||
+        block.offset < end || block.offset - end >= 4096) {
+      return std::nullopt;
+    }
+    end = block.offset + block.length;
+  }
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0 || info.st_size != end) return std::nullopt;
+  return path;
+}
+
 // Writes every block of `plan` at its offset, zero-padding between them.
 absl::Status WriteDataFile(const SavePlan& plan, TempFile& file) {
   static const std::string kZeros(4096, '\0');
@@ -712,18 +746,20 @@ absl::Status SaveModelImpl(const onnx::ModelProto& model,
             targets.data_path,
             absl::StrCat("external data file '", targets.data_location, "'")));
     data.emplace(std::move(created));
-    OC_RETURN_IF_ERROR(WriteDataFile(plan, *data));
-    OC_RETURN_IF_ERROR(data->SyncAndClose());
+    std::optional<std::string> same =
+        options.move_identical_data ? IdenticalSource(plan) : std::nullopt;
+    if (!same || !data->MoveFrom(*same)) OC_RETURN_IF_ERROR(WriteDataFile(plan, *data));
+    OC_RETURN_IF_ERROR(data->SyncAndClose(options.durable));
   }
   OC_ASSIGN_OR_RETURN(TempFile file, TempFile::CreateBeside(path, ""));
   OC_RETURN_IF_ERROR(WriteModelFile(model, serializer, file));
-  OC_RETURN_IF_ERROR(file.SyncAndClose());
+  OC_RETURN_IF_ERROR(file.SyncAndClose(options.durable));
   if (data) {
     OC_RETURN_IF_ERROR(data->Commit());
-    SyncDirectory(fs::path(targets.data_path).parent_path().string());
+    if (options.durable) SyncDirectory(fs::path(targets.data_path).parent_path().string());
   }
   OC_RETURN_IF_ERROR(file.Commit());
-  SyncDirectory(DirectoryOf(path));
+  if (options.durable) SyncDirectory(DirectoryOf(path));
   return absl::OkStatus();
 }
 

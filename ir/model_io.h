@@ -66,6 +66,17 @@ struct SaveOptions {
   std::string source_base_dir;
   // Largest model file written (never more than kMaxProtobufBytes).
   int64_t max_model_bytes = kMaxProtobufBytes;
+  // Whether the files are fsynced before they are renamed into place; false
+  // for scratch files that need not survive a crash (a streamed call's
+  // work folder), where fsync would only wait for the disk.
+  bool durable = true;
+  // When the data file would hold every tensor at the offset it has in one
+  // source file that holds nothing else (the gaps between tensors at most
+  // alignment padding), that file is moved (renamed) into its place instead
+  // of copied, and is gone from the source directory: for scratch inputs
+  // only (a streamed call's upload). Where the rename fails (another file
+  // system), the file is copied.
+  bool move_identical_data = false;
 };
 
 // Writes `model` to `path` atomically: temp files in the target directory,

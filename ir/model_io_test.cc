@@ -630,6 +630,55 @@ TEST(SaveModelTest, SavingElsewhereCarriesExternalDataOver) {
   EXPECT_TRUE(ListDir(elsewhere).empty());
 }
 
+TEST(SaveModelTest, IdenticalDataFileIsMovedWhenAskedElseCopied) {
+  // The source file (72 bytes) and the ranges the model's tensors take in
+  // it: the plan puts them at 0, then at the next 64-byte boundary.
+  std::string source_bytes(72, '\0');
+  for (size_t i = 0; i < source_bytes.size(); ++i) source_bytes[i] = static_cast<char>('a' + i % 26);
+  const struct {
+    const char* name;
+    std::vector<std::pair<int64_t, int64_t>> ranges;  // offset, length
+    bool move;
+    bool moved;
+  } kCases[] = {
+      {"whole file, planned offsets", {{0, 8}, {64, 8}}, true, true},
+      {"not asked", {{0, 8}, {64, 8}}, false, false},
+      {"offsets the plan moves", {{0, 8}, {8, 8}}, true, false},
+      {"bytes after the last tensor", {{0, 8}}, true, false},
+      {"first tensor not at 0", {{64, 8}}, true, false},
+  };
+  int index = 0;
+  for (const auto& c : kCases) {
+    fs::path from = FreshDir(absl::StrCat("link_from_", index));
+    fs::path to = FreshDir(absl::StrCat("link_to_", index++));
+    testing::WriteTestFile(from / "w.bin", source_bytes);
+    onnx::ModelProto model = SmallModel();
+    for (const auto& [offset, length] : c.ranges) {
+      *model.mutable_graph()->add_initializer() = ExternalTensor("w.bin", offset, length);
+    }
+    SaveOptions options;
+    options.source_base_dir = from.string();
+    options.durable = false;
+    options.move_identical_data = c.move;
+    struct stat source_info, data_info;
+    ASSERT_EQ(stat((from / "w.bin").c_str(), &source_info), 0);
+    ASSERT_TRUE(SaveModel(model, (to / "m.onnx").string(), options).ok()) << c.name;
+    ASSERT_EQ(stat((to / "m.onnx.data").c_str(), &data_info), 0) << c.name;
+    EXPECT_EQ(data_info.st_ino == source_info.st_ino, c.moved) << c.name;
+    EXPECT_EQ(fs::exists(from / "w.bin"), !c.moved) << c.name;
+    EXPECT_EQ(ListDir(to), (std::set<std::string>{"m.onnx", "m.onnx.data"})) << c.name;
+    LoadOptions load;
+    load.load_external_data = true;
+    absl::StatusOr<LoadedModel> loaded = LoadModel((to / "m.onnx").string(), load);
+    ASSERT_TRUE(loaded.ok()) << c.name << ": " << loaded.status();
+    for (size_t i = 0; i < c.ranges.size(); ++i) {
+      EXPECT_EQ(loaded->model.graph().initializer(2 + i).raw_data(),
+                source_bytes.substr(c.ranges[i].first, c.ranges[i].second))
+          << c.name;
+    }
+  }
+}
+
 TEST(SaveModelTest, ReferencesIntoTheReplacedDataFileAreCarried) {
   // Re-saving a model over itself must not lose the data its references
   // point at, though the data file of the same name is replaced.

@@ -15,6 +15,7 @@
 #include "ir/model_summary.h"
 #include "proto/onnx_convert_service.grpc.pb.h"
 #include "schema/checker.h"
+#include "service/stream_files.h"
 
 namespace onnxconvert::service {
 

@@ -269,6 +269,10 @@ absl::Status SendModel(const onnx::ModelProto& model, const StreamWorkspace& wor
   save.source_base_dir = workspace.input_dir();
   save.external_data_threshold =
       header.has_external_data_threshold() ? header.external_data_threshold() : -1;
+  // The work folder is scratch space: no fsync, and an uploaded data file
+  // the output would copy byte for byte is moved to out/ instead.
+  save.durable = false;
+  save.move_identical_data = true;
   OC_RETURN_IF_ERROR(
       workspace.Relabel(SaveModel(model, workspace.output_model_path(), save), name));
   return SendOutputFiles(workspace, output);

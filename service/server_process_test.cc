@@ -577,6 +577,19 @@ std::pair<int, std::string> RunServerToExit(const std::string& name,
   return {code, onnxconvert::testing::ReadTestFile(stderr_path)};
 }
 
+TEST(ServerProcessTest, UnusableWorkDirIsRefusedAtStart) {
+  // A --work_dir that is a file cannot hold the streamed calls' folders:
+  // the server says so and exits before it listens.
+  std::filesystem::path dir = onnxconvert::testing::FreshTestDir("process_bad_work_dir");
+  onnxconvert::testing::WriteTestFile(dir / "file", "x");
+  std::string flag = absl::StrCat("--work_dir=", (dir / "file").string());
+  auto [code, text] = RunServerToExit("process_bad_work_dir_run", {flag, "--port=0"});
+  EXPECT_NE(code, 0) << text;
+  EXPECT_NE(code, -1) << "the server did not exit: " << text;
+  EXPECT_TRUE(absl::StrContains(text, (dir / "file").string())) << text;
+  EXPECT_FALSE(absl::StrContains(text, "listening on")) << text;
+}
+
 TEST(ServerProcessTest, SecondServerOnAPortInUseRefusesToStart) {
   ServerProcess first("process_port_first", {});
   auto [code, text] =

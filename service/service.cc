@@ -72,21 +72,25 @@ absl::Status SendOutput(const StreamOutput& output, const StreamWorkspace& works
   if (!stream.Write(message)) {
     return absl::CancelledError("the client went away before the result was sent");
   }
+  v1::ConvertStreamResponse chunk;
   for (const v1::FileInfo& file : output.result.files()) {
-    auto send = [&](std::string_view piece) -> absl::Status {
-      v1::ConvertStreamResponse chunk;
-      chunk.mutable_chunk()->set_name(file.name());
-      chunk.mutable_chunk()->set_data(piece.data(), piece.size());
+    chunk.mutable_chunk()->set_name(file.name());
+    // Sends the chunk whose data is in `piece` (moved into the message,
+    // not copied; `piece` gets the previous chunk's buffer back).
+    auto send = [&](std::string& piece) -> absl::Status {
+      chunk.mutable_chunk()->mutable_data()->swap(piece);
       if (!stream.Write(chunk)) {
         return absl::CancelledError("the client went away during the download");
       }
-      bytes_sent += static_cast<int64_t>(piece.size());
+      bytes_sent += static_cast<int64_t>(chunk.chunk().data().size());
       return absl::OkStatus();
     };
     if (output.model_in_memory && file.name().empty()) {
       std::string_view bytes = output.model_bytes;
+      std::string piece;
       for (size_t at = 0; at < bytes.size(); at += chunk_bytes) {
-        OC_RETURN_IF_ERROR(send(bytes.substr(at, chunk_bytes)));
+        piece.assign(bytes.substr(at, chunk_bytes));
+        OC_RETURN_IF_ERROR(send(piece));
       }
     } else {
       OC_RETURN_IF_ERROR(workspace.ReadOutput(file.name(), chunk_bytes, send));

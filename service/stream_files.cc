@@ -1,6 +1,10 @@
 #include "service/stream_files.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <filesystem>
@@ -211,18 +215,31 @@ absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> StreamWorkspace::Ou
 
 absl::Status StreamWorkspace::ReadOutput(
     const std::string& name, int64_t chunk_bytes,
-    absl::FunctionRef<absl::Status(std::string_view)> sink) const {
+    absl::FunctionRef<absl::Status(std::string&)> sink) const {
   std::string path = absl::StrCat(out_dir_, "/", name.empty() ? model_file_ : name);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InternalError(absl::StrCat(Label(name), ": output cannot be read"));
-  std::string buffer(static_cast<size_t>(chunk_bytes), '\0');
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    std::streamsize got = in.gcount();
-    if (got > 0) OC_RETURN_IF_ERROR(sink(std::string_view(buffer.data(), got)));
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return absl::InternalError(absl::StrCat(Label(name), ": output cannot be read"));
+  posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  absl::Status status;
+  std::string piece;
+  while (status.ok()) {
+    piece.resize(static_cast<size_t>(chunk_bytes));
+    size_t got = 0;
+    while (got < piece.size()) {  // a full chunk unless the file ends
+      ssize_t read_now = read(fd, piece.data() + got, piece.size() - got);
+      if (read_now < 0 && errno == EINTR) continue;
+      if (read_now < 0) {
+        status = absl::InternalError(absl::StrCat(Label(name), ": output read failed"));
+      }
+      if (read_now <= 0) break;
+      got += static_cast<size_t>(read_now);
+    }
+    if (!status.ok() || got == 0) break;
+    piece.resize(got);
+    status = sink(piece);
   }
-  if (in.bad()) return absl::InternalError(absl::StrCat(Label(name), ": output read failed"));
-  return absl::OkStatus();
+  close(fd);
+  return status;
 }
 
 absl::Status StreamWorkspace::Relabel(const absl::Status& status,

@@ -20,6 +20,12 @@
 // chunk.
 namespace onnxconvert::service {
 
+// The HTTP/2 frame size and per-stream window that clients and the server
+// announce (gRPC's defaults, 16 KiB and 64 KiB, cost streamed chunks of
+// MiBs many frames and window updates each).
+inline constexpr int kStreamFrameBytes = 4 << 20;
+inline constexpr int kStreamWindowBytes = 8 << 20;
+
 // Limits on what one upload may hold.
 struct UploadLimits {
   int64_t max_model_bytes = int64_t{2} << 30;
@@ -74,9 +80,11 @@ class StreamWorkspace {
   // `out/` by its path relative to it, sorted, with their sizes.
   absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> OutputFiles() const;
   // Feeds the output file `name` (as OutputFiles names it) to `sink` in
-  // chunks of at most `chunk_bytes`.
+  // chunks of at most `chunk_bytes`, each read straight into the string
+  // passed; the sink may take that string's contents (swap it into a
+  // message) and leave any string in its place.
   absl::Status ReadOutput(const std::string& name, int64_t chunk_bytes,
-                          absl::FunctionRef<absl::Status(std::string_view)> sink) const;
+                          absl::FunctionRef<absl::Status(std::string&)> sink) const;
 
   // Replaces this workspace's paths in `status`'s message: the model's by
   // `model_name`, other files' by their names relative to the model, so

@@ -73,6 +73,20 @@ TEST(StreamWorkspaceTest, LimitsAreResourceExhausted) {
   EXPECT_EQ(workspace->Append("b", "").code(), absl::StatusCode::kResourceExhausted);
 }
 
+TEST(StreamWorkspaceTest, ReadOutputsSinkMayTakeEachChunksString) {
+  auto workspace = Workspace("ws_take");
+  onnxconvert::testing::WriteTestFile(workspace->output_model_path(), "0123456789");
+  std::vector<std::string> taken;
+  ASSERT_TRUE(workspace
+                  ->ReadOutput("", 4,
+                               [&](std::string& piece) {
+                                 taken.emplace_back().swap(piece);  // left empty
+                                 return absl::OkStatus();
+                               })
+                  .ok());
+  EXPECT_EQ(taken, (std::vector<std::string>{"0123", "4567", "89"}));
+}
+
 TEST(StreamWorkspaceTest, UploadWithoutModelBytesIsInvalid) {
   auto workspace = Workspace("ws_empty");
   ASSERT_TRUE(workspace->Append("w.bin", "1").ok());

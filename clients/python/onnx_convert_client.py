@@ -186,6 +186,10 @@ class Client:
             # Ours, not one a DNS TXT record may carry.
             ("grpc.service_config_disable_resolution", 1),
             ("grpc.enable_retries", 1 if retry is not None else 0),
+            # Streamed chunks of MiBs: frames and windows to match (gRPC's
+            # 16 KiB frames and 64 KiB first window cost many of each).
+            ("grpc.http2.max_frame_size", 4 << 20),
+            ("grpc.http2.lookahead_bytes", 8 << 20),
         ]
         self.channel = grpc.insecure_channel(target, options=options + list(channel_options))
         self.stub = pb_grpc.OnnxConvertStub(self.channel)

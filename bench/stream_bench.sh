@@ -1,0 +1,68 @@
+#!/bin/bash
+# Streaming throughput of the service: a model with MIB MiB of external data
+# (bench/make_external_model) converted to opset 13
+#   1. locally by the CLI (the floor: read, convert, write the same bytes),
+#   2. by the CLI with --server (it keeps external data on the client: the
+#      model goes to the server, the data file is copied locally),
+#   3. through ConvertStream by the Python client's convert_stream, the data
+#      file uploaded and the output (model and data file) written to a folder,
+# with each run's MB/s (model and data bytes over wall time), the client's
+# peak RSS and the server's (VmHWM, the process that receives and sends).
+# DIR holds the model, the outputs and the server's --work_dir: /tmp puts
+# them on disk, /dev/shm in memory (the transport alone).
+#   bazel build -c opt //service:onnx-convert-server //cli:onnx-convert //bench:make_external_model
+#   bench/stream_bench.sh bazel-bin/service/onnx-convert-server bazel-bin/cli/onnx-convert \
+#       bazel-bin/bench/make_external_model [DIR=/tmp] [MIB=1024] [CHUNK_BYTES=4194304]
+set -euo pipefail
+server_bin=$1; cli_bin=$2; make_model=$3; parent=${4:-/tmp}; mib=${5:-1024}
+chunk=${6:-4194304}
+client_dir="$(cd "$(dirname "$0")/../clients/python" && pwd)"
+dir=$(mktemp -d "$parent/stream-bench.XXXXXX")
+server=""
+trap '[ -n "$server" ] && kill $server 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
+"$make_model" "$dir/model.onnx" "$mib"
+bytes=$(( $(stat -c %s "$dir/model.onnx") + $(stat -c %s "$dir/model.onnx.data") ))
+mkdir -p "$dir/work" "$dir/local" "$dir/remote" "$dir/stream"
+echo "model: $bytes bytes (model file and external data) in $parent, chunks of $chunk bytes"
+# Prints LABEL: seconds, MB/s, client peak RSS for `/usr/bin/time` output in FILE.
+report() {
+  read -r secs kib user sys <"$2"
+  awk -v l="$1" -v s="$secs" -v k="$kib" -v b="$bytes" -v c="$(echo "$user + $sys" | bc)" \
+    'BEGIN {printf "%-24s %6.2f s %6.0f MB/s  client: peak RSS %4.0f MB, CPU %5.2f s\n", l, s, b / s / 1e6, k / 1024, c}'
+}
+sync
+/usr/bin/time -f "%e %M %U %S" -o "$dir/t" "$cli_bin" convert "$dir/model.onnx" \
+  -o "$dir/local/model.onnx" --to 13 >/dev/null
+report "local CLI (floor)" "$dir/t"
+
+"$server_bin" --port=0 --work_dir="$dir/work" --log_requests=false 2>"$dir/stderr" &
+server=$!
+for _ in $(seq 500); do grep -qs "listening on" "$dir/stderr" && break; sleep 0.01; done
+port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$dir/stderr")
+hwm() { awk '/^VmHWM:/ {printf "%.0f", $2 / 1024}' /proc/$server/status; }
+cpu() { awk -v t="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / t}' /proc/$server/stat; }
+
+sync
+before=$(cpu)
+/usr/bin/time -f "%e %M %U %S" -o "$dir/t" "$cli_bin" --server "127.0.0.1:$port" convert \
+  "$dir/model.onnx" -o "$dir/remote/model.onnx" --to 13 >/dev/null
+report "CLI --server" "$dir/t"
+echo "  server: peak RSS $(hwm) MB, CPU $(echo "$(cpu) - $before" | bc) s"
+cmp -s "$dir/local/model.onnx.data" "$dir/remote/model.onnx.data" || echo "  DATA DIFFERS"
+
+sync
+before=$(cpu)
+/usr/bin/time -f "%e %M %U %S" -o "$dir/t" /usr/bin/python3 - "$client_dir" "$port" "$dir" "$chunk" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import onnx_convert_client
+port, dir, chunk = sys.argv[2], sys.argv[3], int(sys.argv[4])
+with onnx_convert_client.Client(f"127.0.0.1:{port}", timeout=600, chunk_bytes=chunk) as client:
+    client.convert_stream(f"{dir}/model.onnx", 13, name="model.onnx",
+                          external_files={"model.onnx.data": f"{dir}/model.onnx.data"},
+                          out_dir=f"{dir}/stream")
+PY
+report "Python convert_stream" "$dir/t"
+echo "  server: peak RSS $(hwm) MB, CPU $(echo "$(cpu) - $before" | bc) s"
+cmp -s "$dir/local/model.onnx.data" "$dir/stream/model.onnx.data" || echo "  DATA DIFFERS"
+cmp -s "$dir/local/model.onnx" "$dir/stream/model.onnx" || echo "  MODEL DIFFERS"
