@@ -338,24 +338,40 @@ TEST_F(ServiceTest, InFlightBytesCountTheModelsOfRunningCalls) {
   EXPECT_TRUE(Eventually([&] { return server_->service().in_flight_bytes() == 0; }));
 }
 
-// Streams `bytes` as the model in chunks of 64 KiB; the call's status.
-grpc::Status StreamModel(v1::OnnxConvert::Stub& stub, const std::string& bytes, int64_t target) {
+// Streams a header for a conversion to `target` (declaring a model of
+// `declared` bytes when given), then, with `send_body`, `bytes` in
+// chunks of 64 KiB and a half-close, without waiting for answers in between;
+// the call's status (30 s at most). Without `send_body` the client neither
+// sends a chunk nor half-closes: only an answer given before the body ends
+// the call.
+grpc::Status StreamUpload(v1::OnnxConvert::Stub& stub, const std::string& bytes, int64_t target,
+                          std::optional<int64_t> declared = std::nullopt,
+                          bool send_body = true) {
   grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
   auto stream = stub.ConvertStream(&context);
   v1::ConvertStreamRequest message;
   message.mutable_header()->mutable_options()->set_target_opset(target);
   message.mutable_header()->set_report_message_only(true);
+  if (declared) message.mutable_header()->set_model_bytes(*declared);
   stream->Write(message);
-  constexpr size_t kChunk = 64 << 10;
-  for (size_t at = 0; at < bytes.size(); at += kChunk) {
-    message.mutable_chunk()->set_data(bytes.substr(at, kChunk));
-    if (!stream->Write(message)) break;
+  if (send_body) {
+    constexpr size_t kChunk = 64 << 10;
+    for (size_t at = 0; at < bytes.size(); at += kChunk) {
+      message.mutable_chunk()->set_data(bytes.substr(at, kChunk));
+      if (!stream->Write(message)) break;
+    }
+    stream->WritesDone();
   }
-  stream->WritesDone();
   v1::ConvertStreamResponse response;
   while (stream->Read(&response)) {
   }
   return stream->Finish();
+}
+
+// Streams `bytes` as the model, converted to `target`; the call's status.
+grpc::Status StreamModel(v1::OnnxConvert::Stub& stub, const std::string& bytes, int64_t target) {
+  return StreamUpload(stub, bytes, target);
 }
 
 TEST_F(ServiceTest, CallsPastTheMemoryBudgetAreResourceExhaustedWithARetryDelay) {
@@ -432,33 +448,10 @@ TEST_F(ServiceTest, StreamedUploadsPastALimitAreRefusedCountedAndLogged) {
   }
 }
 
-// Streams a header declaring a model of `declared` bytes, then (with
-// `send_body`) `bytes` in chunks of 64 KiB without waiting for the answer
-// in between; the call's status. Without `send_body` the client neither
-// sends a chunk nor half-closes: only an answer given before the body ends
-// the call.
+// StreamUpload to opset 13 declaring `declared` bytes.
 grpc::Status StreamDeclaring(v1::OnnxConvert::Stub& stub, const std::string& bytes,
                              int64_t declared, bool send_body) {
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-  auto stream = stub.ConvertStream(&context);
-  v1::ConvertStreamRequest message;
-  message.mutable_header()->mutable_options()->set_target_opset(13);
-  message.mutable_header()->set_report_message_only(true);
-  message.mutable_header()->set_model_bytes(declared);
-  stream->Write(message);
-  if (send_body) {
-    constexpr size_t kChunk = 64 << 10;
-    for (size_t at = 0; at < bytes.size(); at += kChunk) {
-      message.mutable_chunk()->set_data(bytes.substr(at, kChunk));
-      if (!stream->Write(message)) break;
-    }
-    stream->WritesDone();
-  }
-  v1::ConvertStreamResponse response;
-  while (stream->Read(&response)) {
-  }
-  return stream->Finish();
+  return StreamUpload(stub, bytes, 13, declared, send_body);
 }
 
 TEST_F(ServiceTest, StreamsDeclaringAModelPastALimitAreRefusedBeforeTheBody) {
