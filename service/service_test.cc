@@ -2,6 +2,7 @@
 #include "service/service.h"
 
 #include <chrono>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
