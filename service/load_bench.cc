@@ -5,8 +5,8 @@
 // way (with --workers, the worker processes' too). A benchmark, not a test:
 //
 //   bazel run //service:load_bench -- --clients 8 --calls 10000 --target 21 --workers 2
-//   bazel run //service:load_bench -- --server ipv4:127.0.0.1:50051,127.0.0.1:50052 \
-//       --model /path/to/models --log /tmp/bench.log
+//   bazel run //service:load_bench -- --server ipv4:127.0.0.1:50051,127.0.0.1:50052
+//       --model /path/to/models --log /tmp/bench.log   (one command line)
 
 #include <fcntl.h>
 #include <signal.h>
