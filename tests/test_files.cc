@@ -10,7 +10,16 @@ namespace fs = std::filesystem;
 fs::path FreshTestDir(const std::string& name) {
   const char* base = std::getenv("TEST_TMPDIR");
   fs::path dir = fs::path(base != nullptr ? base : "/tmp") / name;
-  fs::remove_all(dir);
+  // Another thread may still be removing a folder under `dir` (a server of
+  // the test before, cleaning its stream files): a walk that finds an entry
+  // gone fails with ENOENT; walk again.
+  std::error_code ec;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    ec.clear();
+    fs::remove_all(dir, ec);
+    if (!ec) break;
+  }
+  if (ec) throw fs::filesystem_error("cannot empty the test folder", dir, ec);
   fs::create_directories(dir);
   return fs::canonical(dir);
 }
