@@ -627,42 +627,43 @@ std::vector<Rule> Builtin() {
   return rules.ok() ? *rules : std::vector<Rule>{};
 }
 
+// Expects the self-test to match the one rule of rule file `text` on some
+// samples and to find it computing differently on some.
+void ExpectCaught(absl::string_view text) {
+  absl::StatusOr<std::vector<Rule>> rules = ParseRules(text, "bad.rules");
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  ASSERT_EQ(rules->size(), 1u);
+  Outcome outcome = SelfTest((*rules)[0]);
+  EXPECT_GT(outcome.matched, 0);
+  EXPECT_FALSE(outcome.failures.empty());
+}
+
 // The self-test catches a rule that is not exact: x + 0 turns -0.0 into
 // +0.0 (random float inputs hold both zeros).
 TEST(RuleSelfTest, CatchesAnInexactRule) {
-  absl::StatusOr<std::vector<Rule>> rules = ParseRules(R"(
+  ExpectCaught(R"(
 rule add_zero commutative
   pattern (X, k) => (Y) { Y = Add(X, k) }
   replace (X, k) => (X)
   where value(k) == 0 && broadcast_keeps(X, k)
-)",
-                                                       "bad.rules");
-  ASSERT_TRUE(rules.ok()) << rules.status();
-  Outcome outcome = SelfTest((*rules)[0]);
-  EXPECT_GT(outcome.matched, 0);
-  EXPECT_FALSE(outcome.failures.empty());
+)");
 }
 
 // The self-test catches a Slice rule missing its steps: a step of -1 keeps
 // the shape but reverses.
 TEST(RuleSelfTest, CatchesAReversingSlice) {
-  absl::StatusOr<std::vector<Rule>> rules = ParseRules(R"(
+  ExpectCaught(R"(
 rule slice_same_shape
   pattern (X, s, e, a, t) => (Y) { Y = Slice(X, s, e, a, t) }
   replace (X, s, e, a, t) => (X)
   where same_shape(X, Y)
-)",
-                                                       "bad.rules");
-  ASSERT_TRUE(rules.ok()) << rules.status();
-  Outcome outcome = SelfTest((*rules)[0]);
-  EXPECT_GT(outcome.matched, 0);
-  EXPECT_FALSE(outcome.failures.empty());
+)");
 }
 
 // The tolerance of deploy rules still catches a wrong fusion: a bias not
 // scaled by the BatchNormalization's factor.
 TEST(RuleSelfTest, CatchesAWrongDeployRule) {
-  absl::StatusOr<std::vector<Rule>> rules = ParseRules(R"(profile deploy
+  ExpectCaught(R"(profile deploy
 rule conv_batch_norm_unscaled_bias
   pattern (X, W, B, s, b, m, v) => (Y) {
     [conv] C = Conv(X, W, B)
@@ -685,18 +686,13 @@ rule conv_batch_norm_unscaled_bias
     [conv] Y = Conv(X, W2, B2)
   }
   where opset >= 12 && dtype(X) == float
-)",
-                                                       "bad.rules");
-  ASSERT_TRUE(rules.ok()) << rules.status();
-  Outcome outcome = SelfTest((*rules)[0]);
-  EXPECT_GT(outcome.matched, 0);
-  EXPECT_FALSE(outcome.failures.empty());
+)");
 }
 
 // And a zero Pad fused into MaxPool without pads_below_kernel: a window
 // of pads alone is 0 padded by Pad, -inf padded by MaxPool.
 TEST(RuleSelfTest, CatchesAMaxPoolWindowOfPads) {
-  absl::StatusOr<std::vector<Rule>> rules = ParseRules(R"(profile deploy
+  ExpectCaught(R"(profile deploy
 rule relu_pad_max_pool_any_pads
   pattern (X, p) => (Y) {
     R = Relu(X)
@@ -708,12 +704,7 @@ rule relu_pad_max_pool_any_pads
     [pool] Y = MaxPool<pads: ints = @pads>(R)
   }
   where opset >= 11 && is_const(p) && fused_pads(p, Y) == @pads
-)",
-                                                       "bad.rules");
-  ASSERT_TRUE(rules.ok()) << rules.status();
-  Outcome outcome = SelfTest((*rules)[0]);
-  EXPECT_GT(outcome.matched, 0);
-  EXPECT_FALSE(outcome.failures.empty());
+)");
 }
 
 TEST(RuleSelfTest, BuiltinRulesParse) { EXPECT_TRUE(BuiltinRules().ok()); }
