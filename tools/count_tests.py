@@ -8,15 +8,44 @@ counts as one failed case. A test that is not GoogleTest (an sh_test) has
 Bazel's own test.xml with one test case: it counts as one case.
 """
 import os
+import re
 import sys
 import xml.etree.ElementTree as ET
 
 
-def count_target(testlogs, target):
+def xml_paths(testlogs, target):
+    """The test.xml files of a target's last run: one per shard when sharded.
+
+    A sharded test writes shard_I_of_N/test.xml and no top-level test.xml;
+    a top-level one beside shard folders is left from before the target was
+    sharded and is not read.
+    """
     package, name = target.lstrip("/").split(":")
-    xml_path = os.path.join(testlogs, package, name, "test.xml")
+    folder = os.path.join(testlogs, package, name)
+    shards = sorted(d for d in (os.listdir(folder) if os.path.isdir(folder) else [])
+                    if re.fullmatch(r"shard_\d+_of_\d+", d))
+    if shards:
+        # Folders of an earlier shard count may remain: the newest one's count.
+        newest = max(shards, key=lambda d: os.path.getmtime(os.path.join(folder, d)))
+        total = int(newest.rsplit("_", 1)[1])
+        expected = [f"shard_{i}_of_{total}" for i in range(1, total + 1)]
+        return [os.path.join(folder, d, "test.xml") for d in expected]
+    return [os.path.join(folder, "test.xml")]
+
+
+def count_target(testlogs, target):
+    passed = failed = 0
+    for xml_path in xml_paths(testlogs, target):
+        p, f = count_xml(xml_path, target)
+        passed += p
+        failed += f
+    return passed, failed
+
+
+def count_xml(xml_path, target):
     if not os.path.exists(xml_path):
-        print(f"FAILED {target}: no test.xml (did not build or run)")
+        print(f"FAILED {target}: no {os.path.basename(os.path.dirname(xml_path))}/test.xml "
+              "(did not build or run)")
         return 0, 1
     try:
         root = ET.parse(xml_path).getroot()
