@@ -1,8 +1,9 @@
 #ifndef ONNX_CONVERT_REWRITES_RULES_INTERNAL_H_
 #define ONNX_CONVERT_REWRITES_RULES_INTERNAL_H_
 
-// What the rule file parser (rule_parser.cc), the rule engine (rules.cc)
-// and its explainer (rules_explain.cc) share; not for other callers.
+// What the rule file parser (rule_parser.cc), the rule engine (rules.cc,
+// its `where` facts in rules_facts.cc) and its explainer (rules_explain.cc)
+// share; not for other callers.
 
 #include <cstdint>
 #include <map>
@@ -19,6 +20,11 @@ namespace onnxconvert::rewrites::rules_internal {
 
 // Element types by the names `where` spells them (float, int64, ...).
 const std::map<std::string, int>& DtypeNames();
+
+// Whether every `where` predicate of `rule` holds on `match` in `graph`,
+// in order; a binding (`fact == @var`, rules.h) binds @var on `match`.
+bool WhereHolds(const Rule& rule, const PassContext& context, const GraphIndex& graph,
+                RuleMatch& match);
 
 // How one `where` predicate came out on a match (for ExplainRule): whether
 // it holds, the fact the predicate saw (nullopt: unknown) and the right-hand
