@@ -133,6 +133,8 @@ const PredicateSpec kPredicates[] = {
     {"disjoint_axes", "vvv", false},
     {"trailing_axes", "vx", true}, {"fused_pads", "vv", true},
     {"pads_below_kernel", "av", false}, {"shape_of", "vv", false},
+    {"same_dim", "vnvn", false},       {"last_dim_power", "vvn", false},
+    {"power", "vn", true},             {"attention_mask", "vv", false},
 };
 
 const PredicateSpec* FindPredicate(absl::string_view name) {

@@ -66,6 +66,7 @@
 //     outputs(Y) (the number of outputs of the node computing Y)
 //     trailing_axes(X, a) (a: a constant or @attribute of axes; -k when
 //       they are X's last k axes, in any order and either sign)
+//     power(k, n) (the one element of constant k to the power n)
 //     fused_pads(p, C) (the `pads` of the Conv or pool computing C, its
 //       auto_pad NOTSET, plus the spatial part of constant Pad pads p;
 //       unknown when p pads axis 0 or 1 or is negative)
@@ -74,6 +75,13 @@
 //       window holds an element of the input)
 //     shape_of(s, X) (s holds X's shape: a Shape of X, or a constant equal
 //       to X's dims, every one known)
+//     same_dim(X, i, Y, j) (dim i of X is dim j of Y, as inference knows
+//       them; negative indices count from the end)
+//     last_dim_power(c, X, p) (constant c, of one element, is X's last dim
+//       to the power p, to float precision: within 2^-22 relatively)
+//     attention_mask(M, S) (M can be Attention's additive attn_mask for
+//       the scores S: rank 2 or more, broadcasting to S without growing
+//       it, its last dim S's)
 //   `fact == @var` with @var bound neither by the pattern nor by an earlier
 //   predicate binds @var to the fact, for the replacement, which must use
 //   it: typed as the replacement declares it (`epsilon: float = @eps` from

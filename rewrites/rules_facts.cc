@@ -228,6 +228,79 @@ std::optional<Fact> FusedPads(const Env& env, const std::vector<Term>& args) {
   return Fact{std::move(fused), true};
 }
 
+// True when `k` broadcasts to `x` without growing it (each dim of k,
+// aligned to x's last dims, 1 or x's); unknown otherwise.
+std::optional<Fact> BroadcastKeeps(const onnx::TensorShapeProto* x,
+                                   const onnx::TensorShapeProto* k) {
+  if (x == nullptr || k == nullptr || k->dim_size() > x->dim_size()) return std::nullopt;
+  int offset = x->dim_size() - k->dim_size();
+  for (int i = 0; i < k->dim_size(); ++i) {
+    const auto& kd = k->dim(i);
+    if (kd.has_dim_value() && kd.dim_value() == 1) continue;
+    if (!SameDim(kd, x->dim(offset + i))) return std::nullopt;
+  }
+  return Bool(true);
+}
+
+// Dim `i` of `shape` (negative: from the end), or nullptr when out of range.
+const onnx::TensorShapeProto::Dimension* DimAt(const onnx::TensorShapeProto* shape, double i) {
+  if (shape == nullptr) return nullptr;
+  int64_t axis = static_cast<int64_t>(i);
+  if (axis < 0) axis += shape->dim_size();
+  return axis >= 0 && axis < shape->dim_size() ? &shape->dim(static_cast<int>(axis)) : nullptr;
+}
+
+// Whether dim args[1] of args[0] is dim args[3] of args[2] (negative
+// indices from the end): true when inference knows them equal, false when
+// it knows two different sizes, unknown otherwise.
+std::optional<Fact> SameDimFact(const Env& env, const std::vector<Term>& args) {
+  const auto* a = DimAt(env.Shape(args[0]), args[1].numbers[0]);
+  const auto* b = DimAt(env.Shape(args[2]), args[3].numbers[0]);
+  if (a == nullptr || b == nullptr) return std::nullopt;
+  if (SameDim(*a, *b)) return Bool(true);
+  if (a->has_dim_value() && b->has_dim_value()) return Bool(false);
+  return std::nullopt;
+}
+
+// Whether constant args[0], of one element, is the last dim of args[1] to
+// the power args[2], to float precision: within 2^-22 of it, relatively
+// (an exporter's float rounding of d^p, however it computed it).
+std::optional<Fact> LastDimPower(const Env& env, const std::vector<Term>& args) {
+  std::optional<std::vector<double>> c = ConstantNumbers(env, env.Value(args[0]));
+  const auto* last = DimAt(env.Shape(args[1]), -1);
+  if (!c || c->size() != 1 || last == nullptr || !last->has_dim_value() ||
+      last->dim_value() < 1) {
+    return std::nullopt;
+  }
+  const double want = std::pow(static_cast<double>(last->dim_value()), args[2].numbers[0]);
+  return Bool(std::abs((*c)[0] - want) <= want * 0x1p-22);
+}
+
+// The one element of constant args[0] to the power args[1]; unknown when
+// it is not a constant of one element or the power is not finite.
+std::optional<Fact> Power(const Env& env, const std::vector<Term>& args) {
+  std::optional<std::vector<double>> c = ConstantNumbers(env, env.Value(args[0]));
+  if (!c || c->size() != 1) return std::nullopt;
+  const double power = std::pow((*c)[0], args[1].numbers[0]);
+  if (!std::isfinite(power)) return std::nullopt;
+  return Fact{{power}};
+}
+
+// Whether args[0] can be Attention's additive attn_mask for the scores
+// args[1] ([batch, heads, q, kv]): of rank 2 or more, broadcasting to the
+// scores without growing them, its last dim the scores' (Attention pads a
+// shorter key dim with -inf: a last dim of 1 would not broadcast).
+std::optional<Fact> AttentionMask(const Env& env, const std::vector<Term>& args) {
+  const onnx::TensorShapeProto* mask = env.Shape(args[0]);
+  const onnx::TensorShapeProto* scores = env.Shape(args[1]);
+  if (mask == nullptr || scores == nullptr) return std::nullopt;
+  if (mask->dim_size() < 2) return Bool(false);
+  std::optional<Fact> keeps = BroadcastKeeps(scores, mask);
+  if (!keeps) return std::nullopt;
+  return SameDimFact(env, {args[0], Term{Term::Kind::kNumber, "", {-1}}, args[1],
+                           Term{Term::Kind::kNumber, "", {-1}}});
+}
+
 using FactFn = std::function<std::optional<Fact>(const Env&, const std::vector<Term>&)>;
 
 // How each predicate computes its fact (boolean ones: 1 or 0).
@@ -290,17 +363,8 @@ const std::map<std::string, FactFn>& FactFns() {
          return Bool(true);
        }},
       {"broadcast_keeps",
-       [](const Env& env, const std::vector<Term>& args) -> std::optional<Fact> {
-         const onnx::TensorShapeProto* x = env.Shape(args[0]);
-         const onnx::TensorShapeProto* k = env.Shape(args[1]);
-         if (x == nullptr || k == nullptr || k->dim_size() > x->dim_size()) return std::nullopt;
-         int offset = x->dim_size() - k->dim_size();
-         for (int i = 0; i < k->dim_size(); ++i) {
-           const auto& kd = k->dim(i);
-           if (kd.has_dim_value() && kd.dim_value() == 1) continue;
-           if (!SameDim(kd, x->dim(offset + i))) return std::nullopt;
-         }
-         return Bool(true);
+       [](const Env& env, const std::vector<Term>& args) {
+         return BroadcastKeeps(env.Shape(args[0]), env.Shape(args[1]));
        }},
       {"per_channel",
        [](const Env& env, const std::vector<Term>& args) -> std::optional<Fact> {
@@ -378,6 +442,10 @@ const std::map<std::string, FactFn>& FactFns() {
          return Bool(true);
        }},
       {"trailing_axes", TrailingAxes},
+      {"same_dim", SameDimFact},
+      {"last_dim_power", LastDimPower},
+      {"power", Power},
+      {"attention_mask", AttentionMask},
       {"fused_pads", FusedPads},
       {"pads_below_kernel", PadsBelowKernel},
       {"shape_of", ShapeOf},

@@ -8,6 +8,7 @@
 // rounding).
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -208,6 +209,35 @@ std::optional<std::vector<onnx::TensorProto>> IndexCandidates(const std::string&
   return std::nullopt;
 }
 
+// Whether `rule` takes pattern input `name` as a scale: a power of the last
+// dim (last_dim_power), a power of it bound (power), or its value bound as
+// an Attention's attribute.
+bool AsksScale(const Rule& rule, const std::string& name) {
+  const bool attention = absl::c_any_of(rule.replacement.node(), [](const onnx::NodeProto& node) {
+    return node.op_type() == "Attention";
+  });
+  for (const Predicate& predicate : rule.where) {
+    const bool binds = attention && predicate.rhs.kind == Term::Kind::kAttribute;
+    if (predicate.args.empty() || predicate.args[0].name != name) continue;
+    if (predicate.function == "last_dim_power" || predicate.function == "power" ||
+        (predicate.function == "value" && binds)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Scales of data of `shape` (Attention's): the default 1/sqrt(D) and its
+// square root and reciprocal root (D the last dim), another one, and the
+// default as [1] and along the last axis.
+std::vector<onnx::TensorProto> ScaleCandidates(int dtype, const Shape& shape) {
+  const double d = static_cast<double>(shape.back());
+  return {Constant(dtype, {}, {1 / std::sqrt(d)}), Constant(dtype, {}, {std::sqrt(d)}),
+          Constant(dtype, {}, {std::pow(d, -0.25)}), Constant(dtype, {}, {0.3}),
+          Constant(dtype, {1}, {1 / std::sqrt(d)}),
+          Constant(dtype, {shape.back()}, {1 / std::sqrt(d), 0.3})};
+}
+
 // Candidate constants for pattern input `name`, first read by input `slot`
 // of `op`; empty for a data input.
 std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::string& name,
@@ -223,6 +253,7 @@ std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::s
     if (slot == 2 && value) return {Constant(dtype, {}, {*value})};
   }
   if (auto index = IndexCandidates(op, slot, dtype, shape)) return *std::move(index);
+  if (AsksScale(rule, name)) return ScaleCandidates(dtype, shape);
   if (std::optional<double> value = ValueAskedOf(rule, name)) {
     if (op == "Dropout") return {Constant(onnx::TensorProto::BOOL, {}, {*value})};
     if (ValuesAsked(rule) >= 4) {
@@ -309,9 +340,10 @@ std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::s
     static const std::vector<double> kValues[] = {{1.5, -0.5}, {0.25, -1}, {0.3, -0.7}, {0.8, 2.5}};
     return {Constant(dtype, {kChannels}, kValues[slot - 1])};
   }
-  if (kElementwise.contains(op) && (Asks(rule, "is_const", name) || Asks(rule, "rank", name))) {
+  if (kElementwise.contains(op) && (Asks(rule, "is_const", name) || Asks(rule, "rank", name)) &&
+      !Asks(rule, "same_dim", name)) {
     // A constant operand the rule asks about: one element, or along the
-    // last axis.
+    // last axis (not one whose dims it compares with another's: data).
     return {Constant(dtype, {}, {0.5}), Constant(dtype, {shape.back()}, {1.5, -0.25, 0.75})};
   }
   return {};
