@@ -739,6 +739,25 @@ rule relu_pad_max_pool_any_pads
 )");
 }
 
+// And an Attention recognized with the Div form's default (sqrt(D)) taken
+// for a Mul's: the scores scaled by D^1/2 instead of D^-1/2.
+TEST(RuleSelfTest, CatchesAWrongAttentionScale) {
+  ExpectCaught(R"(profile deploy
+rule attention_scores_mul_root
+  pattern (Q, K, V, c) => (Y) {
+    KT = Transpose<perm: ints = [0, 1, 3, 2]>(K)
+    S = MatMul(Q, KT)
+    SS = Mul(S, c)
+    P = Softmax<axis: int = @ax>(SS)
+    Y = MatMul(P, V)
+  }
+  replace (Q, K, V, c) => (Y) { Y = Attention(Q, K, V) }
+  where opset >= 23 && dtype(Q) == float && rank(Q) == 4 && rank(K) == 4 && rank(V) == 4
+  where same_dim(Q, 0, K, 0) && same_dim(Q, 1, K, 1) && same_dim(K, 0, V, 0)
+  where same_dim(K, 1, V, 1) && trailing_axes(SS, @ax) == -1 && last_dim_power(c, Q, 0.5)
+)");
+}
+
 TEST(RuleSelfTest, BuiltinRulesParse) { EXPECT_TRUE(BuiltinRules().ok()); }
 
 INSTANTIATE_TEST_SUITE_P(Builtin, RuleSelfTest, ::testing::ValuesIn(Builtin()),
