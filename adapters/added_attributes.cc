@@ -11,7 +11,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "adapters/adapter.h"
+#include "adapters/adapter_helpers.h"
 #include "adapters/compositions.h"
 #include "adapters/rewrites.h"
 #include "ir/status_macros.h"

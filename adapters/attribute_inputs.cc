@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "adapters/adapter.h"
+#include "adapters/adapter_helpers.h"
 #include "adapters/composer.h"
 #include "adapters/compositions.h"
 #include "adapters/rewrites.h"
@@ -96,12 +96,6 @@ bool AllEqual(const onnx::TensorProto* value, int64_t expected) {
          std::all_of(ints->begin(), ints->end(), [&](int64_t v) { return v == expected; });
 }
 
-const MovedAttributes& Find(const AdapterContext& ctx) {
-  for (const MovedAttributes& moved : kMoved) {
-    if (ctx.from.name == moved.op) return moved;
-  }
-  return kMoved[0];  // unreachable: only registered ops get here
-}
 
 // Sets `value` (empty) to the attribute's value as a tensor in the form the
 // input takes.
@@ -152,7 +146,7 @@ absl::Status AsTensor(AdapterContext& ctx, const onnx::AttributeProto& a, Form f
 }
 
 absl::Status AttributeToInput(AdapterContext& ctx) {
-  const MovedAttributes& moved = Find(ctx);
+  const MovedAttributes& moved = ctx.TableRow<MovedAttributes>();
   for (const Slot& slot : moved.slots) {
     const onnx::AttributeProto* attribute = FindAttribute(ctx.node, slot.attribute);
     onnx::AttributeProto written;  // the default, where absences differ
@@ -234,7 +228,7 @@ bool IsMovedSlot(const MovedAttributes& moved, int input) {
 }
 
 absl::Status InputToAttribute(AdapterContext& ctx) {
-  const MovedAttributes& moved = Find(ctx);
+  const MovedAttributes& moved = ctx.TableRow<MovedAttributes>();
   if (moved.at_run_time != nullptr) {
     for (const Slot& slot : moved.slots) {
       if (ctx.node.input_size() <= slot.input || ctx.node.input(slot.input).empty() ||
@@ -357,12 +351,13 @@ void RegisterAttributeInputAdapters(RewriteTable& table) {
       absl::StrAppend(&names, names.empty() ? "" : ", ", slot.attribute);
     }
     table.Register("", moved.op, moved.older, moved.newer, AttributeToInput,
-                   absl::StrCat(names, " attributes to inputs"));
+                   absl::StrCat(names, " attributes to inputs"), &moved);
     table.Register("", moved.op, moved.newer, moved.older, InputToAttribute,
                    absl::StrCat(names, " inputs to attributes",
                                 moved.at_run_time != nullptr
                                     ? " (composed from older ops when known only at run time)"
-                                    : ""));
+                                    : ""),
+                   &moved);
   }
 }
 

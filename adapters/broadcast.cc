@@ -4,7 +4,7 @@
 // where the shapes allow it. Anything else is refused with the reason.
 
 #include "absl/strings/str_cat.h"
-#include "adapters/adapter.h"
+#include "adapters/adapter_helpers.h"
 #include "adapters/compositions.h"
 #include "adapters/rewrites.h"
 

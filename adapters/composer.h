@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "adapters/adapter.h"
+#include "adapters/adapter_helpers.h"
 #include "proto/onnx.pb.h"
 
 namespace onnxconvert::adapters {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "adapters/adapter.h"
+#include "adapters/adapter_helpers.h"
 #include "adapters/composer.h"
 #include "adapters/rewrites.h"
 #include "ir/status_macros.h"

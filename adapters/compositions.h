@@ -5,7 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "adapters/adapter.h"
+#include "adapters/adapter_helpers.h"
 
 namespace onnxconvert::adapters {
 

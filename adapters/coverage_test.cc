@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter.h"
+#include "converter/adapter_plan.h"
 #include "adapters/rewrites.h"
 #include "gtest/gtest.h"
 #include "schema/registry.h"
@@ -73,9 +74,9 @@ std::string Classify(const OpSchema& from, const OpSchema* to) {
     if (!from.context_dependent_function_opsets.empty()) return "function body (call-dependent)";
     return "gone: no function body (cannot be expressed)";
   }
-  AdapterPlan plan = PlanAdapter(from, *to);
+  converter::AdapterPlan plan = converter::PlanAdapter(from, *to);
   if (plan.rewrite != nullptr) return "rewrite";
-  AdapterEntry entry = FindAdapter(plan, PlainNode(from));
+  AdapterEntry entry = converter::FindAdapter(plan, PlainNode(from));
   if (entry.kind == AdapterEntry::kCompatible) return "version bump";
   return absl::StrCat("refused: ", entry.reason);
 }

@@ -5,7 +5,7 @@
 // second input.
 
 #include "absl/strings/str_cat.h"
-#include "adapters/adapter.h"
+#include "adapters/adapter_helpers.h"
 #include "adapters/rewrites.h"
 
 namespace onnxconvert::adapters {

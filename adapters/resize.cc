@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "adapters/adapter.h"
+#include "adapters/adapter_helpers.h"
 #include "adapters/compositions.h"
 #include "adapters/rewrites.h"
 #include "ir/status_macros.h"

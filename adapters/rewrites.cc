@@ -15,11 +15,11 @@ std::string Key(absl::string_view domain, absl::string_view op, int from, int to
 }  // namespace
 
 void RewriteTable::Register(absl::string_view domain, absl::string_view op, int from, int to,
-                            AdapterFn fn, absl::string_view what) {
+                            AdapterFn fn, absl::string_view what, std::any row) {
   std::string name = absl::StrCat(domain.empty() ? "" : absl::StrCat(domain, "."), op, " ", from,
                                   "->", to, ": ", what);
   auto [it, inserted] = entries_.try_emplace(Key(domain, op, from, to),
-                                             AdapterEntry{AdapterEntry::kRewrite, fn, "", name});
+                                             AdapterEntry{AdapterEntry::kRewrite, fn, "", name, std::move(row)});
   if (!inserted) {
     std::fprintf(stderr, "onnx-convert: adapter registered twice: %s\n", name.c_str());
     std::abort();

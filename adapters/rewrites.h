@@ -1,6 +1,7 @@
 #ifndef ONNX_CONVERT_ADAPTERS_REWRITES_H_
 #define ONNX_CONVERT_ADAPTERS_REWRITES_H_
 
+#include <any>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -15,9 +16,11 @@ namespace onnxconvert::adapters {
 // shadowed adapter is a bug.
 class RewriteTable {
  public:
-  // Adds the adapter converting (domain, op) from `from` to `to`.
+  // Adds the adapter converting (domain, op) from `from` to `to`; `row`, a
+  // pointer to the family table's row it was made from, reaches `fn` as
+  // AdapterContext::TableRow.
   void Register(absl::string_view domain, absl::string_view op, int from, int to, AdapterFn fn,
-                absl::string_view what);
+                absl::string_view what, std::any row = {});
   // The adapter for the key, or null.
   const AdapterEntry* Find(absl::string_view domain, absl::string_view op, int from,
                            int to) const;

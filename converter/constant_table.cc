@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "adapters/adapter.h"
+#include "adapters/adapter_helpers.h"
 #include "eval/evaluator.h"
 #include "eval/tensor.h"
 #include "ir/tensor_util.h"

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "adapters/compositions.h"
 #include "adapters/rewrites.h"
+#include "converter/adapter_plan.h"
 #include "converter/expand.h"
 #include "converter/step_rewriter.h"
 #include "ir/status_macros.h"
@@ -81,6 +82,7 @@ absl::Status RunRewrite(StepContext& step, const NodeSite& site,
                         const StepRewriter& rewriter, bool check_types) {
   std::string old_op = site.node->op_type();
   std::string old_domain = site.node->domain();
+  ctx.row = adapter.row;
   absl::Status rewritten = adapter.fn(ctx);
   // What only the whole graph tells decides: the model is converted whole.
   OC_RETURN_IF_ERROR(rewriter.Unanswered());
@@ -95,10 +97,10 @@ absl::Status RunRewrite(StepContext& step, const NodeSite& site,
         adapter.name, " leaves a ", site.node->op_type(), " node, which does not exist at opset ",
         step.to));
   }
-  std::string misfit = adapters::NodeFitsVersion(*bound, *site.node);
-  if (!misfit.empty()) {
+  absl::Status fits = NodeFitsVersion(*bound, *site.node);
+  if (!fits.ok()) {
     return absl::FailedPreconditionError(
-        absl::StrCat(adapter.name, " leaves the node unfit: ", misfit));
+        absl::StrCat(adapter.name, " leaves the node unfit: ", fits.message()));
   }
   if (site.node->op_type() != old_op) {
     step.edits.Retyped(site, OpKey(Registry::CanonicalDomain(old_domain), old_op));
@@ -273,8 +275,8 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     const OpSchema* next = registry.Lookup(step.domain, changed->name, step.to);
     if (current == nullptr) continue;  // the op is not valid here anyway
     if (current == next) continue;
-    std::optional<adapters::AdapterPlan> plan;
-    if (next != nullptr) plan = adapters::PlanAdapter(*current, *next);
+    std::optional<AdapterPlan> plan;
+    if (next != nullptr) plan = PlanAdapter(*current, *next);
     // A node these versions only rebind validates as it did.
     bool validates_alike = plan.has_value() && plan->validates_alike;
     // Every node these versions only rebind is counted, not looked at.
@@ -338,7 +340,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
         }
         // A registered rewrite is used as it is; else the entry is derived.
         std::optional<adapters::AdapterEntry> derived;
-        if (plan->rewrite == nullptr) derived = adapters::FindAdapter(*plan, *site.node);
+        if (plan->rewrite == nullptr) derived = FindAdapter(*plan, *site.node);
         const adapters::AdapterEntry& adapter = derived ? *derived : *plan->rewrite;
         if (!replaced) change.adapter = adapter.name;
         switch (replaced ? adapters::AdapterEntry::kUnsupported

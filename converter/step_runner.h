@@ -18,7 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "adapters/adapter.h"
+#include "adapters/adapter_helpers.h"
 #include "converter/constant_table.h"
 #include "converter/converter.h"
 #include "converter/incremental_validation.h"

@@ -94,6 +94,7 @@ TEST_P(AdapterOnIndexTest, EditsAsTheConverterDoes) {
       });
   std::vector<adapters::Change> changes;
   adapters::AdapterContext ctx{rewriter.anchor(), *from, *to, changes, c.to_opset, rewriter};
+  ctx.row = adapter->row;
   ASSERT_TRUE(adapter->fn(ctx).ok());
   ASSERT_TRUE(rewriter.Finish().ok());
   ASSERT_TRUE((*index)->Commit().ok());

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "adapters/adapter.h"
+#include "adapters/adapter_helpers.h"
 #include "ir/status_macros.h"
 #include "rewrites/pass.h"
 #include "schema/registry.h"

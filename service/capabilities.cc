@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "adapters/adapter.h"
 #include "adapters/rewrites.h"
+#include "converter/adapter_plan.h"
 #include "converter/converter.h"
 #include "rewrites/pass.h"
 #include "schema/registry.h"
@@ -38,7 +39,7 @@ std::string OpName(const OpSchema& op) {
 
 // How converting from `from` to the adjacent `to` is handled.
 v1::AdapterInfo DescribeChange(const OpSchema& from, const OpSchema& to) {
-  adapters::AdapterPlan plan = adapters::PlanAdapter(from, to);
+  converter::AdapterPlan plan = converter::PlanAdapter(from, to);
   v1::AdapterInfo info;
   info.set_op(OpName(from));
   info.set_from_version(from.since_version);
