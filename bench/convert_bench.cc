@@ -2,7 +2,7 @@
 // from opset 12 to 13 and to 21, against protobuf parse + serialize of the
 // same model (the floor): bytes in, converted bytes out. ConvertTo* parse
 // the model, convert it whole and serialize it; SerializedTo* convert the
-// bytes with ConvertBytesIfPossible (window by window from 16,384 nodes,
+// bytes with ConvertBytes (window by window from 16,384 nodes,
 // whole on an arena below), as the CLI and the service do.
 // tools/bench-convert.sh runs them in turn, one process each.
 // OptimizeExact parses, optimizes (rewrites/, exact profile) and
@@ -56,7 +56,7 @@ absl::Status ConvertSerialized(const std::string& bytes, int64_t target) {
   options.target_opset = target;
   StringModelSink sink;
   absl::StatusOr<std::optional<converter::ConversionReport>> report =
-      converter::ConvertBytesIfPossible(bytes, options, sink);
+      converter::ConvertBytes(bytes, options, sink);
   if (!report.ok()) return report.status();
   if (!report->has_value()) return absl::InternalError("left to the caller");
   benchmark::DoNotOptimize(sink.bytes());

@@ -9,7 +9,7 @@
 //  - whole: the file read into memory, parsed into a ModelProto, converted
 //    (ConvertModel) and serialized; the parsed model alone is reported too;
 //  - windowed: the file mapped into memory and converted from its bytes
-//    (ConvertSerialized: window by window from 16,384 nodes, whole on an
+//    (ConvertBytes: window by window from 16,384 nodes, whole on an
 //    arena below) to an output file, as `onnx-convert convert` does.
 //  - optimize: `onnx-convert optimize` (exact): LoadModel (a streamed parse),
 //    rewrites::Optimize, SaveModel (streamed to the file).
@@ -96,10 +96,13 @@ int Windowed(const char* path, int64_t target) {
   std::string out_path = std::string(path) + ".converted";
   onnxconvert::FileModelSink sink(out_path);
   std::string why;
-  auto report = onnxconvert::converter::ConvertSerialized(
+  auto report = onnxconvert::converter::ConvertBytes(
       absl::string_view(static_cast<const char*>(mapped), size), options, sink, {}, &why);
-  if (!report.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(report.status().message()).c_str());
+  if (!report.ok() || !report->has_value()) {
+    std::fprintf(stderr, "%s\n",
+                 report.ok() ? "the model is left to a whole conversion of its own "
+                               "(it does not parse, has external data or does not convert)"
+                             : std::string(report.status().message()).c_str());
     return 1;
   }
   double peak = PeakBytes();

@@ -1,5 +1,5 @@
 // Converts the synthetic chain model of bench/synthetic_models.h the way
-// the CLI does (ConvertBytesIfPossible), or parses and serializes it (the
+// the CLI does (ConvertBytes), or parses and serializes it (the
 // floor), a given number of times, for counting instructions under
 // callgrind (tools/bench-instructions.sh): counts do not move with the
 // machine's load as times do.
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     options.target_opset = target;
     onnxconvert::StringModelSink sink;
     absl::StatusOr<std::optional<onnxconvert::converter::ConversionReport>> report =
-        onnxconvert::converter::ConvertBytesIfPossible(bytes, options, sink);
+        onnxconvert::converter::ConvertBytes(bytes, options, sink);
     if (!report.ok() || !report->has_value()) {
       std::fprintf(stderr, "the conversion was left to the caller or failed\n");
       return 1;

@@ -34,7 +34,7 @@ class Local final : public Engine {
     absl::StatusOr<MappedFile> file = MappedFile::Open(path);
     if (!file.ok()) return std::nullopt;  // loading it says why
     FileModelSink sink(output);
-    return converter::ConvertBytesIfPossible(file->bytes(), options, sink);
+    return converter::ConvertBytes(file->bytes(), options, sink);
   }
 };
 

@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "converter/converter.h"
+#include "converter/bytes_testing.h"
 #include "converter/report_testing.h"
 #include "converter/windowed.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -141,7 +142,7 @@ TEST(MutatedModelsTest, DamagedModelsConvertInWindowsAsWhole) {
     StringModelSink sink;
     std::string why;
     absl::StatusOr<ConversionReport> report =
-        ConvertSerialized(bytes, options, sink, windows, &why);
+        ConvertBytesOrError(bytes, options, sink, windows, &why);
     windowed += report.ok() && why.empty();
     onnx::ModelProto parsed;
     if (!parsed.ParseFromString(bytes)) {

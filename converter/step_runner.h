@@ -3,7 +3,7 @@
 
 // Internal to the converter: one opset step over the nodes an OpIndex
 // holds, and what it works with. ConvertModel runs the steps over a whole
-// model; ConvertSerialized over windows of a large graph's nodes.
+// model; ConvertBytes over windows of a large graph's nodes.
 
 #include <cstdint>
 #include <deque>
@@ -117,7 +117,7 @@ class AddedConstants {
   }
 
   // Whether a constant was shared with work ordered before its creator's
-  // (ConvertSerialized: the windows then disagree with a whole conversion).
+  // (ConvertBytes: the windows then disagree with a whole conversion).
   bool out_of_order() const { return out_of_order_; }
   // The order of the work that created the constant `name`, or 0.
   int64_t OrderOf(absl::string_view name) const {

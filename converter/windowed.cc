@@ -872,14 +872,18 @@ onnx::ModelProto* ParseOnArena(absl::string_view bytes, google::protobuf::Arena&
 
 }  // namespace
 
-absl::StatusOr<std::optional<ConversionReport>> ConvertBytesIfPossible(
-    absl::string_view bytes, const ConvertOptions& options, ModelSink& out,
-    const WindowOptions& windows) {
+absl::StatusOr<std::optional<ConversionReport>> ConvertBytes(absl::string_view bytes,
+                                                             const ConvertOptions& options,
+                                                             ModelSink& out,
+                                                             const WindowOptions& windows,
+                                                             std::string* whole_reason) {
+  if (whole_reason != nullptr) whole_reason->clear();
   // Verification evaluates whole models: ConvertModel does it.
   if (VerifyRequested(options)) return std::nullopt;
   absl::StatusOr<ConversionReport> windowed = ConvertWindowed(bytes, options, out, windows);
   if (windowed.ok()) return *std::move(windowed);
   if (windowed.status().code() != absl::StatusCode::kUnimplemented) return windowed.status();
+  if (whole_reason != nullptr) *whole_reason = std::string(windowed.status().message());
   if (options.dry_run) return std::nullopt;
   google::protobuf::Arena arena(ModelArenaOptions());
   onnx::ModelProto* model = ParseOnArena(bytes, arena);
@@ -893,26 +897,6 @@ absl::StatusOr<std::optional<ConversionReport>> ConvertBytesIfPossible(
   }
   OC_RETURN_IF_ERROR(out.WriteWhole(*model));
   return *std::move(report);
-}
-
-absl::StatusOr<ConversionReport> ConvertSerialized(absl::string_view bytes,
-                                                   const ConvertOptions& options, ModelSink& out,
-                                                   const WindowOptions& windows,
-                                                   std::string* whole_reason) {
-  absl::StatusOr<ConversionReport> windowed = ConvertWindowed(bytes, options, out, windows);
-  if (whole_reason != nullptr) whole_reason->clear();
-  if (windowed.ok() || windowed.status().code() != absl::StatusCode::kUnimplemented) {
-    return windowed;
-  }
-  if (whole_reason != nullptr) *whole_reason = std::string(windowed.status().message());
-  google::protobuf::Arena arena(ModelArenaOptions());
-  onnx::ModelProto* model = ParseOnArena(bytes, arena);
-  if (model == nullptr) {
-    return absl::InvalidArgumentError("the model does not parse as an ONNX ModelProto");
-  }
-  OC_ASSIGN_OR_RETURN(ConversionReport report, ConvertModelInPlace(*model, options));
-  OC_RETURN_IF_ERROR(out.WriteWhole(*model));
-  return report;
 }
 
 }  // namespace onnxconvert::converter

@@ -50,26 +50,23 @@ absl::StatusOr<ConversionReport> ConvertWindowed(absl::string_view bytes,
                                                  const ConvertOptions& options, ModelSink& out,
                                                  const WindowOptions& windows = {});
 
-// How the CLI and the service convert a model they hold as bytes:
-// ConvertWindowed, else (Unimplemented) the whole conversion of the model
-// parsed onto a protobuf arena, written to `out`. nullopt, with nothing
-// written that counts, when the caller's own load and whole conversion must
-// do it: a dry run; bytes that do not parse, or parse only with a field of
-// the wrong wire type kept unknown (LoadModel says where); tensors in
-// external files (they are found beside the model); or a whole conversion
-// that fails (the caller's conversion then gives the error in its terms).
-// Other errors: Cancelled (should_stop), or the sink's.
-absl::StatusOr<std::optional<ConversionReport>> ConvertBytesIfPossible(
-    absl::string_view bytes, const ConvertOptions& options, ModelSink& out,
-    const WindowOptions& windows = {});
-
-// ConvertWindowed, else (Unimplemented) ConvertModel on the model parsed
-// onto a protobuf arena, written whole to `out`. `whole_reason` (if not
-// null) gets why the model was converted whole ("" if it was not).
-absl::StatusOr<ConversionReport> ConvertSerialized(absl::string_view bytes,
-                                                   const ConvertOptions& options, ModelSink& out,
-                                                   const WindowOptions& windows = {},
-                                                   std::string* whole_reason = nullptr);
+// Converts the model serialized as `bytes`, written to `out`: the one way
+// to convert a model held as bytes (the CLI, the service, benchmarks and
+// fuzzers use it). ConvertWindowed, else (Unimplemented) the whole
+// conversion of the model parsed onto a protobuf arena. nullopt, with
+// nothing written that counts, when the caller's own load and whole
+// conversion must do it: verification is asked for, a dry run, bytes that do
+// not parse, or parse only with a field of the wrong wire type kept unknown
+// (LoadModel says where); tensors in external files (they are found beside
+// the model); or a whole conversion that fails (the caller's conversion then
+// gives the error in its terms). Other errors: Cancelled (should_stop), or
+// the sink's. `whole_reason` (if not null) gets why the windows left the
+// model to the whole conversion ("" if they did not).
+absl::StatusOr<std::optional<ConversionReport>> ConvertBytes(absl::string_view bytes,
+                                                             const ConvertOptions& options,
+                                                             ModelSink& out,
+                                                             const WindowOptions& windows = {},
+                                                             std::string* whole_reason = nullptr);
 
 }  // namespace onnxconvert::converter
 

@@ -1,7 +1,7 @@
 // Converts every corpus case to every conformance target window by window
 // (windows of 1 and of 3 nodes, so that every boundary is crossed; every
 // floating-point initializer read as a header), whole on an arena as
-// ConvertSerialized does below its window threshold, and with ConvertModel:
+// ConvertBytes does below its window threshold, and with ConvertModel:
 // the same bytes and report, or the same error. Counts the conversions the
 // windows did and why they left the others whole, and compares the counts
 // with the golden table tests/golden/windowed_corpus.txt (rewritten by
@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "converter/converter.h"
+#include "converter/bytes_testing.h"
 #include "converter/report_testing.h"
 #include "converter/windowed.h"
 #include "gtest/gtest.h"
@@ -44,7 +45,7 @@ TEST(WindowedCorpusTest, WindowsConvertAsTheWholeModel) {
       options.target_opset = target;
       absl::StatusOr<ConversionResult> whole = ConvertModel(loaded->model, options);
       std::string whole_bytes = whole.ok() ? whole->model.SerializeAsString() : "";
-      // Window 0: ConvertSerialized's whole conversion, on an arena.
+      // Window 0: ConvertBytes's whole conversion, on an arena.
       for (int64_t window : {0, 1, 3}) {
         WindowOptions windows;
         windows.window_nodes = std::max<int64_t>(window, 1);
@@ -53,7 +54,7 @@ TEST(WindowedCorpusTest, WindowsConvertAsTheWholeModel) {
         StringModelSink sink;
         std::string why;
         absl::StatusOr<ConversionReport> report =
-            ConvertSerialized(bytes, options, sink, windows, &why);
+            ConvertBytesOrError(bytes, options, sink, windows, &why);
         std::string label = c.name + " -> " + std::to_string(target) + " in windows of " +
                             std::to_string(window);
         ASSERT_EQ(report.status(), whole.status()) << label;

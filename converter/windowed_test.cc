@@ -2,6 +2,7 @@
 // report (timings aside), window by window; and the cases it leaves to the
 // whole conversion.
 
+#include "converter/bytes_testing.h"
 #include "converter/report_testing.h"
 #include "converter/windowed.h"
 
@@ -62,7 +63,7 @@ TEST_P(WindowedChainTest, SameBytesAndReportAsTheWholeConversion) {
   StringModelSink sink;
   std::string why;
   absl::StatusOr<ConversionReport> report =
-      ConvertSerialized(bytes, options, sink, SmallWindows(c.window_nodes), &why);
+      ConvertBytesOrError(bytes, options, sink, SmallWindows(c.window_nodes), &why);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(why, c.whole_reason);
   EXPECT_EQ(UntimedJson(*report), whole.report);
@@ -111,7 +112,7 @@ struct WholeCase {
 class WindowedWholeTest : public ::testing::TestWithParam<WholeCase> {};
 
 // Models the windows cannot convert as the whole conversion would are left
-// to it, saying why; ConvertSerialized then converts them whole, to the
+// to it, saying why; ConvertBytes then converts them whole, to the
 // same bytes or error.
 TEST_P(WindowedWholeTest, LeftToTheWholeConversion) {
   const WholeCase& c = GetParam();
@@ -130,7 +131,7 @@ TEST_P(WindowedWholeTest, LeftToTheWholeConversion) {
   StringModelSink serialized;
   std::string why;
   absl::StatusOr<ConversionReport> report =
-      ConvertSerialized(bytes, options, serialized, TwoNodesOrMore(), &why);
+      ConvertBytesOrError(bytes, options, serialized, TwoNodesOrMore(), &why);
   EXPECT_NE(why.find(c.reason), std::string::npos) << why;
   ASSERT_EQ(report.status(), whole.status());
   if (whole.ok()) {
@@ -202,7 +203,7 @@ TEST(WindowedTest, SharedPrefixesInAnotherOrderAreLeftWhole) {
   StringModelSink sink;
   std::string why;
   absl::StatusOr<ConversionReport> report =
-      ConvertSerialized(bytes, options, sink, SmallWindows(1), &why);
+      ConvertBytesOrError(bytes, options, sink, SmallWindows(1), &why);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_EQ(UntimedJson(*report), whole.report);
   EXPECT_TRUE(sink.bytes() == whole.bytes);
@@ -265,7 +266,7 @@ TEST(WindowedTest, LargeWeightsAreCopiedNotParsed) {
   EXPECT_EQ(left.status().code(), absl::StatusCode::kUnimplemented) << left.status();
   EXPECT_NE(left.status().message().find("Upsample"), std::string::npos) << left.status();
   std::string why;
-  EXPECT_TRUE(ConvertSerialized(upsample, options, sink, windows, &why).ok());
+  EXPECT_TRUE(ConvertBytesOrError(upsample, options, sink, windows, &why).ok());
   EXPECT_FALSE(why.empty());
 }
 
@@ -348,7 +349,7 @@ TEST(WindowedTest, StopsWhenAsked) {
   options.should_stop = [] { return true; };
   StringModelSink sink;
   absl::StatusOr<ConversionReport> report =
-      ConvertSerialized(bytes, options, sink, SmallWindows(16));
+      ConvertBytesOrError(bytes, options, sink, SmallWindows(16));
   EXPECT_EQ(report.status().code(), absl::StatusCode::kCancelled) << report.status();
 }
 
@@ -374,7 +375,7 @@ TEST(WindowedTest, FileSinkWritesTheSameBytesAndNothingPartial) {
   {
     FileModelSink sink(failed_path);
     options.should_stop = [] { return true; };
-    EXPECT_FALSE(ConvertSerialized(bytes, options, sink, SmallWindows(32)).ok());
+    EXPECT_FALSE(ConvertBytesOrError(bytes, options, sink, SmallWindows(32)).ok());
   }
   EXPECT_FALSE(std::ifstream(failed_path).good());
   EXPECT_FALSE(std::ifstream(failed_path + ".nodes.partial").good());

@@ -1,6 +1,7 @@
 // Model bytes -> convert to opset 7 and to 21: whole (ConvertModel), and
 // window by window with windows of one node (the large-model path forced on
 // small models), as the CLI and the service convert.
+#include <optional>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -29,8 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     windows.min_nodes = 0;
     windows.header_only_bytes = 64;
     StringModelSink sink;
-    absl::StatusOr<converter::ConversionReport> windowed =
-        converter::ConvertSerialized(fuzz::AbslBytes(data, size), options, sink, windows);
+    absl::StatusOr<std::optional<converter::ConversionReport>> windowed =
+        converter::ConvertBytes(fuzz::AbslBytes(data, size), options, sink, windows);
     (void)windowed;
   }
   return 0;

@@ -88,7 +88,7 @@ absl::StatusOr<v1::ConvertResponse> ConvertModelBytes(std::string_view bytes,
     // A large model converts from its bytes, window by window.
     StringModelSink sink;
     OC_ASSIGN_OR_RETURN(std::optional<converter::ConversionReport> windowed,
-                        converter::ConvertBytesIfPossible(AsAbsl(bytes), options, sink,
+                        converter::ConvertBytes(AsAbsl(bytes), options, sink,
                                                                     ServiceWindows()));
     if (windowed) {
       timings.set_convert_ms(clock.Lap());
@@ -291,7 +291,7 @@ absl::StatusOr<bool> ConvertUploadedInWindows(const StreamWorkspace& workspace,
   FileModelSink disk(workspace.output_model_path());
   ModelSink& sink = uploaded ? static_cast<ModelSink&>(disk) : memory;
   OC_ASSIGN_OR_RETURN(std::optional<converter::ConversionReport> report,
-                      converter::ConvertBytesIfPossible(file->bytes(), options, sink,
+                      converter::ConvertBytes(file->bytes(), options, sink,
                                                                     ServiceWindows()));
   if (!report) return false;
   SetReport(*report, forms, output.result);
