@@ -1,5 +1,6 @@
 #include "converter/converter.h"
 
+#include <iterator>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -20,6 +21,26 @@ ConvertOptions To(int64_t opset) {
   ConvertOptions options;
   options.target_opset = opset;
   return options;
+}
+
+TEST(ConverterTest, StepValidationsHaveTheirWords) {
+  struct Case {
+    StepValidation validation;
+    const char* word;
+  };
+  const Case cases[] = {
+      {StepValidation::kSkipped, "skipped"},
+      {StepValidation::kOk, "ok"},
+      {StepValidation::kIncremental, "incremental"},
+      {StepValidation::kUnchanged, "unchanged"},
+  };
+  ASSERT_EQ(std::size(cases), static_cast<size_t>(kLastStepValidation) + 1);
+  for (const Case& c : cases) {
+    EXPECT_EQ(StepValidationName(c.validation), c.word);
+    EXPECT_EQ(ParseStepValidation(c.word), c.validation) << c.word;
+  }
+  EXPECT_FALSE(ParseStepValidation("failed").has_value());
+  EXPECT_EQ(StepReport().validation, StepValidation::kSkipped);
 }
 
 TEST(ConverterTest, UpgradeBumpsVersionsOpsetAndIrVersion) {
