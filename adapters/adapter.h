@@ -22,9 +22,47 @@
 
 namespace onnxconvert::adapters {
 
+// What kind of change an adapter (or the step around it) made to a node;
+// the report prints each as its word (ChangeKindName).
+enum class ChangeKind {
+  kVersionBump,        // "version-bump": rebound to the next version as it is
+  kAttributeSet,       // "attribute-set": an attribute added or given a value
+  kAttributeRemoved,   // "attribute-removed"
+  kAttributeRenamed,   // "attribute-renamed"
+  kAttributeToInput,   // "attribute-to-input": an attribute moved to an input
+  kInputAdded,         // "input-added"
+  kInputRemoved,       // "input-removed"
+  kInputDropped,       // "input-dropped": an input that means its default
+  kInputReplaced,      // "input-replaced": another value in an input's place
+  kInputSet,           // "input-set": an absent input given a value
+  kInputToAttribute,   // "input-to-attribute": a constant input moved to an attribute
+  kInputToInput,       // "input-to-input": one input expressed as another
+  kOutputAdded,        // "output-added"
+  kOutputRemoved,      // "output-removed"
+  kTypeSet,            // "type-set": a value's type written out
+  kCastInserted,       // "cast-inserted"
+  kNodeInserted,       // "node-inserted": nodes added around the node
+  kNodeReplaced,       // "node-replaced": the node replaced by others
+  kNodeFolded,         // "node-folded": the node replaced by its constant value
+  kFunctionExpanded,   // "function-expanded": the node replaced by its function body
+  kInitializerAdded,   // "initializer-added"
+  kRoundingChanged,    // "rounding-changed": float results may round differently
+  kNanChanged,         // "nan-changed": what a NaN input gives changed
+};
+
+// The last ChangeKind, for walking them all.
+inline constexpr ChangeKind kLastChangeKind = ChangeKind::kNanChanged;
+
+// The report's word for `kind`, e.g. "attribute-to-input".
+absl::string_view ChangeKindName(ChangeKind kind);
+
+// The kind the report word `word` names, or nullopt for a word this build
+// does not know.
+std::optional<ChangeKind> ParseChangeKind(absl::string_view word);
+
 // One change an adapter made, for the conversion report.
 struct Change {
-  std::string kind;    // "version-bump", "attribute-to-input", "node-replaced", ...
+  ChangeKind kind;
   std::string detail;  // human-readable, e.g. "axes moved to input 'axes__0'"
 
   bool operator==(const Change& other) const {

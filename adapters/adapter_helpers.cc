@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -87,8 +88,8 @@ void DropDefaultedAttributes(AdapterContext& ctx) {
     if (attribute == nullptr || !HoldsDefault(spec, *attribute)) continue;
     RemoveAttribute(ctx.node, spec.name);
     ctx.changes.push_back(
-        {"attribute-removed", absl::StrCat(spec.name, " (set to its default, which ",
-                                           ctx.to.Label(), " lacks) dropped")});
+        {ChangeKind::kAttributeRemoved, absl::StrCat(spec.name, " (set to its default, which ",
+                                                     ctx.to.Label(), " lacks) dropped")});
   }
 }
 
@@ -262,8 +263,8 @@ absl::StatusOr<std::string> ScatterIntoConstant(AdapterContext& ctx, onnx::Tenso
   std::string full = ctx.rewriter.FreshName(absl::StrCat(updates, "_full"));
   scatter.add_output(full);
   ctx.rewriter.InsertBefore(std::move(scatter));
-  ctx.changes.push_back({"node-inserted", absl::StrCat("ScatterElements spreading '", updates,
-                                                       "' over every axis")});
+  ctx.changes.push_back({ChangeKind::kNodeInserted, absl::StrCat("ScatterElements spreading '",
+                                                                 updates, "' over every axis")});
   return full;
 }
 
@@ -295,6 +296,33 @@ std::optional<onnx::TensorProto> ShorthandTensor(const onnx::AttributeProto& att
     return std::nullopt;
   }
   return tensor;
+}
+
+namespace {
+
+// Every change kind's report word, in ChangeKind order.
+constexpr absl::string_view kChangeKindNames[] = {
+    "version-bump",       "attribute-set",    "attribute-removed",  "attribute-renamed",
+    "attribute-to-input", "input-added",      "input-removed",      "input-dropped",
+    "input-replaced",     "input-set",        "input-to-attribute", "input-to-input",
+    "output-added",       "output-removed",   "type-set",           "cast-inserted",
+    "node-inserted",      "node-replaced",    "node-folded",        "function-expanded",
+    "initializer-added",  "rounding-changed", "nan-changed",
+};
+static_assert(std::size(kChangeKindNames) == static_cast<size_t>(kLastChangeKind) + 1,
+              "a word for every ChangeKind");
+
+}  // namespace
+
+absl::string_view ChangeKindName(ChangeKind kind) {
+  return kChangeKindNames[static_cast<int>(kind)];
+}
+
+std::optional<ChangeKind> ParseChangeKind(absl::string_view word) {
+  for (size_t i = 0; i < std::size(kChangeKindNames); ++i) {
+    if (kChangeKindNames[i] == word) return static_cast<ChangeKind>(i);
+  }
+  return std::nullopt;
 }
 
 }  // namespace onnxconvert::adapters

@@ -71,8 +71,9 @@ inline void ExpectConversion(const ConversionCase& c) {
           << c.name;
     }
     for (const converter::StepReport& step : result->report.steps) {
-      EXPECT_TRUE(step.validation == "ok" || step.validation == "incremental" ||
-                  step.validation == "unchanged")
+      EXPECT_TRUE(step.validation == converter::StepValidation::kOk ||
+                  step.validation == converter::StepValidation::kIncremental ||
+                  step.validation == converter::StepValidation::kUnchanged)
           << c.name;
     }
     return;

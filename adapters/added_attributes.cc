@@ -82,7 +82,8 @@ absl::Status DropNeutralAttributes(AdapterContext& ctx) {
           "attribute '", row.name, "' is set to a value ", ctx.to.Label(), " cannot express"));
     }
     RemoveAttribute(ctx.node, row.name);
-    ctx.changes.push_back({"attribute-removed", absl::StrCat(row.name, " (neutral) dropped")});
+    ctx.changes.push_back(
+        {ChangeKind::kAttributeRemoved, absl::StrCat(row.name, " (neutral) dropped")});
   }
   return absl::OkStatus();
 }
@@ -134,8 +135,8 @@ absl::Status GridSampleModes(AdapterContext& ctx) {
   for (const auto& [old_name, new_name] : kGridSampleModes) {
     if (mode->s() != (down ? new_name : old_name)) continue;
     std::string renamed = down ? old_name : new_name;
-    ctx.changes.push_back({"attribute-set", absl::StrCat("mode '", mode->s(), "' -> '", renamed,
-                                                         "'")});
+    ctx.changes.push_back(
+        {ChangeKind::kAttributeSet, absl::StrCat("mode '", mode->s(), "' -> '", renamed, "'")});
     SetStringAttribute(ctx.node, "mode", renamed);
     return absl::OkStatus();
   }
@@ -149,7 +150,8 @@ absl::Status ConstantShorthandToValue(AdapterContext& ctx) {
   for (onnx::AttributeProto& attribute : *ctx.node.mutable_attribute()) {
     std::optional<onnx::TensorProto> tensor = ShorthandTensor(attribute);
     if (!tensor) continue;
-    ctx.changes.push_back({"attribute-set", absl::StrCat(attribute.name(), " written as value")});
+    ctx.changes.push_back(
+        {ChangeKind::kAttributeSet, absl::StrCat(attribute.name(), " written as value")});
     onnx::AttributeProto value;
     value.set_name("value");
     value.set_type(onnx::AttributeProto::TENSOR);
@@ -174,8 +176,9 @@ absl::Status RoiAlignPixelMode(AdapterContext& ctx) {
   if (ctx.to.since_version > ctx.from.since_version) {
     if (mode != nullptr) return absl::OkStatus();
     SetStringAttribute(ctx.node, kName, "output_half_pixel");
-    ctx.changes.push_back({"attribute-set", absl::StrCat(kName, " = output_half_pixel, what ",
-                                                         ctx.from.Label(), " does")});
+    ctx.changes.push_back(
+        {ChangeKind::kAttributeSet,
+         absl::StrCat(kName, " = output_half_pixel, what ", ctx.from.Label(), " does")});
     return absl::OkStatus();
   }
   std::string value = mode != nullptr ? mode->s() : "half_pixel";
@@ -185,8 +188,9 @@ absl::Status RoiAlignPixelMode(AdapterContext& ctx) {
                      ctx.to.Label(), " does only what 'output_half_pixel' does"));
   }
   RemoveAttribute(ctx.node, kName);
-  ctx.changes.push_back({"attribute-removed", absl::StrCat(kName, " = output_half_pixel, what ",
-                                                           ctx.to.Label(), " does")});
+  ctx.changes.push_back(
+      {ChangeKind::kAttributeRemoved,
+       absl::StrCat(kName, " = output_half_pixel, what ", ctx.to.Label(), " does")});
   return absl::OkStatus();
 }
 

@@ -104,9 +104,10 @@ absl::Status CeilModeAsEndPads(AdapterContext& ctx) {
   RemoveAttribute(ctx.node, "pads");
   AddIntsAttribute(ctx.node, "pads", pads);
   ctx.changes.push_back(
-      {"attribute-set", absl::StrCat("ceil_mode dropped", changed ? "; pads [" : " (no window added)",
-                                     changed ? absl::StrJoin(pads, ", ") : "", changed ? "]" : "",
-                                     changed ? " add the end windows ceil mode takes" : "")});
+      {ChangeKind::kAttributeSet,
+       absl::StrCat("ceil_mode dropped", changed ? "; pads [" : " (no window added)",
+                    changed ? absl::StrJoin(pads, ", ") : "", changed ? "]" : "",
+                    changed ? " add the end windows ceil mode takes" : "")});
   return absl::OkStatus();
 }
 
@@ -127,7 +128,8 @@ absl::Status SmallestByNegation(AdapterContext& ctx) {
     const std::string values = ctx.node.output(0);
     compose.After("Neg", {ctx.rewriter.DetachOutput(0)}, values);
   }
-  ctx.changes.push_back({"node-inserted", "the smallest as the largest of the negated input"});
+  ctx.changes.push_back(
+      {ChangeKind::kNodeInserted, "the smallest as the largest of the negated input"});
   return absl::OkStatus();
 }
 
@@ -147,7 +149,7 @@ absl::Status AllowZeroShape(AdapterContext& ctx) {
   const int64_t zeros = std::count(sizes->begin(), sizes->end(), 0);
   const bool minus_one = std::count(sizes->begin(), sizes->end(), -1) > 0;
   if (zeros == 0) {
-    ctx.changes.push_back({"attribute-removed", "allowzero: the shape has no 0"});
+    ctx.changes.push_back({ChangeKind::kAttributeRemoved, "allowzero: the shape has no 0"});
     return absl::OkStatus();
   }
   if (zeros > 1 || minus_one) {
@@ -157,8 +159,8 @@ absl::Status AllowZeroShape(AdapterContext& ctx) {
   std::replace(sizes->begin(), sizes->end(), int64_t{0}, int64_t{-1});
   OC_ASSIGN_OR_RETURN(std::string name, ctx.rewriter.AddConstant(Int64Tensor(*sizes)));
   ctx.node.set_input(1, name);
-  ctx.changes.push_back({"input-replaced", absl::StrCat("the shape's 0 as -1 (an empty output), '",
-                                                        name, "'")});
+  ctx.changes.push_back({ChangeKind::kInputReplaced,
+                         absl::StrCat("the shape's 0 as -1 (an empty output), '", name, "'")});
   return absl::OkStatus();
 }
 
@@ -191,7 +193,8 @@ absl::Status DepthToSpaceCrd(AdapterContext& ctx) {
   ctx.node.clear_input();
   ctx.node.add_input(moved);
   ctx.node.add_input(out_shape);
-  ctx.changes.push_back({"node-replaced", "DepthToSpace CRD -> Reshape, Transpose, Reshape"});
+  ctx.changes.push_back(
+      {ChangeKind::kNodeReplaced, "DepthToSpace CRD -> Reshape, Transpose, Reshape"});
   return absl::OkStatus();
 }
 
@@ -234,8 +237,9 @@ absl::Status BatchDimsAsIndices(AdapterContext& ctx) {
   Composer compose(ctx);
   ctx.node.set_input(1, compose.Before("Concat", {coords_name, indices},
                                        {IntAttribute("axis", static_cast<int64_t>(lead.size()))}));
-  ctx.changes.push_back({"node-inserted", absl::StrCat("Concat prefixing the indices with their ", b,
-                                                       " batch coordinates")});
+  ctx.changes.push_back(
+      {ChangeKind::kNodeInserted,
+       absl::StrCat("Concat prefixing the indices with their ", b, " batch coordinates")});
   return absl::OkStatus();
 }
 
@@ -323,8 +327,10 @@ absl::Status ScatterReductionByGather(AdapterContext& ctx) {
                                       {ctx.node.input(0), ctx.node.input(1)}, along);
   ctx.node.set_input(2, compose.Before(op, {landed, ctx.node.input(2)}));
   RemoveAttribute(ctx.node, "reduction");
-  ctx.changes.push_back({"node-inserted", absl::StrCat(op, " of the updates with the data they land "
-                                                       "on (distinct constant indices)")});
+  ctx.changes.push_back(
+      {ChangeKind::kNodeInserted, absl::StrCat(op,
+                                               " of the updates with the data they land "
+                                               "on (distinct constant indices)")});
   return absl::OkStatus();
 }
 
@@ -373,10 +379,12 @@ absl::Status GroupNormPerChannelAfter(AdapterContext& ctx, int64_t groups) {
   ctx.node.set_input(2, zeros);
   const std::string output = ctx.node.output(0);
   compose.After("Add", {compose.After("Mul", {ctx.rewriter.DetachOutput(0), scale}), bias}, output);
-  ctx.changes.push_back({"node-inserted", "per-group scale 1 and bias 0, then Mul and Add by the "
-                                          "per-channel scale and bias"});
-  ctx.changes.push_back({"rounding-changed", "the affine step apart from the normalization: the "
-                                             "last bit may differ"});
+  ctx.changes.push_back({ChangeKind::kNodeInserted,
+                         "per-group scale 1 and bias 0, then Mul and Add by the "
+                         "per-channel scale and bias"});
+  ctx.changes.push_back({ChangeKind::kRoundingChanged,
+                         "the affine step apart from the normalization: the "
+                         "last bit may differ"});
   return absl::OkStatus();
 }
 
@@ -392,8 +400,8 @@ absl::Status MaxPoolWithoutIndices(AdapterContext& ctx) {
                   "it has no such output");
   }
   ctx.node.mutable_output()->RemoveLast();
-  ctx.changes.push_back(
-      {"output-removed", absl::StrCat("indices '", indices, "' dropped: nothing reads them")});
+  ctx.changes.push_back({ChangeKind::kOutputRemoved,
+                         absl::StrCat("indices '", indices, "' dropped: nothing reads them")});
   return absl::OkStatus();
 }
 
@@ -471,7 +479,8 @@ absl::Status BlockedQuantization(AdapterContext& ctx) {
     OC_ASSIGN_OR_RETURN(std::string name, ctx.rewriter.AddConstant(std::move(zero)));
     while (ctx.node.input_size() < 3) ctx.node.add_input("");
     ctx.node.set_input(2, name);
-    ctx.changes.push_back({"input-added", absl::StrCat("output_dtype as a zero point '", name, "'")});
+    ctx.changes.push_back(
+        {ChangeKind::kInputAdded, absl::StrCat("output_dtype as a zero point '", name, "'")});
     return absl::OkStatus();
   }
   const std::string x = ctx.node.input(0);
@@ -527,10 +536,9 @@ absl::Status BlockedQuantization(AdapterContext& ctx) {
     ctx.node.add_input(value);
     ctx.node.add_input(full_scale);
   }
-  ctx.changes.push_back({"node-replaced",
+  ctx.changes.push_back({ChangeKind::kNodeReplaced,
                          absl::StrCat(ctx.from.name, " by blocks of ", block, " -> ",
-                                      quantize ? "Div, Round, Add, Clip, Cast"
-                                               : "Cast, Sub, Mul",
+                                      quantize ? "Div, Round, Add, Clip, Cast" : "Cast, Sub, Mul",
                                       ", the scale and zero point repeated over each block")});
   return absl::OkStatus();
 }

@@ -168,7 +168,7 @@ absl::Status AttributeToInput(AdapterContext& ctx) {
     if (!name.ok()) return name.status();
     while (ctx.node.input_size() <= slot.input) ctx.node.add_input("");
     ctx.node.set_input(slot.input, *name);
-    ctx.changes.push_back({"attribute-to-input",
+    ctx.changes.push_back({ChangeKind::kAttributeToInput,
                            absl::StrCat(slot.attribute, " moved to input '", *name, "'")});
   }
   for (const Slot& slot : moved.slots) RemoveAttribute(ctx.node, slot.attribute);
@@ -176,7 +176,8 @@ absl::Status AttributeToInput(AdapterContext& ctx) {
   if (FindAttribute(ctx.node, "consumed_inputs") != nullptr &&
       ctx.to.FindAttr("consumed_inputs") == nullptr) {
     RemoveAttribute(ctx.node, "consumed_inputs");
-    ctx.changes.push_back({"attribute-removed", "consumed_inputs (a legacy hint) dropped"});
+    ctx.changes.push_back(
+        {ChangeKind::kAttributeRemoved, "consumed_inputs (a legacy hint) dropped"});
   }
   return absl::OkStatus();
 }
@@ -248,9 +249,9 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
     if (i == moved.neutral_input &&
         AllEqual(ctx.rewriter.ConstantOf(ctx.node.input(i)), moved.neutral_value)) {
       ctx.changes.push_back(
-          {"input-dropped", absl::StrCat("input '", ctx.node.input(i), "' is all ",
-                                         moved.neutral_value, ", what ", ctx.to.Label(),
-                                         " does without it")});
+          {ChangeKind::kInputDropped,
+           absl::StrCat("input '", ctx.node.input(i), "' is all ", moved.neutral_value, ", what ",
+                        ctx.to.Label(), " does without it")});
       ctx.node.set_input(i, "");
       continue;
     }
@@ -285,9 +286,9 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
             " needs to name that axis is unknown"));
       }
       AddIntAttribute(ctx.node, slot.attribute, rank + slot.absent_input_axis);
-      ctx.changes.push_back({"attribute-set", absl::StrCat(slot.attribute, " = ",
-                                                           rank + slot.absent_input_axis,
-                                                           ", what the absent input means")});
+      ctx.changes.push_back({ChangeKind::kAttributeSet,
+                             absl::StrCat(slot.attribute, " = ", rank + slot.absent_input_axis,
+                                          ", what the absent input means")});
       continue;
     }
     if (absent) continue;
@@ -304,7 +305,7 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
     if (!status.ok()) return status;
     *ctx.node.add_attribute() = std::move(attribute);
     first_moved = std::min(first_moved, slot.input);
-    ctx.changes.push_back({"input-to-attribute",
+    ctx.changes.push_back({ChangeKind::kInputToAttribute,
                            absl::StrCat("input '", name, "' moved to attribute ", slot.attribute)});
   }
   if (first_moved < ctx.node.input_size()) {
@@ -327,9 +328,10 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
     *value.mutable_t() = std::move(all_true);
     Composer compose(ctx);
     compose.After("ConstantOfShape", {compose.After("Shape", {ctx.node.input(0)})}, mask, {value});
-    ctx.changes.push_back({"node-inserted", absl::StrCat("mask '", mask, "' all true, as ",
-                                                         ctx.from.Label(), " gives it in inference, "
-                                                         "from ConstantOfShape")});
+    ctx.changes.push_back({ChangeKind::kNodeInserted,
+                           absl::StrCat("mask '", mask, "' all true, as ", ctx.from.Label(),
+                                        " gives it in inference, "
+                                        "from ConstantOfShape")});
   }
   // Dropout's seed only matters in training, which the older form cannot do.
   if (ctx.from.name == "Dropout" && ctx.to.FindAttr("seed") == nullptr) {

@@ -39,7 +39,8 @@ absl::Status LegacyToNumpy(AdapterContext& ctx) {
   bool had = broadcast != nullptr || axis != nullptr;
   RemoveAttribute(ctx.node, "broadcast");
   RemoveAttribute(ctx.node, "axis");
-  if (had) ctx.changes.push_back({"attribute-removed", "legacy broadcast attributes dropped"});
+  if (had)
+    ctx.changes.push_back({ChangeKind::kAttributeRemoved, "legacy broadcast attributes dropped"});
   return absl::OkStatus();
 }
 
@@ -63,7 +64,7 @@ absl::Status NumpyToLegacy(AdapterContext& ctx) {
   if (a->dim_size() == b->dim_size() && SameDims(*a, *b, 0)) return absl::OkStatus();
   if (b->dim_size() <= a->dim_size() && SameDims(*a, *b, a->dim_size() - b->dim_size())) {
     AddIntAttribute(ctx.node, "broadcast", 1);
-    ctx.changes.push_back({"attribute-set", "broadcast = 1 (B matches a suffix of A)"});
+    ctx.changes.push_back({ChangeKind::kAttributeSet, "broadcast = 1 (B matches a suffix of A)"});
     return absl::OkStatus();
   }
   return absl::FailedPreconditionError(absl::StrCat(
@@ -75,7 +76,8 @@ absl::Status NumpyToLegacy(AdapterContext& ctx) {
 absl::Status GemmLegacyToNumpy(AdapterContext& ctx) {
   if (FindAttribute(ctx.node, "broadcast") != nullptr) {
     RemoveAttribute(ctx.node, "broadcast");
-    ctx.changes.push_back({"attribute-removed", "broadcast dropped (C always broadcasts)"});
+    ctx.changes.push_back(
+        {ChangeKind::kAttributeRemoved, "broadcast dropped (C always broadcasts)"});
   }
   return absl::OkStatus();
 }
@@ -83,7 +85,7 @@ absl::Status GemmLegacyToNumpy(AdapterContext& ctx) {
 absl::Status GemmNumpyToLegacy(AdapterContext& ctx) {
   if (ctx.node.input_size() < 3 || ctx.node.input(2).empty()) return absl::OkStatus();
   AddIntAttribute(ctx.node, "broadcast", 1);
-  ctx.changes.push_back({"attribute-set", "broadcast = 1 (C may broadcast)"});
+  ctx.changes.push_back({ChangeKind::kAttributeSet, "broadcast = 1 (C may broadcast)"});
   return absl::OkStatus();
 }
 

@@ -229,8 +229,8 @@ absl::Status Casts(AdapterContext& ctx, bool apply) {
     if (!apply) continue;
     std::string cast_name = ctx.rewriter.FreshName(absl::StrCat(ctx.node.input(i), "_cast"));
     ctx.rewriter.InsertBefore(CastNode(ctx, ctx.node.input(i), cast_name, it->second));
-    ctx.changes.push_back({"cast-inserted", absl::StrCat("'", ctx.node.input(i), "' to ",
-                                                         TensorTypeString(it->second))});
+    ctx.changes.push_back({ChangeKind::kCastInserted, absl::StrCat("'", ctx.node.input(i), "' to ",
+                                                                   TensorTypeString(it->second))});
     ctx.node.set_input(i, cast_name);
   }
   for (int i = 0; i < ctx.node.output_size(); ++i) {
@@ -247,8 +247,8 @@ absl::Status Casts(AdapterContext& ctx, bool apply) {
     }
     if (!apply) continue;
     ctx.rewriter.InsertAfter(CastNode(ctx, ctx.rewriter.DetachOutput(i), original, elem));
-    ctx.changes.push_back({"cast-inserted", absl::StrCat("'", original, "' back to ",
-                                                         TensorTypeString(elem))});
+    ctx.changes.push_back({ChangeKind::kCastInserted,
+                           absl::StrCat("'", original, "' back to ", TensorTypeString(elem))});
   }
   return absl::OkStatus();
 }

@@ -28,9 +28,9 @@ using onnx::TensorProto;
 
 // The report's kind for a change whose float results may round differently
 // from the node's own kernel (or overflow where it would not).
-constexpr char kRounding[] = "rounding-changed";
+constexpr ChangeKind kRounding = ChangeKind::kRoundingChanged;
 // The report's kind for a change of what a NaN input gives.
-constexpr char kNanChanged[] = "nan-changed";
+constexpr ChangeKind kNanChanged = ChangeKind::kNanChanged;
 
 bool IsFloat(int32_t elem) {
   return elem == TensorProto::FLOAT || elem == TensorProto::DOUBLE ||
@@ -176,7 +176,7 @@ absl::Status ReduceEachAxis(AdapterContext& ctx) {
     ctx.node.add_input(kept);
   }
   ctx.changes.push_back(
-      {"node-replaced",
+      {ChangeKind::kNodeReplaced,
        absl::StrCat(kind, " -> an If per axis (", rank, ") reducing it where the axes '", axes,
                     "' (known only at run time) name it",
                     keepdims ? "" : ", then a Reshape dropping the reduced axes")});
@@ -259,7 +259,7 @@ absl::Status ReduceAxesAtRunTime(AdapterContext& ctx) {
     }
   }
   ctx.changes.push_back(
-      {"node-replaced",
+      {ChangeKind::kNodeReplaced,
        absl::StrCat(ctx.from.name, " -> ReduceSum of ", kBeforeText[static_cast<int>(row->before)],
                     kAfterText[static_cast<int>(row->after)], ": axes '", axes,
                     "' are known only at run time")});
@@ -287,7 +287,7 @@ absl::Status ClipBoundsAtRunTime(AdapterContext& ctx) {
       compose.After("Min", {ctx.rewriter.DetachOutput(0), high_name}, output);
     }
     ctx.changes.push_back(
-        {"node-replaced",
+        {ChangeKind::kNodeReplaced,
          absl::StrCat("Clip -> ", low ? absl::StrCat("Max with '", low_name, "'") : "",
                       low && high ? ", then " : "",
                       high ? absl::StrCat("Min with '", high_name, "'") : "",
@@ -297,15 +297,15 @@ absl::Status ClipBoundsAtRunTime(AdapterContext& ctx) {
   if (low) {
     ctx.node.set_input(0, compose.Before("Max", {x, low_name}));
     ctx.node.set_input(1, "");
-    ctx.changes.push_back(
-        {"node-inserted", absl::StrCat("Max with min '", low_name, "', known only at run time")});
+    ctx.changes.push_back({ChangeKind::kNodeInserted,
+                           absl::StrCat("Max with min '", low_name, "', known only at run time")});
   }
   if (high) {
     const std::string output = ctx.node.output(0);
     compose.After("Min", {ctx.rewriter.DetachOutput(0), high_name}, output);
     ctx.node.set_input(2, "");
-    ctx.changes.push_back(
-        {"node-inserted", absl::StrCat("Min with max '", high_name, "', known only at run time")});
+    ctx.changes.push_back({ChangeKind::kNodeInserted,
+                           absl::StrCat("Min with max '", high_name, "', known only at run time")});
   }
   return absl::OkStatus();
 }
@@ -340,7 +340,7 @@ absl::Status ArgSelectLastIndex(AdapterContext& ctx) {
     reversed = compose.Before("Gather", {x, index_name}, {IntAttribute("axis", axis)});
     OC_ASSIGN_OR_RETURN(last, compose.Ints({size - 1}, /*scalar=*/true));
     ctx.changes.push_back(
-        {"node-inserted", absl::StrCat("Gather reversing axis ", axis, " (", size, ")")});
+        {ChangeKind::kNodeInserted, absl::StrCat("Gather reversing axis ", axis, " (", size, ")")});
   } else {
     OC_ASSIGN_OR_RETURN(std::string starts, compose.Ints({-1}));
     OC_ASSIGN_OR_RETURN(std::string ends, compose.Ints({std::numeric_limits<int64_t>::min()}));
@@ -351,14 +351,14 @@ absl::Status ArgSelectLastIndex(AdapterContext& ctx) {
     OC_ASSIGN_OR_RETURN(std::string one, compose.Ints({1}, /*scalar=*/true));
     std::string dim = compose.Before("Gather", {compose.Before("Shape", {x}), axis_name});
     last = compose.Before("Sub", {dim, one});
-    ctx.changes.push_back(
-        {"node-inserted", absl::StrCat("Slice reversing axis ", axis, " (its size from Shape)")});
+    ctx.changes.push_back({ChangeKind::kNodeInserted,
+                           absl::StrCat("Slice reversing axis ", axis, " (its size from Shape)")});
   }
   ctx.node.set_input(0, reversed);
   const std::string output = ctx.node.output(0);
   compose.After("Sub", {last, ctx.rewriter.DetachOutput(0)}, output);
-  ctx.changes.push_back(
-      {"node-inserted", "Sub mapping the index in the reversed input back (size - 1 - index)"});
+  ctx.changes.push_back({ChangeKind::kNodeInserted,
+                         "Sub mapping the index in the reversed input back (size - 1 - index)"});
   return absl::OkStatus();
 }
 
@@ -383,7 +383,7 @@ absl::Status SplitSizesAtRunTime(AdapterContext& ctx, int64_t axis, int64_t part
   while (ctx.node.input_size() < 2) ctx.node.add_input("");
   ctx.node.set_input(1, split);
   ctx.changes.push_back(
-      {"attribute-to-input",
+      {ChangeKind::kAttributeToInput,
        absl::StrCat("num_outputs = ", parts, " written as sizes '", split,
                     "' computed from the shape (ceil(size / ", parts, ") each, the rest last)")});
   return absl::OkStatus();
@@ -455,8 +455,9 @@ absl::Status ConstantOfShapeBelow9(AdapterContext& ctx) {
     OC_ASSIGN_OR_RETURN(std::string filled, ctx.rewriter.AddConstant(Filled(value, *dims, count)));
     ctx.node.set_op_type("Identity");
     ctx.node.set_input(0, filled);
-    ctx.changes.push_back({"node-replaced", absl::StrCat("ConstantOfShape -> Identity of '", filled,
-                                                         "' (", count, " elements)")});
+    ctx.changes.push_back(
+        {ChangeKind::kNodeReplaced,
+         absl::StrCat("ConstantOfShape -> Identity of '", filled, "' (", count, " elements)")});
     return absl::OkStatus();
   }
   const onnx::TensorShapeProto* shape_shape = ShapeOf(ctx, shape_name);
@@ -480,9 +481,10 @@ absl::Status ConstantOfShapeBelow9(AdapterContext& ctx) {
     ctx.node.clear_input();
     ctx.node.add_input(shaped);
     ctx.node.add_input(shape_name);
-    ctx.changes.push_back({"node-replaced",
+    ctx.changes.push_back({ChangeKind::kNodeReplaced,
                            absl::StrCat("ConstantOfShape -> Tile of the value, reshaped to as many "
-                                        "1s as '", shape_name, "' has sizes, to that shape")});
+                                        "1s as '",
+                                        shape_name, "' has sizes, to that shape")});
     return absl::OkStatus();
   }
   for (int64_t i = 0; i < rank; ++i) value.add_dims(1);
@@ -491,8 +493,10 @@ absl::Status ConstantOfShapeBelow9(AdapterContext& ctx) {
   ctx.node.clear_input();
   ctx.node.add_input(one);
   ctx.node.add_input(shape_name);
-  ctx.changes.push_back({"node-replaced", absl::StrCat("ConstantOfShape -> Tile of the value to "
-                                                       "the shape '", shape_name, "'")});
+  ctx.changes.push_back(
+      {ChangeKind::kNodeReplaced, absl::StrCat("ConstantOfShape -> Tile of the value to "
+                                               "the shape '",
+                                               shape_name, "'")});
   return absl::OkStatus();
 }
 
@@ -535,7 +539,7 @@ absl::Status EqualOnFloats(AdapterContext& ctx) {
   ctx.node.set_input(0, compose.Before("Not", {differ}));
   ctx.node.set_input(1, numbers);
   ctx.changes.push_back(
-      {"node-replaced", "Equal on floats -> not Less, not Greater and neither NaN"});
+      {ChangeKind::kNodeReplaced, "Equal on floats -> not Less, not Greater and neither NaN"});
   return absl::OkStatus();
 }
 
@@ -595,9 +599,9 @@ absl::Status ShrinkBelow9(AdapterContext& ctx) {
   ctx.node.set_op_type("Add");
   RemoveAttribute(ctx.node, "lambd");
   RemoveAttribute(ctx.node, "bias");
-  ctx.changes.push_back(
-      {"node-replaced", absl::StrCat("Shrink -> Clip(x, min ", lambd, ") + Clip(x, max ", -lambd,
-                                     ")", lambd != bias ? " + the jump at the edges" : "")});
+  ctx.changes.push_back({ChangeKind::kNodeReplaced,
+                         absl::StrCat("Shrink -> Clip(x, min ", lambd, ") + Clip(x, max ", -lambd,
+                                      ")", lambd != bias ? " + the jump at the edges" : "")});
   if (lambd != bias) {
     ctx.changes.push_back(
         {kRounding,
@@ -699,9 +703,9 @@ absl::Status SliceStepsByGather(AdapterContext& ctx) {
         SliceIndices(dim.dim_value(), (*starts)[i], (*ends)[i], (*steps)[i]);
     OC_ASSIGN_OR_RETURN(std::string index_name, compose.Ints(indices));
     gathered = compose.Before("Gather", {gathered, index_name}, {IntAttribute("axis", axis)});
-    ctx.changes.push_back({"node-inserted", absl::StrCat("Gather taking axis ", axis, " by step ",
-                                                         (*steps)[i], " (", indices.size(),
-                                                         " indices)")});
+    ctx.changes.push_back(
+        {ChangeKind::kNodeInserted, absl::StrCat("Gather taking axis ", axis, " by step ",
+                                                 (*steps)[i], " (", indices.size(), " indices)")});
   }
   ctx.node.mutable_input()->DeleteSubrange(1, ctx.node.input_size() - 1);
   ctx.node.set_input(0, gathered);
@@ -714,7 +718,8 @@ absl::Status SliceStepsByGather(AdapterContext& ctx) {
   AddIntsAttribute(ctx.node, "starts", kept_starts);
   AddIntsAttribute(ctx.node, "ends", kept_ends);
   AddIntsAttribute(ctx.node, "axes", kept_axes);
-  ctx.changes.push_back({"input-to-attribute", "starts, ends and axes of the unit-step axes"});
+  ctx.changes.push_back(
+      {ChangeKind::kInputToAttribute, "starts, ends and axes of the unit-step axes"});
   return absl::OkStatus();
 }
 
@@ -758,9 +763,10 @@ absl::Status LastAxisByReshape(AdapterContext& ctx) {
   ctx.node.clear_attribute();
   ctx.node.add_input(target);
   ctx.changes.push_back(
-      {"node-replaced", absl::StrCat(op, " of the last axis of a value of unknown rank -> ",
-                                     "Reshape to its Shape with ",
-                                     op == "Unsqueeze" ? "a 1 appended" : "the last dim dropped")});
+      {ChangeKind::kNodeReplaced,
+       absl::StrCat(op, " of the last axis of a value of unknown rank -> ",
+                    "Reshape to its Shape with ",
+                    op == "Unsqueeze" ? "a 1 appended" : "the last dim dropped")});
   return absl::OkStatus();
 }
 
@@ -854,9 +860,9 @@ absl::Status TileToBroadcastShape(AdapterContext& ctx) {
                                        keep_name});
     }
     ctx.node.set_input(i, compose.Before("Tile", {aligned, repeats}));
-    ctx.changes.push_back({"node-inserted", absl::StrCat("Tile of '", input, "' to the shape of '",
-                                                         target, "' (", ctx.to.Label(),
-                                                         " does not broadcast)")});
+    ctx.changes.push_back(
+        {ChangeKind::kNodeInserted, absl::StrCat("Tile of '", input, "' to the shape of '", target,
+                                                 "' (", ctx.to.Label(), " does not broadcast)")});
   }
   return absl::OkStatus();
 }
@@ -1002,9 +1008,10 @@ absl::Status HalfPixelLinearUpscale(AdapterContext& ctx, absl::Span<const int64_
   ctx.node.add_input(result);
   ctx.node.clear_attribute();
   ctx.changes.push_back(
-      {"node-replaced", absl::StrCat("Resize (bilinear, half-pixel, x", sh, " x", sw,
-                                     ") -> per output phase, the four neighbours (Gather) "
-                                     "weighted as the runtime's kernel weighs them, interleaved")});
+      {ChangeKind::kNodeReplaced,
+       absl::StrCat("Resize (bilinear, half-pixel, x", sh, " x", sw,
+                    ") -> per output phase, the four neighbours (Gather) "
+                    "weighted as the runtime's kernel weighs them, interleaved")});
   return absl::OkStatus();
 }
 

@@ -368,7 +368,9 @@ TEST(CompositionTest, ReportMarksRoundingChanges) {
     bool marked = false;
     for (const converter::StepReport& step : result->report.steps) {
       for (const converter::NodeChange& node : step.nodes) {
-        for (const Change& change : node.changes) marked |= change.kind == "rounding-changed";
+        for (const Change& change : node.changes) {
+          marked |= change.kind == ChangeKind::kRoundingChanged;
+        }
       }
     }
     EXPECT_EQ(marked, c.marked) << c.graph;

@@ -34,8 +34,8 @@ absl::Status LoopScalarCounters(AdapterContext& ctx) {
     if (tensor->has_shape() && tensor->elem_type() != 0) continue;
     if (tensor->elem_type() == 0) tensor->set_elem_type(kCounterTypes[i]);
     if (!tensor->has_shape()) tensor->mutable_shape();
-    ctx.changes.push_back({"type-set", absl::StrCat("body input '", body->input(i).name(),
-                                                    "' typed as a scalar")});
+    ctx.changes.push_back({ChangeKind::kTypeSet, absl::StrCat("body input '", body->input(i).name(),
+                                                              "' typed as a scalar")});
   }
   return absl::OkStatus();
 }
@@ -126,9 +126,10 @@ absl::Status ScanBatchToOuterScan(AdapterContext& ctx) {
   RemoveAttribute(node, "num_scan_inputs");
   AddIntAttribute(node, "num_scan_inputs", states + scans);
   ctx.rewriter.TrackSubgraph(*body_attribute->mutable_g());
-  ctx.changes.push_back({"node-inserted", absl::StrCat("inner Scan '", inner->name(),
-                                                       "' per batch element; the outer Scan "
-                                                       "scans the batch axis")});
+  ctx.changes.push_back(
+      {ChangeKind::kNodeInserted, absl::StrCat("inner Scan '", inner->name(),
+                                               "' per batch element; the outer Scan "
+                                               "scans the batch axis")});
   return absl::OkStatus();
 }
 
@@ -174,7 +175,7 @@ absl::Status ScanAddBatchOfOne(AdapterContext& ctx) {
   for (const char* name : {"scan_input_axes", "scan_output_axes", "scan_output_directions"}) {
     RemoveAttribute(node, name);
   }
-  ctx.changes.push_back({"node-inserted", "a batch of one added around the Scan"});
+  ctx.changes.push_back({ChangeKind::kNodeInserted, "a batch of one added around the Scan"});
   return absl::OkStatus();
 }
 

@@ -132,7 +132,7 @@ TEST(DefaultedAttributesTest, TheReportListsTheDrop) {
   for (const converter::StepReport& step : result->report.steps) {
     for (const converter::NodeChange& node : step.nodes) {
       for (const Change& change : node.changes) {
-        listed |= change.kind == "attribute-removed" &&
+        listed |= change.kind == ChangeKind::kAttributeRemoved &&
                   change.detail == "layout (set to its default, which GRU-7 lacks) dropped";
       }
     }

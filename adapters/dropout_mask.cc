@@ -20,7 +20,7 @@ absl::Status MaskType(AdapterContext& ctx) {
   if (ctx.rewriter.ValueUsed(mask) == std::optional<bool>(false)) {
     ctx.node.mutable_output()->RemoveLast();
     ctx.changes.push_back(
-        {"output-removed", absl::StrCat("mask '", mask, "' dropped: nothing reads it")});
+        {ChangeKind::kOutputRemoved, absl::StrCat("mask '", mask, "' dropped: nothing reads it")});
     return absl::OkStatus();
   }
   bool up = ctx.to.since_version > ctx.from.since_version;
@@ -32,9 +32,9 @@ absl::Status MaskType(AdapterContext& ctx) {
                      "' it has before ", ctx.to.Label(), " is unknown"));
   }
   ctx.rewriter.InsertAfter(CastNode(ctx, ctx.rewriter.DetachOutput(1), mask, elem));
-  ctx.changes.push_back(
-      {"cast-inserted", absl::StrCat("mask '", mask, "' cast from ", up ? "bool" : "its data type",
-                                     " to the type it had before ", ctx.to.Label())});
+  ctx.changes.push_back({ChangeKind::kCastInserted,
+                         absl::StrCat("mask '", mask, "' cast from ", up ? "bool" : "its data type",
+                                      " to the type it had before ", ctx.to.Label())});
   return absl::OkStatus();
 }
 

@@ -24,14 +24,15 @@ void LegacyHints(AdapterContext& ctx) {
   if (ctx.to.FindAttr("consumed_inputs") == nullptr) {
     if (FindAttribute(ctx.node, "consumed_inputs") != nullptr) {
       RemoveAttribute(ctx.node, "consumed_inputs");
-      ctx.changes.push_back({"attribute-removed", "consumed_inputs (a legacy hint) dropped"});
+      ctx.changes.push_back(
+          {ChangeKind::kAttributeRemoved, "consumed_inputs (a legacy hint) dropped"});
     }
     return;
   }
   const schema::AttrSpec* spec = ctx.to.FindAttr("consumed_inputs");
   if (spec->required && FindAttribute(ctx.node, "consumed_inputs") == nullptr) {
     AddIntsAttribute(ctx.node, "consumed_inputs", {});
-    ctx.changes.push_back({"attribute-set", "consumed_inputs = [] (a legacy hint)"});
+    ctx.changes.push_back({ChangeKind::kAttributeSet, "consumed_inputs = [] (a legacy hint)"});
   }
 }
 
@@ -47,7 +48,7 @@ absl::Status PadPaddings(AdapterContext& ctx) {
   for (onnx::AttributeProto& attribute : *ctx.node.mutable_attribute()) {
     if (attribute.name() == from) {
       attribute.set_name(to);
-      ctx.changes.push_back({"attribute-renamed", absl::StrCat(from, " -> ", to)});
+      ctx.changes.push_back({ChangeKind::kAttributeRenamed, absl::StrCat(from, " -> ", to)});
     }
   }
   return absl::OkStatus();
@@ -76,7 +77,7 @@ absl::Status CastTypeName(AdapterContext& ctx) {
       attribute.set_type(onnx::AttributeProto::STRING);
       attribute.set_s(name);
     }
-    ctx.changes.push_back({"attribute-set", "to written as the version spells types"});
+    ctx.changes.push_back({ChangeKind::kAttributeSet, "to written as the version spells types"});
   }
   return absl::OkStatus();
 }
@@ -100,7 +101,7 @@ absl::Status LpPoolOrder(AdapterContext& ctx) {
       attribute.set_type(onnx::AttributeProto::FLOAT);
       attribute.set_f(static_cast<float>(p));
     }
-    ctx.changes.push_back({"attribute-set", "p written as the version types it"});
+    ctx.changes.push_back({ChangeKind::kAttributeSet, "p written as the version types it"});
   }
   LegacyHints(ctx);
   return absl::OkStatus();
@@ -122,7 +123,7 @@ void SpellOutDefault(AdapterContext& ctx, absl::string_view name) {
     case onnx::AttributeProto::STRING: attribute->set_s(std::string(spec->default_value.s)); break;
     default: break;
   }
-  ctx.changes.push_back({"attribute-set", absl::StrCat(name, " made explicit")});
+  ctx.changes.push_back({ChangeKind::kAttributeSet, absl::StrCat(name, " made explicit")});
 }
 
 absl::Status SeluConstants(AdapterContext& ctx) {
@@ -135,7 +136,7 @@ absl::Status SeluConstants(AdapterContext& ctx) {
 absl::Status ConcatAxis(AdapterContext& ctx) {
   if (FindAttribute(ctx.node, "axis") == nullptr) {
     AddIntAttribute(ctx.node, "axis", 1);  // Concat-1's default
-    ctx.changes.push_back({"attribute-set", "axis = 1 made explicit"});
+    ctx.changes.push_back({ChangeKind::kAttributeSet, "axis = 1 made explicit"});
   }
   return absl::OkStatus();
 }
@@ -149,7 +150,7 @@ absl::Status GruDirection(AdapterContext& ctx) {
   if (!Up(ctx) && ctx.node.output_size() < 2) {
     while (ctx.node.output_size() < 1) ctx.node.add_output("");
     ctx.node.add_output(ctx.rewriter.FreshName(absl::StrCat(ctx.node.name(), "_Y_h")));
-    ctx.changes.push_back({"output-added", "Y_h, which GRU-1 requires"});
+    ctx.changes.push_back({ChangeKind::kOutputAdded, "Y_h, which GRU-1 requires"});
   }
   return absl::OkStatus();
 }
@@ -178,7 +179,7 @@ absl::Status GemmZeroC(AdapterContext& ctx) {
   if (!name.ok()) return name.status();
   while (ctx.node.input_size() < 3) ctx.node.add_input("");
   ctx.node.set_input(2, *name);
-  ctx.changes.push_back({"input-added", absl::StrCat("C = 0 ('", *name, "')")});
+  ctx.changes.push_back({ChangeKind::kInputAdded, absl::StrCat("C = 0 ('", *name, "')")});
   return absl::OkStatus();
 }
 
@@ -195,7 +196,8 @@ absl::Status OptionalHasNoElement(AdapterContext& ctx) {
   attribute->set_name("value");
   attribute->set_type(onnx::AttributeProto::TENSOR);
   *attribute->mutable_t() = std::move(value);
-  ctx.changes.push_back({"node-replaced", "OptionalHasElement of nothing -> Constant false"});
+  ctx.changes.push_back(
+      {ChangeKind::kNodeReplaced, "OptionalHasElement of nothing -> Constant false"});
   return absl::OkStatus();
 }
 
@@ -232,8 +234,9 @@ absl::Status ConstantAsInitializer(AdapterContext& ctx) {
   ctx.node.set_op_type("Identity");
   ctx.node.clear_input();
   ctx.node.add_input(*name);
-  ctx.changes.push_back({"node-replaced", absl::StrCat("Constant of ", type, " -> initializer '",
-                                                       *name, "' through an Identity")});
+  ctx.changes.push_back(
+      {ChangeKind::kNodeReplaced,
+       absl::StrCat("Constant of ", type, " -> initializer '", *name, "' through an Identity")});
   return absl::OkStatus();
 }
 

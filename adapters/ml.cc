@@ -87,8 +87,8 @@ absl::Status LabelEncoderClassesToKeys(AdapterContext& ctx) {
         "the element type of '", ctx.node.input(0), "' is unknown, so the direction of the "
         "classes_strings map cannot be told"));
   }
-  ctx.changes.push_back({"attribute-set", absl::StrCat("classes_strings as ", classes.size(),
-                                                       " keys and values")});
+  ctx.changes.push_back({ChangeKind::kAttributeSet,
+                         absl::StrCat("classes_strings as ", classes.size(), " keys and values")});
   return absl::OkStatus();
 }
 
@@ -114,7 +114,8 @@ absl::Status LabelEncoderKeysToClasses(AdapterContext& ctx) {
     RemoveAttribute(ctx.node, name);
   }
   AddStrings(ctx.node, "classes_strings", classes);
-  ctx.changes.push_back({"attribute-set", absl::StrCat(classes.size(), " keys as classes_strings")});
+  ctx.changes.push_back(
+      {ChangeKind::kAttributeSet, absl::StrCat(classes.size(), " keys as classes_strings")});
   return absl::OkStatus();
 }
 
@@ -161,7 +162,7 @@ absl::Status LabelEncoderTensorsToLists(AdapterContext& ctx) {
     if (scalar && FindAttribute(ctx.node, "default_tensor") != nullptr) {
       return absl::FailedPreconditionError("default_tensor is not a single value");
     }
-    ctx.changes.push_back({"attribute-set", absl::StrCat(moved.tensor, " as a list")});
+    ctx.changes.push_back({ChangeKind::kAttributeSet, absl::StrCat(moved.tensor, " as a list")});
   }
   return absl::OkStatus();
 }
@@ -186,7 +187,8 @@ absl::Status TreeTensorsToFloats(AdapterContext& ctx) {
     }
     RemoveAttribute(ctx.node, tensor_name);
     AddFloats(ctx.node, name, *values);
-    ctx.changes.push_back({"attribute-set", absl::StrCat(tensor_name, " as float list ", name)});
+    ctx.changes.push_back(
+        {ChangeKind::kAttributeSet, absl::StrCat(tensor_name, " as float list ", name)});
   }
   return absl::OkStatus();
 }
@@ -342,9 +344,9 @@ absl::Status TreeEnsembleToRegressor(AdapterContext& ctx) {
   AddIntsAttribute(node, "target_nodeids", target_node);
   AddIntsAttribute(node, "target_ids", target_id);
   AddFloats(node, "target_weights", target_weights);
-  ctx.changes.push_back({"node-replaced", absl::StrCat("TreeEnsemble -> TreeEnsembleRegressor: ",
-                                                       roots.size(), " trees, ",
-                                                       tree_ids.size(), " nodes")});
+  ctx.changes.push_back({ChangeKind::kNodeReplaced,
+                         absl::StrCat("TreeEnsemble -> TreeEnsembleRegressor: ", roots.size(),
+                                      " trees, ", tree_ids.size(), " nodes")});
   return absl::OkStatus();
 }
 
@@ -522,8 +524,9 @@ absl::Status RegressorToTreeEnsemble(AdapterContext& ctx) {
     add.add_output(original);
     ctx.rewriter.InsertAfter(std::move(add));
   }
-  ctx.changes.push_back({"node-replaced", absl::StrCat("TreeEnsembleRegressor -> TreeEnsemble: ",
-                                                       roots.size(), " trees")});
+  ctx.changes.push_back(
+      {ChangeKind::kNodeReplaced,
+       absl::StrCat("TreeEnsembleRegressor -> TreeEnsemble: ", roots.size(), " trees")});
   return absl::OkStatus();
 }
 

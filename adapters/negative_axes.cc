@@ -87,8 +87,8 @@ absl::Status ResolveNegativeAxes(AdapterContext& ctx) {
     } else {
       attribute->set_i(attribute->i() + rank);
     }
-    ctx.changes.push_back({"attribute-set", absl::StrCat(row.attribute, " resolved against rank ",
-                                                         rank)});
+    ctx.changes.push_back(
+        {ChangeKind::kAttributeSet, absl::StrCat(row.attribute, " resolved against rank ", rank)});
     return absl::OkStatus();
   }
   return absl::OkStatus();

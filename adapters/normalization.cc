@@ -27,7 +27,7 @@ absl::Status BatchNormInferenceOnly(AdapterContext& ctx) {
   }
   if (training != nullptr) {
     RemoveAttribute(ctx.node, "training_mode");
-    ctx.changes.push_back({"attribute-removed", "training_mode = 0 dropped"});
+    ctx.changes.push_back({ChangeKind::kAttributeRemoved, "training_mode = 0 dropped"});
   }
   return absl::OkStatus();
 }
@@ -124,9 +124,9 @@ absl::Status GroupNormAffine(AdapterContext& ctx) {
         ctx.rewriter.AddConstant(FloatTensorLike(*constant, rewritten));
     if (!added.ok()) return added.status();
     ctx.node.set_input(input, *added);
-    ctx.changes.push_back(
-        {"initializer-added", absl::StrCat("'", name, "' as ", up ? "per-channel" : "per-group",
-                                           " values '", *added, "'")});
+    ctx.changes.push_back({ChangeKind::kInitializerAdded,
+                           absl::StrCat("'", name, "' as ", up ? "per-channel" : "per-group",
+                                        " values '", *added, "'")});
   }
   return absl::OkStatus();
 }

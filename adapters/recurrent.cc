@@ -74,8 +74,9 @@ absl::Status BatchFirstByTransposes(AdapterContext& ctx) {
       ctx.rewriter.InsertBefore(Transpose(ctx, value, moved, slot.perm));
       ctx.node.set_input(slot.slot, moved);
     }
-    ctx.changes.push_back({"node-inserted", absl::StrCat("Transpose of ", slot.what, " ('", value,
-                                                         "') for layout 1")});
+    ctx.changes.push_back(
+        {ChangeKind::kNodeInserted,
+         absl::StrCat("Transpose of ", slot.what, " ('", value, "') for layout 1")});
   }
   return absl::OkStatus();
 }

@@ -31,8 +31,8 @@ absl::Status RenameOp(AdapterContext& ctx) {
   for (const Rename& rename : kRenames) {
     if (ctx.from.name != rename.op || ctx.from.since_version != rename.from) continue;
     ctx.node.set_op_type(rename.replacement);
-    ctx.changes.push_back({"node-replaced", absl::StrCat(rename.op, " -> ", rename.replacement,
-                                                         ": ", rename.why)});
+    ctx.changes.push_back({ChangeKind::kNodeReplaced,
+                           absl::StrCat(rename.op, " -> ", rename.replacement, ": ", rename.why)});
     return absl::OkStatus();
   }
   return absl::InternalError(absl::StrCat("no rename registered for ", ctx.from.Label()));
@@ -48,8 +48,9 @@ absl::Status CastLikeToCast(AdapterContext& ctx) {
   ctx.node.set_op_type("Cast");
   ctx.node.mutable_input()->RemoveLast();
   AddIntAttribute(ctx.node, "to", like->tensor_type().elem_type());
-  ctx.changes.push_back({"node-replaced", absl::StrCat("CastLike -> Cast to the type of '",
-                                                       ctx.node.input(0), "''s like")});
+  ctx.changes.push_back(
+      {ChangeKind::kNodeReplaced,
+       absl::StrCat("CastLike -> Cast to the type of '", ctx.node.input(0), "''s like")});
   return absl::OkStatus();
 }
 

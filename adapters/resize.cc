@@ -47,8 +47,8 @@ absl::Status ResizeUp10To11(AdapterContext& ctx) {
   if (StringAttribute(ctx.node, "mode", "nearest") == "nearest") {
     SetStringAttribute(ctx.node, "nearest_mode", "floor");
   }
-  ctx.changes.push_back({"input-added", absl::StrCat("empty roi '", *roi, "'")});
-  ctx.changes.push_back({"attribute-set",
+  ctx.changes.push_back({ChangeKind::kInputAdded, absl::StrCat("empty roi '", *roi, "'")});
+  ctx.changes.push_back({ChangeKind::kAttributeSet,
                          "coordinate_transformation_mode = asymmetric (and nearest_mode = floor)"
                          ", the sampling of Resize-10"});
   return absl::OkStatus();
@@ -138,9 +138,9 @@ absl::StatusOr<bool> SizesAsScales(AdapterContext& ctx) {
   while (ctx.node.input_size() < 3) ctx.node.add_input("");
   ctx.node.set_input(2, *name);
   ctx.node.mutable_input()->DeleteSubrange(3, ctx.node.input_size() - 3);
-  ctx.changes.push_back({"input-to-input", absl::StrCat("sizes '", sizes_name,
-                                                        "' as the scales they imply, '", *name,
-                                                        "'")});
+  ctx.changes.push_back(
+      {ChangeKind::kInputToInput,
+       absl::StrCat("sizes '", sizes_name, "' as the scales they imply, '", *name, "'")});
   return true;
 }
 
@@ -164,10 +164,11 @@ absl::Status ResizeDown11To10(AdapterContext& ctx) {
     if (factors) {
       transform = "asymmetric";
       rounding = "floor";
-      ctx.changes.push_back({"attribute-set", absl::StrCat(
-          "upsampling by whole factors: half-pixel centres with ", StringAttribute(
-              ctx.node, "nearest_mode", "round_prefer_floor"),
-          " pick the samples asymmetric flooring picks")});
+      ctx.changes.push_back(
+          {ChangeKind::kAttributeSet,
+           absl::StrCat("upsampling by whole factors: half-pixel centres with ",
+                        StringAttribute(ctx.node, "nearest_mode", "round_prefer_floor"),
+                        " pick the samples asymmetric flooring picks")});
     }
   }
   std::string why;
@@ -191,7 +192,7 @@ absl::Status ResizeDown11To10(AdapterContext& ctx) {
                            "exclude_outside", "extrapolation_value"}) {
     RemoveAttribute(ctx.node, name);
   }
-  ctx.changes.push_back({"input-removed", "roi dropped; sampling attributes dropped"});
+  ctx.changes.push_back({ChangeKind::kInputRemoved, "roi dropped; sampling attributes dropped"});
   return absl::OkStatus();
 }
 
@@ -203,15 +204,16 @@ absl::Status ResizeDown13To11(AdapterContext& ctx) {
     if (!empty.ok()) return empty.status();
     while (ctx.node.input_size() <= input) ctx.node.add_input("");
     ctx.node.set_input(input, *empty);
-    ctx.changes.push_back({"input-added", absl::StrCat("empty ", input == 1 ? "roi" : "scales",
-                                                       " '", *empty, "'")});
+    ctx.changes.push_back(
+        {ChangeKind::kInputAdded,
+         absl::StrCat("empty ", input == 1 ? "roi" : "scales", " '", *empty, "'")});
   }
   return absl::OkStatus();
 }
 
 // Resize-11 -> Resize-13: everything 11 accepts, 13 means the same way.
 absl::Status ResizeUp11To13(AdapterContext& ctx) {
-  ctx.changes.push_back({"version-bump", "roi and scales stay as given"});
+  ctx.changes.push_back({ChangeKind::kVersionBump, "roi and scales stay as given"});
   return absl::OkStatus();
 }
 
@@ -312,8 +314,8 @@ absl::Status ScalesForEveryAxis(AdapterContext& ctx) {
   }
   ctx.node.set_input(input, full);
   RemoveAttribute(ctx.node, "axes");
-  ctx.changes.push_back({"input-set", absl::StrCat(sizes ? "sizes" : "scales",
-                                                   " for every axis '", full, "'")});
+  ctx.changes.push_back({ChangeKind::kInputSet,
+                         absl::StrCat(sizes ? "sizes" : "scales", " for every axis '", full, "'")});
   return absl::OkStatus();
 }
 

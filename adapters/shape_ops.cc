@@ -41,9 +41,10 @@ absl::Status ShapeRangeToSlice(AdapterContext& ctx) {
   }
   slice.add_output(original);
   ctx.rewriter.InsertAfter(std::move(slice));
-  ctx.changes.push_back({"node-inserted", absl::StrCat("Slice [", first, ", ",
-                                                       last == kToTheEnd ? "end" : absl::StrCat(last),
-                                                       ") of the shape, for start/end")});
+  ctx.changes.push_back(
+      {ChangeKind::kNodeInserted,
+       absl::StrCat("Slice [", first, ", ", last == kToTheEnd ? "end" : absl::StrCat(last),
+                    ") of the shape, for start/end")});
   return absl::OkStatus();
 }
 
@@ -56,7 +57,8 @@ bool HasSplitInput(const onnx::NodeProto& node) {
 absl::Status SplitNumOutputsUp(AdapterContext& ctx) {
   if (HasSplitInput(ctx.node)) return absl::OkStatus();
   AddIntAttribute(ctx.node, "num_outputs", ctx.node.output_size());
-  ctx.changes.push_back({"attribute-set", absl::StrCat("num_outputs = ", ctx.node.output_size())});
+  ctx.changes.push_back(
+      {ChangeKind::kAttributeSet, absl::StrCat("num_outputs = ", ctx.node.output_size())});
   return absl::OkStatus();
 }
 
@@ -95,7 +97,7 @@ absl::Status SplitNumOutputsDown(AdapterContext& ctx) {
   if (!name.ok()) return name.status();
   while (ctx.node.input_size() < 2) ctx.node.add_input("");
   ctx.node.set_input(1, *name);
-  ctx.changes.push_back({"attribute-to-input",
+  ctx.changes.push_back({ChangeKind::kAttributeToInput,
                          absl::StrCat("num_outputs = ", parts, " written as sizes '", *name, "'")});
   return absl::OkStatus();
 }
@@ -118,8 +120,10 @@ absl::Status PadAxesAtRunTime(AdapterContext& ctx, int64_t rank) {
   ctx.node.set_input(1, compose.Before("ScatterElements", {zeros, positions, ctx.node.input(1)},
                                        {IntAttribute("axis", 0)}));
   ctx.node.mutable_input()->RemoveLast();
-  ctx.changes.push_back({"node-inserted", absl::StrCat("pads for all ", rank, " axes scattered in "
-                                                       "at the axes '", axes, "' name")});
+  ctx.changes.push_back({ChangeKind::kNodeInserted, absl::StrCat("pads for all ", rank,
+                                                                 " axes scattered in "
+                                                                 "at the axes '",
+                                                                 axes, "' name")});
   return absl::OkStatus();
 }
 
@@ -166,7 +170,8 @@ absl::Status PadAxesToFullPads(AdapterContext& ctx) {
   if (!name.ok()) return name.status();
   ctx.node.set_input(1, *name);
   ctx.node.mutable_input()->RemoveLast();
-  ctx.changes.push_back({"input-removed", absl::StrCat("axes folded into full pads '", *name, "'")});
+  ctx.changes.push_back(
+      {ChangeKind::kInputRemoved, absl::StrCat("axes folded into full pads '", *name, "'")});
   return absl::OkStatus();
 }
 

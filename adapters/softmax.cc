@@ -51,8 +51,8 @@ absl::Status AxisLastByTranspose(AdapterContext& ctx, int64_t axis, int64_t rank
   ctx.rewriter.InsertAfter(std::move(after));
   RemoveAttribute(ctx.node, "axis");
   AddIntAttribute(ctx.node, "axis", rank - 1);
-  ctx.changes.push_back({"node-inserted", absl::StrCat("Transposes moving axis ", axis,
-                                                       " last and back")});
+  ctx.changes.push_back(
+      {ChangeKind::kNodeInserted, absl::StrCat("Transposes moving axis ", axis, " last and back")});
   return absl::OkStatus();
 }
 
@@ -73,8 +73,8 @@ absl::Status FlattenedAxes(AdapterContext& ctx, int64_t axis) {
   ctx.rewriter.InsertAfter(std::move(reshape));
   RemoveAttribute(ctx.node, "axis");
   AddIntAttribute(ctx.node, "axis", 1);
-  ctx.changes.push_back({"node-inserted", absl::StrCat("Flatten at axis ", axis,
-                                                       " and Reshape back")});
+  ctx.changes.push_back(
+      {ChangeKind::kNodeInserted, absl::StrCat("Flatten at axis ", axis, " and Reshape back")});
   return absl::OkStatus();
 }
 
@@ -100,10 +100,12 @@ absl::Status SoftmaxAxisSemantics(AdapterContext& ctx) {
   // to the default, so the meaning cannot shift.
   if (FindAttribute(ctx.node, "axis") == nullptr) {
     AddIntAttribute(ctx.node, "axis", axis);
-    ctx.changes.push_back({"attribute-set", absl::StrCat("axis = ", axis, " made explicit")});
+    ctx.changes.push_back(
+        {ChangeKind::kAttributeSet, absl::StrCat("axis = ", axis, " made explicit")});
   }
-  ctx.changes.push_back({"version-bump", absl::StrCat(ctx.from.Label(), " -> ", ctx.to.Label(),
-                                                      ": axis ", axis, " is the last axis")});
+  ctx.changes.push_back(
+      {ChangeKind::kVersionBump, absl::StrCat(ctx.from.Label(), " -> ", ctx.to.Label(), ": axis ",
+                                              axis, " is the last axis")});
   return absl::OkStatus();
 }
 

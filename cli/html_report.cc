@@ -92,8 +92,11 @@ void AppendStepSummary(std::string& out, const converter::ConversionReport& repo
     absl::StrAppend(&out, "<tr class=\"step\"><td><a href=\"#step-", i, "\">",
                     HtmlEscape(StepTitle(step)), "</a></td><td class=\"num\">",
                     step.NodeCount(), "</td><td class=\"",
-                    step.validation == "ok" || step.validation == "incremental" ? "ok" : "",
-                    "\">", HtmlEscape(step.validation),
+                    step.validation == converter::StepValidation::kOk ||
+                            step.validation == converter::StepValidation::kIncremental
+                        ? "ok"
+                        : "",
+                    "\">", HtmlEscape(converter::StepValidationName(step.validation)),
                     "</td><td class=\"num\">", absl::StrFormat("%.1f", step.milliseconds),
                     "</td></tr>\n");
   }
@@ -117,7 +120,7 @@ std::string ChangeList(const converter::NodeChange& node) {
   if (node.changes.empty()) return "";
   std::string out = "<ul class=\"changes\">";
   for (const adapters::Change& change : node.changes) {
-    absl::StrAppend(&out, "<li><code>", HtmlEscape(change.kind), "</code>: ",
+    absl::StrAppend(&out, "<li><code>", HtmlEscape(adapters::ChangeKindName(change.kind)), "</code>: ",
                     HtmlEscape(change.detail), "</li>");
   }
   absl::StrAppend(&out, "</ul>");

@@ -134,10 +134,11 @@ TEST(ContextBodiesTest, ExpandsBelowTheOpsIntroductionAndValidates) {
       EXPECT_NE(node.op_type(), c.op) << c.name;
     }
     for (const StepReport& step : result->report.steps) {
-      EXPECT_TRUE(step.validation == "ok" || step.validation == "incremental" ||
-                  step.validation == "unchanged")
+      EXPECT_TRUE(step.validation == StepValidation::kOk ||
+                  step.validation == StepValidation::kIncremental ||
+                  step.validation == StepValidation::kUnchanged)
           << c.name << ": step " << step.from_opset << " -> " << step.to_opset << " is "
-          << step.validation;
+          << StepValidationName(step.validation);
     }
   }
 }

@@ -143,7 +143,7 @@ absl::StatusOr<ConversionReport> ConvertSteps(onnx::ModelProto& converted,
         if (step->nodes.empty() && step->bumps.empty()) {
           // No node binds to another operator version: what validated at
           // the previous opset is still valid.
-          step->validation = "unchanged";
+          step->validation = StepValidation::kUnchanged;
         } else if (validate) {
           OC_RETURN_IF_ERROR(ValidateStep(converted, changes, options, *index, types,
                                           incremental, *step));

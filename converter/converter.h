@@ -178,6 +178,26 @@ struct StepVerification {
   int rebound_alike = 0;
 };
 
+// How a step's result was validated; the report prints each as its word
+// (StepValidationName).
+enum class StepValidation {
+  kSkipped,      // "skipped": not validated
+  kOk,           // "ok": the whole model checked and inferred
+  kIncremental,  // "incremental": the touched nodes checked and inferred
+                 // against the types before the step
+  kUnchanged,    // "unchanged": no node binds to another version, so still valid
+};
+
+// The last StepValidation, for walking them all.
+inline constexpr StepValidation kLastStepValidation = StepValidation::kUnchanged;
+
+// The report's word for `validation`, e.g. "incremental".
+absl::string_view StepValidationName(StepValidation validation);
+
+// The validation the report word `word` names, or nullopt for a word this
+// build does not know.
+std::optional<StepValidation> ParseStepValidation(absl::string_view word);
+
 // One opset step.
 struct StepReport {
   std::string domain;  // "" for ai.onnx, else e.g. "ai.onnx.ml"
@@ -187,11 +207,7 @@ struct StepReport {
   std::vector<NodeChange> nodes;
   // Nodes it only rebinds, by graph and op, in the order first met.
   std::vector<VersionBump> bumps;
-  // "ok" (the whole model checked and inferred), "incremental" (the
-  // touched nodes checked and inferred against the types before the step),
-  // "unchanged" (no node binds to another version, so still valid),
-  // "skipped".
-  std::string validation = "skipped";
+  StepValidation validation = StepValidation::kSkipped;
   int nodes_validated = 0;  // nodes checked and inferred after the step
   double milliseconds = 0;
   // Set when verification was asked for and the original was evaluated.

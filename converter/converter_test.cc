@@ -1,5 +1,6 @@
 #include "converter/converter.h"
 
+#include <iterator>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -20,6 +21,26 @@ ConvertOptions To(int64_t opset) {
   ConvertOptions options;
   options.target_opset = opset;
   return options;
+}
+
+TEST(ConverterTest, StepValidationsHaveTheirWords) {
+  struct Case {
+    StepValidation validation;
+    const char* word;
+  };
+  const Case cases[] = {
+      {StepValidation::kSkipped, "skipped"},
+      {StepValidation::kOk, "ok"},
+      {StepValidation::kIncremental, "incremental"},
+      {StepValidation::kUnchanged, "unchanged"},
+  };
+  ASSERT_EQ(std::size(cases), static_cast<size_t>(kLastStepValidation) + 1);
+  for (const Case& c : cases) {
+    EXPECT_EQ(StepValidationName(c.validation), c.word);
+    EXPECT_EQ(ParseStepValidation(c.word), c.validation) << c.word;
+  }
+  EXPECT_FALSE(ParseStepValidation("failed").has_value());
+  EXPECT_EQ(StepReport().validation, StepValidation::kSkipped);
 }
 
 TEST(ConverterTest, UpgradeBumpsVersionsOpsetAndIrVersion) {
@@ -53,7 +74,8 @@ g (float[N,4] X) => (float[N,4] Y) {
   EXPECT_TRUE(absl::StrContains(report.ToJson(), "\"op\": \"Neg\",\n          \"from_version\": 6"));
   EXPECT_TRUE(absl::StrContains(report.ToText(), "step 12 -> 13: 2 nodes, validation "));
   EXPECT_TRUE(absl::StrContains(report.ToText(), "main \xE2\x80\xBA 1 Relu: version 6 -> 13"));
-  EXPECT_EQ(report.steps[0].validation, "unchanged") << "no node changes from 11 to 12 here";
+  EXPECT_EQ(report.steps[0].validation, StepValidation::kUnchanged)
+      << "no node changes from 11 to 12 here";
 }
 
 // A node may name the default domain "ai.onnx" rather than "": it is
@@ -356,8 +378,8 @@ TEST_P(LargeModelTest, ValidatesNodeByNodeAlikeTheWholeModel) {
     ASSERT_TRUE(result.ok()) << target << ": " << result.status();
     int incremental = 0;
     for (const StepReport& step : result->report.steps) {
-      incremental += step.validation == "incremental";
-      EXPECT_NE(step.validation, "ok") << target << ": step " << step.from_opset;
+      incremental += step.validation == StepValidation::kIncremental;
+      EXPECT_NE(step.validation, StepValidation::kOk) << target << ": step " << step.from_opset;
     }
     EXPECT_GT(incremental, 0) << target;
     if (target == 13) {
@@ -404,7 +426,8 @@ g (bool C, float[2] X) => (float[2] Y) {
   ASSERT_TRUE(result.ok()) << result.status();
   ASSERT_EQ(result->report.steps.size(), 1u);
   const StepReport& step = result->report.steps[0];
-  EXPECT_EQ(step.validation, "incremental");
+  EXPECT_EQ(step.validation, StepValidation::kIncremental)
+      << StepValidationName(step.validation);
   EXPECT_EQ(step.nodes_validated, 1);  // Relu-14 -> 13 in then_branch
 }
 

@@ -118,7 +118,7 @@ TEST(CorpusConversionTest, IncrementalValidationAgreesWithTheWholeModel) {
       return;
     }
     ++converted;
-    for (const StepReport& step : result->report.steps) ++validations[step.validation];
+    for (const StepReport& step : result->report.steps) ++validations[std::string(StepValidationName(step.validation))];
   });
   EXPECT_GT(validations["incremental"], validations["ok"]);
   std::string table = absl::StrCat(

@@ -2,6 +2,8 @@
 
 #include "converter/converter.h"
 
+#include <iterator>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -11,6 +13,27 @@ namespace onnxconvert::converter {
 
 std::string StepName(absl::string_view domain, int64_t from, int64_t to) {
   return absl::StrCat(domain, domain.empty() ? "" : " ", "step ", from, " -> ", to);
+}
+
+namespace {
+
+// Every step validation's report word, in StepValidation order.
+constexpr absl::string_view kStepValidationNames[] = {"skipped", "ok", "incremental",
+                                                      "unchanged"};
+static_assert(std::size(kStepValidationNames) == static_cast<size_t>(kLastStepValidation) + 1,
+              "a word for every StepValidation");
+
+}  // namespace
+
+absl::string_view StepValidationName(StepValidation validation) {
+  return kStepValidationNames[static_cast<int>(validation)];
+}
+
+std::optional<StepValidation> ParseStepValidation(absl::string_view word) {
+  for (size_t i = 0; i < std::size(kStepValidationNames); ++i) {
+    if (kStepValidationNames[i] == word) return static_cast<StepValidation>(i);
+  }
+  return std::nullopt;
 }
 
 int StepReport::NodeCount() const {
@@ -36,7 +59,7 @@ std::string ConversionReport::ToJson() const {
     json.BeginObject();
     if (!step.domain.empty()) json.Key("domain").String(step.domain);
     json.Key("from").Int(step.from_opset).Key("to").Int(step.to_opset);
-    json.Key("validation").String(step.validation);
+    json.Key("validation").String(StepValidationName(step.validation));
     json.Key("nodes_validated").Int(step.nodes_validated);
     json.Key("milliseconds").Double(step.milliseconds);
     if (step.verification) {
@@ -73,8 +96,8 @@ std::string ConversionReport::ToJson() const {
       }
       json.Key("changes").BeginArray();
       for (const adapters::Change& change : node.changes) {
-        json.BeginObject().Key("kind").String(change.kind).Key("detail").String(change.detail)
-            .EndObject();
+        json.BeginObject().Key("kind").String(adapters::ChangeKindName(change.kind));
+        json.Key("detail").String(change.detail).EndObject();
       }
       json.EndArray().EndObject();
     }
@@ -174,8 +197,8 @@ std::string ConversionReport::ToText() const {
   for (const StepReport& step : steps) {
     absl::StrAppendFormat(&out, "%s: %d nodes, validation %s%s (%.1f ms)\n",
                           StepName(step.domain, step.from_opset, step.to_opset),
-                          step.NodeCount(), step.validation,
-                          step.validation == "incremental"
+                          step.NodeCount(), StepValidationName(step.validation),
+                          step.validation == StepValidation::kIncremental
                               ? absl::StrCat(" (", step.nodes_validated, " nodes re-checked)")
                               : "",
                           step.milliseconds);

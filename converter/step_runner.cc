@@ -157,8 +157,8 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
   }
   for (onnx::NodeProto& node : expansion.nodes) rewriter.InsertBefore(std::move(node));
   rewriter.RemoveAnchor();
-  report.changes.push_back(
-      {"function-expanded", absl::StrCat("replaced by ", expansion.nodes.size(), " nodes")});
+  report.changes.push_back({adapters::ChangeKind::kFunctionExpanded,
+                            absl::StrCat("replaced by ", expansion.nodes.size(), " nodes")});
   return absl::OkStatus();
 }
 
@@ -184,7 +184,8 @@ absl::Status ReplaceByFoldedValue(StepContext& step, const NodeSite& site,
                                   bool touched, NodeChange& change) {
   change.adapter = absl::StrCat(current.Label(), ": value folded");
   if (step.dry_run) {
-    change.changes = {{"node-folded", "its inputs are constants: replaced by its value"}};
+    change.changes = {
+        {adapters::ChangeKind::kNodeFolded, "its inputs are constants: replaced by its value"}};
     return absl::OkStatus();
   }
   if (!touched) step.edits.Touch(site);
@@ -202,8 +203,10 @@ absl::Status ReplaceByFoldedValue(StepContext& step, const NodeSite& site,
   node.add_input(name);
   node.add_output(output);
   step.edits.Retyped(site, OpKey("", current.name));
-  change.changes = {{"node-folded", absl::StrCat("its inputs are constants: replaced by its value, "
-                                                 "initializer '", name, "' through an Identity")}};
+  change.changes = {{adapters::ChangeKind::kNodeFolded,
+                     absl::StrCat("its inputs are constants: replaced by its value, "
+                                  "initializer '",
+                                  name, "' through an Identity")}};
   return absl::OkStatus();
 }
 
@@ -364,8 +367,8 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
               step.edits.Touch(site);
             }
             if (!bumped) {
-              change.changes.push_back(
-                  {"version-bump", absl::StrCat(current->Label(), " -> ", next->Label())});
+              change.changes.push_back({adapters::ChangeKind::kVersionBump,
+                                        absl::StrCat(current->Label(), " -> ", next->Label())});
             }
             break;
           }
@@ -526,7 +529,7 @@ absl::Status ValidateStep(const onnx::ModelProto& model, const StepChanges& chan
         changes.early->Commit();
         step.nodes_validated += changes.early->nodes();
       }
-      step.validation = "incremental";
+      step.validation = StepValidation::kIncremental;
       for (const TouchedGroup& group : changes.groups) step.nodes_validated += group.nodes.size();
       if (!options.cross_check) return absl::OkStatus();
       absl::StatusOr<schema::InferenceResult> full = Validate(model);
@@ -553,7 +556,7 @@ absl::Status ValidateStep(const onnx::ModelProto& model, const StepChanges& chan
     return absl::InternalError(absl::StrCat(name, ": the converted model does not validate: ",
                                             validated->status().message()));
   }
-  step.validation = "ok";
+  step.validation = StepValidation::kOk;
   step.nodes_validated = (*validated)->nodes_inferred;
   types.Reset(std::move(validated), /*strict=*/true);
   return absl::OkStatus();

@@ -204,8 +204,9 @@ struct StepParts {
       }
     }
     for (auto& [rank, bump] : bumps) report.bumps.push_back(std::move(bump));
-    report.validation =
-        report.nodes.empty() && report.bumps.empty() ? "unchanged" : "incremental";
+    report.validation = report.nodes.empty() && report.bumps.empty()
+                            ? StepValidation::kUnchanged
+                            : StepValidation::kIncremental;
     return std::move(report);
   }
 };

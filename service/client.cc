@@ -272,7 +272,7 @@ absl::StatusOr<converter::ConversionResult> Client::Convert(
     report = std::move(*result.mutable_report());
   }
   converter::ConversionResult result;
-  result.report = ReportFromProto(report);
+  OC_ASSIGN_OR_RETURN(result.report, ReportFromProto(report));
   if (!options.dry_run) {
     absl::StatusOr<onnx::ModelProto> parsed =
         ParseModel(model_bytes, absl::StrCat("server ", target_, ": converted model"));

@@ -1,14 +1,46 @@
 #include "service/report_proto.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/descriptor.h"
 
 namespace onnxconvert::service {
 namespace {
+
+using google::protobuf::EnumDescriptor;
+using google::protobuf::EnumValueDescriptor;
+
+// The report messages fill each kind twice: as an enum and as the word
+// older clients read. An enum value stands for its name in lower case with
+// '-' for '_' (Change::VERSION_BUMP for "version-bump").
+
+// The value of `descriptor` standing for `word`, or 0 (unspecified) when
+// it has none.
+int EnumValueOfWord(const EnumDescriptor& descriptor, absl::string_view word) {
+  std::string name = absl::AsciiStrToUpper(word);
+  absl::c_replace(name, '-', '_');
+  const EnumValueDescriptor* value = descriptor.FindValueByName(name);
+  return value == nullptr ? 0 : value->number();
+}
+
+// The word a message gives by the enum `value` of `descriptor` and by
+// `word`: the value's when it is set and known to this build, else `word`
+// (servers older than the enum fill only the word).
+std::string WordOfEnumValue(const EnumDescriptor& descriptor, int value,
+                            absl::string_view word) {
+  const EnumValueDescriptor* known = value == 0 ? nullptr : descriptor.FindValueByNumber(value);
+  if (known == nullptr) return std::string(word);
+  std::string name = absl::AsciiStrToLower(known->name());
+  absl::c_replace(name, '_', '-');
+  return name;
+}
 
 v1::NodeChange NodeChangeToProto(const converter::NodeChange& node) {
   v1::NodeChange proto;
@@ -24,13 +56,16 @@ v1::NodeChange NodeChangeToProto(const converter::NodeChange& node) {
   for (absl::string_view name : node.alike) proto.add_alike(std::string(name));
   for (const adapters::Change& change : node.changes) {
     v1::Change* out = proto.add_changes();
-    out->set_kind(change.kind);
+    absl::string_view word = adapters::ChangeKindName(change.kind);
+    out->set_kind(std::string(word));
+    out->set_kind_enum(
+        static_cast<v1::Change::Kind>(EnumValueOfWord(*v1::Change::Kind_descriptor(), word)));
     out->set_detail(change.detail);
   }
   return proto;
 }
 
-converter::NodeChange NodeChangeFromProto(const v1::NodeChange& proto) {
+absl::StatusOr<converter::NodeChange> NodeChangeFromProto(const v1::NodeChange& proto) {
   converter::NodeChange node;
   node.graph = proto.graph();
   node.node = proto.node();
@@ -43,7 +78,14 @@ converter::NodeChange NodeChangeFromProto(const v1::NodeChange& proto) {
   node.after_text = proto.after();
   node.alike = converter::NameList(proto.alike().begin(), proto.alike().end());
   for (const v1::Change& change : proto.changes()) {
-    node.changes.push_back({change.kind(), change.detail()});
+    std::string word =
+        WordOfEnumValue(*v1::Change::Kind_descriptor(), change.kind_enum(), change.kind());
+    std::optional<adapters::ChangeKind> kind = adapters::ParseChangeKind(word);
+    if (!kind) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("change kind '", word, "' is unknown to this client"));
+    }
+    node.changes.push_back({*kind, change.detail()});
   }
   return node;
 }
@@ -117,7 +159,10 @@ v1::ConversionReport ReportToProto(const converter::ConversionReport& report) {
     out->set_domain(step.domain);
     out->set_from_opset(step.from_opset);
     out->set_to_opset(step.to_opset);
-    out->set_validation(step.validation);
+    absl::string_view validation = converter::StepValidationName(step.validation);
+    out->set_validation(std::string(validation));
+    out->set_validation_enum(static_cast<v1::StepReport::Validation>(
+        EnumValueOfWord(*v1::StepReport::Validation_descriptor(), validation)));
     out->set_milliseconds(step.milliseconds);
     out->set_nodes_validated(step.nodes_validated);
     if (step.verification) {
@@ -150,7 +195,7 @@ v1::ConversionReport ReportToProto(const converter::ConversionReport& report) {
   return proto;
 }
 
-converter::ConversionReport ReportFromProto(const v1::ConversionReport& proto) {
+absl::StatusOr<converter::ConversionReport> ReportFromProto(const v1::ConversionReport& proto) {
   converter::ConversionReport report;
   report.source_opset = proto.source_opset();
   report.target_opset = proto.target_opset();
@@ -176,7 +221,14 @@ converter::ConversionReport ReportFromProto(const v1::ConversionReport& proto) {
     out.domain = step.domain();
     out.from_opset = step.from_opset();
     out.to_opset = step.to_opset();
-    out.validation = step.validation();
+    std::string validation = WordOfEnumValue(*v1::StepReport::Validation_descriptor(),
+                                             step.validation_enum(), step.validation());
+    std::optional<converter::StepValidation> parsed = converter::ParseStepValidation(validation);
+    if (!parsed) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("step validation '", validation, "' is unknown to this client"));
+    }
+    out.validation = *parsed;
     out.milliseconds = step.milliseconds();
     out.nodes_validated = static_cast<int>(step.nodes_validated());
     if (step.has_verification()) {
@@ -191,7 +243,9 @@ converter::ConversionReport ReportFromProto(const v1::ConversionReport& proto) {
       in.max_rel_error = verified.max_rel_error();
     }
     for (const v1::NodeChange& node : step.nodes()) {
-      out.nodes.push_back(NodeChangeFromProto(node));
+      absl::StatusOr<converter::NodeChange> change = NodeChangeFromProto(node);
+      if (!change.ok()) return change.status();
+      out.nodes.push_back(*std::move(change));
     }
     for (const v1::VersionBump& bump : step.bumps()) {
       out.bumps.push_back({bump.graph(), bump.op(), bump.from_version(), bump.to_version(),

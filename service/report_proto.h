@@ -24,8 +24,10 @@ v1::ConvertOptions OptionsToProto(const converter::ConvertOptions& options);
 // A conversion report as its message.
 v1::ConversionReport ReportToProto(const converter::ConversionReport& report);
 
-// A conversion report message as the converter's struct.
-converter::ConversionReport ReportFromProto(const v1::ConversionReport& proto);
+// A conversion report message as the converter's struct; a change kind or
+// step validation this build does not know is an InvalidArgument error
+// naming it.
+absl::StatusOr<converter::ConversionReport> ReportFromProto(const v1::ConversionReport& proto);
 
 // A checker report as its message.
 v1::CheckResponse CheckReportToProto(const schema::CheckReport& report);
