@@ -19,7 +19,7 @@
 #include "adapters/adapter.h"
 #include "adapters/composer.h"
 #include "adapters/rewrites.h"
-#include "ir/status_macros.h"
+#include "base/status_macros.h"
 
 namespace onnxconvert::adapters {
 namespace {

@@ -9,7 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "ir/status_macros.h"
+#include "base/status_macros.h"
 
 namespace onnxconvert {
 namespace {
@@ -304,9 +304,9 @@ absl::StatusOr<std::vector<std::unique_ptr<GraphIndex>>> GraphIndex::BuildSubgra
         new GraphIndex(subgraph, nullptr, this, id, depth_ + 1, names_));
     child->owner_attribute_ = attribute;
     child->owner_graph_position_ = position;
-    if (child->depth_ > kMaxSubgraphDepth) {
+    if (child->depth_ > kMaxGraphDepth) {
       return child->Error(absl::StatusCode::kInvalidArgument,
-                          absl::StrCat("subgraphs nest deeper than ", kMaxSubgraphDepth,
+                          absl::StrCat("subgraphs nest deeper than ", kMaxGraphDepth,
                                        " levels"));
     }
     OC_RETURN_IF_ERROR(child->IndexInterface());

@@ -635,13 +635,13 @@ onnx::GraphProto NestedIfs(int depth) {
 }
 
 TEST(GraphIndexTest, DeepNestingIsRefusedNotOverflowed) {
-  onnx::GraphProto ok = NestedIfs(kMaxSubgraphDepth);
+  onnx::GraphProto ok = NestedIfs(kMaxGraphDepth);
   absl::StatusOr<std::unique_ptr<GraphIndex>> index = GraphIndex::Build(&ok);
   ASSERT_TRUE(index.ok()) << index.status();
-  EXPECT_EQ((*index)->GraphsInTree().size(), static_cast<size_t>(kMaxSubgraphDepth) + 1);
+  EXPECT_EQ((*index)->GraphsInTree().size(), static_cast<size_t>(kMaxGraphDepth) + 1);
   EXPECT_EQ(Strings((*index)->GraphsInTree().back()->FreeNames()), std::vector<std::string>{"C"});
 
-  onnx::GraphProto deep = NestedIfs(kMaxSubgraphDepth + 1);
+  onnx::GraphProto deep = NestedIfs(kMaxGraphDepth + 1);
   absl::StatusOr<std::unique_ptr<GraphIndex>> refused = GraphIndex::Build(&deep);
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(std::string(refused.status().message()),

@@ -10,6 +10,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
+#include "base/limits.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "ir/wire.h"
@@ -63,7 +64,6 @@ absl::Status InferenceContext::Error(absl::string_view message) const {
 
 namespace {
 
-constexpr int kMaxDepth = 64;
 // How many nodes ahead the value table is prefetched.
 constexpr int kLookahead = 8;
 // Graphs with fewer nodes stay in the cache: fetching ahead only costs.
@@ -542,7 +542,7 @@ absl::StatusOr<std::vector<onnx::TypeProto>> NodeContext::InferSubgraph(
   if (attribute == nullptr || !attribute->has_g()) {
     return absl::InvalidArgumentError(absl::StrCat("no graph attribute '", attr_name, "'"));
   }
-  if (graph_.depth() >= kMaxDepth) return std::vector<onnx::TypeProto>();
+  if (graph_.depth() >= kMaxGraphDepth) return std::vector<onnx::TypeProto>();
   GraphInferencer sub(attribute->g(), &graph_,
                       absl::StrCat(graph_.path(), "/", attr_name, " of '", node_.name(), "' (",
                                    node_.op_type(), ")"),
@@ -1124,7 +1124,7 @@ void ApplyToGraph(const InferenceResult& result, onnx::GraphProto& graph, int de
       }
     }
   }
-  if (depth >= kMaxDepth) return;
+  if (depth >= kMaxGraphDepth) return;
   for (auto& node : *graph.mutable_node()) {
     for (auto& attribute : *node.mutable_attribute()) {
       if (attribute.has_g()) ApplyToGraph(result, *attribute.mutable_g(), depth + 1);
