@@ -15,7 +15,7 @@ class RuleTable {
  public:
   RuleTable() {
     absl::flat_hash_map<std::string, std::vector<const InferenceRule*>> by_op;
-    for (auto family : {ElementwiseRules(), ShapeRules(), NnRules(), MiscRules()}) {
+    for (auto family : {ElementwiseRules(), ShapeRules(), TensorRules(), NnRules(), MiscRules()}) {
       for (const InferenceRule& rule : family) {
         by_op[OpKey(rule.domain, rule.op)].push_back(&rule);
       }
