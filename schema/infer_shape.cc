@@ -20,11 +20,10 @@
 #include "schema/shape_util.h"
 
 namespace onnxconvert::schema {
+namespace shape_internal {
 
 // ---------------------------------------------------------------------------
-// Helpers shared with infer_tensor.cc (infer_shape_internal.h).
-
-namespace shape_internal {
+// Helpers shared with infer_tensor.cc (declared in infer_shape_internal.h).
 
 // Sets output 0 to the rank of input 0 with every size unknown (ops that
 // keep the rank, when what sets the sizes is known only at run time).
@@ -97,21 +96,12 @@ std::optional<AxisList> Axes(InferenceContext& ctx, int axes_input_version, size
   return AxisList(axes->ints().begin(), axes->ints().end());
 }
 
-}  // namespace shape_internal
+// ---------------------------------------------------------------------------
+// The rules.
 
 namespace {
 
 constexpr int kAll = 1000;
-using shape_internal::Dim;
-using shape_internal::InputShape;
-using shape_internal::OutputShape;
-using shape_internal::SameRankOnly;
-using shape_internal::DimsValue;
-using shape_internal::DimProduct;
-using shape_internal::CheckSizes;
-using shape_internal::SetUnknownDims;
-using shape_internal::AxisList;
-using shape_internal::Axes;
 
 absl::Status Shape(InferenceContext& ctx) {
   const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
@@ -689,9 +679,10 @@ std::vector<InferenceRule> BuildRules() {
 }
 
 }  // namespace
+}  // namespace shape_internal
 
 absl::Span<const InferenceRule> ShapeRules() {
-  static const auto* rules = new std::vector<InferenceRule>(BuildRules());
+  static const auto* rules = new std::vector<InferenceRule>(shape_internal::BuildRules());
   return *rules;
 }
 

@@ -18,17 +18,10 @@
 #include "schema/shape_util.h"
 
 namespace onnxconvert::schema {
-
+namespace shape_internal {
 namespace {
 
 constexpr int kAll = 1000;
-using shape_internal::Dim;
-using shape_internal::InputShape;
-using shape_internal::OutputShape;
-using shape_internal::SameRankOnly;
-using shape_internal::DimsValue;
-using shape_internal::AxisList;
-using shape_internal::Axes;
 
 // Reductions: axes from the attribute (or input 1 from `axes_input_version`).
 template <int kAxesInputVersion>
@@ -441,9 +434,10 @@ std::vector<InferenceRule> BuildRules() {
 }
 
 }  // namespace
+}  // namespace shape_internal
 
 absl::Span<const InferenceRule> TensorRules() {
-  static const auto* rules = new std::vector<InferenceRule>(BuildRules());
+  static const auto* rules = new std::vector<InferenceRule>(shape_internal::BuildRules());
   return *rules;
 }
 
