@@ -22,7 +22,8 @@
 namespace onnxconvert {
 namespace graph_index_internal {
 
-// Bits of GraphIndex::node_flags_.
+// Bits of GraphIndex::node_flags_:
+
 // The node is in the graph (not removed).
 inline constexpr uint8_t kLive = 1;
 // The node holds subgraph attributes.
