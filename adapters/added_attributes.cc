@@ -14,7 +14,7 @@
 #include "adapters/adapter_helpers.h"
 #include "adapters/compositions.h"
 #include "adapters/rewrites.h"
-#include "ir/status_macros.h"
+#include "base/status_macros.h"
 
 namespace onnxconvert::adapters {
 namespace {

@@ -17,7 +17,7 @@
 #include "adapters/composer.h"
 #include "adapters/compositions.h"
 #include "adapters/rewrites.h"
-#include "ir/status_macros.h"
+#include "base/status_macros.h"
 
 namespace onnxconvert::adapters {
 namespace {

@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter_helpers.h"
 #include "adapters/rewrites.h"
-#include "ir/status_macros.h"
+#include "base/status_macros.h"
 
 namespace onnxconvert::adapters {
 namespace {

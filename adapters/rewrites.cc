@@ -4,12 +4,13 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "base/op_key.h"
 
 namespace onnxconvert::adapters {
 namespace {
 
 std::string Key(absl::string_view domain, absl::string_view op, int from, int to) {
-  return absl::StrCat(domain, "\x1f", op, "\x1f", from, "\x1f", to);
+  return absl::StrCat(OpKey(domain, op), kKeySeparator, from, kKeySeparator, to);
 }
 
 }  // namespace

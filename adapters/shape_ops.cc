@@ -11,9 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter_helpers.h"
 #include "adapters/composer.h"
-#include "ir/status_macros.h"
 #include "adapters/compositions.h"
 #include "adapters/rewrites.h"
+#include "base/status_macros.h"
 
 namespace onnxconvert::adapters {
 namespace {

@@ -23,9 +23,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
+#include "base/json_writer.h"
 #include "cli/batch_inputs.h"
 #include "cli/exit_codes.h"
-#include "ir/json_writer.h"
 #include "ir/model_io.h"
 #include "rewrites/pass_manager.h"
 

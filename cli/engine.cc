@@ -8,9 +8,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "converter/windowed.h"
 #include "ir/model_sink.h"
-#include "ir/status_macros.h"
 #include "service/client.h"
 
 namespace onnxconvert::cli {

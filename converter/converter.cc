@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "converter/incremental_validation.h"
 #include "converter/op_index.h"
 #include "converter/side_by_side.h"
@@ -15,7 +16,6 @@
 #include "converter/step_runner.h"
 #include "converter/verify.h"
 #include "ir/graph_index.h"
-#include "ir/status_macros.h"
 #include "schema/checker.h"
 #include "schema/inference.h"
 

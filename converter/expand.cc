@@ -3,9 +3,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "schema/context_bodies.h"
 #include "converter/converter.h"
-#include "ir/status_macros.h"
 #include "ir/text_parser.h"
 
 namespace onnxconvert::converter {

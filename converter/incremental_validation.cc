@@ -8,8 +8,8 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "converter/side_by_side.h"
-#include "ir/status_macros.h"
 #include "schema/checker.h"
 
 namespace onnxconvert::converter {

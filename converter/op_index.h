@@ -3,7 +3,6 @@
 
 // Internal to the converter: where the nodes of each op are.
 
-#include <cstring>
 #include <deque>
 #include <map>
 #include <string>
@@ -14,13 +13,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "base/limits.h"
+#include "base/op_key.h"
 #include "proto/onnx.pb.h"
 #include "schema/registry.h"
 
 namespace onnxconvert::converter {
 
-// How deep subgraphs nest before the converter stops following them.
-inline constexpr int kMaxGraphDepth = 64;
 // How many nodes ahead a walk over a large graph fetches.
 inline constexpr int kIndexLookahead = 8;
 
@@ -33,11 +32,6 @@ struct NodeSite {
   NodeList* list;           // the node list that holds the node
   absl::string_view path;   // of the graph; OpIndex keeps the string
 };
-
-// The index key of an operator: its canonical domain and its name.
-inline std::string OpKey(absl::string_view domain, absl::string_view op) {
-  return absl::StrCat(domain, "\x1f", op);
-}
 
 // The mutable object behind `message`, reached without a mutable accessor
 // (which would write has-bits while other threads read the model).
@@ -149,27 +143,11 @@ class OpIndex {
 
   std::deque<std::string> paths_;
 
-  // Copies `text` to `to`; nothing when it is empty.
-  static void CopyChars(absl::string_view text, char* to) {
-    if (!text.empty()) std::memcpy(to, text.data(), text.size());
-  }
-
   // The sites of op `op` of `domain`, found without building a key string.
   std::vector<NodeSite>& SitesOf(absl::string_view domain, absl::string_view op) {
     char buffer[96];
-    absl::string_view key;
     std::string long_key;
-    if (domain.size() + op.size() + 1 <= sizeof(buffer)) {
-      // The empty domain (ai.onnx) may view no storage at all (a null
-      // data()), which memcpy must not be given even for 0 bytes.
-      CopyChars(domain, buffer);
-      buffer[domain.size()] = '\x1f';
-      CopyChars(op, buffer + domain.size() + 1);
-      key = absl::string_view(buffer, domain.size() + 1 + op.size());
-    } else {
-      long_key = OpKey(domain, op);
-      key = long_key;
-    }
+    absl::string_view key = OpKeyIn(domain, op, absl::MakeSpan(buffer), long_key);
     auto it = by_op_.find(key);
     if (it == by_op_.end()) it = by_op_.emplace(std::string(key), std::vector<NodeSite>()).first;
     return it->second;

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "ir/json_writer.h"
+#include "base/json_writer.h"
 
 namespace onnxconvert::converter {
 

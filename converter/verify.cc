@@ -16,11 +16,12 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/op_key.h"
+#include "base/status_macros.h"
 #include "eval/compare.h"
 #include "eval/data_sets.h"
 #include "eval/evaluator.h"
 #include "eval/tensor.h"
-#include "ir/status_macros.h"
 #include "schema/registry.h"
 
 namespace onnxconvert::converter {
@@ -272,7 +273,7 @@ std::string Serialized(const google::protobuf::MessageLite& message) {
 }
 
 std::string FunctionId(absl::string_view domain, absl::string_view name) {
-  return absl::StrCat(schema::Registry::CanonicalDomain(domain), ":", name);
+  return OpKey(schema::Registry::CanonicalDomain(domain), name);
 }
 
 // Whether `node` holds subgraphs.
@@ -309,8 +310,8 @@ void PrintInto(const onnx::NodeProto& node, std::string& out) {
   shallow.AppendToString(&out);
 }
 
-// The main-graph node, as "name\x1fop", a report's graph path lies under:
-// "main/then_branch of 'if' (If)/..." gives "if\x1fIf"; "" for "main".
+// The main-graph node, as OpKey(name, op), a report's graph path lies under:
+// "main/then_branch of 'if' (If)/..." gives OpKey("if", "If"); "" for "main".
 std::string OwnerInMain(absl::string_view path) {
   if (!absl::ConsumePrefix(&path, "main/")) return "";
   path = path.substr(0, path.find('/'));
@@ -322,7 +323,7 @@ std::string OwnerInMain(absl::string_view path) {
   }
   absl::string_view name = path.substr(name_start + 5, name_end - name_start - 5);
   absl::string_view op = path.substr(name_end + 3, path.size() - name_end - 4);
-  return absl::StrCat(name, "\x1f", op);
+  return OpKey(name, op);
 }
 
 // Serialized functions of `model`, by FunctionId.
@@ -604,7 +605,7 @@ absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepRe
     bool rebound = schema::Registry::CanonicalDomain(node.domain()) == step.domain &&
                    rebound_ops.contains(node.op_type());
     bool inside = HasSubgraphs(node) &&
-                  changed_inside.contains(absl::StrCat(node.name(), "\x1f", node.op_type()));
+                  changed_inside.contains(OpKey(node.name(), node.op_type()));
     bool changed = !same || inside || function_changed || changed_names.contains(node.name());
     if (changed || (rebound && !(now.version_blind && ComputesAsOriginal(node, step)))) {
       touched.push_back(i);

@@ -18,11 +18,11 @@
 #include "absl/container/node_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "converter/incremental_validation.h"
 #include "converter/step_runner.h"
 #include "google/protobuf/arena.h"
 #include "ir/model_scan.h"
-#include "ir/status_macros.h"
 #include "ir/wire.h"
 #include "schema/checker.h"
 

@@ -11,9 +11,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "eval/input_roles.h"
 #include "ir/model_io.h"
-#include "ir/status_macros.h"
 #include "schema/type_strings.h"
 
 namespace onnxconvert::eval {

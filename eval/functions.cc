@@ -17,8 +17,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "eval/runner.h"
-#include "ir/status_macros.h"
 #include "ir/text_parser.h"
 #include "schema/context_bodies.h"
 

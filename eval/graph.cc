@@ -15,11 +15,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "eval/evaluator.h"
 #include "eval/kernel.h"
 #include "eval/runner.h"
 #include "ir/memory_budget.h"
-#include "ir/status_macros.h"
 #include "schema/type_strings.h"
 
 namespace onnxconvert::eval {

@@ -12,10 +12,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/status_macros.h"
 #include "eval/broadcast.h"
 #include "eval/kernel.h"
 #include "eval/nn_util.h"
-#include "ir/status_macros.h"
 
 namespace onnxconvert::eval {
 namespace {

@@ -10,9 +10,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "eval/kernel.h"
 #include "eval/kernel_util.h"
-#include "ir/status_macros.h"
 
 namespace onnxconvert::eval {
 namespace {

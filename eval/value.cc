@@ -6,8 +6,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "eval/axis_ops.h"
-#include "ir/status_macros.h"
 #include "proto/onnx_data.pb.h"
 #include "schema/type_strings.h"
 

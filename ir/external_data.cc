@@ -15,7 +15,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "ir/status_macros.h"
+#include "base/status_macros.h"
 #include "ir/tensor_util.h"
 
 namespace onnxconvert {

@@ -54,6 +54,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "base/limits.h"
 #include "proto/onnx.pb.h"
 
 namespace onnxconvert {
@@ -63,9 +64,6 @@ using NodeId = int32_t;
 
 // No node: the end of the graph for insertions, the owner of a root graph.
 inline constexpr NodeId kNoNode = -1;
-
-// Subgraphs nested deeper than this are refused.
-inline constexpr int kMaxSubgraphDepth = 64;
 
 // Where a value seen from a graph is defined.
 struct ValueSource {
@@ -120,7 +118,7 @@ class GraphIndex {
  public:
   // Indexes `graph` and its subgraphs for reading and editing. Fails, naming
   // both producers, when a value is produced twice, and when subgraphs nest
-  // deeper than kMaxSubgraphDepth. `graph` must outlive the index.
+  // deeper than kMaxGraphDepth. `graph` must outlive the index.
   static absl::StatusOr<std::unique_ptr<GraphIndex>> Build(onnx::GraphProto* graph);
   // Same, for reading only.
   static absl::StatusOr<std::unique_ptr<const GraphIndex>> Build(const onnx::GraphProto& graph);

@@ -19,6 +19,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -27,7 +28,6 @@
 #include "google/protobuf/wire_format_lite.h"
 #include "ir/external_data.h"
 #include "ir/model_scan.h"
-#include "ir/status_macros.h"
 #include "ir/tensor_util.h"
 #include "ir/wire_diagnostics.h"
 

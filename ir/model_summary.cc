@@ -5,15 +5,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "ir/json_writer.h"
+#include "base/json_writer.h"
+#include "base/limits.h"
 #include "ir/tensor_util.h"
 #include "ir/text_printer.h"
 
 namespace onnxconvert {
 namespace {
-
-// Nesting deeper than this is not descended into (malicious models).
-constexpr int kMaxGraphDepth = 64;
 
 class Summarizer {
  public:

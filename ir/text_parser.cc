@@ -13,7 +13,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "ir/status_macros.h"
+#include "base/status_macros.h"
 #include "ir/text_lexer.h"
 #include "ir/text_residue.h"
 

@@ -15,9 +15,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
+#include "base/op_key.h"
+#include "base/status_macros.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "eval/evaluator.h"
-#include "ir/status_macros.h"
 #include "rewrites/pass.h"
 
 namespace onnxconvert::rewrites {
@@ -27,10 +28,10 @@ namespace {
 // the number of outputs; "" for a node that must not be merged.
 std::string NodeKey(const onnx::NodeProto& node) {
   if (HasSubgraphs(node) || !eval::IsDeterministic(node.domain(), node.op_type())) return "";
-  std::string key = absl::StrCat(node.domain(), "\x1f", node.op_type(), "\x1f",
-                                 node.output_size(), "\x1f");
+  std::string key = absl::StrCat(OpKey(node.domain(), node.op_type()), kKeySeparator,
+                                 node.output_size(), kKeySeparator);
   for (const std::string& input : node.input()) absl::StrAppend(&key, input, "\x1e");
-  key += '\x1f';
+  absl::StrAppend(&key, kKeySeparator);
   for (const onnx::AttributeProto& attribute : node.attribute()) {
     key += attribute.SerializeAsString();
   }

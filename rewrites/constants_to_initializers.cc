@@ -9,7 +9,7 @@
 #include <string>
 
 #include "adapters/adapter_helpers.h"
-#include "ir/status_macros.h"
+#include "base/status_macros.h"
 #include "rewrites/pass.h"
 #include "schema/registry.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/status_macros.h"
+#include "base/status_macros.h"
 #include "rewrites/pass.h"
 
 namespace onnxconvert::rewrites {

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "ir/status_macros.h"
+#include "base/status_macros.h"
 #include "rewrites/pass.h"
 
 namespace onnxconvert::rewrites {

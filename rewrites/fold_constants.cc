@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "base/status_macros.h"
 #include "eval/evaluator.h"
 #include "eval/tensor.h"
-#include "ir/status_macros.h"
 #include "rewrites/pass.h"
 #include "schema/registry.h"
 

@@ -18,8 +18,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "base/status_macros.h"
 #include "eval/tensor.h"
-#include "ir/status_macros.h"
 #include "rewrites/pass.h"
 
 namespace onnxconvert::rewrites {

@@ -11,9 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/json_writer.h"
+#include "base/op_key.h"
+#include "base/status_macros.h"
 #include "ir/graph_index.h"
-#include "ir/json_writer.h"
-#include "ir/status_macros.h"
 #include "rewrites/rules.h"
 #include "schema/checker.h"
 #include "schema/inference.h"
@@ -96,9 +97,6 @@ void PruneGraphs(ModelIndex& index, PassStats& stats) {
 
 // Removes the model-local functions no graph or used function calls.
 void PruneFunctions(onnx::ModelProto& model, PassStats& stats) {
-  auto key = [](absl::string_view domain, absl::string_view name) {
-    return absl::StrCat(domain, "\x1f", name);
-  };
   absl::flat_hash_set<std::string> called;
   std::vector<const google::protobuf::RepeatedPtrField<onnx::NodeProto>*> pending;
   auto note = [&](const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes) {
@@ -107,23 +105,23 @@ void PruneFunctions(onnx::ModelProto& model, PassStats& stats) {
   ForEachGraph(*model.mutable_graph(), [&](onnx::GraphProto& graph) { note(graph.node()); });
   absl::flat_hash_set<std::string> known;
   for (const onnx::FunctionProto& function : model.functions()) {
-    known.insert(key(function.domain(), function.name()));
+    known.insert(OpKey(function.domain(), function.name()));
   }
   while (!pending.empty()) {
     const auto* nodes = pending.back();
     pending.pop_back();
     for (const onnx::NodeProto& node : *nodes) {
-      std::string id = key(node.domain(), node.op_type());
+      std::string id = OpKey(node.domain(), node.op_type());
       if (!known.contains(id) || !called.insert(id).second) continue;
       for (const onnx::FunctionProto& function : model.functions()) {
-        if (key(function.domain(), function.name()) == id) note(function.node());
+        if (OpKey(function.domain(), function.name()) == id) note(function.node());
       }
     }
   }
   auto* functions = model.mutable_functions();
   int kept = 0;
   for (int i = 0; i < functions->size(); ++i) {
-    if (called.contains(key(functions->Get(i).domain(), functions->Get(i).name()))) {
+    if (called.contains(OpKey(functions->Get(i).domain(), functions->Get(i).name()))) {
       if (kept != i) functions->SwapElements(kept, i);
       ++kept;
     }

@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "ir/status_macros.h"
+#include "base/status_macros.h"
 #include "ir/text_parser.h"
 #include "rewrites/rule_files.h"
 #include "rewrites/rules.h"

@@ -12,7 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "ir/graph_index_rewriter.h"
-#include "ir/status_macros.h"
+#include "base/status_macros.h"
 #include "rewrites/rules_internal.h"
 #include "schema/registry.h"
 

@@ -14,13 +14,14 @@
 #include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/limits.h"
+#include "base/op_key.h"
 #include "schema/registry.h"
 #include "schema/type_strings.h"
 
 namespace onnxconvert::schema {
 namespace {
 
-constexpr int kMaxDepth = 64;
 // How many nodes ahead the scope is prefetched.
 constexpr int kLookahead = 8;
 // Graphs with fewer nodes stay in the cache: fetching ahead only costs.
@@ -107,7 +108,7 @@ std::string FunctionName(const onnx::FunctionProto& function) {
 // The key of a model-local function: its domain, name and overload.
 std::string FunctionKey(absl::string_view domain, absl::string_view name,
                         absl::string_view overload) {
-  return absl::StrCat(domain, "\x1f", name, "\x1f", overload);
+  return absl::StrCat(OpKey(domain, name), kKeySeparator, overload);
 }
 
 // Names defined so far in a graph and its enclosing graphs, with the
@@ -190,7 +191,7 @@ class Checker {
   Checker(const onnx::ModelProto& model, CheckReport& report, const CheckOptions& options = {})
       : model_(model), report_(report), options_(options) {
     for (const onnx::FunctionProto& f : model.functions()) {
-      local_functions_[absl::StrCat(f.domain(), "\x1f", f.name())] = &f;
+      local_functions_[OpKey(f.domain(), f.name())] = &f;
     }
   }
 
@@ -427,7 +428,7 @@ class Checker {
       return nullptr;
     }
     if (!local_functions_.empty() &&
-        local_functions_.contains(absl::StrCat(node.domain(), "\x1f", node.op_type()))) {
+        local_functions_.contains(OpKey(node.domain(), node.op_type()))) {
       return nullptr;  // a call of a model-local function
     }
     const OpSchema* schema = Remembered(domain, node.op_type(), opset->second);
@@ -585,7 +586,7 @@ class Checker {
   void CollectCalls(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
                     const absl::flat_hash_map<std::string, int>& index, std::vector<int>& calls,
                     int depth) {
-    if (depth >= kMaxDepth) return;  // reported by the graph's check
+    if (depth >= kMaxGraphDepth) return;  // reported by the graph's check
     for (const onnx::NodeProto& node : nodes) {
       auto it = index.find(FunctionKey(node.domain(), node.op_type(), node.overload()));
       if (it != index.end() && std::find(calls.begin(), calls.end(), it->second) == calls.end()) {
@@ -796,7 +797,7 @@ class Checker {
                       int depth, bool in_function) {
     if (!attribute.has_g() && attribute.graphs_size() == 0) return;
     std::string owner = absl::StrCat(" of '", node.name(), "' (", node.op_type(), ")");
-    if (depth >= kMaxDepth) {
+    if (depth >= kMaxGraphDepth) {
       Report(CheckCode::kEmptyGraph, path, "", "subgraphs nested too deeply");
       return;
     }

@@ -2,7 +2,7 @@
 // and ai.onnx.ml operators whose output types come from attributes.
 
 #include "absl/strings/str_cat.h"
-#include "ir/status_macros.h"
+#include "base/status_macros.h"
 #include "schema/inference_rules.h"
 #include "schema/shape_util.h"
 

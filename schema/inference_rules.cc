@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "base/op_key.h"
 
 namespace onnxconvert::schema {
 namespace {
@@ -14,13 +15,13 @@ class RuleTable {
  public:
   RuleTable() {
     absl::flat_hash_map<std::string, std::vector<const InferenceRule*>> by_op;
-    for (auto family : {ElementwiseRules(), ShapeRules(), NnRules(), MiscRules()}) {
+    for (auto family : {ElementwiseRules(), ShapeRules(), TensorRules(), NnRules(), MiscRules()}) {
       for (const InferenceRule& rule : family) {
-        by_op[absl::StrCat(rule.domain, "\x1f", rule.op)].push_back(&rule);
+        by_op[OpKey(rule.domain, rule.op)].push_back(&rule);
       }
     }
     for (const OpSchema& schema : Registry::Get().All()) {
-      auto it = by_op.find(absl::StrCat(schema.domain, "\x1f", schema.name));
+      auto it = by_op.find(OpKey(schema.domain, schema.name));
       if (it == by_op.end()) continue;
       for (const InferenceRule* rule : it->second) {
         if (schema.since_version >= rule->first_version &&

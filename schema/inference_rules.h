@@ -13,6 +13,7 @@ InferenceFn FindInferenceRule(const OpSchema& schema);
 // Rules of each family, registered in one table by FindInferenceRule.
 absl::Span<const InferenceRule> ElementwiseRules();
 absl::Span<const InferenceRule> ShapeRules();
+absl::Span<const InferenceRule> TensorRules();
 absl::Span<const InferenceRule> NnRules();
 absl::Span<const InferenceRule> MiscRules();
 

@@ -224,7 +224,7 @@ g (float[2,M] X, int64[2,M] I) => (float[2,1,3] Y) {
 
 TEST(InferenceRulesTest, RulesCoverRealOpsWithoutOverlap) {
   int rules = 0;
-  for (auto family : {ElementwiseRules(), ShapeRules(), NnRules(), MiscRules()}) {
+  for (auto family : {ElementwiseRules(), ShapeRules(), TensorRules(), NnRules(), MiscRules()}) {
     for (const InferenceRule& rule : family) {
       ++rules;
       EXPECT_FALSE(Registry::Get().VersionsOf(rule.domain, rule.op).empty())
@@ -234,7 +234,7 @@ TEST(InferenceRulesTest, RulesCoverRealOpsWithoutOverlap) {
   }
   // A rule registered twice would shadow the other silently.
   std::map<std::string, int> seen;
-  for (auto family : {ElementwiseRules(), ShapeRules(), NnRules(), MiscRules()}) {
+  for (auto family : {ElementwiseRules(), ShapeRules(), TensorRules(), NnRules(), MiscRules()}) {
     for (const InferenceRule& rule : family) {
       EXPECT_EQ(++seen[absl::StrCat(rule.domain, ".", rule.op)], 1)
           << rule.domain << "." << rule.op << " has two rules";

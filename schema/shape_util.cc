@@ -4,7 +4,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
-#include "ir/status_macros.h"
+#include "base/status_macros.h"
 #include "ir/tensor_util.h"
 
 namespace onnxconvert::schema {

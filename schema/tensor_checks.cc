@@ -6,7 +6,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "ir/status_macros.h"
+#include "base/status_macros.h"
 #include "ir/tensor_util.h"
 
 namespace onnxconvert::schema {

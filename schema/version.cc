@@ -1,8 +1,8 @@
 #include "schema/version.h"
 
 #include "absl/strings/str_cat.h"
+#include "base/json_writer.h"
 #include "schema/build_commit.h"
-#include "ir/json_writer.h"
 #include "schema/registry.h"
 
 namespace onnxconvert {

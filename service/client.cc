@@ -12,11 +12,11 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "base/status_macros.h"
 #include "google/protobuf/duration.pb.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "proto/rpc_status.pb.h"
 #include "ir/model_io.h"
-#include "ir/status_macros.h"
 #include "service/grpc_status.h"
 #include "service/report_proto.h"
 

@@ -5,11 +5,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "converter/windowed.h"
 #include "ir/model_io.h"
 #include "ir/model_sink.h"
 #include "ir/model_summary.h"
-#include "ir/status_macros.h"
 #include "rewrites/pass_manager.h"
 #include "rewrites/rules_explain.h"
 #include "schema/checker.h"

@@ -14,8 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "base/status_macros.h"
 #include "ir/external_data.h"
-#include "ir/status_macros.h"
 #include "service/error_text.h"
 
 namespace onnxconvert::service {

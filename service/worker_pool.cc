@@ -19,7 +19,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "ir/status_macros.h"
+#include "base/status_macros.h"
 #include "service/error_text.h"
 #include "service/request_guard.h"
 

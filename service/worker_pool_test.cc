@@ -17,8 +17,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "gtest/gtest.h"
-#include "ir/status_macros.h"
 #include "tests/eventually.h"
 
 namespace onnxconvert::service {

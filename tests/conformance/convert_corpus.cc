@@ -34,12 +34,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "base/json_writer.h"
+#include "base/status_macros.h"
 #include "cli/args.h"
 #include "converter/converter.h"
 #include "converter/verify_testing.h"
-#include "ir/json_writer.h"
 #include "ir/model_io.h"
-#include "ir/status_macros.h"
 #include "tests/corpus.h"
 
 namespace onnxconvert::conformance {

@@ -1,5 +1,7 @@
-#ifndef ONNX_CONVERT_IR_JSON_WRITER_H_
-#define ONNX_CONVERT_IR_JSON_WRITER_H_
+#ifndef ONNX_CONVERT_BASE_JSON_WRITER_H_
+#define ONNX_CONVERT_BASE_JSON_WRITER_H_
+
+// Deterministic JSON text for reports and machine-readable output.
 
 #include <cstdint>
 #include <string>
@@ -59,4 +61,4 @@ std::string JsonQuote(absl::string_view value);
 
 }  // namespace onnxconvert
 
-#endif  // ONNX_CONVERT_IR_JSON_WRITER_H_
+#endif  // ONNX_CONVERT_BASE_JSON_WRITER_H_

@@ -1,5 +1,8 @@
-#ifndef ONNX_CONVERT_IR_STATUS_MACROS_H_
-#define ONNX_CONVERT_IR_STATUS_MACROS_H_
+#ifndef ONNX_CONVERT_BASE_STATUS_MACROS_H_
+#define ONNX_CONVERT_BASE_STATUS_MACROS_H_
+
+// Early returns on a failed absl::Status or absl::StatusOr, and prefixes
+// that name where a status came from.
 
 #include <string_view>
 
@@ -42,4 +45,4 @@ inline absl::Status WithPrefix(std::string_view prefix, const absl::Status& stat
   if (!statusor.ok()) return std::move(statusor).status(); \
   lhs = std::move(statusor).value()
 
-#endif  // ONNX_CONVERT_IR_STATUS_MACROS_H_
+#endif  // ONNX_CONVERT_BASE_STATUS_MACROS_H_
