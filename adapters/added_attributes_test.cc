@@ -1,7 +1,7 @@
 // Attributes later versions added, dropped when neutral, and GridSample's
 // renamed modes, through the converter.
 
-#include "adapters/adapter_test_util.h"
+#include "tests/adapter_cases.h"
 #include "gtest/gtest.h"
 
 namespace onnxconvert::adapters {

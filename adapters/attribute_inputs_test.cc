@@ -1,7 +1,7 @@
 // Attributes that became inputs (axes, split), both ways, through the
 // converter.
 
-#include "adapters/adapter_test_util.h"
+#include "tests/adapter_cases.h"
 #include "gtest/gtest.h"
 
 namespace onnxconvert::adapters {

@@ -1,7 +1,7 @@
 // Legacy (opset 6) and numpy (opset 7) broadcasting, both ways, through the
 // converter.
 
-#include "adapters/adapter_test_util.h"
+#include "tests/adapter_cases.h"
 #include "gtest/gtest.h"
 
 namespace onnxconvert::adapters {

@@ -1,7 +1,7 @@
 // Casts around a node whose types its target version lacks (the default;
 // refused with no_casts), through the converter.
 
-#include "adapters/adapter_test_util.h"
+#include "tests/adapter_cases.h"
 #include "gtest/gtest.h"
 
 namespace onnxconvert::adapters {

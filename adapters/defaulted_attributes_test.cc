@@ -3,7 +3,7 @@
 // lacks them drops them, in one place for every op (DropDefaultedAttributes),
 // through the converter.
 
-#include "adapters/adapter_test_util.h"
+#include "tests/adapter_cases.h"
 #include "gtest/gtest.h"
 
 namespace onnxconvert::adapters {

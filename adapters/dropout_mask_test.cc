@@ -2,7 +2,7 @@
 // nothing reads it, else cast to the type its readers expect, through the
 // converter.
 
-#include "adapters/adapter_test_util.h"
+#include "tests/adapter_cases.h"
 #include "gtest/gtest.h"
 
 namespace onnxconvert::adapters {

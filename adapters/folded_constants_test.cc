@@ -4,7 +4,7 @@
 // value). Their numbers are checked in ONNX Runtime by
 // tests/conformance/numeric_cases.txt (family "fold").
 
-#include "adapters/adapter_test_util.h"
+#include "tests/adapter_cases.h"
 #include "gtest/gtest.h"
 
 namespace onnxconvert::adapters {

@@ -1,7 +1,7 @@
 // The early opsets' changes: Constant-1's float-only values (others become
 // initializers), through the converter.
 
-#include "adapters/adapter_test_util.h"
+#include "tests/adapter_cases.h"
 #include "gtest/gtest.h"
 
 namespace onnxconvert::adapters {

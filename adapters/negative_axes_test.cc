@@ -1,7 +1,7 @@
 // Negative axes resolved when downgrading below opset 11, through the
 // converter.
 
-#include "adapters/adapter_test_util.h"
+#include "tests/adapter_cases.h"
 #include "gtest/gtest.h"
 
 namespace onnxconvert::adapters {

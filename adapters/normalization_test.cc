@@ -1,7 +1,7 @@
 // BatchNormalization and GroupNormalization across their semantic changes,
 // through the converter.
 
-#include "adapters/adapter_test_util.h"
+#include "tests/adapter_cases.h"
 #include "gtest/gtest.h"
 
 namespace onnxconvert::adapters {

@@ -2,7 +2,7 @@
 // Transposes of X, the initial states and the outputs, through the
 // converter.
 
-#include "adapters/adapter_test_util.h"
+#include "tests/adapter_cases.h"
 #include "gtest/gtest.h"
 
 namespace onnxconvert::adapters {

@@ -1,6 +1,6 @@
 // Ops replaced by others of the same meaning, through the converter.
 
-#include "adapters/adapter_test_util.h"
+#include "tests/adapter_cases.h"
 #include "gtest/gtest.h"
 
 namespace onnxconvert::adapters {

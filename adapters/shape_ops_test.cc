@@ -1,7 +1,7 @@
 // Shape's start/end, Split's num_outputs and Flatten's negative axis,
 // through the converter.
 
-#include "adapters/adapter_test_util.h"
+#include "tests/adapter_cases.h"
 #include "gtest/gtest.h"
 
 namespace onnxconvert::adapters {

@@ -1,7 +1,7 @@
 // Softmax / LogSoftmax / Hardmax between opsets 11 and 13, through the
 // converter.
 
-#include "adapters/adapter_test_util.h"
+#include "tests/adapter_cases.h"
 #include "gtest/gtest.h"
 
 namespace onnxconvert::adapters {

@@ -14,6 +14,8 @@
 #include "converter/side_by_side.h"
 #include "converter/step_edits.h"
 #include "converter/step_runner.h"
+#include "converter/step_validation.h"
+#include "converter/tracks.h"
 #include "converter/verify.h"
 #include "ir/graph_index.h"
 #include "schema/checker.h"

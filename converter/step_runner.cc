@@ -13,6 +13,7 @@
 #include "converter/adapter_plan.h"
 #include "converter/expand.h"
 #include "converter/step_rewriter.h"
+#include "converter/tracks.h"
 #include "ir/text_printer.h"
 #include "schema/checker.h"
 #include "schema/type_strings.h"
@@ -21,23 +22,6 @@ namespace onnxconvert::converter {
 
 using schema::OpSchema;
 using schema::Registry;
-
-// The version `imports` gives `domain` (canonical), if any.
-std::optional<int64_t> ImportedOpset(
-    const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
-    absl::string_view domain) {
-  for (const auto& opset : imports) {
-    if (Registry::CanonicalDomain(opset.domain()) == domain) return opset.version();
-  }
-  return std::nullopt;
-}
-
-void SetImportedOpset(google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
-                      absl::string_view domain, int64_t opset) {
-  for (auto& entry : imports) {
-    if (Registry::CanonicalDomain(entry.domain()) == domain) entry.set_version(opset);
-  }
-}
 
 namespace {
 
@@ -417,20 +401,6 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
   return report;
 }
 
-void ArmEarlyValidation(StepEdits& edits, const onnx::ModelProto& model,
-                        absl::string_view domain, int64_t to, schema::InferenceResult& before,
-                        IncrementalValidator& incremental, Imports& imports_after) {
-  auto main = before.graphs.find(&model.graph());
-  if (main == before.graphs.end()) return;
-  imports_after = model.opset_import();
-  SetImportedOpset(imports_after, domain, to);
-  edits.ArmEarly(
-      [&model, &imports_after, &before] {
-        return std::make_unique<EarlyValidator>(model, imports_after, before);
-      },
-      &incremental, &main->second);
-}
-
 StepChanges ApplyStep(const StepReport& step, StepEdits& edits, OpIndex& index, Retired& retired,
                       ConstantTable& constants, const onnx::GraphProto* main) {
   StepChanges changes = edits.Apply(index, retired);
@@ -452,10 +422,6 @@ void AddStep(StepReport step, ConversionReport& report) {
   report.steps.push_back(std::move(step));
 }
 
-int64_t TargetIrVersion(const ConvertOptions& options, int64_t source_ir, int64_t target_opset) {
-  return options.ir_version.value_or(std::max(source_ir, MinIrVersionForOpset(target_opset)));
-}
-
 // Whether a step may have changed what the constant table knows beyond the
 // initializers it added: Constant nodes changed, inserted or retyped, or a
 // change outside what the step can list node by node.
@@ -468,138 +434,6 @@ bool ChangesConstants(const StepReport& step, const StepChanges& changes) {
     if (node->op_type() == "Constant") return true;
   }
   return false;
-}
-
-// Strict inference of the whole model.
-absl::StatusOr<schema::InferenceResult> InferStrictly(const onnx::ModelProto& model) {
-  schema::InferenceOptions strict;
-  strict.strict = true;
-  return schema::InferModel(model, strict);
-}
-
-// Check and strict inference of the whole model: the inferred types, or the
-// first error.
-absl::StatusOr<schema::InferenceResult> Validate(const onnx::ModelProto& model) {
-  schema::CheckReport report = schema::CheckModel(model);
-  OC_RETURN_IF_ERROR(report.status());
-  return InferStrictly(model);
-}
-
-namespace {
-
-// The first value of the main graph whose type `incremental` (validated
-// node by node) and `full` (the whole model inferred again) disagree on,
-// as an error.
-absl::Status CompareTypes(const onnx::ModelProto& model, const schema::InferenceResult& incremental,
-                          const schema::InferenceResult& full) {
-  const auto& mine = incremental.graphs.at(&model.graph()).types;
-  for (const auto& [name, type] : full.graphs.at(&model.graph()).types) {
-    auto it = mine.find(name);
-    if (it == mine.end()) {
-      return absl::InternalError(absl::StrCat("value '", name, "' has no type incrementally"));
-    }
-    if (!schema::SameType(*it->second, *type)) {
-      return absl::InternalError(absl::StrCat("value '", name, "' is {",
-                                              it->second->ShortDebugString(),
-                                              "} incrementally, {", type->ShortDebugString(),
-                                              "} in full"));
-    }
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
-// Validates the model after a step: the nodes the step touched when that
-// is enough to show the whole model valid, else the whole model.
-absl::Status ValidateStep(const onnx::ModelProto& model, const StepChanges& changes,
-                          const ConvertOptions& options, const OpIndex& index, TypeTable& types,
-                          IncrementalValidator& incremental, StepReport& step,
-                          bool whole_model_allowed) {
-  std::string name = StepName(step.domain, step.from_opset, step.to_opset);
-  schema::InferenceResult* before = types.strict();
-  // The nodes validated early, while the step went on.
-  absl::Status early = changes.early != nullptr ? changes.early->Finish() : absl::OkStatus();
-  if (!options.full_validation && changes.needs_full.empty() && before != nullptr && early.ok()) {
-    absl::Status status =
-        incremental.Validate(changes.groups, changes.added, *before,
-                             [&index](const onnx::GraphProto* g) { return index.ParentOf(g); });
-    if (status.ok()) {
-      if (changes.early != nullptr) {
-        changes.early->Commit();
-        step.nodes_validated += changes.early->nodes();
-      }
-      step.validation = StepValidation::kIncremental;
-      for (const TouchedGroup& group : changes.groups) step.nodes_validated += group.nodes.size();
-      if (!options.cross_check) return absl::OkStatus();
-      absl::StatusOr<schema::InferenceResult> full = Validate(model);
-      if (!full.ok()) {
-        return absl::InternalError(absl::StrCat(
-            name, ": validated node by node, but the whole model does not validate: ",
-            full.status().message()));
-      }
-      absl::Status same = CompareTypes(model, *before, *full);
-      if (!same.ok()) return absl::InternalError(absl::StrCat(name, ": ", same.message()));
-      return absl::OkStatus();
-    }
-  }
-  if (!whole_model_allowed) {
-    return absl::UnimplementedError(
-        absl::StrCat(name, ": the touched nodes do not show the model valid"));
-  }
-  incremental.Forget();
-  // The previous step's types are stale now: free them first, so that two
-  // inference results are never held at once.
-  types.Invalidate();
-  auto validated = std::make_unique<TypeTable::Result>(Validate(model));
-  if (!validated->ok()) {
-    return absl::InternalError(absl::StrCat(name, ": the converted model does not validate: ",
-                                            validated->status().message()));
-  }
-  step.validation = StepValidation::kOk;
-  step.nodes_validated = (*validated)->nodes_inferred;
-  types.Reset(std::move(validated), /*strict=*/true);
-  return absl::OkStatus();
-}
-
-// The domains to convert: ai.onnx always, ai.onnx.ml when asked for.
-absl::StatusOr<std::vector<Track>> PlanTracks(const onnx::ModelProto& model,
-                                              const ConvertOptions& options) {
-  std::vector<Track> tracks;
-  auto add = [&](absl::string_view domain, absl::string_view label, int64_t target,
-                 bool required) -> absl::Status {
-    std::optional<int64_t> source = ImportedOpset(model.opset_import(), domain);
-    if (!source) {
-      if (!required) return absl::OkStatus();
-      return absl::InvalidArgumentError(
-          absl::StrCat("the model imports no ", label, " opset to convert from"));
-    }
-    int64_t newest = Registry::Get().MaxOpset(domain);
-    if (target < 1 || target > newest) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("target opset ", target, domain.empty() ? "" : absl::StrCat(" of ", label),
-                       " does not exist (1 to ", newest, ")"));
-    }
-    tracks.push_back({std::string(domain), *source, target});
-    return absl::OkStatus();
-  };
-  // A model of ai.onnx.ml alone needs no ai.onnx opset when only its
-  // ai.onnx.ml opset is converted.
-  bool ml_only = options.ml_target_opset.has_value() &&
-                 !ImportedOpset(model.opset_import(), "").has_value();
-  OC_RETURN_IF_ERROR(add("", "ai.onnx", options.target_opset, /*required=*/!ml_only));
-  if (options.ml_target_opset) {
-    OC_RETURN_IF_ERROR(add("ai.onnx.ml", "ai.onnx.ml", *options.ml_target_opset,
-                           /*required=*/true));
-  }
-  return tracks;
-}
-
-// The domains `tracks` convert, for the index.
-absl::flat_hash_set<std::string> DomainsOf(const std::vector<Track>& tracks) {
-  absl::flat_hash_set<std::string> domains;
-  for (const Track& track : tracks) domains.insert(track.domain);
-  return domains;
 }
 
 }  // namespace onnxconvert::converter

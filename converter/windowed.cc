@@ -1,7 +1,6 @@
 #include "converter/windowed.h"
 
 #ifdef __GLIBC__
-#include <malloc.h>
 #endif
 
 #include <algorithm>
@@ -18,9 +17,12 @@
 #include "absl/container/node_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/heap_trimmer.h"
 #include "base/status_macros.h"
 #include "converter/incremental_validation.h"
 #include "converter/step_runner.h"
+#include "converter/step_validation.h"
+#include "converter/tracks.h"
 #include "google/protobuf/arena.h"
 #include "ir/model_scan.h"
 #include "ir/wire.h"
@@ -43,12 +45,6 @@ constexpr uint32_t kNodeDomain = 7;
 
 // How many nodes apart WalkBackwards finds its way back in.
 constexpr size_t kCheckpointNodes = 256;
-
-// Free heap bytes, beyond those free when the conversion began, that make
-// a window give memory back to the system, and how many windows apart it
-// looks.
-constexpr size_t kTrimBytes = size_t{2} << 20;
-constexpr int64_t kTrimWindows = 8;
 
 // Bytes of node fields gathered before they are handed to the sink.
 constexpr size_t kFlushBytes = 1 << 20;
@@ -219,9 +215,6 @@ class WindowedConversion {
       : bytes_(bytes), options_(options), windows_(windows), out_(out) {}
 
   absl::StatusOr<ConversionReport> Run() {
-#ifdef __GLIBC__
-    free_at_start_ = mallinfo2().fordblks;
-#endif
     OC_RETURN_IF_ERROR(CheckOptions());
     OC_RETURN_IF_ERROR(Split());
     OC_RETURN_IF_ERROR(ScanNames());
@@ -496,17 +489,7 @@ class WindowedConversion {
       ForgetWindow();
     }
     graph_->mutable_node()->Clear();
-#ifdef __GLIBC__
-    // Memory freed by the windows goes back to the system, every few
-    // windows, once there is more of it than was free when the conversion
-    // began, rather than staying with a heap that only grows. Memory free
-    // before is the process's (a service's heap, say): giving it back each
-    // time would only fault in again what the windows use of it.
-    if (++windows_done_ % kTrimWindows == 0 &&
-        mallinfo2().fordblks > free_at_start_ + kTrimBytes) {
-      malloc_trim(0);
-    }
-#endif
+    heap_.Tick();
     return absl::OkStatus();
   }
 
@@ -837,9 +820,8 @@ class WindowedConversion {
   NodeNames scanned_;  // scratch
   std::vector<const onnx::TensorProto*> added_names_;
   std::string pending_;  // node bytes not yet written
-  int64_t windows_done_ = 0;
-  // Free heap bytes when the conversion began.
-  size_t free_at_start_ = 0;
+  // Gives the memory the windows free back to the system as they go.
+  HeapTrimmer heap_;
 };
 
 }  // namespace

@@ -1,6 +1,10 @@
 #ifndef ONNX_CONVERT_CONVERTER_WINDOWED_H_
 #define ONNX_CONVERT_CONVERTER_WINDOWED_H_
 
+// Converting a model held as bytes: ConvertBytes, the entry point the CLI,
+// the service, benchmarks and fuzzers use, and ConvertWindowed, the way it
+// converts a large graph window by window without holding it parsed.
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,17 +39,19 @@ struct WindowOptions {
 // holds one window, two bits per value, a fingerprint per value while
 // repeated names are looked for, and the report.
 //
-// Unimplemented, with the reason, writing nothing that counts, when the
-// windows cannot be shown to convert exactly as the whole model would (then
-// convert the model whole): the model has functions, training graphs,
-// subgraphs, nodes of other domains, sparse initializers or external data;
-// the options ask for ai.onnx.ml, a dry run or whole-model validation; the
-// model or a step does not validate node by node, or a step refuses a node
-// (the whole conversion then says why); work of later windows would come
-// first in a whole conversion (nodes inserted by one step and changed by a
-// later one, shared names or constants); an adapter needs the value of an
-// initializer read as a header. Other errors: Cancelled (should_stop), or
-// the sink's.
+// Unimplemented, with the reason and nothing written that counts, when the
+// windows cannot be shown to convert exactly as the whole model would; the
+// caller then converts the model whole. That is so when:
+//   - the model has functions, training graphs, subgraphs, nodes of other
+//     domains, sparse initializers or external data;
+//   - the options ask for ai.onnx.ml, a dry run or whole-model validation;
+//   - the model or a step does not validate node by node, or a step refuses
+//     a node (the whole conversion then says why);
+//   - work of later windows would come first in a whole conversion (nodes
+//     inserted by one step and changed by a later one, shared names or
+//     constants);
+//   - an adapter needs the value of an initializer read as a header.
+// Other errors: Cancelled (should_stop), or the sink's.
 absl::StatusOr<ConversionReport> ConvertWindowed(absl::string_view bytes,
                                                  const ConvertOptions& options, ModelSink& out,
                                                  const WindowOptions& windows = {});

@@ -1,5 +1,9 @@
-#ifndef ONNX_CONVERT_ADAPTERS_ADAPTER_TEST_UTIL_H_
-#define ONNX_CONVERT_ADAPTERS_ADAPTER_TEST_UTIL_H_
+#ifndef ONNX_CONVERT_TESTS_ADAPTER_CASES_H_
+#define ONNX_CONVERT_TESTS_ADAPTER_CASES_H_
+
+// For the adapter tests (adapters/*_test.cc): cases that convert a one-node
+// graph written in ONNX text through the whole converter and compare the
+// converted model, or the refusal, with what the case expects.
 
 #include <cctype>
 #include <cstdint>
@@ -116,4 +120,4 @@ inline std::vector<ConversionCase> AllNodes(std::vector<ConversionCase> cases) {
 
 }  // namespace onnxconvert::adapters
 
-#endif  // ONNX_CONVERT_ADAPTERS_ADAPTER_TEST_UTIL_H_
+#endif  // ONNX_CONVERT_TESTS_ADAPTER_CASES_H_
