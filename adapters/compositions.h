@@ -1,6 +1,11 @@
 #ifndef ONNX_CONVERT_ADAPTERS_COMPOSITIONS_H_
 #define ONNX_CONVERT_ADAPTERS_COMPOSITIONS_H_
 
+// Downgrades that write a node as several ops of the target version where
+// the target cannot take what the node uses as it is (a value known only
+// at run time, an attribute value it lacks). Used by the adapters of other
+// families when their direct form does not apply.
+
 #include <cstdint>
 
 #include "absl/status/status.h"
@@ -8,11 +13,6 @@
 #include "adapters/adapter_helpers.h"
 
 namespace onnxconvert::adapters {
-
-// Downgrades that write a node as several ops of the target version where
-// the target cannot take what the node uses as it is (a value known only
-// at run time, an attribute value it lacks). Used by the adapters of other
-// families when their direct form does not apply.
 
 // Clip-11+ whose `min` or `max` input is not a constant: each such bound
 // becomes a Max (min) or Min (max) with the input, and its slot is cleared

@@ -1,6 +1,11 @@
 #ifndef ONNX_CONVERT_ADAPTERS_REWRITES_H_
 #define ONNX_CONVERT_ADAPTERS_REWRITES_H_
 
+// The table of adapters written as code (as opposed to the derived ones):
+// RewriteTable, the RewriteRow each operator family file lists its adapters
+// in, and the registration function of each family. The converter looks
+// adapters up here through Rewrites().
+
 #include <any>
 #include <string>
 

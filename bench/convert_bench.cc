@@ -119,8 +119,8 @@ BENCHMARK(BM_OptimizeExact) OC_SIZES->MinTime(2.0);
 
 int main(int argc, char** argv) {
   // Fixed malloc thresholds: glibc otherwise raises its mmap threshold as
-  // large blocks are freed, so that a benchmark runs differently (up to
-  // 1.8x slower at 10 k) after the larger ones before it than alone.
+  // large blocks are freed, so that a benchmark would run differently
+  // (slower at 10 k nodes) after the larger ones before it than alone.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
   benchmark::Initialize(&argc, argv);

@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_BENCH_SYNTHETIC_MODELS_H_
 #define ONNX_CONVERT_BENCH_SYNTHETIC_MODELS_H_
 
+// Synthetic models of any size for the benchmarks and the tests that need a
+// large model without a file on disk.
+
 #include <cstdint>
 #include <string>
 

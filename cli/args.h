@@ -1,6 +1,10 @@
 #ifndef ONNX_CONVERT_CLI_ARGS_H_
 #define ONNX_CONVERT_CLI_ARGS_H_
 
+// Command-line parsing shared by every command: the flags a command accepts
+// (FlagSpec), parsing its arguments against them, and typed access to the
+// values.
+
 #include <cstdint>
 #include <map>
 #include <optional>

@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_CLI_BATCH_H_
 #define ONNX_CONVERT_CLI_BATCH_H_
 
+// The `onnx-convert batch` command: its usage text, its flags, and RunBatch,
+// which converts many models in parallel into one output directory.
+
 #include <ostream>
 #include <vector>
 

@@ -1,6 +1,10 @@
 #ifndef ONNX_CONVERT_CLI_BATCH_INPUTS_H_
 #define ONNX_CONVERT_CLI_BATCH_INPUTS_H_
 
+// The jobs of `onnx-convert batch`: the models its inputs (files, directories,
+// manifests) name with the files each one writes, and their split into
+// shards for workers sharing one output directory.
+
 #include <string>
 #include <vector>
 

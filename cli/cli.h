@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_CLI_CLI_H_
 #define ONNX_CONVERT_CLI_CLI_H_
 
+// Entry point of the `onnx-convert` command line (main.cc and the CLI tests
+// call Run) and the table of its commands.
+
 #include <ostream>
 #include <string>
 #include <vector>

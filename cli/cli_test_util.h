@@ -1,6 +1,8 @@
 #ifndef ONNX_CONVERT_CLI_CLI_TEST_UTIL_H_
 #define ONNX_CONVERT_CLI_CLI_TEST_UTIL_H_
 
+// Runs the CLI in process for the CLI tests and collects what it printed.
+
 #include <sstream>
 #include <string>
 #include <vector>

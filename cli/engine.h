@@ -1,6 +1,11 @@
 #ifndef ONNX_CONVERT_CLI_ENGINE_H_
 #define ONNX_CONVERT_CLI_ENGINE_H_
 
+// Where the commands do their model work: Engine, in this process or on an
+// onnx-convert server (--server), the flags choosing it, and how its errors
+// map to exit codes. Also the conversion and verification flags the
+// commands running an engine share.
+
 #include <memory>
 #include <optional>
 #include <string>

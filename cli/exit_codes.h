@@ -1,6 +1,8 @@
 #ifndef ONNX_CONVERT_CLI_EXIT_CODES_H_
 #define ONNX_CONVERT_CLI_EXIT_CODES_H_
 
+// The process exit codes of `onnx-convert`, shared by every command.
+
 namespace onnxconvert::cli {
 
 // Process exit codes shared by every command.

@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_CLI_HTML_REPORT_H_
 #define ONNX_CONVERT_CLI_HTML_REPORT_H_
 
+// The conversion and rewrite reports as self-contained HTML pages, for the
+// `--report FILE.html` of convert and optimize.
+
 #include <string>
 
 #include "absl/strings/string_view.h"

@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_CLI_OPTIMIZE_H_
 #define ONNX_CONVERT_CLI_OPTIMIZE_H_
 
+// The `onnx-convert optimize` command: its usage text, its flags, and
+// RunOptimize, which runs the rewrite passes of a profile over a model.
+
 #include <ostream>
 #include <vector>
 

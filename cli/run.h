@@ -1,6 +1,10 @@
 #ifndef ONNX_CONVERT_CLI_RUN_H_
 #define ONNX_CONVERT_CLI_RUN_H_
 
+// The `onnx-convert run` command: its usage text, its flags, and RunModel,
+// which evaluates a model with the reference evaluator on given or random
+// inputs.
+
 #include <ostream>
 #include <vector>
 

@@ -1,6 +1,11 @@
 #ifndef ONNX_CONVERT_CONVERTER_CONVERTER_H_
 #define ONNX_CONVERT_CONVERTER_CONVERTER_H_
 
+// The converter's entry points: ConvertModel and ConvertModelInPlace take a
+// model from its opsets to the target ones, one version step at a time, and
+// return what each step did (ConversionReport). Used by the CLI, the service
+// and the benchmarks.
+
 #include <cstdint>
 #include <functional>
 #include <initializer_list>

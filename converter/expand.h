@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_CONVERTER_EXPAND_H_
 #define ONNX_CONVERT_CONVERTER_EXPAND_H_
 
+// Expansion of a node into the function body the spec gives its op, for
+// steps that have no adapter but a body valid at the target opset.
+
 #include <string>
 #include <vector>
 

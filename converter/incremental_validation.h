@@ -1,6 +1,10 @@
 #ifndef ONNX_CONVERT_CONVERTER_INCREMENTAL_VALIDATION_H_
 #define ONNX_CONVERT_CONVERTER_INCREMENTAL_VALIDATION_H_
 
+// Validation of a model after a conversion step from the nodes the step
+// touched, instead of checking and inferring the whole model again; the
+// converter falls back to full validation when this cannot decide.
+
 #include <condition_variable>
 #include <functional>
 #include <memory>

@@ -1,13 +1,14 @@
 #ifndef ONNX_CONVERT_FUZZ_FUZZ_UTIL_H_
 #define ONNX_CONVERT_FUZZ_FUZZ_UTIL_H_
 
+// Helpers shared by the fuzz targets.
+
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "absl/strings/string_view.h"
 
-// Helpers shared by the fuzz targets.
 namespace onnxconvert::fuzz {
 
 // The fuzzer's bytes as a string view.

@@ -1,6 +1,11 @@
 #ifndef ONNX_CONVERT_IR_EXTERNAL_DATA_H_
 #define ONNX_CONVERT_IR_EXTERNAL_DATA_H_
 
+// Tensors whose data lives outside the model file (ONNX external data):
+// reading and writing their external_data entries, confining their
+// locations to the model's directory, and reading or streaming the data.
+// Used when loading and saving models and by the service's streamed calls.
+
 #include <cstdint>
 #include <optional>
 #include <string>

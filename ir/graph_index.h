@@ -1,3 +1,6 @@
+#ifndef ONNX_CONVERT_IR_GRAPH_INDEX_H_
+#define ONNX_CONVERT_IR_GRAPH_INDEX_H_
+
 // Indexes over the graphs of an ONNX model, for analysis and for the small
 // rewrites an opset step makes.
 //
@@ -36,8 +39,6 @@
 //    initializer (its default); the value then counts as the graph input.
 //  * Nodes' inputs, outputs, op_type, domain and subgraph attributes change
 //    only through the edit API; other attributes may be edited in place.
-#ifndef ONNX_CONVERT_IR_GRAPH_INDEX_H_
-#define ONNX_CONVERT_IR_GRAPH_INDEX_H_
 
 #include <cstdint>
 #include <map>

@@ -1,6 +1,10 @@
 #ifndef ONNX_CONVERT_IR_MEMORY_BUDGET_H_
 #define ONNX_CONVERT_IR_MEMORY_BUDGET_H_
 
+// A per-thread limit on heap allocation, so that work on one hostile model
+// fails alone instead of exhausting the process, and the budget to give work
+// on a model of a given size.
+
 #include <cstdint>
 #include <new>
 #include <string>

@@ -1,6 +1,10 @@
 #ifndef ONNX_CONVERT_IR_MODEL_IO_H_
 #define ONNX_CONVERT_IR_MODEL_IO_H_
 
+// Reading and writing model files: parsing with limits and checks of the
+// bytes (LoadModel, ParseModel), saving with external data (SaveModel), and
+// atomic file writes.
+
 #include <cstdint>
 #include <string>
 #include <string_view>

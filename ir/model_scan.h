@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_IR_MODEL_SCAN_H_
 #define ONNX_CONVERT_IR_MODEL_SCAN_H_
 
+// One cheap typed walk over a parsed model that tells loading whether its
+// slower checks (wire errors in unknown fields) have anything to look at.
+
 #include "proto/onnx.pb.h"
 
 namespace onnxconvert {

@@ -1,6 +1,10 @@
 #ifndef ONNX_CONVERT_IR_MODEL_SUMMARY_H_
 #define ONNX_CONVERT_IR_MODEL_SUMMARY_H_
 
+// A summary of a model (opsets, inputs and outputs, ops, functions,
+// subgraphs, sizes) as a struct, text and JSON, for `onnx-convert inspect`
+// and the service.
+
 #include <cstdint>
 #include <map>
 #include <string>

@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_IR_TENSOR_UTIL_H_
 #define ONNX_CONVERT_IR_TENSOR_UTIL_H_
 
+// Small facts about TensorProtos: element widths, element counts, whether the
+// data is external, and the bytes the data takes.
+
 #include <cstdint>
 #include <optional>
 

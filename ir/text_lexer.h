@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_IR_TEXT_LEXER_H_
 #define ONNX_CONVERT_IR_TEXT_LEXER_H_
 
+// Tokens of ONNX text syntax, and the names of element and attribute types,
+// shared by the text parser, printer and residue.
+
 #include <cstdint>
 #include <optional>
 #include <string>

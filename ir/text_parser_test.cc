@@ -169,8 +169,9 @@ TEST(TextParserTest, DeepNestingIsRefusedNotOverflowed) {
 }
 
 // A model of graphs and types nested as deep as the parser takes them
-// loads back from its bytes; one level more of either is refused, not a
-// stack overflow (30,000 levels were one) nor a file the loader refuses.
+// loads back from its bytes; one level more of either is refused, neither
+// a stack overflow (which unbounded recursion hits at some 30,000 levels)
+// nor a file the loader refuses.
 TEST(TextParserTest, NestingTheParserTakesIsNestingTheLoaderTakes) {
   auto model_text = [](int graphs, int types) {
     std::string type = "float[N]";

@@ -1,15 +1,15 @@
 #ifndef ONNX_CONVERT_IR_TEXT_PRINTER_H_
 #define ONNX_CONVERT_IR_TEXT_PRINTER_H_
 
+// Prints protos in ONNX text syntax (onnx docs/Syntax.md) with the
+// extensions described in ir/text_parser.h, so that parsing the text gives
+// back an equal proto. Output is deterministic: equal protos print the same.
+
 #include <string>
 
 #include "proto/onnx.pb.h"
 
 namespace onnxconvert {
-
-// Prints protos in ONNX text syntax (onnx docs/Syntax.md) with the
-// extensions described in ir/text_parser.h, so that parsing the text gives
-// back an equal proto. Output is deterministic: equal protos print the same.
 
 // A whole model: header, main graph, then model-local functions.
 std::string PrintModelText(const onnx::ModelProto& model);

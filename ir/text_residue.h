@@ -1,14 +1,15 @@
 #ifndef ONNX_CONVERT_IR_TEXT_RESIDUE_H_
 #define ONNX_CONVERT_IR_TEXT_RESIDUE_H_
 
-#include <string>
-
-#include "proto/onnx.pb.h"
-
 // What the ONNX text syntax shows of each message, and the rest of it (the
 // "residue"): the serialized bytes of every field the text does not show,
 // including unknown fields. The printer writes a residue as `@raw "hex"`;
 // the parser merges it back, so that print then parse loses nothing.
+
+#include <string>
+
+#include "proto/onnx.pb.h"
+
 namespace onnxconvert::text {
 
 // True if the type prints in full (tensor, sparse tensor, seq, optional or

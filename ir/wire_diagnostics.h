@@ -1,6 +1,10 @@
 #ifndef ONNX_CONVERT_IR_WIRE_DIAGNOSTICS_H_
 #define ONNX_CONVERT_IR_WIRE_DIAGNOSTICS_H_
 
+// Checks of a serialized message's protobuf wire format, naming the first
+// problem: what protobuf's parser rejects without saying where, and what it
+// silently keeps as an unknown field.
+
 #include <cstdint>
 #include <optional>
 #include <string>

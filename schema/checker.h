@@ -1,6 +1,11 @@
 #ifndef ONNX_CONVERT_SCHEMA_CHECKER_H_
 #define ONNX_CONVERT_SCHEMA_CHECKER_H_
 
+// The model checker: what the ONNX spec requires of a model (IR version,
+// opset imports, SSA values, every node against its operator's schema), as
+// a report of coded findings (CheckModel), and the same checks for single
+// nodes after a converter step (NodeChecker).
+
 #include <memory>
 #include <string>
 #include <vector>

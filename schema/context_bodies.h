@@ -1,17 +1,19 @@
 #ifndef ONNX_CONVERT_SCHEMA_CONTEXT_BODIES_H_
 #define ONNX_CONVERT_SCHEMA_CONTEXT_BODIES_H_
 
+// The function bodies the spec defines per call (context-dependent: they
+// depend on the node's input types or attributes). They live here, below
+// both of their users (proto -> ir -> schema -> {adapters, eval} ->
+// converter): the converter expands nodes into them, and the evaluator runs
+// them for ops that have no kernel, with the input types of the values at
+// hand.
+
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "proto/onnx.pb.h"
 #include "schema/registry.h"
-
-// The bodies live here, below both of their users (proto -> ir -> schema ->
-// {adapters, eval} -> converter): the converter expands nodes into them,
-// and the evaluator runs them for ops that have no kernel, with the input
-// types of the values at hand.
 
 namespace onnxconvert::schema {
 

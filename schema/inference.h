@@ -1,6 +1,10 @@
 #ifndef ONNX_CONVERT_SCHEMA_INFERENCE_H_
 #define ONNX_CONVERT_SCHEMA_INFERENCE_H_
 
+// Type and shape inference over a whole model (InferModel), re-inference of
+// the nodes a converter step changed (NodeReinferencer), and writing the
+// inferred types back into a model.
+
 #include <deque>
 #include <map>
 #include <memory>

@@ -1,6 +1,10 @@
 #ifndef ONNX_CONVERT_SCHEMA_INFERENCE_CONTEXT_H_
 #define ONNX_CONVERT_SCHEMA_INFERENCE_CONTEXT_H_
 
+// What a per-operator inference rule sees of its node (InferenceContext) and
+// the shape of the rule tables; implemented by the inference engine, used
+// by every rule family file.
+
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_SCHEMA_INFERENCE_RULES_H_
 #define ONNX_CONVERT_SCHEMA_INFERENCE_RULES_H_
 
+// The per-operator inference rules, one table per family of operators, and
+// the lookup the inference engine uses to find an operator version's rule.
+
 #include "absl/types/span.h"
 #include "schema/inference_context.h"
 #include "schema/registry.h"

@@ -1,6 +1,10 @@
 #ifndef ONNX_CONVERT_SCHEMA_REGISTRY_H_
 #define ONNX_CONVERT_SCHEMA_REGISTRY_H_
 
+// The operator registry: every operator version of the ONNX spec (inputs,
+// outputs, attributes, type constraints, function bodies), generated from
+// the spec by schema/gen_registry.py and looked up by domain, op and opset.
+
 #include <cstdint>
 #include <memory>
 #include <optional>

@@ -1,6 +1,10 @@
 #ifndef ONNX_CONVERT_SCHEMA_SHAPE_UTIL_H_
 #define ONNX_CONVERT_SCHEMA_SHAPE_UTIL_H_
 
+// Helpers the inference rules share: reading and building types and shapes,
+// arithmetic on dimensions that may be unknown, broadcasting, and the
+// common rules (propagate a type, broadcast the inputs).
+
 #include <cmath>
 #include <cstdint>
 #include <limits>

@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_SCHEMA_TYPE_STRINGS_H_
 #define ONNX_CONVERT_SCHEMA_TYPE_STRINGS_H_
 
+// The spec's type strings ("tensor(float)", "seq(tensor(int64))", ...) to
+// and from TypeProtos, for matching type constraints and writing messages.
+
 #include <string>
 
 #include "absl/status/statusor.h"

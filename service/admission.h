@@ -1,6 +1,11 @@
 #ifndef ONNX_CONVERT_SERVICE_ADMISSION_H_
 #define ONNX_CONVERT_SERVICE_ADMISSION_H_
 
+// Admission of calls by bytes: a budget of bytes that calls in flight are
+// charged against (memory, or disk of the work folder), the memory a call
+// is expected to take, the default memory budget, and giving the heap back
+// once the server is idle.
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -11,10 +16,6 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
-// Admission of calls by bytes: a budget of bytes that calls in flight are
-// charged against (memory, or disk of the work folder), the memory a call
-// is expected to take, the default memory budget, and giving the heap back
-// once the server is idle.
 namespace onnxconvert::service {
 
 // Bytes shared by calls in flight. Thread-safe.
@@ -68,14 +69,13 @@ class ByteBudget : public std::enable_shared_from_this<ByteBudget> {
 };
 
 // What a call on a model of `model_bytes` is charged against the memory
-// budget: 4 times the model plus 2 MiB. Measured (bench/service_memory.sh
-// and heaptrack, --workers 0, the 10 k-node chain of 0.49 MB): one call's
-// heap peaks at about 3.6 MB, the request's model, the copy its work keeps,
-// the converted model and gRPC's serialized answer (4 times the model) over
-// one conversion window of 512 nodes parsed (model_work.h ServiceWindows);
-// 8 calls at once add 2.6 MB each to the server's peak RSS. Models that
-// converter/windowed.h converts whole (subgraphs, functions, other domains)
-// take more: their parsed graph is about 10 times their bytes.
+// budget: 4 times the model plus 2 MiB. A call holds the request's model,
+// the copy its work keeps, the converted model and gRPC's serialized answer
+// (4 times the model), plus one conversion window of 512 nodes parsed
+// (model_work.h ServiceWindows); bench/service_memory.sh measures what
+// calls take against this charge. Models that converter/windowed.h converts
+// whole (subgraphs, functions, other domains) take more: their parsed graph
+// is about 10 times their bytes.
 int64_t ModelCallCharge(int64_t model_bytes);
 // The per-model-byte part of ModelCallCharge, for charges that grow as a
 // streamed model arrives.

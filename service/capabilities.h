@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_SERVICE_CAPABILITIES_H_
 #define ONNX_CONVERT_SERVICE_CAPABILITIES_H_
 
+// The answer of the Capabilities call: what this build can convert, built
+// from the operator registry and the adapter table.
+
 #include "proto/onnx_convert_service.pb.h"
 
 namespace onnxconvert::service {

@@ -1,6 +1,10 @@
 #ifndef ONNX_CONVERT_SERVICE_CLIENT_H_
 #define ONNX_CONVERT_SERVICE_CLIENT_H_
 
+// The client of the onnx-convert server: channel options (load balancing,
+// retries), and Client, whose calls return the library's structs. Used by
+// the CLI's remote engine, the status tool and the service tests.
+
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -1,15 +1,16 @@
 #ifndef ONNX_CONVERT_SERVICE_ERROR_TEXT_H_
 #define ONNX_CONVERT_SERVICE_ERROR_TEXT_H_
 
+// Client-supplied text (model and file names) quoted in error messages,
+// kept short: a message travels back in the call's trailing metadata,
+// which gRPC clients cap (8 KiB by default), so a name of thousands of
+// characters must not be quoted whole.
+
 #include <cstddef>
 #include <string>
 
 #include "absl/strings/string_view.h"
 
-// Client-supplied text (model and file names) quoted in error messages,
-// kept short: a message travels back in the call's trailing metadata,
-// which gRPC clients cap (8 KiB by default), so a name of thousands of
-// characters must not be quoted whole.
 namespace onnxconvert::service {
 
 // Most bytes of a name quoted in an error message.

@@ -1,6 +1,12 @@
 #ifndef ONNX_CONVERT_SERVICE_GRPC_STATUS_H_
 #define ONNX_CONVERT_SERVICE_GRPC_STATUS_H_
 
+// Status conversions between the library (absl::Status) and gRPC. The codes
+// are the same canonical codes on both sides; the message travels as it is,
+// up to a bound: a status reaches the client in the call's trailing
+// metadata, which gRPC clients cap (8 KiB by default), the message
+// percent-encoded (up to 3 bytes a byte) and the details base64-encoded.
+
 #include <cstddef>
 #include <optional>
 
@@ -10,11 +16,6 @@
 #include "grpcpp/support/status.h"
 #include "proto/onnx_convert_service.pb.h"
 
-// Status conversions between the library (absl::Status) and gRPC. The codes
-// are the same canonical codes on both sides; the message travels as it is,
-// up to a bound: a status reaches the client in the call's trailing
-// metadata, which gRPC clients cap (8 KiB by default), the message
-// percent-encoded (up to 3 bytes a byte) and the details base64-encoded.
 namespace onnxconvert::service {
 
 // Most bytes of a status message sent to a client.

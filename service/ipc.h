@@ -1,6 +1,13 @@
 #ifndef ONNX_CONVERT_SERVICE_IPC_H_
 #define ONNX_CONVERT_SERVICE_IPC_H_
 
+// How the server and its worker processes talk (worker_pool.h): packets on
+// Unix sockets (SOCK_SEQPACKET: each send arrives whole and alone) that may
+// carry a file descriptor, and memory files (memfd) holding the bulk of a
+// task or a reply in sections, written once by the sender and mapped by the
+// receiver (small files are copied in and out, which costs less than a
+// mapping), so that a model is never copied through a socket.
+
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -15,12 +22,6 @@
 #include "absl/types/span.h"
 #include "google/protobuf/message_lite.h"
 
-// How the server and its worker processes talk (worker_pool.h): packets on
-// Unix sockets (SOCK_SEQPACKET: each send arrives whole and alone) that may
-// carry a file descriptor, and memory files (memfd) holding the bulk of a
-// task or a reply in sections, written once by the sender and mapped by the
-// receiver (small files are copied in and out, which costs less than a
-// mapping), so that a model is never copied through a socket.
 namespace onnxconvert::service {
 
 // An owned file descriptor, closed when destroyed.

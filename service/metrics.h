@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_SERVICE_METRICS_H_
 #define ONNX_CONVERT_SERVICE_METRICS_H_
 
+// The service's request counts and latencies, kept per method and status
+// code, and their text form for the Metrics call.
+
 #include <array>
 #include <chrono>
 #include <cstdint>

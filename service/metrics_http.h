@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_SERVICE_METRICS_HTTP_H_
 #define ONNX_CONVERT_SERVICE_METRICS_HTTP_H_
 
+// The server's metrics in the Prometheus exposition format over HTTP: the
+// figures of the Metrics call plus the process's memory and work folder.
+
 #include <cstdint>
 #include <functional>
 #include <map>

@@ -1,6 +1,11 @@
 #ifndef ONNX_CONVERT_SERVICE_MODEL_TASKS_H_
 #define ONNX_CONVERT_SERVICE_MODEL_TASKS_H_
 
+// The model calls as tasks: what each asks for, what it answers, and how
+// both travel to a worker process and back as memory files (ipc.h), so that
+// the service runs a call the same way on a thread of its own process or
+// in a worker process (worker_pool.h).
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -14,10 +19,6 @@
 #include "service/model_work.h"
 #include "service/stream_files.h"
 
-// The model calls as tasks: what each asks for, what it answers, and how
-// both travel to a worker process and back as memory files (ipc.h), so that
-// the service runs a call the same way on a thread of its own process or
-// in a worker process (worker_pool.h).
 namespace onnxconvert::service {
 
 // The model calls.

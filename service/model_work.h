@@ -1,6 +1,10 @@
 #ifndef ONNX_CONVERT_SERVICE_MODEL_WORK_H_
 #define ONNX_CONVERT_SERVICE_MODEL_WORK_H_
 
+// The work behind each model call, free of gRPC: parse the bytes, run the
+// library, fill the answer. Errors begin with the model's name the way the
+// CLI's begin with its path.
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -12,9 +16,6 @@
 #include "proto/onnx_convert_service.pb.h"
 #include "service/stream_files.h"
 
-// The work behind each model call, free of gRPC: parse the bytes, run the
-// library, fill the answer. Errors begin with the model's name the way the
-// CLI's begin with its path.
 namespace onnxconvert::service {
 
 // How much of the report an answer carries.

@@ -1,16 +1,17 @@
 #ifndef ONNX_CONVERT_SERVICE_REPORT_PROTO_H_
 #define ONNX_CONVERT_SERVICE_REPORT_PROTO_H_
 
+// Conversions between the library's result structs and the onnxconvert.v1
+// messages. The server fills messages from structs; clients turn messages
+// back into the same structs, so that a remote run prints exactly what a
+// local one does (the formatting code is shared, not copied).
+
 #include "absl/status/statusor.h"
 #include "converter/converter.h"
 #include "ir/model_summary.h"
 #include "proto/onnx_convert_service.pb.h"
 #include "schema/checker.h"
 
-// Conversions between the library's result structs and the onnxconvert.v1
-// messages. The server fills messages from structs; clients turn messages
-// back into the same structs, so that a remote run prints exactly what a
-// local one does (the formatting code is shared, not copied).
 namespace onnxconvert::service {
 
 namespace v1 = ::onnxconvert::v1;

@@ -1,14 +1,15 @@
 #ifndef ONNX_CONVERT_SERVICE_REQUEST_GUARD_H_
 #define ONNX_CONVERT_SERVICE_REQUEST_GUARD_H_
 
+// The boundary of a request: whatever is thrown while one is handled
+// becomes that request's status, so that it fails that request only.
+
 #include <exception>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
-// The boundary of a request: whatever is thrown while one is handled
-// becomes that request's status, so that it fails that request only.
 namespace onnxconvert::service {
 
 // The status for `error`, thrown by `subject` (e.g. "request r42"):

@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_SERVICE_REQUEST_ID_H_
 #define ONNX_CONVERT_SERVICE_REQUEST_ID_H_
 
+// Request ids: taken from the client's metadata or made up, sent back in the
+// server's metadata, and named at the start of every error message.
+
 #include <map>
 #include <string>
 

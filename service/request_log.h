@@ -1,6 +1,8 @@
 #ifndef ONNX_CONVERT_SERVICE_REQUEST_LOG_H_
 #define ONNX_CONVERT_SERVICE_REQUEST_LOG_H_
 
+// The JSON log line the server writes for each finished call.
+
 #include <cstdint>
 #include <string>
 

@@ -1,6 +1,10 @@
 #ifndef ONNX_CONVERT_SERVICE_SERVER_H_
 #define ONNX_CONVERT_SERVICE_SERVER_H_
 
+// The onnx-convert gRPC server: where it listens, starting and draining it,
+// and the termination signals server_main waits on. Also started in process
+// by the service, CLI and fuzz tests.
+
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_SERVICE_SERVICE_H_
 #define ONNX_CONVERT_SERVICE_SERVICE_H_
 
+// The onnxconvert.v1.OnnxConvert service (ConvertService), the gRPC handlers
+// of every call, and its limits and choices; the server (server.h) runs it.
+
 #include <atomic>
 #include <cstdint>
 #include <memory>

@@ -1,6 +1,12 @@
 #ifndef ONNX_CONVERT_SERVICE_STREAM_FILES_H_
 #define ONNX_CONVERT_SERVICE_STREAM_FILES_H_
 
+// The files of one streamed conversion: uploaded chunks are appended to
+// files under a private directory (the model under its file name, external
+// data under its location), and the output is written to a sibling
+// directory, then sent back in chunks. Nothing is held in memory beyond one
+// chunk.
+
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -13,11 +19,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-// The files of one streamed conversion: uploaded chunks are appended to
-// files under a private directory (the model under its file name, external
-// data under its location), and the output is written to a sibling
-// directory, then sent back in chunks. Nothing is held in memory beyond one
-// chunk.
 namespace onnxconvert::service {
 
 // The HTTP/2 frame size and per-stream window that clients and the server

@@ -1,11 +1,6 @@
 #ifndef ONNX_CONVERT_SERVICE_TRANSPORT_COUNTS_H_
 #define ONNX_CONVERT_SERVICE_TRANSPORT_COUNTS_H_
 
-#include <cstdint>
-#include <optional>
-
-#include "absl/strings/string_view.h"
-
 // What gRPC itself counts of the calls of this process's servers. A unary
 // message over the server's receive limit (--max_message_bytes) is refused
 // by gRPC's message-size filter before the call is handed to the
@@ -13,6 +8,12 @@
 // callback sees it (the call is never published), so it can be neither
 // logged nor counted one by one. Channelz does count it, among the calls
 // that ended without an answer from a handler.
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/strings/string_view.h"
+
 namespace onnxconvert::service {
 
 // Calls gRPC started and calls it ended without an answer from a handler,

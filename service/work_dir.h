@@ -1,6 +1,12 @@
 #ifndef ONNX_CONVERT_SERVICE_WORK_DIR_H_
 #define ONNX_CONVERT_SERVICE_WORK_DIR_H_
 
+// The work folder of one server process: a subfolder of --work_dir named
+// onnx-convert-<pid>-<start time>, locked (flock on its .lock file) for as
+// long as the process lives. The lock goes with the process however it
+// ends, so the folders of dead processes are told from live ones without
+// trusting pids that the system may reuse.
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -8,11 +14,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-// The work folder of one server process: a subfolder of --work_dir named
-// onnx-convert-<pid>-<start time>, locked (flock on its .lock file) for as
-// long as the process lives. The lock goes with the process however it
-// ends, so the folders of dead processes are told from live ones without
-// trusting pids that the system may reuse.
 namespace onnxconvert::service {
 
 class ProcessWorkDir {

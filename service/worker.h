@@ -1,6 +1,12 @@
 #ifndef ONNX_CONVERT_SERVICE_WORKER_H_
 #define ONNX_CONVERT_SERVICE_WORKER_H_
 
+// Long work (a conversion) runs on a thread of its own while the RPC handler
+// waits for it, so that the handler can answer at once when the client
+// cancels or the deadline passes. The converter has no cancellation hook:
+// abandoned work runs to its end and its result is dropped; it keeps its
+// slot until then, so abandoned work still counts against the limit.
+
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -17,11 +23,6 @@
 #include "absl/time/time.h"
 #include "service/request_guard.h"
 
-// Long work (a conversion) runs on a thread of its own while the RPC handler
-// waits for it, so that the handler can answer at once when the client
-// cancels or the deadline passes. The converter has no cancellation hook:
-// abandoned work runs to its end and its result is dropped; it keeps its
-// slot until then, so abandoned work still counts against the limit.
 namespace onnxconvert::service {
 
 // A bounded number of slots for concurrent work. Thread-safe; shared by the

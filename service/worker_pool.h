@@ -1,6 +1,19 @@
 #ifndef ONNX_CONVERT_SERVICE_WORKER_POOL_H_
 #define ONNX_CONVERT_SERVICE_WORKER_POOL_H_
 
+// Work on models in worker processes, so that one that crashes (a signal,
+// an abort) fails the request it served and nothing else.
+//
+// First thing, before the process has a second thread (gRPC and fork do not
+// mix), the server forks a zygote: a process that stays single-threaded,
+// forks the workers (and later their replacements), passes each one's
+// socket to the server over its own (SCM_RIGHTS), reaps them and reports
+// how each ended. The server sends a worker one task at a time: a packet
+// naming the request, carrying a memory file that holds the task (ipc.h);
+// the worker answers with a packet carrying the reply's memory file, or a
+// status. Each worker runs with an address-space limit (RLIMIT_AS) and no
+// core dumps, and dies with the zygote, which dies with the server.
+
 #include <sys/types.h>
 
 #include <cstdint>
@@ -20,18 +33,6 @@
 #include "service/ipc.h"
 #include "service/worker.h"
 
-// Work on models in worker processes, so that one that crashes (a signal,
-// an abort) fails the request it served and nothing else.
-//
-// First thing, before the process has a second thread (gRPC and fork do not
-// mix), the server forks a zygote: a process that stays single-threaded,
-// forks the workers (and later their replacements), passes each one's
-// socket to the server over its own (SCM_RIGHTS), reaps them and reports
-// how each ended. The server sends a worker one task at a time: a packet
-// naming the request, carrying a memory file that holds the task (ipc.h);
-// the worker answers with a packet carrying the reply's memory file, or a
-// status. Each worker runs with an address-space limit (RLIMIT_AS) and no
-// core dumps, and dies with the zygote, which dies with the server.
 namespace onnxconvert::service {
 
 // What a worker does with a task: from the memory file `task` sent for

@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_TESTS_CORPUS_H_
 #define ONNX_CONVERT_TESTS_CORPUS_H_
 
+// The ONNX backend test corpus for tests and benchmarks: where it is, its
+// cases, and the opsets the conformance tests convert them to.
+
 #include <cstdint>
 #include <optional>
 #include <string>

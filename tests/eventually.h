@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_TESTS_EVENTUALLY_H_
 #define ONNX_CONVERT_TESTS_EVENTUALLY_H_
 
+// Polling for a condition that another thread or process makes true, for
+// tests that cannot be told when it happens.
+
 #include <chrono>
 #include <thread>
 

@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_TESTS_MODEL_TEXT_H_
 #define ONNX_CONVERT_TESTS_MODEL_TEXT_H_
 
+// Models in ONNX text syntax for tests: parsed, with a test failure when the
+// text does not parse.
+
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 #include "ir/text_parser.h"

@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_TESTS_TEST_FILES_H_
 #define ONNX_CONVERT_TESTS_TEST_FILES_H_
 
+// Test files under $TEST_TMPDIR: fresh directories, and writing and reading
+// whole files.
+
 #include <filesystem>
 #include <string>
 

@@ -1,6 +1,8 @@
 #ifndef ONNX_CONVERT_SERVICE_TESTING_HTTP_GET_H_
 #define ONNX_CONVERT_SERVICE_TESTING_HTTP_GET_H_
 
+// Plain-socket HTTP for tests of the metrics endpoint (no client library).
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -10,7 +12,6 @@
 
 #include "absl/strings/str_cat.h"
 
-// Plain-socket HTTP for tests of the metrics endpoint (no client library).
 namespace onnxconvert::service::testing {
 
 // The response (status line, headers and body) of GET `path` from

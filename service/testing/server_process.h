@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_SERVICE_TESTING_SERVER_PROCESS_H_
 #define ONNX_CONVERT_SERVICE_TESTING_SERVER_PROCESS_H_
 
+// The onnx-convert-server binary run as a process by tests (which list
+// //service:onnx-convert-server in their data).
+
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -22,8 +25,6 @@
 
 extern char** environ;
 
-// The onnx-convert-server binary run as a process by tests (which list
-// //service:onnx-convert-server in their data).
 namespace onnxconvert::service {
 
 // A channel to 127.0.0.1:`port` that takes answers up to 64 MiB.

@@ -1,12 +1,13 @@
 #ifndef ONNX_CONVERT_SERVICE_TESTING_TEST_MODELS_H_
 #define ONNX_CONVERT_SERVICE_TESTING_TEST_MODELS_H_
 
+// Models for the service and CLI tests.
+
 #include <cstdint>
 #include <string>
 
 #include "proto/onnx.pb.h"
 
-// Models for the service and CLI tests.
 namespace onnxconvert::service::testing {
 
 // A chain of `pairs` Unsqueeze -> Squeeze pairs (axes as attributes) on

@@ -1,6 +1,9 @@
 #ifndef ONNX_CONVERT_TESTS_HOSTILE_HOSTILE_MODELS_H_
 #define ONNX_CONVERT_TESTS_HOSTILE_HOSTILE_MODELS_H_
 
+// Model files crafted to crash, hang or exhaust whatever reads them, for the
+// hostile-input tests of the CLI and the server.
+
 #include <string>
 #include <vector>
 
