@@ -62,6 +62,25 @@ grpc::Status StreamWithChunkNamed(v1::OnnxConvert::Stub& stub, const v1::StreamH
   return stream->Finish();
 }
 
+// A service held to one of its byte limits, and how a call past it is
+// refused.
+struct ByteLimitCase {
+  const char* reason;  // the rejection counted and logged
+  int64_t max_model_bytes;
+  int64_t max_upload_bytes;
+  int64_t max_work_bytes;
+  bool retry;  // room may free up
+};
+
+// The service options holding to `c`'s limits.
+ServiceOptions ByteLimitOptions(const ByteLimitCase& c) {
+  ServiceOptions options;
+  options.max_model_bytes = c.max_model_bytes;
+  options.max_upload_bytes = c.max_upload_bytes;
+  options.max_work_bytes = c.max_work_bytes;
+  return options;
+}
+
 class ServiceTest : public ::testing::Test {
  protected:
   void Start(ServiceOptions service = {}, int64_t max_message_bytes = int64_t{64} << 20,
@@ -102,6 +121,14 @@ class ServiceTest : public ::testing::Test {
   int64_t RunningWorkers() {
     absl::StatusOr<v1::MetricsResponse> metrics = InProcessClient()->Metrics();
     return metrics.ok() ? metrics->running_workers() : -1;
+  }
+
+  // Expects `status` to be the refusal `c` describes, counted once.
+  void ExpectRefused(const ByteLimitCase& c, const grpc::Status& status) {
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << c.reason << ": " << status.error_message();
+    EXPECT_EQ(RetryDelayOf(status).has_value(), c.retry) << c.reason;
+    EXPECT_EQ(server_->service().rejections(c.reason), 1) << c.reason;
   }
 
   std::stringstream log_;
@@ -423,28 +450,14 @@ TEST_F(ServiceTest, CallsPastTheMemoryBudgetAreResourceExhaustedWithARetryDelay)
 TEST_F(ServiceTest, StreamedUploadsPastALimitAreRefusedCountedAndLogged) {
   const std::string& model = testing::TinyCnnBytes();
   const int64_t under = static_cast<int64_t>(model.size()) / 2;
-  struct Case {
-    const char* reason;
-    int64_t max_model_bytes;
-    int64_t max_upload_bytes;
-    int64_t max_work_bytes;
-    bool retry;  // room may free up
-  };
-  const Case kCases[] = {
+  const ByteLimitCase kCases[] = {
       {"max_model_bytes", under, int64_t{1} << 30, 0, false},
       {"max_upload_bytes", int64_t{1} << 30, under, 0, false},
       {"work_bytes", int64_t{1} << 30, int64_t{1} << 30, under, true},
   };
-  for (const Case& c : kCases) {
-    ServiceOptions options;
-    options.max_model_bytes = c.max_model_bytes;
-    options.max_upload_bytes = c.max_upload_bytes;
-    options.max_work_bytes = c.max_work_bytes;
-    Start(options);
-    grpc::Status status = StreamModel(*Stub(), model, 13);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << c.reason;
-    EXPECT_EQ(RetryDelayOf(status).has_value(), c.retry) << c.reason;
-    EXPECT_EQ(server_->service().rejections(c.reason), 1) << c.reason;
+  for (const ByteLimitCase& c : kCases) {
+    Start(ByteLimitOptions(c));
+    ExpectRefused(c, StreamModel(*Stub(), model, 13));
     EXPECT_TRUE(absl::StrContains(log_.str(), absl::StrCat("reason=", c.reason))) << log_.str();
   }
 }
@@ -458,30 +471,15 @@ grpc::Status StreamDeclaring(v1::OnnxConvert::Stub& stub, const std::string& byt
 TEST_F(ServiceTest, StreamsDeclaringAModelPastALimitAreRefusedBeforeTheBody) {
   const std::string& model = testing::TinyCnnBytes();
   const int64_t size = static_cast<int64_t>(model.size());
-  struct Case {
-    const char* reason;
-    int64_t max_model_bytes;
-    int64_t max_upload_bytes;
-    int64_t max_work_bytes;
-    bool retry;  // room may free up
-  };
-  const Case kCases[] = {
+  const ByteLimitCase kCases[] = {
       {"max_model_bytes", size / 2, int64_t{1} << 30, 0, false},
       {"max_upload_bytes", int64_t{1} << 30, size / 2, 0, false},
       // The model and its output take twice its size.
       {"work_bytes", int64_t{1} << 30, int64_t{1} << 30, size, true},
   };
-  for (const Case& c : kCases) {
-    ServiceOptions options;
-    options.max_model_bytes = c.max_model_bytes;
-    options.max_upload_bytes = c.max_upload_bytes;
-    options.max_work_bytes = c.max_work_bytes;
-    Start(options);
-    grpc::Status status = StreamDeclaring(*Stub(), model, size, /*send_body=*/false);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
-        << c.reason << ": " << status.error_message();
-    EXPECT_EQ(RetryDelayOf(status).has_value(), c.retry) << c.reason;
-    EXPECT_EQ(server_->service().rejections(c.reason), 1) << c.reason;
+  for (const ByteLimitCase& c : kCases) {
+    Start(ByteLimitOptions(c));
+    ExpectRefused(c, StreamDeclaring(*Stub(), model, size, /*send_body=*/false));
   }
 }
 
