@@ -135,6 +135,32 @@ class ServiceTest : public ::testing::Test {
   std::unique_ptr<Server> server_;
 };
 
+// A conversion of the slow model to opset 25, running on its own thread
+// until Cancel.
+class SlowCall {
+ public:
+  explicit SlowCall(std::unique_ptr<v1::OnnxConvert::Stub> stub)
+      : stub_(std::move(stub)), thread_([this] {
+          v1::ConvertResponse response;
+          stub_->Convert(&context_, Request(SlowModelBytes(), 25), &response);
+        }) {}
+  SlowCall(const SlowCall&) = delete;
+  SlowCall& operator=(const SlowCall&) = delete;
+  ~SlowCall() { Cancel(); }
+
+  // Cancels the call and waits for its thread to end.
+  void Cancel() {
+    if (!thread_.joinable()) return;
+    context_.TryCancel();
+    thread_.join();
+  }
+
+ private:
+  grpc::ClientContext context_;
+  std::unique_ptr<v1::OnnxConvert::Stub> stub_;
+  std::thread thread_;  // last: it uses the members above
+};
+
 converter::ConversionResult LocalConvert(const std::string& bytes, int64_t target) {
   absl::StatusOr<onnx::ModelProto> model = ParseModel(bytes, "local");
   EXPECT_TRUE(model.ok());
@@ -328,11 +354,7 @@ TEST_F(ServiceTest, CallsPastMaxConcurrentAreResourceExhausted) {
   ServiceOptions options;
   options.max_concurrent = 1;
   Start(options);
-  grpc::ClientContext slow_context;
-  std::thread slow([&] {
-    v1::ConvertResponse response;
-    Stub()->Convert(&slow_context, Request(SlowModelBytes(), 25), &response);
-  });
+  SlowCall slow(Stub());
   ASSERT_TRUE(Eventually([&] { return RunningWorkers() == 1; }));
   v1::CheckResponse response;
   grpc::ClientContext context;
@@ -344,24 +366,18 @@ TEST_F(ServiceTest, CallsPastMaxConcurrentAreResourceExhausted) {
   EXPECT_TRUE(RetryDelayOf(status).has_value());
   EXPECT_EQ(server_->service().rejections("max_concurrent"), 1);
   EXPECT_TRUE(absl::StrContains(log_.str(), "reason=max_concurrent")) << log_.str();
-  slow_context.TryCancel();
-  slow.join();
+  slow.Cancel();
 }
 
 // The model bytes of the calls being handled, for the metrics endpoint.
 TEST_F(ServiceTest, InFlightBytesCountTheModelsOfRunningCalls) {
   Start();
   EXPECT_EQ(server_->service().in_flight_bytes(), 0);
-  grpc::ClientContext slow_context;
-  std::thread slow([&] {
-    v1::ConvertResponse response;
-    Stub()->Convert(&slow_context, Request(SlowModelBytes(), 25), &response);
-  });
+  SlowCall slow(Stub());
   ASSERT_TRUE(Eventually([&] { return RunningWorkers() == 1; }));
   EXPECT_EQ(server_->service().in_flight_bytes(), static_cast<int64_t>(SlowModelBytes().size()));
   EXPECT_EQ(server_->service().MetricsSnapshot().in_flight(), 1);
-  slow_context.TryCancel();
-  slow.join();
+  slow.Cancel();
   // The server answers the cancelled call soon after the client saw it end.
   EXPECT_TRUE(Eventually([&] { return server_->service().in_flight_bytes() == 0; }));
 }
@@ -411,11 +427,7 @@ TEST_F(ServiceTest, CallsPastTheMemoryBudgetAreResourceExhaustedWithARetryDelay)
   options.max_inflight_bytes = big_charge + 2 * ModelCallCharge(static_cast<int64_t>(small.size()));
   options.retry_delay = absl::Milliseconds(1500);
   Start(options);
-  grpc::ClientContext slow_context;
-  std::thread slow([&] {
-    v1::ConvertResponse response;
-    Stub()->Convert(&slow_context, Request(big, 25), &response);
-  });
+  SlowCall slow(Stub());
   ASSERT_TRUE(Eventually([&] { return server_->service().inflight_bytes() >= big_charge; }));
   struct Case {
     const char* name;
@@ -442,8 +454,7 @@ TEST_F(ServiceTest, CallsPastTheMemoryBudgetAreResourceExhaustedWithARetryDelay)
   }
   EXPECT_EQ(server_->service().rejections("inflight_bytes"), 1);
   EXPECT_TRUE(absl::StrContains(log_.str(), "reason=inflight_bytes")) << log_.str();
-  slow_context.TryCancel();
-  slow.join();
+  slow.Cancel();
   EXPECT_TRUE(Eventually([&] { return server_->service().inflight_bytes() == 0; }));
 }
 
@@ -491,11 +502,7 @@ TEST_F(ServiceTest, StreamsDeclaringTheMemoryBudgetTakenAreRefusedBeforeTheBody)
   options.max_concurrent = 0;
   options.max_inflight_bytes = big_charge + ModelCallCharge(static_cast<int64_t>(small.size()));
   Start(options);
-  grpc::ClientContext slow_context;
-  std::thread slow([&] {
-    v1::ConvertResponse response;
-    Stub()->Convert(&slow_context, Request(big, 25), &response);
-  });
+  SlowCall slow(Stub());
   ASSERT_TRUE(Eventually([&] { return server_->service().inflight_bytes() >= big_charge; }));
   // Declared: refused before the body; not declared, the same upload would
   // be refused only once its chunks had arrived.
@@ -509,8 +516,7 @@ TEST_F(ServiceTest, StreamsDeclaringTheMemoryBudgetTakenAreRefusedBeforeTheBody)
   // A small declared model fits beside the big one.
   status = StreamDeclaring(*Stub(), small, static_cast<int64_t>(small.size()), /*send_body=*/true);
   EXPECT_TRUE(status.ok()) << status.error_message();
-  slow_context.TryCancel();
-  slow.join();
+  slow.Cancel();
   EXPECT_TRUE(Eventually([&] { return server_->service().inflight_bytes() == 0; }));
 }
 
