@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -34,26 +35,49 @@ std::vector<std::string> Strings(const onnx::NodeProto& node, absl::string_view 
                       : std::vector<std::string>(a->strings().begin(), a->strings().end());
 }
 
-void AddStrings(onnx::NodeProto& node, absl::string_view name,
-                const std::vector<std::string>& values) {
+// A new attribute of `node`, `name` of `type`, for the caller to fill.
+onnx::AttributeProto* AddAttribute(onnx::NodeProto& node, absl::string_view name,
+                                   onnx::AttributeProto::AttributeType type) {
   onnx::AttributeProto* a = node.add_attribute();
   a->set_name(std::string(name));
-  a->set_type(onnx::AttributeProto::STRINGS);
+  a->set_type(type);
+  return a;
+}
+
+void AddStrings(onnx::NodeProto& node, absl::string_view name,
+                const std::vector<std::string>& values) {
+  onnx::AttributeProto* a = AddAttribute(node, name, onnx::AttributeProto::STRINGS);
   for (const std::string& v : values) a->add_strings(v);
 }
 
 void AddFloats(onnx::NodeProto& node, absl::string_view name, const std::vector<double>& values) {
-  onnx::AttributeProto* a = node.add_attribute();
-  a->set_name(std::string(name));
-  a->set_type(onnx::AttributeProto::FLOATS);
+  onnx::AttributeProto* a = AddAttribute(node, name, onnx::AttributeProto::FLOATS);
   for (double v : values) a->add_floats(static_cast<float>(v));
 }
 
 void AddTensor(onnx::NodeProto& node, absl::string_view name, onnx::TensorProto tensor) {
-  onnx::AttributeProto* a = node.add_attribute();
-  a->set_name(std::string(name));
-  a->set_type(onnx::AttributeProto::TENSOR);
-  *a->mutable_t() = std::move(tensor);
+  *AddAttribute(node, name, onnx::AttributeProto::TENSOR)->mutable_t() = std::move(tensor);
+}
+
+// One ints attribute of `node` per (name, values) of `columns`, in order.
+void AddIntsColumns(
+    onnx::NodeProto& node,
+    std::initializer_list<std::pair<absl::string_view, const std::vector<int64_t>&>> columns) {
+  for (const auto& [name, values] : columns) AddIntsAttribute(node, name, values);
+}
+
+// The interior-node columns both tree-ensemble forms have, by the same
+// names: split feature, true and false branch, missing-value direction.
+struct SplitColumns {
+  std::vector<int64_t> features;
+  std::vector<int64_t> true_ids;
+  std::vector<int64_t> false_ids;
+  std::vector<int64_t> missing;
+};
+
+SplitColumns ReadSplitColumns(const onnx::NodeProto& node) {
+  return {Ints(node, "nodes_featureids"), Ints(node, "nodes_truenodeids"),
+          Ints(node, "nodes_falsenodeids"), Ints(node, "nodes_missing_value_tracks_true")};
 }
 
 bool IsCount(const std::vector<int64_t>& values) {
@@ -222,12 +246,9 @@ absl::Status TreeEnsembleToRegressor(AdapterContext& ctx) {
   onnx::NodeProto& node = ctx.node;
   OC_RETURN_IF_ERROR(RequireFloatInput(ctx));
   const std::vector<int64_t> roots = Ints(node, "tree_roots");
-  const std::vector<int64_t> features = Ints(node, "nodes_featureids");
-  const std::vector<int64_t> true_ids = Ints(node, "nodes_truenodeids");
-  const std::vector<int64_t> false_ids = Ints(node, "nodes_falsenodeids");
+  const auto [features, true_ids, false_ids, missing] = ReadSplitColumns(node);
   const std::vector<int64_t> true_leafs = Ints(node, "nodes_trueleafs");
   const std::vector<int64_t> false_leafs = Ints(node, "nodes_falseleafs");
-  const std::vector<int64_t> missing = Ints(node, "nodes_missing_value_tracks_true");
   const std::vector<int64_t> leaf_targets = Ints(node, "leaf_targetids");
   const onnx::AttributeProto* modes_attribute = FindAttribute(node, "nodes_modes");
   const onnx::AttributeProto* splits_attribute = FindAttribute(node, "nodes_splits");
@@ -324,9 +345,9 @@ absl::Status TreeEnsembleToRegressor(AdapterContext& ctx) {
   SetStringAttribute(node, "aggregate_function", kAggregates[aggregate]);
   SetStringAttribute(node, "post_transform", kTransforms[transform]);
   AddIntAttribute(node, "n_targets", targets);
-  AddIntsAttribute(node, "nodes_treeids", tree_ids);
-  AddIntsAttribute(node, "nodes_nodeids", node_ids);
-  AddIntsAttribute(node, "nodes_featureids", classic_features);
+  AddIntsColumns(node, {{"nodes_treeids", tree_ids},
+                       {"nodes_nodeids", node_ids},
+                       {"nodes_featureids", classic_features}});
   AddStrings(node, "nodes_modes", classic_modes);
   if (double_splits) {
     onnx::TensorProto values;
@@ -337,12 +358,12 @@ absl::Status TreeEnsembleToRegressor(AdapterContext& ctx) {
   } else {
     AddFloats(node, "nodes_values", classic_values);
   }
-  AddIntsAttribute(node, "nodes_truenodeids", classic_true);
-  AddIntsAttribute(node, "nodes_falsenodeids", classic_false);
-  AddIntsAttribute(node, "nodes_missing_value_tracks_true", classic_missing);
-  AddIntsAttribute(node, "target_treeids", target_tree);
-  AddIntsAttribute(node, "target_nodeids", target_node);
-  AddIntsAttribute(node, "target_ids", target_id);
+  AddIntsColumns(node, {{"nodes_truenodeids", classic_true},
+                       {"nodes_falsenodeids", classic_false},
+                       {"nodes_missing_value_tracks_true", classic_missing},
+                       {"target_treeids", target_tree},
+                       {"target_nodeids", target_node},
+                       {"target_ids", target_id}});
   AddFloats(node, "target_weights", target_weights);
   ctx.changes.push_back({ChangeKind::kNodeReplaced,
                          absl::StrCat("TreeEnsemble -> TreeEnsembleRegressor: ", roots.size(),
@@ -380,10 +401,7 @@ absl::Status RegressorToTreeEnsemble(AdapterContext& ctx) {
   OC_RETURN_IF_ERROR(RequireFloatInput(ctx));
   const std::vector<int64_t> tree_ids = Ints(node, "nodes_treeids");
   const std::vector<int64_t> node_ids = Ints(node, "nodes_nodeids");
-  const std::vector<int64_t> features = Ints(node, "nodes_featureids");
-  const std::vector<int64_t> true_ids = Ints(node, "nodes_truenodeids");
-  const std::vector<int64_t> false_ids = Ints(node, "nodes_falsenodeids");
-  const std::vector<int64_t> missing = Ints(node, "nodes_missing_value_tracks_true");
+  const auto [features, true_ids, false_ids, missing] = ReadSplitColumns(node);
   const std::vector<std::string> modes = Strings(node, "nodes_modes");
   std::optional<std::vector<double>> values = FloatsOrTensor(node, "nodes_values");
   std::optional<std::vector<double>> weights = FloatsOrTensor(node, "target_weights");
@@ -496,20 +514,19 @@ absl::Status RegressorToTreeEnsemble(AdapterContext& ctx) {
   AddIntAttribute(node, "aggregate_function", *aggregate_index);
   AddIntAttribute(node, "post_transform", *transform_index);
   AddIntAttribute(node, "n_targets", targets);
-  AddIntsAttribute(node, "tree_roots", roots);
-  AddIntsAttribute(node, "nodes_featureids", te_features);
+  AddIntsColumns(node, {{"tree_roots", roots}, {"nodes_featureids", te_features}});
   onnx::TensorProto modes_tensor;
   modes_tensor.set_data_type(onnx::TensorProto::UINT8);
   modes_tensor.add_dims(static_cast<int64_t>(te_modes.size()));
   modes_tensor.set_raw_data(te_modes);
   AddTensor(node, "nodes_modes", std::move(modes_tensor));
   AddTensor(node, "nodes_splits", RealTensor(onnx::TensorProto::FLOAT, te_splits));
-  AddIntsAttribute(node, "nodes_truenodeids", te_true);
-  AddIntsAttribute(node, "nodes_trueleafs", te_true_leaf);
-  AddIntsAttribute(node, "nodes_falsenodeids", te_false);
-  AddIntsAttribute(node, "nodes_falseleafs", te_false_leaf);
-  AddIntsAttribute(node, "nodes_missing_value_tracks_true", te_missing);
-  AddIntsAttribute(node, "leaf_targetids", leaf_targets);
+  AddIntsColumns(node, {{"nodes_truenodeids", te_true},
+                       {"nodes_trueleafs", te_true_leaf},
+                       {"nodes_falsenodeids", te_false},
+                       {"nodes_falseleafs", te_false_leaf},
+                       {"nodes_missing_value_tracks_true", te_missing},
+                       {"leaf_targetids", leaf_targets}});
   AddTensor(node, "leaf_weights", RealTensor(onnx::TensorProto::FLOAT, leaf_weights));
   if (has_base) {
     absl::StatusOr<std::string> base_name =

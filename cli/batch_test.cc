@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <sstream>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -58,6 +60,14 @@ class BatchTest : public ::testing::Test {
       g (float[2,2] x) => (float[2,2] y) {
         [tri] y = Trilu(x)
       })").SerializeAsString());
+  }
+  // A server on a free port, its work files under the test's directory.
+  absl::StatusOr<std::unique_ptr<service::Server>> StartServer() const {
+    service::ServerOptions options;
+    options.port = 0;
+    options.flush_delay = absl::ZeroDuration();
+    options.service.work_dir = dir_.string();
+    return service::Server::Start(options);
   }
 
   fs::path dir_;
@@ -190,11 +200,7 @@ TEST_F(BatchTest, ManifestListsModelsRelativeToItself) {
 }
 
 TEST_F(BatchTest, ThroughAServerTheOutputsAreTheSame) {
-  service::ServerOptions options;
-  options.port = 0;
-  options.flush_delay = absl::ZeroDuration();
-  options.service.work_dir = dir_.string();
-  auto server = service::Server::Start(options);
+  auto server = StartServer();
   ASSERT_TRUE(server.ok()) << server.status();
   ASSERT_EQ(Batch("17").exit_code, kExitOk);
   Result remote = RunCli({"batch", In(), "-o", (dir_ / "remote").string(), "--to", "17",
@@ -264,11 +270,7 @@ TEST_F(BatchTest, AServerThatIsDownIsAnInfrastructureFailureNotTheModels) {
 }
 
 TEST_F(BatchTest, ThroughAServerAModelsFailureStillExitsOne) {
-  service::ServerOptions options;
-  options.port = 0;
-  options.flush_delay = absl::ZeroDuration();
-  options.service.work_dir = dir_.string();
-  auto server = service::Server::Start(options);
+  auto server = StartServer();
   ASSERT_TRUE(server.ok()) << server.status();
   AddUnconvertible();
   std::string target = absl::StrCat("ipv4:127.0.0.1:", (*server)->port());

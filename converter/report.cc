@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/indent.h"
 #include "base/json_writer.h"
 
 namespace onnxconvert::converter {
@@ -141,15 +142,6 @@ std::string AlikeText(const NameList& alike) {
   }
   return absl::StrCat(" and ", alike.size(), " more alike (", names,
                       alike.size() > kNamed ? ", ..." : "", ")");
-}
-
-// `text`'s lines, each after `indent`.
-std::string Indented(absl::string_view text, absl::string_view indent) {
-  std::string out;
-  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
-    absl::StrAppend(&out, indent, line, "\n");
-  }
-  return out;
 }
 
 }  // namespace

@@ -499,8 +499,7 @@ Outputs ConvKernel(const KernelCall& call) {
                b != nullptr ? b->data<T>().data() : nullptr, y.data<T>().data());
       out = std::move(y);
     });
-    if (!out.ok()) return out.status();
-    return nn::One(*std::move(out));
+    return nn::One(std::move(out));
   };
   if (IsDepthwise2D(s, window)) {
     return run_direct([&](auto v, auto... storage) {
@@ -526,8 +525,7 @@ Outputs ConvKernel(const KernelCall& call) {
     Convolve<C>(s, window, vx->data(), vw->data(), vb ? vb->data() : nullptr, y.data());
     out = nn::StoreTensor<T, C>(x->elem_type(), dims, y);
   });
-  if (!out.ok()) return out.status();
-  return nn::One(*std::move(out));
+  return nn::One(std::move(out));
 }
 
 // ConvTranspose: each input element spreads w[c, m, k...] times itself
@@ -650,8 +648,7 @@ Outputs ConvTransposeKernel(const KernelCall& call) {
     }
     out = nn::StoreTensor<T, C>(x->elem_type(), dims, y);
   });
-  if (!out.ok()) return out.status();
-  return nn::One(*std::move(out));
+  return nn::One(std::move(out));
 }
 
 // The 8-bit elements of `t` as int32 less `zero_point`: a scalar, or one
@@ -897,8 +894,7 @@ Outputs DeformConvKernel(const KernelCall& call) {
     }
     out = nn::StoreTensor<T, C>(x->elem_type(), dims, y);
   });
-  if (!out.ok()) return out.status();
-  return nn::One(*std::move(out));
+  return nn::One(std::move(out));
 }
 
 constexpr int kLast = 1 << 20;

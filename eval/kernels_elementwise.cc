@@ -66,6 +66,22 @@ absl::Status SameTypes(const KernelCall& call) {
   return absl::OkStatus();
 }
 
+// SameTypes, and exactly two inputs.
+absl::Status TwoOfOneType(const KernelCall& call) {
+  OC_RETURN_IF_ERROR(SameTypes(call));
+  if (call.inputs.size() != 2) return call.Error("expects 2 inputs");
+  return absl::OkStatus();
+}
+
+// The kernel's one output, made by `fill(T{}, out)` for the storage type T
+// of `type`; where `fill` leaves `out` unset, the type has no kernel.
+template <typename Fill>
+Outputs ForElementType(const KernelCall& call, int32_t type, Fill fill) {
+  absl::StatusOr<Tensor> out = call.Error(absl::StrCat("no kernel for ", ElementTypeName(type)));
+  VisitElementType(type, [&](auto v) { fill(v, out); });
+  return One(std::move(out));
+}
+
 enum class Arith { kAdd, kSub, kMul, kDiv };
 
 template <typename C>
@@ -222,11 +238,9 @@ absl::StatusOr<Tensor> ArithmeticRows(const KernelCall& call, bool legacy, int32
 
 template <Arith kOp, bool kLegacy>
 absl::StatusOr<std::vector<Tensor>> Arithmetic(const KernelCall& call) {
-  OC_RETURN_IF_ERROR(SameTypes(call));
-  if (call.inputs.size() != 2) return call.Error("expects 2 inputs");
+  OC_RETURN_IF_ERROR(TwoOfOneType(call));
   int32_t type = call.inputs[0]->elem_type();
-  absl::StatusOr<Tensor> out = call.Error(absl::StrCat("no kernel for ", ElementTypeName(type)));
-  VisitElementType(type, [&](auto v) {
+  return ForElementType(call, type, [&](auto v, absl::StatusOr<Tensor>& out) {
     using T = decltype(v);
     if constexpr (std::is_floating_point_v<Compute<T>>) {
       out = ArithmeticRows<kOp, T>(call, kLegacy, type);
@@ -238,7 +252,6 @@ absl::StatusOr<std::vector<Tensor>> Arithmetic(const KernelCall& call) {
       });
     }
   });
-  return One(std::move(out));
 }
 
 enum class Compare { kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual };
@@ -259,15 +272,12 @@ absl::StatusOr<Tensor> StringsEqual(const KernelCall& call) {
 
 template <Compare kOp, bool kLegacy>
 absl::StatusOr<std::vector<Tensor>> Comparison(const KernelCall& call) {
-  OC_RETURN_IF_ERROR(SameTypes(call));
-  if (call.inputs.size() != 2) return call.Error("expects 2 inputs");
+  OC_RETURN_IF_ERROR(TwoOfOneType(call));
   int32_t type = call.inputs[0]->elem_type();
   if (kOp == Compare::kEqual && !kLegacy && type == onnx::TensorProto::STRING) {
-    OC_ASSIGN_OR_RETURN(Tensor out, StringsEqual(call));
-    return One(std::move(out));
+    return One(StringsEqual(call));
   }
-  absl::StatusOr<Tensor> out = call.Error(absl::StrCat("no kernel for ", ElementTypeName(type)));
-  VisitElementType(type, [&](auto v) {
+  return ForElementType(call, type, [&](auto v, absl::StatusOr<Tensor>& out) {
     using T = decltype(v);
     out = Map<T, bool>(call, kLegacy, onnx::TensorProto::BOOL,
                        [](const std::vector<Compute<T>>& x) -> absl::StatusOr<bool> {
@@ -281,7 +291,6 @@ absl::StatusOr<std::vector<Tensor>> Comparison(const KernelCall& call) {
                          return false;
                        });
   });
-  return One(std::move(out));
 }
 
 enum class Logic { kAnd, kOr, kXor };
@@ -302,9 +311,7 @@ absl::StatusOr<std::vector<Tensor>> Logical(const KernelCall& call) {
                                                       }
                                                       return false;
                                                     })));
-  std::vector<Tensor> outputs;
-  outputs.push_back(std::move(out));
-  return outputs;
+  return One(std::move(out));
 }
 
 enum class Variadic { kMax, kMin, kSum, kMean };
@@ -322,8 +329,7 @@ absl::StatusOr<std::vector<Tensor>> Reduce(const KernelCall& call) {
     }
   }
   int32_t type = call.inputs[0]->elem_type();
-  absl::StatusOr<Tensor> out = call.Error(absl::StrCat("no kernel for ", ElementTypeName(type)));
-  VisitElementType(type, [&](auto v) {
+  return ForElementType(call, type, [&](auto v, absl::StatusOr<Tensor>& out) {
     using T = decltype(v);
     if constexpr (kIsNumber<T>) {
       out = Map<T, T>(call, false, type,
@@ -356,7 +362,6 @@ absl::StatusOr<std::vector<Tensor>> Reduce(const KernelCall& call) {
                       });
     }
   });
-  return One(std::move(out));
 }
 
 enum class Unary { kNeg, kAbs, kSqrt, kExp, kLog, kFloor, kCeil, kReciprocal, kRelu, kNot };
@@ -366,8 +371,7 @@ absl::StatusOr<std::vector<Tensor>> UnaryMath(const KernelCall& call) {
   const Tensor* x = call.input(0);
   if (x == nullptr) return call.Error("input X is absent");
   int32_t type = x->elem_type();
-  absl::StatusOr<Tensor> out = call.Error(absl::StrCat("no kernel for ", ElementTypeName(type)));
-  VisitElementType(type, [&](auto v) {
+  return ForElementType(call, type, [&](auto v, absl::StatusOr<Tensor>& out) {
     using T = decltype(v);
     using C = Compute<T>;
     constexpr bool kFloat = std::is_floating_point_v<C>;
@@ -421,7 +425,6 @@ absl::StatusOr<std::vector<Tensor>> UnaryMath(const KernelCall& call) {
                       });
     }
   });
-  return One(std::move(out));
 }
 
 // Where(condition, X, Y), broadcasting all three.
@@ -448,9 +451,7 @@ absl::StatusOr<std::vector<Tensor>> WhereKernel(const KernelCall& call) {
     cx.Next();
     cy.Next();
   }
-  std::vector<Tensor> outputs;
-  outputs.push_back(std::move(out));
-  return outputs;
+  return One(std::move(out));
 }
 
 constexpr KernelRow kRows[] = {

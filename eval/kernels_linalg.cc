@@ -119,8 +119,7 @@ Outputs MatMulKernel(const KernelCall& call) {
       out = nn::StoreTensor<T, C>(type, dims, result);
     }
   });
-  if (!out.ok()) return out.status();
-  return nn::One(*std::move(out));
+  return nn::One(std::move(out));
 }
 
 // Gemm: Y = alpha * A' B' + beta * C with A', B' optionally transposed; C
@@ -193,8 +192,7 @@ Outputs GemmKernel(const KernelCall& call) {
       }
     }
   });
-  if (!out.ok()) return out.status();
-  return nn::One(*std::move(out));
+  return nn::One(std::move(out));
 }
 
 // The 8-bit integers of `t` (int8 or uint8) as int32, less `zero_point`
@@ -335,8 +333,7 @@ Outputs DetKernel(const KernelCall& call) {
     }
     out = nn::StoreTensor<T, C>(x->elem_type(), dims, dets);
   });
-  if (!out.ok()) return out.status();
-  return nn::One(*std::move(out));
+  return nn::One(std::move(out));
 }
 
 // ---- Einsum ----
@@ -645,8 +642,7 @@ Outputs EinsumKernel(const KernelCall& call) {
       out = nn::StoreTensor<T, C>(type, dims, *sum);
     }
   });
-  if (!out.ok()) return out.status();
-  return nn::One(*std::move(out));
+  return nn::One(std::move(out));
 }
 
 constexpr int kLast = 1 << 20;

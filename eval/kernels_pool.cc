@@ -392,8 +392,7 @@ Outputs RoiAlignKernel(const KernelCall& call) {
   nn::VisitFloatType(x->elem_type(), [&](auto v) {
     out = nn::StoreTensor<decltype(v), double>(x->elem_type(), dims, y);
   });
-  if (!out.ok()) return out.status();
-  return nn::One(*std::move(out));
+  return nn::One(std::move(out));
 }
 
 constexpr int kLast = 1 << 20;

@@ -206,8 +206,7 @@ Outputs DequantizeKernel(const KernelCall& call) {
   nn::VisitFloatType(out_type, [&](auto v) {
     out = nn::StoreTensor<decltype(v), float>(out_type, x->dims(), y);
   });
-  if (!out.ok()) return out.status();
-  return nn::One(*std::move(out));
+  return nn::One(std::move(out));
 }
 
 // DynamicQuantizeLinear: uint8 over [min(0, min x), max(0, max x)]: the

@@ -40,6 +40,11 @@ inline Outputs One(Tensor tensor) {
   outputs.push_back(std::move(tensor));
   return outputs;
 }
+// One(tensor), or the error computing it.
+inline Outputs One(absl::StatusOr<Tensor> tensor) {
+  if (!tensor.ok()) return tensor.status();
+  return One(*std::move(tensor));
+}
 
 // The type float16, bfloat16 and float compute in (float), and double in.
 template <typename T>

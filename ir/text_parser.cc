@@ -227,6 +227,40 @@ class Parser {
     if (Accept(punct)) return absl::OkStatus();
     return Error(absl::StrCat("expected '", punct, "'"));
   }
+  // Parses `open`, then items separated by ',' (each read by `item`), then
+  // `close`; `open` `close` alone is the empty list.
+  template <typename Item>
+  absl::Status Delimited(absl::string_view open, absl::string_view close, Item item) {
+    OC_RETURN_IF_ERROR(Expect(open));
+    if (Accept(close)) return absl::OkStatus();
+    do {
+      OC_RETURN_IF_ERROR(item());
+    } while (Accept(","));
+    return Expect(close);
+  }
+  // Hands a parsed value to `store`, or passes on the parse error.
+  template <typename T, typename Store>
+  static absl::Status StoreParsed(absl::StatusOr<T> value, Store store) {
+    if (!value.ok()) return value.status();
+    store(*std::move(value));
+    return absl::OkStatus();
+  }
+  // Parses a `<key: value, ...>` header, each value read by `value(key)`;
+  // `what` names the header in the error for a key `value` does not know
+  // (it returns std::nullopt for one).
+  template <typename Value>
+  absl::Status HeaderEntries(absl::string_view what, Value value) {
+    return Delimited("<", ">", [&]() -> absl::Status {
+      if (Peek().kind != TokenKind::kIdentifier) return Error("expected a header key");
+      std::string key = Next().text;
+      OC_RETURN_IF_ERROR(Expect(":"));
+      std::optional<absl::Status> known = value(key);
+      if (known) return *std::move(known);
+      --pos_;
+      --pos_;
+      return Error(absl::StrCat("unknown ", what, " header key"));
+    });
+  }
 
   // ---- pieces ----
   absl::StatusOr<std::string> ParseName() {
@@ -542,30 +576,17 @@ class Parser {
 
   absl::Status TypedValue(onnx::TensorProto& tensor) {
     switch (text::TypedFieldFor(tensor.data_type())) {
-      case onnx::TensorProto::kFloatDataFieldNumber: {
-        OC_ASSIGN_OR_RETURN(float value, ParseFloat<float>());
-        tensor.add_float_data(value);
-        return absl::OkStatus();
-      }
-      case onnx::TensorProto::kDoubleDataFieldNumber: {
-        OC_ASSIGN_OR_RETURN(double value, ParseFloat<double>());
-        tensor.add_double_data(value);
-        return absl::OkStatus();
-      }
-      case onnx::TensorProto::kInt64DataFieldNumber: {
-        OC_ASSIGN_OR_RETURN(int64_t value, ParseInt());
-        tensor.add_int64_data(value);
-        return absl::OkStatus();
-      }
-      case onnx::TensorProto::kUint64DataFieldNumber: {
-        OC_ASSIGN_OR_RETURN(uint64_t value, ParseUnsigned());
-        tensor.add_uint64_data(value);
-        return absl::OkStatus();
-      }
-      case onnx::TensorProto::kStringDataFieldNumber: {
-        OC_ASSIGN_OR_RETURN(*tensor.add_string_data(), ParseString());
-        return absl::OkStatus();
-      }
+      case onnx::TensorProto::kFloatDataFieldNumber:
+        return StoreParsed(ParseFloat<float>(), [&](float v) { tensor.add_float_data(v); });
+      case onnx::TensorProto::kDoubleDataFieldNumber:
+        return StoreParsed(ParseFloat<double>(), [&](double v) { tensor.add_double_data(v); });
+      case onnx::TensorProto::kInt64DataFieldNumber:
+        return StoreParsed(ParseInt(), [&](int64_t v) { tensor.add_int64_data(v); });
+      case onnx::TensorProto::kUint64DataFieldNumber:
+        return StoreParsed(ParseUnsigned(), [&](uint64_t v) { tensor.add_uint64_data(v); });
+      case onnx::TensorProto::kStringDataFieldNumber:
+        return StoreParsed(ParseString(),
+                           [&](std::string v) { tensor.add_string_data(std::move(v)); });
       default: {
         OC_ASSIGN_OR_RETURN(int64_t value, ParseInt());
         if (value < std::numeric_limits<int32_t>::min() ||
@@ -579,97 +600,62 @@ class Parser {
   }
 
   absl::Status TypedValues(onnx::TensorProto& tensor) {
-    OC_RETURN_IF_ERROR(Expect("{"));
-    if (Accept("}")) return absl::OkStatus();
-    do {
-      OC_RETURN_IF_ERROR(TypedValue(tensor));
-    } while (Accept(","));
-    return Expect("}");
+    return Delimited("{", "}", [&] { return TypedValue(tensor); });
   }
 
   absl::Status KeyValueList(
       google::protobuf::RepeatedPtrField<onnx::StringStringEntryProto>& entries) {
-    OC_RETURN_IF_ERROR(Expect("["));
-    if (Accept("]")) return absl::OkStatus();
-    do {
+    return Delimited("[", "]", [&]() -> absl::Status {
       onnx::StringStringEntryProto* entry = entries.Add();
       OC_ASSIGN_OR_RETURN(*entry->mutable_key(), ParseString());
       OC_RETURN_IF_ERROR(Expect(":"));
       OC_ASSIGN_OR_RETURN(*entry->mutable_value(), ParseString());
-    } while (Accept(","));
-    return Expect("]");
+      return absl::OkStatus();
+    });
   }
 
   absl::Status OpsetList(google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& opsets) {
-    OC_RETURN_IF_ERROR(Expect("["));
-    if (Accept("]")) return absl::OkStatus();
-    do {
+    return Delimited("[", "]", [&]() -> absl::Status {
       onnx::OperatorSetIdProto* opset = opsets.Add();
       if (Peek().kind == TokenKind::kString) {
         OC_ASSIGN_OR_RETURN(*opset->mutable_domain(), ParseString());
         OC_RETURN_IF_ERROR(Expect(":"));
       }
-      if (Accept("?")) continue;
-      OC_ASSIGN_OR_RETURN(int64_t version, ParseInt());
-      opset->set_version(version);
-    } while (Accept(","));
-    return Expect("]");
+      if (Accept("?")) return absl::OkStatus();
+      return StoreParsed(ParseInt(), [&](int64_t v) { opset->set_version(v); });
+    });
+  }
+
+  // Parses a string into `field`.
+  absl::Status StringInto(std::string* field) {
+    return StoreParsed(ParseString(), [&](std::string v) { *field = std::move(v); });
   }
 
   absl::Status ModelHeader(onnx::ModelProto& model) {
-    OC_RETURN_IF_ERROR(Expect("<"));
-    if (Accept(">")) return absl::OkStatus();
-    do {
-      if (Peek().kind != TokenKind::kIdentifier) return Error("expected a header key");
-      std::string key = Next().text;
-      OC_RETURN_IF_ERROR(Expect(":"));
+    return HeaderEntries("model", [&](const std::string& key) -> std::optional<absl::Status> {
       if (key == "ir_version") {
-        OC_ASSIGN_OR_RETURN(int64_t v, ParseInt());
-        model.set_ir_version(v);
-      } else if (key == "opset_import") {
-        OC_RETURN_IF_ERROR(OpsetList(*model.mutable_opset_import()));
-      } else if (key == "producer_name") {
-        OC_ASSIGN_OR_RETURN(*model.mutable_producer_name(), ParseString());
-      } else if (key == "producer_version") {
-        OC_ASSIGN_OR_RETURN(*model.mutable_producer_version(), ParseString());
-      } else if (key == "domain") {
-        OC_ASSIGN_OR_RETURN(*model.mutable_domain(), ParseString());
-      } else if (key == "model_version") {
-        OC_ASSIGN_OR_RETURN(int64_t v, ParseInt());
-        model.set_model_version(v);
-      } else if (key == "doc_string") {
-        OC_ASSIGN_OR_RETURN(*model.mutable_doc_string(), ParseString());
-      } else if (key == "metadata_props") {
-        OC_RETURN_IF_ERROR(KeyValueList(*model.mutable_metadata_props()));
-      } else {
-        --pos_;
-        --pos_;
-        return Error("unknown model header key");
+        return StoreParsed(ParseInt(), [&](int64_t v) { model.set_ir_version(v); });
       }
-    } while (Accept(","));
-    return Expect(">");
+      if (key == "opset_import") return OpsetList(*model.mutable_opset_import());
+      if (key == "producer_name") return StringInto(model.mutable_producer_name());
+      if (key == "producer_version") return StringInto(model.mutable_producer_version());
+      if (key == "domain") return StringInto(model.mutable_domain());
+      if (key == "model_version") {
+        return StoreParsed(ParseInt(), [&](int64_t v) { model.set_model_version(v); });
+      }
+      if (key == "doc_string") return StringInto(model.mutable_doc_string());
+      if (key == "metadata_props") return KeyValueList(*model.mutable_metadata_props());
+      return std::nullopt;
+    });
   }
 
   absl::Status FunctionHeader(onnx::FunctionProto& function) {
-    OC_RETURN_IF_ERROR(Expect("<"));
-    if (Accept(">")) return absl::OkStatus();
-    do {
-      if (Peek().kind != TokenKind::kIdentifier) return Error("expected a header key");
-      std::string key = Next().text;
-      OC_RETURN_IF_ERROR(Expect(":"));
-      if (key == "domain") {
-        OC_ASSIGN_OR_RETURN(*function.mutable_domain(), ParseString());
-      } else if (key == "overload") {
-        OC_ASSIGN_OR_RETURN(*function.mutable_overload(), ParseString());
-      } else if (key == "opset_import") {
-        OC_RETURN_IF_ERROR(OpsetList(*function.mutable_opset_import()));
-      } else {
-        --pos_;
-        --pos_;
-        return Error("unknown function header key");
-      }
-    } while (Accept(","));
-    return Expect(">");
+    return HeaderEntries("function", [&](const std::string& key) -> std::optional<absl::Status> {
+      if (key == "domain") return StringInto(function.mutable_domain());
+      if (key == "overload") return StringInto(function.mutable_overload());
+      if (key == "opset_import") return OpsetList(*function.mutable_opset_import());
+      return std::nullopt;
+    });
   }
 
   // ---- attributes ----
@@ -751,20 +737,12 @@ class Parser {
     }
     attribute.set_type(static_cast<onnx::AttributeProto::AttributeType>(type));
     switch (type) {
-      case onnx::AttributeProto::FLOAT: {
-        OC_ASSIGN_OR_RETURN(float f, ParseFloat<float>());
-        attribute.set_f(f);
-        return absl::OkStatus();
-      }
-      case onnx::AttributeProto::INT: {
-        OC_ASSIGN_OR_RETURN(int64_t i, ParseInt());
-        attribute.set_i(i);
-        return absl::OkStatus();
-      }
-      case onnx::AttributeProto::STRING: {
-        OC_ASSIGN_OR_RETURN(*attribute.mutable_s(), ParseString());
-        return absl::OkStatus();
-      }
+      case onnx::AttributeProto::FLOAT:
+        return StoreParsed(ParseFloat<float>(), [&](float v) { attribute.set_f(v); });
+      case onnx::AttributeProto::INT:
+        return StoreParsed(ParseInt(), [&](int64_t v) { attribute.set_i(v); });
+      case onnx::AttributeProto::STRING:
+        return StringInto(attribute.mutable_s());
       case onnx::AttributeProto::TENSOR:
         return TensorLiteral(value_notes, *attribute.mutable_t());
       case onnx::AttributeProto::GRAPH:
@@ -783,20 +761,12 @@ class Parser {
 
   absl::Status ListElement(int type, onnx::AttributeProto& attribute) {
     switch (type) {
-      case onnx::AttributeProto::FLOATS: {
-        OC_ASSIGN_OR_RETURN(float f, ParseFloat<float>());
-        attribute.add_floats(f);
-        return absl::OkStatus();
-      }
-      case onnx::AttributeProto::INTS: {
-        OC_ASSIGN_OR_RETURN(int64_t i, ParseInt());
-        attribute.add_ints(i);
-        return absl::OkStatus();
-      }
-      case onnx::AttributeProto::STRINGS: {
-        OC_ASSIGN_OR_RETURN(*attribute.add_strings(), ParseString());
-        return absl::OkStatus();
-      }
+      case onnx::AttributeProto::FLOATS:
+        return StoreParsed(ParseFloat<float>(), [&](float v) { attribute.add_floats(v); });
+      case onnx::AttributeProto::INTS:
+        return StoreParsed(ParseInt(), [&](int64_t v) { attribute.add_ints(v); });
+      case onnx::AttributeProto::STRINGS:
+        return StringInto(attribute.add_strings());
       case onnx::AttributeProto::TENSORS: {
         OC_ASSIGN_OR_RETURN(Annotations notes, ParseAnnotations());
         return TensorLiteral(notes, *attribute.add_tensors());
@@ -813,12 +783,7 @@ class Parser {
   }
 
   absl::Status ListValue(int type, onnx::AttributeProto& attribute) {
-    OC_RETURN_IF_ERROR(Expect("["));
-    if (Accept("]")) return absl::OkStatus();
-    do {
-      OC_RETURN_IF_ERROR(ListElement(type, attribute));
-    } while (Accept(","));
-    return Expect("]");
+    return Delimited("[", "]", [&] { return ListElement(type, attribute); });
   }
 
   std::vector<Token> tokens_;

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/indent.h"
 #include "base/json_writer.h"
 #include "base/op_key.h"
 #include "base/status_macros.h"
@@ -341,19 +342,6 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
   }
   return report;
 }
-
-namespace {
-
-// `text`'s lines, each after `indent`.
-std::string Indented(absl::string_view text, absl::string_view indent) {
-  std::string out;
-  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
-    absl::StrAppend(&out, indent, line, "\n");
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string RewriteReport::ToText(bool with_records) const {
   std::string out = absl::StrFormat(

@@ -132,57 +132,6 @@ absl::StatusOr<v1::InspectResponse> InspectModelBytes(std::string_view bytes,
   return response;
 }
 
-namespace {
-
-rewrites::RewriteOptions RewriteOptionsFromProto(const v1::RewriteOptions& proto) {
-  rewrites::RewriteOptions options;
-  if (!proto.profile().empty()) options.profile = proto.profile();
-  options.passes.assign(proto.passes().begin(), proto.passes().end());
-  options.skip.assign(proto.skip().begin(), proto.skip().end());
-  if (proto.has_max_fold_bytes()) options.max_fold_bytes = proto.max_fold_bytes();
-  if (proto.has_max_rounds()) options.max_rounds = proto.max_rounds();
-  for (const v1::RuleFile& file : proto.rules()) {
-    options.rule_files.push_back({file.name(), file.text()});
-  }
-  options.explain.assign(proto.explain().begin(), proto.explain().end());
-  return options;
-}
-
-v1::RewriteReport RewriteReportToProto(const rewrites::RewriteReport& report) {
-  v1::RewriteReport proto;
-  proto.set_profile(report.profile);
-  proto.set_rounds(report.rounds);
-  proto.set_converged(report.converged);
-  proto.set_nodes_before(report.nodes_before);
-  proto.set_nodes_after(report.nodes_after);
-  proto.set_initializers_before(report.initializers_before);
-  proto.set_initializers_after(report.initializers_after);
-  proto.set_bytes_before(report.bytes_before);
-  proto.set_bytes_after(report.bytes_after);
-  for (const rewrites::PassStats& pass : report.passes) {
-    v1::PassStats* out = proto.add_passes();
-    out->set_pass(pass.pass);
-    out->set_matches(pass.matches);
-    out->set_nodes_removed(pass.nodes_removed);
-    out->set_nodes_added(pass.nodes_added);
-    out->set_initializers_removed(pass.initializers_removed);
-    out->set_initializers_added(pass.initializers_added);
-  }
-  for (const rewrites::RuleExplanation& e : report.explain) {
-    v1::RuleExplanation* out = proto.add_explain();
-    out->set_rule(e.rule);
-    out->set_graph(e.graph);
-    out->set_node(e.node);
-    out->set_op(e.op);
-    out->set_index(e.index);
-    out->set_matched(e.matched);
-    out->set_reason(e.reason);
-  }
-  return proto;
-}
-
-}  // namespace
-
 // The rewrite options `proto` gives, or InvalidArgument naming `name`.
 absl::StatusOr<rewrites::RewriteOptions> CheckedRewriteOptions(const v1::RewriteOptions& proto,
                                                               const std::string& name) {
@@ -303,6 +252,25 @@ absl::StatusOr<bool> ConvertUploadedInWindows(const StreamWorkspace& workspace,
   return true;
 }
 
+// The model's name in messages: the header's, shortened, or "model".
+std::string ModelNameOf(const v1::StreamHeader& header) {
+  return header.model_name().empty() ? "model" : Abbreviate(header.model_name());
+}
+
+// The uploaded model, at most `max_model_bytes`, its external data checked
+// when `header` says it was uploaded too; an error is InvalidArgument
+// naming `name`.
+absl::StatusOr<LoadedModel> LoadUploadedModel(const StreamWorkspace& workspace,
+                                              const v1::StreamHeader& header,
+                                              int64_t max_model_bytes, const std::string& name) {
+  LoadOptions load;
+  load.max_model_bytes = max_model_bytes;
+  load.verify_external_data = header.external_data() == v1::EXTERNAL_DATA_UPLOADED;
+  absl::StatusOr<LoadedModel> loaded = LoadModel(workspace.input_model_path(), load);
+  if (!loaded.ok()) return AsInvalidArgument(workspace.Relabel(loaded.status(), name));
+  return loaded;
+}
+
 }  // namespace
 
 absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspace,
@@ -312,8 +280,7 @@ absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspa
   Stopwatch clock;
   StreamOutput output;
   v1::Timings& timings = *output.result.mutable_timings();
-  const std::string name =
-      header.model_name().empty() ? "model" : Abbreviate(header.model_name());
+  const std::string name = ModelNameOf(header);
   bool uploaded = header.external_data() == v1::EXTERNAL_DATA_UPLOADED;
   converter::ConvertOptions options = OptionsFromProto(header.options());
   if (should_stop) options.should_stop = should_stop;
@@ -330,14 +297,11 @@ absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspa
       return output;
     }
   }
-  LoadOptions load;
-  load.max_model_bytes = max_model_bytes;
-  load.verify_external_data = uploaded;
-  absl::StatusOr<LoadedModel> loaded = LoadModel(workspace.input_model_path(), load);
-  if (!loaded.ok()) return AsInvalidArgument(workspace.Relabel(loaded.status(), name));
+  OC_ASSIGN_OR_RETURN(LoadedModel loaded,
+                      LoadUploadedModel(workspace, header, max_model_bytes, name));
   timings.set_parse_ms(clock.Lap());
   OC_ASSIGN_OR_RETURN(converter::ConversionResult result,
-                      converter::ConvertModel(loaded->model, options));
+                      converter::ConvertModel(loaded.model, options));
   timings.set_convert_ms(clock.Lap());
   SetReport(result.report, forms, output.result);
   if (options.dry_run) {
@@ -356,25 +320,20 @@ absl::StatusOr<StreamOutput> RewriteUploadedModel(const StreamWorkspace& workspa
   Stopwatch clock;
   StreamOutput output;
   v1::Timings& timings = *output.result.mutable_timings();
-  const std::string name =
-      header.model_name().empty() ? "model" : Abbreviate(header.model_name());
+  const std::string name = ModelNameOf(header);
   OC_ASSIGN_OR_RETURN(rewrites::RewriteOptions options,
                       CheckedRewriteOptions(header.rewrite(), name));
-  bool uploaded = header.external_data() == v1::EXTERNAL_DATA_UPLOADED;
-  LoadOptions load;
-  load.max_model_bytes = max_model_bytes;
-  load.verify_external_data = uploaded;
-  absl::StatusOr<LoadedModel> loaded = LoadModel(workspace.input_model_path(), load);
-  if (!loaded.ok()) return AsInvalidArgument(workspace.Relabel(loaded.status(), name));
+  OC_ASSIGN_OR_RETURN(LoadedModel loaded,
+                      LoadUploadedModel(workspace, header, max_model_bytes, name));
   timings.set_parse_ms(clock.Lap());
-  OC_ASSIGN_OR_RETURN(rewrites::RewriteReport report, RewriteNamed(loaded->model, options, name));
+  OC_ASSIGN_OR_RETURN(rewrites::RewriteReport report, RewriteNamed(loaded.model, options, name));
   timings.set_convert_ms(clock.Lap());
   *output.result.mutable_rewrite_report() = RewriteReportToProto(report);
   if (!header.report_message_only()) {
     output.result.set_report_json(report.ToJson());
     output.result.set_report_text(report.ToText());
   }
-  OC_RETURN_IF_ERROR(SendModel(loaded->model, workspace, header, name, "rewritten", output));
+  OC_RETURN_IF_ERROR(SendModel(loaded.model, workspace, header, name, "rewritten", output));
   timings.set_serialize_ms(clock.Lap());
   timings.set_total_ms(clock.Total());
   return output;

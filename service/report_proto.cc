@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
+#include "rewrites/pass_manager.h"
 
 namespace onnxconvert::service {
 namespace {
@@ -388,6 +389,53 @@ ModelSummary SummaryFromProto(const v1::ModelSummary& proto) {
   summary.metadata_props = proto.metadata_props();
   summary.training_info = proto.training_info();
   return summary;
+}
+
+rewrites::RewriteOptions RewriteOptionsFromProto(const v1::RewriteOptions& proto) {
+  rewrites::RewriteOptions options;
+  if (!proto.profile().empty()) options.profile = proto.profile();
+  options.passes.assign(proto.passes().begin(), proto.passes().end());
+  options.skip.assign(proto.skip().begin(), proto.skip().end());
+  if (proto.has_max_fold_bytes()) options.max_fold_bytes = proto.max_fold_bytes();
+  if (proto.has_max_rounds()) options.max_rounds = proto.max_rounds();
+  for (const v1::RuleFile& file : proto.rules()) {
+    options.rule_files.push_back({file.name(), file.text()});
+  }
+  options.explain.assign(proto.explain().begin(), proto.explain().end());
+  return options;
+}
+
+v1::RewriteReport RewriteReportToProto(const rewrites::RewriteReport& report) {
+  v1::RewriteReport proto;
+  proto.set_profile(report.profile);
+  proto.set_rounds(report.rounds);
+  proto.set_converged(report.converged);
+  proto.set_nodes_before(report.nodes_before);
+  proto.set_nodes_after(report.nodes_after);
+  proto.set_initializers_before(report.initializers_before);
+  proto.set_initializers_after(report.initializers_after);
+  proto.set_bytes_before(report.bytes_before);
+  proto.set_bytes_after(report.bytes_after);
+  for (const rewrites::PassStats& pass : report.passes) {
+    v1::PassStats* out = proto.add_passes();
+    out->set_pass(pass.pass);
+    out->set_matches(pass.matches);
+    out->set_nodes_removed(pass.nodes_removed);
+    out->set_nodes_added(pass.nodes_added);
+    out->set_initializers_removed(pass.initializers_removed);
+    out->set_initializers_added(pass.initializers_added);
+  }
+  for (const rewrites::RuleExplanation& e : report.explain) {
+    v1::RuleExplanation* out = proto.add_explain();
+    out->set_rule(e.rule);
+    out->set_graph(e.graph);
+    out->set_node(e.node);
+    out->set_op(e.op);
+    out->set_index(e.index);
+    out->set_matched(e.matched);
+    out->set_reason(e.reason);
+  }
+  return proto;
 }
 
 }  // namespace onnxconvert::service

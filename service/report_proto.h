@@ -10,6 +10,7 @@
 #include "converter/converter.h"
 #include "ir/model_summary.h"
 #include "proto/onnx_convert_service.pb.h"
+#include "rewrites/pass_manager.h"
 #include "schema/checker.h"
 
 namespace onnxconvert::service {
@@ -42,6 +43,12 @@ v1::ModelSummary SummaryToProto(const ModelSummary& summary);
 
 // A model summary message as the struct `inspect` prints.
 ModelSummary SummaryFromProto(const v1::ModelSummary& proto);
+
+// The rewrite options an optimize request carries, as the pass manager takes them.
+rewrites::RewriteOptions RewriteOptionsFromProto(const v1::RewriteOptions& proto);
+
+// A rewrite report as its message.
+v1::RewriteReport RewriteReportToProto(const rewrites::RewriteReport& report);
 
 }  // namespace onnxconvert::service
 

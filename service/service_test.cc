@@ -62,6 +62,25 @@ grpc::Status StreamWithChunkNamed(v1::OnnxConvert::Stub& stub, const v1::StreamH
   return stream->Finish();
 }
 
+// A service held to one of its byte limits, and how a call past it is
+// refused.
+struct ByteLimitCase {
+  const char* reason;  // the rejection counted and logged
+  int64_t max_model_bytes;
+  int64_t max_upload_bytes;
+  int64_t max_work_bytes;
+  bool retry;  // room may free up
+};
+
+// The service options holding to `c`'s limits.
+ServiceOptions ByteLimitOptions(const ByteLimitCase& c) {
+  ServiceOptions options;
+  options.max_model_bytes = c.max_model_bytes;
+  options.max_upload_bytes = c.max_upload_bytes;
+  options.max_work_bytes = c.max_work_bytes;
+  return options;
+}
+
 class ServiceTest : public ::testing::Test {
  protected:
   void Start(ServiceOptions service = {}, int64_t max_message_bytes = int64_t{64} << 20,
@@ -104,8 +123,42 @@ class ServiceTest : public ::testing::Test {
     return metrics.ok() ? metrics->running_workers() : -1;
   }
 
+  // Expects `status` to be the refusal `c` describes, counted once.
+  void ExpectRefused(const ByteLimitCase& c, const grpc::Status& status) {
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << c.reason << ": " << status.error_message();
+    EXPECT_EQ(RetryDelayOf(status).has_value(), c.retry) << c.reason;
+    EXPECT_EQ(server_->service().rejections(c.reason), 1) << c.reason;
+  }
+
   std::stringstream log_;
   std::unique_ptr<Server> server_;
+};
+
+// A conversion of the slow model to opset 25, running on its own thread
+// until Cancel.
+class SlowCall {
+ public:
+  explicit SlowCall(std::unique_ptr<v1::OnnxConvert::Stub> stub)
+      : stub_(std::move(stub)), thread_([this] {
+          v1::ConvertResponse response;
+          stub_->Convert(&context_, Request(SlowModelBytes(), 25), &response);
+        }) {}
+  SlowCall(const SlowCall&) = delete;
+  SlowCall& operator=(const SlowCall&) = delete;
+  ~SlowCall() { Cancel(); }
+
+  // Cancels the call and waits for its thread to end.
+  void Cancel() {
+    if (!thread_.joinable()) return;
+    context_.TryCancel();
+    thread_.join();
+  }
+
+ private:
+  grpc::ClientContext context_;
+  std::unique_ptr<v1::OnnxConvert::Stub> stub_;
+  std::thread thread_;  // last: it uses the members above
 };
 
 converter::ConversionResult LocalConvert(const std::string& bytes, int64_t target) {
@@ -301,11 +354,7 @@ TEST_F(ServiceTest, CallsPastMaxConcurrentAreResourceExhausted) {
   ServiceOptions options;
   options.max_concurrent = 1;
   Start(options);
-  grpc::ClientContext slow_context;
-  std::thread slow([&] {
-    v1::ConvertResponse response;
-    Stub()->Convert(&slow_context, Request(SlowModelBytes(), 25), &response);
-  });
+  SlowCall slow(Stub());
   ASSERT_TRUE(Eventually([&] { return RunningWorkers() == 1; }));
   v1::CheckResponse response;
   grpc::ClientContext context;
@@ -317,24 +366,18 @@ TEST_F(ServiceTest, CallsPastMaxConcurrentAreResourceExhausted) {
   EXPECT_TRUE(RetryDelayOf(status).has_value());
   EXPECT_EQ(server_->service().rejections("max_concurrent"), 1);
   EXPECT_TRUE(absl::StrContains(log_.str(), "reason=max_concurrent")) << log_.str();
-  slow_context.TryCancel();
-  slow.join();
+  slow.Cancel();
 }
 
 // The model bytes of the calls being handled, for the metrics endpoint.
 TEST_F(ServiceTest, InFlightBytesCountTheModelsOfRunningCalls) {
   Start();
   EXPECT_EQ(server_->service().in_flight_bytes(), 0);
-  grpc::ClientContext slow_context;
-  std::thread slow([&] {
-    v1::ConvertResponse response;
-    Stub()->Convert(&slow_context, Request(SlowModelBytes(), 25), &response);
-  });
+  SlowCall slow(Stub());
   ASSERT_TRUE(Eventually([&] { return RunningWorkers() == 1; }));
   EXPECT_EQ(server_->service().in_flight_bytes(), static_cast<int64_t>(SlowModelBytes().size()));
   EXPECT_EQ(server_->service().MetricsSnapshot().in_flight(), 1);
-  slow_context.TryCancel();
-  slow.join();
+  slow.Cancel();
   // The server answers the cancelled call soon after the client saw it end.
   EXPECT_TRUE(Eventually([&] { return server_->service().in_flight_bytes() == 0; }));
 }
@@ -384,11 +427,7 @@ TEST_F(ServiceTest, CallsPastTheMemoryBudgetAreResourceExhaustedWithARetryDelay)
   options.max_inflight_bytes = big_charge + 2 * ModelCallCharge(static_cast<int64_t>(small.size()));
   options.retry_delay = absl::Milliseconds(1500);
   Start(options);
-  grpc::ClientContext slow_context;
-  std::thread slow([&] {
-    v1::ConvertResponse response;
-    Stub()->Convert(&slow_context, Request(big, 25), &response);
-  });
+  SlowCall slow(Stub());
   ASSERT_TRUE(Eventually([&] { return server_->service().inflight_bytes() >= big_charge; }));
   struct Case {
     const char* name;
@@ -415,36 +454,21 @@ TEST_F(ServiceTest, CallsPastTheMemoryBudgetAreResourceExhaustedWithARetryDelay)
   }
   EXPECT_EQ(server_->service().rejections("inflight_bytes"), 1);
   EXPECT_TRUE(absl::StrContains(log_.str(), "reason=inflight_bytes")) << log_.str();
-  slow_context.TryCancel();
-  slow.join();
+  slow.Cancel();
   EXPECT_TRUE(Eventually([&] { return server_->service().inflight_bytes() == 0; }));
 }
 
 TEST_F(ServiceTest, StreamedUploadsPastALimitAreRefusedCountedAndLogged) {
   const std::string& model = testing::TinyCnnBytes();
   const int64_t under = static_cast<int64_t>(model.size()) / 2;
-  struct Case {
-    const char* reason;
-    int64_t max_model_bytes;
-    int64_t max_upload_bytes;
-    int64_t max_work_bytes;
-    bool retry;  // room may free up
-  };
-  const Case kCases[] = {
+  const ByteLimitCase kCases[] = {
       {"max_model_bytes", under, int64_t{1} << 30, 0, false},
       {"max_upload_bytes", int64_t{1} << 30, under, 0, false},
       {"work_bytes", int64_t{1} << 30, int64_t{1} << 30, under, true},
   };
-  for (const Case& c : kCases) {
-    ServiceOptions options;
-    options.max_model_bytes = c.max_model_bytes;
-    options.max_upload_bytes = c.max_upload_bytes;
-    options.max_work_bytes = c.max_work_bytes;
-    Start(options);
-    grpc::Status status = StreamModel(*Stub(), model, 13);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << c.reason;
-    EXPECT_EQ(RetryDelayOf(status).has_value(), c.retry) << c.reason;
-    EXPECT_EQ(server_->service().rejections(c.reason), 1) << c.reason;
+  for (const ByteLimitCase& c : kCases) {
+    Start(ByteLimitOptions(c));
+    ExpectRefused(c, StreamModel(*Stub(), model, 13));
     EXPECT_TRUE(absl::StrContains(log_.str(), absl::StrCat("reason=", c.reason))) << log_.str();
   }
 }
@@ -458,30 +482,15 @@ grpc::Status StreamDeclaring(v1::OnnxConvert::Stub& stub, const std::string& byt
 TEST_F(ServiceTest, StreamsDeclaringAModelPastALimitAreRefusedBeforeTheBody) {
   const std::string& model = testing::TinyCnnBytes();
   const int64_t size = static_cast<int64_t>(model.size());
-  struct Case {
-    const char* reason;
-    int64_t max_model_bytes;
-    int64_t max_upload_bytes;
-    int64_t max_work_bytes;
-    bool retry;  // room may free up
-  };
-  const Case kCases[] = {
+  const ByteLimitCase kCases[] = {
       {"max_model_bytes", size / 2, int64_t{1} << 30, 0, false},
       {"max_upload_bytes", int64_t{1} << 30, size / 2, 0, false},
       // The model and its output take twice its size.
       {"work_bytes", int64_t{1} << 30, int64_t{1} << 30, size, true},
   };
-  for (const Case& c : kCases) {
-    ServiceOptions options;
-    options.max_model_bytes = c.max_model_bytes;
-    options.max_upload_bytes = c.max_upload_bytes;
-    options.max_work_bytes = c.max_work_bytes;
-    Start(options);
-    grpc::Status status = StreamDeclaring(*Stub(), model, size, /*send_body=*/false);
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
-        << c.reason << ": " << status.error_message();
-    EXPECT_EQ(RetryDelayOf(status).has_value(), c.retry) << c.reason;
-    EXPECT_EQ(server_->service().rejections(c.reason), 1) << c.reason;
+  for (const ByteLimitCase& c : kCases) {
+    Start(ByteLimitOptions(c));
+    ExpectRefused(c, StreamDeclaring(*Stub(), model, size, /*send_body=*/false));
   }
 }
 
@@ -493,11 +502,7 @@ TEST_F(ServiceTest, StreamsDeclaringTheMemoryBudgetTakenAreRefusedBeforeTheBody)
   options.max_concurrent = 0;
   options.max_inflight_bytes = big_charge + ModelCallCharge(static_cast<int64_t>(small.size()));
   Start(options);
-  grpc::ClientContext slow_context;
-  std::thread slow([&] {
-    v1::ConvertResponse response;
-    Stub()->Convert(&slow_context, Request(big, 25), &response);
-  });
+  SlowCall slow(Stub());
   ASSERT_TRUE(Eventually([&] { return server_->service().inflight_bytes() >= big_charge; }));
   // Declared: refused before the body; not declared, the same upload would
   // be refused only once its chunks had arrived.
@@ -511,8 +516,7 @@ TEST_F(ServiceTest, StreamsDeclaringTheMemoryBudgetTakenAreRefusedBeforeTheBody)
   // A small declared model fits beside the big one.
   status = StreamDeclaring(*Stub(), small, static_cast<int64_t>(small.size()), /*send_body=*/true);
   EXPECT_TRUE(status.ok()) << status.error_message();
-  slow_context.TryCancel();
-  slow.join();
+  slow.Cancel();
   EXPECT_TRUE(Eventually([&] { return server_->service().inflight_bytes() == 0; }));
 }
 

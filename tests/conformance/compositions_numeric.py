@@ -37,7 +37,8 @@ import zlib
 # The shared harness helpers (the runfiles tree holds the file beside this
 # one; so does the source tree).
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ort_conformance import fail_setup, ort_environment, workspace_root  # noqa: E402
+from ort_conformance import (  # noqa: E402
+    fail_setup, ort_environment, run_manifest, workspace_root)
 
 DEFAULT_RTOL = 1e-5
 DEFAULT_ATOL = 1e-6
@@ -362,18 +363,9 @@ def prepare(cli, case, folder):
 
 def compare(script, entries, env, jobs, work):
     """Runs compare_models.js on `entries`; returns {id: result}."""
-    manifest = os.path.join(work, "manifest.jsonl")
-    with open(manifest, "w", encoding="utf-8") as f:
-        f.writelines(json.dumps(e) + "\n" for e in entries)
-    p = subprocess.run(["node", script, manifest, "--jobs", str(jobs)], env=env,
-                       capture_output=True, text=True)
+    p, results = run_manifest(script, entries, env, jobs, os.path.join(work, "manifest.jsonl"))
     if p.returncode != 0:
         fail_setup(f"compare_models.js failed (exit {p.returncode}): {p.stderr.strip()}")
-    results = {}
-    for line in p.stdout.splitlines():
-        if line.startswith("{"):
-            r = json.loads(line)
-            results[r["id"]] = r
     return results
 
 

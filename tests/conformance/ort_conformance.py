@@ -233,6 +233,22 @@ def run_models(script, manifest, entries, env, jobs, results_path, atol_scale=0.
     return results
 
 
+def run_manifest(script, entries, env, jobs, manifest):
+    """Runs the node `script` on `entries`, written to the JSON-lines file
+    `manifest`; returns the finished process (output captured) and
+    {id: result} of the JSON lines it printed."""
+    with open(manifest, "w", encoding="utf-8") as f:
+        f.writelines(json.dumps(e) + "\n" for e in entries)
+    process = subprocess.run(["node", script, manifest, "--jobs", str(jobs)], env=env,
+                             capture_output=True, text=True)
+    results = {}
+    for line in process.stdout.splitlines():
+        if line.startswith("{"):
+            result = json.loads(line)
+            results[result["id"]] = result
+    return process, results
+
+
 def classify_refusal(message):
     """(class, expressible) of a refusal message."""
     for name, pattern, expressible in REFUSAL_CLASSES:

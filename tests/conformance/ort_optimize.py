@@ -34,22 +34,16 @@ import subprocess
 import sys
 import tempfile
 
+# The shared ORT helpers, next to this file (and among its runfiles).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ort_conformance import run_manifest, workspace_root  # noqa: E402
+
 INSTALL_HINT = "tools/install-deps.sh  (or: cd tools/ort && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund)"
 
 
 def fail_setup(message):
     print(f"ort_optimize: {message}", file=sys.stderr)
     sys.exit(2)
-
-
-def workspace_root():
-    """The source tree, through the //:WORKSPACE runfile symlink or else this
-    file's place."""
-    runfiles = os.path.join(os.environ.get("TEST_SRCDIR", ""), "onnx_convert", "WORKSPACE")
-    for link in ("WORKSPACE", runfiles):
-        if os.path.exists(link):
-            return os.path.dirname(os.path.realpath(link))
-    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 
 def cases(corpus, sample):
@@ -72,18 +66,9 @@ def run_ort(root, manifest_entries, work, label, jobs):
     modules = os.path.join(root, "tools", "ort", "node_modules")
     if not os.path.isdir(os.path.join(modules, "onnxruntime-node")) or not shutil.which("node"):
         fail_setup(f"ONNX Runtime (onnxruntime-node) or node is missing; install: {INSTALL_HINT}")
-    manifest = os.path.join(work, f"{label}.jsonl")
-    with open(manifest, "w", encoding="utf-8") as f:
-        for entry in manifest_entries:
-            f.write(json.dumps(entry) + "\n")
     env = dict(os.environ, NODE_PATH=modules, ALLOW_RELEASED_ONNX_OPSET_ONLY="0")
-    out = subprocess.run(["node", os.path.join(root, "tools", "ort", "run_models.js"), manifest,
-                          "--jobs", str(jobs)], env=env, capture_output=True, text=True)
-    results = {}
-    for line in out.stdout.splitlines():
-        if line.startswith("{"):
-            result = json.loads(line)
-            results[result["id"]] = result
+    _, results = run_manifest(os.path.join(root, "tools", "ort", "run_models.js"),
+                              manifest_entries, env, jobs, os.path.join(work, f"{label}.jsonl"))
     return results
 
 
