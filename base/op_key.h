@@ -11,6 +11,12 @@
 
 namespace onnxconvert {
 
+// The domain's canonical name: "" for "ai.onnx" (the two name the same
+// domain), otherwise `domain` itself.
+inline absl::string_view CanonicalDomain(absl::string_view domain) {
+  return domain == "ai.onnx" ? absl::string_view() : domain;
+}
+
 // What separates the parts of a composite key (the ASCII unit separator).
 inline constexpr absl::string_view kKeySeparator = "\x1f";
 

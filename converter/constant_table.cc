@@ -18,7 +18,7 @@ constexpr int kMaxFoldDepth = 32;
 
 // Whether `node` may be folded when its inputs are constants.
 bool MayFold(const onnx::NodeProto& node) {
-  if (!schema::Registry::CanonicalDomain(node.domain()).empty() || node.output_size() == 0 ||
+  if (!CanonicalDomain(node.domain()).empty() || node.output_size() == 0 ||
       node.op_type() == "Constant" || !eval::IsDeterministic("", node.op_type())) {
     return false;
   }
@@ -135,7 +135,7 @@ void ConstantTable::Collect(const onnx::GraphProto& graph, Scope& scope) {
     constants.try_emplace(tensor.name(), &tensor);
   }
   for (const onnx::NodeProto& node : graph.node()) {
-    if (!schema::Registry::CanonicalDomain(node.domain()).empty()) continue;
+    if (!CanonicalDomain(node.domain()).empty()) continue;
     if (node.output_size() == 1 && node.op_type() == "Identity" && node.input_size() == 1) {
       // An Identity of a constant is that constant (a Constant a
       // downgrade made an initializer is passed on by one).

@@ -132,7 +132,7 @@ onnx::ModelProto BodyModel(const onnx::NodeProto& call, const onnx::FunctionProt
   onnx::ModelProto model;
   model.set_ir_version(std::max<int64_t>(MinIrVersionForOpset(body_opset), 8));
   for (const auto& opset : function.opset_import()) {
-    if (!schema::Registry::CanonicalDomain(opset.domain()).empty()) *model.add_opset_import() = opset;
+    if (!CanonicalDomain(opset.domain()).empty()) *model.add_opset_import() = opset;
   }
   onnx::OperatorSetIdProto* own = model.add_opset_import();
   own->set_domain("");

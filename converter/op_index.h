@@ -68,7 +68,7 @@ class OpIndex {
   // Adds `site` (and, when `recurse`, the nodes of its subgraphs).
   void Add(const NodeSite& site, int depth, bool recurse) {
     onnx::NodeProto& node = *site.node;
-    absl::string_view domain = schema::Registry::CanonicalDomain(node.domain());
+    absl::string_view domain = CanonicalDomain(node.domain());
     if (domain != last_domain_) {
       last_domain_ = std::string(domain);
       last_indexed_ = domains_.contains(domain);
@@ -165,7 +165,7 @@ class OpIndex {
 
 // The index key of `node` (domain and op type).
 inline std::string OpKeyOf(const onnx::NodeProto& node) {
-  return OpKey(schema::Registry::CanonicalDomain(node.domain()), node.op_type());
+  return OpKey(CanonicalDomain(node.domain()), node.op_type());
 }
 
 }  // namespace onnxconvert::converter

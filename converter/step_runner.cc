@@ -87,7 +87,7 @@ absl::Status RunRewrite(StepContext& step, const NodeSite& site,
         absl::StrCat(adapter.name, " leaves the node unfit: ", fits.message()));
   }
   if (site.node->op_type() != old_op) {
-    step.edits.Retyped(site, OpKey(Registry::CanonicalDomain(old_domain), old_op));
+    step.edits.Retyped(site, OpKey(CanonicalDomain(old_domain), old_op));
     return absl::OkStatus();
   }
   // The rewritten node must still use only types its new version allows.

@@ -15,7 +15,7 @@ std::optional<int64_t> ImportedOpset(
     const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
     absl::string_view domain) {
   for (const auto& opset : imports) {
-    if (Registry::CanonicalDomain(opset.domain()) == domain) return opset.version();
+    if (CanonicalDomain(opset.domain()) == domain) return opset.version();
   }
   return std::nullopt;
 }
@@ -23,7 +23,7 @@ std::optional<int64_t> ImportedOpset(
 void SetImportedOpset(google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
                       absl::string_view domain, int64_t opset) {
   for (auto& entry : imports) {
-    if (Registry::CanonicalDomain(entry.domain()) == domain) entry.set_version(opset);
+    if (CanonicalDomain(entry.domain()) == domain) entry.set_version(opset);
   }
 }
 

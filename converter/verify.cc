@@ -117,7 +117,7 @@ class ExposedIntermediates {
     for (const onnx::ValueInfoProto& output : graph_.output()) outputs.insert(output.name());
     for (const onnx::NodeProto& node : graph_.node()) {
       if (node.op_type() == "Constant" &&
-          schema::Registry::CanonicalDomain(node.domain()).empty()) {
+          CanonicalDomain(node.domain()).empty()) {
         continue;
       }
       for (const std::string& name : node.output()) {
@@ -273,7 +273,7 @@ std::string Serialized(const google::protobuf::MessageLite& message) {
 }
 
 std::string FunctionId(absl::string_view domain, absl::string_view name) {
-  return OpKey(schema::Registry::CanonicalDomain(domain), name);
+  return OpKey(CanonicalDomain(domain), name);
 }
 
 // Whether `node` holds subgraphs.
@@ -536,7 +536,7 @@ void ConversionVerifier::RecordConstants(eval::PreparedModel& exposed) {
 void ConversionVerifier::NoteNodes(const onnx::ModelProto& original,
                                    const eval::PreparedModel& exposed) {
   for (const onnx::OperatorSetIdProto& opset : original.opset_import()) {
-    original_opsets_[schema::Registry::CanonicalDomain(opset.domain())] = opset.version();
+    original_opsets_[CanonicalDomain(opset.domain())] = opset.version();
   }
   const onnx::GraphProto& main = original.graph();
   for (int i = 0; i < main.node_size(); ++i) {
@@ -602,7 +602,7 @@ absl::Status ConversionVerifier::AfterStep(const onnx::ModelProto& model, StepRe
     SeenNode now = same ? std::move(before->second) : SeenNode{print, false};
     bool function_changed = !changed_functions.empty() &&
                             changed_functions.contains(FunctionId(node.domain(), node.op_type()));
-    bool rebound = schema::Registry::CanonicalDomain(node.domain()) == step.domain &&
+    bool rebound = CanonicalDomain(node.domain()) == step.domain &&
                    rebound_ops.contains(node.op_type());
     bool inside = HasSubgraphs(node) &&
                   changed_inside.contains(OpKey(node.name(), node.op_type()));

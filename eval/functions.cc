@@ -135,7 +135,7 @@ absl::StatusOr<const onnx::FunctionProto*> Runner::SpecInstance(
   auto instance = std::make_unique<onnx::FunctionProto>(*std::move(parsed));
   bool imports_default = false;
   for (const onnx::OperatorSetIdProto& import : instance->opset_import()) {
-    if (schema::Registry::CanonicalDomain(import.domain()).empty()) imports_default = true;
+    if (CanonicalDomain(import.domain()).empty()) imports_default = true;
   }
   if (!imports_default) {
     onnx::OperatorSetIdProto* import = instance->add_opset_import();
@@ -167,7 +167,7 @@ absl::StatusOr<std::vector<Value>> Runner::CallFunction(const onnx::FunctionProt
   }
   Context context{caller.opsets, caller.functions};
   for (const onnx::OperatorSetIdProto& import : body.opset_import()) {
-    context.opsets[std::string(schema::Registry::CanonicalDomain(import.domain()))] =
+    context.opsets[std::string(CanonicalDomain(import.domain()))] =
         import.version();
   }
   absl::StatusOr<const Plan*> plan = PlanForFunction(body, depth + 1);

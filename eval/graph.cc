@@ -116,7 +116,7 @@ absl::flat_hash_map<std::string, int64_t> OpsetMap(
     const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports) {
   absl::flat_hash_map<std::string, int64_t> opsets;
   for (const onnx::OperatorSetIdProto& opset : imports) {
-    opsets[std::string(schema::Registry::CanonicalDomain(opset.domain()))] = opset.version();
+    opsets[std::string(CanonicalDomain(opset.domain()))] = opset.version();
   }
   return opsets;
 }
@@ -151,7 +151,7 @@ std::optional<std::string> FailedOp(const absl::Status& status) {
 
 std::string FunctionKey(absl::string_view domain, absl::string_view name,
                         absl::string_view overload) {
-  return absl::StrCat(schema::Registry::CanonicalDomain(domain), "\n", name, "\n", overload);
+  return absl::StrCat(CanonicalDomain(domain), "\n", name, "\n", overload);
 }
 
 Body BodyOfGraph(const onnx::GraphProto& graph) {
@@ -521,7 +521,7 @@ absl::StatusOr<const Plan*> Runner::PlanFor(const Body& body, int depth) {
     const onnx::NodeProto& node = nodes[i];
     PlannedNode& planned = plan->nodes[i];
     planned.node = &node;
-    planned.domain = schema::Registry::CanonicalDomain(node.domain());
+    planned.domain = CanonicalDomain(node.domain());
     planned.inputs.reserve(node.input_size());
     for (const std::string& input : node.input()) {
       OC_ASSIGN_OR_RETURN(int slot, use(input, i));

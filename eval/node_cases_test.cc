@@ -129,8 +129,8 @@ std::string Compare(const Tensor& got, const Tensor& want, bool shape_only) {
 int SinceVersion(const onnx::ModelProto& model, const onnx::NodeProto& node) {
   int64_t opset = 0;
   for (const onnx::OperatorSetIdProto& import : model.opset_import()) {
-    if (schema::Registry::CanonicalDomain(import.domain()) ==
-        schema::Registry::CanonicalDomain(node.domain())) {
+    if (CanonicalDomain(import.domain()) ==
+        CanonicalDomain(node.domain())) {
       opset = import.version();
     }
   }

@@ -24,7 +24,6 @@ using graph_index_internal::kHasInsertionsBefore;
 using graph_index_internal::kHasInsertionsAfter;
 using graph_index_internal::kHasInsertions;
 using graph_index_internal::RoomFor;
-using graph_index_internal::CanonicalDomain;
 
 }  // namespace
 

@@ -12,7 +12,6 @@ namespace {
 
 using Kind = ValueSource::Kind;
 using graph_index_internal::kHasSubgraphs;
-using graph_index_internal::CanonicalDomain;
 
 }  // namespace
 

@@ -16,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "base/op_key.h"
 #include "ir/graph_index.h"
 #include "proto/onnx.pb.h"
 
@@ -39,11 +40,6 @@ inline constexpr uint8_t kHasInsertions = kHasInsertionsBefore | kHasInsertionsA
 // nodes of later edits: reserved pages cost nothing until used, while
 // growing a full vector copies it.
 inline size_t RoomFor(size_t nodes) { return nodes + nodes / 8 + 16; }
-
-// "" and "ai.onnx" name the same domain.
-inline absl::string_view CanonicalDomain(absl::string_view domain) {
-  return domain == "ai.onnx" ? absl::string_view() : domain;
-}
 
 // Fresh names are "<prefix>__<n>".
 inline constexpr absl::string_view kFreshSeparator = "__";

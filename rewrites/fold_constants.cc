@@ -64,7 +64,7 @@ class FoldConstants : public Pass {
   std::optional<std::vector<onnx::TensorProto>> Fold(const PassContext& context,
                                                      const GraphIndex& graph, NodeId id) const {
     const onnx::NodeProto& node = graph.node(id);
-    if (!schema::Registry::CanonicalDomain(node.domain()).empty() || node.op_type() == "Constant" ||
+    if (!CanonicalDomain(node.domain()).empty() || node.op_type() == "Constant" ||
         HasSubgraphs(node) || !eval::IsDeterministic("", node.op_type())) {
       return std::nullopt;
     }

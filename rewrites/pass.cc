@@ -124,9 +124,9 @@ const onnx::TensorProto* PassContext::KnownConstant(const GraphIndex& graph,
 }
 
 int PassContext::SinceVersion(const onnx::NodeProto& node) const {
-  absl::string_view domain = schema::Registry::CanonicalDomain(node.domain());
+  absl::string_view domain = CanonicalDomain(node.domain());
   for (const onnx::OperatorSetIdProto& opset : model_.opset_import()) {
-    if (schema::Registry::CanonicalDomain(opset.domain()) != domain) continue;
+    if (CanonicalDomain(opset.domain()) != domain) continue;
     const schema::OpSchema* op =
         schema::Registry::Get().Lookup(domain, node.op_type(), opset.version());
     return op == nullptr ? 0 : op->since_version;
@@ -135,9 +135,9 @@ int PassContext::SinceVersion(const onnx::NodeProto& node) const {
 }
 
 int PassContext::OpsetVersion(absl::string_view domain) const {
-  domain = schema::Registry::CanonicalDomain(domain);
+  domain = CanonicalDomain(domain);
   for (const onnx::OperatorSetIdProto& opset : model_.opset_import()) {
-    if (schema::Registry::CanonicalDomain(opset.domain()) == domain) {
+    if (CanonicalDomain(opset.domain()) == domain) {
       return static_cast<int>(opset.version());
     }
   }

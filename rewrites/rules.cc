@@ -52,7 +52,7 @@ std::optional<onnx::AttributeProto> SchemaDefault(const PassContext& context,
                                                   const onnx::NodeProto& node,
                                                   absl::string_view name, bool& defined) {
   defined = false;
-  absl::string_view domain = schema::Registry::CanonicalDomain(node.domain());
+  absl::string_view domain = CanonicalDomain(node.domain());
   const schema::OpSchema* op =
       schema::Registry::Get().Lookup(domain, node.op_type(), context.OpsetVersion(domain));
   if (op == nullptr) return std::nullopt;
@@ -152,8 +152,8 @@ class Matcher {
     }
     const onnx::NodeProto& p = rule_.pattern.node(pi);
     const onnx::NodeProto& g = graph_.node(id);
-    if (p.op_type() != g.op_type() || schema::Registry::CanonicalDomain(p.domain()) !=
-                                          schema::Registry::CanonicalDomain(g.domain())) {
+    if (p.op_type() != g.op_type() || CanonicalDomain(p.domain()) !=
+                                          CanonicalDomain(g.domain())) {
       return false;
     }
     const int inputs = compiled_.input_counts[pi];
@@ -334,11 +334,11 @@ class RulesPass : public Pass {
       const onnx::NodeProto& node = graph.node(id);
       auto candidates = by_root_.find(node.op_type());
       if (candidates == by_root_.end() || !context.focus().Visit(id)) continue;
-      const absl::string_view domain = schema::Registry::CanonicalDomain(node.domain());
+      const absl::string_view domain = CanonicalDomain(node.domain());
       for (const CompiledRule* compiled : candidates->second) {
         const Rule& rule = *compiled->rule;
         if (!rule.profile.empty() && rule.profile != context.options().profile) continue;
-        if (schema::Registry::CanonicalDomain(rule.pattern.node(compiled->root_node).domain()) !=
+        if (CanonicalDomain(rule.pattern.node(compiled->root_node).domain()) !=
             domain) {
           continue;
         }

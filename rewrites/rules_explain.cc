@@ -127,8 +127,8 @@ class Explainer {
       }
     }
     const onnx::NodeProto& g = graph_.node(id);
-    if (p.op_type() != g.op_type() || schema::Registry::CanonicalDomain(p.domain()) !=
-                                          schema::Registry::CanonicalDomain(g.domain())) {
+    if (p.op_type() != g.op_type() || CanonicalDomain(p.domain()) !=
+                                          CanonicalDomain(g.domain())) {
       return absl::StrCat(PatternLabel(p), " wants op ", p.op_type(), "; ", NodeLabel(graph_, id),
                           " is ", g.domain().empty() ? "" : absl::StrCat(g.domain(), "."),
                           g.op_type());
@@ -455,8 +455,8 @@ std::vector<RuleExplanation> ExplainRule(const Rule& rule, const PassContext& co
   for (NodeId id : graph.LiveNodes()) {
     const onnx::NodeProto& node = graph.node(id);
     if (node.op_type() != root->op_type() ||
-        schema::Registry::CanonicalDomain(node.domain()) !=
-            schema::Registry::CanonicalDomain(root->domain())) {
+        CanonicalDomain(node.domain()) !=
+            CanonicalDomain(root->domain())) {
       continue;
     }
     RuleExplanation entry{rule.name, graph.path(), node.name(), node.op_type(), id, false, ""};

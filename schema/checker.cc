@@ -272,7 +272,7 @@ class Checker {
     OpsetMap opsets;
     const Registry& registry = Registry::Get();
     for (const onnx::OperatorSetIdProto& opset : imports) {
-      std::string domain(Registry::CanonicalDomain(opset.domain()));
+      std::string domain(CanonicalDomain(opset.domain()));
       if (!opsets.try_emplace(domain, opset.version()).second) {
         Report(CheckCode::kOpsetImport, where, "",
                absl::StrCat("domain '", opset.domain(), "' is imported twice"));
@@ -418,7 +418,7 @@ class Checker {
 
   const OpSchema* ResolveSchema(const onnx::NodeProto& node, int index, const std::string& path,
                                 const OpsetMap& opsets) {
-    absl::string_view domain = Registry::CanonicalDomain(node.domain());
+    absl::string_view domain = CanonicalDomain(node.domain());
     NodeLabel label(node, index, nullptr);
     auto opset = opsets.find(domain);
     if (opset == opsets.end()) {

@@ -235,14 +235,14 @@ class Engine {
          const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>* imports = nullptr)
       : options_(options), result_(result) {
     for (const auto& opset : imports != nullptr ? *imports : model.opset_import()) {
-      opsets_[std::string(Registry::CanonicalDomain(opset.domain()))] = opset.version();
+      opsets_[std::string(CanonicalDomain(opset.domain()))] = opset.version();
     }
   }
 
   const InferenceOptions& options() const { return options_; }
   InferenceResult& result() { return result_; }
   int64_t OpsetOf(absl::string_view domain) const {
-    auto it = opsets_.find(Registry::CanonicalDomain(domain));
+    auto it = opsets_.find(CanonicalDomain(domain));
     return it == opsets_.end() ? 0 : it->second;
   }
   // The schema `node` binds to at the imported opsets (null if none) and

@@ -55,10 +55,6 @@ std::string OpSchema::Label() const {
                         : absl::StrCat(domain, ".", name, "-", since_version);
 }
 
-absl::string_view Registry::CanonicalDomain(absl::string_view domain) {
-  return domain == "ai.onnx" ? absl::string_view() : domain;
-}
-
 Registry::Registry() : schemas_(GeneratedSchemas()) {
   for (const OpSchema& schema : schemas_) {
     DomainEntry& domain = domains_[std::string(schema.domain)];

@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "base/op_key.h"
 #include "proto/onnx.pb.h"
 
 namespace onnxconvert::schema {
@@ -137,9 +138,6 @@ class Registry {
   bool KnowsDomain(absl::string_view domain) const { return MaxOpset(domain) > 0; }
   // Every schema, sorted by domain, name and since_version.
   absl::Span<const OpSchema> All() const { return schemas_; }
-
-  // "" for "ai.onnx", otherwise `domain` itself.
-  static absl::string_view CanonicalDomain(absl::string_view domain);
 
  private:
   Registry();

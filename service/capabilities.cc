@@ -33,7 +33,7 @@ v1::AdapterInfo::Kind KindOf(const adapters::AdapterEntry& entry) {
 
 // The op as AdapterInfo names it: "Softmax", "ai.onnx.ml.LabelEncoder".
 std::string OpName(const OpSchema& op) {
-  absl::string_view domain = Registry::CanonicalDomain(op.domain);
+  absl::string_view domain = CanonicalDomain(op.domain);
   return domain.empty() ? std::string(op.name) : absl::StrCat(domain, ".", op.name);
 }
 
@@ -57,7 +57,7 @@ v1::AdapterInfo DescribeVanishing(const OpSchema& first) {
   info.set_from_version(first.since_version);
   info.set_to_version(0);
   const adapters::AdapterEntry* replacement = adapters::Rewrites().Find(
-      Registry::CanonicalDomain(first.domain), first.name, first.since_version, 0);
+      CanonicalDomain(first.domain), first.name, first.since_version, 0);
   if (replacement != nullptr) {
     info.set_kind(v1::AdapterInfo::REPLACEMENT);
     info.set_name(replacement->name);
@@ -77,7 +77,7 @@ v1::AdapterInfo DescribeVanishing(const OpSchema& first) {
 void AddOpsetRanges(v1::CapabilitiesResponse& response) {
   std::map<std::string, int64_t> min_opset;
   for (const OpSchema& op : Registry::Get().All()) {
-    std::string domain(Registry::CanonicalDomain(op.domain));
+    std::string domain(CanonicalDomain(op.domain));
     auto [it, added] = min_opset.emplace(domain, op.since_version);
     if (!added && op.since_version < it->second) it->second = op.since_version;
   }
@@ -98,7 +98,7 @@ bool IsConverted(absl::string_view domain) {
 // handled.
 void AddOperator(const OpSchema& op, v1::CapabilitiesResponse& response) {
   const Registry& registry = Registry::Get();
-  absl::string_view domain = Registry::CanonicalDomain(op.domain);
+  absl::string_view domain = CanonicalDomain(op.domain);
   absl::Span<const int> versions = registry.VersionsOf(domain, op.name);
   v1::OperatorVersions* entry = response.add_operators();
   entry->set_domain(std::string(domain));

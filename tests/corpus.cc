@@ -83,7 +83,7 @@ absl::Span<const int64_t> ConformanceTargets() {
 std::optional<int64_t> ImportedOpset(const onnx::ModelProto& model, absl::string_view domain) {
   using schema::Registry;
   for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
-    if (Registry::CanonicalDomain(opset.domain()) == Registry::CanonicalDomain(domain)) {
+    if (CanonicalDomain(opset.domain()) == CanonicalDomain(domain)) {
       return opset.version();
     }
   }
