@@ -16,21 +16,24 @@ import xml.etree.ElementTree as ET
 def xml_paths(testlogs, target):
     """The test.xml files of a target's last run: one per shard when sharded.
 
-    A sharded test writes shard_I_of_N/test.xml and no top-level test.xml;
-    a top-level one beside shard folders is left from before the target was
-    sharded and is not read.
+    A sharded test writes shard_I_of_N/test.xml and no top-level test.xml.
+    Files of an earlier layout may remain beside the last run's (a top-level
+    test.xml from before the target was sharded, shard folders from before
+    it was not, or of another shard count): the newest layout is read.
     """
     package, name = target.lstrip("/").split(":")
     folder = os.path.join(testlogs, package, name)
-    shards = sorted(d for d in (os.listdir(folder) if os.path.isdir(folder) else [])
-                    if re.fullmatch(r"shard_\d+_of_\d+", d))
+    top = os.path.join(folder, "test.xml")
+    shards = [d for d in (os.listdir(folder) if os.path.isdir(folder) else [])
+              if re.fullmatch(r"shard_\d+_of_\d+", d)]
     if shards:
-        # Folders of an earlier shard count may remain: the newest one's count.
         newest = max(shards, key=lambda d: os.path.getmtime(os.path.join(folder, d)))
-        total = int(newest.rsplit("_", 1)[1])
-        expected = [f"shard_{i}_of_{total}" for i in range(1, total + 1)]
-        return [os.path.join(folder, d, "test.xml") for d in expected]
-    return [os.path.join(folder, "test.xml")]
+        if not (os.path.exists(top) and
+                os.path.getmtime(top) > os.path.getmtime(os.path.join(folder, newest))):
+            total = int(newest.rsplit("_", 1)[1])
+            return [os.path.join(folder, f"shard_{i}_of_{total}", "test.xml")
+                    for i in range(1, total + 1)]
+    return [top]
 
 
 def count_target(testlogs, target):
