@@ -1,12 +1,17 @@
 #ifndef ONNX_CONVERT_BASE_HEAP_TRIMMER_H_
 #define ONNX_CONVERT_BASE_HEAP_TRIMMER_H_
 
-// The heap policy of long pieces of work that free as they go (a model
-// converted window by window): memory they free goes back to the system
-// rather than staying with a heap that only grows.
+// The heap policies: memory freed goes back to the system rather than
+// staying with a heap that only grows, during long work that frees as it
+// goes (PeriodicHeapTrimmer: a model converted window by window) and once a
+// server has gone idle (IdleHeapTrimmer).
 
 #include <cstddef>
 #include <cstdint>
+#include <thread>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 
 namespace onnxconvert {
 
@@ -15,9 +20,9 @@ namespace onnxconvert {
 // `slack_bytes`. What was free before (a service's heap, say) is left with
 // the heap: giving it back each time would only fault in again what the
 // work uses of it. Does nothing where the C library is not glibc.
-class HeapTrimmer {
+class PeriodicHeapTrimmer {
  public:
-  explicit HeapTrimmer(int64_t every_ticks = 8, size_t slack_bytes = size_t{2} << 20);
+  explicit PeriodicHeapTrimmer(int64_t every_ticks = 8, size_t slack_bytes = size_t{2} << 20);
 
   // Marks one unit of work done (a window), trimming when it is time.
   void Tick();
@@ -27,6 +32,32 @@ class HeapTrimmer {
   size_t slack_bytes_;
   int64_t ticks_ = 0;
   size_t free_at_start_ = 0;
+};
+
+// Gives the heap's free memory back to the system (malloc_trim) when told
+// that the process went idle, at most once per `min_interval`, on a thread
+// of its own so that no caller waits for it.
+class IdleHeapTrimmer {
+ public:
+  explicit IdleHeapTrimmer(absl::Duration min_interval = absl::Seconds(1));
+  ~IdleHeapTrimmer();
+  IdleHeapTrimmer(const IdleHeapTrimmer&) = delete;
+  IdleHeapTrimmer& operator=(const IdleHeapTrimmer&) = delete;
+
+  // The last piece of work in flight has finished: trim soon.
+  void Idle();
+  // Trims done so far.
+  int64_t trims() const;
+
+ private:
+  void Loop();
+
+  const absl::Duration min_interval_;
+  mutable absl::Mutex mu_;
+  bool requested_ ABSL_GUARDED_BY(mu_) = false;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t trims_ ABSL_GUARDED_BY(mu_) = 0;
+  std::thread thread_;
 };
 
 }  // namespace onnxconvert

@@ -821,7 +821,7 @@ class WindowedConversion {
   std::vector<const onnx::TensorProto*> added_names_;
   std::string pending_;  // node bytes not yet written
   // Gives the memory the windows free back to the system as they go.
-  HeapTrimmer heap_;
+  PeriodicHeapTrimmer heap_;
 };
 
 }  // namespace

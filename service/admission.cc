@@ -95,45 +95,4 @@ int64_t DefaultInflightBytes() {
                               kDefaultBudgetFraction);
 }
 
-HeapTrimmer::HeapTrimmer(absl::Duration min_interval)
-    : min_interval_(min_interval), thread_([this] { Loop(); }) {}
-
-HeapTrimmer::~HeapTrimmer() {
-  {
-    absl::MutexLock lock(&mu_);
-    stop_ = true;
-  }
-  thread_.join();
-}
-
-void HeapTrimmer::Idle() {
-  absl::MutexLock lock(&mu_);
-  requested_ = true;
-}
-
-int64_t HeapTrimmer::trims() const {
-  absl::MutexLock lock(&mu_);
-  return trims_;
-}
-
-void HeapTrimmer::Loop() {
-  absl::Time last = absl::InfinitePast();
-  absl::MutexLock lock(&mu_);
-  while (true) {
-    mu_.Await(absl::Condition(
-        +[](HeapTrimmer* self) { return self->requested_ || self->stop_; }, this));
-    // Rate limit: wait out the interval since the last trim (or a stop).
-    mu_.AwaitWithDeadline(
-        absl::Condition(+[](HeapTrimmer* self) { return self->stop_; }, this),
-        last + min_interval_);
-    if (stop_) return;
-    requested_ = false;
-    mu_.Unlock();
-    malloc_trim(0);
-    last = absl::Now();
-    mu_.Lock();
-    ++trims_;
-  }
-}
-
 }  // namespace onnxconvert::service

@@ -3,18 +3,16 @@
 
 // Admission of calls by bytes: a budget of bytes that calls in flight are
 // charged against (memory, or disk of the work folder), the memory a call
-// is expected to take, the default memory budget, and giving the heap back
-// once the server is idle.
+// is expected to take, and the default memory budget. (The heap goes back
+// to the system once the server is idle: base/heap_trimmer.h.)
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/time/time.h"
 
 namespace onnxconvert::service {
 
@@ -108,32 +106,6 @@ int64_t DefaultInflightBytes();
 // fewer arenas keep less memory that calls in flight freed. <= 0 leaves
 // glibc's default; false when malloc refuses the setting.
 bool LimitMallocArenas(int arenas);
-
-// Gives the heap's free memory back to the system (malloc_trim) when asked
-// that the process went idle, at most once per `min_interval`, on a thread
-// of its own so that no call waits for it.
-class HeapTrimmer {
- public:
-  explicit HeapTrimmer(absl::Duration min_interval = absl::Seconds(1));
-  ~HeapTrimmer();
-  HeapTrimmer(const HeapTrimmer&) = delete;
-  HeapTrimmer& operator=(const HeapTrimmer&) = delete;
-
-  // The last call in flight has finished: trim soon.
-  void Idle();
-  // Trims done so far.
-  int64_t trims() const;
-
- private:
-  void Loop();
-
-  const absl::Duration min_interval_;
-  mutable absl::Mutex mu_;
-  bool requested_ ABSL_GUARDED_BY(mu_) = false;
-  bool stop_ ABSL_GUARDED_BY(mu_) = false;
-  int64_t trims_ ABSL_GUARDED_BY(mu_) = 0;
-  std::thread thread_;
-};
 
 }  // namespace onnxconvert::service
 

@@ -5,13 +5,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/eventually.h"
 #include "tests/test_files.h"
 
 namespace onnxconvert::service {
 namespace {
 
-using ::onnxconvert::testing::Eventually;
 
 TEST(ByteBudgetTest, ChargesFitOrAreRefused) {
   struct Case {
@@ -131,15 +129,6 @@ TEST(AdmissionTest, AvailableMemoryIsTheCgroupLimitV2ThenV1ElseTheMachines) {
   std::filesystem::path unlimited = onnxconvert::testing::FreshTestDir("cgroup_max");
   onnxconvert::testing::WriteTestFile(unlimited / "memory.max", "max\n");
   EXPECT_EQ(AvailableMemoryBytes(unlimited.string()), machine);
-}
-
-TEST(HeapTrimmerTest, TrimsOnceAfterIdleAndNotWithoutIt) {
-  HeapTrimmer trimmer(absl::ZeroDuration());
-  EXPECT_EQ(trimmer.trims(), 0);
-  trimmer.Idle();
-  EXPECT_TRUE(Eventually([&] { return trimmer.trims() == 1; }));
-  trimmer.Idle();
-  EXPECT_TRUE(Eventually([&] { return trimmer.trims() == 2; }));
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "base/heap_trimmer.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/onnx_convert_service.grpc.pb.h"
 #include "service/admission.h"
@@ -241,7 +242,7 @@ class ConvertService final : public v1::OnnxConvert::Service {
   std::shared_ptr<WorkSlots> slots_;
   std::shared_ptr<ByteBudget> memory_;
   std::shared_ptr<ByteBudget> disk_;
-  HeapTrimmer trimmer_;
+  IdleHeapTrimmer trimmer_;
   service::Metrics metrics_;
   std::atomic<bool> draining_{false};
   std::atomic<int64_t> in_flight_{0};
