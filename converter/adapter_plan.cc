@@ -40,7 +40,6 @@ constexpr SemanticChange kSemanticChanges[] = {
     {"", "Upsample", 7, "height_scale and width_scale became scales for every axis"},
 };
 
-
 bool IsSemanticChange(const OpSchema& a, const OpSchema& b) {
   int newer = std::max(a.since_version, b.since_version);
   for (const SemanticChange& change : kSemanticChanges) {
@@ -120,9 +119,8 @@ std::string AttributeDifference(const OpSchema& from, const OpSchema& to,
     bool set = NodeSets(node, a.name);
     if (b == nullptr) {
       if (const char* older = adapters::OlderBehaviour(from, to, a.name)) {
-        return absl::StrCat("attribute '", a.name, "' is ",
-                            set ? "set" : "left at its default", ", and ", to.Label(),
-                            " lacks it and does what '", older, "' does");
+        return absl::StrCat("attribute '", a.name, "' is ", set ? "set" : "left at its default",
+                            ", and ", to.Label(), " lacks it and does what '", older, "' does");
       }
       // Written with its default, an attribute means what its absence does.
       if (set && !HoldsDefault(a, *FindAttribute(node, a.name))) {
@@ -188,13 +186,40 @@ bool TypesWiden(const OpSchema& from, const OpSchema& to) {
   }
   return true;
 }
+// Why `node` does not fit `to`, or "" (NodeFitsVersion).
+std::string WhyNodeMisfits(const OpSchema& to, const onnx::NodeProto& node) {
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    const AttrSpec* spec = to.FindAttr(attribute.name());
+    if (spec == nullptr) {
+      return absl::StrCat("attribute '", attribute.name(), "' does not exist in ", to.Label());
+    }
+    if (attribute.has_type() && attribute.type() != spec->type) {
+      return absl::StrCat("attribute '", attribute.name(), "' has another type in ", to.Label());
+    }
+  }
+  for (const AttrSpec& spec : to.attributes) {
+    if (spec.required && !NodeSets(node, spec.name)) {
+      return absl::StrCat(to.Label(), " requires attribute '", spec.name, "'");
+    }
+  }
+  if (node.input_size() < to.min_input || node.input_size() > to.max_input) {
+    return absl::StrCat(to.Label(), " takes ", to.min_input, " to ", to.max_input,
+                        " inputs, the node has ", node.input_size());
+  }
+  if (node.output_size() > to.max_output) {
+    return absl::StrCat(to.Label(), " gives at most ", to.max_output, " outputs, the node has ",
+                        node.output_size());
+  }
+  return ParamDifference(to, to.inputs, to, to.inputs, node.input(), "input");
+}
+
 }  // namespace
 
 AdapterPlan PlanAdapter(const OpSchema& from, const OpSchema& to) {
-  AdapterPlan plan{
-      &from, &to, Rewrites().Find(from.domain, from.name, from.since_version, to.since_version),
-      absl::StrCat(from.domain.empty() ? "" : absl::StrCat(from.domain, "."), from.name, " ",
-                   from.since_version, "->", to.since_version)};
+  AdapterPlan plan{&from, &to,
+                   Rewrites().Find(from.domain, from.name, from.since_version, to.since_version),
+                   absl::StrCat(from.domain.empty() ? "" : absl::StrCat(from.domain, "."),
+                                from.name, " ", from.since_version, "->", to.since_version)};
   plan.types_widen = TypesWiden(from, to);
   plan.validates_alike = schema::NodeValidationUnchanged(from, to);
   plan.rebinds_only = plan.rewrite == nullptr && plan.types_widen && plan.validates_alike &&
@@ -229,31 +254,8 @@ AdapterEntry FindAdapter(const AdapterPlan& plan, const onnx::NodeProto& node) {
 }
 
 absl::Status NodeFitsVersion(const OpSchema& to, const onnx::NodeProto& node) {
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    const AttrSpec* spec = to.FindAttr(attribute.name());
-    if (spec == nullptr) {
-      return absl::FailedPreconditionError(absl::StrCat("attribute '", attribute.name(), "' does not exist in ", to.Label()));
-    }
-    if (attribute.has_type() && attribute.type() != spec->type) {
-      return absl::FailedPreconditionError(absl::StrCat("attribute '", attribute.name(), "' has another type in ", to.Label()));
-    }
-  }
-  for (const AttrSpec& spec : to.attributes) {
-    if (spec.required && !NodeSets(node, spec.name)) {
-      return absl::FailedPreconditionError(absl::StrCat(to.Label(), " requires attribute '", spec.name, "'"));
-    }
-  }
-  if (node.input_size() < to.min_input || node.input_size() > to.max_input) {
-    return absl::FailedPreconditionError(absl::StrCat(to.Label(), " takes ", to.min_input, " to ", to.max_input,
-                        " inputs, the node has ", node.input_size()));
-  }
-  if (node.output_size() > to.max_output) {
-    return absl::FailedPreconditionError(absl::StrCat(to.Label(), " gives at most ", to.max_output, " outputs, the node has ",
-                        node.output_size()));
-  }
-  std::string inputs = ParamDifference(to, to.inputs, to, to.inputs, node.input(), "input");
-  if (!inputs.empty()) return absl::FailedPreconditionError(inputs);
-  return absl::OkStatus();
+  std::string why = WhyNodeMisfits(to, node);
+  return why.empty() ? absl::OkStatus() : absl::FailedPreconditionError(why);
 }
 
 }  // namespace onnxconvert::converter
