@@ -25,7 +25,7 @@ struct ServerOptions {
   // How many bytes of a call the transport takes in before its handler
   // reads them (HTTP/2's per-stream window, with gRPC's window probing off),
   // so that streamed calls refused after their header hold no more; 0:
-  // gRPC's default (windows grow with the link, to megabytes).
+  // kStreamWindowBytes (8 MiB), which gRPC widens with the link.
   int64_t stream_window_bytes = 0;
   // Largest message received or sent (the unary model limit in practice).
   int64_t max_message_bytes = int64_t{64} << 20;
