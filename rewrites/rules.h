@@ -70,6 +70,8 @@
 //     fused_pads(p, C) (the `pads` of the Conv or pool computing C, its
 //       auto_pad NOTSET, plus the spatial part of constant Pad pads p;
 //       unknown when p pads axis 0 or 1 or is negative)
+//     fused_pads_on_axes(p, a, C) (the same for Pad-18's pads p over its
+//       constant axes a; unknown when an axis is out of range or twice)
 //     pads_below_kernel(@pads, C) (every pad of @pads is below the kernel
 //       of the pool computing C along its axis, its dilations 1: each
 //       window holds an element of the input)

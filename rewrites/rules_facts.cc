@@ -195,13 +195,13 @@ std::optional<Fact> TrailingAxes(const Env& env, const std::vector<Term>& args) 
   return Fact{{static_cast<double>(-k)}};
 }
 
-// The `pads` of the Conv or pool computing `args[1]` (auto_pad NOTSET; no
-// pads: zeros) plus the spatial pads of Pad's constant pads `args[0]`
-// ([begin..., end...] over every axis); nullopt when those pad N or C, are
-// negative, or do not fit.
-std::optional<Fact> FusedPads(const Env& env, const std::vector<Term>& args) {
-  std::optional<std::vector<int64_t>> pads = IntsOf(env, args[0]);
-  ValueSource source = env.graph.Producer(env.Value(args[1]));
+// The `pads` of the Conv or pool computing `consumer` (auto_pad NOTSET; no
+// pads: zeros) plus the spatial part of Pad's `pads` ([begin..., end...]
+// over every axis); nullopt when those pad N or C, are negative, or do not
+// fit.
+std::optional<Fact> FusedPadsOf(const Env& env, const std::optional<std::vector<int64_t>>& pads,
+                                const Term& consumer) {
+  ValueSource source = env.graph.Producer(env.Value(consumer));
   if (!pads || pads->size() % 2 != 0 || pads->size() < 6 ||
       source.kind != ValueSource::Kind::kNodeOutput) {
     return std::nullopt;
@@ -226,6 +226,35 @@ std::optional<Fact> FusedPads(const Env& env, const std::vector<Term>& args) {
     fused[spatial + i] += static_cast<double>((*pads)[rank + 2 + i]);
   }
   return Fact{std::move(fused), true};
+}
+
+// fused_pads(p, C): Pad's constant pads `args[0]` over every axis.
+std::optional<Fact> FusedPads(const Env& env, const std::vector<Term>& args) {
+  return FusedPadsOf(env, IntsOf(env, args[0]), args[1]);
+}
+
+// fused_pads_on_axes(p, a, C): Pad's constant pads `args[0]` over its
+// constant `axes` `args[1]` (Pad-18; negative axes count from the rank of
+// C, which the padded input shares), spread over every axis; nullopt when
+// an axis is out of range or listed twice.
+std::optional<Fact> FusedPadsOnAxes(const Env& env, const std::vector<Term>& args) {
+  std::optional<std::vector<int64_t>> pads = IntsOf(env, args[0]);
+  std::optional<std::vector<int64_t>> axes = IntsOf(env, args[1]);
+  const onnx::TensorShapeProto* shape = env.Shape(args[2]);
+  if (!pads || !axes || shape == nullptr || pads->size() != 2 * axes->size()) {
+    return std::nullopt;
+  }
+  const int64_t rank = shape->dim_size();
+  const int64_t n = static_cast<int64_t>(axes->size());
+  std::vector<int64_t> full(2 * rank, 0);
+  std::set<int64_t> seen;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t axis = (*axes)[i] < 0 ? (*axes)[i] + rank : (*axes)[i];
+    if (axis < 0 || axis >= rank || !seen.insert(axis).second) return std::nullopt;
+    full[axis] = (*pads)[i];
+    full[rank + axis] = (*pads)[n + i];
+  }
+  return FusedPadsOf(env, full, args[2]);
 }
 
 // True when `k` broadcasts to `x` without growing it (each dim of k,
@@ -447,6 +476,7 @@ const std::map<std::string, FactFn>& FactFns() {
       {"power", Power},
       {"attention_mask", AttentionMask},
       {"fused_pads", FusedPads},
+      {"fused_pads_on_axes", FusedPadsOnAxes},
       {"pads_below_kernel", PadsBelowKernel},
       {"shape_of", ShapeOf},
       {"composes_to_identity",

@@ -19,6 +19,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "eval/compare.h"
 #include "eval/data_sets.h"
 #include "eval/graph.h"
@@ -156,6 +157,38 @@ std::vector<onnx::TensorProto> PadCandidates(const Shape& shape) {
   return {Ints(spatial), Ints(narrow), Ints(channel), Ints(negative)};
 }
 
+// Pad-18's pads over `rank - 2` listed axes, and the axes lists: the
+// spatial axes in order, the same counted from the end in reverse, and a
+// list that takes in the channel axis (no fusion where it is padded).
+std::vector<onnx::TensorProto> ListedAxesPadCandidates(const Shape& shape) {
+  const int64_t listed = static_cast<int64_t>(shape.size()) - 2;
+  std::vector<int64_t> growing(2 * listed), negative(2 * listed, 0), one(2 * listed, 0);
+  for (int64_t i = 0; i < listed; ++i) {
+    growing[i] = i + 1;
+    growing[listed + i] = i + 2;
+  }
+  negative[listed] = -1;
+  one[0] = 1;
+  return {Ints(growing), Ints(negative), Ints(one)};
+}
+
+std::vector<onnx::TensorProto> PadAxesCandidates(const Shape& shape) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  std::vector<int64_t> spatial, from_end, with_channel;
+  for (int64_t i = 2; i < rank; ++i) {
+    spatial.push_back(i);
+    from_end.push_back(1 - i);
+    with_channel.push_back(i - 1);
+  }
+  return {Ints(spatial), Ints(from_end), Ints(with_channel)};
+}
+
+// Whether `rule`'s where asks predicate `function`.
+bool AsksPredicate(const Rule& rule, absl::string_view function) {
+  return absl::c_any_of(rule.where,
+                        [&](const Predicate& predicate) { return predicate.function == function; });
+}
+
 // Whether `rule`'s pattern has a node of `op`.
 bool HasOp(const Rule& rule, const std::string& op) {
   for (const onnx::NodeProto& node : rule.pattern.node()) {
@@ -245,10 +278,12 @@ std::vector<onnx::TensorProto> ConstantCandidates(const Rule& rule, const std::s
                                                   const Shape& shape) {
   // The Pad fusions (fused_pads): spatial pads and others, and the zero pad
   // value they ask for.
-  if (op == "Pad" && absl::c_any_of(rule.where, [](const Predicate& predicate) {
-        return predicate.function == "fused_pads";
-      })) {
-    if (slot == 1 && shape.size() >= 3) return PadCandidates(shape);
+  const bool on_axes = AsksPredicate(rule, "fused_pads_on_axes");
+  if (op == "Pad" && (on_axes || AsksPredicate(rule, "fused_pads"))) {
+    if (slot == 1 && shape.size() >= 3) {
+      return on_axes ? ListedAxesPadCandidates(shape) : PadCandidates(shape);
+    }
+    if (slot == 3 && shape.size() >= 3) return PadAxesCandidates(shape);
     std::optional<double> value = ValueAskedOf(rule, name);
     if (slot == 2 && value) return {Constant(dtype, {}, {*value})};
   }

@@ -338,6 +338,12 @@ g (float[2,3] X) => (float[2,3] Y) {
   Y = Relu(T)
 })",
      {"Relu"}, "pad_nothing_attribute: 1"},
+    {"pad_nothing_on_axes", R"(<ir_version: 8, opset_import: ["" : 18]>
+g (float[2,3] X) => (float[2,3] Y) <int64[2] p = {0, 0}, int64[1] a = {-1}> {
+  T = Pad(X, p, "", a)
+  Y = Relu(T)
+})",
+     {"Relu"}, "pad_nothing_on_axes: 1"},
     {"pad_something", R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3] X) => (float[2,4] Y) <int64[4] p = {0, 0, 0, 1}, float v = {0.0}> {
   T = Pad(X, p, v)
@@ -582,7 +588,8 @@ g (float[1,2,4,4] X) => (Y)
      1.5, -0.5, 0.75, 1.0, -2.0, 0.5, -1.0, 0.25, 2.0, 1.5, -0.5, 0.75, 1.0, -2.0, 0.5, -1.0,
      0.25, 2.0, 1.5, -0.5, 0.75, 1.0, -2.0},
    int64[8] spatial = {0, 0, 1, 1, 0, 0, 1, 1}, int64[8] channel = {0, 1, 1, 1, 0, 0, 1, 1},
-   float zero = {0.0}, float one = {1.0}> {
+   float zero = {0.0}, float one = {1.0}, int64[4] hw_pads = {1, 0, 1, 1},
+   int64[2] hw = {2, 3}, int64[2] wh = {-1, -2}, int64[2] ch = {1, 2}> {
   P = )", pad, R"(
   C = )", consumer, R"(
   Y = Relu(C)
@@ -615,6 +622,14 @@ g (float[1,2,4,4] X) => (Y) <int64[8] spatial = {0, 0, 1, 1, 0, 0, 1, 1}> {
 })");
 const std::string kPadOneConv = PadBefore(13, "Pad(X, spatial, one)", "Conv<pads = [1, 1, 1, 1]>(P, W)");
 const std::string kPadChannelConv = PadBefore(13, "Pad(X, channel)", "Conv(P, W)");
+// Pad-18's axes input: the pads cover the axes listed, in any order and
+// either sign.
+const std::string kPadAxesConv = PadBefore(18, "Pad(X, hw_pads, \"\", hw)", "Conv(P, W)");
+const std::string kPadZeroAxesAveragePool =
+    PadBefore(18, "Pad(X, hw_pads, zero, wh)",
+              "AveragePool<kernel_shape = [3, 3], count_include_pad = 1>(P)");
+const std::string kPadAxesChannelConv =
+    PadBefore(18, "Pad(X, hw_pads, \"\", ch)", "Conv(P, W)");
 const std::string kPadReflectConv =
     PadBefore(13, "Pad<mode = \"reflect\">(X, spatial)", "Conv<pads = [1, 1, 1, 1]>(P, W)");
 const std::string kPadConvAutoPad =
@@ -764,6 +779,12 @@ const MatchCase kDeployAddedCases[] = {
      "", "deploy"},
     {"pad_value_not_zero", kPadOneConv.c_str(), {"Pad", "Conv", "Relu"}, "", "deploy"},
     {"pad_on_channel_axis", kPadChannelConv.c_str(), {"Pad", "Conv", "Relu"}, "", "deploy"},
+    {"pad_axes_into_conv", kPadAxesConv.c_str(), {"Conv", "Relu"}, "pad_axes_conv_no_bias: 1",
+     "deploy"},
+    {"pad_zero_axes_into_average_pool", kPadZeroAxesAveragePool.c_str(), {"AveragePool", "Relu"},
+     "pad_zero_axes_average_pool: 1", "deploy"},
+    {"pad_axes_on_channel_axis", kPadAxesChannelConv.c_str(), {"Pad", "Conv", "Relu"}, "",
+     "deploy"},
     {"pad_reflect", kPadReflectConv.c_str(), {"Pad", "Conv", "Relu"}, "", "deploy"},
     {"pad_conv_auto_pad", kPadConvAutoPad.c_str(), {"Pad", "Conv", "Relu"}, "", "deploy"},
     {"pad_conv_exact_profile", kPadConv.c_str(), {"Pad", "Conv", "Relu"}, "", "exact"},
