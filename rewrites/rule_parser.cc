@@ -135,6 +135,7 @@ const PredicateSpec kPredicates[] = {
     {"pads_below_kernel", "av", false}, {"shape_of", "vv", false},
     {"same_dim", "vnvn", false},       {"last_dim_power", "vvn", false},
     {"power", "vn", true},             {"attention_mask", "vv", false},
+    {"attention_shapes", "vvv", false},
     {"fused_pads_on_axes", "vvv", true},
 };
 

@@ -81,6 +81,9 @@
 //       them; negative indices count from the end)
 //     last_dim_power(c, X, p) (constant c, of one element, is X's last dim
 //       to the power p, to float precision: within 2^-22 relatively)
+//     attention_shapes(Q, K, V) (all of rank 4, [batch, heads, sequence,
+//       head size]; Q's dims K's but the sequence, K's V's but the head
+//       size)
 //     attention_mask(M, S) (M can be Attention's additive attn_mask for
 //       the scores S: rank 2 or more, broadcasting to S without growing
 //       it, its last dim S's)

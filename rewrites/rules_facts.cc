@@ -291,6 +291,36 @@ std::optional<Fact> SameDimFact(const Env& env, const std::vector<Term>& args) {
   return std::nullopt;
 }
 
+// attention_shapes(Q, K, V): Q, K and V of rank 4 ([batch, heads,
+// sequence, head size]), Q and K alike but in their sequence lengths, K and
+// V alike but in their head sizes. False when inference knows a rank or two
+// sizes that differ; unknown when it cannot tell.
+std::optional<Fact> AttentionShapes(const Env& env, const std::vector<Term>& args) {
+  const onnx::TensorShapeProto* q = env.Shape(args[0]);
+  const onnx::TensorShapeProto* k = env.Shape(args[1]);
+  const onnx::TensorShapeProto* v = env.Shape(args[2]);
+  if (q == nullptr || k == nullptr || v == nullptr) return std::nullopt;
+  if (q->dim_size() != 4 || k->dim_size() != 4 || v->dim_size() != 4) return Bool(false);
+  struct DimPair {
+    const onnx::TensorShapeProto* a;
+    int i;
+    const onnx::TensorShapeProto* b;
+    int j;
+  };
+  const DimPair pairs[] = {{q, 0, k, 0}, {q, 1, k, 1}, {q, 3, k, 3},
+                           {k, 0, v, 0}, {k, 1, v, 1}, {k, 2, v, 2}};
+  bool known = true;
+  for (const DimPair& pair : pairs) {
+    const auto& a = pair.a->dim(pair.i);
+    const auto& b = pair.b->dim(pair.j);
+    if (SameDim(a, b)) continue;
+    if (a.has_dim_value() && b.has_dim_value()) return Bool(false);
+    known = false;
+  }
+  if (!known) return std::nullopt;
+  return Bool(true);
+}
+
 // Whether constant args[0], of one element, is the last dim of args[1] to
 // the power args[2], to float precision: within 2^-22 of it, relatively
 // (an exporter's float rounding of d^p, however it computed it).
@@ -475,6 +505,7 @@ const std::map<std::string, FactFn>& FactFns() {
       {"last_dim_power", LastDimPower},
       {"power", Power},
       {"attention_mask", AttentionMask},
+      {"attention_shapes", AttentionShapes},
       {"fused_pads", FusedPads},
       {"fused_pads_on_axes", FusedPadsOnAxes},
       {"pads_below_kernel", PadsBelowKernel},
