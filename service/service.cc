@@ -61,6 +61,31 @@ absl::Status ReceiveUpload(grpc::ServerContext* context,
   return workspace.FinishUpload();
 }
 
+// The model size the client declared in kModelBytesMetadata, if any.
+absl::StatusOr<std::optional<int64_t>> DeclaredModelBytes(
+    const std::multimap<grpc::string_ref, grpc::string_ref>& metadata) {
+  auto it = metadata.find(kModelBytesMetadata);
+  if (it == metadata.end()) return std::nullopt;
+  OC_ASSIGN_OR_RETURN(int64_t bytes,
+                      ParseModelBytes(absl::string_view(it->second.data(), it->second.size())));
+  return bytes;
+}
+
+// Reads the request of unary call `method` into `request`.
+template <typename Request, typename Response>
+absl::Status ReadRequest(grpc::ServerContext* context, absl::string_view method,
+                         grpc::ServerUnaryStreamer<Request, Response>& streamer,
+                         Request& request) {
+  if (streamer.Read(&request)) return absl::OkStatus();
+  if (context->IsCancelled()) {
+    return absl::CancelledError(
+        absl::StrCat(method, ": the call ended before its request arrived"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(method, ": the request could not be read (not a ", Request::descriptor()->name(),
+                   " message, or none)"));
+}
+
 // Sends the result, then every output file as chunks.
 absl::Status SendOutput(const StreamOutput& output, const StreamWorkspace& workspace,
                         int64_t chunk_bytes,
@@ -273,11 +298,26 @@ absl::Status ConvertService::ChargeMemory(CallRecord& call, int64_t model_bytes)
                              " bytes (--max_inflight_bytes) are held by calls in flight"));
 }
 
-absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> ConvertService::Admit(CallRecord& call,
-                                                                      int64_t model_bytes) {
-  OC_RETURN_IF_ERROR(RefuseOversized(call, model_bytes));
-  OC_RETURN_IF_ERROR(ChargeMemory(call, model_bytes));
+absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> ConvertService::Admit(
+    CallRecord& call, std::optional<int64_t> declared) {
+  if (declared) OC_RETURN_IF_ERROR(RefuseOversized(call, *declared));
+  OC_RETURN_IF_ERROR(ChargeMemory(call, declared.value_or(0)));
   return AcquireSlot(call);
+}
+
+absl::Status ConvertService::AdmitReceived(CallRecord& call, int64_t model_bytes) {
+  OC_RETURN_IF_ERROR(RefuseOversized(call, model_bytes));
+  int64_t charge = ModelCallCharge(model_bytes);
+  int64_t more = charge - call.memory->bytes();
+  if (more <= 0 || call.memory->Grow(more)) return absl::OkStatus();
+  return Reject(call, "inflight_bytes",
+                absl::StrCat("the server's memory budget is taken: this call needs an "
+                             "estimated ",
+                             charge, " bytes for its model of ", model_bytes, " bytes; ",
+                             memory_->in_use(), " of ", memory_->capacity(),
+                             " bytes (--max_inflight_bytes) are held by calls in flight (a "
+                             "client that declares the model's size in ",
+                             kModelBytesMetadata, " is refused before it sends the model)"));
 }
 
 absl::Status ConvertService::AdmitStream(CallRecord& call, const Upload& upload,
@@ -429,11 +469,9 @@ absl::StatusOr<ModelAnswer> ConvertService::RunOnWorkerThread(
 
 absl::Status ConvertService::RunConvert(grpc::ServerContext* context,
                                         const v1::ConvertRequest& request, bool plan,
+                                        std::shared_ptr<WorkSlots::Slot> slot,
                                         v1::ConvertResponse& response, CallRecord& call) {
-  call.bytes_in = static_cast<int64_t>(request.model().size());
-  call.model_name = request.model_name();
   call.to_opset = request.options().target_opset();
-  OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, Admit(call, call.bytes_in));
   ModelTask task;
   task.kind = plan ? CallKind::kPlan : CallKind::kConvert;
   task.max_model_bytes = options_.max_model_bytes;
@@ -493,20 +531,51 @@ absl::Status ConvertService::RunConvertStream(grpc::ServerContext* context, Stre
   return SendOutput(output, *workspace, options_.stream_chunk_bytes, stream, call.bytes_out);
 }
 
-grpc::Status ConvertService::Convert(grpc::ServerContext* context,
-                                     const v1::ConvertRequest* request,
-                                     v1::ConvertResponse* response) {
-  return Handle(context, "Convert", [&](CallRecord& call) {
-    return RunConvert(context, *request, /*plan=*/false, *response, call);
+template <typename Request, typename Response>
+grpc::Status ConvertService::HandleModelCall(
+    grpc::ServerContext* context, absl::string_view method,
+    grpc::ServerUnaryStreamer<Request, Response>& streamer,
+    absl::FunctionRef<absl::Status(const Request&, std::shared_ptr<WorkSlots::Slot>, Response&,
+                                   CallRecord&)>
+        run) {
+  return Handle(context, method, [&](CallRecord& call) -> absl::Status {
+    OC_ASSIGN_OR_RETURN(std::optional<int64_t> declared,
+                        DeclaredModelBytes(context->client_metadata()));
+    // Refused here, the call leaves its request unread: gRPC holds no more
+    // of it than one stream window.
+    OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, Admit(call, declared));
+    Request request;
+    OC_RETURN_IF_ERROR(ReadRequest(context, method, streamer, request));
+    call.bytes_in = static_cast<int64_t>(request.model().size());
+    call.model_name = request.model_name();
+    OC_RETURN_IF_ERROR(AdmitReceived(call, call.bytes_in));
+    Response response;
+    OC_RETURN_IF_ERROR(run(request, std::move(slot), response, call));
+    if (!streamer.Write(response)) {
+      return absl::CancelledError("the client went away before the answer was sent");
+    }
+    return absl::OkStatus();
   });
 }
 
-grpc::Status ConvertService::Plan(grpc::ServerContext* context,
-                                  const v1::ConvertRequest* request,
-                                  v1::ConvertResponse* response) {
-  return Handle(context, "Plan", [&](CallRecord& call) {
-    return RunConvert(context, *request, /*plan=*/true, *response, call);
-  });
+grpc::Status ConvertService::StreamedConvert(
+    grpc::ServerContext* context, UnaryStreamer<v1::ConvertRequest, v1::ConvertResponse>* call) {
+  return HandleModelCall<v1::ConvertRequest, v1::ConvertResponse>(
+      context, "Convert", *call,
+      [&](const v1::ConvertRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
+          v1::ConvertResponse& response, CallRecord& record) {
+        return RunConvert(context, request, /*plan=*/false, std::move(slot), response, record);
+      });
+}
+
+grpc::Status ConvertService::StreamedPlan(
+    grpc::ServerContext* context, UnaryStreamer<v1::ConvertRequest, v1::ConvertResponse>* call) {
+  return HandleModelCall<v1::ConvertRequest, v1::ConvertResponse>(
+      context, "Plan", *call,
+      [&](const v1::ConvertRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
+          v1::ConvertResponse& response, CallRecord& record) {
+        return RunConvert(context, request, /*plan=*/true, std::move(slot), response, record);
+      });
 }
 
 grpc::Status ConvertService::ConvertStream(grpc::ServerContext* context, StreamType* stream) {
@@ -525,10 +594,8 @@ grpc::Status ConvertService::RewriteStream(grpc::ServerContext* context, StreamT
 template <typename Answer>
 absl::Status ConvertService::RunModelCall(grpc::ServerContext* context,
                                           const v1::ModelRequest& request, CallKind kind,
-                                          Answer& answer, CallRecord& call) {
-  call.bytes_in = static_cast<int64_t>(request.model().size());
-  call.model_name = request.model_name();
-  OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, Admit(call, call.bytes_in));
+                                          std::shared_ptr<WorkSlots::Slot> slot, Answer& answer,
+                                          CallRecord& call) {
   ModelTask task;
   task.kind = kind;
   task.max_model_bytes = options_.max_model_bytes;
@@ -540,41 +607,53 @@ absl::Status ConvertService::RunModelCall(grpc::ServerContext* context,
   return absl::OkStatus();
 }
 
-grpc::Status ConvertService::Check(grpc::ServerContext* context,
-                                   const v1::ModelRequest* request,
-                                   v1::CheckResponse* response) {
-  return Handle(context, "Check", [&](CallRecord& call) {
-    return RunModelCall(context, *request, CallKind::kCheck, *response, call);
-  });
+grpc::Status ConvertService::StreamedCheck(
+    grpc::ServerContext* context, UnaryStreamer<v1::ModelRequest, v1::CheckResponse>* call) {
+  return HandleModelCall<v1::ModelRequest, v1::CheckResponse>(
+      context, "Check", *call,
+      [&](const v1::ModelRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
+          v1::CheckResponse& response, CallRecord& record) {
+        return RunModelCall(context, request, CallKind::kCheck, std::move(slot), response,
+                            record);
+      });
 }
 
-grpc::Status ConvertService::Inspect(grpc::ServerContext* context,
-                                     const v1::ModelRequest* request,
-                                     v1::InspectResponse* response) {
-  return Handle(context, "Inspect", [&](CallRecord& call) {
-    return RunModelCall(context, *request, CallKind::kInspect, *response, call);
-  });
+grpc::Status ConvertService::StreamedInspect(
+    grpc::ServerContext* context, UnaryStreamer<v1::ModelRequest, v1::InspectResponse>* call) {
+  return HandleModelCall<v1::ModelRequest, v1::InspectResponse>(
+      context, "Inspect", *call,
+      [&](const v1::ModelRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
+          v1::InspectResponse& response, CallRecord& record) {
+        return RunModelCall(context, request, CallKind::kInspect, std::move(slot), response,
+                            record);
+      });
 }
 
-grpc::Status ConvertService::Rewrite(grpc::ServerContext* context,
-                                     const v1::RewriteRequest* request,
-                                     v1::RewriteResponse* response) {
-  return Handle(context, "Rewrite", [&](CallRecord& call) -> absl::Status {
-    call.bytes_in = static_cast<int64_t>(request->model().size());
-    call.model_name = request->model_name();
-    OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, Admit(call, call.bytes_in));
-    ModelTask task;
-    task.kind = CallKind::kRewrite;
-    task.max_model_bytes = options_.max_model_bytes;
-    task.header.set_model_name(ModelLabel(request->model_name()));
-    *task.header.mutable_rewrite() = request->options();
-    OC_ASSIGN_OR_RETURN(ModelAnswer answer,
-                        RunTask(context, call, std::move(task), request->model(), std::move(slot)));
-    *response = std::get<v1::RewriteResponse>(std::move(answer));
-    response->mutable_report()->set_request_id(call.id);
-    call.bytes_out = static_cast<int64_t>(response->model().size());
-    return absl::OkStatus();
-  });
+absl::Status ConvertService::RunRewrite(grpc::ServerContext* context,
+                                        const v1::RewriteRequest& request,
+                                        std::shared_ptr<WorkSlots::Slot> slot,
+                                        v1::RewriteResponse& response, CallRecord& call) {
+  ModelTask task;
+  task.kind = CallKind::kRewrite;
+  task.max_model_bytes = options_.max_model_bytes;
+  task.header.set_model_name(ModelLabel(request.model_name()));
+  *task.header.mutable_rewrite() = request.options();
+  OC_ASSIGN_OR_RETURN(ModelAnswer answer,
+                      RunTask(context, call, std::move(task), request.model(), std::move(slot)));
+  response = std::get<v1::RewriteResponse>(std::move(answer));
+  response.mutable_report()->set_request_id(call.id);
+  call.bytes_out = static_cast<int64_t>(response.model().size());
+  return absl::OkStatus();
+}
+
+grpc::Status ConvertService::StreamedRewrite(
+    grpc::ServerContext* context, UnaryStreamer<v1::RewriteRequest, v1::RewriteResponse>* call) {
+  return HandleModelCall<v1::RewriteRequest, v1::RewriteResponse>(
+      context, "Rewrite", *call,
+      [&](const v1::RewriteRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
+          v1::RewriteResponse& response, CallRecord& record) {
+        return RunRewrite(context, request, std::move(slot), response, record);
+      });
 }
 
 grpc::Status ConvertService::Capabilities(grpc::ServerContext* context,
