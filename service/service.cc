@@ -78,8 +78,10 @@ absl::Status ReadRequest(grpc::ServerContext* context, absl::string_view method,
                          Request& request) {
   if (streamer.Read(&request)) return absl::OkStatus();
   if (context->IsCancelled()) {
-    return absl::CancelledError(
-        absl::StrCat(method, ": the call ended before its request arrived"));
+    return absl::CancelledError(absl::StrCat(
+        method,
+        ": the call ended before its request was read (the client cancelled it, or gRPC "
+        "refused a message past --max_message_bytes)"));
   }
   return absl::InvalidArgumentError(
       absl::StrCat(method, ": the request could not be read (not a ", Request::descriptor()->name(),
@@ -125,8 +127,9 @@ absl::Status SendOutput(const StreamOutput& output, const StreamWorkspace& works
 }
 
 // gRPC's own counts in the Prometheus text format: among the calls it
-// ended without a handler's answer are those refused before any handler
-// ran (a message over --max_message_bytes; see transport_counts.h).
+// ended without a handler's answer are those it refused itself (a message
+// over --max_message_bytes, refused as its handler reads it; see
+// transport_counts.h).
 void AppendTransportText(std::string& text) {
   std::optional<TransportCalls> calls = TransportCallCounts();
   if (!calls) return;
