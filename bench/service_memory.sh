@@ -11,6 +11,10 @@
 #   bench/service_memory.sh bazel-bin/service/onnx-convert-server \
 #       bazel-bin/service/memory_bench "--clients=64 --calls=4 --nodes=10000" --workers=0 \
 #       --max_concurrent=64 --max_inflight_bytes=16777216
+# With WARMUP set to memory_bench flags (e.g. WARMUP="--clients=1 --nodes=10000"),
+# those calls run first: the baseline is then the server's RSS after them
+# (the tables a first call loads, e.g. the operator schemas, are in it), and
+# the peak (VmHWM) is reset before the measured calls.
 set -euo pipefail
 server_bin=$1; bench_bin=$2; bench_flags=$3; shift 3
 dir=$(mktemp -d)
@@ -31,6 +35,12 @@ hwm_kib() { awk '/^VmHWM:/ {s += $2} END {print s + 0}' $(for p in "$@"; do echo
 
 sleep 0.5
 echo "server RSS before: $(rss_kib $server) KiB; with zygote and workers: $(rss_kib $(tree $server)) KiB"
+if [[ -n "${WARMUP:-}" ]]; then
+  "$bench_bin" --target="127.0.0.1:$port" $WARMUP >/dev/null
+  sleep 2
+  for p in $(tree $server); do echo 5 >/proc/"$p"/clear_refs; done  # resets VmHWM
+  echo "server RSS after the warm-up ($WARMUP): $(rss_kib $server) KiB; with zygote and workers: $(rss_kib $(tree $server)) KiB"
+fi
 "$bench_bin" --target="127.0.0.1:$port" $bench_flags >"$dir/bench" &
 bench=$!
 peak_server=0; peak_all=0

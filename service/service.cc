@@ -424,12 +424,12 @@ absl::StatusOr<CrashHook> ConvertService::CrashHookOf(grpc::ServerContext* conte
 
 absl::StatusOr<ModelAnswer> ConvertService::RunTask(grpc::ServerContext* context,
                                                     const CallRecord& call, ModelTask task,
-                                                    std::string_view model,
+                                                    std::string model,
                                                     std::shared_ptr<WorkSlots::Slot> slot) {
   OC_ASSIGN_OR_RETURN(task.hook, CrashHookOf(context));
   WaitLimits limits = LimitsFor(context, call);
   if (options_.workers == nullptr) {
-    return RunOnWorkerThread(call, std::move(task), model, std::move(slot), limits);
+    return RunOnWorkerThread(call, std::move(task), std::move(model), std::move(slot), limits);
   }
   // The call keeps its slot until the worker process has answered (or has
   // been killed).
@@ -446,15 +446,15 @@ absl::StatusOr<ModelAnswer> ConvertService::RunInWorkerProcess(const CallRecord&
 }
 
 absl::StatusOr<ModelAnswer> ConvertService::RunOnWorkerThread(
-    const CallRecord& call, ModelTask task, std::string_view model,
+    const CallRecord& call, ModelTask task, std::string model,
     std::shared_ptr<WorkSlots::Slot> slot, const WaitLimits& limits) {
   if (NeedsWorkerProcess(task.hook)) {
     return absl::FailedPreconditionError(
         "this crash hook needs worker processes (--workers 1 or more)");
   }
   // Abandoned work (cancelled call, passed deadline) outlives the call: it
-  // owns a copy of the model, and stops at its next poll.
-  auto bytes = std::make_shared<const std::string>(model);
+  // owns the model, and stops at its next poll.
+  auto bytes = std::make_shared<const std::string>(std::move(model));
   auto stop = std::make_shared<std::atomic<bool>>(false);
   absl::Time deadline = limits.deadline;
   std::function<absl::StatusOr<ModelAnswer>()> work = [id = call.id, task = std::move(task),
@@ -471,7 +471,7 @@ absl::StatusOr<ModelAnswer> ConvertService::RunOnWorkerThread(
 }
 
 absl::Status ConvertService::RunConvert(grpc::ServerContext* context,
-                                        const v1::ConvertRequest& request, bool plan,
+                                        v1::ConvertRequest& request, bool plan,
                                         std::shared_ptr<WorkSlots::Slot> slot,
                                         v1::ConvertResponse& response, CallRecord& call) {
   call.to_opset = request.options().target_opset();
@@ -482,7 +482,8 @@ absl::Status ConvertService::RunConvert(grpc::ServerContext* context,
   *task.header.mutable_options() = request.options();
   task.header.set_report_message_only(request.report_message_only());
   OC_ASSIGN_OR_RETURN(ModelAnswer answer,
-                      RunTask(context, call, std::move(task), request.model(), std::move(slot)));
+                      RunTask(context, call, std::move(task), std::move(*request.mutable_model()),
+                              std::move(slot)));
   response = std::get<v1::ConvertResponse>(std::move(answer));
   response.mutable_report()->set_request_id(call.id);
   call.from_opset = response.report().source_opset();
@@ -538,7 +539,7 @@ template <typename Request, typename Response>
 grpc::Status ConvertService::HandleModelCall(
     grpc::ServerContext* context, absl::string_view method,
     grpc::ServerUnaryStreamer<Request, Response>& streamer,
-    absl::FunctionRef<absl::Status(const Request&, std::shared_ptr<WorkSlots::Slot>, Response&,
+    absl::FunctionRef<absl::Status(Request&, std::shared_ptr<WorkSlots::Slot>, Response&,
                                    CallRecord&)>
         run) {
   return Handle(context, method, [&](CallRecord& call) -> absl::Status {
@@ -565,7 +566,7 @@ grpc::Status ConvertService::StreamedConvert(
     grpc::ServerContext* context, UnaryStreamer<v1::ConvertRequest, v1::ConvertResponse>* call) {
   return HandleModelCall<v1::ConvertRequest, v1::ConvertResponse>(
       context, "Convert", *call,
-      [&](const v1::ConvertRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
+      [&](v1::ConvertRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
           v1::ConvertResponse& response, CallRecord& record) {
         return RunConvert(context, request, /*plan=*/false, std::move(slot), response, record);
       });
@@ -575,7 +576,7 @@ grpc::Status ConvertService::StreamedPlan(
     grpc::ServerContext* context, UnaryStreamer<v1::ConvertRequest, v1::ConvertResponse>* call) {
   return HandleModelCall<v1::ConvertRequest, v1::ConvertResponse>(
       context, "Plan", *call,
-      [&](const v1::ConvertRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
+      [&](v1::ConvertRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
           v1::ConvertResponse& response, CallRecord& record) {
         return RunConvert(context, request, /*plan=*/true, std::move(slot), response, record);
       });
@@ -596,7 +597,7 @@ grpc::Status ConvertService::RewriteStream(grpc::ServerContext* context, StreamT
 
 template <typename Answer>
 absl::Status ConvertService::RunModelCall(grpc::ServerContext* context,
-                                          const v1::ModelRequest& request, CallKind kind,
+                                          v1::ModelRequest& request, CallKind kind,
                                           std::shared_ptr<WorkSlots::Slot> slot, Answer& answer,
                                           CallRecord& call) {
   ModelTask task;
@@ -604,7 +605,8 @@ absl::Status ConvertService::RunModelCall(grpc::ServerContext* context,
   task.max_model_bytes = options_.max_model_bytes;
   task.header.set_model_name(ModelLabel(request.model_name()));
   OC_ASSIGN_OR_RETURN(ModelAnswer done,
-                      RunTask(context, call, std::move(task), request.model(), std::move(slot)));
+                      RunTask(context, call, std::move(task), std::move(*request.mutable_model()),
+                              std::move(slot)));
   answer = std::get<Answer>(std::move(done));
   call.bytes_out = static_cast<int64_t>(answer.ByteSizeLong());
   return absl::OkStatus();
@@ -614,7 +616,7 @@ grpc::Status ConvertService::StreamedCheck(
     grpc::ServerContext* context, UnaryStreamer<v1::ModelRequest, v1::CheckResponse>* call) {
   return HandleModelCall<v1::ModelRequest, v1::CheckResponse>(
       context, "Check", *call,
-      [&](const v1::ModelRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
+      [&](v1::ModelRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
           v1::CheckResponse& response, CallRecord& record) {
         return RunModelCall(context, request, CallKind::kCheck, std::move(slot), response,
                             record);
@@ -625,7 +627,7 @@ grpc::Status ConvertService::StreamedInspect(
     grpc::ServerContext* context, UnaryStreamer<v1::ModelRequest, v1::InspectResponse>* call) {
   return HandleModelCall<v1::ModelRequest, v1::InspectResponse>(
       context, "Inspect", *call,
-      [&](const v1::ModelRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
+      [&](v1::ModelRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
           v1::InspectResponse& response, CallRecord& record) {
         return RunModelCall(context, request, CallKind::kInspect, std::move(slot), response,
                             record);
@@ -633,7 +635,7 @@ grpc::Status ConvertService::StreamedInspect(
 }
 
 absl::Status ConvertService::RunRewrite(grpc::ServerContext* context,
-                                        const v1::RewriteRequest& request,
+                                        v1::RewriteRequest& request,
                                         std::shared_ptr<WorkSlots::Slot> slot,
                                         v1::RewriteResponse& response, CallRecord& call) {
   ModelTask task;
@@ -642,7 +644,8 @@ absl::Status ConvertService::RunRewrite(grpc::ServerContext* context,
   task.header.set_model_name(ModelLabel(request.model_name()));
   *task.header.mutable_rewrite() = request.options();
   OC_ASSIGN_OR_RETURN(ModelAnswer answer,
-                      RunTask(context, call, std::move(task), request.model(), std::move(slot)));
+                      RunTask(context, call, std::move(task), std::move(*request.mutable_model()),
+                              std::move(slot)));
   response = std::get<v1::RewriteResponse>(std::move(answer));
   response.mutable_report()->set_request_id(call.id);
   call.bytes_out = static_cast<int64_t>(response.model().size());
@@ -653,7 +656,7 @@ grpc::Status ConvertService::StreamedRewrite(
     grpc::ServerContext* context, UnaryStreamer<v1::RewriteRequest, v1::RewriteResponse>* call) {
   return HandleModelCall<v1::RewriteRequest, v1::RewriteResponse>(
       context, "Rewrite", *call,
-      [&](const v1::RewriteRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
+      [&](v1::RewriteRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
           v1::RewriteResponse& response, CallRecord& record) {
         return RunRewrite(context, request, std::move(slot), response, record);
       });

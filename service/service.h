@@ -204,31 +204,31 @@ class ConvertService final : public ModelCallsStreamed {
   grpc::Status HandleModelCall(
       grpc::ServerContext* context, absl::string_view method,
       grpc::ServerUnaryStreamer<Request, Response>& streamer,
-      absl::FunctionRef<absl::Status(const Request&, std::shared_ptr<WorkSlots::Slot>,
-                                     Response&, CallRecord&)>
+      absl::FunctionRef<absl::Status(Request&, std::shared_ptr<WorkSlots::Slot>, Response&,
+                                     CallRecord&)>
           run);
-  absl::Status RunConvert(grpc::ServerContext* context, const v1::ConvertRequest& request,
+  absl::Status RunConvert(grpc::ServerContext* context, v1::ConvertRequest& request,
                           bool plan, std::shared_ptr<WorkSlots::Slot> slot,
                           v1::ConvertResponse& response, CallRecord& call);
   // The work of Check and Inspect (`kind`).
   template <typename Answer>
-  absl::Status RunModelCall(grpc::ServerContext* context, const v1::ModelRequest& request,
+  absl::Status RunModelCall(grpc::ServerContext* context, v1::ModelRequest& request,
                             CallKind kind, std::shared_ptr<WorkSlots::Slot> slot,
                             Answer& answer, CallRecord& call);
-  absl::Status RunRewrite(grpc::ServerContext* context, const v1::RewriteRequest& request,
+  absl::Status RunRewrite(grpc::ServerContext* context, v1::RewriteRequest& request,
                           std::shared_ptr<WorkSlots::Slot> slot, v1::RewriteResponse& response,
                           CallRecord& call);
-  // Runs `task` on `model` (which outlives the call) for `call`, which
-  // holds `slot`, in a worker process or on a worker thread, with its crash
-  // hook when there is one.
+  // Runs `task` on `model` (taken over: work the call abandons keeps it)
+  // for `call`, which holds `slot`, in a worker process or on a worker
+  // thread, with its crash hook when there is one.
   absl::StatusOr<ModelAnswer> RunTask(grpc::ServerContext* context, const CallRecord& call,
-                                      ModelTask task, std::string_view model,
+                                      ModelTask task, std::string model,
                                       std::shared_ptr<WorkSlots::Slot> slot);
   absl::StatusOr<ModelAnswer> RunInWorkerProcess(const CallRecord& call, const ModelTask& task,
                                                  std::string_view model,
                                                  const WaitLimits& limits);
   absl::StatusOr<ModelAnswer> RunOnWorkerThread(const CallRecord& call, ModelTask task,
-                                                std::string_view model,
+                                                std::string model,
                                                 std::shared_ptr<WorkSlots::Slot> slot,
                                                 const WaitLimits& limits);
   // The crash hook `context` names (kNone unless testing_crash_hooks).
