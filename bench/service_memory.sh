@@ -10,7 +10,10 @@
 # refused with a retry delay; the summary counts them):
 #   bench/service_memory.sh bazel-bin/service/onnx-convert-server \
 #       bazel-bin/service/memory_bench "--clients=64 --calls=4 --nodes=10000" --workers=0 \
-#       --max_concurrent=64 --max_inflight_bytes=16777216
+#       --max_concurrent=64 --max_inflight_bytes=16777216 --stream_window_bytes=16384
+# (memory_bench declares each model's size in x-model-bytes: the server
+# refuses a call past the budget before reading its request; the small
+# stream window bounds what gRPC takes in of a refused call's body.)
 # With WARMUP set to memory_bench flags (e.g. WARMUP="--clients=1 --nodes=10000"),
 # those calls run first: the baseline is then the server's RSS after them
 # (the tables a first call loads, e.g. the operator schemas, are in it), and
