@@ -24,7 +24,7 @@ dir=$(mktemp -d)
 "$server_bin" --port=0 --work_dir="$dir" --log_requests=false "$@" 2>"$dir/stderr" &
 server=$!
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$dir"' EXIT
-for _ in $(seq 500); do grep -q "listening on" "$dir/stderr" && break; sleep 0.01; done
+for _ in $(seq 500); do grep -qs "listening on" "$dir/stderr" && break; sleep 0.01; done
 port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$dir/stderr")
 
 # The pid and every descendant of it.

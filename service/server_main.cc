@@ -24,6 +24,7 @@
 #include "ir/model_io.h"
 #include "service/metrics_http.h"
 #include "service/admission.h"
+#include "service/capabilities.h"
 #include "service/model_tasks.h"
 #include "schema/version.h"
 #include "service/server.h"
@@ -187,6 +188,10 @@ int main(int argc, char** argv) {
   if (!onnxconvert::service::LimitMallocArenas(arenas)) {
     std::cerr << "onnx-convert-server: malloc refused --malloc_arenas " << arenas << "\n";
   }
+  // The operator tables (schemas, adapters, passes) load here rather than
+  // on the first call: the idle server's memory includes them, and the
+  // workers forked next share them.
+  onnxconvert::service::BuildCapabilities();
   // Before gRPC starts a thread: the workers are copies of this process.
   auto workers = StartWorkers();
   if (!workers.ok()) {
