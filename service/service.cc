@@ -303,7 +303,18 @@ absl::Status ConvertService::ChargeMemory(CallRecord& call, int64_t model_bytes)
 
 absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> ConvertService::Admit(
     CallRecord& call, std::optional<int64_t> declared) {
-  if (declared) OC_RETURN_IF_ERROR(RefuseOversized(call, *declared));
+  if (declared) {
+    OC_RETURN_IF_ERROR(RefuseOversized(call, *declared));
+    // gRPC would refuse the message at its read, less clearly.
+    if (*declared > options_.max_message_bytes) {
+      return Reject(call, "max_message_bytes",
+                    absl::StrCat("the model is ", *declared, " bytes (", kModelBytesMetadata,
+                                 "), over the server's message limit of ",
+                                 options_.max_message_bytes,
+                                 " bytes (--max_message_bytes): send it with ConvertStream"),
+                    /*retry=*/false);
+    }
+  }
   OC_RETURN_IF_ERROR(ChargeMemory(call, declared.value_or(0)));
   return AcquireSlot(call);
 }

@@ -119,7 +119,7 @@ class ConvertService final : public ModelCallsStreamed {
   // The most bytes charged to the memory budget at once so far.
   int64_t inflight_bytes_peak() const { return memory_->peak(); }
   // Calls refused for `reason` so far ("max_model_bytes", "max_upload_bytes",
-  // "inflight_bytes", "max_concurrent", "work_bytes").
+  // "max_message_bytes", "inflight_bytes", "max_concurrent", "work_bytes").
   int64_t rejections(absl::string_view reason) const { return metrics_.Rejections(reason); }
   // Waits until no model call's work runs (abandoned work included) or
   // `deadline` passes; true when idle.
@@ -245,8 +245,8 @@ class ConvertService final : public ModelCallsStreamed {
   // or RESOURCE_EXHAUSTED naming the sizes.
   absl::Status ChargeMemory(CallRecord& call, int64_t model_bytes);
   // Admission of a unary model call before its request is read: the
-  // model size the client declared (`declared`) against max_model_bytes and
-  // the memory budget (without one, only the fixed part of the charge), a
+  // model size the client declared (`declared`) against max_model_bytes,
+  // max_message_bytes and the memory budget (without one, only the fixed part of the charge), a
   // work slot.
   absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> Admit(CallRecord& call,
                                                          std::optional<int64_t> declared);

@@ -677,8 +677,11 @@ TEST_F(ServiceTest, UnaryCallsOverTheBudgetAreRefusedBeforeTheirBody) {
     bool retry;
   };
   const Case kCases[] = {
-      {"a declared model past the budget, never sent", absl::StrCat(int64_t{100} << 20),
+      {"a declared model past the budget, never sent", absl::StrCat(int64_t{40} << 20),
        std::nullopt, grpc::StatusCode::RESOURCE_EXHAUSTED, "inflight_bytes", true},
+      {"a declared model past --max_message_bytes, never sent",
+       absl::StrCat(int64_t{100} << 20), std::nullopt, grpc::StatusCode::RESOURCE_EXHAUSTED,
+       "max_message_bytes", false},
       {"a declared model past --max_model_bytes, never sent", absl::StrCat(int64_t{2} << 30),
        std::nullopt, grpc::StatusCode::RESOURCE_EXHAUSTED, "max_model_bytes", false},
       {"a declared size that is not a number, never sent", "many", std::nullopt,
