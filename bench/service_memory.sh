@@ -10,14 +10,21 @@
 # refused with a retry delay; the summary counts them):
 #   bench/service_memory.sh bazel-bin/service/onnx-convert-server \
 #       bazel-bin/service/memory_bench "--clients=64 --calls=4 --nodes=10000" --workers=0 \
-#       --max_concurrent=64 --max_inflight_bytes=16777216
+#       --max_concurrent=64 --max_inflight_bytes=16777216 --stream_window_bytes=16384
+# (memory_bench declares each model's size in x-model-bytes: the server
+# refuses a call past the budget before reading its request; the small
+# stream window bounds what gRPC takes in of a refused call's body.)
+# With WARMUP set to memory_bench flags (e.g. WARMUP="--clients=1 --nodes=10000"),
+# those calls run first: the baseline is then the server's RSS after them
+# (the tables a first call loads, e.g. the operator schemas, are in it), and
+# the peak (VmHWM) is reset before the measured calls.
 set -euo pipefail
 server_bin=$1; bench_bin=$2; bench_flags=$3; shift 3
 dir=$(mktemp -d)
 "$server_bin" --port=0 --work_dir="$dir" --log_requests=false "$@" 2>"$dir/stderr" &
 server=$!
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$dir"' EXIT
-for _ in $(seq 500); do grep -q "listening on" "$dir/stderr" && break; sleep 0.01; done
+for _ in $(seq 500); do grep -qs "listening on" "$dir/stderr" && break; sleep 0.01; done
 port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$dir/stderr")
 
 # The pid and every descendant of it.
@@ -31,6 +38,12 @@ hwm_kib() { awk '/^VmHWM:/ {s += $2} END {print s + 0}' $(for p in "$@"; do echo
 
 sleep 0.5
 echo "server RSS before: $(rss_kib $server) KiB; with zygote and workers: $(rss_kib $(tree $server)) KiB"
+if [[ -n "${WARMUP:-}" ]]; then
+  "$bench_bin" --target="127.0.0.1:$port" $WARMUP >/dev/null
+  sleep 2
+  for p in $(tree $server); do echo 5 >/proc/"$p"/clear_refs; done  # resets VmHWM
+  echo "server RSS after the warm-up ($WARMUP): $(rss_kib $server) KiB; with zygote and workers: $(rss_kib $(tree $server)) KiB"
+fi
 "$bench_bin" --target="127.0.0.1:$port" $bench_flags >"$dir/bench" &
 bench=$!
 peak_server=0; peak_all=0

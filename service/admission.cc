@@ -3,11 +3,14 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 
 namespace onnxconvert::service {
 namespace {
@@ -51,7 +54,10 @@ bool ByteBudget::TryTake(int64_t bytes, int64_t held) {
   absl::MutexLock lock(&mu_);
   bool fits = capacity_ <= 0 || in_use_ + bytes <= capacity_ ||
               (lone_charge_may_exceed_ && in_use_ == held);
-  if (fits) in_use_ += bytes;
+  if (fits) {
+    in_use_ += bytes;
+    peak_ = std::max(peak_, in_use_);
+  }
   return fits;
 }
 
@@ -63,6 +69,21 @@ void ByteBudget::Release(int64_t bytes) {
 int64_t ByteBudget::in_use() const {
   absl::MutexLock lock(&mu_);
   return in_use_;
+}
+
+int64_t ByteBudget::peak() const {
+  absl::MutexLock lock(&mu_);
+  return peak_;
+}
+
+absl::StatusOr<int64_t> ParseModelBytes(absl::string_view value) {
+  int64_t bytes = 0;
+  if (!absl::SimpleAtoi(value, &bytes) || bytes < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("the ", kModelBytesMetadata, " metadata \"",
+                                                   absl::CHexEscape(value.substr(0, 40)),
+                                                   "\" is not a count of bytes"));
+  }
+  return bytes;
 }
 
 bool LimitMallocArenas(int arenas) {

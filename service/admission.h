@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 
@@ -50,6 +51,8 @@ class ByteBudget : public std::enable_shared_from_this<ByteBudget> {
   std::shared_ptr<Charge> TryCharge(int64_t bytes);
   // Bytes charged now.
   int64_t in_use() const;
+  // The most bytes charged at once so far.
+  int64_t peak() const;
   // The capacity (<= 0: none).
   int64_t capacity() const { return capacity_; }
 
@@ -64,6 +67,7 @@ class ByteBudget : public std::enable_shared_from_this<ByteBudget> {
   const bool lone_charge_may_exceed_;
   mutable absl::Mutex mu_;
   int64_t in_use_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t peak_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // What a call on a model of `model_bytes` is charged against the memory
@@ -80,6 +84,16 @@ int64_t ModelCallCharge(int64_t model_bytes);
 inline constexpr int64_t kChargePerModelByte = 4;
 // The fixed part of ModelCallCharge.
 inline constexpr int64_t kChargePerCall = int64_t{2} << 20;
+
+// The metadata key in which a client declares the size of the model a unary
+// model call (Convert, Plan, Check, Inspect, Rewrite) carries, in decimal
+// bytes: the server charges the memory budget with it before it reads the
+// request, and refuses a call that does not fit without taking its body in.
+inline constexpr char kModelBytesMetadata[] = "x-model-bytes";
+
+// The model size declared by `value` (the kModelBytesMetadata value);
+// InvalidArgument naming it when it is not a count of bytes.
+absl::StatusOr<int64_t> ParseModelBytes(absl::string_view value);
 
 // The memory limit that `text` (the content of cgroup v2's memory.max or
 // v1's memory.limit_in_bytes) states; none for "max" or a value so large

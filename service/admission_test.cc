@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -52,6 +53,43 @@ TEST(ByteBudgetTest, ChargesGrowWithinTheCapacityAndAreGivenBackWhenDropped) {
   EXPECT_EQ(budget->in_use(), 50);
   first.reset();
   EXPECT_EQ(budget->in_use(), 0);
+}
+
+TEST(ByteBudgetTest, PeakIsTheMostChargedAtOnce) {
+  std::shared_ptr<ByteBudget> budget = ByteBudget::Create(100, /*lone_charge_may_exceed=*/false);
+  std::shared_ptr<ByteBudget::Charge> first = budget->TryCharge(30);
+  std::shared_ptr<ByteBudget::Charge> second = budget->TryCharge(50);
+  EXPECT_EQ(budget->TryCharge(30), nullptr);  // refused: not counted
+  second.reset();
+  EXPECT_TRUE(first->Grow(20));
+  EXPECT_EQ(budget->in_use(), 50);
+  EXPECT_EQ(budget->peak(), 80);
+}
+
+TEST(ModelBytesTest, DeclaredSizesAreByteCounts) {
+  struct Case {
+    const char* value;
+    std::optional<int64_t> bytes;  // none: InvalidArgument
+  };
+  const Case kCases[] = {
+      {"0", 0},
+      {"492553", 492553},
+      {"1073741824", int64_t{1} << 30},
+      {"-1", std::nullopt},
+      {"many", std::nullopt},
+      {"", std::nullopt},
+      {"99999999999999999999", std::nullopt},
+  };
+  for (const Case& c : kCases) {
+    absl::StatusOr<int64_t> bytes = ParseModelBytes(c.value);
+    EXPECT_EQ(bytes.ok(), c.bytes.has_value()) << c.value;
+    if (bytes.ok() && c.bytes) EXPECT_EQ(*bytes, *c.bytes) << c.value;
+    if (!bytes.ok()) {
+      EXPECT_EQ(bytes.status().code(), absl::StatusCode::kInvalidArgument) << c.value;
+      EXPECT_NE(bytes.status().message().find(kModelBytesMetadata), std::string::npos)
+          << bytes.status();
+    }
+  }
 }
 
 TEST(ByteBudgetTest, LoneChargeMayGrowPastTheCapacityOnlyWhileAlone) {

@@ -17,6 +17,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "proto/rpc_status.pb.h"
 #include "ir/model_io.h"
+#include "service/admission.h"
 #include "service/grpc_status.h"
 #include "service/report_proto.h"
 
@@ -131,6 +132,12 @@ absl::StatusOr<bool> WriteFileChunks(Stream& stream, const std::string& location
   return open_stream;
 }
 
+// Declares the size of the model a unary call carries, by which the server
+// admits or refuses it before reading it (see admission.h).
+void DeclareModelBytes(grpc::ClientContext& context, const std::string& model) {
+  context.AddMetadata(kModelBytesMetadata, std::to_string(model.size()));
+}
+
 }  // namespace
 
 std::string ServiceConfigJson(const ClientOptions& options) {
@@ -216,6 +223,7 @@ absl::StatusOr<ModelSummary> Client::Inspect(const std::string& bytes,
   request.set_model_name(name);
   v1::InspectResponse response;
   OC_RETURN_IF_ERROR(FromRpc(CallWithRetries([&](grpc::ClientContext& context) {
+    DeclareModelBytes(context, bytes);
     return stub_->Inspect(&context, request, &response);
   })));
   return SummaryFromProto(response.summary());
@@ -228,6 +236,7 @@ absl::StatusOr<schema::CheckReport> Client::Check(const std::string& bytes,
   request.set_model_name(name);
   v1::CheckResponse response;
   OC_RETURN_IF_ERROR(FromRpc(CallWithRetries([&](grpc::ClientContext& context) {
+    DeclareModelBytes(context, bytes);
     return stub_->Check(&context, request, &response);
   })));
   return CheckReportFromProto(response);
@@ -243,6 +252,7 @@ absl::StatusOr<v1::ConvertResponse> Client::ConvertUnary(
   request.set_report_message_only(true);
   v1::ConvertResponse response;
   OC_RETURN_IF_ERROR(FromRpc(CallWithRetries([&](grpc::ClientContext& context) {
+    DeclareModelBytes(context, bytes);
     return options.dry_run ? stub_->Plan(&context, request, &response)
                            : stub_->Convert(&context, request, &response);
   })));

@@ -18,6 +18,7 @@
 #include "bench/synthetic_models.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/onnx_convert_service.grpc.pb.h"
+#include "service/admission.h"
 #include "service/grpc_status.h"
 
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "The server (any gRPC target).");
@@ -28,6 +29,10 @@ ABSL_FLAG(int, target_opset, 21, "Target opset.");
 ABSL_FLAG(bool, stream, false,
           "Call ConvertStream (the header declaring the model's size, then chunks of 64 KiB) "
           "instead of Convert: the server refuses before the body.");
+
+ABSL_FLAG(bool, declare_size, true,
+          "Declare the model's size in the x-model-bytes metadata of each Convert call, so "
+          "that the server refuses calls over its memory budget before their body.");
 
 namespace {
 
@@ -102,6 +107,10 @@ int main(int argc, char** argv) {
       for (int call = 0; call < absl::GetFlag(FLAGS_calls); ++call) {
         grpc::ClientContext context;
         onnxconvert::v1::ConvertResponse response;
+        if (absl::GetFlag(FLAGS_declare_size)) {
+          context.AddMetadata(onnxconvert::service::kModelBytesMetadata,
+                              absl::StrCat(model.size()));
+        }
         absl::Time sent = absl::Now();
         grpc::Status status =
             absl::GetFlag(FLAGS_stream)

@@ -189,7 +189,7 @@ std::vector<MetricFamily> ServiceCollector::Collect() const {
                                    static_cast<double>(sources_.charged_bytes())));
   }
   // gRPC's own counts: among the calls it ended without a handler's answer
-  // are those refused before any handler ran (over --max_message_bytes).
+  // are those it refused itself (over --max_message_bytes).
   if (std::optional<TransportCalls> calls = TransportCallCounts()) {
     for (const auto& [name, help, value] :
          {std::tuple<const char*, const char*, int64_t>{

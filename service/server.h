@@ -24,7 +24,8 @@ struct ServerOptions {
   int threads = 0;
   // How many bytes of a call the transport takes in before its handler
   // reads them (HTTP/2's per-stream window, with gRPC's window probing off),
-  // so that streamed calls refused after their header hold no more; 0:
+  // so that calls refused before their body is read (unary ones by their
+  // declared model size, streamed ones by their header) hold no more; 0:
   // kStreamWindowBytes (8 MiB), which gRPC widens with the link.
   int64_t stream_window_bytes = 0;
   // Largest message received or sent (the unary model limit in practice).

@@ -24,6 +24,7 @@
 #include "ir/model_io.h"
 #include "service/metrics_http.h"
 #include "service/admission.h"
+#include "service/capabilities.h"
 #include "service/model_tasks.h"
 #include "schema/version.h"
 #include "service/server.h"
@@ -39,8 +40,8 @@ ABSL_FLAG(int, malloc_arenas, -1,
           "in flight; -1: one per core; 0: glibc's default (8 per core, or MALLOC_ARENA_MAX).");
 ABSL_FLAG(int64_t, stream_window_bytes, 0,
           "Bytes of a call the transport takes in before the handler reads them (HTTP/2 "
-          "stream window, window probing off): bounds what refused streamed uploads hold; "
-          "0: gRPC's default.");
+          "stream window, window probing off): bounds what the requests of refused calls, "
+          "unary or streamed, hold unread; 0: 8 MiB, widened by gRPC with the link.");
 ABSL_FLAG(int64_t, max_message_bytes, int64_t{64} << 20,
           "Largest gRPC message received or sent; bigger models need ConvertStream.");
 ABSL_FLAG(int64_t, max_model_bytes, int64_t{1} << 30,
@@ -50,9 +51,11 @@ ABSL_FLAG(int64_t, max_upload_bytes, int64_t{64} << 30,
 ABSL_FLAG(int, max_concurrent, 4,
           "Model calls running at once; more get RESOURCE_EXHAUSTED. 0: no limit.");
 ABSL_FLAG(int64_t, max_inflight_bytes, -1,
-          "Memory budget of the model calls in flight, in bytes: each is charged 5x its "
-          "model + 8 MiB before it runs, and one past the budget gets RESOURCE_EXHAUSTED "
-          "with a retry delay. -1: half the memory of the cgroup (or machine); 0: no limit.");
+          "Memory budget of the model calls in flight, in bytes: each is charged 4x its "
+          "model + 2 MiB before its model is read (by the size declared in x-model-bytes or "
+          "the stream header; else 2 MiB, then the rest as the model arrives), and one past "
+          "the budget gets RESOURCE_EXHAUSTED with a retry delay. -1: half the memory of the "
+          "cgroup (or machine); 0: no limit.");
 ABSL_FLAG(int64_t, max_work_bytes, 0,
           "Disk budget of ConvertStream files in the work folder, in bytes (each uploaded "
           "byte counts twice: the upload and its output); an upload past it gets "
@@ -185,6 +188,10 @@ int main(int argc, char** argv) {
   if (!onnxconvert::service::LimitMallocArenas(arenas)) {
     std::cerr << "onnx-convert-server: malloc refused --malloc_arenas " << arenas << "\n";
   }
+  // The operator tables (schemas, adapters, passes) load here rather than
+  // on the first call: the idle server's memory includes them, and the
+  // workers forked next share them.
+  onnxconvert::service::BuildCapabilities();
   // Before gRPC starts a thread: the workers are copies of this process.
   auto workers = StartWorkers();
   if (!workers.ok()) {

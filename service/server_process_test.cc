@@ -234,7 +234,7 @@ TEST(ServerProcessTest, MetricsOverHttpAndJsonLogLinesWithRequestIds) {
   EXPECT_EQ(Sample(after, "onnx_convert_in_flight"), 0);
 
   // Refusals count: a model past --max_model_bytes by its reason, a message
-  // past --max_message_bytes (refused by gRPC before any handler) among the
+  // past --max_message_bytes (refused by gRPC when the handler reads it) among the
   // calls gRPC failed.
   EXPECT_EQ(Sample(after, "onnx_convert_rejections_total{reason=\"max_model_bytes\"}"), -1);
   const double failed_before = Sample(after, "onnx_convert_grpc_calls_failed_total");
@@ -261,12 +261,16 @@ TEST(ServerProcessTest, MetricsOverHttpAndJsonLogLinesWithRequestIds) {
     ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(line, &parsed).ok()) << line;
     lines.push_back(parsed);
   }
-  ASSERT_EQ(lines.size(), 3u) << server.Stderr();  // the refused model's call too
+  // The refused model's call too, and the call whose message gRPC refused
+  // when its handler read it (logged as ended before its request was read).
+  ASSERT_EQ(lines.size(), 4u) << server.Stderr();
   EXPECT_EQ(lines[0].fields().at("id").string_value(), "job-m1");
   EXPECT_EQ(lines[0].fields().at("code").string_value(), "OK");
   EXPECT_EQ(lines[0].fields().at("to_opset").number_value(), 17);
   EXPECT_EQ(lines[1].fields().at("id").string_value(), generated);
   EXPECT_EQ(lines[1].fields().at("code").string_value(), "INVALID_ARGUMENT");
+  EXPECT_EQ(lines[2].fields().at("code").string_value(), "RESOURCE_EXHAUSTED");
+  EXPECT_EQ(lines[3].fields().at("code").string_value(), "CANCELLED");
 }
 
 TEST(ServerProcessTest, ModelPastMaxModelBytesIsResourceExhausted) {

@@ -61,6 +61,33 @@ absl::Status ReceiveUpload(grpc::ServerContext* context,
   return workspace.FinishUpload();
 }
 
+// The model size the client declared in kModelBytesMetadata, if any.
+absl::StatusOr<std::optional<int64_t>> DeclaredModelBytes(
+    const std::multimap<grpc::string_ref, grpc::string_ref>& metadata) {
+  auto it = metadata.find(kModelBytesMetadata);
+  if (it == metadata.end()) return std::nullopt;
+  OC_ASSIGN_OR_RETURN(int64_t bytes,
+                      ParseModelBytes(absl::string_view(it->second.data(), it->second.size())));
+  return bytes;
+}
+
+// Reads the request of unary call `method` into `request`.
+template <typename Request, typename Response>
+absl::Status ReadRequest(grpc::ServerContext* context, absl::string_view method,
+                         grpc::ServerUnaryStreamer<Request, Response>& streamer,
+                         Request& request) {
+  if (streamer.Read(&request)) return absl::OkStatus();
+  if (context->IsCancelled()) {
+    return absl::CancelledError(absl::StrCat(
+        method,
+        ": the call ended before its request was read (the client cancelled it, or gRPC "
+        "refused a message past --max_message_bytes)"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(method, ": the request could not be read (not a ", Request::descriptor()->name(),
+                   " message, or none)"));
+}
+
 // Sends the result, then every output file as chunks.
 absl::Status SendOutput(const StreamOutput& output, const StreamWorkspace& workspace,
                         int64_t chunk_bytes,
@@ -100,8 +127,9 @@ absl::Status SendOutput(const StreamOutput& output, const StreamWorkspace& works
 }
 
 // gRPC's own counts in the Prometheus text format: among the calls it
-// ended without a handler's answer are those refused before any handler
-// ran (a message over --max_message_bytes; see transport_counts.h).
+// ended without a handler's answer are those it refused itself (a message
+// over --max_message_bytes, refused as its handler reads it; see
+// transport_counts.h).
 void AppendTransportText(std::string& text) {
   std::optional<TransportCalls> calls = TransportCallCounts();
   if (!calls) return;
@@ -273,11 +301,37 @@ absl::Status ConvertService::ChargeMemory(CallRecord& call, int64_t model_bytes)
                              " bytes (--max_inflight_bytes) are held by calls in flight"));
 }
 
-absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> ConvertService::Admit(CallRecord& call,
-                                                                      int64_t model_bytes) {
-  OC_RETURN_IF_ERROR(RefuseOversized(call, model_bytes));
-  OC_RETURN_IF_ERROR(ChargeMemory(call, model_bytes));
+absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> ConvertService::Admit(
+    CallRecord& call, std::optional<int64_t> declared) {
+  if (declared) {
+    OC_RETURN_IF_ERROR(RefuseOversized(call, *declared));
+    // gRPC would refuse the message at its read, less clearly.
+    if (*declared > options_.max_message_bytes) {
+      return Reject(call, "max_message_bytes",
+                    absl::StrCat("the model is ", *declared, " bytes (", kModelBytesMetadata,
+                                 "), over the server's message limit of ",
+                                 options_.max_message_bytes,
+                                 " bytes (--max_message_bytes): send it with ConvertStream"),
+                    /*retry=*/false);
+    }
+  }
+  OC_RETURN_IF_ERROR(ChargeMemory(call, declared.value_or(0)));
   return AcquireSlot(call);
+}
+
+absl::Status ConvertService::AdmitReceived(CallRecord& call, int64_t model_bytes) {
+  OC_RETURN_IF_ERROR(RefuseOversized(call, model_bytes));
+  int64_t charge = ModelCallCharge(model_bytes);
+  int64_t more = charge - call.memory->bytes();
+  if (more <= 0 || call.memory->Grow(more)) return absl::OkStatus();
+  return Reject(call, "inflight_bytes",
+                absl::StrCat("the server's memory budget is taken: this call needs an "
+                             "estimated ",
+                             charge, " bytes for its model of ", model_bytes, " bytes; ",
+                             memory_->in_use(), " of ", memory_->capacity(),
+                             " bytes (--max_inflight_bytes) are held by calls in flight (a "
+                             "client that declares the model's size in ",
+                             kModelBytesMetadata, " is refused before it sends the model)"));
 }
 
 absl::Status ConvertService::AdmitStream(CallRecord& call, const Upload& upload,
@@ -381,12 +435,12 @@ absl::StatusOr<CrashHook> ConvertService::CrashHookOf(grpc::ServerContext* conte
 
 absl::StatusOr<ModelAnswer> ConvertService::RunTask(grpc::ServerContext* context,
                                                     const CallRecord& call, ModelTask task,
-                                                    std::string_view model,
+                                                    std::string model,
                                                     std::shared_ptr<WorkSlots::Slot> slot) {
   OC_ASSIGN_OR_RETURN(task.hook, CrashHookOf(context));
   WaitLimits limits = LimitsFor(context, call);
   if (options_.workers == nullptr) {
-    return RunOnWorkerThread(call, std::move(task), model, std::move(slot), limits);
+    return RunOnWorkerThread(call, std::move(task), std::move(model), std::move(slot), limits);
   }
   // The call keeps its slot until the worker process has answered (or has
   // been killed).
@@ -403,15 +457,15 @@ absl::StatusOr<ModelAnswer> ConvertService::RunInWorkerProcess(const CallRecord&
 }
 
 absl::StatusOr<ModelAnswer> ConvertService::RunOnWorkerThread(
-    const CallRecord& call, ModelTask task, std::string_view model,
+    const CallRecord& call, ModelTask task, std::string model,
     std::shared_ptr<WorkSlots::Slot> slot, const WaitLimits& limits) {
   if (NeedsWorkerProcess(task.hook)) {
     return absl::FailedPreconditionError(
         "this crash hook needs worker processes (--workers 1 or more)");
   }
   // Abandoned work (cancelled call, passed deadline) outlives the call: it
-  // owns a copy of the model, and stops at its next poll.
-  auto bytes = std::make_shared<const std::string>(model);
+  // owns the model, and stops at its next poll.
+  auto bytes = std::make_shared<const std::string>(std::move(model));
   auto stop = std::make_shared<std::atomic<bool>>(false);
   absl::Time deadline = limits.deadline;
   std::function<absl::StatusOr<ModelAnswer>()> work = [id = call.id, task = std::move(task),
@@ -428,12 +482,10 @@ absl::StatusOr<ModelAnswer> ConvertService::RunOnWorkerThread(
 }
 
 absl::Status ConvertService::RunConvert(grpc::ServerContext* context,
-                                        const v1::ConvertRequest& request, bool plan,
+                                        v1::ConvertRequest& request, bool plan,
+                                        std::shared_ptr<WorkSlots::Slot> slot,
                                         v1::ConvertResponse& response, CallRecord& call) {
-  call.bytes_in = static_cast<int64_t>(request.model().size());
-  call.model_name = request.model_name();
   call.to_opset = request.options().target_opset();
-  OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, Admit(call, call.bytes_in));
   ModelTask task;
   task.kind = plan ? CallKind::kPlan : CallKind::kConvert;
   task.max_model_bytes = options_.max_model_bytes;
@@ -441,7 +493,8 @@ absl::Status ConvertService::RunConvert(grpc::ServerContext* context,
   *task.header.mutable_options() = request.options();
   task.header.set_report_message_only(request.report_message_only());
   OC_ASSIGN_OR_RETURN(ModelAnswer answer,
-                      RunTask(context, call, std::move(task), request.model(), std::move(slot)));
+                      RunTask(context, call, std::move(task), std::move(*request.mutable_model()),
+                              std::move(slot)));
   response = std::get<v1::ConvertResponse>(std::move(answer));
   response.mutable_report()->set_request_id(call.id);
   call.from_opset = response.report().source_opset();
@@ -493,20 +546,51 @@ absl::Status ConvertService::RunConvertStream(grpc::ServerContext* context, Stre
   return SendOutput(output, *workspace, options_.stream_chunk_bytes, stream, call.bytes_out);
 }
 
-grpc::Status ConvertService::Convert(grpc::ServerContext* context,
-                                     const v1::ConvertRequest* request,
-                                     v1::ConvertResponse* response) {
-  return Handle(context, "Convert", [&](CallRecord& call) {
-    return RunConvert(context, *request, /*plan=*/false, *response, call);
+template <typename Request, typename Response>
+grpc::Status ConvertService::HandleModelCall(
+    grpc::ServerContext* context, absl::string_view method,
+    grpc::ServerUnaryStreamer<Request, Response>& streamer,
+    absl::FunctionRef<absl::Status(Request&, std::shared_ptr<WorkSlots::Slot>, Response&,
+                                   CallRecord&)>
+        run) {
+  return Handle(context, method, [&](CallRecord& call) -> absl::Status {
+    OC_ASSIGN_OR_RETURN(std::optional<int64_t> declared,
+                        DeclaredModelBytes(context->client_metadata()));
+    // Refused here, the call leaves its request unread: gRPC holds no more
+    // of it than one stream window.
+    OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, Admit(call, declared));
+    Request request;
+    OC_RETURN_IF_ERROR(ReadRequest(context, method, streamer, request));
+    call.bytes_in = static_cast<int64_t>(request.model().size());
+    call.model_name = request.model_name();
+    OC_RETURN_IF_ERROR(AdmitReceived(call, call.bytes_in));
+    Response response;
+    OC_RETURN_IF_ERROR(run(request, std::move(slot), response, call));
+    if (!streamer.Write(response)) {
+      return absl::CancelledError("the client went away before the answer was sent");
+    }
+    return absl::OkStatus();
   });
 }
 
-grpc::Status ConvertService::Plan(grpc::ServerContext* context,
-                                  const v1::ConvertRequest* request,
-                                  v1::ConvertResponse* response) {
-  return Handle(context, "Plan", [&](CallRecord& call) {
-    return RunConvert(context, *request, /*plan=*/true, *response, call);
-  });
+grpc::Status ConvertService::StreamedConvert(
+    grpc::ServerContext* context, UnaryStreamer<v1::ConvertRequest, v1::ConvertResponse>* call) {
+  return HandleModelCall<v1::ConvertRequest, v1::ConvertResponse>(
+      context, "Convert", *call,
+      [&](v1::ConvertRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
+          v1::ConvertResponse& response, CallRecord& record) {
+        return RunConvert(context, request, /*plan=*/false, std::move(slot), response, record);
+      });
+}
+
+grpc::Status ConvertService::StreamedPlan(
+    grpc::ServerContext* context, UnaryStreamer<v1::ConvertRequest, v1::ConvertResponse>* call) {
+  return HandleModelCall<v1::ConvertRequest, v1::ConvertResponse>(
+      context, "Plan", *call,
+      [&](v1::ConvertRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
+          v1::ConvertResponse& response, CallRecord& record) {
+        return RunConvert(context, request, /*plan=*/true, std::move(slot), response, record);
+      });
 }
 
 grpc::Status ConvertService::ConvertStream(grpc::ServerContext* context, StreamType* stream) {
@@ -524,57 +608,69 @@ grpc::Status ConvertService::RewriteStream(grpc::ServerContext* context, StreamT
 
 template <typename Answer>
 absl::Status ConvertService::RunModelCall(grpc::ServerContext* context,
-                                          const v1::ModelRequest& request, CallKind kind,
-                                          Answer& answer, CallRecord& call) {
-  call.bytes_in = static_cast<int64_t>(request.model().size());
-  call.model_name = request.model_name();
-  OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, Admit(call, call.bytes_in));
+                                          v1::ModelRequest& request, CallKind kind,
+                                          std::shared_ptr<WorkSlots::Slot> slot, Answer& answer,
+                                          CallRecord& call) {
   ModelTask task;
   task.kind = kind;
   task.max_model_bytes = options_.max_model_bytes;
   task.header.set_model_name(ModelLabel(request.model_name()));
   OC_ASSIGN_OR_RETURN(ModelAnswer done,
-                      RunTask(context, call, std::move(task), request.model(), std::move(slot)));
+                      RunTask(context, call, std::move(task), std::move(*request.mutable_model()),
+                              std::move(slot)));
   answer = std::get<Answer>(std::move(done));
   call.bytes_out = static_cast<int64_t>(answer.ByteSizeLong());
   return absl::OkStatus();
 }
 
-grpc::Status ConvertService::Check(grpc::ServerContext* context,
-                                   const v1::ModelRequest* request,
-                                   v1::CheckResponse* response) {
-  return Handle(context, "Check", [&](CallRecord& call) {
-    return RunModelCall(context, *request, CallKind::kCheck, *response, call);
-  });
+grpc::Status ConvertService::StreamedCheck(
+    grpc::ServerContext* context, UnaryStreamer<v1::ModelRequest, v1::CheckResponse>* call) {
+  return HandleModelCall<v1::ModelRequest, v1::CheckResponse>(
+      context, "Check", *call,
+      [&](v1::ModelRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
+          v1::CheckResponse& response, CallRecord& record) {
+        return RunModelCall(context, request, CallKind::kCheck, std::move(slot), response,
+                            record);
+      });
 }
 
-grpc::Status ConvertService::Inspect(grpc::ServerContext* context,
-                                     const v1::ModelRequest* request,
-                                     v1::InspectResponse* response) {
-  return Handle(context, "Inspect", [&](CallRecord& call) {
-    return RunModelCall(context, *request, CallKind::kInspect, *response, call);
-  });
+grpc::Status ConvertService::StreamedInspect(
+    grpc::ServerContext* context, UnaryStreamer<v1::ModelRequest, v1::InspectResponse>* call) {
+  return HandleModelCall<v1::ModelRequest, v1::InspectResponse>(
+      context, "Inspect", *call,
+      [&](v1::ModelRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
+          v1::InspectResponse& response, CallRecord& record) {
+        return RunModelCall(context, request, CallKind::kInspect, std::move(slot), response,
+                            record);
+      });
 }
 
-grpc::Status ConvertService::Rewrite(grpc::ServerContext* context,
-                                     const v1::RewriteRequest* request,
-                                     v1::RewriteResponse* response) {
-  return Handle(context, "Rewrite", [&](CallRecord& call) -> absl::Status {
-    call.bytes_in = static_cast<int64_t>(request->model().size());
-    call.model_name = request->model_name();
-    OC_ASSIGN_OR_RETURN(std::shared_ptr<WorkSlots::Slot> slot, Admit(call, call.bytes_in));
-    ModelTask task;
-    task.kind = CallKind::kRewrite;
-    task.max_model_bytes = options_.max_model_bytes;
-    task.header.set_model_name(ModelLabel(request->model_name()));
-    *task.header.mutable_rewrite() = request->options();
-    OC_ASSIGN_OR_RETURN(ModelAnswer answer,
-                        RunTask(context, call, std::move(task), request->model(), std::move(slot)));
-    *response = std::get<v1::RewriteResponse>(std::move(answer));
-    response->mutable_report()->set_request_id(call.id);
-    call.bytes_out = static_cast<int64_t>(response->model().size());
-    return absl::OkStatus();
-  });
+absl::Status ConvertService::RunRewrite(grpc::ServerContext* context,
+                                        v1::RewriteRequest& request,
+                                        std::shared_ptr<WorkSlots::Slot> slot,
+                                        v1::RewriteResponse& response, CallRecord& call) {
+  ModelTask task;
+  task.kind = CallKind::kRewrite;
+  task.max_model_bytes = options_.max_model_bytes;
+  task.header.set_model_name(ModelLabel(request.model_name()));
+  *task.header.mutable_rewrite() = request.options();
+  OC_ASSIGN_OR_RETURN(ModelAnswer answer,
+                      RunTask(context, call, std::move(task), std::move(*request.mutable_model()),
+                              std::move(slot)));
+  response = std::get<v1::RewriteResponse>(std::move(answer));
+  response.mutable_report()->set_request_id(call.id);
+  call.bytes_out = static_cast<int64_t>(response.model().size());
+  return absl::OkStatus();
+}
+
+grpc::Status ConvertService::StreamedRewrite(
+    grpc::ServerContext* context, UnaryStreamer<v1::RewriteRequest, v1::RewriteResponse>* call) {
+  return HandleModelCall<v1::RewriteRequest, v1::RewriteResponse>(
+      context, "Rewrite", *call,
+      [&](v1::RewriteRequest& request, std::shared_ptr<WorkSlots::Slot> slot,
+          v1::RewriteResponse& response, CallRecord& record) {
+        return RunRewrite(context, request, std::move(slot), response, record);
+      });
 }
 
 grpc::Status ConvertService::Capabilities(grpc::ServerContext* context,

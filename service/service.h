@@ -80,6 +80,16 @@ struct ServiceOptions {
 // "bad_alloc", "throw"; see model_tasks.h), with testing_crash_hooks only.
 inline constexpr char kCrashHookMetadata[] = "x-testing-crash-hook";
 
+// The generated service with its unary model calls (Convert, Plan, Check,
+// Inspect, Rewrite) served as streamed unary methods: gRPC starts their
+// handler before it reads the request, so that admission by bytes (from the
+// size the client declares in kModelBytesMetadata) comes before the body.
+// On the wire they are the same unary calls.
+using ModelCallsStreamed = v1::OnnxConvert::WithStreamedUnaryMethod_Convert<
+    v1::OnnxConvert::WithStreamedUnaryMethod_Plan<v1::OnnxConvert::WithStreamedUnaryMethod_Check<
+        v1::OnnxConvert::WithStreamedUnaryMethod_Inspect<
+            v1::OnnxConvert::WithStreamedUnaryMethod_Rewrite<v1::OnnxConvert::Service>>>>>;
+
 // The onnxconvert.v1.OnnxConvert service. Each model call parses, converts,
 // checks or inspects in a worker process (with ServiceOptions::workers; see
 // worker_pool.h), or else on a worker thread of its own (see worker.h), and
@@ -92,7 +102,7 @@ inline constexpr char kCrashHookMetadata[] = "x-testing-crash-hook";
 // worker process that dies fails its call only, INTERNAL naming the request
 // and the signal; std::bad_alloc thrown by a call is RESOURCE_EXHAUSTED,
 // any other exception INTERNAL, naming the request.
-class ConvertService final : public v1::OnnxConvert::Service {
+class ConvertService final : public ModelCallsStreamed {
  public:
   explicit ConvertService(ServiceOptions options);
 
@@ -106,8 +116,10 @@ class ConvertService final : public v1::OnnxConvert::Service {
   absl::Time last_answer() const { return absl::FromUnixNanos(last_answer_ns_.load()); }
   // Bytes charged to the memory budget now.
   int64_t inflight_bytes() const { return memory_->in_use(); }
+  // The most bytes charged to the memory budget at once so far.
+  int64_t inflight_bytes_peak() const { return memory_->peak(); }
   // Calls refused for `reason` so far ("max_model_bytes", "max_upload_bytes",
-  // "inflight_bytes", "max_concurrent", "work_bytes").
+  // "max_message_bytes", "inflight_bytes", "max_concurrent", "work_bytes").
   int64_t rejections(absl::string_view reason) const { return metrics_.Rejections(reason); }
   // Waits until no model call's work runs (abandoned work included) or
   // `deadline` passes; true when idle.
@@ -125,20 +137,28 @@ class ConvertService final : public v1::OnnxConvert::Service {
   // counts once received whole).
   int64_t in_flight_bytes() const;
 
-  grpc::Status Convert(grpc::ServerContext* context, const v1::ConvertRequest* request,
-                       v1::ConvertResponse* response) override;
+  // The unary model calls: admitted by the model size the client declares
+  // (kModelBytesMetadata) before the request is read.
+  template <typename Request, typename Response>
+  using UnaryStreamer = grpc::ServerUnaryStreamer<Request, Response>;
+  grpc::Status StreamedConvert(grpc::ServerContext* context,
+                               UnaryStreamer<v1::ConvertRequest, v1::ConvertResponse>* call)
+      override;
+  grpc::Status StreamedPlan(grpc::ServerContext* context,
+                            UnaryStreamer<v1::ConvertRequest, v1::ConvertResponse>* call)
+      override;
+  grpc::Status StreamedCheck(grpc::ServerContext* context,
+                             UnaryStreamer<v1::ModelRequest, v1::CheckResponse>* call) override;
+  grpc::Status StreamedInspect(grpc::ServerContext* context,
+                               UnaryStreamer<v1::ModelRequest, v1::InspectResponse>* call)
+      override;
+  grpc::Status StreamedRewrite(grpc::ServerContext* context,
+                               UnaryStreamer<v1::RewriteRequest, v1::RewriteResponse>* call)
+      override;
   grpc::Status ConvertStream(
       grpc::ServerContext* context,
       grpc::ServerReaderWriter<v1::ConvertStreamResponse, v1::ConvertStreamRequest>* stream)
       override;
-  grpc::Status Plan(grpc::ServerContext* context, const v1::ConvertRequest* request,
-                    v1::ConvertResponse* response) override;
-  grpc::Status Check(grpc::ServerContext* context, const v1::ModelRequest* request,
-                     v1::CheckResponse* response) override;
-  grpc::Status Inspect(grpc::ServerContext* context, const v1::ModelRequest* request,
-                       v1::InspectResponse* response) override;
-  grpc::Status Rewrite(grpc::ServerContext* context, const v1::RewriteRequest* request,
-                       v1::RewriteResponse* response) override;
   grpc::Status RewriteStream(
       grpc::ServerContext* context,
       grpc::ServerReaderWriter<v1::ConvertStreamResponse, v1::ConvertStreamRequest>* stream)
@@ -177,23 +197,38 @@ class ConvertService final : public v1::OnnxConvert::Service {
   // to gRPC, records metrics and writes the log line.
   grpc::Status Handle(grpc::ServerContext* context, absl::string_view method,
                       absl::FunctionRef<absl::Status(CallRecord&)> body);
-  absl::Status RunConvert(grpc::ServerContext* context, const v1::ConvertRequest& request,
-                          bool plan, v1::ConvertResponse& response, CallRecord& call);
+  // Runs unary model call `method` (see Handle): admits it, reads its
+  // request, has `run` answer it (with the call's work slot) and sends the
+  // answer.
+  template <typename Request, typename Response>
+  grpc::Status HandleModelCall(
+      grpc::ServerContext* context, absl::string_view method,
+      grpc::ServerUnaryStreamer<Request, Response>& streamer,
+      absl::FunctionRef<absl::Status(Request&, std::shared_ptr<WorkSlots::Slot>, Response&,
+                                     CallRecord&)>
+          run);
+  absl::Status RunConvert(grpc::ServerContext* context, v1::ConvertRequest& request,
+                          bool plan, std::shared_ptr<WorkSlots::Slot> slot,
+                          v1::ConvertResponse& response, CallRecord& call);
   // The work of Check and Inspect (`kind`).
   template <typename Answer>
-  absl::Status RunModelCall(grpc::ServerContext* context, const v1::ModelRequest& request,
-                            CallKind kind, Answer& answer, CallRecord& call);
-  // Runs `task` on `model` (which outlives the call) for `call`, which
-  // holds `slot`, in a worker process or on a worker thread, with its crash
-  // hook when there is one.
+  absl::Status RunModelCall(grpc::ServerContext* context, v1::ModelRequest& request,
+                            CallKind kind, std::shared_ptr<WorkSlots::Slot> slot,
+                            Answer& answer, CallRecord& call);
+  absl::Status RunRewrite(grpc::ServerContext* context, v1::RewriteRequest& request,
+                          std::shared_ptr<WorkSlots::Slot> slot, v1::RewriteResponse& response,
+                          CallRecord& call);
+  // Runs `task` on `model` (taken over: work the call abandons keeps it)
+  // for `call`, which holds `slot`, in a worker process or on a worker
+  // thread, with its crash hook when there is one.
   absl::StatusOr<ModelAnswer> RunTask(grpc::ServerContext* context, const CallRecord& call,
-                                      ModelTask task, std::string_view model,
+                                      ModelTask task, std::string model,
                                       std::shared_ptr<WorkSlots::Slot> slot);
   absl::StatusOr<ModelAnswer> RunInWorkerProcess(const CallRecord& call, const ModelTask& task,
                                                  std::string_view model,
                                                  const WaitLimits& limits);
   absl::StatusOr<ModelAnswer> RunOnWorkerThread(const CallRecord& call, ModelTask task,
-                                                std::string_view model,
+                                                std::string model,
                                                 std::shared_ptr<WorkSlots::Slot> slot,
                                                 const WaitLimits& limits);
   // The crash hook `context` names (kNone unless testing_crash_hooks).
@@ -209,9 +244,17 @@ class ConvertService final : public v1::OnnxConvert::Service {
   // Charges `call` for a model of `model_bytes` against the memory budget,
   // or RESOURCE_EXHAUSTED naming the sizes.
   absl::Status ChargeMemory(CallRecord& call, int64_t model_bytes);
-  // Admission of a unary model call on `model_bytes`: its size, the memory
-  // budget, a work slot.
-  absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> Admit(CallRecord& call, int64_t model_bytes);
+  // Admission of a unary model call before its request is read: the
+  // model size the client declared (`declared`) against max_model_bytes,
+  // max_message_bytes and the memory budget (without one, only the fixed part of the charge), a
+  // work slot.
+  absl::StatusOr<std::shared_ptr<WorkSlots::Slot>> Admit(CallRecord& call,
+                                                         std::optional<int64_t> declared);
+  // Admission of a unary model call's request once read, with a model of
+  // `model_bytes`: its size against max_model_bytes, and the call's charge
+  // grown to it when the declared size was less (or none);
+  // RESOURCE_EXHAUSTED when either fails.
+  absl::Status AdmitReceived(CallRecord& call, int64_t model_bytes);
   // Charges streamed `chunk` of `call` against the disk budget (`disk`) and,
   // for model bytes not declared, the memory budget; RESOURCE_EXHAUSTED when
   // either is full, or when the upload passes max_model_bytes or

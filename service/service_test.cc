@@ -2,10 +2,13 @@
 #include "service/service.h"
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -14,6 +17,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "rewrites/pass_manager.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "ir/model_io.h"
 #include "proto/grpc_health.grpc.pb.h"
@@ -338,7 +342,7 @@ TEST_F(ServiceTest, MessagePastTheLimitIsResourceExhausted) {
   grpc::Status status = Stub()->Convert(&context, Request(testing::TinyCnnBytes(), 13), &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   // Over a loopback port (the in-process channel refuses it on the client
-  // side), gRPC refuses it before any handler runs; channelz counts it.
+  // side), gRPC refuses it when the handler reads it; channelz counts it.
   auto stub = v1::OnnxConvert::NewStub(
       grpc::CreateChannel(Target(), grpc::InsecureChannelCredentials()));
   grpc::ClientContext port_context;
@@ -346,7 +350,9 @@ TEST_F(ServiceTest, MessagePastTheLimitIsResourceExhausted) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   absl::StatusOr<v1::MetricsResponse> metrics = InProcessClient()->Metrics();
   ASSERT_TRUE(metrics.ok()) << metrics.status();
-  EXPECT_TRUE(absl::StrContains(metrics->text(), "onnx_convert_grpc_calls_failed_total 1\n"))
+  EXPECT_FALSE(absl::StrContains(metrics->text(), "onnx_convert_grpc_calls_failed_total 0\n"))
+      << metrics->text();
+  EXPECT_TRUE(absl::StrContains(metrics->text(), "onnx_convert_grpc_calls_failed_total "))
       << metrics->text();
 }
 
@@ -374,8 +380,12 @@ TEST_F(ServiceTest, InFlightBytesCountTheModelsOfRunningCalls) {
   Start();
   EXPECT_EQ(server_->service().in_flight_bytes(), 0);
   SlowCall slow(Stub());
-  ASSERT_TRUE(Eventually([&] { return RunningWorkers() == 1; }));
-  EXPECT_EQ(server_->service().in_flight_bytes(), static_cast<int64_t>(SlowModelBytes().size()));
+  // Counted once its request has been read (its slot is held from its
+  // admission, before).
+  ASSERT_TRUE(Eventually([&] {
+    return server_->service().in_flight_bytes() == static_cast<int64_t>(SlowModelBytes().size());
+  }));
+  EXPECT_EQ(RunningWorkers(), 1);
   EXPECT_EQ(server_->service().MetricsSnapshot().in_flight(), 1);
   slow.Cancel();
   // The server answers the cancelled call soon after the client saw it end.
@@ -566,6 +576,142 @@ TEST_F(ServiceTest, SmallStreamWindowsStillCarryUploadsLargerThanThem) {
       grpc::CreateChannel(Target(), grpc::InsecureChannelCredentials()));
   grpc::Status status = StreamModel(*stub, model, 13);
   EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
+// A unary Convert call made by hand on the generic stub, so that its
+// request is sent only when the test says: its metadata (with
+// `declared_bytes` under x-model-bytes when given) goes out at once.
+class HandMadeConvert {
+ public:
+  HandMadeConvert(std::shared_ptr<grpc::Channel> channel,
+                  std::optional<std::string> declared_bytes)
+      : stub_(std::move(channel)) {
+    if (declared_bytes) context_.AddMetadata(kModelBytesMetadata, *declared_bytes);
+    // Only a call that waits for a body it never gets meets this deadline.
+    context_.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+    call_ = stub_.PrepareCall(&context_, "/onnxconvert.v1.OnnxConvert/Convert", &queue_);
+    call_->StartCall(this);
+    Next();
+  }
+  HandMadeConvert(const HandMadeConvert&) = delete;
+  HandMadeConvert& operator=(const HandMadeConvert&) = delete;
+  ~HandMadeConvert() {
+    if (!finished_) {
+      context_.TryCancel();
+      Finish();
+    }
+    queue_.Shutdown();
+    void* tag;
+    bool ok;
+    while (queue_.Next(&tag, &ok)) {
+    }
+  }
+
+  // Sends `request` and half-closes.
+  void Send(const v1::ConvertRequest& request) {
+    grpc::Slice slice(request.SerializeAsString());
+    grpc::ByteBuffer buffer(&slice, 1);
+    call_->Write(buffer, this);
+    Next();
+    call_->WritesDone(this);
+    Next();
+  }
+
+  // Waits for the answer: the call's status, and the response in `response`
+  // when one came.
+  grpc::Status Finish(v1::ConvertResponse* response = nullptr) {
+    grpc::ByteBuffer buffer;
+    call_->Read(&buffer, this);
+    if (Next() && response != nullptr) {
+      std::vector<grpc::Slice> slices;
+      EXPECT_TRUE(buffer.Dump(&slices).ok());
+      std::string bytes;
+      for (const grpc::Slice& slice : slices) {
+        bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+      }
+      EXPECT_TRUE(response->ParseFromString(bytes));
+    }
+    grpc::Status status;
+    call_->Finish(&status, this);
+    Next();
+    finished_ = true;
+    return status;
+  }
+
+ private:
+  // Waits for the operation started last; whether it succeeded.
+  bool Next() {
+    void* tag;
+    bool ok = false;
+    EXPECT_TRUE(queue_.Next(&tag, &ok));
+    return ok;
+  }
+
+  grpc::GenericStub stub_;
+  grpc::ClientContext context_;
+  grpc::CompletionQueue queue_;
+  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call_;
+  bool finished_ = false;
+};
+
+TEST_F(ServiceTest, UnaryCallsOverTheBudgetAreRefusedBeforeTheirBody) {
+  const std::string& held_model = testing::TinyCnnBytes();
+  const int64_t held_charge = ModelCallCharge(static_cast<int64_t>(held_model.size()));
+  ServiceOptions options;
+  options.max_concurrent = 0;
+  options.max_model_bytes = int64_t{1} << 30;
+  // Beside the held call, room for the fixed part of a call's charge and a
+  // little more.
+  options.max_inflight_bytes = held_charge + ModelCallCharge(1000);
+  Start(options);
+  // A call declaring its model is charged for it before it sends it.
+  HandMadeConvert held(grpc::CreateChannel(Target(), grpc::InsecureChannelCredentials()),
+                       absl::StrCat(held_model.size()));
+  ASSERT_TRUE(Eventually([&] { return server_->service().inflight_bytes() == held_charge; }));
+  struct Case {
+    const char* name;
+    std::optional<std::string> declared;  // x-model-bytes
+    std::optional<std::string> body;      // the model sent; none: nothing sent
+    grpc::StatusCode code;
+    const char* reason;  // the rejection counted, if any
+    bool retry;
+  };
+  const Case kCases[] = {
+      {"a declared model past the budget, never sent", absl::StrCat(int64_t{40} << 20),
+       std::nullopt, grpc::StatusCode::RESOURCE_EXHAUSTED, "inflight_bytes", true},
+      {"a declared model past --max_message_bytes, never sent",
+       absl::StrCat(int64_t{100} << 20), std::nullopt, grpc::StatusCode::RESOURCE_EXHAUSTED,
+       "max_message_bytes", false},
+      {"a declared model past --max_model_bytes, never sent", absl::StrCat(int64_t{2} << 30),
+       std::nullopt, grpc::StatusCode::RESOURCE_EXHAUSTED, "max_model_bytes", false},
+      {"a declared size that is not a number, never sent", "many", std::nullopt,
+       grpc::StatusCode::INVALID_ARGUMENT, nullptr, false},
+      // Without a declared size a call is charged the fixed part first, the
+      // rest once its model has arrived.
+      {"an undeclared model past what is left", std::nullopt, std::string(300000, '\x01'),
+       grpc::StatusCode::RESOURCE_EXHAUSTED, "inflight_bytes", true},
+  };
+  std::map<std::string, int64_t> refusals;
+  for (const Case& c : kCases) {
+    HandMadeConvert call(grpc::CreateChannel(Target(), grpc::InsecureChannelCredentials()),
+                         c.declared);
+    if (c.body) call.Send(Request(*c.body, 13));
+    grpc::Status status = call.Finish();
+    EXPECT_EQ(status.error_code(), c.code) << c.name << ": " << status.error_message();
+    EXPECT_EQ(RetryDelayOf(status).has_value(), c.retry) << c.name;
+    if (c.reason != nullptr) ++refusals[c.reason];
+    for (const auto& [reason, count] : refusals) {
+      EXPECT_EQ(server_->service().rejections(reason), count) << c.name << ": " << reason;
+    }
+  }
+  // The held call, its model sent at last, is answered.
+  held.Send(Request(held_model, 13));
+  v1::ConvertResponse response;
+  grpc::Status status = held.Finish(&response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_FALSE(response.model().empty());
+  EXPECT_LE(server_->service().inflight_bytes_peak(), options.max_inflight_bytes);
+  EXPECT_TRUE(Eventually([&] { return server_->service().inflight_bytes() == 0; }));
 }
 
 TEST_F(ServiceTest, UploadsPastTheWorkBytesAreResourceExhaustedWithARetryDelay) {

@@ -166,7 +166,13 @@ try:
         methods = {m.method: m for m in once.metrics().methods}
         statuses = methods["Convert"].statuses if "Convert" in methods else []
         return sum(s.count for s in statuses if s.code == "RESOURCE_EXHAUSTED")
-    for _ in range(200):  # until the server has read the header and holds the slot
+    # Until the server has read the header and holds the slot (a Convert
+    # sent earlier could take the slot itself: it is admitted on arrival).
+    for _ in range(200):
+        if once.metrics().running_workers == 1:
+            break
+        time.sleep(0.05)
+    for _ in range(200):
         try:
             once.convert(model, 17)
         except c.ConversionError as error:

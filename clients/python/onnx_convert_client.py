@@ -29,6 +29,9 @@ import onnx_convert_service_pb2_grpc as pb_grpc  # noqa: E402
 import rpc_status_pb2  # noqa: E402
 
 SERVICE = "onnxconvert.v1.OnnxConvert"
+# The metadata key declaring the size of a unary call's model (see the
+# server's service/admission.h).
+MODEL_BYTES_METADATA = "x-model-bytes"
 
 
 @dataclass(frozen=True)
@@ -205,12 +208,23 @@ class Client:
     def __exit__(self, *exc):
         self.close()
 
-    def _metadata(self, request_id):
-        return (("x-request-id", request_id),) if request_id else None
+    def _metadata(self, request_id, model_bytes=None):
+        """The call's metadata: its request id, and the size of the model a
+        unary model call carries (MODEL_BYTES_METADATA), by which the server
+        admits or refuses the call before it reads the model."""
+        metadata = []
+        if request_id:
+            metadata.append(("x-request-id", request_id))
+        if model_bytes is not None:
+            metadata.append((MODEL_BYTES_METADATA, str(model_bytes)))
+        return tuple(metadata) or None
 
     def _call(self, method, request, request_id=None):
+        model = getattr(request, "model", None)
+        model_bytes = len(model) if model is not None else None
         try:
-            return method(request, timeout=self.timeout, metadata=self._metadata(request_id))
+            return method(request, timeout=self.timeout,
+                          metadata=self._metadata(request_id, model_bytes))
         except grpc.RpcError as error:
             raise ConversionError.from_rpc(error) from None
 
