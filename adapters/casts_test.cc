@@ -7,8 +7,6 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-
 std::vector<ConversionCase> WidensTypesTheTargetLacks() {
   return {
       {"int8_add_refused_with_no_casts", 14, 13,

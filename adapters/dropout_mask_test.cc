@@ -8,8 +8,6 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-
 std::vector<ConversionCase> DropsOrCastsTheMask() {
   return {
       {"no_mask_up", 9, 10, "g (float[2] X) => (float[2] Y) { [d] Y = Dropout(X) }",

@@ -10,8 +10,6 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-
 std::vector<ConversionCase> FoldsWhatTheTargetNeedsConstant() {
   return {
       {"pads_from_a_concat_of_constants", 13, 10,

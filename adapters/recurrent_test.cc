@@ -8,8 +8,6 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-
 std::vector<ConversionCase> BatchFirstByTransposes() {
   return {
       {"lstm_batch_first", 14, 13,

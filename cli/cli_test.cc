@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bench/synthetic_models.h"
 #include "gtest/gtest.h"
@@ -19,6 +20,28 @@
 namespace onnxconvert::cli {
 namespace {
 namespace fs = std::filesystem;
+
+// The model `text` (ONNX text) written to dir/<stem>.txt and parsed by the
+// CLI into dir/<stem>.onnx, whose path it returns.
+fs::path ParsedModel(const fs::path& dir, const std::string& stem, const std::string& text) {
+  testing::WriteTestFile(dir / (stem + ".txt"), text);
+  fs::path model = dir / (stem + ".onnx");
+  Result parsed = RunCli({"parse", (dir / (stem + ".txt")).string(), "-o", model.string()});
+  EXPECT_EQ(parsed.exit_code, 0) << parsed.err;
+  return model;
+}
+
+// `convert` of the model at `in` to opset `to` (into <in's stem><to>.onnx
+// beside it), its report in `report`, with `flags` added.
+Result ConvertWithFlags(const fs::path& in, int to, const fs::path& report,
+                        const std::vector<std::string>& flags) {
+  std::vector<std::string> args = {
+      "convert", in.string(), "-o",
+      (in.parent_path() / absl::StrCat(in.stem().string(), to, ".onnx")).string(),
+      "--to", absl::StrCat(to), "--report", report.string()};
+  args.insert(args.end(), flags.begin(), flags.end());
+  return RunCli(args);
+}
 
 // A one-node model: Y = Relu(X) at opset 13, optionally with an initializer.
 onnx::ModelProto ReluModel() {
@@ -282,21 +305,15 @@ TEST(CliTest, ConvertWritesModelAndReport) {
 // instead; --allow-casts is still accepted and changes nothing.
 TEST(CliTest, ExactCastsByDefaultRefusedWithNoCasts) {
   fs::path dir = testing::FreshTestDir("casts");
-  testing::WriteTestFile(dir / "add.txt",
-                         "<ir_version: 8, opset_import: [\"\" : 14]>\n"
-                         "g (int8[2] A, int8[2] B) => (int8[2] C) { [a] C = Add(A, B) }\n");
-  fs::path in = dir / "add.onnx";
-  Result parsed = RunCli({"parse", (dir / "add.txt").string(), "-o", in.string()});
-  ASSERT_EQ(parsed.exit_code, 0) << parsed.err;
+  fs::path in = ParsedModel(dir, "add",
+                            "<ir_version: 8, opset_import: [\"\" : 14]>\n"
+                            "g (int8[2] A, int8[2] B) => (int8[2] C) { [a] C = Add(A, B) }\n");
   const struct {
     std::vector<std::string> flags;
     bool converts;
   } cases[] = {{{}, true}, {{"--allow-casts"}, true}, {{"--no-casts"}, false}};
   for (const auto& c : cases) {
-    std::vector<std::string> args = {"convert", in.string(), "-o", (dir / "add13.onnx").string(),
-                                     "--to", "13", "--report", (dir / "report.json").string()};
-    args.insert(args.end(), c.flags.begin(), c.flags.end());
-    Result result = RunCli(args);
+    Result result = ConvertWithFlags(in, 13, dir / "report.json", c.flags);
     std::string flags = absl::StrJoin(c.flags, " ");
     if (c.converts) {
       ASSERT_EQ(result.exit_code, 0) << flags << ": " << result.err;
@@ -315,12 +332,9 @@ TEST(CliTest, ExactCastsByDefaultRefusedWithNoCasts) {
 // unreadable --verify-inputs and a bad count are usage errors.
 TEST(CliTest, VerifyFlags) {
   fs::path dir = testing::FreshTestDir("verify");
-  testing::WriteTestFile(dir / "sub.txt",
-                         "<ir_version: 7, opset_import: [\"\" : 8]>\n"
-                         "g (float[N,4] A, float[4] B) => (float[N,4] C) { [s] C = Sub(A, B) }\n");
-  fs::path in = dir / "sub.onnx";
-  Result parsed = RunCli({"parse", (dir / "sub.txt").string(), "-o", in.string()});
-  ASSERT_EQ(parsed.exit_code, 0) << parsed.err;
+  fs::path in = ParsedModel(dir, "sub",
+                            "<ir_version: 7, opset_import: [\"\" : 8]>\n"
+                            "g (float[N,4] A, float[4] B) => (float[N,4] C) { [s] C = Sub(A, B) }\n");
   const struct {
     std::vector<std::string> flags;
     int exit_code;
@@ -332,10 +346,7 @@ TEST(CliTest, VerifyFlags) {
       {{"--verify-inputs", (dir / "absent").string()}, 2, "--verify-inputs"},
   };
   for (const auto& c : cases) {
-    std::vector<std::string> args = {"convert", in.string(), "-o", (dir / "sub6.onnx").string(),
-                                     "--to", "6", "--report", (dir / "report.txt").string()};
-    args.insert(args.end(), c.flags.begin(), c.flags.end());
-    Result result = RunCli(args);
+    Result result = ConvertWithFlags(in, 6, dir / "report.txt", c.flags);
     std::string flags = absl::StrJoin(c.flags, " ");
     ASSERT_EQ(result.exit_code, c.exit_code) << flags << ": " << result.err;
     std::string said =
