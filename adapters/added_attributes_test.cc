@@ -7,8 +7,6 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-
 std::vector<ConversionCase> DropsNeutralAttributesAndRenamesModes() {
   return {
       {"cast_saturate_dropped", 19, 13,

@@ -7,8 +7,6 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-
 std::vector<ConversionCase> MovesAttributesAndInputs() {
   return {
       WithModel({"reduce_mean_up", 17, 18,
@@ -104,9 +102,7 @@ TEST(AttributeInputAdapterTest, SubgraphsReadTheOuterScopesConstants) {
       "  [if] Y = If (c) <then_branch = t () => (float[3] a) { [s] a = Squeeze(X, axes) },\n"
       "                   else_branch = e () => (float[3] b) { [s2] b = Squeeze(X, axes) }>\n"
       "}");
-  converter::ConvertOptions options;
-  options.target_opset = 12;
-  absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
+  absl::StatusOr<converter::ConversionResult> result = ConvertTo(model, 12);
   ASSERT_TRUE(result.ok()) << result.status();
   const onnx::NodeProto& if_node = result->model.graph().node(0);
   ASSERT_EQ(if_node.attribute_size(), 2);

@@ -7,8 +7,6 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-
 // The cases' models are of IR version 3 (the opsets of legacy broadcasting).
 std::vector<ConversionCase> AtIrVersion3(std::vector<ConversionCase> cases) {
   for (ConversionCase& c : cases) c.ir_version = 3;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "adapters/adapter_helpers.h"
@@ -48,11 +49,7 @@ void ExpectComposition(const CompositionCase& test) {
   c.all_nodes = true;
   ExpectConversion(c);
   if (!c.error.empty()) return;
-  onnx::ModelProto model = testing::ModelFromText(absl::StrCat(
-      "<ir_version: ", c.ir_version, ", opset_import: [\"\" : ", c.from, "]>\n", c.graph));
-  converter::ConvertOptions options;
-  options.target_opset = c.to;
-  absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
+  absl::StatusOr<converter::ConversionResult> result = ConvertTo(CaseModel(c), c.to);
   ASSERT_TRUE(result.ok()) << c.name << ": " << result.status();
   EXPECT_EQ(ConstantsText(result->model.graph()), test.constants) << c.name;
 }
@@ -102,27 +99,27 @@ std::vector<CompositionCase> ClipBoundsKnownAtRunTime() {
 INSTANTIATE_TEST_SUITE_P(ClipBoundsKnownAtRunTime, CompositionCaseTest,
                          ::testing::ValuesIn(ClipBoundsKnownAtRunTime()), CompositionName);
 
+// ReduceMean's nodes after the ReduceSum into Y__0: the sum over the count
+// of the elements reduced (X's size over Y__0's; 1 for an empty Y__0).
+constexpr char kMeanOfTheSum[] =
+    "[r__1] r_Size__0 = Size(X); "
+    "[r__2] r_Size__1 = Size(Y__0); [r__3] r_Equal__0 = Equal(r_Size__1, r__0); "
+    "[r__4] r_Cast__0 = Cast <to = 7> (r_Equal__0); "
+    "[r__5] r_Add__0 = Add(r_Size__1, r_Cast__0); "
+    "[r__6] r_Div__0 = Div(r_Size__0, r_Add__0); "
+    "[r__7] r_Cast__1 = Cast <to = 1> (r_Div__0); [r__8] Y = Div(Y__0, r_Cast__1)";
+
 std::vector<CompositionCase> ReductionAxesKnownAtRunTime() {
   return {
       {{"mean_is_sum_over_count", 18, 17,
         "g (float[2,3,4] X, int64[1] A) => (float[2,1,4] Y) { [r] Y = ReduceMean(X, A) }",
-        "[r] Y__0 = ReduceSum(X, A); [r__1] r_Size__0 = Size(X); "
-        "[r__2] r_Size__1 = Size(Y__0); [r__3] r_Equal__0 = Equal(r_Size__1, r__0); "
-        "[r__4] r_Cast__0 = Cast <to = 7> (r_Equal__0); "
-        "[r__5] r_Add__0 = Add(r_Size__1, r_Cast__0); "
-        "[r__6] r_Div__0 = Div(r_Size__0, r_Add__0); "
-        "[r__7] r_Cast__1 = Cast <to = 1> (r_Div__0); [r__8] Y = Div(Y__0, r_Cast__1)",
+        absl::StrCat("[r] Y__0 = ReduceSum(X, A); ", kMeanOfTheSum),
         ""},
        "r__0 = 0"},
       {{"mean_noop_with_empty_axes", 18, 17,
         "g (float[2,3] X, int64[N] A) => (float[M,K] Y) "
         "{ [r] Y = ReduceMean <noop_with_empty_axes = 1> (X, A) }",
-        "[r] Y__0 = ReduceSum <noop_with_empty_axes = 1> (X, A); [r__1] r_Size__0 = Size(X); "
-        "[r__2] r_Size__1 = Size(Y__0); [r__3] r_Equal__0 = Equal(r_Size__1, r__0); "
-        "[r__4] r_Cast__0 = Cast <to = 7> (r_Equal__0); "
-        "[r__5] r_Add__0 = Add(r_Size__1, r_Cast__0); "
-        "[r__6] r_Div__0 = Div(r_Size__0, r_Add__0); "
-        "[r__7] r_Cast__1 = Cast <to = 1> (r_Div__0); [r__8] Y = Div(Y__0, r_Cast__1)",
+        absl::StrCat("[r] Y__0 = ReduceSum <noop_with_empty_axes = 1> (X, A); ", kMeanOfTheSum),
         ""},
        "r__0 = 0"},
       {{"sum_square", 18, 13,
@@ -361,9 +358,7 @@ TEST(CompositionTest, ReportMarksRoundingChanges) {
   for (const auto& c : cases) {
     onnx::ModelProto model = testing::ModelFromText(
         absl::StrCat("<ir_version: 8, opset_import: [\"\" : ", c.from, "]>\n", c.graph));
-    converter::ConvertOptions options;
-    options.target_opset = c.to;
-    absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
+    absl::StatusOr<converter::ConversionResult> result = ConvertTo(model, c.to);
     ASSERT_TRUE(result.ok()) << c.graph << ": " << result.status();
     bool marked = false;
     for (const converter::StepReport& step : result->report.steps) {

@@ -9,8 +9,6 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-
 std::vector<ConversionCase> DefaultsTheTargetLacksAreDropped() {
   return {
       {"reduce_mean_noop_with_empty_axes_0", 18, 13,
@@ -124,9 +122,7 @@ TEST(DefaultedAttributesTest, TheReportListsTheDrop) {
       "<ir_version: 8, opset_import: [\"\" : 14]>\n"
       "g (float[5,2,3] X, float[1,12,3] W, float[1,12,4] R) => (float[5,1,2,4] Y) "
       "{ [r] Y = GRU <hidden_size = 4, layout = 0> (X, W, R) }");
-  converter::ConvertOptions options;
-  options.target_opset = 13;
-  absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
+  absl::StatusOr<converter::ConversionResult> result = ConvertTo(model, 13);
   ASSERT_TRUE(result.ok()) << result.status();
   bool listed = false;
   for (const converter::StepReport& step : result->report.steps) {

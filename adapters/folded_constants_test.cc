@@ -10,24 +10,22 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-
 std::vector<ConversionCase> FoldsWhatTheTargetNeedsConstant() {
-  return {
+  return AllNodes({
       {"pads_from_a_concat_of_constants", 13, 10,
        "g (float[2,5] X) => (float[2,7] Y) <int64[2] a = {0, 0}, int64[2] b = {0, 2}> "
        "{ [c] q = Concat <axis = 0> (a, b) [p] Y = Pad <mode = \"reflect\"> (X, q) }",
        "[c] q = Concat <axis = 0> (a, b); [p] Y = Pad <mode = \"reflect\", pads = [0, 0, 0, 2]> (X)",
-       "", 8, /*all_nodes=*/true},
+       ""},
       {"axes_from_a_cast_of_a_constant", 13, 12,
        "g (float[2,1] X) => (float[2] Y) <int32[1] a = {1}> "
        "{ [c] b = Cast <to = 7> (a) [s] Y = Squeeze(X, b) }",
-       "[c] b = Cast <to = 7> (a); [s] Y = Squeeze <axes = [1]> (X)", "", 8, true},
+       "[c] b = Cast <to = 7> (a); [s] Y = Squeeze <axes = [1]> (X)", ""},
       // Where-9 does not exist at 8 and has no function body.
       WithModel({"refused_node_of_constants_becomes_its_value", 9, 8,
        "g (float[3] X) => (float[3] Y) <bool[3] c = {1, 0, 1}, float[3] k = {1, 2, 3}, "
        "float[1] z = {0}> { [w] f = Where(c, k, z) [a] Y = Add(X, f) }",
-       "[w] f = Identity(w__0); [a] Y = Add(X, f)", "", 8, true},
+       "[w] f = Identity(w__0); [a] Y = Add(X, f)", ""},
                 "<\n"
                 "  ir_version: 8,\n"
                 "  opset_import: [\"\" : 8]\n"
@@ -53,7 +51,7 @@ std::vector<ConversionCase> FoldsWhatTheTargetNeedsConstant() {
        "{ [c] z = ConstantOfShape <value = int64[1] {1}> (n) [g] a = Gather(z, i) "
        "[s] Y = Squeeze(X, a) }",
        "", "(axes) is not a constant"},
-  };
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(FoldsWhatTheTargetNeedsConstant, ConversionCaseTest,

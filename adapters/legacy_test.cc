@@ -7,8 +7,6 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-
 std::vector<ConversionCase> ConstantsOfOtherTypesBecomeInitializers() {
   return {
       {"float_constant_kept", 9, 8,
@@ -58,9 +56,7 @@ TEST(LegacyAdapterTest, InitializersAreInputsBelowIrVersion4) {
     onnx::ModelProto model = testing::ModelFromText(absl::StrCat(
         "<ir_version: ", ir, ", opset_import: [\"\" : 9]>\n"
         "g () => (int64[2] Y) { [k] Y = Constant <value = int64[2] {1, 2}> () }"));
-    converter::ConvertOptions options;
-    options.target_opset = 8;
-    absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
+    absl::StatusOr<converter::ConversionResult> result = ConvertTo(model, 8);
     ASSERT_TRUE(result.ok()) << result.status();
     const onnx::GraphProto& graph = result->model.graph();
     ASSERT_EQ(graph.initializer_size(), 1);

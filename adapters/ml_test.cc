@@ -10,6 +10,7 @@
 #include "converter/converter.h"
 #include "gtest/gtest.h"
 #include "ir/text_printer.h"
+#include "tests/adapter_cases.h"
 #include "tests/model_text.h"
 
 namespace onnxconvert::adapters {
@@ -23,14 +24,6 @@ struct MlCase {
   std::string expected;  // every node, "; "-joined; "" when refused
   std::string error;
 };
-
-std::string Nodes(const onnx::GraphProto& graph) {
-  std::string text;
-  for (const onnx::NodeProto& node : graph.node()) {
-    absl::StrAppend(&text, text.empty() ? "" : "; ", PrintNodeText(node));
-  }
-  return text;
-}
 
 // Prints a case by its name (in the failures of parameterized tests).
 void PrintTo(const MlCase& c, std::ostream* os) { *os << c.name; }
@@ -93,7 +86,7 @@ TEST_P(MlAdapterTest, Converts) {
   absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
   if (c.error.empty()) {
     ASSERT_TRUE(result.ok()) << c.name << ": " << result.status();
-    EXPECT_EQ(Nodes(result->model.graph()), c.expected) << c.name;
+    EXPECT_EQ(AllNodesText(result->model.graph()), c.expected) << c.name;
     for (const auto& opset : result->model.opset_import()) {
       if (opset.domain() == "ai.onnx.ml") {
         EXPECT_EQ(opset.version(), c.ml_to) << c.name;

@@ -7,8 +7,6 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-
 std::vector<ConversionCase> ResolvedWithTheRankTheyIndex() {
   return {
       {"squeeze_counts_in_the_input", 11, 10,

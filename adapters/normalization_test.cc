@@ -7,8 +7,6 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-
 std::vector<ConversionCase> RewritesScaleAndBiasAndTrainingForms() {
   return {
       {"group_norm_up_spreads_groups_to_channels", 20, 21,

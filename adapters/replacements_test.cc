@@ -6,8 +6,6 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-
 std::vector<ConversionCase> ReplacesOpsAcrossTheirDeprecation() {
   return {
       {"scatter_up_becomes_scatter_elements", 9, 11,

@@ -6,8 +6,6 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-
 std::vector<ConversionCase> KeepsTheSamplingOfEachVersion() {
   return {
       {"resize_10_up_samples_asymmetrically", 10, 11,

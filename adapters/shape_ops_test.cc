@@ -7,8 +7,6 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-
 std::vector<ConversionCase> RewritesChangedAttributes() {
   return {
       {"shape_range_down_becomes_slice", 15, 13,

@@ -7,8 +7,6 @@
 namespace onnxconvert::adapters {
 namespace {
 
-TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-
 ConversionCase Case(std::string name, int64_t from, int64_t to, std::string node,
                     std::string expected, std::string error) {
   return {std::move(name), from, to,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bench/synthetic_models.h"
 #include "gtest/gtest.h"
@@ -19,6 +20,28 @@
 namespace onnxconvert::cli {
 namespace {
 namespace fs = std::filesystem;
+
+// The model `text` (ONNX text) written to dir/<stem>.txt and parsed by the
+// CLI into dir/<stem>.onnx, whose path it returns.
+fs::path ParsedModel(const fs::path& dir, const std::string& stem, const std::string& text) {
+  testing::WriteTestFile(dir / (stem + ".txt"), text);
+  fs::path model = dir / (stem + ".onnx");
+  Result parsed = RunCli({"parse", (dir / (stem + ".txt")).string(), "-o", model.string()});
+  EXPECT_EQ(parsed.exit_code, 0) << parsed.err;
+  return model;
+}
+
+// `convert` of the model at `in` to opset `to` (into <in's stem><to>.onnx
+// beside it), its report in `report`, with `flags` added.
+Result ConvertWithFlags(const fs::path& in, int to, const fs::path& report,
+                        const std::vector<std::string>& flags) {
+  std::vector<std::string> args = {
+      "convert", in.string(), "-o",
+      (in.parent_path() / absl::StrCat(in.stem().string(), to, ".onnx")).string(),
+      "--to", absl::StrCat(to), "--report", report.string()};
+  args.insert(args.end(), flags.begin(), flags.end());
+  return RunCli(args);
+}
 
 // A one-node model: Y = Relu(X) at opset 13, optionally with an initializer.
 onnx::ModelProto ReluModel() {
@@ -278,71 +301,66 @@ TEST(CliTest, ConvertWritesModelAndReport) {
   EXPECT_GT(gelu19.graph().node_size(), 1);
 }
 
-// Exact casts are the default (listed in the report); --no-casts refuses
-// instead; --allow-casts is still accepted and changes nothing.
-TEST(CliTest, ExactCastsByDefaultRefusedWithNoCasts) {
-  fs::path dir = testing::FreshTestDir("casts");
-  testing::WriteTestFile(dir / "add.txt",
-                         "<ir_version: 8, opset_import: [\"\" : 14]>\n"
-                         "g (int8[2] A, int8[2] B) => (int8[2] C) { [a] C = Add(A, B) }\n");
-  fs::path in = dir / "add.onnx";
-  Result parsed = RunCli({"parse", (dir / "add.txt").string(), "-o", in.string()});
-  ASSERT_EQ(parsed.exit_code, 0) << parsed.err;
-  const struct {
-    std::vector<std::string> flags;
-    bool converts;
-  } cases[] = {{{}, true}, {{"--allow-casts"}, true}, {{"--no-casts"}, false}};
-  for (const auto& c : cases) {
-    std::vector<std::string> args = {"convert", in.string(), "-o", (dir / "add13.onnx").string(),
-                                     "--to", "13", "--report", (dir / "report.json").string()};
-    args.insert(args.end(), c.flags.begin(), c.flags.end());
-    Result result = RunCli(args);
-    std::string flags = absl::StrJoin(c.flags, " ");
-    if (c.converts) {
-      ASSERT_EQ(result.exit_code, 0) << flags << ": " << result.err;
-      EXPECT_TRUE(absl::StrContains(testing::ReadTestFile(dir / "report.json"),
-                                    "'A' to tensor(int32)"))
-          << flags;
-    } else {
-      EXPECT_NE(result.exit_code, 0) << flags;
-      EXPECT_TRUE(absl::StrContains(result.err, "'A' is tensor(int8), which Add-13 does not allow"))
-          << flags << ": " << result.err;
-    }
-  }
+// A model in ONNX text converted with some flags, and what the run gives:
+// its exit code, and a text of its report (exit 0) or of its stderr.
+struct ConvertFlagsCase {
+  std::string name;
+  std::string model;
+  int to;
+  std::string report;  // the report's file name; its extension picks the format
+  std::vector<std::string> flags;
+  int exit_code;
+  std::string expect;
+};
+
+// Prints a case by its name (in the failures of parameterized tests).
+void PrintTo(const ConvertFlagsCase& c, std::ostream* os) { *os << c.name; }
+
+// Int8 Add, which Add-13 does not take: converted to 13 through exact casts.
+constexpr char kInt8Add[] =
+    "<ir_version: 8, opset_import: [\"\" : 14]>\n"
+    "g (int8[2] A, int8[2] B) => (int8[2] C) { [a] C = Add(A, B) }\n";
+
+constexpr char kSub8[] =
+    "<ir_version: 7, opset_import: [\"\" : 8]>\n"
+    "g (float[N,4] A, float[4] B) => (float[N,4] C) { [s] C = Sub(A, B) }\n";
+
+std::vector<ConvertFlagsCase> ConvertFlagsCases() {
+  return {
+      // Exact casts are the default (listed in the report); --no-casts
+      // refuses instead; --allow-casts is still accepted and changes nothing.
+      {"casts_by_default", kInt8Add, 13, "report.json", {}, 0, "'A' to tensor(int32)"},
+      {"allow_casts_changes_nothing", kInt8Add, 13, "report.json", {"--allow-casts"}, 0,
+       "'A' to tensor(int32)"},
+      {"no_casts_refuses", kInt8Add, 13, "report.json", {"--no-casts"}, 1,
+       "'A' is tensor(int8), which Add-13 does not allow"},
+      // --verify[=N] verifies by evaluation and says so in the report; an
+      // unreadable --verify-inputs and a bad count are usage errors.
+      {"verify", kSub8, 6, "report.txt", {"--verify"}, 0,
+       "verified per step: 3 input sets, 1 outputs each"},
+      {"verify_2", kSub8, 6, "report.txt", {"--verify=2"}, 0, "verified per step: 2 input sets"},
+      {"verify_0", kSub8, 6, "report.txt", {"--verify=0"}, 2,
+       "--verify takes a number of input sets from 1 to 64"},
+      {"verify_inputs_absent", kSub8, 6, "report.txt",
+       {"--verify-inputs", "/nonexistent/verify-inputs"}, 2, "--verify-inputs"},
+  };
 }
 
-// --verify[=N] verifies by evaluation and says so in the report; an
-// unreadable --verify-inputs and a bad count are usage errors.
-TEST(CliTest, VerifyFlags) {
-  fs::path dir = testing::FreshTestDir("verify");
-  testing::WriteTestFile(dir / "sub.txt",
-                         "<ir_version: 7, opset_import: [\"\" : 8]>\n"
-                         "g (float[N,4] A, float[4] B) => (float[N,4] C) { [s] C = Sub(A, B) }\n");
-  fs::path in = dir / "sub.onnx";
-  Result parsed = RunCli({"parse", (dir / "sub.txt").string(), "-o", in.string()});
-  ASSERT_EQ(parsed.exit_code, 0) << parsed.err;
-  const struct {
-    std::vector<std::string> flags;
-    int exit_code;
-    const char* expect;  // in the text report, or in stderr when failing
-  } cases[] = {
-      {{"--verify"}, 0, "verified per step: 3 input sets, 1 outputs each"},
-      {{"--verify=2"}, 0, "verified per step: 2 input sets"},
-      {{"--verify=0"}, 2, "--verify takes a number of input sets from 1 to 64"},
-      {{"--verify-inputs", (dir / "absent").string()}, 2, "--verify-inputs"},
-  };
-  for (const auto& c : cases) {
-    std::vector<std::string> args = {"convert", in.string(), "-o", (dir / "sub6.onnx").string(),
-                                     "--to", "6", "--report", (dir / "report.txt").string()};
-    args.insert(args.end(), c.flags.begin(), c.flags.end());
-    Result result = RunCli(args);
-    std::string flags = absl::StrJoin(c.flags, " ");
-    ASSERT_EQ(result.exit_code, c.exit_code) << flags << ": " << result.err;
-    std::string said =
-        c.exit_code == 0 ? testing::ReadTestFile(dir / "report.txt") : result.err;
-    EXPECT_TRUE(absl::StrContains(said, c.expect)) << flags << ": " << said;
-  }
+class ConvertFlagsTest : public ::testing::TestWithParam<ConvertFlagsCase> {};
+
+TEST_P(ConvertFlagsTest, ExitCodeAndReport) {
+  const ConvertFlagsCase& c = GetParam();
+  fs::path dir = testing::FreshTestDir("flags_" + c.name);
+  fs::path in = ParsedModel(dir, "model", c.model);
+  Result result = ConvertWithFlags(in, c.to, dir / c.report, c.flags);
+  ASSERT_EQ(result.exit_code, c.exit_code) << result.err;
+  std::string said = c.exit_code == 0 ? testing::ReadTestFile(dir / c.report) : result.err;
+  EXPECT_TRUE(absl::StrContains(said, c.expect)) << said;
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Flags, ConvertFlagsTest, ::testing::ValuesIn(ConvertFlagsCases()),
+    [](const ::testing::TestParamInfo<ConvertFlagsCase>& info) { return info.param.name; });
 
 TEST(CliTest, UsageAndIoErrorsAreExitTwo) {
   fs::path dir = testing::FreshTestDir("usage");

@@ -10,10 +10,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-class CastTest : public testing::TestWithParam<Case> {};
-
-TEST_P(CastTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
-
 // A graph casting float `values` (n of them) to type `to` with `attrs`.
 std::string CastFloats(const std::string& values, int n, int to, const std::string& out,
                        const std::string& attrs = "") {
@@ -126,8 +122,7 @@ const Case kCases[] = {
      "node '' (Add-14): no kernel for float8e4m3fn"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, CastTest, testing::ValuesIn(kCases),
-                         [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Cast, KernelCaseTest, testing::ValuesIn(kCases), CaseName);
 
 // The 4- and 2-bit types pack two and four to a byte, low bits first, and
 // come back whole (an odd count padded).

@@ -24,8 +24,6 @@ namespace {
 
 using Outputs = absl::StatusOr<std::vector<Value>>;
 
-constexpr int kLast = 1 << 20;
-
 // Bytes of gathered scan outputs, charged to the live bytes while gathered.
 class Gathered {
  public:

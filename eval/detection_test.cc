@@ -7,10 +7,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-class DetectionTest : public testing::TestWithParam<Case> {};
-
-TEST_P(DetectionTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
-
 // Three boxes of batch 0: 0 and 1 overlap (IoU 0.81), 2 lies apart; 1
 // scores highest.
 constexpr char kBoxes[] =
@@ -64,8 +60,7 @@ const Case kCases[] = {
      "node '' (NonMaxSuppression-11): a score is NaN"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, DetectionTest, testing::ValuesIn(kCases),
-                         [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Detection, KernelCaseTest, testing::ValuesIn(kCases), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::eval

@@ -7,10 +7,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-class EvalTest : public testing::TestWithParam<Case> {};
-
-TEST_P(EvalTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
-
 const Case kCases[] = {
     // Broadcasting arithmetic, numpy rules from 7; legacy axis before.
     {"add_broadcast", 13,
@@ -153,8 +149,7 @@ const Case kCases[] = {
      "node '' (ImageDecoder-20): the evaluator has no kernel for this op version"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, EvalTest, testing::ValuesIn(kCases),
-                         [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Eval, KernelCaseTest, testing::ValuesIn(kCases), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::eval

@@ -18,8 +18,6 @@ namespace {
 
 using Outputs = absl::StatusOr<std::vector<Value>>;
 
-constexpr int kLast = 1 << 20;
-
 Outputs One(Value value) {
   std::vector<Value> outputs;
   outputs.push_back(std::move(value));

@@ -7,10 +7,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-class IndexTest : public testing::TestWithParam<Case> {};
-
-TEST_P(IndexTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
-
 const Case kCases[] = {
     // Pad: attributes before 11, inputs after, axes from 18, every mode.
     {"pad_2_attribute_constant", 2,
@@ -221,8 +217,7 @@ const Case kCases[] = {
      "node '' (Col2Im-18): the input's dims do not fit the block and image shapes"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, IndexTest, testing::ValuesIn(kCases),
-                         [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Index, KernelCaseTest, testing::ValuesIn(kCases), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::eval

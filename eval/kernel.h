@@ -70,6 +70,9 @@ struct KernelCall {
 // Computes a node's outputs from its inputs.
 using KernelFn = absl::StatusOr<std::vector<Tensor>> (*)(const KernelCall& call);
 
+// The `last` of a kernel row that follows an op up to its newest version.
+constexpr int kLast = 1 << 20;
+
 // A row of the kernel table: `fn` computes `op` of `domain` for the
 // operator versions since `first` up to `last` (inclusive) whose
 // behaviour it follows.

@@ -25,9 +25,6 @@
 
 namespace onnxconvert::eval {
 
-// The `last` of a kernel row that follows an op up to its newest version.
-constexpr int kLast = 1 << 20;
-
 // The most elements a kernel makes.
 constexpr int64_t kMaxElements = int64_t{1} << 31;
 

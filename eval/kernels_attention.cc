@@ -381,8 +381,6 @@ Outputs FlexAttentionKernel(const KernelCall& call) {
   return nn::One(std::move(y));
 }
 
-constexpr int kLast = 1 << 20;
-
 constexpr KernelRow kRows[] = {
     {"", "Attention", 23, kLast, AttentionKernel},
     {"ai.onnx.preview", "FlexAttention", 1, kLast, FlexAttentionKernel},

@@ -897,8 +897,6 @@ Outputs DeformConvKernel(const KernelCall& call) {
   return nn::One(std::move(out));
 }
 
-constexpr int kLast = 1 << 20;
-
 constexpr KernelRow kRows[] = {
     {"", "Conv", 1, kLast, ConvKernel},
     {"", "ConvTranspose", 1, kLast, ConvTransposeKernel},

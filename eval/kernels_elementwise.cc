@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -454,29 +456,30 @@ absl::StatusOr<std::vector<Tensor>> WhereKernel(const KernelCall& call) {
   return One(std::move(out));
 }
 
+// The binary ops whose versions 1 to 6 broadcast only under broadcast = 1
+// (with `axis`), and numpy-style from version 7: a kernel for each.
+struct TwoBroadcastEras {
+  const char* op;
+  KernelFn legacy;  // versions 1 to 6
+  KernelFn numpy;   // from version 7
+};
+
+constexpr TwoBroadcastEras kTwoEraOps[] = {
+    {"Add", Arithmetic<Arith::kAdd, true>, Arithmetic<Arith::kAdd, false>},
+    {"Sub", Arithmetic<Arith::kSub, true>, Arithmetic<Arith::kSub, false>},
+    {"Mul", Arithmetic<Arith::kMul, true>, Arithmetic<Arith::kMul, false>},
+    {"Div", Arithmetic<Arith::kDiv, true>, Arithmetic<Arith::kDiv, false>},
+    {"Equal", Comparison<Compare::kEqual, true>, Comparison<Compare::kEqual, false>},
+    {"Less", Comparison<Compare::kLess, true>, Comparison<Compare::kLess, false>},
+    {"Greater", Comparison<Compare::kGreater, true>, Comparison<Compare::kGreater, false>},
+    {"And", Logical<Logic::kAnd, true>, Logical<Logic::kAnd, false>},
+    {"Or", Logical<Logic::kOr, true>, Logical<Logic::kOr, false>},
+    {"Xor", Logical<Logic::kXor, true>, Logical<Logic::kXor, false>},
+};
+
 constexpr KernelRow kRows[] = {
-    {"", "Add", 1, 6, Arithmetic<Arith::kAdd, true>},
-    {"", "Add", 7, kLast, Arithmetic<Arith::kAdd, false>},
-    {"", "Sub", 1, 6, Arithmetic<Arith::kSub, true>},
-    {"", "Sub", 7, kLast, Arithmetic<Arith::kSub, false>},
-    {"", "Mul", 1, 6, Arithmetic<Arith::kMul, true>},
-    {"", "Mul", 7, kLast, Arithmetic<Arith::kMul, false>},
-    {"", "Div", 1, 6, Arithmetic<Arith::kDiv, true>},
-    {"", "Div", 7, kLast, Arithmetic<Arith::kDiv, false>},
-    {"", "Equal", 1, 6, Comparison<Compare::kEqual, true>},
-    {"", "Equal", 7, kLast, Comparison<Compare::kEqual, false>},
-    {"", "Less", 1, 6, Comparison<Compare::kLess, true>},
-    {"", "Less", 7, kLast, Comparison<Compare::kLess, false>},
-    {"", "Greater", 1, 6, Comparison<Compare::kGreater, true>},
-    {"", "Greater", 7, kLast, Comparison<Compare::kGreater, false>},
     {"", "LessOrEqual", 12, kLast, Comparison<Compare::kLessOrEqual, false>},
     {"", "GreaterOrEqual", 12, kLast, Comparison<Compare::kGreaterOrEqual, false>},
-    {"", "And", 1, 6, Logical<Logic::kAnd, true>},
-    {"", "And", 7, kLast, Logical<Logic::kAnd, false>},
-    {"", "Or", 1, 6, Logical<Logic::kOr, true>},
-    {"", "Or", 7, kLast, Logical<Logic::kOr, false>},
-    {"", "Xor", 1, 6, Logical<Logic::kXor, true>},
-    {"", "Xor", 7, kLast, Logical<Logic::kXor, false>},
     {"", "Not", 1, kLast, UnaryMath<Unary::kNot>},
     {"", "Max", 1, kLast, Reduce<Variadic::kMax>},
     {"", "Min", 1, kLast, Reduce<Variadic::kMin>},
@@ -496,6 +499,17 @@ constexpr KernelRow kRows[] = {
 
 }  // namespace
 
-absl::Span<const KernelRow> ElementwiseKernels() { return kRows; }
+absl::Span<const KernelRow> ElementwiseKernels() {
+  static const std::vector<KernelRow>* table = [] {
+    auto* rows = new std::vector<KernelRow>;
+    for (const TwoBroadcastEras& op : kTwoEraOps) {
+      rows->push_back({"", op.op, 1, 6, op.legacy});
+      rows->push_back({"", op.op, 7, kLast, op.numpy});
+    }
+    rows->insert(rows->end(), std::begin(kRows), std::end(kRows));
+    return rows;
+  }();
+  return *table;
+}
 
 }  // namespace onnxconvert::eval

@@ -645,8 +645,6 @@ Outputs EinsumKernel(const KernelCall& call) {
   return nn::One(std::move(out));
 }
 
-constexpr int kLast = 1 << 20;
-
 constexpr KernelRow kRows[] = {
     {"", "MatMul", 1, kLast, MatMulKernel},
     {"", "Gemm", 1, kLast, GemmKernel},

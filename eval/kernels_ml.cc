@@ -408,14 +408,7 @@ Outputs TreeEnsembleKernel(const KernelCall& call) {
       for (int64_t k = 0; k < e.targets; ++k) target[k] = std::exp(target[k] - max) / sum;
     }
   }
-  Tensor result(x->elem_type(), {rows, e.targets});
-  VisitElementType(x->elem_type(), [&](auto v) {
-    using T = decltype(v);
-    if constexpr (kIsFloat<T>) {
-      for (int64_t i = 0; i < count; ++i) result.data<T>()[i] = Store<T>(static_cast<Compute<T>>(out[i]));
-    }
-  });
-  return One(std::move(result));
+  return One(FloatTensor(x->elem_type(), {rows, e.targets}, out));
 }
 
 constexpr KernelRow kRows[] = {

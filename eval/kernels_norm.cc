@@ -435,8 +435,6 @@ Outputs LpNormKernel(const KernelCall& call) {
   return nn::One(Store(x->elem_type(), x->dims(), y));
 }
 
-constexpr int kLast = 1 << 20;
-
 constexpr KernelRow kRows[] = {
     {"", "BatchNormalization", 1, kLast, BatchNormKernel},
     {"", "InstanceNormalization", 1, kLast, InstanceNormKernel},

@@ -395,8 +395,6 @@ Outputs RoiAlignKernel(const KernelCall& call) {
   return nn::One(std::move(out));
 }
 
-constexpr int kLast = 1 << 20;
-
 constexpr KernelRow kRows[] = {
     {"", "MaxPool", 1, kLast, PoolKernel<Pool::kMax, false>},
     {"", "AveragePool", 1, kLast, PoolKernel<Pool::kAverage, false>},

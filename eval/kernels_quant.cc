@@ -241,8 +241,6 @@ Outputs DynamicQuantizeKernel(const KernelCall& call) {
   return outputs;
 }
 
-constexpr int kLast = 1 << 20;
-
 constexpr KernelRow kRows[] = {
     {"", "QuantizeLinear", 10, kLast, QuantizeKernel},
     {"", "DequantizeLinear", 10, kLast, DequantizeKernel},

@@ -192,8 +192,6 @@ Outputs MultinomialKernel(const KernelCall& call) {
   return nn::One(std::move(out));
 }
 
-constexpr int kLast = 1 << 20;
-
 constexpr KernelRow kRows[] = {
     {"", "Dropout", 1, kLast, DropoutKernel},
     {"", "RandomNormal", 1, kLast, RandomKernel<Distribution::kNormal, false>},

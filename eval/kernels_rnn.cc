@@ -373,8 +373,6 @@ Outputs RecurrentKernel(const KernelCall& call) {
   return out;
 }
 
-constexpr int kLast = 1 << 20;
-
 constexpr KernelRow kRows[] = {
     {"", "RNN", 1, kLast, RecurrentKernel<Cell::kRnn>},
     {"", "GRU", 1, kLast, RecurrentKernel<Cell::kGru>},

@@ -228,16 +228,7 @@ Outputs GridSampleKernel(const KernelCall& call) {
       }
     }
   }
-  Tensor result(x->elem_type(), out_dims);
-  VisitElementType(x->elem_type(), [&](auto v) {
-    using T = decltype(v);
-    if constexpr (kIsFloat<T>) {
-      for (int64_t i = 0; i < count; ++i) {
-        result.data<T>()[i] = Store<T>(static_cast<Compute<T>>(out[i]));
-      }
-    }
-  });
-  return One(std::move(result));
+  return One(FloatTensor(x->elem_type(), out_dims, out));
 }
 
 constexpr KernelRow kRows[] = {

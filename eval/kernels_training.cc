@@ -67,16 +67,7 @@ absl::StatusOr<OptimizerInputs> ReadOptimizerInputs(const KernelCall& call, int 
 
 // A tensor of `like`'s type and dims holding `values` (rounded).
 Tensor Like(const Tensor& like, const std::vector<double>& values) {
-  Tensor out(like.elem_type(), like.dims());
-  VisitElementType(like.elem_type(), [&](auto v) {
-    using T = decltype(v);
-    if constexpr (kIsFloat<T>) {
-      for (size_t i = 0; i < values.size(); ++i) {
-        out.data<T>()[i] = Store<T>(static_cast<Compute<T>>(values[i]));
-      }
-    }
-  });
-  return out;
+  return FloatTensor(like.elem_type(), like.dims(), values);
 }
 
 // The outputs: group `g`'s new values (results[g - 1] ... in order: X

@@ -6,10 +6,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-class LossTest : public testing::TestWithParam<Case> {};
-
-TEST_P(LossTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
-
 // Log-probabilities of 2 samples over 3 classes.
 constexpr char kLogProb[] = "float[2,3] x = {-1, -2, -3, -4, -5, -6}";
 
@@ -56,8 +52,7 @@ const Case kCases[] = {
      "node '' (SoftmaxCrossEntropyLoss-13): reduction \"max\" is unknown"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, LossTest, testing::ValuesIn(kCases),
-                         [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Loss, KernelCaseTest, testing::ValuesIn(kCases), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::eval

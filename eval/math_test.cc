@@ -6,10 +6,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-class MathTest : public testing::TestWithParam<Case> {};
-
-TEST_P(MathTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
-
 // A graph of one unary node `op` (with `attrs`) on float input {values}.
 std::string Unary(const std::string& op, const std::string& values, int n,
                   const std::string& attrs = "") {
@@ -223,8 +219,7 @@ const Case kCases[] = {
      "g () => (float[0,2] y) <float[0,2] a = {}> { y = Softmax(a) }", "float[0,2] {}"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, MathTest, testing::ValuesIn(kCases),
-                         [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Math, KernelCaseTest, testing::ValuesIn(kCases), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::eval

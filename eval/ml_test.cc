@@ -7,10 +7,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-class MlTest : public testing::TestWithParam<Case> {};
-
-TEST_P(MlTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
-
 // A TreeEnsemble over two features: node 0 sends x0 <= 1 to leaf 0
 // (target 0, weight 1) and the rest to node 1, which sends x1 in {2, 3}
 // (or NaN) to leaf 1 (target 1, weight 10), else to leaf 2 (target 0,
@@ -79,8 +75,7 @@ const Case kCases[] = {
      "float[2,2] {1, -3.40282e+38, 100, -3.40282e+38}", 5},
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, MlTest, testing::ValuesIn(kCases),
-                         [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Ml, KernelCaseTest, testing::ValuesIn(kCases), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::eval

@@ -15,10 +15,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-class NnKernelsTest : public testing::TestWithParam<Case> {};
-
-TEST_P(NnKernelsTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
-
 const Case kCases[] = {
     // Linear algebra.
     {"matmul_batched_broadcast", 13,
@@ -302,8 +298,7 @@ const Case kCases[] = {
      "float[2] {1, 2}; bool[2] {true, true}"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, NnKernelsTest, testing::ValuesIn(kCases),
-                         [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(NnKernels, KernelCaseTest, testing::ValuesIn(kCases), CaseName);
 
 // The random ops draw values in their range, with the shape asked, and
 // are reported as not deterministic.

@@ -7,10 +7,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-class ReduceTest : public testing::TestWithParam<Case> {};
-
-TEST_P(ReduceTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
-
 // A float[2,3] initializer `a` = {1..6}.
 constexpr char kA[] = "float[2,3] a = {1, 2, 3, 4, 5, 6}";
 
@@ -166,8 +162,7 @@ const Case kCases[] = {
      "node '' (Einsum-12): an operand's subscripts do not match its rank"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, ReduceTest, testing::ValuesIn(kCases),
-                         [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Reduce, KernelCaseTest, testing::ValuesIn(kCases), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::eval

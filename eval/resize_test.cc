@@ -7,10 +7,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-class ResizeTest : public testing::TestWithParam<Case> {};
-
-TEST_P(ResizeTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
-
 // A graph resizing x (float[1,1,1,2] {1, 3} unless `x` says otherwise) by
 // scales {1, 1, 1, 2} through Resize with `attrs`.
 std::string Upscale(const std::string& attrs, const std::string& x = "float[1,1,1,2] x = {1, 3}",
@@ -119,8 +115,7 @@ const Case kCases[] = {
      "float[1,1,1,4] {1, 2, 3, 3}"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, ResizeTest, testing::ValuesIn(kCases),
-                         [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Resize, KernelCaseTest, testing::ValuesIn(kCases), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::eval

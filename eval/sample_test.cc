@@ -6,10 +6,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-class SampleTest : public testing::TestWithParam<Case> {};
-
-TEST_P(SampleTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
-
 // A 2x2 image and a grid of one point at (x, y) = (-1, -1), its corner.
 constexpr char kCorner[] = "float[1,1,2,2] x = {1, 2, 3, 4}, float[1,1,1,2] g = {-1, -1}";
 
@@ -65,8 +61,7 @@ const Case kCases[] = {
      "node '' (GridSample-20): a grid coordinate is not finite"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, SampleTest, testing::ValuesIn(kCases),
-                         [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Sample, KernelCaseTest, testing::ValuesIn(kCases), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::eval

@@ -7,10 +7,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-class SignalTest : public testing::TestWithParam<Case> {};
-
-TEST_P(SignalTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
-
 const Case kCases[] = {
     {"dft_real_input", 20,
      "g () => (float[1,4,2] y) <float[1,4,1] x = {1, 2, 3, 4}> { y = DFT(x) }",
@@ -71,8 +67,7 @@ const Case kCases[] = {
      "node '' (MelWeightMatrix-17): a mel point lies outside the spectrogram's bins"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, SignalTest, testing::ValuesIn(kCases),
-                         [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Signal, KernelCaseTest, testing::ValuesIn(kCases), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::eval

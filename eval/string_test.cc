@@ -10,10 +10,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-class StringTest : public testing::TestWithParam<Case> {};
-
-TEST_P(StringTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
-
 const Case kCases[] = {
     // StringNormalizer: whole elements are stopwords; case by ASCII.
     {"normalizer_stopwords_insensitive_upper", 10,
@@ -106,8 +102,7 @@ const Case kCases[] = {
      "node '' (RegexFullMatch-20): pattern: bad repetition operator at 3"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, StringTest, testing::ValuesIn(kCases),
-                         [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(String, KernelCaseTest, testing::ValuesIn(kCases), CaseName);
 
 // A pattern that backtracking matchers take exponential time on runs in
 // linear time here.

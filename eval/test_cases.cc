@@ -52,4 +52,6 @@ std::string Evaluate(const Case& c) {
   return absl::StrJoin(shown, "; ");
 }
 
+TEST_P(KernelCaseTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
+
 }  // namespace onnxconvert::eval

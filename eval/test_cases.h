@@ -7,6 +7,8 @@
 #include <ostream>
 #include <string>
 
+#include "gtest/gtest.h"
+
 namespace onnxconvert::eval {
 
 // One behaviour of a kernel.
@@ -26,6 +28,14 @@ std::string Evaluate(const Case& c);
 
 // Prints the case's name (for gtest's messages).
 inline void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+// The table-driven kernel test (its one TEST_P, in test_cases.cc): each case
+// evaluates to its `expected`. A test file instantiates it on its table:
+//   INSTANTIATE_TEST_SUITE_P(Math, KernelCaseTest, testing::ValuesIn(kCases), CaseName);
+class KernelCaseTest : public testing::TestWithParam<Case> {};
+
+// Names a KernelCaseTest instance after its case.
+inline std::string CaseName(const testing::TestParamInfo<Case>& info) { return info.param.name; }
 
 }  // namespace onnxconvert::eval
 

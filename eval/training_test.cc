@@ -7,10 +7,6 @@
 namespace onnxconvert::eval {
 namespace {
 
-class TrainingTest : public testing::TestWithParam<Case> {};
-
-TEST_P(TrainingTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
-
 // A case of `op` at opset 17 with training opset 1.
 Case Training(std::string name, std::string graph, std::string expected) {
   return Case{std::move(name), 17, std::move(graph), std::move(expected), 0, 1};
@@ -88,8 +84,7 @@ const Case kCases[] = {
              "node '' (Momentum-1): the attribute beta is required"),
 };
 
-INSTANTIATE_TEST_SUITE_P(Kernels, TrainingTest, testing::ValuesIn(kCases),
-                         [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Training, KernelCaseTest, testing::ValuesIn(kCases), CaseName);
 
 }  // namespace
 }  // namespace onnxconvert::eval

@@ -60,30 +60,33 @@ struct Reader {
   absl::StatusOr<Value> Sequence(const onnx::SequenceProto& proto,
                                  const onnx::TypeProto& element_type) const {
     std::vector<Value> elements;
+    // Reads each of `protos` with `read` into `elements`.
+    auto read_all = [&elements](const auto& protos, auto read) -> absl::Status {
+      for (const auto& p : protos) {
+        OC_ASSIGN_OR_RETURN(Value v, read(p));
+        elements.push_back(std::move(v));
+      }
+      return absl::OkStatus();
+    };
     switch (proto.elem_type()) {
       case onnx::SequenceProto::TENSOR:
-        for (const auto& t : proto.tensor_values()) {
-          OC_ASSIGN_OR_RETURN(Value v, Tensor(t));
-          elements.push_back(std::move(v));
-        }
+        OC_RETURN_IF_ERROR(
+            read_all(proto.tensor_values(), [&](const auto& t) { return Tensor(t); }));
         break;
       case onnx::SequenceProto::SEQUENCE:
-        for (const auto& s : proto.sequence_values()) {
-          OC_ASSIGN_OR_RETURN(Value v, Sequence(s, element_type.sequence_type().elem_type()));
-          elements.push_back(std::move(v));
-        }
+        OC_RETURN_IF_ERROR(read_all(proto.sequence_values(), [&](const auto& s) {
+          return Sequence(s, element_type.sequence_type().elem_type());
+        }));
         break;
       case onnx::SequenceProto::MAP:
-        for (const auto& m : proto.map_values()) {
-          OC_ASSIGN_OR_RETURN(Value v, Map(m, element_type.map_type().value_type()));
-          elements.push_back(std::move(v));
-        }
+        OC_RETURN_IF_ERROR(read_all(proto.map_values(), [&](const auto& m) {
+          return Map(m, element_type.map_type().value_type());
+        }));
         break;
       case onnx::SequenceProto::OPTIONAL:
-        for (const auto& o : proto.optional_values()) {
-          OC_ASSIGN_OR_RETURN(Value v, Optional(o, element_type.optional_type().elem_type()));
-          elements.push_back(std::move(v));
-        }
+        OC_RETURN_IF_ERROR(read_all(proto.optional_values(), [&](const auto& o) {
+          return Optional(o, element_type.optional_type().elem_type());
+        }));
         break;
       case onnx::SequenceProto::UNDEFINED:
         break;

@@ -186,6 +186,15 @@ struct NoNode {
   std::string str() const { return {}; }
 };
 
+// "has 3 inputs; Op-13 takes 1 to 2" (`what` "inputs", `allows` "Op-13
+// takes") when `count` is outside [min, max]; "" within.
+std::string CountOutside(int count, absl::string_view what, absl::string_view allows, int min,
+                         int max) {
+  if (count >= min && count <= max) return "";
+  return absl::StrCat("has ", count, " ", what, "; ", allows, " ", min,
+                      max == min ? std::string() : absl::StrCat(" to ", max));
+}
+
 class Checker {
  public:
   Checker(const onnx::ModelProto& model, CheckReport& report, const CheckOptions& options = {})
@@ -648,12 +657,10 @@ class Checker {
   void CheckArity(const onnx::NodeProto& node, const OpSchema& schema, const std::string& path,
                   const NodeLabel& label) {
     int inputs = node.input_size();
-    if (inputs < schema.min_input || inputs > schema.max_input) {
-      Report(CheckCode::kArity, path, label.str(),
-             absl::StrCat("has ", inputs, " inputs; ", schema.Label(), " takes ",
-                          schema.min_input, schema.max_input == schema.min_input
-                                                ? std::string()
-                                                : absl::StrCat(" to ", schema.max_input)));
+    if (std::string why = CountOutside(inputs, "inputs", schema.Label() + " takes",
+                                       schema.min_input, schema.max_input);
+        !why.empty()) {
+      Report(CheckCode::kArity, path, label.str(), why);
     }
     for (int i = 0; i < inputs && i < static_cast<int>(schema.inputs.size()); ++i) {
       if (schema.inputs[i].option == ParamOption::kSingle && node.input(i).empty()) {
@@ -662,13 +669,10 @@ class Checker {
                             ") is missing"));
       }
     }
-    int outputs = node.output_size();
-    if (outputs < schema.min_output || outputs > schema.max_output) {
-      Report(CheckCode::kArity, path, label.str(),
-             absl::StrCat("has ", outputs, " outputs; ", schema.Label(), " gives ",
-                          schema.min_output, schema.max_output == schema.min_output
-                                                 ? std::string()
-                                                 : absl::StrCat(" to ", schema.max_output)));
+    if (std::string why = CountOutside(node.output_size(), "outputs", schema.Label() + " gives",
+                                       schema.min_output, schema.max_output);
+        !why.empty()) {
+      Report(CheckCode::kArity, path, label.str(), why);
     }
   }
 

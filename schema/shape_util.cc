@@ -210,13 +210,14 @@ absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank, absl::string_v
 
 namespace {
 
-template <typename T>
-std::vector<int64_t> RawInts(const std::string& raw) {
-  std::vector<int64_t> values(raw.size() / sizeof(T));
+// The little-endian elements of type T in `raw`, as V.
+template <typename T, typename V = int64_t>
+std::vector<V> RawValues(const std::string& raw) {
+  std::vector<V> values(raw.size() / sizeof(T));
   for (size_t i = 0; i < values.size(); ++i) {
     T value;
     std::memcpy(&value, raw.data() + i * sizeof(T), sizeof(T));
-    values[i] = static_cast<int64_t>(value);
+    values[i] = static_cast<V>(value);
   }
   return values;
 }
@@ -250,11 +251,11 @@ absl::StatusOr<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor) 
   bool raw = tensor.has_raw_data();
   switch (tensor.data_type()) {
     case onnx::TensorProto::INT64:
-      values = raw ? RawInts<int64_t>(tensor.raw_data())
+      values = raw ? RawValues<int64_t>(tensor.raw_data())
                    : std::vector<int64_t>(tensor.int64_data().begin(), tensor.int64_data().end());
       break;
     case onnx::TensorProto::INT32:
-      values = raw ? RawInts<int32_t>(tensor.raw_data())
+      values = raw ? RawValues<int32_t>(tensor.raw_data())
                    : std::vector<int64_t>(tensor.int32_data().begin(), tensor.int32_data().end());
       break;
     case onnx::TensorProto::INT16:
@@ -263,10 +264,10 @@ absl::StatusOr<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor) 
     case onnx::TensorProto::UINT8:
     case onnx::TensorProto::BOOL:
       if (raw) {
-        values = tensor.data_type() == onnx::TensorProto::INT16    ? RawInts<int16_t>(tensor.raw_data())
-                 : tensor.data_type() == onnx::TensorProto::INT8   ? RawInts<int8_t>(tensor.raw_data())
-                 : tensor.data_type() == onnx::TensorProto::UINT16 ? RawInts<uint16_t>(tensor.raw_data())
-                                                                    : RawInts<uint8_t>(tensor.raw_data());
+        values = tensor.data_type() == onnx::TensorProto::INT16    ? RawValues<int16_t>(tensor.raw_data())
+                 : tensor.data_type() == onnx::TensorProto::INT8   ? RawValues<int8_t>(tensor.raw_data())
+                 : tensor.data_type() == onnx::TensorProto::UINT16 ? RawValues<uint16_t>(tensor.raw_data())
+                                                                    : RawValues<uint8_t>(tensor.raw_data());
       } else {
         values.assign(tensor.int32_data().begin(), tensor.int32_data().end());
       }
@@ -274,8 +275,8 @@ absl::StatusOr<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor) 
     case onnx::TensorProto::UINT32:
     case onnx::TensorProto::UINT64:
       values = raw ? (tensor.data_type() == onnx::TensorProto::UINT32
-                          ? RawInts<uint32_t>(tensor.raw_data())
-                          : RawInts<uint64_t>(tensor.raw_data()))
+                          ? RawValues<uint32_t>(tensor.raw_data())
+                          : RawValues<uint64_t>(tensor.raw_data()))
                    : std::vector<int64_t>(tensor.uint64_data().begin(), tensor.uint64_data().end());
       break;
     default:
@@ -292,25 +293,11 @@ absl::StatusOr<std::vector<double>> FloatValues(const onnx::TensorProto& tensor)
   std::vector<double> values;
   bool raw = tensor.has_raw_data();
   if (tensor.data_type() == onnx::TensorProto::FLOAT) {
-    if (raw) {
-      for (size_t i = 0; i + 4 <= tensor.raw_data().size(); i += 4) {
-        float v;
-        std::memcpy(&v, tensor.raw_data().data() + i, 4);
-        values.push_back(v);
-      }
-    } else {
-      values.assign(tensor.float_data().begin(), tensor.float_data().end());
-    }
+    values = raw ? RawValues<float, double>(tensor.raw_data())
+                 : std::vector<double>(tensor.float_data().begin(), tensor.float_data().end());
   } else if (tensor.data_type() == onnx::TensorProto::DOUBLE) {
-    if (raw) {
-      for (size_t i = 0; i + 8 <= tensor.raw_data().size(); i += 8) {
-        double v;
-        std::memcpy(&v, tensor.raw_data().data() + i, 8);
-        values.push_back(v);
-      }
-    } else {
-      values.assign(tensor.double_data().begin(), tensor.double_data().end());
-    }
+    values = raw ? RawValues<double, double>(tensor.raw_data())
+                 : std::vector<double>(tensor.double_data().begin(), tensor.double_data().end());
   } else {
     absl::StatusOr<std::vector<int64_t>> ints = IntValues(tensor);
     if (!ints.ok()) return ints.status();

@@ -52,11 +52,24 @@ inline std::string AllNodesText(const onnx::GraphProto& graph) {
   return text;
 }
 
+// The case's model: its graph at IR version `ir_version` and opset `from`.
+inline onnx::ModelProto CaseModel(const ConversionCase& c) {
+  return testing::ModelFromText(absl::StrCat(
+      "<ir_version: ", c.ir_version, ", opset_import: [\"\" : ", c.from, "]>\n", c.graph));
+}
+
+// `model` converted to opset `target` with the default options.
+inline absl::StatusOr<converter::ConversionResult> ConvertTo(const onnx::ModelProto& model,
+                                                             int64_t target) {
+  converter::ConvertOptions options;
+  options.target_opset = target;
+  return converter::ConvertModel(model, options);
+}
+
 // Converts the case's model and checks the converted node (printed as ONNX
 // text) or the FailedPrecondition refusal.
 inline void ExpectConversion(const ConversionCase& c) {
-  onnx::ModelProto model = testing::ModelFromText(absl::StrCat(
-      "<ir_version: ", c.ir_version, ", opset_import: [\"\" : ", c.from, "]>\n", c.graph));
+  onnx::ModelProto model = CaseModel(c);
   converter::ConvertOptions options;
   options.target_opset = c.to;
   options.no_casts = c.no_casts;
@@ -88,9 +101,9 @@ inline void ExpectConversion(const ConversionCase& c) {
       << c.name << ": " << result.status();
 }
 
-// A parameterized test over ConversionCases; each test file defines
-//   TEST_P(ConversionCaseTest, Converts) { ExpectConversion(GetParam()); }
-// and instantiates it with its tables, named after the table:
+// A parameterized test over ConversionCases (its one TEST_P, Converts, runs
+// ExpectConversion: adapter_cases.cc); each test file instantiates it with
+// its tables, named after the table:
 //   INSTANTIATE_TEST_SUITE_P(Table, ConversionCaseTest,
 //                            ::testing::ValuesIn(Table()), CaseName);
 // so that each case is a test named after it.

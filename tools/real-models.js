@@ -26,6 +26,8 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
+const {ELEMENT_TYPES} = require('./ort/run_models.js');
+
 const MANIFEST = path.join(__dirname, 'real-models.json');
 const ORT_MODULE = path.join(__dirname, 'ort', 'node_modules', 'onnxruntime-node');
 
@@ -111,21 +113,12 @@ function seedOf(seed, id) {
 }
 
 // ONNX element types (TensorProto.DataType) by ORT-node type name, with the
-// typed array of each.
-const TYPES = {
-  float32: {onnx: 1, array: Float32Array},
-  uint8: {onnx: 2, array: Uint8Array},
-  int8: {onnx: 3, array: Int8Array},
-  uint16: {onnx: 4, array: Uint16Array},
-  int16: {onnx: 5, array: Int16Array},
-  int32: {onnx: 6, array: Int32Array},
-  int64: {onnx: 7, array: BigInt64Array},
-  bool: {onnx: 9, array: Uint8Array},
-  float16: {onnx: 10, array: Uint16Array},
-  float64: {onnx: 11, array: Float64Array},
-  uint32: {onnx: 12, array: Uint32Array},
-  uint64: {onnx: 13, array: BigUint64Array},
-};
+// typed array of each: the types of tools/ort/run_models.js that ORT-node
+// holds one element per array slot (not strings, not packed 4-bit types).
+const TYPES = Object.fromEntries(
+    Object.entries(ELEMENT_TYPES)
+        .filter(([, t]) => t.ort && t.array && t.size >= 1)
+        .map(([code, t]) => [t.ort, {onnx: Number(code), array: t.array}]));
 
 // The concrete shape of input `meta`: the model's `shapes` entry, else its
 // dims with symbolic ones from `dims` by name (1 when unnamed or not given).

@@ -25,6 +25,11 @@ import sys
 import onnx
 from onnx import TensorProto, helper
 
+# The corpus's models (tests/test_paths.py: the runfiles tree holds it in
+# tests/, as the source tree does).
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from test_paths import corpus_models  # noqa: E402
+
 FLOAT = TensorProto.FLOAT
 INT64 = TensorProto.INT64
 INT4 = 22  # ONNX 1.16 (IR 10); onnx 1.12 has no name for it
@@ -316,20 +321,11 @@ def our_verdicts(check_models, paths):
     return verdicts
 
 
-def corpus_models(corpus):
+def corpus_model_paths(corpus):
     """The corpus's model files (as tests/corpus.cc lists them), or None if absent."""
     if not os.path.isdir(corpus):
         return None
-    paths = []
-    for suite in ("node", "simple", "pytorch-operator"):
-        suite_dir = os.path.join(corpus, suite)
-        if not os.path.isdir(suite_dir):
-            continue
-        for case in sorted(os.listdir(suite_dir)):
-            path = os.path.join(suite_dir, case, "model.onnx")
-            if os.path.isfile(path):
-                paths.append(path)
-    return paths
+    return [path for _, _, path in corpus_models(corpus)]
 
 
 def write_models(work):
@@ -362,7 +358,7 @@ def main(argv):
 
     generated = write_models(os.path.join(work, "generated"))
     paths = list(generated)
-    corpus_paths = corpus_models(corpus) if corpus else None
+    corpus_paths = corpus_model_paths(corpus) if corpus else None
     if corpus_paths is None:
         print("SKIPPED the corpus: no folder at %s (../shared/onnx-backend-tests beside the "
               "checkout, or set ONNX_BACKEND_TESTS)" % corpus)

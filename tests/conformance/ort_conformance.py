@@ -45,6 +45,11 @@ import sys
 import tempfile
 import time
 
+# The source tree and the corpus (tests/test_paths.py: the runfiles tree
+# holds it in tests/, as the source tree does).
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from test_paths import backend_corpus_root, workspace_root  # noqa: E402,F401
+
 INSTALL_HINT = ("tools/install-deps.sh  (or: cd tools/ort && "
                 "ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund)")
 
@@ -147,17 +152,6 @@ def fail_setup(message):
     sys.exit(2)
 
 
-def workspace_root():
-    """The source tree, through the //:WORKSPACE runfile symlink (tests and
-    `bazel run` start in the runfiles tree) or else this file's place."""
-    runfiles = os.path.join(os.environ.get("TEST_SRCDIR", ""), "onnx_convert", "WORKSPACE")
-    for link in ("WORKSPACE", runfiles):
-        if os.path.exists(link):
-            return os.path.dirname(os.path.realpath(link))
-    here = os.path.dirname(os.path.realpath(__file__))
-    return os.path.dirname(os.path.dirname(here))
-
-
 def ort_environment(root):
     """The environment for run_models.js; exits naming the install command
     when ONNX Runtime is missing."""
@@ -188,7 +182,7 @@ def read_lines(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
-def run_converter(args, root, work):
+def run_converter(args, work):
     """Runs convert_corpus into `work`."""
     command = [args.convert_corpus, "--out", work, "--sample", str(args.sample)]
     if args.targets:
@@ -202,10 +196,7 @@ def run_converter(args, root, work):
     if args.inject_fault:
         command += ["--inject-fault", args.inject_fault]
     env = dict(os.environ)
-    env.setdefault("ONNX_BACKEND_TESTS",
-                   os.path.join(os.path.dirname(root), "shared", "onnx-backend-tests"))
-    if args.corpus_root:
-        env["ONNX_BACKEND_TESTS"] = args.corpus_root
+    env["ONNX_BACKEND_TESTS"] = args.corpus_root or backend_corpus_root()
     if subprocess.run(command, env=env).returncode != 0:
         fail_setup(f"{' '.join(command)} failed")
 
@@ -676,7 +667,7 @@ def main(argv):
     env = ort_environment(root)
     script = args.run_models or os.path.join(root, "tools", "ort", "run_models.js")
     work = args.work or tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"), prefix="ort_conformance_")
-    run_converter(args, root, work)
+    run_converter(args, work)
     baseline_entries = read_lines(os.path.join(work, "baseline.jsonl"))
     baseline = run_models(script, os.path.join(work, "baseline.run.jsonl"), baseline_entries,
                           env, args.jobs, os.path.join(work, "baseline.results.jsonl"),

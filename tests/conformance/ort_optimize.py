@@ -36,7 +36,7 @@ import tempfile
 
 # The shared ORT helpers, next to this file (and among its runfiles).
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ort_conformance import run_manifest, workspace_root  # noqa: E402
+from ort_conformance import backend_corpus_root, run_manifest, workspace_root  # noqa: E402
 
 INSTALL_HINT = "tools/install-deps.sh  (or: cd tools/ort && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund)"
 
@@ -106,8 +106,7 @@ def main(argv):
                              "and ORT runs without graph optimizations (the real models: 1e-5)")
     args = parser.parse_args(argv)
     root = workspace_root()
-    corpus = os.environ.get("ONNX_BACKEND_TESTS") or os.path.join(
-        os.path.dirname(root), "shared", "onnx-backend-tests")
+    corpus = backend_corpus_root()
     if not os.path.isdir(corpus):
         fail_setup(f"no corpus at {corpus}")
     work = tempfile.mkdtemp(prefix="ort_optimize_", dir=os.environ.get("TEST_TMPDIR"))

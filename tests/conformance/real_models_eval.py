@@ -19,11 +19,15 @@ and is reported as "known"; it fails the run if it errors, or if it passes
 
 import argparse
 import os
-import pwd
 import re
 import subprocess
 import sys
 import time
+
+# The corpus folder of the ORT harness (the runfiles tree holds the file
+# beside this one; so does the source tree).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ort_conformance import real_models_root  # noqa: E402
 
 
 def parse_args(argv):
@@ -39,14 +43,6 @@ def parse_args(argv):
     parser.add_argument("--known-divergent", action="append", default=[], metavar="ID",
                         help="a model whose ORT outputs deviate from the spec's result")
     return parser.parse_args(argv)
-
-
-def corpus_real():
-    """The corpus/real folder (from the password database's home, since
-    Bazel tests get a HOME of their own)."""
-    cache = os.environ.get("ONNX_REAL_MODELS") or os.path.join(
-        pwd.getpwuid(os.getuid()).pw_dir, ".cache", "onnx-convert-real-models")
-    return os.path.join(cache, "corpus", "real")
 
 
 def cases(real, pattern):
@@ -86,7 +82,7 @@ def run_case(cli, folder, timeout):
 def main(argv):
     """Runs every case; returns the exit status."""
     args = parse_args(argv)
-    real = corpus_real()
+    real = os.path.join(real_models_root(), "real")
     ids = cases(real, args.cases_filter)
     if not ids:
         print(f"NOTICE: skipped: the real-model corpus is absent ({real}). "

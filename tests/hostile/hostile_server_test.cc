@@ -2,6 +2,7 @@
 // worker processes) as Check, Convert to 7 and Convert to 21, and the
 // string amplifier twice at once: every call ends with a status, and the
 // server is still up and converts the next model.
+#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,37 +27,43 @@ constexpr int kStrings = 3'000'000;  // see hostile_cli_test.cc
 constexpr int kStrings = 30'000'000;
 #endif
 
-grpc::Status Convert(ServerProcess& server, const std::string& bytes, int64_t target,
-                     const std::string& name) {
-  v1::ConvertRequest request;
+// A request of type R for the model `bytes` named `name`.
+template <typename R>
+R ModelRequest(const std::string& bytes, const std::string& name) {
+  R request;
   request.set_model(bytes);
   request.set_model_name(name);
-  request.set_report_message_only(true);
-  request.mutable_options()->set_target_opset(target);
+  return request;
+}
+
+// The status of `method` called on `request` with a 120 s deadline.
+template <typename Request, typename Response>
+grpc::Status Call(ServerProcess& server,
+                  grpc::Status (v1::OnnxConvert::Stub::*method)(grpc::ClientContext*,
+                                                                const Request&, Response*),
+                  const Request& request) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(120));
-  v1::ConvertResponse response;
-  return server.Stub()->Convert(&context, request, &response);
+  Response response;
+  return (server.Stub().get()->*method)(&context, request, &response);
+}
+
+grpc::Status Convert(ServerProcess& server, const std::string& bytes, int64_t target,
+                     const std::string& name) {
+  auto request = ModelRequest<v1::ConvertRequest>(bytes, name);
+  request.set_report_message_only(true);
+  request.mutable_options()->set_target_opset(target);
+  return Call(server, &v1::OnnxConvert::Stub::Convert, request);
 }
 
 grpc::Status Check(ServerProcess& server, const std::string& bytes, const std::string& name) {
-  v1::ModelRequest request;
-  request.set_model(bytes);
-  request.set_model_name(name);
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(120));
-  v1::CheckResponse response;
-  return server.Stub()->Check(&context, request, &response);
+  return Call(server, &v1::OnnxConvert::Stub::Check,
+              ModelRequest<v1::ModelRequest>(bytes, name));
 }
 
 grpc::Status Rewrite(ServerProcess& server, const std::string& bytes, const std::string& name) {
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(120));
-  v1::RewriteRequest request;
-  request.set_model(bytes);
-  request.set_model_name(name);
-  v1::RewriteResponse response;
-  return server.Stub()->Rewrite(&context, request, &response);
+  return Call(server, &v1::OnnxConvert::Stub::Rewrite,
+              ModelRequest<v1::RewriteRequest>(bytes, name));
 }
 
 TEST(HostileServerTest, NoHostileModelTakesTheServerDown) {

@@ -37,6 +37,11 @@ import tempfile
 import threading
 import time
 
+# The source tree and the corpus (tests/test_paths.py: the runfiles tree
+# holds it in tests/, as the source tree does).
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from test_paths import backend_corpus_root, corpus_models  # noqa: E402
+
 LISTENING = re.compile(r"listening on [^\s:]+:(\d+)")
 PROGRESS = re.compile(r"^\[(\d+)/(\d+)\] ")
 
@@ -64,36 +69,10 @@ def parse_args():
     return parser.parse_args()
 
 
-def source_root():
-    """The source tree, through the //:WORKSPACE runfile symlink."""
-    runfiles = os.path.join(os.environ.get("TEST_SRCDIR", ""), "onnx_convert", "WORKSPACE")
-    for link in ("WORKSPACE", runfiles):
-        if os.path.islink(link):
-            return os.path.dirname(os.path.realpath(link))
-    here = os.path.dirname(os.path.realpath(__file__))
-    return os.path.dirname(os.path.dirname(here))
-
-
-def corpus_root(args):
-    if args.corpus_root:
-        return args.corpus_root
-    if os.environ.get("ONNX_BACKEND_TESTS"):
-        return os.environ["ONNX_BACKEND_TESTS"]
-    return os.path.join(os.path.dirname(source_root()), "shared", "onnx-backend-tests")
-
-
 def candidate_models(root, max_bytes):
     """(name, path) of the corpus's small models, sorted by name."""
-    found = []
-    for group in ("node", "simple", "pytorch-operator"):
-        folder = os.path.join(root, group)
-        if not os.path.isdir(folder):
-            continue
-        for case in sorted(os.listdir(folder)):
-            path = os.path.join(folder, case, "model.onnx")
-            if os.path.isfile(path) and os.path.getsize(path) <= max_bytes:
-                found.append((f"{group}__{case}.onnx", path))
-    return found
+    return [(f"{suite}__{case}.onnx", path) for suite, case, path in corpus_models(root)
+            if os.path.getsize(path) <= max_bytes]
 
 
 def copy_models(folder, models):
@@ -213,7 +192,7 @@ def main():
         if not os.access(tool, os.X_OK):
             print(f"replicas_test: {tool}: not an executable", file=sys.stderr)
             return 2
-    root = corpus_root(args)
+    root = args.corpus_root or backend_corpus_root()
     candidates = candidate_models(root, args.max_bytes)
     if not candidates:
         print(f"replicas_test: no corpus model under {root}", file=sys.stderr)
