@@ -125,6 +125,25 @@ assert [f.name for f in streamed.result.files] == ["", "tiny.onnx.data"]
 for name in ("tiny.onnx", "tiny.onnx.data"):
     assert filecmp.cmp(f"{work}/ext_remote/{name}", f"{work}/ext_local/{name}",
                        shallow=False), name
+# The output's data file is the upload, unchanged: the server says so and
+# sends no chunks of it (the client copies its own file); a client that
+# does not ask (keep_identical_data=False, as all before it) downloads it.
+assert [f.same_as_upload for f in streamed.result.files] == ["", "tiny.onnx.data"]
+echoed = c.Client(f"127.0.0.1:{port}", chunk_bytes=97, keep_identical_data=False)
+downloaded = echoed.convert_stream(f"{work}/ext/tiny.onnx", 17, name="in/tiny.onnx",
+                                   external_files={"tiny.onnx.data":
+                                                   f"{work}/ext/tiny.onnx.data"},
+                                   external_data_threshold=64, out_dir=f"{work}/ext_echoed")
+assert [f.same_as_upload for f in downloaded.result.files] == ["", ""]
+for name in ("tiny.onnx", "tiny.onnx.data"):
+    assert filecmp.cmp(f"{work}/ext_echoed/{name}", f"{work}/ext_local/{name}",
+                       shallow=False), name
+kept_in_memory = small.convert_stream(f"{work}/ext/tiny.onnx", 17, name="in/tiny.onnx",
+                                      external_files={"tiny.onnx.data":
+                                                      read(f"{work}/ext/tiny.onnx.data")},
+                                      external_data_threshold=64)
+assert kept_in_memory.files == {"": read(f"{work}/ext_local/tiny.onnx"),
+                                "tiny.onnx.data": read(f"{work}/ext_local/tiny.onnx.data")}
 in_memory = small.convert_stream(model, 17, request_id="stream-1")
 assert in_memory.files == {"": local}, in_memory.files.keys()
 

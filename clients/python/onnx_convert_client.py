@@ -16,6 +16,7 @@ gRPC from the channel's service config (see service_config).
 
 import json
 import os
+import shutil
 import sys
 from dataclasses import dataclass, field
 
@@ -164,22 +165,42 @@ def _safe_location(name):
     return name
 
 
+def _copy_file(source, path):
+    """Copies the file `source` to `path` in the kernel (copy_file_range:
+    no pass through this process's memory), else with shutil."""
+    with open(source, "rb") as src, open(path, "wb") as dst:
+        try:
+            while os.copy_file_range(src.fileno(), dst.fileno(), 1 << 30):
+                pass
+            return
+        except (AttributeError, OSError):
+            src.seek(0)
+            dst.seek(0)
+            dst.truncate()
+        shutil.copyfileobj(src, dst, 1 << 20)
+
+
 class Client:
     """Calls the onnx-convert servers of one gRPC target. Thread-safe.
 
     target: any gRPC target string. balancing, retry, health_check: see
     service_config. timeout: each call's deadline in seconds (None: none),
     retries included. Models over unary_limit_bytes go through ConvertStream
-    (RewriteStream) in chunks of chunk_bytes. channel_options: further gRPC
-    channel arguments."""
+    (RewriteStream) in chunks of chunk_bytes. keep_identical_data: a
+    streamed output data file the server finds identical to an uploaded one
+    is not sent back but copied from the local file (False: every file is
+    downloaded, as clients that predate it do). channel_options: further
+    gRPC channel arguments."""
 
     def __init__(self, target, *, balancing="round_robin", retry=RetryPolicy(),
                  health_check=True, timeout=60.0, max_message_bytes=64 << 20,
-                 unary_limit_bytes=32 << 20, chunk_bytes=1 << 20, channel_options=()):
+                 unary_limit_bytes=32 << 20, chunk_bytes=1 << 20, keep_identical_data=True,
+                 channel_options=()):
         self.target = target
         self.timeout = timeout
         self.unary_limit_bytes = unary_limit_bytes
         self.chunk_bytes = chunk_bytes
+        self.keep_identical_data = keep_identical_data
         options = [
             # The server's answers (a large model's report) may pass the
             # limit that bounds what this client sends.
@@ -327,6 +348,11 @@ class Client:
             keep_external_data = not external_files
         header.external_data = (pb.EXTERNAL_DATA_KEPT_BY_CLIENT if keep_external_data
                                 else pb.EXTERNAL_DATA_UPLOADED)
+        # An output data file identical to an uploaded one is written here
+        # from the local file, not downloaded (a server that does not know
+        # the flag sends it anyway).
+        header.client_keeps_identical_data = (not keep_external_data and
+                                              self.keep_identical_data)
         if external_data_threshold is not None:
             header.external_data_threshold = external_data_threshold
         # The server charges its budgets for the model before the upload.
@@ -363,12 +389,46 @@ class Client:
         if output.result is None:
             raise ConversionError(grpc.StatusCode.DATA_LOSS,
                                   f"server {self.target}: the stream held no result")
+        for info in output.result.files:
+            if info.same_as_upload:
+                self._write_kept(info, external_files or {}, out_dir, model_file, output)
         if out_dir is None:
             output.files = {name: bytes(data) for name, data in output.files.items()}
             # A file the result lists but the stream did not carry is empty.
             for info in output.result.files:
                 output.files.setdefault(info.name, b"")
         return output
+
+    def _write_kept(self, info, external_files, out_dir, model_file, output):
+        """Writes the output file `info` from the local file it is identical
+        to (the upload named info.same_as_upload): copied in the kernel into
+        out_dir, else read into output.files."""
+        source = external_files.get(info.same_as_upload)
+        if source is None:
+            raise ConversionError(grpc.StatusCode.DATA_LOSS,
+                                  f"server {self.target}: output {info.name!r} is said to be "
+                                  f"the upload {info.same_as_upload!r}, which was not sent")
+        in_memory = isinstance(source, (bytes, bytearray, memoryview))
+        size = len(source) if in_memory else os.path.getsize(source)
+        if size != info.size:
+            raise ConversionError(grpc.StatusCode.DATA_LOSS,
+                                  f"{info.same_as_upload!r} changed during the call: {size} "
+                                  f"bytes, the server has {info.size}")
+        if out_dir is None:
+            if in_memory:
+                output.files[info.name] = bytes(source)
+            else:
+                with open(source, "rb") as f:
+                    output.files[info.name] = f.read()
+            return
+        path = os.path.join(out_dir, _safe_location(info.name) if info.name else model_file)
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        if in_memory:
+            with open(path, "wb") as f:
+                f.write(source)
+        else:
+            _copy_file(source, path)
+        output.files[info.name] = path
 
     # --- checking and inspecting ----------------------------------------------
 
