@@ -15,10 +15,10 @@
 # them on disk, /dev/shm in memory (the transport alone).
 #   bazel build -c opt //service:onnx-convert-server //cli:onnx-convert //bench:make_external_model
 #   bench/stream_bench.sh bazel-bin/service/onnx-convert-server bazel-bin/cli/onnx-convert \
-#       bazel-bin/bench/make_external_model [DIR=/tmp] [MIB=1024] [CHUNK_BYTES=4194304]
+#       bazel-bin/bench/make_external_model [DIR=/tmp] [MIB=1024] [CHUNK_BYTES=1048576]
 set -euo pipefail
 server_bin=$1; cli_bin=$2; make_model=$3; parent=${4:-/tmp}; mib=${5:-1024}
-chunk=${6:-4194304}
+chunk=${6:-1048576}
 client_dir="$(cd "$(dirname "$0")/../clients/python" && pwd)"
 dir=$(mktemp -d "$parent/stream-bench.XXXXXX")
 server=""

@@ -129,6 +129,15 @@ for name in ("tiny.onnx", "tiny.onnx.data"):
 # sends no chunks of it (the client copies its own file); a client that
 # does not ask (keep_identical_data=False, as all before it) downloads it.
 assert [f.same_as_upload for f in streamed.result.files] == ["", "tiny.onnx.data"]
+assert sorted(os.listdir(f"{work}/ext_remote")) == ["tiny.onnx", "tiny.onnx.data"]
+# Every tensor of a byte or more external: a data file unlike the upload,
+# downloaded; the copy of the upload made ahead of the answer is removed.
+regathered = small.convert_stream(f"{work}/ext/tiny.onnx", 17, name="in/tiny.onnx",
+                                  external_files={"tiny.onnx.data": f"{work}/ext/tiny.onnx.data"},
+                                  external_data_threshold=1, out_dir=f"{work}/ext_regathered")
+assert [f.same_as_upload for f in regathered.result.files] == ["", ""], regathered.result.files
+assert sorted(os.listdir(f"{work}/ext_regathered")) == ["tiny.onnx", "tiny.onnx.data"]
+assert os.path.getsize(f"{work}/ext_regathered/tiny.onnx.data") == regathered.result.files[1].size
 echoed = c.Client(f"127.0.0.1:{port}", chunk_bytes=97, keep_identical_data=False)
 downloaded = echoed.convert_stream(f"{work}/ext/tiny.onnx", 17, name="in/tiny.onnx",
                                    external_files={"tiny.onnx.data":

@@ -18,6 +18,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 from dataclasses import dataclass, field
 
 import grpc
@@ -165,19 +166,112 @@ def _safe_location(name):
     return name
 
 
-def _copy_file(source, path):
+# glibc's malloc serves buffers past its mmap threshold (128 KiB at first,
+# then the size of the largest freed) from fresh mappings, and gives the
+# heap's free top back past its trim threshold: a stream's MiB chunks (the
+# file's read, the message, its serialization, gRPC's copy) then fault in
+# new pages for every chunk, which costs more CPU than the copies
+# themselves (bench/README.md, stop 31: ConvertStream without the echo).
+_MMAP_THRESHOLD_BYTES = 32 << 20
+_TRIM_THRESHOLD_BYTES = 64 << 20
+_malloc_tuned = False
+
+
+def tune_malloc_for_streaming():
+    """Has glibc's malloc reuse the chunk-sized buffers of streamed calls:
+    allocations up to 32 MiB come from the heap and up to 64 MiB of free
+    heap is kept (mallopt M_MMAP_THRESHOLD, M_TRIM_THRESHOLD), process-wide,
+    once. Left as it is where the process set MALLOC_MMAP_THRESHOLD_ or
+    MALLOC_TRIM_THRESHOLD_, or the C library is not glibc. A Client with
+    tune_malloc (the default) calls it before its first stream."""
+    global _malloc_tuned
+    if _malloc_tuned:
+        return
+    _malloc_tuned = True
+    if "MALLOC_MMAP_THRESHOLD_" in os.environ or "MALLOC_TRIM_THRESHOLD_" in os.environ:
+        return
+    try:
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6")
+        m_trim_threshold, m_mmap_threshold = -1, -3  # glibc's malloc.h
+        libc.mallopt(m_mmap_threshold, _MMAP_THRESHOLD_BYTES)
+        libc.mallopt(m_trim_threshold, _TRIM_THRESHOLD_BYTES)
+    except (OSError, AttributeError):
+        pass
+
+
+def _copy_file(source, path, stop=None):
     """Copies the file `source` to `path` in the kernel (copy_file_range:
-    no pass through this process's memory), else with shutil."""
+    no pass through this process's memory), else with shutil; False if
+    `stop` (a threading.Event) was set before the end."""
     with open(source, "rb") as src, open(path, "wb") as dst:
         try:
-            while os.copy_file_range(src.fileno(), dst.fileno(), 1 << 30):
-                pass
-            return
+            while os.copy_file_range(src.fileno(), dst.fileno(), 64 << 20):
+                if stop is not None and stop.is_set():
+                    return False
+            return True
         except (AttributeError, OSError):
             src.seek(0)
             dst.seek(0)
             dst.truncate()
         shutil.copyfileobj(src, dst, 1 << 20)
+    return True
+
+
+class _CopiesAhead:
+    """Copies uploaded files (local paths) to temporary files in out_dir on
+    a thread while the upload runs, so that an output file the server then
+    names same_as_upload is only renamed into place: the copy overlaps the
+    upload instead of following it. Copies not taken are removed."""
+
+    def __init__(self, out_dir, sources):
+        self._out_dir = out_dir
+        self._sources = sources  # {location: local path}
+        self._done = {}  # location: finished copy
+        self._temps = []
+        self._stop = threading.Event()
+        os.makedirs(out_dir, exist_ok=True)
+        self._thread = threading.Thread(target=self._run, name="copy-ahead", daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        for location, source in self._sources.items():
+            temp = os.path.join(self._out_dir, f".{os.path.basename(location)}."
+                                               f"{os.getpid()}.{id(self)}.copy")
+            try:
+                os.close(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+                self._temps.append(temp)
+                if not _copy_file(source, temp, self._stop):
+                    return
+                self._done[location] = temp
+            except OSError:
+                continue  # the file is copied afterwards if it is needed
+
+    def take(self, location, path):
+        """Moves the finished copy of upload `location` to `path`; False
+        when there is none (or it cannot be moved there)."""
+        self._thread.join()
+        temp = self._done.pop(location, None)
+        if temp is None:
+            return False
+        try:
+            os.replace(temp, path)
+        except OSError:
+            return False
+        self._temps.remove(temp)
+        return True
+
+    def discard(self):
+        """Stops the copying and removes the copies not taken."""
+        self._stop.set()
+        self._thread.join()
+        for temp in self._temps:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+        self._temps.clear()
+        self._done.clear()
 
 
 class Client:
@@ -189,18 +283,20 @@ class Client:
     (RewriteStream) in chunks of chunk_bytes. keep_identical_data: a
     streamed output data file the server finds identical to an uploaded one
     is not sent back but copied from the local file (False: every file is
-    downloaded, as clients that predate it do). channel_options: further
-    gRPC channel arguments."""
+    downloaded, as clients that predate it do). tune_malloc: see
+    tune_malloc_for_streaming. channel_options: further gRPC channel
+    arguments."""
 
     def __init__(self, target, *, balancing="round_robin", retry=RetryPolicy(),
                  health_check=True, timeout=60.0, max_message_bytes=64 << 20,
                  unary_limit_bytes=32 << 20, chunk_bytes=1 << 20, keep_identical_data=True,
-                 channel_options=()):
+                 tune_malloc=True, channel_options=()):
         self.target = target
         self.timeout = timeout
         self.unary_limit_bytes = unary_limit_bytes
         self.chunk_bytes = chunk_bytes
         self.keep_identical_data = keep_identical_data
+        self.tune_malloc = tune_malloc
         options = [
             # The server's answers (a large model's report) may pass the
             # limit that bounds what this client sends.
@@ -344,6 +440,8 @@ class Client:
 
     def _stream(self, method, header, model, external_files, keep_external_data,
                 external_data_threshold, out_dir, request_id):
+        if self.tune_malloc:
+            tune_malloc_for_streaming()
         if keep_external_data is None:
             keep_external_data = not external_files
         header.external_data = (pb.EXTERNAL_DATA_KEPT_BY_CLIENT if keep_external_data
@@ -360,6 +458,32 @@ class Client:
                               else os.path.getsize(model))
         model_file = os.path.basename(header.model_name) or "model.onnx"
         output = StreamOutput(result=None)
+        ahead = None
+        if out_dir is not None and header.client_keeps_identical_data:
+            ahead = _CopiesAhead(out_dir, {
+                location: source for location, source in sorted(external_files.items())
+                if not isinstance(source, (bytes, bytearray, memoryview))})
+        try:
+            self._receive(method, header, model, external_files, out_dir, request_id,
+                          model_file, output)
+            for info in output.result.files:
+                if info.same_as_upload:
+                    self._write_kept(info, external_files or {}, out_dir, model_file, output,
+                                     ahead)
+        finally:
+            if ahead is not None:
+                ahead.discard()
+        if out_dir is None:
+            output.files = {name: bytes(data) for name, data in output.files.items()}
+            # A file the result lists but the stream did not carry is empty.
+            for info in output.result.files:
+                output.files.setdefault(info.name, b"")
+        return output
+
+    def _receive(self, method, header, model, external_files, out_dir, request_id, model_file,
+                 output):
+        """Runs the streamed call: uploads, then takes the result into
+        `output` and writes the files the stream carries."""
         open_files = {}
         call = method(self._chunks(header, model, external_files), timeout=self.timeout,
                       metadata=self._metadata(request_id))
@@ -389,20 +513,12 @@ class Client:
         if output.result is None:
             raise ConversionError(grpc.StatusCode.DATA_LOSS,
                                   f"server {self.target}: the stream held no result")
-        for info in output.result.files:
-            if info.same_as_upload:
-                self._write_kept(info, external_files or {}, out_dir, model_file, output)
-        if out_dir is None:
-            output.files = {name: bytes(data) for name, data in output.files.items()}
-            # A file the result lists but the stream did not carry is empty.
-            for info in output.result.files:
-                output.files.setdefault(info.name, b"")
-        return output
 
-    def _write_kept(self, info, external_files, out_dir, model_file, output):
+    def _write_kept(self, info, external_files, out_dir, model_file, output, ahead):
         """Writes the output file `info` from the local file it is identical
-        to (the upload named info.same_as_upload): copied in the kernel into
-        out_dir, else read into output.files."""
+        to (the upload named info.same_as_upload): in out_dir, its copy made
+        ahead moved into place, else copied in the kernel; without out_dir,
+        read into output.files."""
         source = external_files.get(info.same_as_upload)
         if source is None:
             raise ConversionError(grpc.StatusCode.DATA_LOSS,
@@ -426,8 +542,13 @@ class Client:
         if in_memory:
             with open(path, "wb") as f:
                 f.write(source)
-        else:
+        elif ahead is None or not ahead.take(info.same_as_upload, path):
             _copy_file(source, path)
+        if os.path.getsize(path) != info.size:
+            raise ConversionError(grpc.StatusCode.DATA_LOSS,
+                                  f"{info.same_as_upload!r} changed during the call: "
+                                  f"{os.path.getsize(path)} bytes copied, the server has "
+                                  f"{info.size}")
         output.files[info.name] = path
 
     # --- checking and inspecting ----------------------------------------------
