@@ -381,7 +381,9 @@ class Client:
         keep_external_data (default: no external_files given) uploads the
         model only and leaves references as they are. Returns a StreamOutput;
         with `out_dir` the model (named as `name`'s last component) and its
-        data files are written there, else kept in memory."""
+        data files are written there, else kept in memory. A data file the
+        server finds identical to an upload is not downloaded but written
+        from the local file (see the Client's keep_identical_data)."""
         header = pb.StreamHeader(model_name=name,
                                  options=_convert_options(target_opset, **options))
         return self._stream(self.stub.ConvertStream, header, model, external_files,
