@@ -9,6 +9,8 @@
 #      "all back" downloads the output data file (keep_identical_data=False,
 #      what clients before it did), "data kept" copies it from the local
 #      file when the server says it is the upload, unchanged (the default),
+#      "data local" uploads the model only (keep_external_data: the CLI's
+#      --server way) and copies the data file beside the output,
 # with each run's MB/s (model and data bytes over wall time), the client's
 # peak RSS and the server's (VmHWM, the process that receives and sends).
 # DIR holds the model, the outputs and the server's --work_dir: /tmp puts
@@ -53,9 +55,11 @@ report "CLI --server" "$dir/t"
 echo "  server: peak RSS $(hwm) MB, CPU $(echo "$(cpu) - $before" | bc) s"
 cmp -s "$dir/local/model.onnx.data" "$dir/remote/model.onnx.data" || echo "  DATA DIFFERS"
 
-# Runs the Python client's convert_stream into $dir/stream; KEEP is its
-# keep_identical_data (1: the output data file, identical to the upload, is
-# copied from the local file; 0: downloaded, as clients before it did).
+# Runs the Python client's convert_stream into $dir/stream as LABEL; MODE
+# 0: the data file uploaded and the output's downloaded, as clients did
+# before keep_identical_data; 1: uploaded, the output's (identical to the
+# upload) copied from the local file; local: not uploaded
+# (keep_external_data, as the CLI with --server), copied beside the output.
 python_stream() {
   rm -rf "$dir/stream" && mkdir -p "$dir/stream"
   sync
@@ -65,12 +69,12 @@ python_stream() {
 import sys
 sys.path.insert(0, sys.argv[1])
 import onnx_convert_client
-port, dir, chunk, keep = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1"
+port, dir, chunk, mode = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 with onnx_convert_client.Client(f"127.0.0.1:{port}", timeout=600, chunk_bytes=chunk,
-                                keep_identical_data=keep) as client:
+                                keep_identical_data=mode == "1") as client:
     client.convert_stream(f"{dir}/model.onnx", 13, name="model.onnx",
                           external_files={"model.onnx.data": f"{dir}/model.onnx.data"},
-                          out_dir=f"{dir}/stream")
+                          keep_external_data=mode == "local", out_dir=f"{dir}/stream")
 PY
   report "$1" "$dir/t"
   echo "  server: peak RSS $(hwm) MB, CPU $(echo "$(cpu) - $before" | bc) s"
@@ -79,3 +83,4 @@ PY
 }
 python_stream "Python stream, all back" 0
 python_stream "Python stream, data kept" 1
+python_stream "Python stream, data local" local

@@ -138,6 +138,18 @@ regathered = small.convert_stream(f"{work}/ext/tiny.onnx", 17, name="in/tiny.onn
 assert [f.same_as_upload for f in regathered.result.files] == ["", ""], regathered.result.files
 assert sorted(os.listdir(f"{work}/ext_regathered")) == ["tiny.onnx", "tiny.onnx.data"]
 assert os.path.getsize(f"{work}/ext_regathered/tiny.onnx.data") == regathered.result.files[1].size
+# Data kept on the client (as the CLI with --server): the model alone
+# goes up and comes back, its data file is copied beside it.
+local_data = small.convert_stream(f"{work}/ext/tiny.onnx", 17, name="in/tiny.onnx",
+                                  external_files={"tiny.onnx.data": f"{work}/ext/tiny.onnx.data"},
+                                  keep_external_data=True, out_dir=f"{work}/ext_kept")
+assert sorted(os.listdir(f"{work}/ext_kept")) == ["tiny.onnx", "tiny.onnx.data"]
+assert filecmp.cmp(f"{work}/ext_kept/tiny.onnx.data", f"{work}/ext/tiny.onnx.data",
+                   shallow=False)
+assert [f.name for f in local_data.result.files] == [""], local_data.result.files
+model_only = small.convert_stream(f"{work}/ext/tiny.onnx", 17, name="in/tiny.onnx",
+                                  keep_external_data=True)
+assert read(f"{work}/ext_kept/tiny.onnx") == model_only.files[""]
 echoed = c.Client(f"127.0.0.1:{port}", chunk_bytes=97, keep_identical_data=False)
 downloaded = echoed.convert_stream(f"{work}/ext/tiny.onnx", 17, name="in/tiny.onnx",
                                    external_files={"tiny.onnx.data":

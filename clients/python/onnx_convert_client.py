@@ -218,6 +218,13 @@ def _copy_file(source, path, stop=None):
     return True
 
 
+def _size_of(source):
+    """The size of a file given as bytes or as a path."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return len(source)
+    return os.path.getsize(source)
+
+
 class _CopiesAhead:
     """Copies uploaded files (local paths) to temporary files in out_dir on
     a thread while the upload runs, so that an output file the server then
@@ -379,7 +386,9 @@ class Client:
         or a file path, sent in chunks; `external_files` maps each external-
         data location the model references to a local file, uploaded too.
         keep_external_data (default: no external_files given) uploads the
-        model only and leaves references as they are. Returns a StreamOutput;
+        model only and leaves references as they are (as the CLI with
+        --server does): with `out_dir`, the `external_files` are copied
+        there, at their locations, while the call runs. Returns a StreamOutput;
         with `out_dir` the model (named as `name`'s last component) and its
         data files are written there, else kept in memory. A data file the
         server finds identical to an upload is not downloaded but written
@@ -425,7 +434,9 @@ class Client:
         """The messages of a streamed upload: the header, then the model and
         each external-data file as chunks."""
         yield pb.ConvertStreamRequest(header=header)
-        sources = [("", model)] + sorted((external_files or {}).items())
+        sources = [("", model)]
+        if header.external_data == pb.EXTERNAL_DATA_UPLOADED:
+            sources += sorted((external_files or {}).items())
         for location, source in sources:
             if isinstance(source, (bytes, bytearray, memoryview)):
                 data = memoryview(source)
@@ -461,17 +472,22 @@ class Client:
         model_file = os.path.basename(header.model_name) or "model.onnx"
         output = StreamOutput(result=None)
         ahead = None
-        if out_dir is not None and header.client_keeps_identical_data:
+        if out_dir is not None and (keep_external_data or header.client_keeps_identical_data):
             ahead = _CopiesAhead(out_dir, {
-                location: source for location, source in sorted(external_files.items())
+                location: source for location, source in sorted((external_files or {}).items())
                 if not isinstance(source, (bytes, bytearray, memoryview))})
         try:
             self._receive(method, header, model, external_files, out_dir, request_id,
                           model_file, output)
-            for info in output.result.files:
-                if info.same_as_upload:
-                    self._write_kept(info, external_files or {}, out_dir, model_file, output,
-                                     ahead)
+            kept = [info for info in output.result.files if info.same_as_upload]
+            if keep_external_data and out_dir is not None:
+                # The model's references are unchanged: its files go beside it.
+                kept = [pb.FileInfo(name=location, same_as_upload=location,
+                                    size=_size_of(source))
+                        for location, source in sorted((external_files or {}).items())]
+            for info in kept:
+                self._write_kept(info, external_files or {}, out_dir, model_file, output,
+                                 ahead)
         finally:
             if ahead is not None:
                 ahead.discard()
@@ -527,7 +543,7 @@ class Client:
                                   f"server {self.target}: output {info.name!r} is said to be "
                                   f"the upload {info.same_as_upload!r}, which was not sent")
         in_memory = isinstance(source, (bytes, bytearray, memoryview))
-        size = len(source) if in_memory else os.path.getsize(source)
+        size = _size_of(source)
         if size != info.size:
             raise ConversionError(grpc.StatusCode.DATA_LOSS,
                                   f"{info.same_as_upload!r} changed during the call: {size} "
