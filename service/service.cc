@@ -5,6 +5,7 @@
 #include <chrono>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -88,7 +89,17 @@ absl::Status ReadRequest(grpc::ServerContext* context, absl::string_view method,
                    " message, or none)"));
 }
 
-// Sends the result, then every output file as chunks.
+// Names, in `result`, the output files that are uploads moved unchanged
+// (same_as_upload): the client that asked writes those from its own files.
+void MarkKeptUploads(const StreamWorkspace& workspace, v1::StreamResult& result) {
+  for (v1::FileInfo& file : *result.mutable_files()) {
+    std::optional<std::string> upload = workspace.UploadSameAs(file.name());
+    if (upload) file.set_same_as_upload(*upload);
+  }
+}
+
+// Sends the result, then every output file as chunks (but those the
+// result names same_as_upload).
 absl::Status SendOutput(const StreamOutput& output, const StreamWorkspace& workspace,
                         int64_t chunk_bytes,
                         grpc::ServerReaderWriter<v1::ConvertStreamResponse,
@@ -101,6 +112,7 @@ absl::Status SendOutput(const StreamOutput& output, const StreamWorkspace& works
   }
   v1::ConvertStreamResponse chunk;
   for (const v1::FileInfo& file : output.result.files()) {
+    if (!file.same_as_upload().empty()) continue;  // the client has it
     chunk.mutable_chunk()->set_name(file.name());
     // Sends the chunk whose data is in `piece` (moved into the message,
     // not copied; `piece` gets the previous chunk's buffer back).
@@ -543,6 +555,9 @@ absl::Status ConvertService::RunConvertStream(grpc::ServerContext* context, Stre
     output.result.mutable_report()->set_request_id(call.id);
   }
   call.from_opset = output.result.report().source_opset();
+  if (header.client_keeps_identical_data() && !output.model_in_memory) {
+    MarkKeptUploads(*workspace, output.result);
+  }
   return SendOutput(output, *workspace, options_.stream_chunk_bytes, stream, call.bytes_out);
 }
 

@@ -237,6 +237,84 @@ TEST_F(ServiceTest, StreamCarriesExternalDataBothWays) {
   EXPECT_EQ(result->report().target_opset(), 14);
 }
 
+// Streams ExternalDataModel("w.bin") (as "dir/tiny.onnx", to opset 14),
+// with `data` as w.bin, asking for client_keeps_identical_data or not: the
+// result and the chunks received, by file name.
+std::pair<absl::StatusOr<v1::StreamResult>, std::map<std::string, std::string>> StreamWBin(
+    Client& client, const std::filesystem::path& dir, const std::string& data, bool keep) {
+  onnxconvert::testing::WriteTestFile(dir / "w.bin", data);
+  v1::StreamHeader header;
+  header.set_model_name("dir/tiny.onnx");
+  header.mutable_options()->set_target_opset(14);
+  header.set_client_keeps_identical_data(keep);
+  std::map<std::string, std::string> chunks;
+  absl::StatusOr<v1::StreamResult> result = client.ConvertStreamed(
+      header, testing::ExternalDataModel("w.bin").SerializeAsString(),
+      {{"w.bin", (dir / "w.bin").string()}}, [&](const v1::Chunk& chunk) {
+        chunks[chunk.name()] += chunk.data();
+        return absl::OkStatus();
+      });
+  return {std::move(result), std::move(chunks)};
+}
+
+TEST_F(ServiceTest, StreamSendsBackOnlyDataTheClientDoesNotKeep) {
+  Start();
+  const std::string tensor = "0123456789abcdef";
+  struct Case {
+    const char* what;
+    std::string data;  // w.bin: the tensor, then anything else
+    bool keep;         // client_keeps_identical_data
+    const char* same_as_upload;
+  };
+  const Case cases[] = {
+      // A client that does not ask (all before it) gets every file's bytes.
+      {"not asked, data moved", tensor, false, ""},
+      {"asked, data moved", tensor, true, "w.bin"},
+      // Bytes past the tensor: the output's data file is written anew.
+      {"asked, data rewritten", tensor + std::string(5000, 'x'), true, ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    auto [result, chunks] = StreamWBin(*InProcessClient(ClientOptions{.chunk_bytes = 5}),
+                                       onnxconvert::testing::FreshTestDir("stream_keep"),
+                                       c.data, c.keep);
+    ASSERT_TRUE(result.ok()) << result.status();
+    ASSERT_EQ(result->files_size(), 2);
+    EXPECT_EQ(result->files(0).same_as_upload(), "");
+    EXPECT_EQ(result->files(1).name(), "tiny.onnx.data");
+    EXPECT_EQ(result->files(1).same_as_upload(), c.same_as_upload);
+    EXPECT_EQ(result->files(1).size(), static_cast<int64_t>(tensor.size()));
+    EXPECT_EQ(chunks.count("tiny.onnx.data"), std::string(c.same_as_upload).empty() ? 1u : 0u);
+    if (chunks.count("tiny.onnx.data") != 0) {
+      EXPECT_EQ(chunks["tiny.onnx.data"], tensor);
+    }
+    absl::StatusOr<onnx::ModelProto> model = ParseModel(chunks[""], "downloaded");
+    ASSERT_TRUE(model.ok()) << model.status();
+    EXPECT_EQ(model->opset_import(0).version(), 14);
+    EXPECT_EQ(model->graph().initializer(0).external_data(0).value(), "tiny.onnx.data");
+  }
+}
+
+TEST_F(ServiceTest, KeptDataCopiedLocallyIsTheFileOthersDownload) {
+  Start();
+  std::string tensor = "0123456789abcdef";
+  std::filesystem::path dir = onnxconvert::testing::FreshTestDir("stream_keep_copy");
+  auto [downloaded, old_chunks] = StreamWBin(*InProcessClient(), dir, tensor, false);
+  auto [kept, new_chunks] = StreamWBin(*InProcessClient(), dir, tensor, true);
+  ASSERT_TRUE(downloaded.ok()) << downloaded.status();
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  ASSERT_EQ(kept->files_size(), 2);
+  ASSERT_EQ(kept->files(1).same_as_upload(), "w.bin");
+  std::filesystem::path copy = dir / "tiny.onnx.data";
+  ASSERT_TRUE(CopyLocalFile((dir / "w.bin").string(), copy.string()).ok());
+  EXPECT_EQ(onnxconvert::testing::ReadTestFile(copy.string()), old_chunks["tiny.onnx.data"]);
+  EXPECT_EQ(new_chunks[""], old_chunks[""]);
+  EXPECT_EQ(new_chunks.size(), 1u);
+  absl::Status missing = CopyLocalFile((dir / "none.bin").string(), copy.string());
+  EXPECT_FALSE(missing.ok());
+  EXPECT_TRUE(absl::StrContains(missing.message(), "none.bin")) << missing;
+}
+
 TEST_F(ServiceTest, StreamRefusesLocationsThatClimbOut) {
   Start();
   v1::StreamHeader header;

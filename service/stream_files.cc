@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -60,6 +61,16 @@ absl::Status CheckLocationLength(absl::string_view name) {
 }
 
 }  // namespace
+
+std::optional<StreamWorkspace::FileIdentity> StreamWorkspace::IdentityOf(
+    const std::string& path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return std::nullopt;
+  return FileIdentity{static_cast<uint64_t>(info.st_dev), static_cast<uint64_t>(info.st_ino),
+                      static_cast<int64_t>(info.st_size),
+                      static_cast<int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 +
+                          info.st_mtim.tv_nsec};
+}
 
 std::string ModelFileName(absl::string_view model_name) {
   size_t slash = model_name.find_last_of('/');
@@ -191,7 +202,22 @@ absl::Status StreamWorkspace::FinishUpload() {
   if (model == sizes_.end() || model->second == 0) {
     return absl::InvalidArgumentError("the upload holds no model bytes (chunks named \"\")");
   }
+  for (const auto& [name, size] : sizes_) {
+    if (name.empty()) continue;
+    std::optional<FileIdentity> identity = IdentityOf(absl::StrCat(in_dir_, "/", name));
+    if (identity) uploads_.emplace_back(name, *identity);
+  }
   return absl::OkStatus();
+}
+
+std::optional<std::string> StreamWorkspace::UploadSameAs(const std::string& name) const {
+  if (name.empty()) return std::nullopt;
+  std::optional<FileIdentity> output = IdentityOf(absl::StrCat(out_dir_, "/", name));
+  if (!output) return std::nullopt;
+  for (const auto& [upload, identity] : uploads_) {
+    if (identity == *output) return upload;
+  }
+  return std::nullopt;
 }
 
 absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> StreamWorkspace::OutputFiles()

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,8 +62,14 @@ class StreamWorkspace {
   // longer than 255 is InvalidArgument.
   absl::Status Append(absl::string_view name, absl::string_view data);
   // Closes every uploaded file; an I/O error names the file. At least one
-  // model byte must have arrived.
+  // model byte must have arrived. Notes which file each external-data
+  // upload is (device, inode, size, modification time) for UploadSameAs.
   absl::Status FinishUpload();
+  // The name of the external-data upload that the output file `name` (as
+  // OutputFiles names it) is, unchanged: moved to out/ (renamed, not
+  // rewritten) since FinishUpload, whichever process moved it; nullopt for
+  // the model, a file written anew, or a workspace that was Attached.
+  std::optional<std::string> UploadSameAs(const std::string& name) const;
 
   // The workspace's directory.
   const std::string& root() const { return root_; }
@@ -93,6 +100,17 @@ class StreamWorkspace {
   absl::Status Relabel(const absl::Status& status, absl::string_view model_name) const;
 
  private:
+  // What tells one file from another, and whether it was written to.
+  struct FileIdentity {
+    uint64_t device = 0;
+    uint64_t inode = 0;
+    int64_t size = 0;
+    int64_t modified_ns = 0;
+    bool operator==(const FileIdentity&) const = default;
+  };
+  // The identity of the regular file at `path`; nullopt if there is none.
+  static std::optional<FileIdentity> IdentityOf(const std::string& path);
+
   StreamWorkspace(std::string root, std::string model_file, UploadLimits limits, bool owned);
   absl::StatusOr<std::ofstream*> OpenForAppend(absl::string_view name);
 
@@ -105,6 +123,8 @@ class StreamWorkspace {
   std::map<std::string, std::ofstream, std::less<>> files_;
   std::map<std::string, int64_t, std::less<>> sizes_;
   int64_t total_bytes_ = 0;
+  // The external-data uploads as FinishUpload found them.
+  std::vector<std::pair<std::string, FileIdentity>> uploads_;
 };
 
 // A plain file name for the model called `model_name` (a path or a label):

@@ -1,6 +1,8 @@
 #include "service/stream_files.h"
 
 #include <filesystem>
+#include <fstream>
+#include <optional>
 
 #include "gtest/gtest.h"
 #include "tests/test_files.h"
@@ -112,6 +114,31 @@ TEST(StreamWorkspaceTest, OutputFilesListTheModelFirstAndReadBackInChunks) {
                                })
                   .ok());
   EXPECT_EQ(chunks, (std::vector<std::string>{"abc", "def", "g"}));
+}
+
+TEST(StreamWorkspaceTest, UploadSameAsNamesOnlyUploadsMovedUnchanged) {
+  auto workspace = Workspace("ws_same");
+  ASSERT_TRUE(workspace->Append("", "model").ok());
+  for (const char* name : {"moved.bin", "copied.bin", "sub/moved.bin", "written.bin"}) {
+    ASSERT_TRUE(workspace->Append(name, "0123").ok());
+  }
+  ASSERT_TRUE(workspace->FinishUpload().ok());
+  fs::path in = workspace->input_dir();
+  fs::path out = fs::path(workspace->output_model_path()).parent_path();
+  fs::create_directories(out / "d");
+  fs::rename(in / "moved.bin", out / "m.onnx.data");
+  fs::rename(in / "sub/moved.bin", out / "d/w.bin");
+  fs::copy_file(in / "copied.bin", out / "copy.bin");
+  fs::rename(in / "written.bin", out / "written.bin");
+  std::ofstream(out / "written.bin", std::ios::app) << "4";  // changed after the move
+  onnxconvert::testing::WriteTestFile(workspace->output_model_path(), "MODEL");
+  const std::pair<const char*, std::optional<std::string>> cases[] = {
+      {"m.onnx.data", "moved.bin"}, {"d/w.bin", "sub/moved.bin"}, {"copy.bin", std::nullopt},
+      {"written.bin", std::nullopt}, {"", std::nullopt}, {"absent.bin", std::nullopt},
+  };
+  for (const auto& [output, upload] : cases) {
+    EXPECT_EQ(workspace->UploadSameAs(output), upload) << output;
+  }
 }
 
 TEST(StreamWorkspaceTest, RelabelHidesServerPathsAndTheDirectoryGoesAway) {

@@ -125,6 +125,46 @@ assert [f.name for f in streamed.result.files] == ["", "tiny.onnx.data"]
 for name in ("tiny.onnx", "tiny.onnx.data"):
     assert filecmp.cmp(f"{work}/ext_remote/{name}", f"{work}/ext_local/{name}",
                        shallow=False), name
+# The output's data file is the upload, unchanged: the server says so and
+# sends no chunks of it (the client copies its own file); a client that
+# does not ask (keep_identical_data=False, as all before it) downloads it.
+assert [f.same_as_upload for f in streamed.result.files] == ["", "tiny.onnx.data"]
+assert sorted(os.listdir(f"{work}/ext_remote")) == ["tiny.onnx", "tiny.onnx.data"]
+# Every tensor of a byte or more external: a data file unlike the upload,
+# downloaded; the copy of the upload made ahead of the answer is removed.
+regathered = small.convert_stream(f"{work}/ext/tiny.onnx", 17, name="in/tiny.onnx",
+                                  external_files={"tiny.onnx.data": f"{work}/ext/tiny.onnx.data"},
+                                  external_data_threshold=1, out_dir=f"{work}/ext_regathered")
+assert [f.same_as_upload for f in regathered.result.files] == ["", ""], regathered.result.files
+assert sorted(os.listdir(f"{work}/ext_regathered")) == ["tiny.onnx", "tiny.onnx.data"]
+assert os.path.getsize(f"{work}/ext_regathered/tiny.onnx.data") == regathered.result.files[1].size
+# Data kept on the client (as the CLI with --server): the model alone
+# goes up and comes back, its data file is copied beside it.
+local_data = small.convert_stream(f"{work}/ext/tiny.onnx", 17, name="in/tiny.onnx",
+                                  external_files={"tiny.onnx.data": f"{work}/ext/tiny.onnx.data"},
+                                  keep_external_data=True, out_dir=f"{work}/ext_kept")
+assert sorted(os.listdir(f"{work}/ext_kept")) == ["tiny.onnx", "tiny.onnx.data"]
+assert filecmp.cmp(f"{work}/ext_kept/tiny.onnx.data", f"{work}/ext/tiny.onnx.data",
+                   shallow=False)
+assert [f.name for f in local_data.result.files] == [""], local_data.result.files
+model_only = small.convert_stream(f"{work}/ext/tiny.onnx", 17, name="in/tiny.onnx",
+                                  keep_external_data=True)
+assert read(f"{work}/ext_kept/tiny.onnx") == model_only.files[""]
+echoed = c.Client(f"127.0.0.1:{port}", chunk_bytes=97, keep_identical_data=False)
+downloaded = echoed.convert_stream(f"{work}/ext/tiny.onnx", 17, name="in/tiny.onnx",
+                                   external_files={"tiny.onnx.data":
+                                                   f"{work}/ext/tiny.onnx.data"},
+                                   external_data_threshold=64, out_dir=f"{work}/ext_echoed")
+assert [f.same_as_upload for f in downloaded.result.files] == ["", ""]
+for name in ("tiny.onnx", "tiny.onnx.data"):
+    assert filecmp.cmp(f"{work}/ext_echoed/{name}", f"{work}/ext_local/{name}",
+                       shallow=False), name
+kept_in_memory = small.convert_stream(f"{work}/ext/tiny.onnx", 17, name="in/tiny.onnx",
+                                      external_files={"tiny.onnx.data":
+                                                      read(f"{work}/ext/tiny.onnx.data")},
+                                      external_data_threshold=64)
+assert kept_in_memory.files == {"": read(f"{work}/ext_local/tiny.onnx"),
+                                "tiny.onnx.data": read(f"{work}/ext_local/tiny.onnx.data")}
 in_memory = small.convert_stream(model, 17, request_id="stream-1")
 assert in_memory.files == {"": local}, in_memory.files.keys()
 

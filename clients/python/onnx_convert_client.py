@@ -16,7 +16,9 @@ gRPC from the channel's service config (see service_config).
 
 import json
 import os
+import shutil
 import sys
+import threading
 from dataclasses import dataclass, field
 
 import grpc
@@ -164,22 +166,144 @@ def _safe_location(name):
     return name
 
 
+# glibc's malloc serves buffers past its mmap threshold (128 KiB at first,
+# then the size of the largest freed) from fresh mappings, and gives the
+# heap's free top back past its trim threshold: a stream's MiB chunks (the
+# file's read, the message, its serialization, gRPC's copy) then fault in
+# new pages for every chunk, which costs more CPU than the copies
+# themselves (bench/README.md, stop 31: ConvertStream without the echo).
+_MMAP_THRESHOLD_BYTES = 32 << 20
+_TRIM_THRESHOLD_BYTES = 64 << 20
+_malloc_tuned = False
+
+
+def tune_malloc_for_streaming():
+    """Has glibc's malloc reuse the chunk-sized buffers of streamed calls:
+    allocations up to 32 MiB come from the heap and up to 64 MiB of free
+    heap is kept (mallopt M_MMAP_THRESHOLD, M_TRIM_THRESHOLD), process-wide,
+    once. Left as it is where the process set MALLOC_MMAP_THRESHOLD_ or
+    MALLOC_TRIM_THRESHOLD_, or the C library is not glibc. A Client with
+    tune_malloc (the default) calls it before its first stream."""
+    global _malloc_tuned
+    if _malloc_tuned:
+        return
+    _malloc_tuned = True
+    if "MALLOC_MMAP_THRESHOLD_" in os.environ or "MALLOC_TRIM_THRESHOLD_" in os.environ:
+        return
+    try:
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6")
+        m_trim_threshold, m_mmap_threshold = -1, -3  # glibc's malloc.h
+        libc.mallopt(m_mmap_threshold, _MMAP_THRESHOLD_BYTES)
+        libc.mallopt(m_trim_threshold, _TRIM_THRESHOLD_BYTES)
+    except (OSError, AttributeError):
+        pass
+
+
+def _copy_file(source, path, stop=None):
+    """Copies the file `source` to `path` in the kernel (copy_file_range:
+    no pass through this process's memory), else with shutil; False if
+    `stop` (a threading.Event) was set before the end."""
+    with open(source, "rb") as src, open(path, "wb") as dst:
+        try:
+            while os.copy_file_range(src.fileno(), dst.fileno(), 64 << 20):
+                if stop is not None and stop.is_set():
+                    return False
+            return True
+        except (AttributeError, OSError):
+            src.seek(0)
+            dst.seek(0)
+            dst.truncate()
+        shutil.copyfileobj(src, dst, 1 << 20)
+    return True
+
+
+def _size_of(source):
+    """The size of a file given as bytes or as a path."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return len(source)
+    return os.path.getsize(source)
+
+
+class _CopiesAhead:
+    """Copies uploaded files (local paths) to temporary files in out_dir on
+    a thread while the upload runs, so that an output file the server then
+    names same_as_upload is only renamed into place: the copy overlaps the
+    upload instead of following it. Copies not taken are removed."""
+
+    def __init__(self, out_dir, sources):
+        self._out_dir = out_dir
+        self._sources = sources  # {location: local path}
+        self._done = {}  # location: finished copy
+        self._temps = []
+        self._stop = threading.Event()
+        os.makedirs(out_dir, exist_ok=True)
+        self._thread = threading.Thread(target=self._run, name="copy-ahead", daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        for location, source in self._sources.items():
+            temp = os.path.join(self._out_dir, f".{os.path.basename(location)}."
+                                               f"{os.getpid()}.{id(self)}.copy")
+            try:
+                os.close(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+                self._temps.append(temp)
+                if not _copy_file(source, temp, self._stop):
+                    return
+                self._done[location] = temp
+            except OSError:
+                continue  # the file is copied afterwards if it is needed
+
+    def take(self, location, path):
+        """Moves the finished copy of upload `location` to `path`; False
+        when there is none (or it cannot be moved there)."""
+        self._thread.join()
+        temp = self._done.pop(location, None)
+        if temp is None:
+            return False
+        try:
+            os.replace(temp, path)
+        except OSError:
+            return False
+        self._temps.remove(temp)
+        return True
+
+    def discard(self):
+        """Stops the copying and removes the copies not taken."""
+        self._stop.set()
+        self._thread.join()
+        for temp in self._temps:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+        self._temps.clear()
+        self._done.clear()
+
+
 class Client:
     """Calls the onnx-convert servers of one gRPC target. Thread-safe.
 
     target: any gRPC target string. balancing, retry, health_check: see
     service_config. timeout: each call's deadline in seconds (None: none),
     retries included. Models over unary_limit_bytes go through ConvertStream
-    (RewriteStream) in chunks of chunk_bytes. channel_options: further gRPC
-    channel arguments."""
+    (RewriteStream) in chunks of chunk_bytes. keep_identical_data: a
+    streamed output data file the server finds identical to an uploaded one
+    is not sent back but copied from the local file (False: every file is
+    downloaded, as clients that predate it do). tune_malloc: see
+    tune_malloc_for_streaming. channel_options: further gRPC channel
+    arguments."""
 
     def __init__(self, target, *, balancing="round_robin", retry=RetryPolicy(),
                  health_check=True, timeout=60.0, max_message_bytes=64 << 20,
-                 unary_limit_bytes=32 << 20, chunk_bytes=1 << 20, channel_options=()):
+                 unary_limit_bytes=32 << 20, chunk_bytes=1 << 20, keep_identical_data=True,
+                 tune_malloc=True, channel_options=()):
         self.target = target
         self.timeout = timeout
         self.unary_limit_bytes = unary_limit_bytes
         self.chunk_bytes = chunk_bytes
+        self.keep_identical_data = keep_identical_data
+        self.tune_malloc = tune_malloc
         options = [
             # The server's answers (a large model's report) may pass the
             # limit that bounds what this client sends.
@@ -262,9 +386,13 @@ class Client:
         or a file path, sent in chunks; `external_files` maps each external-
         data location the model references to a local file, uploaded too.
         keep_external_data (default: no external_files given) uploads the
-        model only and leaves references as they are. Returns a StreamOutput;
+        model only and leaves references as they are (as the CLI with
+        --server does): with `out_dir`, the `external_files` are copied
+        there, at their locations, while the call runs. Returns a StreamOutput;
         with `out_dir` the model (named as `name`'s last component) and its
-        data files are written there, else kept in memory."""
+        data files are written there, else kept in memory. A data file the
+        server finds identical to an upload is not downloaded but written
+        from the local file (see the Client's keep_identical_data)."""
         header = pb.StreamHeader(model_name=name,
                                  options=_convert_options(target_opset, **options))
         return self._stream(self.stub.ConvertStream, header, model, external_files,
@@ -306,7 +434,9 @@ class Client:
         """The messages of a streamed upload: the header, then the model and
         each external-data file as chunks."""
         yield pb.ConvertStreamRequest(header=header)
-        sources = [("", model)] + sorted((external_files or {}).items())
+        sources = [("", model)]
+        if header.external_data == pb.EXTERNAL_DATA_UPLOADED:
+            sources += sorted((external_files or {}).items())
         for location, source in sources:
             if isinstance(source, (bytes, bytearray, memoryview)):
                 data = memoryview(source)
@@ -323,10 +453,17 @@ class Client:
 
     def _stream(self, method, header, model, external_files, keep_external_data,
                 external_data_threshold, out_dir, request_id):
+        if self.tune_malloc:
+            tune_malloc_for_streaming()
         if keep_external_data is None:
             keep_external_data = not external_files
         header.external_data = (pb.EXTERNAL_DATA_KEPT_BY_CLIENT if keep_external_data
                                 else pb.EXTERNAL_DATA_UPLOADED)
+        # An output data file identical to an uploaded one is written here
+        # from the local file, not downloaded (a server that does not know
+        # the flag sends it anyway).
+        header.client_keeps_identical_data = (not keep_external_data and
+                                              self.keep_identical_data)
         if external_data_threshold is not None:
             header.external_data_threshold = external_data_threshold
         # The server charges its budgets for the model before the upload.
@@ -334,6 +471,37 @@ class Client:
                               else os.path.getsize(model))
         model_file = os.path.basename(header.model_name) or "model.onnx"
         output = StreamOutput(result=None)
+        ahead = None
+        if out_dir is not None and (keep_external_data or header.client_keeps_identical_data):
+            ahead = _CopiesAhead(out_dir, {
+                location: source for location, source in sorted((external_files or {}).items())
+                if not isinstance(source, (bytes, bytearray, memoryview))})
+        try:
+            self._receive(method, header, model, external_files, out_dir, request_id,
+                          model_file, output)
+            kept = [info for info in output.result.files if info.same_as_upload]
+            if keep_external_data and out_dir is not None:
+                # The model's references are unchanged: its files go beside it.
+                kept = [pb.FileInfo(name=location, same_as_upload=location,
+                                    size=_size_of(source))
+                        for location, source in sorted((external_files or {}).items())]
+            for info in kept:
+                self._write_kept(info, external_files or {}, out_dir, model_file, output,
+                                 ahead)
+        finally:
+            if ahead is not None:
+                ahead.discard()
+        if out_dir is None:
+            output.files = {name: bytes(data) for name, data in output.files.items()}
+            # A file the result lists but the stream did not carry is empty.
+            for info in output.result.files:
+                output.files.setdefault(info.name, b"")
+        return output
+
+    def _receive(self, method, header, model, external_files, out_dir, request_id, model_file,
+                 output):
+        """Runs the streamed call: uploads, then takes the result into
+        `output` and writes the files the stream carries."""
         open_files = {}
         call = method(self._chunks(header, model, external_files), timeout=self.timeout,
                       metadata=self._metadata(request_id))
@@ -363,12 +531,43 @@ class Client:
         if output.result is None:
             raise ConversionError(grpc.StatusCode.DATA_LOSS,
                                   f"server {self.target}: the stream held no result")
+
+    def _write_kept(self, info, external_files, out_dir, model_file, output, ahead):
+        """Writes the output file `info` from the local file it is identical
+        to (the upload named info.same_as_upload): in out_dir, its copy made
+        ahead moved into place, else copied in the kernel; without out_dir,
+        read into output.files."""
+        source = external_files.get(info.same_as_upload)
+        if source is None:
+            raise ConversionError(grpc.StatusCode.DATA_LOSS,
+                                  f"server {self.target}: output {info.name!r} is said to be "
+                                  f"the upload {info.same_as_upload!r}, which was not sent")
+        in_memory = isinstance(source, (bytes, bytearray, memoryview))
+        size = _size_of(source)
+        if size != info.size:
+            raise ConversionError(grpc.StatusCode.DATA_LOSS,
+                                  f"{info.same_as_upload!r} changed during the call: {size} "
+                                  f"bytes, the server has {info.size}")
         if out_dir is None:
-            output.files = {name: bytes(data) for name, data in output.files.items()}
-            # A file the result lists but the stream did not carry is empty.
-            for info in output.result.files:
-                output.files.setdefault(info.name, b"")
-        return output
+            if in_memory:
+                output.files[info.name] = bytes(source)
+            else:
+                with open(source, "rb") as f:
+                    output.files[info.name] = f.read()
+            return
+        path = os.path.join(out_dir, _safe_location(info.name) if info.name else model_file)
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        if in_memory:
+            with open(path, "wb") as f:
+                f.write(source)
+        elif ahead is None or not ahead.take(info.same_as_upload, path):
+            _copy_file(source, path)
+        if os.path.getsize(path) != info.size:
+            raise ConversionError(grpc.StatusCode.DATA_LOSS,
+                                  f"{info.same_as_upload!r} changed during the call: "
+                                  f"{os.path.getsize(path)} bytes copied, the server has "
+                                  f"{info.size}")
+        output.files[info.name] = path
 
     # --- checking and inspecting ----------------------------------------------
 
