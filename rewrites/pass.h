@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -139,6 +140,15 @@ class PassContext {
   int SinceVersion(const onnx::NodeProto& node) const;
   // The version of `domain` ("" for ai.onnx) the model imports, or 0.
   int OpsetVersion(absl::string_view domain) const;
+  // The numbers of initializer `tensor` as `compute` finds them, computed
+  // once per context (no pass changes an initializer within a round).
+  template <typename Compute>
+  const std::optional<std::vector<double>>& InitializerNumbers(const onnx::TensorProto* tensor,
+                                                               Compute compute) const {
+    auto [it, inserted] = initializer_numbers_.try_emplace(tensor);
+    if (inserted) it->second = compute();
+    return it->second;
+  }
   // The nodes of the graph being rewritten the pass must visit (set by the
   // pass manager before each run; every node when unset).
   Focus& focus() const { return focus_ != nullptr ? *focus_ : all_; }
@@ -156,6 +166,8 @@ class PassContext {
   mutable std::deque<onnx::TensorProto> built_;
   Focus* focus_ = nullptr;
   mutable Focus all_;
+  mutable absl::flat_hash_map<const onnx::TensorProto*, std::optional<std::vector<double>>>
+      initializer_numbers_;
 };
 
 // A rewrite pass.

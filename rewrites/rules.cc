@@ -38,6 +38,16 @@ std::string AttributeContent(onnx::AttributeProto attribute) {
   return attribute.SerializeAsString();
 }
 
+// Whether two attributes hold the same content, names and docs aside
+// (without copying them when those are the same already, as they are for
+// a pattern's attribute and the node's of its name).
+bool SameContent(const onnx::AttributeProto& a, const onnx::AttributeProto& b) {
+  if (a.name() == b.name() && a.doc_string() == b.doc_string()) {
+    return a.SerializeAsString() == b.SerializeAsString();
+  }
+  return AttributeContent(a) == AttributeContent(b);
+}
+
 const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, absl::string_view name) {
   for (const onnx::AttributeProto& attribute : node.attribute()) {
     if (attribute.name() == name) return &attribute;
@@ -197,11 +207,11 @@ class Matcher {
         found = &*by_default;
       }
       if (attribute.ref_attr_name().empty()) {
-        if (AttributeContent(attribute) != AttributeContent(*found)) return false;
+        if (!SameContent(attribute, *found)) return false;
         continue;
       }
       auto [it, inserted] = match.attributes.emplace(attribute.ref_attr_name(), *found);
-      if (!inserted && AttributeContent(it->second) != AttributeContent(*found)) return false;
+      if (!inserted && !SameContent(it->second, *found)) return false;
     }
     return true;
   }
