@@ -91,11 +91,28 @@ struct PassStats {
 // reaches that far up from the node it matches at).
 class Focus {
  public:
+  // The nodes near each name of a graph's edit log (its producer and its
+  // consumers), found once for every pass run of a round: node ids hold
+  // until the index commits, when the manager clears it. A node found near
+  // a name stays found after an edit takes it away (an edit taking it to
+  // another name logs that name too).
+  struct Seeds {
+    std::vector<uint32_t> begin = {0};  // entry i: nodes[begin[i], begin[i + 1])
+    std::vector<NodeId> nodes;
+    size_t resolved() const { return begin.size() - 1; }
+    void Clear() {
+      begin.assign(1, 0);
+      nodes.clear();
+    }
+  };
+
   // Every node.
   Focus() = default;
-  // The nodes near log[from...] (the log grows as the run edits).
-  Focus(const GraphIndex& graph, const std::vector<std::string>& log, size_t from, int reach)
-      : graph_(&graph), log_(&log), from_(from), drained_(from), reach_(reach) {}
+  // The nodes near log[from...] (the log grows as the run edits); `seeds`,
+  // when given, holds what earlier runs found near the log's names.
+  Focus(const GraphIndex& graph, const std::vector<std::string>& log, size_t from, int reach,
+        Seeds* seeds = nullptr)
+      : graph_(&graph), log_(&log), seeds_(seeds), from_(from), drained_(from), reach_(reach) {}
 
   bool all() const { return graph_ == nullptr; }
   // Whether the run must visit node `id`.
@@ -108,9 +125,12 @@ class Focus {
 
  private:
   void Mark(NodeId id, int steps);
+  // Finds the nodes near log entry seeds_->resolved() into seeds_.
+  void Resolve();
 
   const GraphIndex* graph_ = nullptr;
   const std::vector<std::string>* log_ = nullptr;
+  Seeds* seeds_ = nullptr;
   size_t from_ = 0;
   size_t drained_ = 0;
   int reach_ = 1;

@@ -140,6 +140,7 @@ void PruneFunctions(onnx::ModelProto& model, PassStats& stats) {
 struct GraphLog {
   std::vector<std::string> names;
   std::vector<std::optional<size_t>> seen;
+  Focus::Seeds seeds;  // cleared when the index commits
 };
 
 // Runs pass `k` over every graph of `index`, innermost first (a pass on a
@@ -162,7 +163,7 @@ absl::StatusOr<bool> RunPass(Pass& pass, size_t k, PassContext& context, ModelIn
       log.seen.resize(std::max(log.seen.size(), k + 1));
       const int reach = pass.Reach(context.options());
       if (log.seen[k].has_value() && reach > 0) {
-        focus = Focus(**it, log.names, *log.seen[k], reach);
+        focus = Focus(**it, log.names, *log.seen[k], reach, &log.seeds);
       }
       log.seen[k] = log.names.size();
     }
@@ -204,6 +205,12 @@ absl::Status Validate(const onnx::ModelProto& model, const std::string& interfac
   }
   return absl::OkStatus();
 }
+
+// A round's edits are refreshed in the inference when they logged fewer
+// names than 1/kRefreshShare of the graph's nodes: a refresh reaches each
+// node it infers again at random, where inference streams through them,
+// and costs more when most nodes changed.
+constexpr size_t kRefreshShare = 2;
 
 // Forgets, before the index commits the round's edits (and the strings
 // the inference's keys view go), what inference knew of the outputs of the
@@ -385,13 +392,16 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
     }
     std::unique_ptr<schema::MainGraphRefresher> refresher;
     std::vector<std::string> touched;
-    if (may_refresh && changed) {
+    const size_t logged = may_refresh ? logs[only].names.size() - log_start : 0;
+    if (may_refresh && changed &&
+        logged * kRefreshShare < static_cast<size_t>(only->live_node_count())) {
       const std::vector<std::string>& log = logs[only].names;
       touched.assign(log.begin() + log_start, log.end());
       refresher = std::make_unique<schema::MainGraphRefresher>(model, *types);
       ForgetRemoved(*only, *refresher);
     }
     OC_RETURN_IF_ERROR(index->Commit());
+    for (auto& [graph, log] : logs) log.seeds.Clear();  // node ids changed
     // The prune finds nothing new when no pass changed the model since the
     // last one.
     if (round == 1 || changed) {
