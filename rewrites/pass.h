@@ -48,6 +48,11 @@ struct RewriteOptions {
     std::string text;
   };
   std::vector<RuleFile> rule_files;
+  // Whether a round after the first refreshes the inference where the
+  // round before edited the main graph (when that edited few of its nodes)
+  // instead of inferring the model again; the same rewrites either way
+  // (off: for tests and measurements).
+  bool refresh_inference = true;
   // Rules (built-in or of `rule_files`) to explain on the model as given:
   // why each matches or not at each node of its root op (rules_explain.h).
   std::vector<std::string> explain;

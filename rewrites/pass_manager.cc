@@ -381,8 +381,8 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
     GraphIndex* only = index->Graphs().size() == 1 && model.functions_size() == 0
                            ? index->main_graph()
                            : nullptr;
-    const bool may_refresh = use_logs && strict_before && only != nullptr &&
-                             round < options.max_rounds;
+    const bool may_refresh = options.refresh_inference && use_logs && strict_before &&
+                             only != nullptr && round < options.max_rounds;
     const size_t log_start = may_refresh ? logs[only].names.size() : 0;
     bool changed = false;
     for (size_t i = 0; i < passes.size(); ++i) {
