@@ -11,6 +11,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "ir/graph_index_rewriter.h"
 #include "base/status_macros.h"
 #include "rewrites/rules_internal.h"
@@ -269,7 +270,7 @@ class Matcher {
   const PassContext& context_;
   const GraphIndex& graph_;
   const uint32_t swaps_;
-  std::vector<Origin> origins_;
+  absl::InlinedVector<Origin, 8> origins_;
 };
 
 // ---- Matching with commutative operands, and `where` ----
@@ -309,26 +310,51 @@ std::optional<RuleMatch> MatchCompiled(const CompiledRule& compiled, const PassC
   return std::nullopt;
 }
 
+// Rules compiled for matching, indexed by the op they match at.
+struct RuleSet {
+  explicit RuleSet(std::vector<Rule> all) : rules(std::move(all)) {
+    compiled.reserve(rules.size());
+    for (const Rule& rule : rules) {
+      const CompiledRule& c = compiled.emplace_back(rule);
+      if (c.root_node < 0) continue;
+      by_root[rule.pattern.node(c.root_node).op_type()].push_back(&c);
+    }
+  }
+  RuleSet(const RuleSet&) = delete;
+  RuleSet& operator=(const RuleSet&) = delete;
+
+  std::vector<Rule> rules;
+  std::vector<CompiledRule> compiled;  // one per rule, pointing into rules
+  // The rules by the op_type they can match at, in file order.
+  absl::flat_hash_map<std::string, std::vector<const CompiledRule*>> by_root;
+};
+
+// `rules` compiled, or why they could not be read.
+absl::StatusOr<std::shared_ptr<const RuleSet>> Compile(absl::StatusOr<std::vector<Rule>> rules) {
+  if (!rules.ok()) return rules.status();
+  return std::make_shared<const RuleSet>(*std::move(rules));
+}
+
+// The built-in rules, read and compiled once per process.
+const absl::StatusOr<std::shared_ptr<const RuleSet>>& BuiltinRuleSet() {
+  static const auto* set =
+      new absl::StatusOr<std::shared_ptr<const RuleSet>>(Compile(BuiltinRules()));
+  return *set;
+}
+
 class RulesPass : public Pass {
  public:
-  RulesPass(std::string name, absl::StatusOr<std::vector<Rule>> rules)
-      : name_(std::move(name)), loaded_(rules.status()) {
-    if (!rules.ok()) return;
-    rules_ = *std::move(rules);
-    compiled_.reserve(rules_.size());
-    for (const Rule& rule : rules_) {
-      const CompiledRule& compiled = compiled_.emplace_back(rule);
-      if (compiled.root_node < 0) continue;
-      const onnx::NodeProto& root = rule.pattern.node(compiled.root_node);
-      by_root_[root.op_type()].push_back(&compiled);
-    }
+  RulesPass(std::string name, absl::StatusOr<std::shared_ptr<const RuleSet>> set)
+      : name_(std::move(name)), loaded_(set.status()) {
+    if (set.ok()) set_ = *std::move(set);
   }
 
   absl::string_view name() const override { return name_; }
   // A match takes nodes up to a pattern's size upstream of where it matches.
   int Reach(const RewriteOptions& options) const override {
     int reach = 1;
-    for (const Rule& rule : rules_) {
+    if (set_ == nullptr) return 1;
+    for (const Rule& rule : set_->rules) {
       if (!rule.profile.empty() && rule.profile != options.profile) continue;
       reach = std::max(reach, rule.pattern.node_size());
     }
@@ -342,8 +368,8 @@ class RulesPass : public Pass {
     for (NodeId id : graph.LiveNodes()) {
       if (!graph.IsLive(id)) continue;  // removed by an earlier match
       const onnx::NodeProto& node = graph.node(id);
-      auto candidates = by_root_.find(node.op_type());
-      if (candidates == by_root_.end() || !context.focus().Visit(id)) continue;
+      auto candidates = set_->by_root.find(node.op_type());
+      if (candidates == set_->by_root.end() || !context.focus().Visit(id)) continue;
       const absl::string_view domain = CanonicalDomain(node.domain());
       for (const CompiledRule* compiled : candidates->second) {
         const Rule& rule = *compiled->rule;
@@ -372,10 +398,7 @@ class RulesPass : public Pass {
  private:
   std::string name_;
   absl::Status loaded_;  // why the rules could not be read
-  std::vector<Rule> rules_;
-  std::vector<CompiledRule> compiled_;  // one per rule, pointing into rules_
-  // The rules by the op_type they can match at, in file order.
-  absl::flat_hash_map<std::string, std::vector<const CompiledRule*>> by_root_;
+  std::shared_ptr<const RuleSet> set_;  // null when they could not
 };
 
 // A replacement node named as a pattern node of the same op takes the
@@ -464,13 +487,13 @@ absl::Status ApplyRule(const Rule& rule, const RuleMatch& match, GraphIndex& gra
 }
 
 std::unique_ptr<Pass> MakeRulesPass(std::string name, std::vector<Rule> rules) {
-  return std::make_unique<RulesPass>(std::move(name), std::move(rules));
+  return std::make_unique<RulesPass>(std::move(name), Compile(std::move(rules)));
 }
 
 std::unique_ptr<Pass> MakeRules() {
   // A built-in rule file that does not parse (rules_test catches it) fails
   // the pass when it runs.
-  return std::make_unique<RulesPass>("rules", BuiltinRules());
+  return std::make_unique<RulesPass>("rules", BuiltinRuleSet());
 }
 
 // ---- For ExplainRule (rules_explain.cc) ----
