@@ -6,6 +6,7 @@
 #include "rewrites/rules.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "absl/algorithm/container.h"
@@ -317,7 +318,9 @@ struct RuleSet {
     for (const Rule& rule : rules) {
       const CompiledRule& c = compiled.emplace_back(rule);
       if (c.root_node < 0) continue;
-      by_root[rule.pattern.node(c.root_node).op_type()].push_back(&c);
+      const onnx::NodeProto& root = rule.pattern.node(c.root_node);
+      by_root[root.op_type()].push_back(&c);
+      roots.emplace(std::string(CanonicalDomain(root.domain())), root.op_type());
     }
   }
   RuleSet(const RuleSet&) = delete;
@@ -327,6 +330,8 @@ struct RuleSet {
   std::vector<CompiledRule> compiled;  // one per rule, pointing into rules
   // The rules by the op_type they can match at, in file order.
   absl::flat_hash_map<std::string, std::vector<const CompiledRule*>> by_root;
+  // The (domain, op_type) pairs rules match at.
+  std::set<std::pair<std::string, std::string>> roots;
 };
 
 // `rules` compiled, or why they could not be read.
@@ -365,8 +370,14 @@ class RulesPass : public Pass {
                            PassStats& stats) override {
     if (!loaded_.ok()) return loaded_;
     bool changed = false;
+    // The nodes of an op a rule roots at, found through the index: the
+    // others are passed over without reading them.
+    std::vector<bool> rooted(graph.node_count(), false);
+    for (const auto& [domain, op] : set_->roots) {
+      for (NodeId id : graph.NodesOf(domain, op)) rooted[id] = true;
+    }
     for (NodeId id : graph.LiveNodes()) {
-      if (!graph.IsLive(id)) continue;  // removed by an earlier match
+      if (!rooted[id] || !graph.IsLive(id)) continue;  // not rooted at; removed by a match
       const onnx::NodeProto& node = graph.node(id);
       auto candidates = set_->by_root.find(node.op_type());
       if (candidates == set_->by_root.end() || !context.focus().Visit(id)) continue;
