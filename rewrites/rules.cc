@@ -391,12 +391,14 @@ class RulesPass : public Pass {
         }
         std::optional<RuleMatch> match = MatchCompiled(*compiled, context, graph, id);
         if (!match) continue;
-        const bool recorded = stats.WantsRecord(context.options());
-        RewriteRecord record{graph.path(), rule.name,
-                             recorded ? MatchedText(graph, *match) : "", ""};
+        // The record's text is written only while records are kept.
+        std::optional<RewriteRecord> record;
+        if (stats.WantsRecord(context.options())) {
+          record = RewriteRecord{graph.path(), rule.name, MatchedText(graph, *match), ""};
+        }
         OC_RETURN_IF_ERROR(
-            ApplyRule(rule, *match, graph, stats, recorded ? &record.after : nullptr));
-        if (recorded) stats.Record(context.options(), std::move(record));
+            ApplyRule(rule, *match, graph, stats, record ? &record->after : nullptr));
+        if (record) stats.Record(context.options(), *std::move(record));
         ++stats.matches;
         ++stats.rule_matches[rule.name];
         changed = true;
@@ -487,10 +489,15 @@ absl::Status ApplyRule(const Rule& rule, const RuleMatch& match, GraphIndex& gra
   for (NodeId id : match.nodes) {
     if (id != root) OC_RETURN_IF_ERROR(graph.RemoveNode(id));
   }
-  ir::GraphIndexRewriter rewriter(graph, root);
-  for (onnx::NodeProto& node : added) rewriter.InsertBefore(std::move(node));
-  rewriter.RemoveAnchor();
-  OC_RETURN_IF_ERROR(rewriter.Finish());
+  if (added.empty()) {
+    // Nothing takes the root's place (the replacement forwards inputs).
+    OC_RETURN_IF_ERROR(graph.RemoveNode(root));
+  } else {
+    ir::GraphIndexRewriter rewriter(graph, root);
+    for (onnx::NodeProto& node : added) rewriter.InsertBefore(std::move(node));
+    rewriter.RemoveAnchor();
+    OC_RETURN_IF_ERROR(rewriter.Finish());
+  }
   for (const auto& [from, to] : renames) OC_RETURN_IF_ERROR(graph.RenameUses(from, to));
   stats.nodes_removed += static_cast<int64_t>(match.nodes.size());
   stats.nodes_added += r.node_size();
