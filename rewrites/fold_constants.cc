@@ -99,6 +99,15 @@ class FoldConstants : public Pass {
       for (const std::string& output : node.output()) {
         if (!output.empty() && has_facts(output)) return true;
       }
+    } else {
+      // The first input, by the index alone (most nodes fail here without
+      // their proto being read): a graph input, or a node's output without
+      // facts, fails.
+      const ValueSource first = graph.InputProducer(id, 0);
+      if (first.kind == ValueSource::Kind::kGraphInput ||
+          (first.kind == ValueSource::Kind::kNodeOutput && !may_have_facts(first.index))) {
+        return false;
+      }
     }
     for (int slot = 0; slot < node.input_size(); ++slot) {
       const ValueSource source = graph.InputProducer(id, slot);
