@@ -145,7 +145,12 @@ class CommonSubexpressions : public Pass {
   static bool MayRepeat(const GraphIndex& graph, NodeId id) {
     const onnx::NodeProto& node = graph.node(id);
     if (node.input_size() == 0 || node.input(0).empty()) return true;
-    for (const ValueUse& use : graph.Consumers(node.input(0))) {
+    // A node's output: its readers by the index's ids, not by its name.
+    const ValueSource source = graph.InputProducer(id, 0);
+    const absl::Span<const ValueUse> uses = source.kind == ValueSource::Kind::kNodeOutput
+                                                ? graph.OutputConsumers(source.index, source.slot)
+                                                : graph.Consumers(node.input(0));
+    for (const ValueUse& use : uses) {
       if (use.is_input() && use.slot == 0 && use.node != id &&
           graph.node(use.node).op_type() == node.op_type()) {
         return true;

@@ -35,8 +35,9 @@ class FoldConstants : public Pass {
                            PassStats& stats) override {
     if (graph.graph() == nullptr) return false;  // a function body has no initializers
     bool changed = false;
+    const std::vector<bool> with_facts = NodesWithFacts(context, graph);
     for (NodeId id : graph.LiveNodes()) {
-      if (!context.focus().Visit(id) || !MayFold(context, graph, id)) continue;
+      if (!context.focus().Visit(id) || !MayFold(context, graph, id, with_facts)) continue;
       std::optional<std::vector<onnx::TensorProto>> folded = Fold(context, graph, id);
       if (!folded) continue;
       const onnx::NodeProto& node = graph.node(id);
@@ -81,19 +82,41 @@ class FoldConstants : public Pass {
   // fold: inference knows something of one of its outputs, or each input
   // is an initializer or a value inference knows something of. Most nodes
   // fail it after a lookup or two.
-  static bool MayFold(const PassContext& context, const GraphIndex& graph, NodeId id) {
+  // `with_facts` (NodesWithFacts) spares looking up the names of nodes
+  // none of whose outputs has facts.
+  static bool MayFold(const PassContext& context, const GraphIndex& graph, NodeId id,
+                      const std::vector<bool>& with_facts) {
     const onnx::NodeProto& node = graph.node(id);
     const schema::GraphTypes* types = context.GraphTypesOf(graph);
     auto has_facts = [&](absl::string_view name) {
       return types != nullptr && types->facts.contains(name);
     };
-    for (const std::string& output : node.output()) {
-      if (!output.empty() && has_facts(output)) return true;
+    auto may_have_facts = [&](NodeId producer) {
+      return producer < 0 || static_cast<size_t>(producer) >= with_facts.size() ||
+             with_facts[producer];
+    };
+    if (may_have_facts(id)) {
+      for (const std::string& output : node.output()) {
+        if (!output.empty() && has_facts(output)) return true;
+      }
+    } else {
+      // The first input, by the index alone (most nodes fail here without
+      // their proto being read): a graph input, or a node's output without
+      // facts, fails.
+      const ValueSource first = graph.InputProducer(id, 0);
+      if (first.kind == ValueSource::Kind::kGraphInput ||
+          (first.kind == ValueSource::Kind::kNodeOutput && !may_have_facts(first.index))) {
+        return false;
+      }
     }
     for (int slot = 0; slot < node.input_size(); ++slot) {
+      const ValueSource source = graph.InputProducer(id, slot);
+      if (source.kind == ValueSource::Kind::kNodeOutput && !may_have_facts(source.index)) {
+        return false;  // its producer's outputs have no facts
+      }
       const std::string& input = node.input(slot);
       if (input.empty()) continue;
-      switch (graph.InputProducer(id, slot).kind) {
+      switch (source.kind) {
         case ValueSource::Kind::kInitializer: break;
         case ValueSource::Kind::kNodeOutput:
           if (!has_facts(input)) return false;
@@ -105,6 +128,19 @@ class FoldConstants : public Pass {
       }
     }
     return node.input_size() > 0;
+  }
+
+  // By node id: whether one of the node's outputs has facts (inference
+  // knows it as a constant or as dims), as the graph stands.
+  static std::vector<bool> NodesWithFacts(const PassContext& context, const GraphIndex& graph) {
+    std::vector<bool> with_facts(graph.node_count(), false);
+    const schema::GraphTypes* types = context.GraphTypesOf(graph);
+    if (types == nullptr) return with_facts;
+    for (const auto& [name, facts] : types->facts) {
+      ValueSource source = graph.Producer(name);
+      if (source.kind == ValueSource::Kind::kNodeOutput) with_facts[source.index] = true;
+    }
+    return with_facts;
   }
 
   // The outputs when inference knows them all already.

@@ -40,8 +40,27 @@ std::string InitializerText(const onnx::TensorProto& tensor) {
   return absl::StrCat("initializer ", tensor.name(), ": ", PrintTypeText(type));
 }
 
+void Focus::Resolve() {
+  absl::string_view name = (*log_)[seeds_->resolved()];
+  ValueSource source = graph_->Producer(name);
+  if (source.kind == ValueSource::Kind::kNodeOutput) seeds_->nodes.push_back(source.index);
+  for (const ValueUse& use : graph_->Consumers(name)) {
+    if (use.node != kNoNode) seeds_->nodes.push_back(use.node);
+  }
+  seeds_->begin.push_back(static_cast<uint32_t>(seeds_->nodes.size()));
+}
+
 bool Focus::Visit(NodeId id) {
   if (graph_ == nullptr) return true;
+  if (seeds_ != nullptr) {
+    for (; drained_ < log_->size(); ++drained_) {
+      while (seeds_->resolved() <= drained_) Resolve();
+      for (uint32_t k = seeds_->begin[drained_]; k < seeds_->begin[drained_ + 1]; ++k) {
+        Mark(seeds_->nodes[k], reach_ - 1);
+      }
+    }
+    return id >= 0 && static_cast<size_t>(id) < marked_.size() && marked_[id] > 0;
+  }
   for (; drained_ < log_->size(); ++drained_) {
     absl::string_view name = (*log_)[drained_];
     ValueSource source = graph_->Producer(name);

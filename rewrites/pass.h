@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -47,6 +48,11 @@ struct RewriteOptions {
     std::string text;
   };
   std::vector<RuleFile> rule_files;
+  // Whether a round after the first refreshes the inference where the
+  // round before edited the main graph (when that edited few of its nodes)
+  // instead of inferring the model again; the same rewrites either way
+  // (off: for tests and measurements).
+  bool refresh_inference = true;
   // Rules (built-in or of `rule_files`) to explain on the model as given:
   // why each matches or not at each node of its root op (rules_explain.h).
   std::vector<std::string> explain;
@@ -90,11 +96,28 @@ struct PassStats {
 // reaches that far up from the node it matches at).
 class Focus {
  public:
+  // The nodes near each name of a graph's edit log (its producer and its
+  // consumers), found once for every pass run of a round: node ids hold
+  // until the index commits, when the manager clears it. A node found near
+  // a name stays found after an edit takes it away (an edit taking it to
+  // another name logs that name too).
+  struct Seeds {
+    std::vector<uint32_t> begin = {0};  // entry i: nodes[begin[i], begin[i + 1])
+    std::vector<NodeId> nodes;
+    size_t resolved() const { return begin.size() - 1; }
+    void Clear() {
+      begin.assign(1, 0);
+      nodes.clear();
+    }
+  };
+
   // Every node.
   Focus() = default;
-  // The nodes near log[from...] (the log grows as the run edits).
-  Focus(const GraphIndex& graph, const std::vector<std::string>& log, size_t from, int reach)
-      : graph_(&graph), log_(&log), from_(from), drained_(from), reach_(reach) {}
+  // The nodes near log[from...] (the log grows as the run edits); `seeds`,
+  // when given, holds what earlier runs found near the log's names.
+  Focus(const GraphIndex& graph, const std::vector<std::string>& log, size_t from, int reach,
+        Seeds* seeds = nullptr)
+      : graph_(&graph), log_(&log), seeds_(seeds), from_(from), drained_(from), reach_(reach) {}
 
   bool all() const { return graph_ == nullptr; }
   // Whether the run must visit node `id`.
@@ -107,9 +130,12 @@ class Focus {
 
  private:
   void Mark(NodeId id, int steps);
+  // Finds the nodes near log entry seeds_->resolved() into seeds_.
+  void Resolve();
 
   const GraphIndex* graph_ = nullptr;
   const std::vector<std::string>* log_ = nullptr;
+  Seeds* seeds_ = nullptr;
   size_t from_ = 0;
   size_t drained_ = 0;
   int reach_ = 1;
@@ -139,6 +165,15 @@ class PassContext {
   int SinceVersion(const onnx::NodeProto& node) const;
   // The version of `domain` ("" for ai.onnx) the model imports, or 0.
   int OpsetVersion(absl::string_view domain) const;
+  // The numbers of initializer `tensor` as `compute` finds them, computed
+  // once per context (no pass changes an initializer within a round).
+  template <typename Compute>
+  const std::optional<std::vector<double>>& InitializerNumbers(const onnx::TensorProto* tensor,
+                                                               Compute compute) const {
+    auto [it, inserted] = initializer_numbers_.try_emplace(tensor);
+    if (inserted) it->second = compute();
+    return it->second;
+  }
   // The nodes of the graph being rewritten the pass must visit (set by the
   // pass manager before each run; every node when unset).
   Focus& focus() const { return focus_ != nullptr ? *focus_ : all_; }
@@ -156,6 +191,8 @@ class PassContext {
   mutable std::deque<onnx::TensorProto> built_;
   Focus* focus_ = nullptr;
   mutable Focus all_;
+  mutable absl::flat_hash_map<const onnx::TensorProto*, std::optional<std::vector<double>>>
+      initializer_numbers_;
 };
 
 // A rewrite pass.

@@ -1,8 +1,10 @@
 #include "rewrites/pass_manager.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <queue>
 #include <utility>
 
 #include "absl/algorithm/container.h"
@@ -98,6 +100,7 @@ void PruneGraphs(ModelIndex& index, PassStats& stats) {
 
 // Removes the model-local functions no graph or used function calls.
 void PruneFunctions(onnx::ModelProto& model, PassStats& stats) {
+  if (model.functions_size() == 0) return;
   absl::flat_hash_set<std::string> called;
   std::vector<const google::protobuf::RepeatedPtrField<onnx::NodeProto>*> pending;
   auto note = [&](const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes) {
@@ -137,6 +140,7 @@ void PruneFunctions(onnx::ModelProto& model, PassStats& stats) {
 struct GraphLog {
   std::vector<std::string> names;
   std::vector<std::optional<size_t>> seen;
+  Focus::Seeds seeds;  // cleared when the index commits
 };
 
 // Runs pass `k` over every graph of `index`, innermost first (a pass on a
@@ -159,7 +163,7 @@ absl::StatusOr<bool> RunPass(Pass& pass, size_t k, PassContext& context, ModelIn
       log.seen.resize(std::max(log.seen.size(), k + 1));
       const int reach = pass.Reach(context.options());
       if (log.seen[k].has_value() && reach > 0) {
-        focus = Focus(**it, log.names, *log.seen[k], reach);
+        focus = Focus(**it, log.names, *log.seen[k], reach, &log.seeds);
       }
       log.seen[k] = log.names.size();
     }
@@ -198,6 +202,70 @@ absl::Status Validate(const onnx::ModelProto& model, const std::string& interfac
     strict.strict = true;
     absl::Status inferred = schema::InferModel(model, strict).status();
     if (!inferred.ok()) return StrictInferenceFailure(inferred);
+  }
+  return absl::OkStatus();
+}
+
+// A round's edits are refreshed in the inference when they logged fewer
+// names than 1/kRefreshShare of the graph's nodes: a refresh reaches each
+// node it infers again at random, where inference streams through them,
+// and costs more when most nodes changed.
+constexpr size_t kRefreshShare = 2;
+
+// Forgets, before the index commits the round's edits (and the strings
+// the inference's keys view go), what inference knew of the outputs of the
+// nodes the round removed.
+void ForgetRemoved(const GraphIndex& graph, schema::MainGraphRefresher& refresher) {
+  for (NodeId id = 0; id < graph.node_count(); ++id) {
+    if (!graph.IsLive(id)) refresher.ForgetOutputs(graph.node(id));
+  }
+}
+
+// Whether `name` repeats one of the few names before it in `touched`
+// (edits log a name several times in a row).
+bool RecentlyTouched(absl::Span<const std::string> touched, size_t i) {
+  constexpr size_t kWindow = 4;
+  for (size_t j = i > kWindow ? i - kWindow : 0; j < i; ++j) {
+    if (touched[j] == touched[i]) return true;
+  }
+  return false;
+}
+
+// Infers again, once the round's edits are committed, the nodes defining a
+// name the round touched that inference no longer knows, the nodes reading
+// a touched name, and downstream of them while an output comes out with
+// another type or other facts: `types` is then the strict inference of the
+// edited model, as InferModel would find it.
+absl::Status RefreshTypes(const GraphIndex& graph, absl::Span<const std::string> touched,
+                          schema::MainGraphRefresher& refresher) {
+  std::vector<bool> queued(graph.node_count(), false);
+  std::priority_queue<NodeId, std::vector<NodeId>, std::greater<NodeId>> queue;
+  auto push = [&](NodeId id) {
+    if (id == kNoNode || queued[id]) return;
+    queued[id] = true;
+    queue.push(id);
+  };
+  for (size_t i = 0; i < touched.size(); ++i) {
+    if (RecentlyTouched(touched, i)) continue;
+    const std::string& name = touched[i];
+    ValueSource source = graph.Producer(name);
+    if (source.kind == ValueSource::Kind::kInitializer) {
+      if (!refresher.Known(name)) refresher.AddInitializer(*graph.FindInitializer(name));
+    } else if (source.kind == ValueSource::Kind::kNodeOutput && !refresher.Known(name)) {
+      push(source.index);
+    }
+    // Read by a node whose input may have been set to it: inferred again.
+    for (const ValueUse& use : graph.Consumers(name)) push(use.node);
+  }
+  while (!queue.empty()) {
+    const NodeId id = queue.top();
+    queue.pop();
+    absl::StatusOr<bool> changed = refresher.Infer(id);
+    if (!changed.ok()) return StrictInferenceFailure(changed.status());
+    if (!*changed) continue;
+    for (int slot = 0; slot < graph.node(id).output_size(); ++slot) {
+      for (const ValueUse& use : graph.OutputConsumers(id, slot)) push(use.node);
+    }
   }
   return absl::OkStatus();
 }
@@ -271,6 +339,10 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
   std::unique_ptr<ModelIndex> index;
   absl::node_hash_map<const GraphIndex*, GraphLog> logs;
   bool use_logs = false;
+  // The inference the passes read; kept and refreshed across rounds when
+  // the refresher can (strict, the main graph alone), else inferred again.
+  std::optional<schema::InferenceResult> types;
+  bool refreshed = false;
   for (int round = 1; round <= options.max_rounds && !report.converged; ++round) {
     report.rounds = round;
     if (index == nullptr) {
@@ -284,39 +356,70 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
         for (GraphIndex* graph : index->Graphs()) graph->set_edit_log(&logs[graph].names);
       }
     }
-    // Strict in every round when the model passed it: the round that
-    // changes nothing has then checked the result's inference already.
-    schema::InferenceOptions strict;
-    strict.strict = round == 1 || strict_before;
-    absl::StatusOr<schema::InferenceResult> inferred = schema::InferModel(model, strict);
-    if (round == 1) {
-      strict_before = inferred.ok();
-      if (!inferred.ok()) inferred = schema::InferModel(model);
-    } else if (!inferred.ok()) {
-      return StrictInferenceFailure(inferred.status());
+    if (!refreshed) {
+      // Strict in every round when the model passed it: the round that
+      // changes nothing has then checked the result's inference already.
+      schema::InferenceOptions strict;
+      strict.strict = round == 1 || strict_before;
+      types.reset();
+      absl::StatusOr<schema::InferenceResult> inferred = schema::InferModel(model, strict);
+      if (round == 1) {
+        strict_before = inferred.ok();
+        if (!inferred.ok()) inferred = schema::InferModel(model);
+      } else if (!inferred.ok()) {
+        return StrictInferenceFailure(inferred.status());
+      }
+      OC_ASSIGN_OR_RETURN(types, std::move(inferred));
     }
-    OC_ASSIGN_OR_RETURN(schema::InferenceResult types, std::move(inferred));
-    PassContext context(model, types, options);
+    refreshed = false;
+    PassContext context(model, *types, options);
     if (round == 1 && !explained.empty()) {
       report.explain = ExplainRules(explained, context, *index);
     }
+    // The main graph alone, strict: its types are refreshed where the
+    // round's edits touched it instead of inferred again.
+    GraphIndex* only = index->Graphs().size() == 1 && model.functions_size() == 0
+                           ? index->main_graph()
+                           : nullptr;
+    const bool may_refresh = options.refresh_inference && use_logs && strict_before &&
+                             only != nullptr && round < options.max_rounds;
+    const size_t log_start = may_refresh ? logs[only].names.size() : 0;
     bool changed = false;
     for (size_t i = 0; i < passes.size(); ++i) {
       OC_ASSIGN_OR_RETURN(bool ran, RunPass(*passes[i], i, context, *index,
                                             use_logs ? &logs : nullptr, report.passes[i]));
       changed |= ran;
     }
+    std::unique_ptr<schema::MainGraphRefresher> refresher;
+    std::vector<std::string> touched;
+    const size_t logged = may_refresh ? logs[only].names.size() - log_start : 0;
+    if (may_refresh && changed &&
+        logged * kRefreshShare < static_cast<size_t>(only->live_node_count())) {
+      const std::vector<std::string>& log = logs[only].names;
+      touched.assign(log.begin() + log_start, log.end());
+      refresher = std::make_unique<schema::MainGraphRefresher>(model, *types);
+      ForgetRemoved(*only, *refresher);
+    }
     OC_RETURN_IF_ERROR(index->Commit());
+    for (auto& [graph, log] : logs) log.seeds.Clear();  // node ids changed
     // The prune finds nothing new when no pass changed the model since the
     // last one.
     if (round == 1 || changed) {
       const int64_t removed_before = prune.initializers_removed + prune.matches;
+      const int value_info_before = model.graph().value_info_size();
       PruneGraphs(*index, prune);
       PruneFunctions(model, prune);
       if (prune.initializers_removed + prune.matches > removed_before) {
         changed = true;
         index.reset();
+        refresher.reset();
       }
+      // The declared types inference holds view the value_info.
+      if (model.graph().value_info_size() != value_info_before) refresher.reset();
+    }
+    if (refresher != nullptr) {
+      OC_RETURN_IF_ERROR(RefreshTypes(*only, touched, *refresher));
+      refreshed = true;
     }
     report.converged = !changed;
     changed_at_all |= changed;

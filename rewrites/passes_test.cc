@@ -270,6 +270,66 @@ TEST_P(PassesTest, RewritesAndComputesTheSame) {
 INSTANTIATE_TEST_SUITE_P(Cases, PassesTest, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// A model of `body` (opset `opset`; graph inputs float[2,3] X and
+// float[6] F, output Y) and a chain of `chain` Relu nodes from X to a
+// second output Z: a round's edits in `body` touch few of its nodes.
+std::string WithChain(int opset, const std::string& body, int chain) {
+  std::string text = absl::StrCat("<ir_version: 8, opset_import: [\"\" : ", opset,
+                                  "]>\ng (float[2,3] X, float[6] F) => (Y, Z) {\n", body);
+  std::string last = "X";
+  for (int i = 0; i < chain; ++i) {
+    std::string next = i + 1 == chain ? "Z" : absl::StrCat("z", i);
+    absl::StrAppend(&text, "  ", next, " = Relu(", last, ")\n");
+    last = next;
+  }
+  return text + "}";
+}
+
+struct RefreshCase {
+  const char* name;
+  int opset;
+  const char* body;
+};
+
+// Edits a round makes that a later round's inference must see: a pair that
+// cancels (its reader now reads X), a fold (a node's output becomes an
+// initializer, with a value), merged duplicates (a reader of both reads
+// one).
+const RefreshCase kRefreshCases[] = {
+    {"cancelled_pair", 12,
+     "  u = Unsqueeze<axes = [0]>(X)\n  s = Squeeze<axes = [0]>(u)\n  Y = Add(s, X)\n"},
+    {"fold_feeds_reshape", 13, "  s = Shape(X)\n  Y = Reshape(F, s)\n"},
+    {"merged_duplicates", 13, "  a = Relu(X)\n  b = Relu(X)\n  Y = Add(a, b)\n"},
+    {"cancelled_pair_feeds_shape", 12,
+     "  u = Unsqueeze<axes = [0]>(X)\n  v = Squeeze<axes = [0]>(u)\n  s = Shape(v)\n"
+     "  Y = Reshape(F, s)\n"},
+};
+
+class RefreshTest : public ::testing::TestWithParam<RefreshCase> {};
+
+// The rounds after the first rewrite the same with the inference refreshed
+// where the round before edited as with it inferred again.
+TEST_P(RefreshTest, RefreshedInferenceRewritesAsAWholeOne) {
+  const RefreshCase& c = GetParam();
+  absl::StatusOr<onnx::ModelProto> original = ParseModelText(WithChain(c.opset, c.body, 40));
+  ASSERT_TRUE(original.ok()) << original.status();
+  onnx::ModelProto refreshed = *original;
+  onnx::ModelProto inferred = *original;
+  RewriteOptions options;
+  absl::StatusOr<RewriteReport> with = Optimize(refreshed, options);
+  ASSERT_TRUE(with.ok()) << with.status();
+  options.refresh_inference = false;
+  absl::StatusOr<RewriteReport> without = Optimize(inferred, options);
+  ASSERT_TRUE(without.ok()) << without.status();
+  EXPECT_GE(with->rounds, 2) << with->ToText();
+  EXPECT_LT(with->nodes_after, with->nodes_before) << with->ToText();
+  EXPECT_EQ(with->ToJson(), without->ToJson());
+  EXPECT_EQ(refreshed.SerializeAsString(), inferred.SerializeAsString());
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RefreshTest, ::testing::ValuesIn(kRefreshCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
 // An If with a constant condition inside a branch of another If (whose
 // condition is not constant) is inlined there, reading the outer graph's X.
 TEST(PassesTest, InlinesConstantIfInASubgraph) {

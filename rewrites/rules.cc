@@ -6,11 +6,13 @@
 #include "rewrites/rules.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "ir/graph_index_rewriter.h"
 #include "base/status_macros.h"
 #include "rewrites/rules_internal.h"
@@ -36,6 +38,16 @@ std::string AttributeContent(onnx::AttributeProto attribute) {
   attribute.clear_name();
   attribute.clear_doc_string();
   return attribute.SerializeAsString();
+}
+
+// Whether two attributes hold the same content, names and docs aside
+// (without copying them when those are the same already, as they are for
+// a pattern's attribute and the node's of its name).
+bool SameContent(const onnx::AttributeProto& a, const onnx::AttributeProto& b) {
+  if (a.name() == b.name() && a.doc_string() == b.doc_string()) {
+    return a.SerializeAsString() == b.SerializeAsString();
+  }
+  return AttributeContent(a) == AttributeContent(b);
 }
 
 const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, absl::string_view name) {
@@ -197,11 +209,11 @@ class Matcher {
         found = &*by_default;
       }
       if (attribute.ref_attr_name().empty()) {
-        if (AttributeContent(attribute) != AttributeContent(*found)) return false;
+        if (!SameContent(attribute, *found)) return false;
         continue;
       }
       auto [it, inserted] = match.attributes.emplace(attribute.ref_attr_name(), *found);
-      if (!inserted && AttributeContent(it->second) != AttributeContent(*found)) return false;
+      if (!inserted && !SameContent(it->second, *found)) return false;
     }
     return true;
   }
@@ -259,7 +271,7 @@ class Matcher {
   const PassContext& context_;
   const GraphIndex& graph_;
   const uint32_t swaps_;
-  std::vector<Origin> origins_;
+  absl::InlinedVector<Origin, 8> origins_;
 };
 
 // ---- Matching with commutative operands, and `where` ----
@@ -299,26 +311,55 @@ std::optional<RuleMatch> MatchCompiled(const CompiledRule& compiled, const PassC
   return std::nullopt;
 }
 
+// Rules compiled for matching, indexed by the op they match at.
+struct RuleSet {
+  explicit RuleSet(std::vector<Rule> all) : rules(std::move(all)) {
+    compiled.reserve(rules.size());
+    for (const Rule& rule : rules) {
+      const CompiledRule& c = compiled.emplace_back(rule);
+      if (c.root_node < 0) continue;
+      const onnx::NodeProto& root = rule.pattern.node(c.root_node);
+      by_root[root.op_type()].push_back(&c);
+      roots.emplace(std::string(CanonicalDomain(root.domain())), root.op_type());
+    }
+  }
+  RuleSet(const RuleSet&) = delete;
+  RuleSet& operator=(const RuleSet&) = delete;
+
+  std::vector<Rule> rules;
+  std::vector<CompiledRule> compiled;  // one per rule, pointing into rules
+  // The rules by the op_type they can match at, in file order.
+  absl::flat_hash_map<std::string, std::vector<const CompiledRule*>> by_root;
+  // The (domain, op_type) pairs rules match at.
+  std::set<std::pair<std::string, std::string>> roots;
+};
+
+// `rules` compiled, or why they could not be read.
+absl::StatusOr<std::shared_ptr<const RuleSet>> Compile(absl::StatusOr<std::vector<Rule>> rules) {
+  if (!rules.ok()) return rules.status();
+  return std::make_shared<const RuleSet>(*std::move(rules));
+}
+
+// The built-in rules, read and compiled once per process.
+const absl::StatusOr<std::shared_ptr<const RuleSet>>& BuiltinRuleSet() {
+  static const auto* set =
+      new absl::StatusOr<std::shared_ptr<const RuleSet>>(Compile(BuiltinRules()));
+  return *set;
+}
+
 class RulesPass : public Pass {
  public:
-  RulesPass(std::string name, absl::StatusOr<std::vector<Rule>> rules)
-      : name_(std::move(name)), loaded_(rules.status()) {
-    if (!rules.ok()) return;
-    rules_ = *std::move(rules);
-    compiled_.reserve(rules_.size());
-    for (const Rule& rule : rules_) {
-      const CompiledRule& compiled = compiled_.emplace_back(rule);
-      if (compiled.root_node < 0) continue;
-      const onnx::NodeProto& root = rule.pattern.node(compiled.root_node);
-      by_root_[root.op_type()].push_back(&compiled);
-    }
+  RulesPass(std::string name, absl::StatusOr<std::shared_ptr<const RuleSet>> set)
+      : name_(std::move(name)), loaded_(set.status()) {
+    if (set.ok()) set_ = *std::move(set);
   }
 
   absl::string_view name() const override { return name_; }
   // A match takes nodes up to a pattern's size upstream of where it matches.
   int Reach(const RewriteOptions& options) const override {
     int reach = 1;
-    for (const Rule& rule : rules_) {
+    if (set_ == nullptr) return 1;
+    for (const Rule& rule : set_->rules) {
       if (!rule.profile.empty() && rule.profile != options.profile) continue;
       reach = std::max(reach, rule.pattern.node_size());
     }
@@ -329,11 +370,17 @@ class RulesPass : public Pass {
                            PassStats& stats) override {
     if (!loaded_.ok()) return loaded_;
     bool changed = false;
+    // The nodes of an op a rule roots at, found through the index: the
+    // others are passed over without reading them.
+    std::vector<bool> rooted(graph.node_count(), false);
+    for (const auto& [domain, op] : set_->roots) {
+      for (NodeId id : graph.NodesOf(domain, op)) rooted[id] = true;
+    }
     for (NodeId id : graph.LiveNodes()) {
-      if (!graph.IsLive(id)) continue;  // removed by an earlier match
+      if (!rooted[id] || !graph.IsLive(id)) continue;  // not rooted at; removed by a match
       const onnx::NodeProto& node = graph.node(id);
-      auto candidates = by_root_.find(node.op_type());
-      if (candidates == by_root_.end() || !context.focus().Visit(id)) continue;
+      auto candidates = set_->by_root.find(node.op_type());
+      if (candidates == set_->by_root.end() || !context.focus().Visit(id)) continue;
       const absl::string_view domain = CanonicalDomain(node.domain());
       for (const CompiledRule* compiled : candidates->second) {
         const Rule& rule = *compiled->rule;
@@ -344,12 +391,14 @@ class RulesPass : public Pass {
         }
         std::optional<RuleMatch> match = MatchCompiled(*compiled, context, graph, id);
         if (!match) continue;
-        const bool recorded = stats.WantsRecord(context.options());
-        RewriteRecord record{graph.path(), rule.name,
-                             recorded ? MatchedText(graph, *match) : "", ""};
+        // The record's text is written only while records are kept.
+        std::optional<RewriteRecord> record;
+        if (stats.WantsRecord(context.options())) {
+          record = RewriteRecord{graph.path(), rule.name, MatchedText(graph, *match), ""};
+        }
         OC_RETURN_IF_ERROR(
-            ApplyRule(rule, *match, graph, stats, recorded ? &record.after : nullptr));
-        if (recorded) stats.Record(context.options(), std::move(record));
+            ApplyRule(rule, *match, graph, stats, record ? &record->after : nullptr));
+        if (record) stats.Record(context.options(), *std::move(record));
         ++stats.matches;
         ++stats.rule_matches[rule.name];
         changed = true;
@@ -362,10 +411,7 @@ class RulesPass : public Pass {
  private:
   std::string name_;
   absl::Status loaded_;  // why the rules could not be read
-  std::vector<Rule> rules_;
-  std::vector<CompiledRule> compiled_;  // one per rule, pointing into rules_
-  // The rules by the op_type they can match at, in file order.
-  absl::flat_hash_map<std::string, std::vector<const CompiledRule*>> by_root_;
+  std::shared_ptr<const RuleSet> set_;  // null when they could not
 };
 
 // A replacement node named as a pattern node of the same op takes the
@@ -443,10 +489,15 @@ absl::Status ApplyRule(const Rule& rule, const RuleMatch& match, GraphIndex& gra
   for (NodeId id : match.nodes) {
     if (id != root) OC_RETURN_IF_ERROR(graph.RemoveNode(id));
   }
-  ir::GraphIndexRewriter rewriter(graph, root);
-  for (onnx::NodeProto& node : added) rewriter.InsertBefore(std::move(node));
-  rewriter.RemoveAnchor();
-  OC_RETURN_IF_ERROR(rewriter.Finish());
+  if (added.empty()) {
+    // Nothing takes the root's place (the replacement forwards inputs).
+    OC_RETURN_IF_ERROR(graph.RemoveNode(root));
+  } else {
+    ir::GraphIndexRewriter rewriter(graph, root);
+    for (onnx::NodeProto& node : added) rewriter.InsertBefore(std::move(node));
+    rewriter.RemoveAnchor();
+    OC_RETURN_IF_ERROR(rewriter.Finish());
+  }
   for (const auto& [from, to] : renames) OC_RETURN_IF_ERROR(graph.RenameUses(from, to));
   stats.nodes_removed += static_cast<int64_t>(match.nodes.size());
   stats.nodes_added += r.node_size();
@@ -454,13 +505,13 @@ absl::Status ApplyRule(const Rule& rule, const RuleMatch& match, GraphIndex& gra
 }
 
 std::unique_ptr<Pass> MakeRulesPass(std::string name, std::vector<Rule> rules) {
-  return std::make_unique<RulesPass>(std::move(name), std::move(rules));
+  return std::make_unique<RulesPass>(std::move(name), Compile(std::move(rules)));
 }
 
 std::unique_ptr<Pass> MakeRules() {
   // A built-in rule file that does not parse (rules_test catches it) fails
   // the pass when it runs.
-  return std::make_unique<RulesPass>("rules", BuiltinRules());
+  return std::make_unique<RulesPass>("rules", BuiltinRuleSet());
 }
 
 // ---- For ExplainRule (rules_explain.cc) ----

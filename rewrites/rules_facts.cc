@@ -59,8 +59,27 @@ bool SameDim(const onnx::TensorShapeProto::Dimension& a, const onnx::TensorShape
 }
 
 // The elements of constant `name` as doubles, or nullopt.
+std::optional<std::vector<double>> NumbersOf(const onnx::TensorProto* constant);
+
 std::optional<std::vector<double>> ConstantNumbers(const Env& env, const std::string& name) {
-  const onnx::TensorProto* constant = env.context.KnownConstant(env.graph, name);
+  // An initializer's numbers are read once per round (rules read the same
+  // weights at many nodes).
+  const ValueSource source = env.graph.Producer(name);
+  if (source.kind == ValueSource::Kind::kNodeOutput) {
+    // A node's output is a constant only when inference knows it as one
+    // (KnownConstant's answer, without looking the name up twice more).
+    const schema::GraphTypes* types = env.context.GraphTypesOf(env.graph);
+    if (types == nullptr || !types->facts.contains(name)) return std::nullopt;
+  }
+  if (const onnx::TensorProto* initializer = env.graph.FindInitializer(name)) {
+    return env.context.InitializerNumbers(initializer, [&] { return NumbersOf(initializer); });
+  }
+  return NumbersOf(env.context.KnownConstant(env.graph, name));
+}
+
+// The numbers `constant` holds, as doubles; nullopt when unknown (null,
+// external, strings, too large).
+std::optional<std::vector<double>> NumbersOf(const onnx::TensorProto* constant) {
   if (constant == nullptr || constant->data_location() == onnx::TensorProto::EXTERNAL) {
     return std::nullopt;
   }

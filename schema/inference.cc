@@ -212,6 +212,124 @@ void NodeReinferencer::Commit() {
   state_->scratch.constants.clear();
 }
 
+struct MainGraphRefresher::State {
+  State(const onnx::ModelProto& model, InferenceResult& result)
+      : graph(model.graph()), types(result.graphs[&model.graph()]),
+        engine(model, kStrict, result),
+        inferencer(model.graph(), nullptr, types.path, engine, 0) {
+    inferencer.Extend(types);
+  }
+
+  // What was known of a value before it changed.
+  struct Known {
+    const onnx::TypeProto* type = nullptr;
+    ValueFacts facts;
+    bool has_facts = false;
+  };
+
+  Known Current(absl::string_view name) const {
+    Known known;
+    if (auto it = types.types.find(name); it != types.types.end()) known.type = it->second;
+    if (auto it = types.facts.find(name); it != types.facts.end()) {
+      known.facts = it->second;
+      known.has_facts = true;
+    }
+    return known;
+  }
+
+  // What was known of `name` before: as forgotten, else as stored now.
+  Known Before(absl::string_view name) {
+    if (forgotten.empty()) return Current(name);
+    auto it = forgotten.find(name);
+    if (it == forgotten.end()) return Current(name);
+    Known known = it->second;
+    forgotten.erase(it);
+    return known;
+  }
+
+  static bool SameTensor(const onnx::TensorProto* a, const onnx::TensorProto* b) {
+    if (a == b) return true;
+    if (a == nullptr || b == nullptr) return false;
+    return a->SerializeAsString() == b->SerializeAsString();
+  }
+  static bool SameShape(const onnx::TensorShapeProto* a, const onnx::TensorShapeProto* b) {
+    if (a == b) return true;
+    if (a == nullptr || b == nullptr) return false;
+    return a->SerializeAsString() == b->SerializeAsString();
+  }
+  // Whether `after` differs from `before`.
+  static bool Changed(const Known& before, const Known& after) {
+    if ((before.type == nullptr) != (after.type == nullptr)) return true;
+    if (before.type != nullptr && !SameType(*before.type, *after.type)) return true;
+    if (before.has_facts != after.has_facts) return true;
+    return before.has_facts && (!SameTensor(before.facts.constant, after.facts.constant) ||
+                                !SameShape(before.facts.shape_data, after.facts.shape_data));
+  }
+
+  static constexpr InferenceOptions kStrict{.strict = true};
+  const onnx::GraphProto& graph;
+  GraphTypes& types;
+  Engine engine;
+  GraphInferencer inferencer;
+  absl::flat_hash_map<std::string, Known> forgotten;
+};
+
+MainGraphRefresher::MainGraphRefresher(const onnx::ModelProto& model, InferenceResult& result)
+    : state_(std::make_unique<State>(model, result)) {}
+
+MainGraphRefresher::~MainGraphRefresher() = default;
+
+void MainGraphRefresher::ForgetOutputs(const onnx::NodeProto& node) {
+  GraphTypes& types = state_->types;
+  for (const std::string& output : node.output()) {
+    if (output.empty()) continue;
+    auto type = types.types.find(output);
+    // Only entries keyed by this node's string: a name it shares with a
+    // node still defining it (an invalid graph) keeps its entry.
+    if (type == types.types.end() || type->first.data() != output.data()) continue;
+    State::Known known;
+    known.type = type->second;
+    types.types.erase(type);
+    if (auto fact = types.facts.find(output); fact != types.facts.end()) {
+      known.facts = fact->second;
+      known.has_facts = true;
+      types.facts.erase(fact);
+    }
+    state_->forgotten.try_emplace(output, known);
+  }
+}
+
+bool MainGraphRefresher::Known(absl::string_view name) const {
+  return state_->types.types.contains(name);
+}
+
+void MainGraphRefresher::AddInitializer(const onnx::TensorProto& tensor) {
+  state_->forgotten.erase(tensor.name());
+  state_->types.types.erase(tensor.name());
+  state_->types.facts.erase(tensor.name());
+  state_->inferencer.AddInitializer(tensor);
+}
+
+absl::StatusOr<bool> MainGraphRefresher::Infer(int index) {
+  const onnx::NodeProto& node = state_->graph.node(index);
+  absl::InlinedVector<State::Known, 2> before;
+  for (const std::string& output : node.output()) {
+    if (output.empty()) continue;
+    before.push_back(state_->Before(output));
+    // Facts the node no longer gives must not stay behind.
+    state_->types.facts.erase(output);
+  }
+  absl::Status status = state_->inferencer.InferNode(node, index);
+  if (!status.ok()) return status;
+  bool changed = false;
+  size_t k = 0;
+  for (const std::string& output : node.output()) {
+    if (output.empty()) continue;
+    changed |= State::Changed(before[k++], state_->Current(output));
+  }
+  return changed;
+}
+
 bool NodeValidationUnchanged(const OpSchema& from, const OpSchema& to) {
   if (FindInferenceRule(from) != FindInferenceRule(to)) return false;
   if (from.min_input != to.min_input || from.max_input != to.max_input ||

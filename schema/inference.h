@@ -148,6 +148,38 @@ class NodeReinferencer {
   std::unique_ptr<State> state_;
 };
 
+// Keeps the strict inference of a model's main graph current while its
+// nodes are edited, without inferring the whole model again: what it knew
+// of the outputs of removed nodes is forgotten (before the strings its keys
+// view go), then the nodes the edit touched are inferred again, in graph
+// order, each telling whether an output came out with another type or
+// other facts (its consumers must then be inferred again too). For models
+// whose main graph has no subgraphs and keeps its value_info; strict only.
+class MainGraphRefresher {
+ public:
+  // Refreshes `result`, the strict inference of `model`, which it must not
+  // outlive.
+  MainGraphRefresher(const onnx::ModelProto& model, InferenceResult& result);
+  ~MainGraphRefresher();
+
+  // Forgets the outputs of `node`, removed from the main graph (its
+  // strings still alive), remembering them to compare with what Infer
+  // finds next for a node defining the same name.
+  void ForgetOutputs(const onnx::NodeProto& node);
+  // Whether a type is known for value `name`.
+  bool Known(absl::string_view name) const;
+  // Stores the type and value of initializer `tensor`, new since (or
+  // defining a forgotten name).
+  void AddInitializer(const onnx::TensorProto& tensor);
+  // Infers node `index` of the main graph again, strictly (errors as
+  // InferModel's); whether an output's type or facts changed.
+  absl::StatusOr<bool> Infer(int index);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 // Whether two types are equal, field by field.
 bool SameType(const onnx::TypeProto& a, const onnx::TypeProto& b);
 
