@@ -85,7 +85,7 @@ struct AdapterContext {
   ir::Rewriter& rewriter;
   // The row of its family's table the adapter was registered with (see
   // RewriteTable::Register), or empty.
-  std::any row;
+  std::any row = {};
 
   // The registered row as the `Row` its family's table holds; throws
   // std::bad_any_cast when the adapter was registered without one or with
@@ -114,7 +114,7 @@ struct AdapterEntry {
   std::string name;  // e.g. "Softmax 12->13: axis semantics"
   // The table row `fn` was registered with (AdapterContext::TableRow), or
   // empty.
-  std::any row;
+  std::any row = {};
 };
 
 }  // namespace onnxconvert::adapters

@@ -76,9 +76,9 @@ struct PassStats {
   int64_t initializers_removed = 0;
   int64_t initializers_added = 0;
   // Matches per rule, for passes applying rules (rewrites/rules.h).
-  std::map<std::string, int64_t> rule_matches;
+  std::map<std::string, int64_t> rule_matches = {};
   // The first rewrites (RewriteOptions::max_records of them).
-  std::vector<RewriteRecord> records;
+  std::vector<RewriteRecord> records = {};
 
   // Keeps `record` when fewer than `options.max_records` are kept.
   void Record(const RewriteOptions& options, RewriteRecord record);
