@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "ir/text_parser.h"
 #include "rewrites/pass_manager.h"
@@ -33,6 +34,9 @@ rule softmax_axis_1
   replace (X) => (X)
 )";
 
+// The models' header: IR 8, the default domain at opset 13.
+constexpr char kOpset13[] = "<ir_version: 8, opset_import: [\"\" : 13]>\n";
+
 // What one node's explanation must say.
 struct Expected {
   std::string node;
@@ -43,15 +47,14 @@ struct Expected {
 struct ExplainCase {
   const char* name;
   const char* rule;
-  const char* model;
+  const char* graph;  // the main graph in ONNX text, at opset 13
   std::vector<Expected> expected;  // by node, in graph order
 };
 
 const ExplainCase kCases[] = {
     {"matches_and_an_input_not_computed",
      "double_neg",
-     R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2] X) => (float[2] Y) {
+     R"(g (float[2] X) => (float[2] Y) {
   [a] A = Neg(X)
   [b] B = Neg(A)
   [r] Y = Relu(B)
@@ -63,8 +66,7 @@ g (float[2] X) => (float[2] Y) {
       {"b", true, {"takes node 'a' (#0, Neg), node 'b' (#1, Neg)"}}}},
     {"intermediate_with_two_users",
      "double_neg",
-     R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2] X) => (float[2] Y, float[2] Z) {
+     R"(g (float[2] X) => (float[2] Y, float[2] Z) {
   [a] A = Neg(X)
   [b] B = Neg(A)
   [r] Y = Relu(B)
@@ -74,16 +76,14 @@ g (float[2] X) => (float[2] Y, float[2] Z) {
       {"b", false, {"intermediate T ('A') has another user: node 's' (#3, Relu)"}}}},
     {"intermediate_is_a_graph_output",
      "double_neg",
-     R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2] X) => (float[2] Y, float[2] A) {
+     R"(g (float[2] X) => (float[2] Y, float[2] A) {
   [a] A = Neg(X)
   [b] Y = Neg(A)
 })",
      {{"a", false, {}}, {"b", false, {"intermediate T ('A') is a graph output"}}}},
     {"where_fails_on_a_fact",
      "relu_of_matrix",
-     R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2,3,4] X) => (float[2,3,4] Y) {
+     R"(g (float[2,3,4] X) => (float[2,3,4] Y) {
   [r] Y = Relu(X)
 })",
      {{"r",
@@ -92,22 +92,19 @@ g (float[2,3,4] X) => (float[2,3,4] Y) {
         "A ('X'): float[2,3,4]"}}}},
     {"where_fact_unknown",
      "relu_of_matrix",
-     R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float X) => (float Y) {
+     R"(g (float X) => (float Y) {
   [r] Y = Relu(X)
 })",
      {{"r", false, {"rank(A) is unknown", "no static shape"}}}},
     {"where_holds",
      "relu_of_matrix",
-     R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2,3] X) => (float[2,3] Y) {
+     R"(g (float[2,3] X) => (float[2,3] Y) {
   Y = Relu(X)
 })",
      {{"", true, {"takes node #0 (Relu)"}}}},
     {"attribute_literal_differs",
      "softmax_axis_1",
-     R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2,3] X) => (float[2,3] Y) {
+     R"(g (float[2,3] X) => (float[2,3] Y) {
   [s] T = Softmax<axis = 0>(X)
   [t] Y = Softmax(T)
 })",
@@ -115,15 +112,13 @@ g (float[2,3] X) => (float[2,3] Y) {
       {"t", false, {"attribute axis of node 't' (#1, Softmax) is -1 (unset: the default)"}}}},
     {"op_differs_below_the_root",
      "double_neg",
-     R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2] X) => (float[2] Y) {
+     R"(g (float[2] X) => (float[2] Y) {
   [a] A = Abs(X)
   [b] Y = Neg(A)
 })",
      {{"b", false, {"pattern node `T = Neg(X)` wants op Neg; node 'a' (#0, Abs) is Abs"}}}},
     {"extra_output_used", "dropout_gone",
-     R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2] X) => (float[2] Y, bool[2] M) {
+     R"(g (float[2] X) => (float[2] Y, bool[2] M) {
   [d] D, M = Dropout(X)
   [r] Y = Relu(D)
 })",
@@ -131,8 +126,7 @@ g (float[2] X) => (float[2] Y, bool[2] M) {
        {"output 1 'M' of node 'd' (#0, Dropout) is used; pattern node `Y = Dropout(X)` leaves "
         "it out"}}}},
     {"input_count_differs", "clip_unbounded",
-     R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2] X) => (float[2] Y) <float lo = {0.0}> {
+     R"(g (float[2] X) => (float[2] Y) <float lo = {0.0}> {
   [c] C = Clip(X, lo)
   [r] Y = Relu(C)
 })",
@@ -140,8 +134,7 @@ g (float[2] X) => (float[2] Y) <float lo = {0.0}> {
     // Commutative: of the two operand orders, the one failing on a fact it
     // knows (k's value) is explained, not the one lacking X's value.
     {"commutative_operands_swapped", "mul_by_one",
-     R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2] X) => (float[2] Y) <float[1] k = {2.0}> {
+     R"(g (float[2] X) => (float[2] Y) <float[1] k = {2.0}> {
   [m] M = Mul(k, X)
   [r] Y = Relu(M)
 })",
@@ -150,8 +143,7 @@ g (float[2] X) => (float[2] Y) <float[1] k = {2.0}> {
     // `fused_pads(p, Y) == @pads` binds @pads (rules.h), which the next
     // predicate reads: pads of 2 in all, a window of 2 of pads alone.
     {"predicate_after_a_binding", "relu_pad_max_pool",
-     R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[1,2,4,4] X) => (Y) <int64[8] p = {0, 0, 1, 1, 0, 0, 1, 1}> {
+     R"(g (float[1,2,4,4] X) => (Y) <int64[8] p = {0, 0, 1, 1, 0, 0, 1, 1}> {
   [r] R = Relu(X)
   [q] P = Pad(R, p)
   [m] Y = MaxPool<kernel_shape = [2, 2], pads = [1, 1, 1, 1]>(P)
@@ -163,7 +155,7 @@ class ExplainTest : public ::testing::TestWithParam<ExplainCase> {};
 
 TEST_P(ExplainTest, SaysWhyAtEachRootNode) {
   const ExplainCase& c = GetParam();
-  absl::StatusOr<onnx::ModelProto> model = ParseModelText(c.model);
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(absl::StrCat(kOpset13, c.graph));
   ASSERT_TRUE(model.ok()) << model.status();
   RewriteOptions options;
   options.passes = {"dead-code"};
@@ -201,10 +193,9 @@ TEST(ExplainTest, UnknownRuleIsAnError) {
 
 TEST(ExplainTest, BuiltinRuleWithoutItsRootOpSaysSo) {
   absl::StatusOr<onnx::ModelProto> model =
-      ParseModelText(R"(<ir_version: 8, opset_import: ["" : 13]>
-g (float[2] X) => (float[2] Y) {
+      ParseModelText(absl::StrCat(kOpset13, R"(g (float[2] X) => (float[2] Y) {
   Y = Relu(X)
-})");
+})"));
   ASSERT_TRUE(model.ok()) << model.status();
   RewriteOptions options;
   options.passes = {"dead-code"};

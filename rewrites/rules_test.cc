@@ -858,6 +858,24 @@ INSTANTIATE_TEST_SUITE_P(Deploy, MatchTest, ::testing::ValuesIn(kDeployCases),
 INSTANTIATE_TEST_SUITE_P(DeployAdded, MatchTest, ::testing::ValuesIn(kDeployAddedCases),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// `model` optimized in place with the deploy profile; its report.
+absl::StatusOr<RewriteReport> OptimizeDeploy(onnx::ModelProto& model) {
+  RewriteOptions options;
+  options.profile = "deploy";
+  return Optimize(model, options);
+}
+
+// The int and float attributes of `node` as text, by name.
+std::map<std::string, std::string> AttributeTexts(const onnx::NodeProto& node) {
+  std::map<std::string, std::string> texts;
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    texts[attribute.name()] = attribute.type() == onnx::AttributeProto::INT
+                                  ? absl::StrCat(attribute.i())
+                                  : absl::StrCat(attribute.f());
+  }
+  return texts;
+}
+
 // A named replacement node keeps the attributes the pattern leaves unnamed
 // (transB, alpha) and sets its own (transA).
 TEST(RulesTest, NamedReplacementNodeKeepsUnnamedAttributes) {
@@ -867,18 +885,10 @@ g (float[3,2] A, float[4,3] B, float[4] c) => (float[2,4] Y) {
   Y = Gemm<transB = 1, alpha = 2.0>(T, B, c)
 })");
   ASSERT_TRUE(model.ok()) << model.status();
-  RewriteOptions options;
-  options.profile = "deploy";
-  ASSERT_TRUE(Optimize(*model, options).ok());
+  ASSERT_TRUE(OptimizeDeploy(*model).ok());
   ASSERT_EQ(model->graph().node_size(), 1);
-  std::map<std::string, std::string> attributes;
-  for (const onnx::AttributeProto& attribute : model->graph().node(0).attribute()) {
-    attributes[attribute.name()] =
-        attribute.type() == onnx::AttributeProto::INT ? absl::StrCat(attribute.i())
-                                                      : absl::StrCat(attribute.f());
-  }
-  EXPECT_EQ(attributes, (std::map<std::string, std::string>{
-                            {"alpha", "2"}, {"transA", "1"}, {"transB", "1"}}));
+  EXPECT_EQ(AttributeTexts(model->graph().node(0)),
+            (std::map<std::string, std::string>{{"alpha", "2"}, {"transA", "1"}, {"transB", "1"}}));
 }
 
 // The folded Conv: W and B are initializers computed from the BatchNorm's
@@ -886,9 +896,7 @@ g (float[3,2] A, float[4,3] B, float[4] c) => (float[2,4] Y) {
 TEST(RulesTest, ConvBatchNormFoldsIntoInitializers) {
   absl::StatusOr<onnx::ModelProto> model = ParseModelText(kConvBn);
   ASSERT_TRUE(model.ok()) << model.status();
-  RewriteOptions options;
-  options.profile = "deploy";
-  absl::StatusOr<RewriteReport> report = Optimize(*model, options);
+  absl::StatusOr<RewriteReport> report = OptimizeDeploy(*model);
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(model->graph().node_size(), 2) << report->ToText();
   const onnx::NodeProto& conv = model->graph().node(0);
@@ -906,9 +914,7 @@ TEST(RulesTest, ConvBatchNormFoldsIntoInitializers) {
 TEST(RulesTest, PadIntoConvSumsThePads) {
   absl::StatusOr<onnx::ModelProto> model = ParseModelText(kPadConv);
   ASSERT_TRUE(model.ok()) << model.status();
-  RewriteOptions options;
-  options.profile = "deploy";
-  ASSERT_TRUE(Optimize(*model, options).ok());
+  ASSERT_TRUE(OptimizeDeploy(*model).ok());
   ASSERT_EQ(model->graph().node_size(), 2);
   std::vector<int64_t> pads;
   for (const onnx::AttributeProto& attribute : model->graph().node(0).attribute()) {
@@ -923,17 +929,10 @@ TEST(RulesTest, PadIntoConvSumsThePads) {
 TEST(RulesTest, LayerNormalizationTakesTheEpsilon) {
   absl::StatusOr<onnx::ModelProto> model = ParseModelText(kLayerNorm17);
   ASSERT_TRUE(model.ok()) << model.status();
-  RewriteOptions options;
-  options.profile = "deploy";
-  ASSERT_TRUE(Optimize(*model, options).ok());
+  ASSERT_TRUE(OptimizeDeploy(*model).ok());
   ASSERT_EQ(model->graph().node_size(), 2);
-  std::map<std::string, std::string> attributes;
-  for (const onnx::AttributeProto& attribute : model->graph().node(0).attribute()) {
-    attributes[attribute.name()] = attribute.type() == onnx::AttributeProto::INT
-                                       ? absl::StrCat(attribute.i())
-                                       : absl::StrCat(attribute.f());
-  }
-  EXPECT_EQ(attributes, (std::map<std::string, std::string>{{"axis", "-1"}, {"epsilon", "1e-05"}}));
+  EXPECT_EQ(AttributeTexts(model->graph().node(0)),
+            (std::map<std::string, std::string>{{"axis", "-1"}, {"epsilon", "1e-05"}}));
 }
 
 }  // namespace

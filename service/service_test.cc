@@ -506,6 +506,25 @@ grpc::Status StreamModel(v1::OnnxConvert::Stub& stub, const std::string& bytes, 
   return StreamUpload(stub, bytes, target);
 }
 
+// A model call and whether it must be admitted.
+struct AdmissionCase {
+  const char* name;
+  const std::string* model;
+  bool admitted;
+};
+
+// `status` of the call of `c`: ok when admitted, else refused for want of room
+// (RESOURCE_EXHAUSTED) with a retry delay and a message naming `flag`.
+void ExpectAdmission(const AdmissionCase& c, const grpc::Status& status, absl::string_view flag) {
+  if (c.admitted) {
+    EXPECT_TRUE(status.ok()) << c.name << ": " << status.error_message();
+    return;
+  }
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << c.name;
+  EXPECT_TRUE(RetryDelayOf(status).has_value()) << c.name;
+  EXPECT_TRUE(absl::StrContains(status.error_message(), flag)) << status.error_message();
+}
+
 TEST_F(ServiceTest, CallsPastTheMemoryBudgetAreResourceExhaustedWithARetryDelay) {
   const std::string& big = SlowModelBytes();
   const std::string& small = testing::TinyCnnBytes();
@@ -517,28 +536,17 @@ TEST_F(ServiceTest, CallsPastTheMemoryBudgetAreResourceExhaustedWithARetryDelay)
   Start(options);
   SlowCall slow(Stub());
   ASSERT_TRUE(Eventually([&] { return server_->service().inflight_bytes() >= big_charge; }));
-  struct Case {
-    const char* name;
-    const std::string* model;
-    bool admitted;
-  };
-  const Case kCases[] = {
+  const AdmissionCase kCases[] = {
       {"a second big call", &big, false},
       {"a small call", &small, true},
       {"another small call", &small, true},
   };
-  for (const Case& c : kCases) {
+  for (const AdmissionCase& c : kCases) {
     v1::ConvertResponse response;
     grpc::ClientContext context;
     grpc::Status status = Stub()->Convert(&context, Request(*c.model, 13), &response);
-    if (c.admitted) {
-      EXPECT_TRUE(status.ok()) << c.name << ": " << status.error_message();
-      continue;
-    }
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << c.name;
-    EXPECT_EQ(RetryDelayOf(status), absl::Milliseconds(1500)) << c.name;
-    EXPECT_TRUE(absl::StrContains(status.error_message(), "--max_inflight_bytes"))
-        << status.error_message();
+    ExpectAdmission(c, status, "--max_inflight_bytes");
+    if (!c.admitted) EXPECT_EQ(RetryDelayOf(status), absl::Milliseconds(1500)) << c.name;
   }
   EXPECT_EQ(server_->service().rejections("inflight_bytes"), 1);
   EXPECT_TRUE(absl::StrContains(log_.str(), "reason=inflight_bytes")) << log_.str();
@@ -798,26 +806,13 @@ TEST_F(ServiceTest, UploadsPastTheWorkBytesAreResourceExhaustedWithARetryDelay) 
   // Each uploaded byte counts twice (upload and output).
   options.max_work_bytes = 2 * static_cast<int64_t>(small.size()) + 1024;
   Start(options);
-  struct Case {
-    const char* name;
-    const std::string* model;
-    bool admitted;
-  };
-  const Case kCases[] = {
+  const AdmissionCase kCases[] = {
       {"small upload", &small, true},
       {"upload past the budget", &SlowModelBytes(), false},
       {"small upload after the refusal", &small, true},
   };
-  for (const Case& c : kCases) {
-    grpc::Status status = StreamModel(*Stub(), *c.model, 13);
-    if (c.admitted) {
-      EXPECT_TRUE(status.ok()) << c.name << ": " << status.error_message();
-      continue;
-    }
-    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << c.name;
-    EXPECT_TRUE(RetryDelayOf(status).has_value()) << c.name;
-    EXPECT_TRUE(absl::StrContains(status.error_message(), "--max_work_bytes"))
-        << status.error_message();
+  for (const AdmissionCase& c : kCases) {
+    ExpectAdmission(c, StreamModel(*Stub(), *c.model, 13), "--max_work_bytes");
   }
   EXPECT_EQ(server_->service().rejections("work_bytes"), 1);
   EXPECT_TRUE(absl::StrContains(log_.str(), "reason=work_bytes")) << log_.str();

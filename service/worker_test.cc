@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <thread>
 
 #include "absl/synchronization/notification.h"
@@ -9,6 +11,14 @@
 
 namespace onnxconvert::service {
 namespace {
+
+// Work that returns 1 once `release` is notified.
+std::function<absl::StatusOr<int>()> WorkUntil(std::shared_ptr<absl::Notification> release) {
+  return [release] {
+    release->WaitForNotification();
+    return 1;
+  };
+}
 
 TEST(WorkSlotsTest, RefusesPastCapacityAndFreesOnRelease) {
   std::shared_ptr<WorkSlots> slots = WorkSlots::Create(2);
@@ -55,10 +65,7 @@ TEST(RunAbandonableTest, SlotIsFreeOnceTheResultIsBack) {
 TEST(RunAbandonableTest, CancellationReturnsAtOnceWhileTheWorkKeepsItsSlot) {
   std::shared_ptr<WorkSlots> slots = WorkSlots::Create(1);
   auto release = std::make_shared<absl::Notification>();
-  std::function<absl::StatusOr<int>()> work = [release] {
-    release->WaitForNotification();
-    return 1;
-  };
+  std::function<absl::StatusOr<int>()> work = WorkUntil(release);
   std::atomic<bool> cancelled{false};
   WaitLimits limits;
   limits.cancelled = [&cancelled] { return cancelled.load(); };
@@ -79,10 +86,7 @@ TEST(RunAbandonableTest, CancellationReturnsAtOnceWhileTheWorkKeepsItsSlot) {
 TEST(RunAbandonableTest, DeadlineReturnsDeadlineExceeded) {
   std::shared_ptr<WorkSlots> slots = WorkSlots::Create(1);
   auto release = std::make_shared<absl::Notification>();
-  std::function<absl::StatusOr<int>()> work = [release] {
-    release->WaitForNotification();
-    return 1;
-  };
+  std::function<absl::StatusOr<int>()> work = WorkUntil(release);
   WaitLimits limits;
   limits.deadline = absl::Now() + absl::Milliseconds(20);
   absl::Time start = absl::Now();

@@ -1,6 +1,7 @@
 #include "service/testing/test_models.h"
 
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -29,6 +30,18 @@ onnx::ModelProto ModelAt(int64_t opset, int64_t ir_version) {
   return model;
 }
 
+// A node of `graph`: `op` named `name`, from `inputs` to `outputs`.
+onnx::NodeProto* AddNode(onnx::GraphProto& graph, const std::string& op, const std::string& name,
+                         std::initializer_list<std::string> inputs,
+                         std::initializer_list<std::string> outputs) {
+  onnx::NodeProto* node = graph.add_node();
+  node->set_op_type(op);
+  node->set_name(name);
+  for (const std::string& input : inputs) node->add_input(input);
+  for (const std::string& output : outputs) node->add_output(output);
+  return node;
+}
+
 void AddAxes(onnx::NodeProto& node) {
   onnx::AttributeProto* axes = node.add_attribute();
   axes->set_name("axes");
@@ -43,19 +56,11 @@ onnx::ModelProto UnsqueezeChain(int64_t pairs) {
   onnx::GraphProto* graph = model.mutable_graph();
   std::string value = "x";
   for (int64_t i = 0; i < pairs; ++i) {
-    onnx::NodeProto* up = graph->add_node();
-    up->set_op_type("Unsqueeze");
-    up->set_name(absl::StrCat("u", i));
-    up->add_input(value);
-    up->add_output(absl::StrCat("u", i, "_out"));
+    onnx::NodeProto* up =
+        AddNode(*graph, "Unsqueeze", absl::StrCat("u", i), {value}, {absl::StrCat("u", i, "_out")});
     AddAxes(*up);
-    onnx::NodeProto* down = graph->add_node();
-    down->set_op_type("Squeeze");
-    down->set_name(absl::StrCat("s", i));
-    down->add_input(up->output(0));
     value = i + 1 == pairs ? "y" : absl::StrCat("s", i, "_out");
-    down->add_output(value);
-    AddAxes(*down);
+    AddAxes(*AddNode(*graph, "Squeeze", absl::StrCat("s", i), {up->output(0)}, {value}));
   }
   AddFloatValue(graph->mutable_input(), "x", 2);
   AddFloatValue(graph->mutable_output(), "y", 2);
@@ -65,12 +70,7 @@ onnx::ModelProto UnsqueezeChain(int64_t pairs) {
 onnx::ModelProto ExternalDataModel(const std::string& location) {
   onnx::ModelProto model = ModelAt(13, 8);
   onnx::GraphProto* graph = model.mutable_graph();
-  onnx::NodeProto* node = graph->add_node();
-  node->set_op_type("Add");
-  node->set_name("add");
-  node->add_input("X");
-  node->add_input("W");
-  node->add_output("Y");
+  AddNode(*graph, "Add", "add", {"X", "W"}, {"Y"});
   onnx::TensorProto* weight = graph->add_initializer();
   weight->set_name("W");
   weight->set_data_type(onnx::TensorProto::FLOAT);
@@ -90,11 +90,7 @@ onnx::ModelProto ExternalDataModel(const std::string& location) {
 onnx::ModelProto GeluModel() {
   onnx::ModelProto model = ModelAt(20, 9);
   onnx::GraphProto* graph = model.mutable_graph();
-  onnx::NodeProto* node = graph->add_node();
-  node->set_op_type("Gelu");
-  node->set_name("gelu");
-  node->add_input("X");
-  node->add_output("Y");
+  AddNode(*graph, "Gelu", "gelu", {"X"}, {"Y"});
   AddFloatValue(graph->mutable_input(), "X", 2);
   AddFloatValue(graph->mutable_output(), "Y", 2);
   return model;
