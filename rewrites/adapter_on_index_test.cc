@@ -1,6 +1,6 @@
 // One graph-editing API: a version adapter run through ir::GraphIndexRewriter
 // (the rewriter's backend) changes the graph as it does inside a conversion
-// (the converter's StepRewriter). One case per kind of edit: attributes
+// (the converter's ir::NodeRewriter over a step's batch). One case per kind of edit: attributes
 // from constant inputs, nodes inserted before and after with an output
 // detached, a composition of several nodes.
 
