@@ -4,27 +4,6 @@
 
 namespace onnxconvert::converter {
 
-void StepTouches::Touch(const ir::NodeSite& site) {
-  if (touched_log_ != nullptr) touched_log_->insert(site.node);
-  if (site.graph == nullptr) {
-    NeedFull("a node of a function changed");
-    return;
-  }
-  for (const onnx::AttributeProto& attribute : site.node->attribute()) {
-    if (attribute.has_g() || attribute.graphs_size() > 0) {
-      NeedFull("a node with subgraphs changed");
-      return;
-    }
-  }
-  TouchedSite& touched = touched_sites_.emplace_back();
-  touched.site = site;
-  touched.first_name = name_spans_.size();
-  touched.inputs = site.node->input_size();
-  touched.outputs = site.node->output_size();
-  for (const std::string& input : site.node->input()) KeepName(input);
-  for (const std::string& output : site.node->output()) KeepName(output);
-}
-
 void StepTouches::Reserve(size_t more) {
   touched_sites_.reserve(touched_sites_.size() + more);
   name_spans_.reserve(name_spans_.size() + 2 * more);
@@ -37,17 +16,12 @@ void StepTouches::Reserve(size_t more) {
   }
 }
 
-void StepTouches::Finished(const ir::NodeSite& site) {
-  if (early_ == nullptr || FullNeeded() || touched_sites_.empty()) return;
-  TouchedSite& touched = touched_sites_.back();
-  if (touched.site.node != site.node || site.graph != main_) return;
-  // Validated with what was inserted around it, after the step.
-  if (edits_.EditedAround(site)) return;
+void StepTouches::ValidateEarly(TouchedSite& touched) {
   absl::string_view names[kMaxEarlyNames];
   size_t count = static_cast<size_t>(touched.inputs + touched.outputs);
   if (count > kMaxEarlyNames) return;
   for (size_t i = 0; i < count; ++i) names[i] = KeptName(touched.first_name + i);
-  const onnx::NodeProto* node = site.node;
+  const onnx::NodeProto* node = touched.node;
   TouchedGroup group{main_, absl::MakeConstSpan(&node, 1),
                      absl::MakeConstSpan(names, touched.inputs),
                      absl::MakeConstSpan(names + touched.inputs, touched.outputs)};
@@ -99,7 +73,7 @@ void StepTouches::CollectGroups(StepChanges& changes) {
   changes.nodes.reserve(touched_sites_.size());
   for (const TouchedSite& touched : touched_sites_) {
     size_t begin = changes.nodes.size();
-    if (!touched.early) sides += edits_.AppendAround(touched.site, changes.nodes);
+    if (!touched.early) sides += edits_.AppendAround(SiteOf(touched), changes.nodes);
     extents.emplace_back(begin, changes.nodes.size());
   }
   // Views, made once the storage no longer grows (moving a vector keeps
@@ -114,7 +88,7 @@ void StepTouches::CollectGroups(StepChanges& changes) {
     const TouchedSite& touched = touched_sites_[i];
     if (touched.early) continue;
     changes.groups.push_back(
-        {touched.site.graph, nodes.subspan(extents[i].first, extents[i].second - extents[i].first),
+        {touched.graph, nodes.subspan(extents[i].first, extents[i].second - extents[i].first),
          names.subspan(touched.first_name, touched.inputs),
          names.subspan(touched.first_name + touched.inputs, touched.outputs)});
   }
@@ -122,7 +96,7 @@ void StepTouches::CollectGroups(StepChanges& changes) {
   std::vector<const onnx::NodeProto*> removed = edits_.Removed();
   if (!removed.empty()) {
     absl::flat_hash_set<const onnx::NodeProto*> touched;
-    for (const TouchedSite& site : touched_sites_) touched.insert(site.site.node);
+    for (const TouchedSite& site : touched_sites_) touched.insert(site.node);
     for (const onnx::NodeProto* node : removed) {
       if (!touched.contains(node)) changes.needs_full = "a node was removed unnoted";
     }

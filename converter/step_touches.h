@@ -56,7 +56,28 @@ class StepTouches {
 
   // Notes that the step changes `site`'s node (or what is around it), before
   // it does: its inputs and outputs as they are now. Once per node and step.
-  void Touch(const ir::NodeSite& site);
+  void Touch(const ir::NodeSite& site) {
+    if (touched_log_ != nullptr) touched_log_->insert(site.node);
+    if (site.graph == nullptr) {
+      NeedFull("a node of a function changed");
+      return;
+    }
+    for (const onnx::AttributeProto& attribute : site.node->attribute()) {
+      if (attribute.has_g() || attribute.graphs_size() > 0) {
+        NeedFull("a node with subgraphs changed");
+        return;
+      }
+    }
+    TouchedSite& touched = touched_sites_.emplace_back();
+    touched.node = site.node;
+    touched.graph = site.graph;
+    touched.list = site.list;
+    touched.first_name = name_spans_.size();
+    touched.inputs = site.node->input_size();
+    touched.outputs = site.node->output_size();
+    for (const std::string& input : site.node->input()) KeepName(input);
+    for (const std::string& output : site.node->output()) KeepName(output);
+  }
   // Adds every node the step touches to `log` (null: none), as it does.
   void LogTouched(absl::flat_hash_set<const onnx::NodeProto*>* log) { touched_log_ = log; }
   // Makes room for `more` nodes to be touched; once many are, starts
@@ -73,7 +94,14 @@ class StepTouches {
   }
   // Notes that the step is done with `site`'s node: if the node was
   // rewritten in place, it goes to the early validator.
-  void Finished(const ir::NodeSite& site);
+  void Finished(const ir::NodeSite& site) {
+    if (early_ == nullptr || FullNeeded() || touched_sites_.empty()) return;
+    TouchedSite& touched = touched_sites_.back();
+    if (touched.node != site.node || site.graph != main_) return;
+    // Validated with what was inserted around it, after the step.
+    if (edits_.EditedAround(site)) return;
+    ValidateEarly(touched);
+  }
   // Notes that only a validation of the whole model will do, and why.
   void NeedFull(absl::string_view why) {
     if (needs_full_.empty()) needs_full_ = std::string(why);
@@ -88,7 +116,9 @@ class StepTouches {
  private:
   // A node noted by Touch, with its inputs and outputs before the step.
   struct TouchedSite {
-    ir::NodeSite site;
+    onnx::NodeProto* node;
+    onnx::GraphProto* graph;
+    ir::NodeList* list;
     size_t first_name;  // in name_spans_: the inputs, then the outputs
     int inputs;
     int outputs;
@@ -108,6 +138,13 @@ class StepTouches {
   absl::string_view KeptName(size_t i) const {
     return absl::string_view(chars_.data() + name_spans_[i].first, name_spans_[i].second);
   }
+  // The site of `touched`'s node (without its path).
+  static ir::NodeSite SiteOf(const TouchedSite& touched) {
+    return {touched.node, touched.graph, touched.list, {}};
+  }
+  // Hands `touched`'s node, rewritten in place, to the early validator if
+  // its wiring checks.
+  void ValidateEarly(TouchedSite& touched);
   // Why only a validation of the whole model will do, or "".
   std::string NeedsFull() const;
   // Whether NeedsFull() is not "".
