@@ -43,12 +43,12 @@ const onnx::TensorProto* ConstantNodeValue(const onnx::NodeProto& node,
   return nullptr;
 }
 
-const onnx::TensorProto* ConstantTable::Find(const OpIndex& index, const onnx::GraphProto* graph,
+const onnx::TensorProto* ConstantTable::Find(const ir::OpIndex& index, const onnx::GraphProto* graph,
                                              absl::string_view name) {
   return FindAt(index, graph, name, 0);
 }
 
-const onnx::TensorProto* ConstantTable::FindAt(const OpIndex& index,
+const onnx::TensorProto* ConstantTable::FindAt(const ir::OpIndex& index,
                                                const onnx::GraphProto* graph,
                                                absl::string_view name, int depth) {
   for (int level = 0; graph != nullptr && level <= kMaxGraphDepth; ++level) {
@@ -67,7 +67,7 @@ const onnx::TensorProto* ConstantTable::FindAt(const OpIndex& index,
   return nullptr;
 }
 
-const onnx::TensorProto* ConstantTable::Fold(const OpIndex& index, const onnx::GraphProto* graph,
+const onnx::TensorProto* ConstantTable::Fold(const ir::OpIndex& index, const onnx::GraphProto* graph,
                                              Scope& scope, absl::string_view name, int depth) {
   auto entry = scope.foldable.find(name);
   const onnx::NodeProto& node = *entry->second;

@@ -12,7 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "converter/op_index.h"
+#include "ir/op_index.h"
 #include "proto/onnx.pb.h"
 
 namespace onnxconvert::converter {
@@ -36,7 +36,7 @@ class ConstantTable {
  public:
   // The constant `name` as seen from `graph`: its own, or an enclosing
   // graph's (the outer scope).
-  const onnx::TensorProto* Find(const OpIndex& index, const onnx::GraphProto* graph,
+  const onnx::TensorProto* Find(const ir::OpIndex& index, const onnx::GraphProto* graph,
                                 absl::string_view name);
   // The ai.onnx opset the graphs' nodes bind at, for folding; 0 turns
   // folding off (values folded before stay known).
@@ -69,9 +69,9 @@ class ConstantTable {
   Scope& ScopeOf(const onnx::GraphProto* graph);
   void Collect(const onnx::GraphProto& graph, Scope& scope);
   // Folds the node producing `name` in `graph`'s scope, if it can.
-  const onnx::TensorProto* Fold(const OpIndex& index, const onnx::GraphProto* graph,
+  const onnx::TensorProto* Fold(const ir::OpIndex& index, const onnx::GraphProto* graph,
                                 Scope& scope, absl::string_view name, int depth);
-  const onnx::TensorProto* FindAt(const OpIndex& index, const onnx::GraphProto* graph,
+  const onnx::TensorProto* FindAt(const ir::OpIndex& index, const onnx::GraphProto* graph,
                                   absl::string_view name, int depth);
 
   // Node-based: a fold that reaches an enclosing graph adds its scope

@@ -10,14 +10,14 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "converter/incremental_validation.h"
-#include "converter/op_index.h"
 #include "converter/side_by_side.h"
-#include "converter/step_edits.h"
 #include "converter/step_runner.h"
 #include "converter/step_validation.h"
 #include "converter/tracks.h"
 #include "converter/verify.h"
 #include "ir/graph_index.h"
+#include "ir/node_edits.h"
+#include "ir/op_index.h"
 #include "schema/checker.h"
 #include "schema/inference.h"
 
@@ -86,7 +86,7 @@ absl::StatusOr<ConversionReport> ConvertSteps(onnx::ModelProto& converted,
   bool validate = options.validate_each_step && !options.dry_run;
   schema::CheckReport check;
   auto inferred = std::make_unique<TypeTable::Result>(absl::UnknownError("not inferred"));
-  std::optional<OpIndex> index;
+  std::optional<ir::OpIndex> index;
   std::optional<NameGenerator> names;
   RunSideBySide(
       [&] {
@@ -111,13 +111,14 @@ absl::StatusOr<ConversionReport> ConvertSteps(onnx::ModelProto& converted,
     }
     types.Reset(std::move(inferred), /*strict=*/true);
   }
-  StepEdits edits(model.has_graph() ? &model.graph() : nullptr);
+  ir::NodeEdits edits;
+  StepTouches touches(edits, model.has_graph() ? &model.graph() : nullptr);
   ConstantTable constants;
   AddedConstants added;
   IncrementalValidator incremental(converted);
   // The opsets a step converts to, for its early validation.
   Imports imports_after;
-  Retired retired;
+  ir::Retired retired;
   for (const auto& [op, count] : index->others()) report.untouched_ops.emplace_back(op, count);
   for (const Track& track : tracks) {
     int64_t direction = track.target > track.source ? 1 : -1;
@@ -127,17 +128,17 @@ absl::StatusOr<ConversionReport> ConvertSteps(onnx::ModelProto& converted,
       if (options.should_stop && options.should_stop()) return Stopped(track.domain, from, to);
       if (validate && !options.full_validation && types.strict() != nullptr) {
         // The step's rewrites in place are validated while it goes on.
-        ArmEarlyValidation(edits, converted, track.domain, to, *types.strict(), incremental,
+        ArmEarlyValidation(touches, converted, track.domain, to, *types.strict(), incremental,
                            imports_after);
       }
-      StepContext context{*index,       types, *names, edits,          constants,
-                          added,        track.domain, from,  to,    options.dry_run,
-                          options.expand_functions, !options.no_casts, options.should_stop};
+      StepContext context{*index, types, *names, edits, touches, constants, added, track.domain,
+                          from, to, options.dry_run, options.expand_functions,
+                          !options.no_casts, options.should_stop};
       absl::StatusOr<StepReport> step = RunStep(context);
       if (!step.ok()) return step.status();
       if (!options.dry_run) {
         StepChanges changes =
-            ApplyStep(*step, edits, *index, retired, constants, &converted.graph());
+            ApplyStep(*step, touches, edits, *index, retired, constants, &converted.graph());
         SetImportedOpset(*converted.mutable_opset_import(), track.domain, to);
         for (auto& function : *converted.mutable_functions()) {
           SetImportedOpset(*function.mutable_opset_import(), track.domain, to);

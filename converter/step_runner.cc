@@ -12,8 +12,9 @@
 #include "base/status_macros.h"
 #include "converter/adapter_plan.h"
 #include "converter/expand.h"
-#include "converter/step_rewriter.h"
+#include "converter/step_scope.h"
 #include "converter/tracks.h"
+#include "ir/node_rewriter.h"
 #include "ir/text_printer.h"
 #include "schema/checker.h"
 #include "schema/type_strings.h"
@@ -31,7 +32,7 @@ std::string NodeName(const onnx::NodeProto& node) {
 }
 
 absl::Status StepError(absl::StatusCode code, absl::string_view domain, int64_t from, int64_t to,
-                       const NodeSite& site, const OpSchema& schema, absl::string_view reason) {
+                       const ir::NodeSite& site, const OpSchema& schema, absl::string_view reason) {
   return absl::Status(code, absl::StrFormat("%s: %s \xE2\x80\xBA node %s (%s): %s",
                                             StepName(domain, from, to), site.path,
                                             NodeName(*site.node), schema.Label(), reason));
@@ -50,7 +51,7 @@ namespace {
 
 // The adapter context for converting `site`'s node from `current` to `next`
 // through `rewriter`.
-adapters::AdapterContext MakeAdapterContext(const StepContext& step, const NodeSite& site,
+adapters::AdapterContext MakeAdapterContext(const StepContext& step, const ir::NodeSite& site,
                                             const OpSchema& current, const OpSchema& next,
                                             std::vector<adapters::Change>& changes,
                                             ir::Rewriter& rewriter) {
@@ -58,18 +59,18 @@ adapters::AdapterContext MakeAdapterContext(const StepContext& step, const NodeS
 }
 
 // Runs the rewrite `adapter` on `site`'s node through `ctx` (whose rewriter
-// is `rewriter`) and checks that the node then fits the operator version it
+// answers from `scope`) and checks that the node then fits the operator version it
 // binds to at the step's target opset (the rewrite may have replaced the
 // op).
-absl::Status RunRewrite(StepContext& step, const NodeSite& site,
+absl::Status RunRewrite(StepContext& step, const ir::NodeSite& site,
                         const adapters::AdapterEntry& adapter, adapters::AdapterContext& ctx,
-                        const StepRewriter& rewriter, bool check_types) {
+                        const StepScope& scope, bool check_types) {
   std::string old_op = site.node->op_type();
   std::string old_domain = site.node->domain();
   ctx.row = adapter.row;
   absl::Status rewritten = adapter.fn(ctx);
   // What only the whole graph tells decides: the model is converted whole.
-  OC_RETURN_IF_ERROR(rewriter.Unanswered());
+  OC_RETURN_IF_ERROR(scope.Unanswered());
   OC_RETURN_IF_ERROR(rewritten);
   // A node that kept its op binds to the version the step converts to.
   bool same_op = &ctx.from != &ctx.to && site.node->op_type() == old_op &&
@@ -99,17 +100,18 @@ absl::Status RunRewrite(StepContext& step, const NodeSite& site,
 
 // Converts one node of an op that does not exist at the step's target:
 // a registered replacement, else the expansion of its function body.
-absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const OpSchema& current,
+absl::Status ConvertVanishingNode(StepContext& step, const ir::NodeSite& site, const OpSchema& current,
                                   NodeChange& report) {
   const adapters::AdapterEntry* replacement =
       adapters::Rewrites().Find(step.domain, current.name, current.since_version, 0);
   if (replacement != nullptr) {
     report.adapter = replacement->name;
     if (step.dry_run) return absl::OkStatus();
-    StepRewriter rewriter(step, site);
+    StepScope scope(step, site);
+    ir::NodeRewriter rewriter(step.edits, site, scope);
     adapters::AdapterContext ctx =
         MakeAdapterContext(step, site, current, current, report.changes, rewriter);
-    return RunRewrite(step, site, *replacement, ctx, rewriter, /*check_types=*/false);
+    return RunRewrite(step, site, *replacement, ctx, scope, /*check_types=*/false);
   }
   int first = Registry::Get().VersionsOf(step.domain, current.name).front();
   if (current.function_bodies.empty() && current.context_dependent_function_opsets.empty()) {
@@ -124,7 +126,8 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
   }
   report.adapter = absl::StrCat(current.Label(), ": function body expanded");
   if (step.dry_run) return absl::OkStatus();
-  StepRewriter rewriter(step, site);
+  StepScope scope(step, site);
+  ir::NodeRewriter rewriter(step.edits, site, scope);
   OC_ASSIGN_OR_RETURN(
       Expansion expansion,
       ExpandFunctionNode(
@@ -137,7 +140,7 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
         "the expansion needs constants, which a function body cannot hold (not supported yet)");
   }
   for (onnx::TensorProto& tensor : expansion.initializers) {
-    step.edits.AddInitializer(*site.graph, std::move(tensor));
+    step.touches.AddInitializer(*site.graph, std::move(tensor));
   }
   for (onnx::NodeProto& node : expansion.nodes) rewriter.InsertBefore(std::move(node));
   rewriter.RemoveAnchor();
@@ -148,7 +151,7 @@ absl::Status ConvertVanishingNode(StepContext& step, const NodeSite& site, const
 
 // What `site`'s node computes, when it has one output and the constant
 // table can fold it from constants; else null.
-const onnx::TensorProto* FoldedValue(StepContext& step, const NodeSite& site) {
+const onnx::TensorProto* FoldedValue(StepContext& step, const ir::NodeSite& site) {
   const onnx::NodeProto& node = *site.node;
   if (site.graph == nullptr || step.domain != "" || node.output_size() == 0 ||
       node.output(0).empty()) {
@@ -163,7 +166,7 @@ const onnx::TensorProto* FoldedValue(StepContext& step, const NodeSite& site) {
 // Replaces `site`'s node, which its adapter refused without editing the
 // graph, by `value`, what it computes from constants: an initializer that
 // an Identity passes on under the node's output name. Exact at every opset.
-absl::Status ReplaceByFoldedValue(StepContext& step, const NodeSite& site,
+absl::Status ReplaceByFoldedValue(StepContext& step, const ir::NodeSite& site,
                                   const OpSchema& current, const onnx::TensorProto& value,
                                   bool touched, NodeChange& change) {
   change.adapter = absl::StrCat(current.Label(), ": value folded");
@@ -172,10 +175,10 @@ absl::Status ReplaceByFoldedValue(StepContext& step, const NodeSite& site,
         {adapters::ChangeKind::kNodeFolded, "its inputs are constants: replaced by its value"}};
     return absl::OkStatus();
   }
-  if (!touched) step.edits.Touch(site);
+  if (!touched) step.touches.Touch(site);
   onnx::TensorProto tensor = value;
   OC_ASSIGN_OR_RETURN(std::string name,
-                      step.added.Add(site.graph, step.names, step.edits, *site.node,
+                      step.added.Add(site.graph, step.names, step.touches, *site.node,
                                      std::move(tensor), step.order));
   onnx::NodeProto& node = *site.node;
   std::string output = node.output(0);
@@ -219,7 +222,7 @@ bool Restructured(const onnx::NodeProto& before, const onnx::NodeProto& anchor,
 
 // Gives `change` the before and after text of `site`'s node when the step
 // restructured it; `before` is the node as it was.
-void KeepRestructuredText(const StepContext& step, const NodeSite& site,
+void KeepRestructuredText(const StepContext& step, const ir::NodeSite& site,
                           const onnx::NodeProto& before, NodeChange& change) {
   std::vector<const onnx::NodeProto*> now = step.edits.Around(site);
   if (!Restructured(before, *site.node, now)) return;
@@ -255,7 +258,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
   int texts_kept = 0;  // changes given their before and after text
   for (const OpSchema* changed : registry.ChangedAt(step.domain, boundary)) {
     step.order = step.step_rank * kOpRanks + op_rank++;
-    absl::Span<const NodeSite> sites = step.index.NodesOf(step.domain, changed->name);
+    absl::Span<const ir::NodeSite> sites = step.index.NodesOf(step.domain, changed->name);
     if (sites.empty()) continue;
     // The versions on both sides of the step are the same for every node.
     const OpSchema* current = registry.Lookup(step.domain, changed->name, step.from);
@@ -269,7 +272,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     // Every node these versions only rebind is counted, not looked at.
     bool count_only = plan.has_value() && plan->rebinds_only &&
                       !adapters::NegativeAxesMatter(*current, *next);
-    if (!count_only && !step.dry_run) step.edits.Reserve(sites.size());
+    if (!count_only && !step.dry_run) step.touches.Reserve(sites.size());
     // Whether a node of the op may come out restructured, for the report's
     // text: only the op vanishing, a registered rewrite, casts (types
     // that do not widen) or a last axis by Reshape (Squeeze, Unsqueeze)
@@ -277,7 +280,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     const bool may_restructure = next == nullptr || plan->rewrite != nullptr ||
                                  !plan->types_widen || changed->name == "Squeeze" ||
                                  changed->name == "Unsqueeze";
-    for (const NodeSite& site : sites) {
+    for (const ir::NodeSite& site : sites) {
       if (step.should_stop && (++step.polled % kStopPollNodes) == 0 && step.should_stop()) {
         return Stopped(step.domain, step.from, step.to);
       }
@@ -304,23 +307,24 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
       int64_t edits_before = step.edits.edits_made();
       bool touched = false;
       if (next == nullptr) {
-        if (!step.dry_run) step.edits.Touch(site);
+        if (!step.dry_run) step.touches.Touch(site);
         touched = true;
         status = ConvertVanishingNode(step, site, *current, change);
       } else {
-        StepRewriter rewriter(step, site);
+        StepScope scope(step, site);
+        ir::NodeRewriter rewriter(step.edits, site, scope);
         adapters::AdapterContext ctx =
             MakeAdapterContext(step, site, *current, *next, change.changes, rewriter);
         bool replaced = false;  // by a composition of the target's ops
         if (!step.dry_run) {
           adapters::DropDefaultedAttributes(ctx);
           if (adapters::LastAxisByReshapeApplies(ctx)) {
-            step.edits.Touch(site);
+            step.touches.Touch(site);
             touched = replaced = true;
             change.adapter = absl::StrCat(current->Label(), ": last axis by Reshape");
             const adapters::AdapterEntry reshape{adapters::AdapterEntry::kRewrite,
                                                  adapters::LastAxisByReshape, "", change.adapter};
-            status = RunRewrite(step, site, reshape, ctx, rewriter, /*check_types=*/false);
+            status = RunRewrite(step, site, reshape, ctx, scope, /*check_types=*/false);
           } else {
             status = adapters::ResolveNegativeAxes(ctx);
           }
@@ -341,14 +345,14 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
             if (!status.ok() && step.allow_casts && step.dry_run) {
               status = adapters::CastsWouldFit(ctx);
             } else if (!status.ok() && step.allow_casts) {
-              step.edits.Touch(site);
+              step.touches.Touch(site);
               touched = true;
               status = adapters::InsertCasts(ctx);
             }
             if (!status.ok()) break;
             bumped = change.changes.empty();
             if (!step.dry_run && !touched && (!bumped || !validates_alike)) {
-              step.edits.Touch(site);
+              step.touches.Touch(site);
             }
             if (!bumped) {
               change.changes.push_back({adapters::ChangeKind::kVersionBump,
@@ -358,9 +362,9 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
           }
           case adapters::AdapterEntry::kRewrite:
             if (step.dry_run) break;
-            step.edits.Touch(site);
+            step.touches.Touch(site);
             touched = true;
-            status = RunRewrite(step, site, adapter, ctx, rewriter, !plan->types_widen);
+            status = RunRewrite(step, site, adapter, ctx, scope, !plan->types_widen);
             break;
         }
       }
@@ -382,7 +386,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
             (report.nodes.empty() ||
              !SameChange(report.nodes.back(), change, site.path, changed->name));
         if (before && listed) KeepRestructuredText(step, site, *before, change);
-        step.edits.Finished(site);
+        step.touches.Finished(site);
       }
       if (bumped && change.refusal.empty()) {
         CountBump(report, site.path, changed->name, change.from_version, change.to_version);
@@ -401,9 +405,11 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
   return report;
 }
 
-StepChanges ApplyStep(const StepReport& step, StepEdits& edits, OpIndex& index, Retired& retired,
-                      ConstantTable& constants, const onnx::GraphProto* main) {
-  StepChanges changes = edits.Apply(index, retired);
+StepChanges ApplyStep(const StepReport& step, StepTouches& touches, ir::NodeEdits& edits,
+                      ir::OpIndex& index, ir::Retired& retired, ConstantTable& constants,
+                      const onnx::GraphProto* main) {
+  StepChanges changes = touches.Collect();
+  edits.Apply(index, retired);
   // The constants stay known across steps unless a step changed Constant
   // nodes or subgraphs (or inserted nodes it may not say).
   if (ChangesConstants(step, changes)) {

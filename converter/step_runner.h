@@ -1,9 +1,9 @@
 #ifndef ONNX_CONVERT_CONVERTER_STEP_RUNNER_H_
 #define ONNX_CONVERT_CONVERTER_STEP_RUNNER_H_
 
-// Internal to the converter: one opset step over the nodes an OpIndex
+// Internal to the converter: one opset step over the nodes an ir::OpIndex
 // holds (RunStep), what it works with (StepContext), and how its edits are
-// // applied (ApplyStep) and reported (AddStep). ConvertModel runs the steps
+// applied (ApplyStep) and reported (AddStep). ConvertModel runs the steps
 // over a whole model; ConvertBytes over windows of a large graph's nodes.
 
 #include <cstdint>
@@ -23,10 +23,11 @@
 #include "converter/constant_table.h"
 #include "converter/converter.h"
 #include "converter/incremental_validation.h"
-#include "converter/op_index.h"
-#include "converter/step_edits.h"
 #include "converter/step_tables.h"
+#include "converter/step_touches.h"
 #include "ir/graph_index.h"
+#include "ir/node_edits.h"
+#include "ir/op_index.h"
 #include "proto/onnx.pb.h"
 #include "schema/inference.h"
 #include "schema/registry.h"
@@ -35,10 +36,12 @@ namespace onnxconvert::converter {
 
 // What one step works with.
 struct StepContext {
-  OpIndex& index;
+  ir::OpIndex& index;
   const TypeTable& types;
   NameGenerator& names;
-  StepEdits& edits;
+  // The step's edits, applied when it ends, and what it touched.
+  ir::NodeEdits& edits;
+  StepTouches& touches;
   ConstantTable& constants;
   AddedConstants& added;
   absl::string_view domain;  // canonical: "" for ai.onnx
@@ -50,7 +53,7 @@ struct StepContext {
   const std::function<bool()>& should_stop;
   // Whether the graphs hold all their nodes (false for the windows of a
   // large model): else a rewrite that asks whether a value is used fails
-  // (StepRewriter::Unanswered), and the model is converted whole.
+  // (StepScope::Unanswered), and the model is converted whole.
   bool whole_graphs = true;
   int64_t polled = 0;  // nodes seen since the last poll of should_stop
   // The step's rank in the conversion, from 0.
@@ -78,10 +81,11 @@ bool SameChange(const NodeChange& kept, const NodeChange& change, absl::string_v
 // step's target is rebound or rewritten (edits applied by the caller).
 absl::StatusOr<StepReport> RunStep(StepContext& step);
 
-// Applies the edits of `step` to the node lists and brings the constants
-// of `main` up to date.
-StepChanges ApplyStep(const StepReport& step, StepEdits& edits, OpIndex& index, Retired& retired,
-                      ConstantTable& constants, const onnx::GraphProto* main);
+// Applies the edits of `step` to the node lists and `index`, and brings the
+// constants of `main` up to date; returns what the step changed.
+StepChanges ApplyStep(const StepReport& step, StepTouches& touches, ir::NodeEdits& edits,
+                      ir::OpIndex& index, ir::Retired& retired, ConstantTable& constants,
+                      const onnx::GraphProto* main);
 
 // Adds `step` to `report`, counting the nodes it converted (or, in dry
 // runs, refused).

@@ -13,7 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "converter/step_edits.h"
+#include "converter/step_touches.h"
 #include "ir/graph_index.h"
 #include "ir/wire.h"
 #include "proto/onnx.pb.h"
@@ -67,7 +67,7 @@ class TypeTable {
 class AddedConstants {
  public:
   absl::StatusOr<std::string> Add(onnx::GraphProto* graph, NameGenerator& names,
-                                  StepEdits& edits, const onnx::NodeProto& node,
+                                  StepTouches& touches, const onnx::NodeProto& node,
                                   onnx::TensorProto&& value, int64_t order = 0) {
     if (graph == nullptr) {
       return absl::FailedPreconditionError(
@@ -90,7 +90,7 @@ class AddedConstants {
     }
     std::string name = names.FreshName(node.name().empty() ? node.op_type() : node.name());
     value.set_name(name);
-    edits.AddInitializer(*graph, std::move(value));
+    touches.AddInitializer(*graph, std::move(value));
     if (shareable) shared.emplace(key_, Created{name, order});
     orders_.emplace(name, order);
     return name;

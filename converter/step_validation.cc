@@ -10,14 +10,14 @@
 
 namespace onnxconvert::converter {
 
-void ArmEarlyValidation(StepEdits& edits, const onnx::ModelProto& model,
+void ArmEarlyValidation(StepTouches& touches, const onnx::ModelProto& model,
                         absl::string_view domain, int64_t to, schema::InferenceResult& before,
                         IncrementalValidator& incremental, Imports& imports_after) {
   auto main = before.graphs.find(&model.graph());
   if (main == before.graphs.end()) return;
   imports_after = model.opset_import();
   SetImportedOpset(imports_after, domain, to);
-  edits.ArmEarly(
+  touches.ArmEarly(
       [&model, &imports_after, &before] {
         return std::make_unique<EarlyValidator>(model, imports_after, before);
       },
@@ -67,7 +67,7 @@ absl::Status CompareTypes(const onnx::ModelProto& model, const schema::Inference
 // Validates the model after a step: the nodes the step touched when that
 // is enough to show the whole model valid, else the whole model.
 absl::Status ValidateStep(const onnx::ModelProto& model, const StepChanges& changes,
-                          const ConvertOptions& options, const OpIndex& index, TypeTable& types,
+                          const ConvertOptions& options, const ir::OpIndex& index, TypeTable& types,
                           IncrementalValidator& incremental, StepReport& step,
                           bool whole_model_allowed) {
   std::string name = StepName(step.domain, step.from_opset, step.to_opset);

@@ -12,10 +12,10 @@
 #include "absl/strings/string_view.h"
 #include "converter/converter.h"
 #include "converter/incremental_validation.h"
-#include "converter/op_index.h"
-#include "converter/step_edits.h"
 #include "converter/step_tables.h"
+#include "converter/step_touches.h"
 #include "converter/tracks.h"
+#include "ir/op_index.h"
 #include "proto/onnx.pb.h"
 #include "schema/inference.h"
 
@@ -25,7 +25,7 @@ namespace onnxconvert::converter {
 // rewrites in place in `model`'s main graph, against `before`, the strict
 // inference before the step (nothing when it has no types for that graph).
 // `imports_after` holds the step's opsets while it runs.
-void ArmEarlyValidation(StepEdits& edits, const onnx::ModelProto& model,
+void ArmEarlyValidation(StepTouches& touches, const onnx::ModelProto& model,
                         absl::string_view domain, int64_t to, schema::InferenceResult& before,
                         IncrementalValidator& incremental, Imports& imports_after);
 
@@ -41,7 +41,7 @@ absl::StatusOr<schema::InferenceResult> Validate(const onnx::ModelProto& model);
 // the whole model. Without it, a step the touched nodes cannot show valid
 // fails with Unimplemented.
 absl::Status ValidateStep(const onnx::ModelProto& model, const StepChanges& changes,
-                          const ConvertOptions& options, const OpIndex& index, TypeTable& types,
+                          const ConvertOptions& options, const ir::OpIndex& index, TypeTable& types,
                           IncrementalValidator& incremental, StepReport& step,
                           bool whole_model_allowed = true);
 

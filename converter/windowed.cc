@@ -467,15 +467,16 @@ class WindowedConversion {
     *window_.mutable_opset_import() = source_imports_;
     constants_.Clear();
     OC_RETURN_IF_ERROR(ParseWindow(end - begin));
-    std::optional<OpIndex> indexed;
+    std::optional<ir::OpIndex> indexed;
     OC_RETURN_IF_ERROR(ValidateWindow(indexed));
     {
-      OpIndex& index = *indexed;
-      StepEdits edits(graph_);
-      edits.LogTouched(&touched_);
-      Retired retired;
+      ir::OpIndex& index = *indexed;
+      ir::NodeEdits edits;
+      StepTouches touches(edits, graph_);
+      touches.LogTouched(&touched_);
+      ir::Retired retired;
       for (size_t s = 0; s < steps_.size(); ++s) {
-        OC_RETURN_IF_ERROR(RunWindowStep(s, index, edits, retired));
+        OC_RETURN_IF_ERROR(RunWindowStep(s, index, edits, touches, retired));
       }
       for (const onnx::NodeProto* node : touched_) {
         if (!originals_.contains(node)) {
@@ -542,7 +543,7 @@ class WindowedConversion {
   // Checks and infers the window's nodes as they came, as the whole model's
   // check and strict inference would (the check sees the inferred types,
   // which hold to the declared ones), and indexes them by op into `index`.
-  absl::Status ValidateWindow(std::optional<OpIndex>& index) {
+  absl::Status ValidateWindow(std::optional<ir::OpIndex>& index) {
     absl::StatusOr<std::unique_ptr<schema::NodeReinferencer>> reinfer =
         schema::NodeReinferencer::CreateInPlace(window_, *graph_, *result_);
     if (!reinfer.ok()) return NotWindowed(reinfer.status().message());
@@ -560,13 +561,14 @@ class WindowedConversion {
     return absl::OkStatus();
   }
 
-  absl::Status RunWindowStep(size_t s, OpIndex& index, StepEdits& edits, Retired& retired) {
+  absl::Status RunWindowStep(size_t s, ir::OpIndex& index, ir::NodeEdits& edits,
+                             StepTouches& touches, ir::Retired& retired) {
     auto start = std::chrono::steady_clock::now();
     StepParts& parts = steps_[s];
     int64_t from = parts.report.from_opset;
     int64_t to = parts.report.to_opset;
     if (options_.should_stop && options_.should_stop()) return Stopped("", from, to);
-    StepContext context{index, *types_, *names_, edits, constants_, added_, "", from, to,
+    StepContext context{index, *types_, *names_, edits, touches, constants_, added_, "", from, to,
                         false, options_.expand_functions, !options_.no_casts,
                         options_.should_stop};
     context.step_rank = static_cast<int64_t>(s);
@@ -575,7 +577,7 @@ class WindowedConversion {
     absl::StatusOr<StepReport> step = RunStep(context);
     order_ = &no_order_;
     if (!step.ok()) return Windowless(step.status());
-    StepChanges changes = ApplyStep(*step, edits, index, retired, constants_, graph_);
+    StepChanges changes = ApplyStep(*step, touches, edits, index, retired, constants_, graph_);
     for (const onnx::TensorProto* tensor : changes.added) added_names_.push_back(tensor);
     SetImportedOpset(*window_.mutable_opset_import(), "", to);
     if (!step->nodes.empty() || !step->bumps.empty()) {

@@ -1,15 +1,14 @@
 #ifndef ONNX_CONVERT_IR_GRAPH_INDEX_REWRITER_H_
 #define ONNX_CONVERT_IR_GRAPH_INDEX_REWRITER_H_
 
-// ir::Rewriter over a GraphIndex: what a rewrite pass or rule (and a version
-// adapter run outside a conversion) uses to change a graph it has indexed.
-// Inserted nodes and the anchor's removal reach the index at Finish (so
-// that a node inserted may produce what the anchor produces, as the
-// converter's batched edits allow); the node list takes its final order at
-// the index's Commit.
+// The ir::Rewriter (NodeRewriter, ir/node_rewriter.h) bound to a node of a
+// GraphIndex: what a rewrite rule (and a version adapter run outside a
+// conversion) changes an indexed graph through. Edits are batched as the
+// converter's are and reach the index at Finish (so that a node inserted
+// may produce what the anchor produces); the node list takes its final
+// order at the index's Commit.
 
 #include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,12 +17,15 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "ir/graph_index.h"
+#include "ir/node_edits.h"
+#include "ir/node_rewriter.h"
+#include "ir/op_index.h"
 #include "ir/rewriter.h"
 #include "proto/onnx.pb.h"
 
 namespace onnxconvert::ir {
 
-class GraphIndexRewriter : public Rewriter {
+class GraphIndexRewriter final : public Rewriter {
  public:
   // The type of `value` as `graph` (the graph defining it) knows it, or
   // null: what the caller's inference says.
@@ -36,17 +38,29 @@ class GraphIndexRewriter : public Rewriter {
   GraphIndexRewriter(const GraphIndexRewriter&) = delete;
   GraphIndexRewriter& operator=(const GraphIndexRewriter&) = delete;
 
-  onnx::NodeProto& anchor() override;
-  const onnx::TypeProto* TypeOf(absl::string_view value) const override;
-  const onnx::TensorProto* ConstantOf(absl::string_view name) const override;
-  std::optional<bool> ValueUsed(absl::string_view value) const override;
-  std::string FreshName(absl::string_view hint) override;
-  absl::StatusOr<std::string> AddConstant(onnx::TensorProto value) override;
-  onnx::NodeProto* InsertBefore(onnx::NodeProto node) override;
-  onnx::NodeProto* InsertAfter(onnx::NodeProto node) override;
-  std::string DetachOutput(int i) override;
-  void RemoveAnchor() override;
-  void TrackSubgraph(onnx::GraphProto& graph) override;
+  onnx::NodeProto& anchor() override { return *graph_.mutable_node(anchor_); }
+  const onnx::TypeProto* TypeOf(absl::string_view value) const override {
+    return rewriter_.TypeOf(value);
+  }
+  const onnx::TensorProto* ConstantOf(absl::string_view name) const override {
+    return rewriter_.ConstantOf(name);
+  }
+  std::optional<bool> ValueUsed(absl::string_view value) const override {
+    return rewriter_.ValueUsed(value);
+  }
+  std::string FreshName(absl::string_view hint) override { return rewriter_.FreshName(hint); }
+  absl::StatusOr<std::string> AddConstant(onnx::TensorProto value) override {
+    return rewriter_.AddConstant(std::move(value));
+  }
+  onnx::NodeProto* InsertBefore(onnx::NodeProto node) override {
+    return rewriter_.InsertBefore(std::move(node));
+  }
+  onnx::NodeProto* InsertAfter(onnx::NodeProto node) override {
+    return rewriter_.InsertAfter(std::move(node));
+  }
+  std::string DetachOutput(int i) override { return rewriter_.DetachOutput(i); }
+  void RemoveAnchor() override { rewriter_.RemoveAnchor(); }
+  void TrackSubgraph(onnx::GraphProto& graph) override { rewriter_.TrackSubgraph(graph); }
 
   // Applies the rewrite to the index: re-indexes the anchor when it was
   // edited in place (op, inputs, outputs, subgraphs) or removes it, then
@@ -60,6 +74,20 @@ class GraphIndexRewriter : public Rewriter {
   NodeId anchor_id() const { return anchor_; }
 
  private:
+  // What the index knows around the anchor, and its names and constants.
+  class Scope final : public RewriteScope {
+   public:
+    Scope(GraphIndex& graph, TypeLookup types) : graph_(graph), types_(std::move(types)) {}
+    const onnx::TypeProto* TypeOf(absl::string_view value) const override;
+    const onnx::TensorProto* ConstantOf(absl::string_view name) const override;
+    std::optional<bool> ValueUsed(absl::string_view value) const override;
+    std::string FreshName(absl::string_view hint) override;
+    absl::StatusOr<std::string> AddConstant(onnx::TensorProto value) override;
+
+   private:
+    GraphIndex& graph_;
+    TypeLookup types_;
+  };
   // What the index knows of the anchor: compared with the node to see
   // whether it was edited in place.
   struct Indexed {
@@ -69,19 +97,19 @@ class GraphIndexRewriter : public Rewriter {
     std::vector<std::string> outputs;
   };
   static Indexed Snapshot(const onnx::NodeProto& node);
+  // The anchor as a site of the batch.
+  static NodeSite SiteOf(GraphIndex& graph, NodeId anchor);
   // Re-indexes the anchor when it was edited in place since last indexed.
   absl::Status Sync();
 
   GraphIndex& graph_;
   NodeId anchor_;
   const NodeId first_anchor_;  // where nodes inserted after go
-  TypeLookup types_;
+  const NodeSite site_;        // the anchor as first met
   Indexed indexed_;
-  bool subgraphs_changed_ = false;
-  bool removed_ = false;
-  // Nodes inserted before and after the anchor, until Finish.
-  std::vector<std::unique_ptr<onnx::NodeProto>> before_;
-  std::vector<std::unique_ptr<onnx::NodeProto>> after_;
+  NodeEdits edits_;
+  Scope scope_;
+  NodeRewriter rewriter_;
 };
 
 }  // namespace onnxconvert::ir

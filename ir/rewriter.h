@@ -6,18 +6,18 @@
 // anchor), and the edits they make there.
 //
 // A Rewriter is bound to one anchor node of one graph (the main graph, a
-// subgraph, or a function body). Edits may be applied at once or batched
-// until the driver ends its step or pass; either way what a method returns
-// is valid at once (an inserted node may be edited further through the
+// subgraph, or a function body). Edits are batched until the driver ends
+// its step or rewrite; what a method returns is valid at once (an inserted node may be edited further through the
 // pointer returned), and inserted nodes keep their order relative to the
 // anchor. Every method is always callable: where an implementation cannot
 // do something (a function body holds no constants; a window of a large
 // graph cannot tell whether a value is used) the method says so in its
 // result, and the caller fails or takes another way.
 //
-// Implementations: the converter's, over one step's batched edits
-// (converter/step_rewriter.h), and the graph index's, which applies its
-// edits at Finish (ir/graph_index_rewriter.h).
+// One implementation, NodeRewriter (ir/node_rewriter.h), over a batch of
+// node edits (ir/node_edits.h): the converter applies a step's batch when
+// the step ends; a GraphIndex takes a rewrite's batch at its end
+// (ir/graph_index_rewriter.h).
 
 #include <optional>
 #include <string>

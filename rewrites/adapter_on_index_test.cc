@@ -1,8 +1,8 @@
 // One graph-editing API: a version adapter run through ir::GraphIndexRewriter
 // (the rewriter's backend) changes the graph as it does inside a conversion
-// (the converter's StepRewriter). One case per kind of edit: attributes
-// from constant inputs, nodes inserted before and after with an output
-// detached, a composition of several nodes.
+// (ir::NodeRewriter over the converter's step batch). One case per kind of
+// edit: attributes from constant inputs, nodes inserted before and after
+// with an output detached, a composition of several nodes.
 
 #include <string>
 #include <vector>

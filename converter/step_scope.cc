@@ -1,4 +1,4 @@
-#include "converter/step_rewriter.h"
+#include "converter/step_scope.h"
 
 #include <utility>
 
@@ -29,7 +29,7 @@ bool ReadsValue(const onnx::GraphProto& graph, absl::string_view value) {
 
 }  // namespace
 
-const onnx::TypeProto* StepRewriter::TypeOf(absl::string_view value) const {
+const onnx::TypeProto* StepScope::TypeOf(absl::string_view value) const {
   // The anchor's graph, else an enclosing graph (the outer scope).
   const onnx::GraphProto* graph = site_.graph;
   for (int depth = 0; graph != nullptr && depth <= kMaxGraphDepth; ++depth) {
@@ -39,11 +39,11 @@ const onnx::TypeProto* StepRewriter::TypeOf(absl::string_view value) const {
   return nullptr;
 }
 
-const onnx::TensorProto* StepRewriter::ConstantOf(absl::string_view name) const {
+const onnx::TensorProto* StepScope::ConstantOf(absl::string_view name) const {
   return step_.constants.Find(step_.index, site_.graph, name);
 }
 
-std::optional<bool> StepRewriter::ValueUsed(absl::string_view value) const {
+std::optional<bool> StepScope::ValueUsed(absl::string_view value) const {
   if (!step_.whole_graphs) {
     if (!unanswered_.has_value()) unanswered_ = std::string(value);
     return std::nullopt;
@@ -52,40 +52,16 @@ std::optional<bool> StepRewriter::ValueUsed(absl::string_view value) const {
   return ReadsValue(*site_.graph, value);
 }
 
-std::string StepRewriter::FreshName(absl::string_view hint) {
+std::string StepScope::FreshName(absl::string_view hint) {
   return step_.names.FreshName(hint);
 }
 
-absl::StatusOr<std::string> StepRewriter::AddConstant(onnx::TensorProto value) {
-  return step_.added.Add(site_.graph, step_.names, step_.edits, *site_.node, std::move(value),
+absl::StatusOr<std::string> StepScope::AddConstant(onnx::TensorProto value) {
+  return step_.added.Add(site_.graph, step_.names, step_.touches, *site_.node, std::move(value),
                          step_.order);
 }
 
-onnx::NodeProto* StepRewriter::InsertBefore(onnx::NodeProto node) {
-  return step_.edits.InsertBefore(site_, std::move(node));
-}
-
-onnx::NodeProto* StepRewriter::InsertAfter(onnx::NodeProto node) {
-  return step_.edits.InsertAfter(site_, std::move(node));
-}
-
-std::string StepRewriter::DetachOutput(int i) {
-  auto* outputs = site_.node->mutable_output();
-  std::string fresh = step_.names.FreshName(outputs->Get(i));
-  // The old string object stays alive: inferred types view it.
-  outputs->AddAllocated(new std::string(fresh));
-  outputs->SwapElements(i, outputs->size() - 1);
-  step_.edits.Retire(outputs->ReleaseLast());
-  return fresh;
-}
-
-void StepRewriter::RemoveAnchor() { step_.edits.Remove(site_); }
-
-void StepRewriter::TrackSubgraph(onnx::GraphProto& graph) {
-  step_.edits.TrackSubgraph(graph, absl::StrCat(site_.path, "/", graph.name()), site_.graph);
-}
-
-absl::Status StepRewriter::Unanswered() const {
+absl::Status StepScope::Unanswered() const {
   if (!unanswered_.has_value()) return absl::OkStatus();
   // The step's error names the node.
   return absl::UnimplementedError(absl::StrCat(

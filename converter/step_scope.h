@@ -1,8 +1,10 @@
-#ifndef ONNX_CONVERT_CONVERTER_STEP_REWRITER_H_
-#define ONNX_CONVERT_CONVERTER_STEP_REWRITER_H_
+#ifndef ONNX_CONVERT_CONVERTER_STEP_SCOPE_H_
+#define ONNX_CONVERT_CONVERTER_STEP_SCOPE_H_
 
-// Internal to the converter: the ir::Rewriter adapters edit one node through
-// during an opset step, over the step's batched edits.
+// Internal to the converter: what an adapter rewriting one node during an
+// opset step knows around it (the step's types and constants), and where
+// its fresh names and constants come from. Its edits go through an
+// ir::NodeRewriter over the step's ir::NodeEdits.
 
 #include <optional>
 #include <string>
@@ -10,39 +12,32 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "converter/op_index.h"
 #include "converter/step_runner.h"
-#include "ir/rewriter.h"
+#include "ir/node_rewriter.h"
+#include "ir/op_index.h"
 #include "proto/onnx.pb.h"
 
 namespace onnxconvert::converter {
 
-// The rewriter of `site`'s node during `step`: edits are batched in
-// `step.edits` and applied when the step ends; types, constants and fresh
-// names come from the step's tables. `step` and `site` must outlive it.
-class StepRewriter final : public ir::Rewriter {
+// The scope of `site`'s node during `step`: types, constants and fresh
+// names come from the step's tables, constants it adds are shared with
+// those of equal value. `step` must outlive it.
+class StepScope final : public ir::RewriteScope {
  public:
-  StepRewriter(StepContext& step, const NodeSite& site) : step_(step), site_(site) {}
+  StepScope(StepContext& step, const ir::NodeSite& site) : step_(step), site_(site) {}
 
-  StepRewriter(const StepRewriter&) = delete;
-  StepRewriter& operator=(const StepRewriter&) = delete;
+  StepScope(const StepScope&) = delete;
+  StepScope& operator=(const StepScope&) = delete;
 
-  onnx::NodeProto& anchor() override { return *site_.node; }
   const onnx::TypeProto* TypeOf(absl::string_view value) const override;
   const onnx::TensorProto* ConstantOf(absl::string_view name) const override;
   // Nullopt in a function body, and in a window of a large graph (which
   // Unanswered then reports).
   std::optional<bool> ValueUsed(absl::string_view value) const override;
-
   std::string FreshName(absl::string_view hint) override;
   // Shares the constant with those of equal value the step added to the
   // graph; FailedPrecondition in a function body.
   absl::StatusOr<std::string> AddConstant(onnx::TensorProto value) override;
-  onnx::NodeProto* InsertBefore(onnx::NodeProto node) override;
-  onnx::NodeProto* InsertAfter(onnx::NodeProto node) override;
-  std::string DetachOutput(int i) override;
-  void RemoveAnchor() override;
-  void TrackSubgraph(onnx::GraphProto& graph) override;
 
   // Unimplemented, naming the value, when ValueUsed was asked
   // about a value that only the whole graph could tell about (the step runs
@@ -52,7 +47,7 @@ class StepRewriter final : public ir::Rewriter {
 
  private:
   StepContext& step_;
-  const NodeSite& site_;
+  const ir::NodeSite site_;
   // The first value ValueUsed could not tell about for want of the whole
   // graph, or empty.
   mutable std::optional<std::string> unanswered_;
@@ -60,4 +55,4 @@ class StepRewriter final : public ir::Rewriter {
 
 }  // namespace onnxconvert::converter
 
-#endif  // ONNX_CONVERT_CONVERTER_STEP_REWRITER_H_
+#endif  // ONNX_CONVERT_CONVERTER_STEP_SCOPE_H_

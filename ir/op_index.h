@@ -1,7 +1,12 @@
-#ifndef ONNX_CONVERT_CONVERTER_OP_INDEX_H_
-#define ONNX_CONVERT_CONVERTER_OP_INDEX_H_
+#ifndef ONNX_CONVERT_IR_OP_INDEX_H_
+#define ONNX_CONVERT_IR_OP_INDEX_H_
 
-// Internal to the converter: where the nodes of each op are.
+// Where the nodes of each operator are, across a model: the main graph, its
+// subgraphs (with their paths and enclosing graphs) and function bodies.
+// Cheap to build (one pass reading op types, no value names); kept up to
+// date by NodeEdits (ir/node_edits.h). What the converter walks a step's
+// nodes by; GraphIndex (ir/graph_index.h) is the index that also knows
+// producers and consumers.
 
 #include <deque>
 #include <map>
@@ -16,16 +21,15 @@
 #include "base/limits.h"
 #include "base/op_key.h"
 #include "proto/onnx.pb.h"
-#include "schema/registry.h"
 
-namespace onnxconvert::converter {
+namespace onnxconvert::ir {
 
 // How many nodes ahead a walk over a large graph fetches.
 inline constexpr int kIndexLookahead = 8;
 
 using NodeList = google::protobuf::RepeatedPtrField<onnx::NodeProto>;
 
-// A node of ai.onnx somewhere in the model.
+// A node of the model and where it is held.
 struct NodeSite {
   onnx::NodeProto* node;
   onnx::GraphProto* graph;  // null inside functions
@@ -33,15 +37,8 @@ struct NodeSite {
   absl::string_view path;   // of the graph; OpIndex keeps the string
 };
 
-// The mutable object behind `message`, reached without a mutable accessor
-// (which would write has-bits while other threads read the model).
-template <typename T>
-T* Mutable(const T& message) {
-  return const_cast<T*>(&message);
-}
-
-// Every ai.onnx node of the model by op type, collected once and kept up to
-// date as steps insert, replace and remove nodes.
+// Every node of the model's indexed domains by op type, collected once and
+// kept up to date as NodeEdits insert, retype and remove nodes.
 class OpIndex {
  public:
   // Indexes the nodes of `domains` (canonical names); the others are only
@@ -58,11 +55,13 @@ class OpIndex {
     }
   }
 
+  // The nodes of op `op` of `domain` (canonical), in the order indexed.
   absl::Span<const NodeSite> NodesOf(absl::string_view domain, absl::string_view op) const {
     auto it = by_op_.find(OpKey(domain, op));
     if (it == by_op_.end()) return {};
     return it->second;
   }
+  // How many nodes of each op of the domains not indexed ("domain.op").
   const std::map<std::string, int>& others() const { return others_; }
 
   // Adds `site` (and, when `recurse`, the nodes of its subgraphs).
@@ -120,6 +119,13 @@ class OpIndex {
   }
 
  private:
+  // The mutable object behind `message`, reached without a mutable accessor
+  // (which would write has-bits while other threads read the model).
+  template <typename T>
+  static T* Mutable(const T& message) {
+    return const_cast<T*>(&message);
+  }
+
   void AddGraph(onnx::GraphProto& graph, std::string path, int depth) {
     absl::string_view interned = Intern(std::move(path));
     const NodeList& nodes = graph.node();
@@ -168,6 +174,6 @@ inline std::string OpKeyOf(const onnx::NodeProto& node) {
   return OpKey(CanonicalDomain(node.domain()), node.op_type());
 }
 
-}  // namespace onnxconvert::converter
+}  // namespace onnxconvert::ir
 
-#endif  // ONNX_CONVERT_CONVERTER_OP_INDEX_H_
+#endif  // ONNX_CONVERT_IR_OP_INDEX_H_
