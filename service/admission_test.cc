@@ -83,7 +83,9 @@ TEST(ModelBytesTest, DeclaredSizesAreByteCounts) {
   for (const Case& c : kCases) {
     absl::StatusOr<int64_t> bytes = ParseModelBytes(c.value);
     EXPECT_EQ(bytes.ok(), c.bytes.has_value()) << c.value;
-    if (bytes.ok() && c.bytes) EXPECT_EQ(*bytes, *c.bytes) << c.value;
+    if (bytes.ok() && c.bytes) {
+      EXPECT_EQ(*bytes, *c.bytes) << c.value;
+    }
     if (!bytes.ok()) {
       EXPECT_EQ(bytes.status().code(), absl::StatusCode::kInvalidArgument) << c.value;
       EXPECT_NE(bytes.status().message().find(kModelBytesMetadata), std::string::npos)
