@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
+#include "ir/graph_index_test_util.h"
 #include "ir/text_parser.h"
 
 namespace onnxconvert::ir {
@@ -23,20 +24,8 @@ struct Case {
   const char* error = "";  // a piece of Finish's error, or "" for none
 };
 
-onnx::NodeProto Node(const char* name, const char* op, std::vector<std::string> inputs,
-                     std::vector<std::string> outputs) {
-  onnx::NodeProto node;
-  node.set_name(name);
-  node.set_op_type(op);
-  for (const std::string& input : inputs) node.add_input(input);
-  for (const std::string& output : outputs) node.add_output(output);
-  return node;
-}
-
-std::string Describe(const onnx::NodeProto& node) {
-  return absl::StrCat(node.name(), ": ", node.op_type(), "(", absl::StrJoin(node.input(), ", "),
-                      ") -> ", absl::StrJoin(node.output(), ", "));
-}
+using graph_index_testing::Describe;
+using graph_index_testing::Node;
 
 constexpr const char* kChain = R"(g (float[4] X) => (float[4] Y) {
   [a] A = Relu(X)

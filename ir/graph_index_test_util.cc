@@ -28,6 +28,11 @@ onnx::NodeProto Node(absl::string_view name, absl::string_view op,
   return node;
 }
 
+std::string Describe(const onnx::NodeProto& node) {
+  return absl::StrCat(node.name(), ": ", node.op_type(), "(", absl::StrJoin(node.input(), ", "),
+                      ") -> ", absl::StrJoin(node.output(), ", "));
+}
+
 // A graph with `inputs`, float initializers `initializers`, `nodes` and
 // `outputs`.
 onnx::GraphProto Graph(std::vector<std::string> inputs, std::vector<std::string> initializers,

@@ -20,6 +20,9 @@ onnx::NodeProto Node(absl::string_view name, absl::string_view op,
                      std::vector<std::string> inputs, std::vector<std::string> outputs,
                      absl::string_view domain = "");
 
+// "name: Op(inputs) -> outputs", for comparing nodes in test failures.
+std::string Describe(const onnx::NodeProto& node);
+
 // A graph with `inputs`, float initializers `initializers`, `nodes` and
 // `outputs`.
 onnx::GraphProto Graph(std::vector<std::string> inputs, std::vector<std::string> initializers,

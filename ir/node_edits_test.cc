@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "google/protobuf/arena.h"
 #include "gtest/gtest.h"
+#include "ir/graph_index_test_util.h"
 #include "ir/node_rewriter.h"
 #include "ir/op_index.h"
 #include "ir/text_parser.h"
@@ -34,20 +35,8 @@ class TestScope final : public RewriteScope {
   int next_ = 0;
 };
 
-onnx::NodeProto Node(const char* name, const char* op, std::vector<std::string> inputs,
-                     std::vector<std::string> outputs) {
-  onnx::NodeProto node;
-  node.set_name(name);
-  node.set_op_type(op);
-  for (const std::string& input : inputs) node.add_input(input);
-  for (const std::string& output : outputs) node.add_output(output);
-  return node;
-}
-
-std::string Describe(const onnx::NodeProto& node) {
-  return absl::StrCat(node.name(), ": ", node.op_type(), "(", absl::StrJoin(node.input(), ", "),
-                      ") -> ", absl::StrJoin(node.output(), ", "));
-}
+using graph_index_testing::Describe;
+using graph_index_testing::Node;
 
 std::vector<std::string> Describe(const NodeList& nodes) {
   std::vector<std::string> described;
