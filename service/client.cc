@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -354,53 +353,6 @@ absl::StatusOr<v1::StreamResult> Client::ConvertStreamOnce(
         absl::DataLossError(absl::StrCat("server ", target_, ": the stream held no result")));
   }
   return *std::move(result);
-}
-
-absl::Status CopyLocalFile(const std::string& from, const std::string& to) {
-  std::string label = absl::StrCat("copying ", from, " to ", to);
-  int in = open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) return absl::NotFoundError(absl::StrCat(label, ": ", strerror(errno)));
-  int out = open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (out < 0) {
-    int error = errno;
-    close(in);
-    return absl::InternalError(absl::StrCat(label, ": ", strerror(error)));
-  }
-  bool by_kernel = true;
-  std::string buffer;
-  absl::Status status;
-  while (status.ok()) {
-    ssize_t copied = -1;
-    if (by_kernel) {
-      copied = copy_file_range(in, nullptr, out, nullptr, size_t{1} << 30, 0);
-      // Not between these files (an old kernel, another file system):
-      // read and write instead, from where the copy stands.
-      if (copied < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL ||
-                         errno == EOPNOTSUPP)) {
-        by_kernel = false;
-        buffer.resize(size_t{1} << 20);
-        continue;
-      }
-    } else {
-      copied = read(in, buffer.data(), buffer.size());
-      for (ssize_t at = 0; copied > 0 && at < copied;) {
-        ssize_t wrote = write(out, buffer.data() + at, static_cast<size_t>(copied - at));
-        if (wrote < 0 && errno != EINTR) {
-          copied = -1;
-          break;
-        }
-        at += std::max<ssize_t>(wrote, 0);
-      }
-    }
-    if (copied < 0 && errno == EINTR) continue;
-    if (copied < 0) status = absl::InternalError(absl::StrCat(label, ": ", strerror(errno)));
-    if (copied <= 0) break;
-  }
-  close(in);
-  if (close(out) != 0 && status.ok()) {
-    status = absl::InternalError(absl::StrCat(label, ": ", strerror(errno)));
-  }
-  return status;
 }
 
 absl::StatusOr<v1::CapabilitiesResponse> Client::Capabilities() {

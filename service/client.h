@@ -63,12 +63,6 @@ std::shared_ptr<grpc::Channel> CreateChannel(const std::string& target,
 // lost; trying again (later, elsewhere) may succeed.
 bool IsInfrastructureError(const absl::Status& status);
 
-// Writes the file `to` (created or truncated) with the bytes of the local
-// file `from`, copied by the kernel (copy_file_range) where it can: how a
-// stream's client that set client_keeps_identical_data writes an output
-// file the result names `same_as_upload`. Errors name both files.
-absl::Status CopyLocalFile(const std::string& from, const std::string& to);
-
 // A client of an onnx-convert server that returns what the library would:
 // the same structs, so callers format results exactly as a local run does.
 // Errors about the model (INVALID_ARGUMENT, FAILED_PRECONDITION, INTERNAL)
@@ -101,7 +95,7 @@ class Client {
   // chunk of the answer to `sink`. Returns the StreamResult. With the
   // header's client_keeps_identical_data, the files it names
   // `same_as_upload` send no chunks: the caller writes them from its own
-  // (CopyLocalFile).
+  // copy of the upload.
   absl::StatusOr<v1::StreamResult> ConvertStreamed(
       const v1::StreamHeader& header, const std::string& bytes,
       const std::vector<std::pair<std::string, std::string>>& external_files,
