@@ -16,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
@@ -252,7 +253,16 @@ TEST(ServerProcessTest, MetricsOverHttpAndJsonLogLinesWithRequestIds) {
   EXPECT_GE(Sample(refusals, "onnx_convert_grpc_calls_failed_total"), failed_before + 1)
       << refusals;
 
-  // One JSON line per call, each parsed, with its id.
+  // One JSON line per call, each parsed, with its id. The call gRPC refused
+  // ends on the server after its client has the refusal: its line may come
+  // a moment later, so wait for it (up to 30 s) before reading them all.
+  auto json_lines = [&] {
+    std::istringstream text(server.Stderr());
+    int count = 0;
+    for (std::string line; std::getline(text, line);) count += absl::StartsWith(line, "{");
+    return count;
+  };
+  for (int i = 0; i < 3000 && json_lines() < 4; ++i) absl::SleepFor(absl::Milliseconds(10));
   std::vector<google::protobuf::Struct> lines;
   std::istringstream text(server.Stderr());
   for (std::string line; std::getline(text, line);) {

@@ -544,7 +544,9 @@ TEST_F(ServiceTest, CallsPastTheMemoryBudgetAreResourceExhaustedWithARetryDelay)
     grpc::ClientContext context;
     grpc::Status status = Stub()->Convert(&context, Request(*c.model, 13), &response);
     ExpectAdmission(c, status, "--max_inflight_bytes");
-    if (!c.admitted) EXPECT_EQ(RetryDelayOf(status), absl::Milliseconds(1500)) << c.name;
+    if (!c.admitted) {
+      EXPECT_EQ(RetryDelayOf(status), absl::Milliseconds(1500)) << c.name;
+    }
   }
   EXPECT_EQ(server_->service().rejections("inflight_bytes"), 1);
   EXPECT_TRUE(absl::StrContains(log_.str(), "reason=inflight_bytes")) << log_.str();
