@@ -16,6 +16,7 @@
 #include "adapters/adapter_helpers.h"
 #include "adapters/composer.h"
 #include "adapters/compositions.h"
+#include "adapters/families.h"
 #include "adapters/rewrites.h"
 #include "base/status_macros.h"
 
