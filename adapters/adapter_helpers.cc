@@ -9,6 +9,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/enum_words.h"
 #include "schema/inference.h"
 #include "schema/type_strings.h"
 
@@ -180,6 +181,14 @@ onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar) {
   return tensor;
 }
 
+onnx::TensorProto FloatTensor(absl::Span<const float> values, bool scalar) {
+  onnx::TensorProto tensor;
+  tensor.set_data_type(onnx::TensorProto::FLOAT);
+  if (!scalar) tensor.add_dims(static_cast<int64_t>(values.size()));
+  for (float v : values) tensor.add_float_data(v);
+  return tensor;
+}
+
 const onnx::TensorShapeProto* ShapeOf(const AdapterContext& ctx, absl::string_view value) {
   const onnx::TypeProto* type = ctx.rewriter.TypeOf(value);
   if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
@@ -206,23 +215,30 @@ void ReadRaw(const onnx::TensorProto& tensor, std::vector<Out>& out) {
   }
 }
 
+// Appends the values of `tensor`, stored as T in its raw data or else in
+// its typed `field`, to `out`.
+template <typename T, typename Out, typename Field>
+void ReadValues(const onnx::TensorProto& tensor, const Field& field, std::vector<Out>& out) {
+  if (tensor.has_raw_data()) {
+    ReadRaw<T>(tensor, out);
+  } else {
+    out.assign(field.begin(), field.end());
+  }
+}
+
 }  // namespace
 
 std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor) {
   std::vector<int64_t> values;
-  bool raw = tensor.has_raw_data();
   switch (tensor.data_type()) {
     case onnx::TensorProto::INT64:
-      if (raw) ReadRaw<int64_t>(tensor, values);
-      else values.assign(tensor.int64_data().begin(), tensor.int64_data().end());
+      ReadValues<int64_t>(tensor, tensor.int64_data(), values);
       return values;
     case onnx::TensorProto::INT32:
-      if (raw) ReadRaw<int32_t>(tensor, values);
-      else values.assign(tensor.int32_data().begin(), tensor.int32_data().end());
+      ReadValues<int32_t>(tensor, tensor.int32_data(), values);
       return values;
     case onnx::TensorProto::BOOL:
-      if (raw) ReadRaw<uint8_t>(tensor, values);
-      else values.assign(tensor.int32_data().begin(), tensor.int32_data().end());
+      ReadValues<uint8_t>(tensor, tensor.int32_data(), values);
       for (int64_t& v : values) v = v != 0;
       return values;
     default:
@@ -232,15 +248,12 @@ std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor) {
 
 std::optional<std::vector<double>> FloatValues(const onnx::TensorProto& tensor) {
   std::vector<double> values;
-  bool raw = tensor.has_raw_data();
   switch (tensor.data_type()) {
     case onnx::TensorProto::FLOAT:
-      if (raw) ReadRaw<float>(tensor, values);
-      else values.assign(tensor.float_data().begin(), tensor.float_data().end());
+      ReadValues<float>(tensor, tensor.float_data(), values);
       return values;
     case onnx::TensorProto::DOUBLE:
-      if (raw) ReadRaw<double>(tensor, values);
-      else values.assign(tensor.double_data().begin(), tensor.double_data().end());
+      ReadValues<double>(tensor, tensor.double_data(), values);
       return values;
     default:
       return std::nullopt;
@@ -269,23 +282,13 @@ absl::StatusOr<std::string> ScatterIntoConstant(AdapterContext& ctx, onnx::Tenso
 }
 
 std::optional<onnx::TensorProto> ShorthandTensor(const onnx::AttributeProto& attribute) {
-  onnx::TensorProto tensor;
   const std::string& name = attribute.name();
-  if (name == "value_int") {
-    tensor.set_data_type(onnx::TensorProto::INT64);
-    tensor.add_int64_data(attribute.i());
-  } else if (name == "value_ints") {
-    tensor.set_data_type(onnx::TensorProto::INT64);
-    tensor.add_dims(attribute.ints_size());
-    for (int64_t v : attribute.ints()) tensor.add_int64_data(v);
-  } else if (name == "value_float") {
-    tensor.set_data_type(onnx::TensorProto::FLOAT);
-    tensor.add_float_data(attribute.f());
-  } else if (name == "value_floats") {
-    tensor.set_data_type(onnx::TensorProto::FLOAT);
-    tensor.add_dims(attribute.floats_size());
-    for (float v : attribute.floats()) tensor.add_float_data(v);
-  } else if (name == "value_string") {
+  if (name == "value_int") return Int64Tensor({attribute.i()}, /*scalar=*/true);
+  if (name == "value_ints") return Int64Tensor(attribute.ints());
+  if (name == "value_float") return FloatTensor({attribute.f()}, /*scalar=*/true);
+  if (name == "value_floats") return FloatTensor(attribute.floats());
+  onnx::TensorProto tensor;
+  if (name == "value_string") {
     tensor.set_data_type(onnx::TensorProto::STRING);
     tensor.add_string_data(attribute.s());
   } else if (name == "value_strings") {
@@ -314,15 +317,10 @@ static_assert(std::size(kChangeKindNames) == static_cast<size_t>(kLastChangeKind
 
 }  // namespace
 
-absl::string_view ChangeKindName(ChangeKind kind) {
-  return kChangeKindNames[static_cast<int>(kind)];
-}
+absl::string_view ChangeKindName(ChangeKind kind) { return EnumWord(kChangeKindNames, kind); }
 
 std::optional<ChangeKind> ParseChangeKind(absl::string_view word) {
-  for (size_t i = 0; i < std::size(kChangeKindNames); ++i) {
-    if (kChangeKindNames[i] == word) return static_cast<ChangeKind>(i);
-  }
-  return std::nullopt;
+  return ParseEnumWord<ChangeKind>(kChangeKindNames, word);
 }
 
 }  // namespace onnxconvert::adapters
