@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <iterator>
 #include <utility>
 #include <vector>
@@ -226,38 +227,47 @@ void ReadValues(const onnx::TensorProto& tensor, const Field& field, std::vector
   }
 }
 
-}  // namespace
-
-std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor) {
-  std::vector<int64_t> values;
+// The values of `tensor`, read as Out, when its element type is one of
+// `types` (of int64, int32, bool, float and double), or nullopt.
+template <typename Out>
+std::optional<std::vector<Out>> NumbersOf(const onnx::TensorProto& tensor,
+                                          std::initializer_list<int32_t> types) {
+  if (std::find(types.begin(), types.end(), tensor.data_type()) == types.end()) {
+    return std::nullopt;
+  }
+  std::vector<Out> values;
   switch (tensor.data_type()) {
     case onnx::TensorProto::INT64:
       ReadValues<int64_t>(tensor, tensor.int64_data(), values);
-      return values;
+      break;
     case onnx::TensorProto::INT32:
       ReadValues<int32_t>(tensor, tensor.int32_data(), values);
-      return values;
+      break;
     case onnx::TensorProto::BOOL:
       ReadValues<uint8_t>(tensor, tensor.int32_data(), values);
-      for (int64_t& v : values) v = v != 0;
-      return values;
+      for (Out& v : values) v = v != 0;
+      break;
+    case onnx::TensorProto::FLOAT:
+      ReadValues<float>(tensor, tensor.float_data(), values);
+      break;
+    case onnx::TensorProto::DOUBLE:
+      ReadValues<double>(tensor, tensor.double_data(), values);
+      break;
     default:
       return std::nullopt;
   }
+  return values;
+}
+
+}  // namespace
+
+std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor) {
+  return NumbersOf<int64_t>(
+      tensor, {onnx::TensorProto::INT64, onnx::TensorProto::INT32, onnx::TensorProto::BOOL});
 }
 
 std::optional<std::vector<double>> FloatValues(const onnx::TensorProto& tensor) {
-  std::vector<double> values;
-  switch (tensor.data_type()) {
-    case onnx::TensorProto::FLOAT:
-      ReadValues<float>(tensor, tensor.float_data(), values);
-      return values;
-    case onnx::TensorProto::DOUBLE:
-      ReadValues<double>(tensor, tensor.double_data(), values);
-      return values;
-    default:
-      return std::nullopt;
-  }
+  return NumbersOf<double>(tensor, {onnx::TensorProto::FLOAT, onnx::TensorProto::DOUBLE});
 }
 
 absl::StatusOr<std::string> ScatterIntoConstant(AdapterContext& ctx, onnx::TensorProto base,
