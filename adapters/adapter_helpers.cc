@@ -174,20 +174,28 @@ void SetStringAttribute(onnx::NodeProto& node, absl::string_view name, absl::str
   attribute->set_s(std::string(value));
 }
 
-onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar) {
+namespace {
+
+// A tensor of element type `type` (1-D, or a scalar when `scalar`) holding
+// `values`, each added with `add`.
+template <typename T>
+onnx::TensorProto TensorOf(int32_t type, absl::Span<const T> values, bool scalar,
+                           void (onnx::TensorProto::*add)(T)) {
   onnx::TensorProto tensor;
-  tensor.set_data_type(onnx::TensorProto::INT64);
+  tensor.set_data_type(type);
   if (!scalar) tensor.add_dims(static_cast<int64_t>(values.size()));
-  for (int64_t v : values) tensor.add_int64_data(v);
+  for (T v : values) (tensor.*add)(v);
   return tensor;
 }
 
+}  // namespace
+
+onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar) {
+  return TensorOf(onnx::TensorProto::INT64, values, scalar, &onnx::TensorProto::add_int64_data);
+}
+
 onnx::TensorProto FloatTensor(absl::Span<const float> values, bool scalar) {
-  onnx::TensorProto tensor;
-  tensor.set_data_type(onnx::TensorProto::FLOAT);
-  if (!scalar) tensor.add_dims(static_cast<int64_t>(values.size()));
-  for (float v : values) tensor.add_float_data(v);
-  return tensor;
+  return TensorOf(onnx::TensorProto::FLOAT, values, scalar, &onnx::TensorProto::add_float_data);
 }
 
 const onnx::TensorShapeProto* ShapeOf(const AdapterContext& ctx, absl::string_view value) {
