@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <iterator>
 #include <utility>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/enum_words.h"
 #include "schema/inference.h"
 #include "schema/type_strings.h"
 
@@ -172,12 +174,28 @@ void SetStringAttribute(onnx::NodeProto& node, absl::string_view name, absl::str
   attribute->set_s(std::string(value));
 }
 
-onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar) {
+namespace {
+
+// A tensor of element type `type` (1-D, or a scalar when `scalar`) holding
+// `values`, each added with `add`.
+template <typename T>
+onnx::TensorProto TensorOf(int32_t type, absl::Span<const T> values, bool scalar,
+                           void (onnx::TensorProto::*add)(T)) {
   onnx::TensorProto tensor;
-  tensor.set_data_type(onnx::TensorProto::INT64);
+  tensor.set_data_type(type);
   if (!scalar) tensor.add_dims(static_cast<int64_t>(values.size()));
-  for (int64_t v : values) tensor.add_int64_data(v);
+  for (T v : values) (tensor.*add)(v);
   return tensor;
+}
+
+}  // namespace
+
+onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar) {
+  return TensorOf(onnx::TensorProto::INT64, values, scalar, &onnx::TensorProto::add_int64_data);
+}
+
+onnx::TensorProto FloatTensor(absl::Span<const float> values, bool scalar) {
+  return TensorOf(onnx::TensorProto::FLOAT, values, scalar, &onnx::TensorProto::add_float_data);
 }
 
 const onnx::TensorShapeProto* ShapeOf(const AdapterContext& ctx, absl::string_view value) {
@@ -206,45 +224,58 @@ void ReadRaw(const onnx::TensorProto& tensor, std::vector<Out>& out) {
   }
 }
 
-}  // namespace
-
-std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor) {
-  std::vector<int64_t> values;
-  bool raw = tensor.has_raw_data();
-  switch (tensor.data_type()) {
-    case onnx::TensorProto::INT64:
-      if (raw) ReadRaw<int64_t>(tensor, values);
-      else values.assign(tensor.int64_data().begin(), tensor.int64_data().end());
-      return values;
-    case onnx::TensorProto::INT32:
-      if (raw) ReadRaw<int32_t>(tensor, values);
-      else values.assign(tensor.int32_data().begin(), tensor.int32_data().end());
-      return values;
-    case onnx::TensorProto::BOOL:
-      if (raw) ReadRaw<uint8_t>(tensor, values);
-      else values.assign(tensor.int32_data().begin(), tensor.int32_data().end());
-      for (int64_t& v : values) v = v != 0;
-      return values;
-    default:
-      return std::nullopt;
+// Appends the values of `tensor`, stored as T in its raw data or else in
+// its typed `field`, to `out`.
+template <typename T, typename Out, typename Field>
+void ReadValues(const onnx::TensorProto& tensor, const Field& field, std::vector<Out>& out) {
+  if (tensor.has_raw_data()) {
+    ReadRaw<T>(tensor, out);
+  } else {
+    out.assign(field.begin(), field.end());
   }
 }
 
-std::optional<std::vector<double>> FloatValues(const onnx::TensorProto& tensor) {
-  std::vector<double> values;
-  bool raw = tensor.has_raw_data();
+// The values of `tensor`, read as Out, when its element type is one of
+// `types` (of int64, int32, bool, float and double), or nullopt.
+template <typename Out>
+std::optional<std::vector<Out>> NumbersOf(const onnx::TensorProto& tensor,
+                                          std::initializer_list<int32_t> types) {
+  if (std::find(types.begin(), types.end(), tensor.data_type()) == types.end()) {
+    return std::nullopt;
+  }
+  std::vector<Out> values;
   switch (tensor.data_type()) {
+    case onnx::TensorProto::INT64:
+      ReadValues<int64_t>(tensor, tensor.int64_data(), values);
+      break;
+    case onnx::TensorProto::INT32:
+      ReadValues<int32_t>(tensor, tensor.int32_data(), values);
+      break;
+    case onnx::TensorProto::BOOL:
+      ReadValues<uint8_t>(tensor, tensor.int32_data(), values);
+      for (Out& v : values) v = v != 0;
+      break;
     case onnx::TensorProto::FLOAT:
-      if (raw) ReadRaw<float>(tensor, values);
-      else values.assign(tensor.float_data().begin(), tensor.float_data().end());
-      return values;
+      ReadValues<float>(tensor, tensor.float_data(), values);
+      break;
     case onnx::TensorProto::DOUBLE:
-      if (raw) ReadRaw<double>(tensor, values);
-      else values.assign(tensor.double_data().begin(), tensor.double_data().end());
-      return values;
+      ReadValues<double>(tensor, tensor.double_data(), values);
+      break;
     default:
       return std::nullopt;
   }
+  return values;
+}
+
+}  // namespace
+
+std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor) {
+  return NumbersOf<int64_t>(
+      tensor, {onnx::TensorProto::INT64, onnx::TensorProto::INT32, onnx::TensorProto::BOOL});
+}
+
+std::optional<std::vector<double>> FloatValues(const onnx::TensorProto& tensor) {
+  return NumbersOf<double>(tensor, {onnx::TensorProto::FLOAT, onnx::TensorProto::DOUBLE});
 }
 
 absl::StatusOr<std::string> ScatterIntoConstant(AdapterContext& ctx, onnx::TensorProto base,
@@ -269,23 +300,13 @@ absl::StatusOr<std::string> ScatterIntoConstant(AdapterContext& ctx, onnx::Tenso
 }
 
 std::optional<onnx::TensorProto> ShorthandTensor(const onnx::AttributeProto& attribute) {
-  onnx::TensorProto tensor;
   const std::string& name = attribute.name();
-  if (name == "value_int") {
-    tensor.set_data_type(onnx::TensorProto::INT64);
-    tensor.add_int64_data(attribute.i());
-  } else if (name == "value_ints") {
-    tensor.set_data_type(onnx::TensorProto::INT64);
-    tensor.add_dims(attribute.ints_size());
-    for (int64_t v : attribute.ints()) tensor.add_int64_data(v);
-  } else if (name == "value_float") {
-    tensor.set_data_type(onnx::TensorProto::FLOAT);
-    tensor.add_float_data(attribute.f());
-  } else if (name == "value_floats") {
-    tensor.set_data_type(onnx::TensorProto::FLOAT);
-    tensor.add_dims(attribute.floats_size());
-    for (float v : attribute.floats()) tensor.add_float_data(v);
-  } else if (name == "value_string") {
+  if (name == "value_int") return Int64Tensor({attribute.i()}, /*scalar=*/true);
+  if (name == "value_ints") return Int64Tensor(attribute.ints());
+  if (name == "value_float") return FloatTensor({attribute.f()}, /*scalar=*/true);
+  if (name == "value_floats") return FloatTensor(attribute.floats());
+  onnx::TensorProto tensor;
+  if (name == "value_string") {
     tensor.set_data_type(onnx::TensorProto::STRING);
     tensor.add_string_data(attribute.s());
   } else if (name == "value_strings") {
@@ -314,15 +335,10 @@ static_assert(std::size(kChangeKindNames) == static_cast<size_t>(kLastChangeKind
 
 }  // namespace
 
-absl::string_view ChangeKindName(ChangeKind kind) {
-  return kChangeKindNames[static_cast<int>(kind)];
-}
+absl::string_view ChangeKindName(ChangeKind kind) { return EnumWord(kChangeKindNames, kind); }
 
 std::optional<ChangeKind> ParseChangeKind(absl::string_view word) {
-  for (size_t i = 0; i < std::size(kChangeKindNames); ++i) {
-    if (kChangeKindNames[i] == word) return static_cast<ChangeKind>(i);
-  }
-  return std::nullopt;
+  return ParseEnumWord<ChangeKind>(kChangeKindNames, word);
 }
 
 }  // namespace onnxconvert::adapters

@@ -56,6 +56,9 @@ void SetStringAttribute(onnx::NodeProto& node, absl::string_view name, absl::str
 // An int64 tensor (1-D, or a scalar when `scalar`) holding `values`.
 onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar = false);
 
+// A float tensor (1-D, or a scalar when `scalar`) holding `values`.
+onnx::TensorProto FloatTensor(absl::Span<const float> values, bool scalar = false);
+
 // The values of an integer constant (int64, int32 or bool, raw or typed), or
 // nullopt for other element types.
 std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor);

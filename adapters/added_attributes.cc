@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter_helpers.h"
 #include "adapters/compositions.h"
+#include "adapters/families.h"
 #include "adapters/rewrites.h"
 #include "base/status_macros.h"
 
@@ -120,6 +121,8 @@ absl::Status RefuseAddedValues(AdapterContext& ctx) {
 constexpr std::pair<const char*, const char*> kGridSampleModes[] = {
     {"bilinear", "linear"}, {"bicubic", "cubic"}, {"nearest", "nearest"}};
 
+}  // namespace
+
 absl::Status GridSampleModes(AdapterContext& ctx) {
   bool down = ctx.to.since_version < ctx.from.since_version;
   if (down) {
@@ -162,10 +165,6 @@ absl::Status ConstantShorthandToValue(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-namespace {
-
 // RoiAlign-16 added coordinate_transformation_mode, defaulting to
 // half_pixel (sample points shifted by -0.5); the earlier versions do what
 // output_half_pixel does (no shift). Up: that is written out; down: only
@@ -194,8 +193,6 @@ absl::Status RoiAlignPixelMode(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
 void RegisterAddedAttributeAdapters(RewriteTable& table) {
   absl::flat_hash_set<std::string> registered;
   for (const AddedAttribute& row : kAddedAttributes) {
@@ -207,11 +204,6 @@ void RegisterAddedAttributeAdapters(RewriteTable& table) {
     table.Register("", row.op, row.newer, row.older, RefuseAddedValues,
                    absl::StrCat("no ", row.attribute, " '", row.value, "'"));
   }
-  table.Register("", "GridSample", 20, 16, GridSampleModes, "mode names");
-  table.Register("", "GridSample", 16, 20, GridSampleModes, "mode names");
-  table.Register("", "Constant", 12, 11, ConstantShorthandToValue, "value_* to value");
-  table.Register("", "RoiAlign", 10, 16, RoiAlignPixelMode, "output_half_pixel written out");
-  table.Register("", "RoiAlign", 16, 10, RoiAlignPixelMode, "output_half_pixel only");
 }
 
 }  // namespace onnxconvert::adapters

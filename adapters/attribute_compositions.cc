@@ -21,7 +21,6 @@
 #include "adapters/adapter_helpers.h"
 #include "adapters/composer.h"
 #include "adapters/compositions.h"
-#include "adapters/rewrites.h"
 #include "base/status_macros.h"
 
 namespace onnxconvert::adapters {
@@ -541,25 +540,6 @@ absl::Status BlockedQuantization(AdapterContext& ctx) {
                                       quantize ? "Div, Round, Add, Clip, Cast" : "Cast, Sub, Mul",
                                       ", the scale and zero point repeated over each block")});
   return absl::OkStatus();
-}
-
-namespace {
-
-constexpr RewriteRow kAttributeCompositions[] = {
-    {"DepthToSpace", 11, 1, DepthToSpaceCrd, "CRD by Reshape and Transpose"},
-    {"MaxPool", 8, 1, MaxPoolWithoutIndices, "no Indices output"},
-    {"QuantizeLinear", 21, 19, BlockedQuantization, "blocks as arithmetic"},
-    {"DequantizeLinear", 21, 19, BlockedQuantization, "blocks as arithmetic"},
-    {"ScatterND", 16, 13, ScatterReductionByGather, "reductions over distinct indices"},
-    {"ScatterND", 18, 16, ScatterReductionByGather, "max/min over distinct indices"},
-    {"ScatterElements", 16, 13, ScatterReductionByGather, "reductions over distinct indices"},
-    {"ScatterElements", 18, 16, ScatterReductionByGather, "max/min over distinct indices"},
-};
-
-}  // namespace
-
-void RegisterAttributeCompositionAdapters(RewriteTable& table) {
-  RegisterRows(table, "", kAttributeCompositions);
 }
 
 }  // namespace onnxconvert::adapters

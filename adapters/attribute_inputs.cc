@@ -16,6 +16,7 @@
 #include "adapters/adapter_helpers.h"
 #include "adapters/composer.h"
 #include "adapters/compositions.h"
+#include "adapters/families.h"
 #include "adapters/rewrites.h"
 #include "base/status_macros.h"
 
@@ -103,27 +104,19 @@ absl::Status AsTensor(AdapterContext& ctx, const onnx::AttributeProto& a, Form f
                       onnx::TensorProto& value) {
   switch (form) {
     case Form::kInts:
-      value.set_data_type(onnx::TensorProto::INT64);
-      value.add_dims(a.ints_size());
-      for (int64_t v : a.ints()) value.add_int64_data(v);
+      value = Int64Tensor(a.ints());
       return absl::OkStatus();
     case Form::kIntScalar:
-      value.set_data_type(onnx::TensorProto::INT64);
-      value.add_int64_data(a.i());
+      value = Int64Tensor({a.i()}, /*scalar=*/true);
       return absl::OkStatus();
     case Form::kIntVector:
-      value.set_data_type(onnx::TensorProto::INT64);
-      value.add_dims(1);
-      value.add_int64_data(a.i());
+      value = Int64Tensor({a.i()});
       return absl::OkStatus();
     case Form::kFloatScalar:
-      value.set_data_type(onnx::TensorProto::FLOAT);
-      value.add_float_data(a.f());
+      value = FloatTensor({a.f()}, /*scalar=*/true);
       return absl::OkStatus();
     case Form::kFloats:
-      value.set_data_type(onnx::TensorProto::FLOAT);
-      value.add_dims(a.floats_size());
-      for (float v : a.floats()) value.add_float_data(v);
+      value = FloatTensor(a.floats());
       return absl::OkStatus();
     case Form::kLikeInput0: {
       const onnx::TypeProto* type = ctx.rewriter.TypeOf(ctx.node.input(0));

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter_helpers.h"
 #include "adapters/compositions.h"
+#include "adapters/families.h"
 #include "adapters/rewrites.h"
 
 namespace onnxconvert::adapters {
@@ -72,6 +73,8 @@ absl::Status NumpyToLegacy(AdapterContext& ctx) {
       "'s legacy broadcasting cannot express"));
 }
 
+}  // namespace
+
 // Gemm 7 always broadcasts C; Gemm 6 does with broadcast = 1.
 absl::Status GemmLegacyToNumpy(AdapterContext& ctx) {
   if (FindAttribute(ctx.node, "broadcast") != nullptr) {
@@ -88,6 +91,8 @@ absl::Status GemmNumpyToLegacy(AdapterContext& ctx) {
   ctx.changes.push_back({ChangeKind::kAttributeSet, "broadcast = 1 (C may broadcast)"});
   return absl::OkStatus();
 }
+
+namespace {
 
 // (op, legacy since_version, numpy since_version).
 struct BroadcastOp {
@@ -125,15 +130,10 @@ absl::Status VariadicSameShapes(AdapterContext& ctx) {
 }
 
 void RegisterBroadcastAdapters(RewriteTable& table) {
-  for (const char* op : {"Max", "Min", "Sum", "Mean"}) {
-    table.Register("", op, 8, 6, VariadicSameShapes, "same-shape inputs only");
-  }
   for (const BroadcastOp& op : kBroadcastOps) {
     table.Register("", op.op, op.legacy, op.numpy, LegacyToNumpy, "legacy to numpy broadcasting");
     table.Register("", op.op, op.numpy, op.legacy, NumpyToLegacy, "numpy to legacy broadcasting");
   }
-  table.Register("", "Gemm", 6, 7, GemmLegacyToNumpy, "C broadcast attribute dropped");
-  table.Register("", "Gemm", 7, 6, GemmNumpyToLegacy, "C broadcast attribute set");
 }
 
 }  // namespace onnxconvert::adapters

@@ -1,6 +1,6 @@
 // Ops that did not exist yet at the target version but are compositions of
 // older ones: ConstantOfShape below 9, Equal on floats below 11, Shrink
-// below 9 (registered by RegisterCompositionAdapters).
+// below 9 (registered in registry.cc).
 
 #include "adapters/compositions.h"
 
@@ -19,7 +19,7 @@
 #include "adapters/composer.h"
 #include "adapters/compositions.h"
 #include "adapters/compositions_internal.h"
-#include "adapters/rewrites.h"
+#include "adapters/families.h"
 #include "base/status_macros.h"
 
 namespace onnxconvert::adapters {
@@ -64,6 +64,8 @@ TensorProto Filled(const TensorProto& value, absl::Span<const int64_t> dims, int
   }
   return filled;
 }
+
+}  // namespace
 
 // ConstantOfShape-9 below 9: an Identity of a constant when the shape is a
 // constant, else the value tiled to the shape (Tile-6), reshaped first to
@@ -131,6 +133,8 @@ absl::Status ConstantOfShapeBelow9(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+namespace {
+
 // A 0-D tensor of `elem` (float16, float or double) holding `value`.
 TensorProto FloatScalar(int32_t elem, double value) {
   TensorProto tensor;
@@ -144,6 +148,8 @@ TensorProto FloatScalar(int32_t elem, double value) {
   }
   return tensor;
 }
+
+}  // namespace
 
 // Equal-11+ on floats below 11 (Equal-7 compares bool and integers only):
 // neither less nor greater, and neither side NaN (v is not NaN when
@@ -174,6 +180,8 @@ absl::Status EqualOnFloats(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+namespace {
+
 // A float of `elem` (float or double) holding `value`, 0-D.
 TensorProto TypedScalar(int32_t elem, double value) {
   TensorProto tensor;
@@ -184,6 +192,8 @@ TensorProto TypedScalar(int32_t elem, double value) {
     tensor.add_float_data(static_cast<float>(value));
   return tensor;
 }
+
+}  // namespace
 
 // Shrink-9 below 9 (its body needs Where-9): with l = lambd and b = bias,
 // max(x, l) + min(x, -l) + (l - b) * ([x > l] - [x < -l]), which is
@@ -244,15 +254,5 @@ absl::Status ShrinkBelow9(AdapterContext& ctx) {
   ctx.changes.push_back({kNanChanged, "a NaN in x gives NaN, where Shrink-9 gives 0"});
   return absl::OkStatus();
 }
-
-constexpr RewriteRow kCompositions[] = {
-    {"Shrink", 9, 0, ShrinkBelow9, "two Clips and the jump at the edges"},
-    {"ConstantOfShape", 9, 0, ConstantOfShapeBelow9, "a constant, or the value tiled"},
-    {"Equal", 11, 7, EqualOnFloats, "floats compared through Less and Greater"},
-};
-
-}  // namespace
-
-void RegisterCompositionAdapters(RewriteTable& table) { RegisterRows(table, "", kCompositions); }
 
 }  // namespace onnxconvert::adapters

@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter_helpers.h"
-#include "adapters/rewrites.h"
+#include "adapters/families.h"
 #include "google/protobuf/arena.h"
 
 namespace onnxconvert::adapters {
@@ -22,6 +22,8 @@ onnx::GraphProto* BodyOf(onnx::NodeProto& node) {
   }
   return nullptr;
 }
+
+}  // namespace
 
 // Gives Loop body inputs 0 (int64 iteration) and 1 (bool condition) a
 // scalar type where the body leaves them untyped or unshaped.
@@ -39,6 +41,8 @@ absl::Status LoopScalarCounters(AdapterContext& ctx) {
   }
   return absl::OkStatus();
 }
+
+namespace {
 
 int64_t IntAttributeOr(const onnx::NodeProto& node, absl::string_view name, int64_t fallback) {
   const onnx::AttributeProto* attribute = FindAttribute(node, name);
@@ -62,6 +66,8 @@ onnx::TypeProto Stacked(const onnx::TypeProto& type) {
   for (int i = shape->dim_size() - 1; i > 0; --i) shape->mutable_dim()->SwapElements(i, i - 1);
   return stacked;
 }
+
+}  // namespace
 
 // Scan-8 (a batch axis first, then the scan axis) -> an outer Scan-9 over
 // the batch whose body runs the inner, batch-free Scan-9 on one batch
@@ -211,16 +217,5 @@ absl::Status IfBranchesOfOneShape(AdapterContext& ctx) {
   }
   return absl::OkStatus();
 }
-
-constexpr RewriteRow kControlFlowAdapters[] = {
-    {"If", 11, 1, IfBranchesOfOneShape, "branches of one shape"},
-    {"Loop", 11, 1, LoopScalarCounters, "body counters typed as scalars"},
-    {"Scan", 8, 9, ScanBatchToOuterScan, "batch axis as an outer Scan"},
-    {"Scan", 9, 8, ScanAddBatchOfOne, "a batch of one"},
-};
-
-}  // namespace
-
-void RegisterControlFlowAdapters(RewriteTable& table) { RegisterRows(table, "", kControlFlowAdapters); }
 
 }  // namespace onnxconvert::adapters

@@ -9,11 +9,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter_helpers.h"
-#include "adapters/rewrites.h"
+#include "adapters/families.h"
 
 namespace onnxconvert::adapters {
-namespace {
-
 absl::Status MaskType(AdapterContext& ctx) {
   if (ctx.node.output_size() < 2 || ctx.node.output(1).empty()) return absl::OkStatus();
   const std::string mask = ctx.node.output(1);
@@ -36,17 +34,6 @@ absl::Status MaskType(AdapterContext& ctx) {
                          absl::StrCat("mask '", mask, "' cast from ", up ? "bool" : "its data type",
                                       " to the type it had before ", ctx.to.Label())});
   return absl::OkStatus();
-}
-
-constexpr RewriteRow kDropoutMaskAdapters[] = {
-    {"Dropout", 7, 10, MaskType, "mask: float -> bool"},
-    {"Dropout", 10, 7, MaskType, "mask: bool -> float"},
-};
-
-}  // namespace
-
-void RegisterDropoutMaskAdapters(RewriteTable& table) {
-  RegisterRows(table, "", kDropoutMaskAdapters);
 }
 
 }  // namespace onnxconvert::adapters

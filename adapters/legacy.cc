@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter_helpers.h"
-#include "adapters/rewrites.h"
+#include "adapters/families.h"
 
 namespace onnxconvert::adapters {
 namespace {
@@ -35,6 +35,8 @@ void LegacyHints(AdapterContext& ctx) {
     ctx.changes.push_back({ChangeKind::kAttributeSet, "consumed_inputs = [] (a legacy hint)"});
   }
 }
+
+}  // namespace
 
 absl::Status OnlyLegacyHints(AdapterContext& ctx) {
   LegacyHints(ctx);
@@ -107,6 +109,8 @@ absl::Status LpPoolOrder(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+namespace {
+
 // Sets attribute `name` to the default the source version gives it, when
 // the node leaves it unset (the versions default it differently, or spell
 // the same default differently).
@@ -125,6 +129,8 @@ void SpellOutDefault(AdapterContext& ctx, absl::string_view name) {
   }
   ctx.changes.push_back({ChangeKind::kAttributeSet, absl::StrCat(name, " made explicit")});
 }
+
+}  // namespace
 
 absl::Status SeluConstants(AdapterContext& ctx) {
   SpellOutDefault(ctx, "alpha");
@@ -239,33 +245,5 @@ absl::Status ConstantAsInitializer(AdapterContext& ctx) {
        absl::StrCat("Constant of ", type, " -> initializer '", *name, "' through an Identity")});
   return absl::OkStatus();
 }
-
-constexpr RewriteRow kLegacyAdapters[] = {
-    {"BatchNormalization", 1, 6, OnlyLegacyHints, "consumed_inputs dropped"},
-    {"BatchNormalization", 6, 1, OnlyLegacyHints, "consumed_inputs supplied"},
-    {"Pad", 1, 2, PadPaddings, "paddings -> pads"},
-    {"Pad", 2, 1, PadPaddings, "pads -> paddings"},
-    {"Cast", 1, 6, CastTypeName, "to as a number"},
-    {"Cast", 6, 1, CastTypeName, "to as a name"},
-    {"LpPool", 1, 2, LpPoolOrder, "p as an int"},
-    {"LpPool", 2, 1, LpPoolOrder, "p as a float"},
-    {"GlobalLpPool", 1, 2, LpPoolOrder, "p as an int"},
-    {"GlobalLpPool", 2, 1, LpPoolOrder, "p as a float"},
-    {"Selu", 1, 6, SeluConstants, "constants made explicit"},
-    {"Selu", 6, 1, SeluConstants, "constants made explicit"},
-    {"Concat", 1, 4, ConcatAxis, "axis made explicit"},
-    {"GRU", 1, 3, GruDirection, "direction spelled anew"},
-    {"GRU", 3, 1, GruDirection, "direction spelled as of old, Y_h given"},
-    {"Clip", 1, 6, ClipBounds, "unset bounds mean the same"},
-    {"Clip", 6, 1, ClipBounds, "unset bounds mean the same"},
-    {"Gemm", 11, 9, GemmZeroC, "C = 0 when absent"},
-    {"OptionalHasElement", 18, 15, OptionalHasNoElement, "no input: false"},
-    {"Constant", 11, 9, ConstantDenseOnly, "dense values only"},
-    {"Constant", 9, 1, ConstantAsInitializer, "other than float values as an initializer"},
-};
-
-}  // namespace
-
-void RegisterLegacyAdapters(RewriteTable& table) { RegisterRows(table, "", kLegacyAdapters); }
 
 }  // namespace onnxconvert::adapters

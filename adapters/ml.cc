@@ -16,7 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter_helpers.h"
-#include "adapters/rewrites.h"
+#include "adapters/families.h"
 #include "base/status_macros.h"
 
 namespace onnxconvert::adapters {
@@ -91,6 +91,8 @@ int32_t ElemTypeOf(const AdapterContext& ctx, const std::string& value) {
   const onnx::TypeProto* type = ctx.rewriter.TypeOf(value);
   return type != nullptr && type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
 }
+
+}  // namespace
 
 // LabelEncoder-1 maps strings to their index in classes_strings, or
 // indices to strings; LabelEncoder-2 writes the same map as keys and values.
@@ -217,6 +219,8 @@ absl::Status TreeTensorsToFloats(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+namespace {
+
 // TreeEnsemble's output takes its input's type; TreeEnsembleRegressor's is
 // always float: the two agree only on float inputs.
 absl::Status RequireFloatInput(const AdapterContext& ctx) {
@@ -239,6 +243,8 @@ std::optional<int64_t> IndexOf(absl::Span<const char* const> names, absl::string
   }
   return std::nullopt;
 }
+
+}  // namespace
 
 // TreeEnsemble-5 -> TreeEnsembleRegressor-3: every tree's interior nodes
 // and leaves numbered in one classic node table per tree.
@@ -371,6 +377,8 @@ absl::Status TreeEnsembleToRegressor(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+namespace {
+
 // A float tensor attribute or, failing that, a float list attribute.
 std::optional<std::vector<double>> FloatsOrTensor(const onnx::NodeProto& node,
                                                   absl::string_view name) {
@@ -393,6 +401,8 @@ onnx::TensorProto RealTensor(int32_t elem_type, const std::vector<double>& value
   }
   return tensor;
 }
+
+}  // namespace
 
 // TreeEnsembleRegressor-3 (deprecated in version 5) -> TreeEnsemble-5:
 // interior nodes and leaves in separate tables, trees by their roots.
@@ -552,22 +562,6 @@ absl::Status RegressorToTreeEnsemble(AdapterContext& ctx) {
 absl::Status ClassifierHasNoSuccessor(AdapterContext& ctx) {
   return absl::FailedPreconditionError(absl::StrCat(
       ctx.to.Label(), " is deprecated, and TreeEnsemble, its successor, gives no labels"));
-}
-
-}  // namespace
-
-void RegisterMlAdapters(RewriteTable& table) {
-  table.Register(kMl, "TreeEnsembleRegressor", 3, 5, RegressorToTreeEnsemble,
-                 "replaced by TreeEnsemble");
-  table.Register(kMl, "TreeEnsembleClassifier", 3, 5, ClassifierHasNoSuccessor,
-                 "no successor with labels");
-  table.Register(kMl, "LabelEncoder", 1, 2, LabelEncoderClassesToKeys, "classes to keys/values");
-  table.Register(kMl, "LabelEncoder", 2, 1, LabelEncoderKeysToClasses, "keys/values to classes");
-  table.Register(kMl, "LabelEncoder", 4, 2, LabelEncoderTensorsToLists, "tensors to lists");
-  table.Register(kMl, "TreeEnsembleRegressor", 3, 1, TreeTensorsToFloats, "tensors to floats");
-  table.Register(kMl, "TreeEnsembleClassifier", 3, 1, TreeTensorsToFloats, "tensors to floats");
-  table.Register(kMl, "TreeEnsemble", 5, 0, TreeEnsembleToRegressor,
-                 "replaced by TreeEnsembleRegressor");
 }
 
 }  // namespace onnxconvert::adapters

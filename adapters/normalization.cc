@@ -8,11 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter_helpers.h"
 #include "adapters/compositions.h"
-#include "adapters/rewrites.h"
+#include "adapters/families.h"
 
 namespace onnxconvert::adapters {
-namespace {
-
 absl::Status BatchNormInferenceOnly(AdapterContext& ctx) {
   const onnx::AttributeProto* training = FindAttribute(ctx.node, "training_mode");
   if (training != nullptr && training->i() != 0) {
@@ -31,6 +29,8 @@ absl::Status BatchNormInferenceOnly(AdapterContext& ctx) {
   }
   return absl::OkStatus();
 }
+
+namespace {
 
 // A 1-D constant of `like`'s element type holding `values`.
 onnx::TensorProto FloatTensorLike(const onnx::TensorProto& like, const std::vector<double>& values) {
@@ -56,6 +56,8 @@ bool OnePerGroup(const std::vector<double>& values, int64_t groups, int64_t per_
   }
   return true;
 }
+
+}  // namespace
 
 absl::Status GroupNormAffine(AdapterContext& ctx) {
   bool up = ctx.to.since_version > ctx.from.since_version;
@@ -130,16 +132,5 @@ absl::Status GroupNormAffine(AdapterContext& ctx) {
   }
   return absl::OkStatus();
 }
-
-constexpr RewriteRow kNormalizationAdapters[] = {
-    {"BatchNormalization", 14, 9, BatchNormInferenceOnly, "inference form only"},
-    {"BatchNormalization", 9, 14, BatchNormInferenceOnly, "inference form only"},
-    {"GroupNormalization", 18, 21, GroupNormAffine, "per-group to per-channel"},
-    {"GroupNormalization", 21, 18, GroupNormAffine, "per-channel to per-group"},
-};
-
-}  // namespace
-
-void RegisterNormalizationAdapters(RewriteTable& table) { RegisterRows(table, "", kNormalizationAdapters); }
 
 }  // namespace onnxconvert::adapters

@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter_helpers.h"
-#include "adapters/rewrites.h"
+#include "adapters/families.h"
 
 namespace onnxconvert::adapters {
 namespace {
@@ -53,6 +53,8 @@ onnx::NodeProto Transpose(AdapterContext& ctx, const std::string& in, const std:
   return node;
 }
 
+}  // namespace
+
 // Version 14 with layout 1 -> version 7, batch second, through Transposes.
 absl::Status BatchFirstByTransposes(AdapterContext& ctx) {
   const onnx::AttributeProto* layout = FindAttribute(ctx.node, "layout");
@@ -80,15 +82,5 @@ absl::Status BatchFirstByTransposes(AdapterContext& ctx) {
   }
   return absl::OkStatus();
 }
-
-constexpr RewriteRow kRecurrentAdapters[] = {
-    {"LSTM", 14, 7, BatchFirstByTransposes, "layout 1 by Transposes"},
-    {"GRU", 14, 7, BatchFirstByTransposes, "layout 1 by Transposes"},
-    {"RNN", 14, 7, BatchFirstByTransposes, "layout 1 by Transposes"},
-};
-
-}  // namespace
-
-void RegisterRecurrentAdapters(RewriteTable& table) { RegisterRows(table, "", kRecurrentAdapters); }
 
 }  // namespace onnxconvert::adapters

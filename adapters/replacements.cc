@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter_helpers.h"
+#include "adapters/families.h"
 #include "adapters/rewrites.h"
 
 namespace onnxconvert::adapters {
@@ -38,6 +39,8 @@ absl::Status RenameOp(AdapterContext& ctx) {
   return absl::InternalError(absl::StrCat("no rename registered for ", ctx.from.Label()));
 }
 
+}  // namespace
+
 // CastLike(X, like) -> Cast<to = elem_type(like)>(X).
 absl::Status CastLikeToCast(AdapterContext& ctx) {
   const onnx::TypeProto* like = ctx.rewriter.TypeOf(ctx.node.input(1));
@@ -54,14 +57,11 @@ absl::Status CastLikeToCast(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
 void RegisterReplacementAdapters(RewriteTable& table) {
   for (const Rename& rename : kRenames) {
     table.Register("", rename.op, rename.from, rename.to, RenameOp,
                    absl::StrCat("replaced by ", rename.replacement));
   }
-  table.Register("", "CastLike", 15, 0, CastLikeToCast, "replaced by Cast");
 }
 
 }  // namespace onnxconvert::adapters

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter_helpers.h"
 #include "adapters/compositions.h"
-#include "adapters/rewrites.h"
+#include "adapters/families.h"
 #include "base/status_macros.h"
 
 namespace onnxconvert::adapters {
@@ -36,6 +36,8 @@ bool Given(const onnx::NodeProto& node, int input) {
   return node.input_size() > input && !node.input(input).empty();
 }
 
+}  // namespace
+
 // Resize-10(X, scales) -> Resize-11(X, roi = [], scales), asymmetric.
 absl::Status ResizeUp10To11(AdapterContext& ctx) {
   absl::StatusOr<std::string> roi = EmptyFloats(ctx);
@@ -53,6 +55,8 @@ absl::Status ResizeUp10To11(AdapterContext& ctx) {
                          ", the sampling of Resize-10"});
   return absl::OkStatus();
 }
+
+namespace {
 
 // The sizes a Resize-11+ node resizes to, when known at conversion: its
 // constant `sizes`, else its output's inferred sizes (sizes computed in the
@@ -144,6 +148,8 @@ absl::StatusOr<bool> SizesAsScales(AdapterContext& ctx) {
   return true;
 }
 
+}  // namespace
+
 // Resize-11 -> Resize-10 when the node samples as version 10 did.
 absl::Status ResizeDown11To10(AdapterContext& ctx) {
   std::string mode = StringAttribute(ctx.node, "mode", "nearest");
@@ -216,6 +222,8 @@ absl::Status ResizeUp11To13(AdapterContext& ctx) {
   ctx.changes.push_back({ChangeKind::kVersionBump, "roi and scales stay as given"});
   return absl::OkStatus();
 }
+
+namespace {
 
 // Resize-18's `axes` names the axes scales cover; Resize-13 needs a scale
 // for every axis: 1 on the others. (Sizes would need the other dims.)
@@ -319,6 +327,8 @@ absl::Status ScalesForEveryAxis(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+}  // namespace
+
 // Resize-18 -> Resize-13 when antialias, axes and the aspect policy are
 // left at what version 13 does.
 absl::Status ResizeDown18To13(AdapterContext& ctx) {
@@ -334,17 +344,5 @@ absl::Status ResizeDown18To13(AdapterContext& ctx) {
   for (const char* name : {"antialias", "keep_aspect_ratio_policy"}) RemoveAttribute(ctx.node, name);
   return absl::OkStatus();
 }
-
-constexpr RewriteRow kResizeAdapters[] = {
-    {"Resize", 10, 11, ResizeUp10To11, "roi added, asymmetric sampling"},
-    {"Resize", 11, 10, ResizeDown11To10, "asymmetric sampling only"},
-    {"Resize", 11, 13, ResizeUp11To13, "roi and scales kept"},
-    {"Resize", 13, 11, ResizeDown13To11, "roi and scales filled"},
-    {"Resize", 18, 13, ResizeDown18To13, "version-18 attributes at default"},
-};
-
-}  // namespace
-
-void RegisterResizeAdapters(RewriteTable& table) { RegisterRows(table, "", kResizeAdapters); }
 
 }  // namespace onnxconvert::adapters

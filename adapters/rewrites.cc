@@ -33,32 +33,4 @@ const AdapterEntry* RewriteTable::Find(absl::string_view domain, absl::string_vi
   return it == entries_.end() ? nullptr : &it->second;
 }
 
-void RegisterRows(RewriteTable& table, absl::string_view domain,
-                  absl::Span<const RewriteRow> rows) {
-  for (const RewriteRow& row : rows) table.Register(domain, row.op, row.from, row.to, row.fn, row.what);
-}
-
-const RewriteTable& Rewrites() {
-  static const RewriteTable* table = [] {
-    auto* table = new RewriteTable();
-    RegisterSoftmaxAdapters(*table);
-    RegisterAttributeInputAdapters(*table);
-    RegisterBroadcastAdapters(*table);
-    RegisterReplacementAdapters(*table);
-    RegisterShapeOpAdapters(*table);
-    RegisterAddedAttributeAdapters(*table);
-    RegisterResizeAdapters(*table);
-    RegisterControlFlowAdapters(*table);
-    RegisterNormalizationAdapters(*table);
-    RegisterMlAdapters(*table);
-    RegisterLegacyAdapters(*table);
-    RegisterRecurrentAdapters(*table);
-    RegisterDropoutMaskAdapters(*table);
-    RegisterCompositionAdapters(*table);
-    RegisterAttributeCompositionAdapters(*table);
-    return table;
-  }();
-  return *table;
-}
-
 }  // namespace onnxconvert::adapters

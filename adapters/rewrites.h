@@ -2,9 +2,9 @@
 #define ONNX_CONVERT_ADAPTERS_REWRITES_H_
 
 // The table of adapters written as code (as opposed to the derived ones):
-// RewriteTable, the RewriteRow each operator family file lists its adapters
-// in, and the registration function of each family. The converter looks
-// adapters up here through Rewrites().
+// RewriteTable and the RewriteRow of the one table that lists them
+// (registry.cc; each family file's adapters are declared in families.h).
+// The converter looks adapters up here through Rewrites().
 
 #include <any>
 #include <string>
@@ -36,38 +36,19 @@ class RewriteTable {
   absl::flat_hash_map<std::string, AdapterEntry> entries_;
 };
 
-// One row of an operator family's adapter table.
+// One row of the table of rewrite adapters (registry.cc).
 struct RewriteRow {
   const char* op;
   int from;  // since_version of the node's version
   int to;    // since_version it converts to; 0: the op is gone there
   AdapterFn fn;
   const char* what;
+  const char* domain = "";  // "" for ai.onnx
 };
 
-// Registers every row of `rows` for ops of `domain`.
-void RegisterRows(RewriteTable& table, absl::string_view domain,
-                  absl::Span<const RewriteRow> rows);
-
-// The table of every rewrite adapter, built once.
+// The table of every rewrite adapter, built once (registry.cc: its rows, then
+// the families whose rows come from a data table of their own).
 const RewriteTable& Rewrites();
-
-// Registration functions, one per operator family file.
-void RegisterSoftmaxAdapters(RewriteTable& table);
-void RegisterAttributeInputAdapters(RewriteTable& table);
-void RegisterBroadcastAdapters(RewriteTable& table);
-void RegisterReplacementAdapters(RewriteTable& table);
-void RegisterShapeOpAdapters(RewriteTable& table);
-void RegisterAddedAttributeAdapters(RewriteTable& table);
-void RegisterResizeAdapters(RewriteTable& table);
-void RegisterControlFlowAdapters(RewriteTable& table);
-void RegisterNormalizationAdapters(RewriteTable& table);
-void RegisterMlAdapters(RewriteTable& table);
-void RegisterLegacyAdapters(RewriteTable& table);
-void RegisterRecurrentAdapters(RewriteTable& table);
-void RegisterDropoutMaskAdapters(RewriteTable& table);
-void RegisterCompositionAdapters(RewriteTable& table);
-void RegisterAttributeCompositionAdapters(RewriteTable& table);
 
 }  // namespace onnxconvert::adapters
 

@@ -12,13 +12,15 @@
 #include "adapters/adapter_helpers.h"
 #include "adapters/composer.h"
 #include "adapters/compositions.h"
-#include "adapters/rewrites.h"
+#include "adapters/families.h"
 #include "base/status_macros.h"
 
 namespace onnxconvert::adapters {
 namespace {
 
 constexpr int64_t kToTheEnd = std::numeric_limits<int64_t>::max();
+
+}  // namespace
 
 // Shape<start, end>(X) -> Slice(Shape(X), [start], [end], [0]).
 absl::Status ShapeRangeToSlice(AdapterContext& ctx) {
@@ -48,9 +50,13 @@ absl::Status ShapeRangeToSlice(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+namespace {
+
 bool HasSplitInput(const onnx::NodeProto& node) {
   return node.input_size() > 1 && !node.input(1).empty();
 }
+
+}  // namespace
 
 // Split-13 without `split` divides equally among its outputs; Split-18 says
 // so with num_outputs.
@@ -102,6 +108,8 @@ absl::Status SplitNumOutputsDown(AdapterContext& ctx) {
   return absl::OkStatus();
 }
 
+namespace {
+
 // Pad-18 whose `axes` are known only at run time (the input's rank known):
 // the pads scattered into zeros for every axis at the positions the axes
 // name (a negative axis counted from the back), in the graph.
@@ -126,6 +134,8 @@ absl::Status PadAxesAtRunTime(AdapterContext& ctx, int64_t rank) {
                                                                  axes, "' name")});
   return absl::OkStatus();
 }
+
+}  // namespace
 
 // Pad-18's `axes` input names the axes `pads` covers; Pad-13 pads every
 // axis: the pads are spread to the input's rank, 0 on the others.
@@ -174,16 +184,5 @@ absl::Status PadAxesToFullPads(AdapterContext& ctx) {
       {ChangeKind::kInputRemoved, absl::StrCat("axes folded into full pads '", *name, "'")});
   return absl::OkStatus();
 }
-
-constexpr RewriteRow kShapeOpAdapters[] = {
-    {"Pad", 18, 13, PadAxesToFullPads, "axes folded into pads"},
-    {"Shape", 15, 13, ShapeRangeToSlice, "start/end to a Slice"},
-    {"Split", 13, 18, SplitNumOutputsUp, "num_outputs made explicit"},
-    {"Split", 18, 13, SplitNumOutputsDown, "num_outputs to sizes"},
-};
-
-}  // namespace
-
-void RegisterShapeOpAdapters(RewriteTable& table) { RegisterRows(table, "", kShapeOpAdapters); }
 
 }  // namespace onnxconvert::adapters

@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "adapters/adapter_helpers.h"
-#include "adapters/rewrites.h"
+#include "adapters/families.h"
 
 namespace onnxconvert::adapters {
 namespace {
@@ -78,6 +78,8 @@ absl::Status FlattenedAxes(AdapterContext& ctx, int64_t axis) {
   return absl::OkStatus();
 }
 
+}  // namespace
+
 absl::Status SoftmaxAxisSemantics(AdapterContext& ctx) {
   const onnx::TypeProto* type = ctx.rewriter.TypeOf(ctx.node.input(0));
   if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
@@ -107,15 +109,6 @@ absl::Status SoftmaxAxisSemantics(AdapterContext& ctx) {
       {ChangeKind::kVersionBump, absl::StrCat(ctx.from.Label(), " -> ", ctx.to.Label(), ": axis ",
                                               axis, " is the last axis")});
   return absl::OkStatus();
-}
-
-}  // namespace
-
-void RegisterSoftmaxAdapters(RewriteTable& table) {
-  for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) {
-    table.Register("", op, 11, 13, SoftmaxAxisSemantics, "axis semantics checked");
-    table.Register("", op, 13, 11, SoftmaxAxisSemantics, "axis semantics checked");
-  }
 }
 
 }  // namespace onnxconvert::adapters

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/enum_words.h"
 #include "base/indent.h"
 #include "base/json_writer.h"
 
@@ -27,14 +28,11 @@ static_assert(std::size(kStepValidationNames) == static_cast<size_t>(kLastStepVa
 }  // namespace
 
 absl::string_view StepValidationName(StepValidation validation) {
-  return kStepValidationNames[static_cast<int>(validation)];
+  return EnumWord(kStepValidationNames, validation);
 }
 
 std::optional<StepValidation> ParseStepValidation(absl::string_view word) {
-  for (size_t i = 0; i < std::size(kStepValidationNames); ++i) {
-    if (kStepValidationNames[i] == word) return static_cast<StepValidation>(i);
-  }
-  return std::nullopt;
+  return ParseEnumWord<StepValidation>(kStepValidationNames, word);
 }
 
 int StepReport::NodeCount() const {

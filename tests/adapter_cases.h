@@ -1,19 +1,23 @@
 #ifndef ONNX_CONVERT_TESTS_ADAPTER_CASES_H_
 #define ONNX_CONVERT_TESTS_ADAPTER_CASES_H_
 
-// For the adapter tests (adapters/*_test.cc): cases that convert a one-node
-// graph written in ONNX text through the whole converter and compare the
-// converted model, or the refusal, with what the case expects.
+// For the adapter tests: cases, read from the case files of
+// adapters/testdata, that convert a graph written in ONNX text through the
+// whole converter and compare the converted model, or the refusal, with what
+// the case expects.
 
 #include <cctype>
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/strings/match.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "adapters/adapter.h"
 #include "converter/converter.h"
 #include "gtest/gtest.h"
 #include "ir/text_printer.h"
@@ -38,6 +42,13 @@ struct ConversionCase {
   // added, nodes); when set, compared as well as `expected_node`. Compared
   // after a parse and print, so its spacing and line breaks are free.
   std::string expected_model = "";
+  // The initializers of the converted graph (ConstantsText); compared when
+  // set, "" for none.
+  std::optional<std::string> constants = std::nullopt;
+  // Where the case stands in its case file ("file:line"), or "".
+  std::string where = "";
+  // The error of a malformed case file this case stands for, or "".
+  std::string file_error = "";
 };
 
 // Prints a case by its name (in the failures of parameterized tests).
@@ -67,46 +78,33 @@ inline absl::StatusOr<converter::ConversionResult> ConvertTo(const onnx::ModelPr
 }
 
 // Converts the case's model and checks the converted node (printed as ONNX
-// text) or the FailedPrecondition refusal.
-inline void ExpectConversion(const ConversionCase& c) {
-  onnx::ModelProto model = CaseModel(c);
-  converter::ConvertOptions options;
-  options.target_opset = c.to;
-  options.no_casts = c.no_casts;
-  // Each step is validated node by node and as a whole, which must agree.
-  options.cross_check = true;
-  absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
-  if (c.error.empty()) {
-    ASSERT_TRUE(result.ok()) << c.name << ": " << result.status();
-    EXPECT_EQ(c.all_nodes ? AllNodesText(result->model.graph())
-                          : PrintNodeText(result->model.graph().node(0)),
-              c.expected_node)
-        << c.name;
-    if (!c.expected_model.empty()) {
-      EXPECT_EQ(PrintModelText(result->model),
-                PrintModelText(testing::ModelFromText(c.expected_model)))
-          << c.name;
-    }
-    for (const converter::StepReport& step : result->report.steps) {
-      EXPECT_TRUE(step.validation == converter::StepValidation::kOk ||
-                  step.validation == converter::StepValidation::kIncremental ||
-                  step.validation == converter::StepValidation::kUnchanged)
-          << c.name;
-    }
-    return;
-  }
-  ASSERT_FALSE(result.ok()) << c.name;
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition) << c.name;
-  EXPECT_TRUE(absl::StrContains(result.status().message(), c.error))
-      << c.name << ": " << result.status();
-}
+// text), the constants and the whole model where the case gives them, or the
+// FailedPrecondition refusal; a case that stands for a malformed case file
+// (file_error) fails with that error.
+void ExpectConversion(const ConversionCase& c);
+
+// The initializers of `graph`, "name = {values}" (a scalar without braces;
+// float16 as its bits) joined by "; ".
+std::string ConstantsText(const onnx::GraphProto& graph);
+
+// The cases of the case file `path` whose text is `text` (the format:
+// adapters/testdata/README.md); an error names the file and line at fault.
+absl::StatusOr<std::vector<ConversionCase>> ParseCaseFile(absl::string_view path,
+                                                          absl::string_view text);
+
+// The cases of every *.cases file in `folder`, by file name then by place.
+// A file that cannot be read or parsed, a case name used twice, or a folder
+// without case files gives a case that fails with the error instead.
+std::vector<ConversionCase> CasesInFolder(const std::string& folder);
+
+// Whether any step of `result`'s report lists a change of `kind` (and, when
+// `detail` is given, with that detail).
+bool ReportLists(const converter::ConversionResult& result, ChangeKind kind,
+                 std::optional<std::string> detail = std::nullopt);
 
 // A parameterized test over ConversionCases (its one TEST_P, Converts, runs
-// ExpectConversion: adapter_cases.cc); each test file instantiates it with
-// its tables, named after the table:
-//   INSTANTIATE_TEST_SUITE_P(Table, ConversionCaseTest,
-//                            ::testing::ValuesIn(Table()), CaseName);
-// so that each case is a test named after it.
+// ExpectConversion: adapter_cases.cc); adapters/cases_test.cc instantiates it
+// with the cases of every case file, each a test named after its case.
 class ConversionCaseTest : public ::testing::TestWithParam<ConversionCase> {};
 
 // The test name of a case: its name, with any character a test name cannot
@@ -117,18 +115,6 @@ inline std::string CaseName(const ::testing::TestParamInfo<ConversionCase>& info
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
   return name;
-}
-
-// `c` with the whole converted model to compare (expected_model).
-inline ConversionCase WithModel(ConversionCase c, std::string expected_model) {
-  c.expected_model = std::move(expected_model);
-  return c;
-}
-
-// `cases` with every node of the converted graph compared (all_nodes).
-inline std::vector<ConversionCase> AllNodes(std::vector<ConversionCase> cases) {
-  for (ConversionCase& c : cases) c.all_nodes = true;
-  return cases;
 }
 
 }  // namespace onnxconvert::adapters
