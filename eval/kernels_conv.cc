@@ -13,10 +13,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/nn_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::conv_ops {
 
 using nn::Outputs;
 using nn::RealView;
@@ -897,16 +897,4 @@ Outputs DeformConvKernel(const KernelCall& call) {
   return nn::One(std::move(out));
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "Conv", 1, kLast, ConvKernel},
-    {"", "ConvTranspose", 1, kLast, ConvTransposeKernel},
-    {"", "ConvInteger", 10, kLast, ConvIntegerKernel},
-    {"", "QLinearConv", 10, kLast, QLinearConvKernel},
-    {"", "DeformConv", 19, kLast, DeformConvKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> ConvKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::conv_ops

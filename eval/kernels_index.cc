@@ -17,10 +17,10 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::index_ops {
 
 // `index` in [0, dim) after counting a negative one from the end, or an
 // error naming it.
@@ -941,29 +941,7 @@ Outputs Col2ImKernel(const KernelCall& call) {
   });
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "Pad", 1, kLast, PadKernel},
-    {"", "GatherElements", 11, kLast, GatherElementsKernel},
-    {"", "GatherND", 11, kLast, GatherNDKernel},
-    {"", "Scatter", 9, kLast, ScatterElementsKernel},  // deprecated from 11, as it was
-    {"", "ScatterElements", 11, kLast, ScatterElementsKernel},
-    {"", "ScatterND", 11, kLast, ScatterNDKernel},
-    {"", "TensorScatter", 24, kLast, TensorScatterKernel},
-    {"", "OneHot", 9, kLast, OneHotKernel},
-    {"", "NonZero", 9, kLast, NonZeroKernel},
-    {"", "Compress", 9, kLast, CompressKernel},
-    {"", "Trilu", 14, kLast, TriluKernel},
-    {"", "ReverseSequence", 10, kLast, ReverseSequenceKernel},
-    {"", "DepthToSpace", 1, kLast, BlockKernel<true>},
-    {"", "SpaceToDepth", 1, kLast, BlockKernel<false>},
-    {"", "EyeLike", 9, kLast, EyeLikeKernel},
-    {"", "Unique", 11, kLast, UniqueKernel},
-    {"", "CenterCropPad", 18, kLast, CenterCropPadKernel},
-    {"", "Col2Im", 18, kLast, Col2ImKernel},
-};
+template KernelResult BlockKernel<true>(const KernelCall& call);
+template KernelResult BlockKernel<false>(const KernelCall& call);
 
-}  // namespace
-
-absl::Span<const KernelRow> IndexKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::index_ops

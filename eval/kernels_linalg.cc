@@ -15,10 +15,10 @@
 #include "base/status_macros.h"
 #include "eval/broadcast.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/nn_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::linalg_ops {
 
 using nn::ConstMatrixMap;
 using nn::Outputs;
@@ -645,17 +645,4 @@ Outputs EinsumKernel(const KernelCall& call) {
   return nn::One(std::move(out));
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "MatMul", 1, kLast, MatMulKernel},
-    {"", "Gemm", 1, kLast, GemmKernel},
-    {"", "MatMulInteger", 10, kLast, MatMulIntegerKernel},
-    {"", "QLinearMatMul", 10, kLast, QLinearMatMulKernel},
-    {"", "Einsum", 12, kLast, EinsumKernel},
-    {"", "Det", 11, kLast, DetKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> LinalgKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::linalg_ops

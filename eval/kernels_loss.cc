@@ -11,10 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::loss_ops {
 
 enum class LossReduction { kNone, kSum, kMean };
 
@@ -116,13 +116,4 @@ Outputs SoftmaxCrossEntropyLossKernel(const KernelCall& call) {
   return outputs;
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "NegativeLogLikelihoodLoss", 12, kLast, NegativeLogLikelihoodLossKernel},
-    {"", "SoftmaxCrossEntropyLoss", 12, kLast, SoftmaxCrossEntropyLossKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> LossKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::loss_ops

@@ -13,12 +13,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
-
-constexpr char kMl[] = "ai.onnx.ml";
+namespace onnxconvert::eval::ml_ops {
 
 // ArrayFeatureExtractor: the elements of the last axis that Y's indices
 // (flattened) name; a 1-D input gives one row.
@@ -411,15 +409,4 @@ Outputs TreeEnsembleKernel(const KernelCall& call) {
   return One(FloatTensor(x->elem_type(), {rows, e.targets}, out));
 }
 
-constexpr KernelRow kRows[] = {
-    {kMl, "ArrayFeatureExtractor", 1, kLast, ArrayFeatureExtractorKernel},
-    {kMl, "Binarizer", 1, kLast, BinarizerKernel},
-    {kMl, "LabelEncoder", 1, kLast, LabelEncoderKernel},
-    {kMl, "TreeEnsemble", 5, kLast, TreeEnsembleKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> MlKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::ml_ops

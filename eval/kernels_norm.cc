@@ -13,10 +13,10 @@
 #include "base/status_macros.h"
 #include "eval/broadcast.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/nn_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::norm_ops {
 
 using nn::Outputs;
 using nn::RealView;
@@ -435,19 +435,7 @@ Outputs LpNormKernel(const KernelCall& call) {
   return nn::One(Store(x->elem_type(), x->dims(), y));
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "BatchNormalization", 1, kLast, BatchNormKernel},
-    {"", "InstanceNormalization", 1, kLast, InstanceNormKernel},
-    {"", "LayerNormalization", 17, kLast, LayerNormKernel<false>},
-    {"", "RMSNormalization", 23, kLast, LayerNormKernel<true>},
-    {"", "GroupNormalization", 18, kLast, GroupNormKernel},
-    {"", "LRN", 1, kLast, LrnKernel},
-    {"", "MeanVarianceNormalization", 9, kLast, MvnKernel},
-    {"", "LpNormalization", 1, kLast, LpNormKernel},
-};
+template KernelResult LayerNormKernel<false>(const KernelCall& call);
+template KernelResult LayerNormKernel<true>(const KernelCall& call);
 
-}  // namespace
-
-absl::Span<const KernelRow> NormKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::norm_ops

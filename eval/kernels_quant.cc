@@ -11,10 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/nn_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::quant_ops {
 
 using nn::Outputs;
 using nn::RealView;
@@ -241,14 +241,4 @@ Outputs DynamicQuantizeKernel(const KernelCall& call) {
   return outputs;
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "QuantizeLinear", 10, kLast, QuantizeKernel},
-    {"", "DequantizeLinear", 10, kLast, DequantizeKernel},
-    {"", "DynamicQuantizeLinear", 11, kLast, DynamicQuantizeKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> QuantKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::quant_ops

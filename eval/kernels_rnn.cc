@@ -14,17 +14,15 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/nn_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::rnn_ops {
 
 using nn::ConstMatrixMap;
 using nn::MatrixMap;
 using nn::Outputs;
 using nn::RealView;
-
-enum class Cell { kRnn, kGru, kLstm };
 
 // An activation function of the activations attribute, with its alpha and
 // beta.
@@ -373,14 +371,7 @@ Outputs RecurrentKernel(const KernelCall& call) {
   return out;
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "RNN", 1, kLast, RecurrentKernel<Cell::kRnn>},
-    {"", "GRU", 1, kLast, RecurrentKernel<Cell::kGru>},
-    {"", "LSTM", 1, kLast, RecurrentKernel<Cell::kLstm>},
-};
+constinit const Instances<Cell, 3> kRecurrent = InstancesOf<Cell, 3>(
+    [](auto cell) -> KernelFn { return RecurrentKernel<decltype(cell)::value>; });
 
-}  // namespace
-
-absl::Span<const KernelRow> RnnKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::rnn_ops

@@ -13,10 +13,10 @@
 #include "base/status_macros.h"
 #include "eval/broadcast.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::shape_ops {
 
 const Tensor* Data(const KernelCall& call) { return call.input(0); }
 
@@ -469,27 +469,4 @@ Outputs RangeKernel(const KernelCall& call) {
   return One(*std::move(out));
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "Identity", 1, kLast, IdentityKernel},
-    {"", "Reshape", 1, kLast, ReshapeKernel},
-    {"", "Flatten", 1, kLast, FlattenKernel},
-    {"", "Transpose", 1, kLast, TransposeKernel},
-    {"", "Squeeze", 1, kLast, SqueezeKernel},
-    {"", "Unsqueeze", 1, kLast, UnsqueezeKernel},
-    {"", "Concat", 1, kLast, ConcatKernel},
-    {"", "Slice", 1, kLast, SliceKernel},
-    {"", "Gather", 1, kLast, GatherKernel},
-    {"", "Split", 1, kLast, SplitKernel},
-    {"", "Expand", 8, kLast, ExpandKernel},
-    {"", "Tile", 6, kLast, TileKernel},
-    {"", "ConstantOfShape", 9, kLast, ConstantOfShapeKernel},
-    {"", "Shape", 1, kLast, ShapeKernel},
-    {"", "Size", 1, kLast, SizeKernel},
-    {"", "Range", 11, kLast, RangeKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> ShapeKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::shape_ops
