@@ -190,13 +190,21 @@ absl::StatusOr<std::vector<int64_t>> Int64s(const KernelCall& call, const Tensor
 // The elements of a numeric tensor as double, or an error naming the node.
 absl::StatusOr<std::vector<double>> Doubles(const KernelCall& call, const Tensor& tensor);
 
-// a + b and a * b, wrapping for integers (through uint64, never UB).
+// a + b, a - b and a * b, wrapping for integers (through uint64, never UB).
 template <typename A>
 A WrapAdd(A a, A b) {
   if constexpr (std::is_integral_v<A>) {
     return static_cast<A>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
   } else {
     return a + b;
+  }
+}
+template <typename A>
+A WrapSub(A a, A b) {
+  if constexpr (std::is_integral_v<A>) {
+    return static_cast<A>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+  } else {
+    return a - b;
   }
 }
 template <typename A>

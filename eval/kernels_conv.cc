@@ -655,24 +655,9 @@ Outputs ConvTransposeKernel(const KernelCall& call) {
 // per slice of axis 0 (per output channel of W).
 absl::StatusOr<std::vector<int32_t>> Offset8(const KernelCall& call, const Tensor& t,
                                              const Tensor* zero_point) {
-  auto ints = [](const Tensor& x) {
-    std::vector<int32_t> v;
-    if (x.elem_type() == onnx::TensorProto::INT8) {
-      for (int8_t e : x.data<int8_t>()) v.push_back(e);
-    } else {
-      for (uint8_t e : x.data<uint8_t>()) v.push_back(e);
-    }
-    return v;
-  };
-  for (const Tensor* e : {&t, zero_point}) {
-    if (e != nullptr && e->elem_type() != onnx::TensorProto::INT8 &&
-        e->elem_type() != onnx::TensorProto::UINT8) {
-      return nn::UnsupportedType(call, e->elem_type());
-    }
-  }
-  std::vector<int32_t> values = ints(t);
-  if (zero_point == nullptr || zero_point->size() == 0) return values;
-  std::vector<int32_t> zp = ints(*zero_point);
+  OC_ASSIGN_OR_RETURN(auto elements, nn::Int8Elements(call, t, zero_point));
+  auto& [values, zp] = elements;
+  if (zp.empty()) return std::move(values);
   int64_t slices = t.rank() > 0 ? t.dims()[0] : 1;
   if (zp.size() != 1 && static_cast<int64_t>(zp.size()) != slices) {
     return call.Error("a zero point is neither a scalar nor one per output channel");
@@ -681,7 +666,7 @@ absl::StatusOr<std::vector<int32_t>> Offset8(const KernelCall& call, const Tenso
   for (size_t i = 0; i < values.size(); ++i) {
     values[i] -= zp.size() == 1 ? zp[0] : zp[i / slice];
   }
-  return values;
+  return std::move(values);
 }
 
 // The int32 convolution of the offset 8-bit inputs (wrapping, never UB),

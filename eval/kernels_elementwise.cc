@@ -86,26 +86,17 @@ Outputs ForElementType(const KernelCall& call, int32_t type, Fill fill) {
 
 template <typename C>
 absl::StatusOr<C> Apply(Arith op, C a, C b) {
-  if constexpr (kIsSignedInt<C>) {
-    using U = std::make_unsigned_t<C>;
+  if constexpr (std::is_integral_v<C>) {
+    // Wrapping (never UB); only a division by zero fails.
     switch (op) {
-      case Arith::kAdd: return static_cast<C>(static_cast<U>(a) + static_cast<U>(b));
-      case Arith::kSub: return static_cast<C>(static_cast<U>(a) - static_cast<U>(b));
-      case Arith::kMul: return static_cast<C>(static_cast<U>(a) * static_cast<U>(b));
+      case Arith::kAdd: return WrapAdd(a, b);
+      case Arith::kSub: return WrapSub(a, b);
+      case Arith::kMul: return WrapMul(a, b);
       case Arith::kDiv:
         if (b == 0) return absl::InvalidArgumentError("integer division by zero");
-        if (a == std::numeric_limits<C>::min() && b == -1) return a;  // wraps
-        return static_cast<C>(a / b);
-    }
-  } else if constexpr (std::is_integral_v<C>) {
-    // Unsigned (promoted through unsigned arithmetic to wrap).
-    using U = std::conditional_t<(sizeof(C) < sizeof(unsigned)), unsigned, C>;
-    switch (op) {
-      case Arith::kAdd: return static_cast<C>(static_cast<U>(a) + static_cast<U>(b));
-      case Arith::kSub: return static_cast<C>(static_cast<U>(a) - static_cast<U>(b));
-      case Arith::kMul: return static_cast<C>(static_cast<U>(a) * static_cast<U>(b));
-      case Arith::kDiv:
-        if (b == 0) return absl::InvalidArgumentError("integer division by zero");
+        if constexpr (kIsSignedInt<C>) {
+          if (a == std::numeric_limits<C>::min() && b == -1) return a;  // wraps
+        }
         return static_cast<C>(a / b);
     }
   } else {

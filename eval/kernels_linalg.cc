@@ -199,30 +199,15 @@ Outputs GemmKernel(const KernelCall& call) {
 // (a scalar, or one per row (`per_row`) or per column of the matrix view).
 absl::StatusOr<std::vector<int32_t>> Offset(const KernelCall& call, const Tensor& t,
                                             const Tensor* zero_point, bool per_row) {
-  auto ints = [](const Tensor& x) -> std::vector<int32_t> {
-    std::vector<int32_t> v;
-    if (x.elem_type() == onnx::TensorProto::INT8) {
-      for (int8_t e : x.data<int8_t>()) v.push_back(e);
-    } else {
-      for (uint8_t e : x.data<uint8_t>()) v.push_back(e);
-    }
-    return v;
-  };
-  for (const Tensor* x : {&t, zero_point}) {
-    if (x != nullptr && x->elem_type() != onnx::TensorProto::INT8 &&
-        x->elem_type() != onnx::TensorProto::UINT8) {
-      return nn::UnsupportedType(call, x->elem_type());
-    }
-  }
+  OC_ASSIGN_OR_RETURN(auto elements, nn::Int8Elements(call, t, zero_point));
   if (zero_point != nullptr && zero_point->elem_type() != t.elem_type()) {
     return call.Error("a zero point's type differs from its input's");
   }
-  std::vector<int32_t> values = ints(t);
-  if (zero_point == nullptr) return values;
-  std::vector<int32_t> zp = ints(*zero_point);
+  auto& [values, zp] = elements;
+  if (zero_point == nullptr) return std::move(values);
   if (zp.size() == 1) {
     for (int32_t& v : values) v -= zp[0];
-    return values;
+    return std::move(values);
   }
   if (t.rank() < 2) return call.Error("a per-axis zero point needs a matrix input");
   int64_t rows = t.dims()[t.rank() - 2], cols = t.dims().back();
@@ -234,7 +219,7 @@ absl::StatusOr<std::vector<int32_t>> Offset(const KernelCall& call, const Tensor
     int64_t within = static_cast<int64_t>(i) % (rows * cols);
     values[i] -= zp[per_row ? within / cols : within % cols];
   }
-  return values;
+  return std::move(values);
 }
 
 // The int32 product of the offset 8-bit inputs (wrapping, never UB).
