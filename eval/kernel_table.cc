@@ -18,6 +18,11 @@ using random_ops::Distribution;
 using reduce_ops::Reduction;
 using rnn_ops::Cell;
 
+// The flags of the FlagInstances tables.
+constexpr bool kLegacy = true, kNumpy = false;
+constexpr bool kGlobal = true, kWindowed = false;
+constexpr bool kLike = true, kShaped = false;
+
 }  // namespace
 
 absl::Span<const KernelRow> KernelTable() {
@@ -41,28 +46,29 @@ absl::Span<const KernelRow> KernelTable() {
     {"", "Range", 11, kLast, shape_ops::RangeKernel},
     // Elementwise ops (kernels_elementwise.cc).
     // Versions 1 to 6 broadcast only under broadcast = 1 (with `axis`).
-    {"", "Add", 1, 6, elementwise_ops::kArithmeticLegacy[Arith::kAdd]},
-    {"", "Add", 7, kLast, elementwise_ops::kArithmetic[Arith::kAdd]},
-    {"", "Sub", 1, 6, elementwise_ops::kArithmeticLegacy[Arith::kSub]},
-    {"", "Sub", 7, kLast, elementwise_ops::kArithmetic[Arith::kSub]},
-    {"", "Mul", 1, 6, elementwise_ops::kArithmeticLegacy[Arith::kMul]},
-    {"", "Mul", 7, kLast, elementwise_ops::kArithmetic[Arith::kMul]},
-    {"", "Div", 1, 6, elementwise_ops::kArithmeticLegacy[Arith::kDiv]},
-    {"", "Div", 7, kLast, elementwise_ops::kArithmetic[Arith::kDiv]},
-    {"", "Equal", 1, 6, elementwise_ops::kComparisonLegacy[Compare::kEqual]},
-    {"", "Equal", 7, kLast, elementwise_ops::kComparison[Compare::kEqual]},
-    {"", "Less", 1, 6, elementwise_ops::kComparisonLegacy[Compare::kLess]},
-    {"", "Less", 7, kLast, elementwise_ops::kComparison[Compare::kLess]},
-    {"", "Greater", 1, 6, elementwise_ops::kComparisonLegacy[Compare::kGreater]},
-    {"", "Greater", 7, kLast, elementwise_ops::kComparison[Compare::kGreater]},
-    {"", "And", 1, 6, elementwise_ops::kLogicalLegacy[Logic::kAnd]},
-    {"", "And", 7, kLast, elementwise_ops::kLogical[Logic::kAnd]},
-    {"", "Or", 1, 6, elementwise_ops::kLogicalLegacy[Logic::kOr]},
-    {"", "Or", 7, kLast, elementwise_ops::kLogical[Logic::kOr]},
-    {"", "Xor", 1, 6, elementwise_ops::kLogicalLegacy[Logic::kXor]},
-    {"", "Xor", 7, kLast, elementwise_ops::kLogical[Logic::kXor]},
-    {"", "LessOrEqual", 12, kLast, elementwise_ops::kComparison[Compare::kLessOrEqual]},
-    {"", "GreaterOrEqual", 12, kLast, elementwise_ops::kComparison[Compare::kGreaterOrEqual]},
+    {"", "Add", 1, 6, elementwise_ops::kArithmetic[kLegacy][Arith::kAdd]},
+    {"", "Add", 7, kLast, elementwise_ops::kArithmetic[kNumpy][Arith::kAdd]},
+    {"", "Sub", 1, 6, elementwise_ops::kArithmetic[kLegacy][Arith::kSub]},
+    {"", "Sub", 7, kLast, elementwise_ops::kArithmetic[kNumpy][Arith::kSub]},
+    {"", "Mul", 1, 6, elementwise_ops::kArithmetic[kLegacy][Arith::kMul]},
+    {"", "Mul", 7, kLast, elementwise_ops::kArithmetic[kNumpy][Arith::kMul]},
+    {"", "Div", 1, 6, elementwise_ops::kArithmetic[kLegacy][Arith::kDiv]},
+    {"", "Div", 7, kLast, elementwise_ops::kArithmetic[kNumpy][Arith::kDiv]},
+    {"", "Equal", 1, 6, elementwise_ops::kComparison[kLegacy][Compare::kEqual]},
+    {"", "Equal", 7, kLast, elementwise_ops::kComparison[kNumpy][Compare::kEqual]},
+    {"", "Less", 1, 6, elementwise_ops::kComparison[kLegacy][Compare::kLess]},
+    {"", "Less", 7, kLast, elementwise_ops::kComparison[kNumpy][Compare::kLess]},
+    {"", "Greater", 1, 6, elementwise_ops::kComparison[kLegacy][Compare::kGreater]},
+    {"", "Greater", 7, kLast, elementwise_ops::kComparison[kNumpy][Compare::kGreater]},
+    {"", "And", 1, 6, elementwise_ops::kLogical[kLegacy][Logic::kAnd]},
+    {"", "And", 7, kLast, elementwise_ops::kLogical[kNumpy][Logic::kAnd]},
+    {"", "Or", 1, 6, elementwise_ops::kLogical[kLegacy][Logic::kOr]},
+    {"", "Or", 7, kLast, elementwise_ops::kLogical[kNumpy][Logic::kOr]},
+    {"", "Xor", 1, 6, elementwise_ops::kLogical[kLegacy][Logic::kXor]},
+    {"", "Xor", 7, kLast, elementwise_ops::kLogical[kNumpy][Logic::kXor]},
+    {"", "LessOrEqual", 12, kLast, elementwise_ops::kComparison[kNumpy][Compare::kLessOrEqual]},
+    {"", "GreaterOrEqual", 12, kLast,
+     elementwise_ops::kComparison[kNumpy][Compare::kGreaterOrEqual]},
     {"", "Not", 1, kLast, elementwise_ops::kUnary[Unary::kNot]},
     {"", "Max", 1, kLast, elementwise_ops::kVariadic[Variadic::kMax]},
     {"", "Min", 1, kLast, elementwise_ops::kVariadic[Variadic::kMin]},
@@ -96,12 +102,12 @@ absl::Span<const KernelRow> KernelTable() {
     {"", "QLinearConv", 10, kLast, conv_ops::QLinearConvKernel},
     {"", "DeformConv", 19, kLast, conv_ops::DeformConvKernel},
     // Pools (kernels_pool.cc).
-    {"", "MaxPool", 1, kLast, pool_ops::kPool[Pool::kMax]},
-    {"", "AveragePool", 1, kLast, pool_ops::kPool[Pool::kAverage]},
-    {"", "LpPool", 1, kLast, pool_ops::kPool[Pool::kLp]},
-    {"", "GlobalMaxPool", 1, kLast, pool_ops::kGlobalPool[Pool::kMax]},
-    {"", "GlobalAveragePool", 1, kLast, pool_ops::kGlobalPool[Pool::kAverage]},
-    {"", "GlobalLpPool", 1, kLast, pool_ops::kGlobalPool[Pool::kLp]},
+    {"", "MaxPool", 1, kLast, pool_ops::kPool[kWindowed][Pool::kMax]},
+    {"", "AveragePool", 1, kLast, pool_ops::kPool[kWindowed][Pool::kAverage]},
+    {"", "LpPool", 1, kLast, pool_ops::kPool[kWindowed][Pool::kLp]},
+    {"", "GlobalMaxPool", 1, kLast, pool_ops::kPool[kGlobal][Pool::kMax]},
+    {"", "GlobalAveragePool", 1, kLast, pool_ops::kPool[kGlobal][Pool::kAverage]},
+    {"", "GlobalLpPool", 1, kLast, pool_ops::kPool[kGlobal][Pool::kLp]},
     {"", "MaxUnpool", 9, kLast, pool_ops::MaxUnpoolKernel},
     {"", "RoiAlign", 10, kLast, pool_ops::RoiAlignKernel},
     // Normalizations (kernels_norm.cc).
@@ -123,10 +129,10 @@ absl::Span<const KernelRow> KernelTable() {
     {"", "DynamicQuantizeLinear", 11, kLast, quant_ops::DynamicQuantizeKernel},
     // Random ops (kernels_random.cc).
     {"", "Dropout", 1, kLast, random_ops::DropoutKernel},
-    {"", "RandomNormal", 1, kLast, random_ops::kRandom[Distribution::kNormal]},
-    {"", "RandomUniform", 1, kLast, random_ops::kRandom[Distribution::kUniform]},
-    {"", "RandomNormalLike", 1, kLast, random_ops::kRandomLike[Distribution::kNormal]},
-    {"", "RandomUniformLike", 1, kLast, random_ops::kRandomLike[Distribution::kUniform]},
+    {"", "RandomNormal", 1, kLast, random_ops::kRandom[kShaped][Distribution::kNormal]},
+    {"", "RandomUniform", 1, kLast, random_ops::kRandom[kShaped][Distribution::kUniform]},
+    {"", "RandomNormalLike", 1, kLast, random_ops::kRandom[kLike][Distribution::kNormal]},
+    {"", "RandomUniformLike", 1, kLast, random_ops::kRandom[kLike][Distribution::kUniform]},
     {"", "Bernoulli", 15, kLast, random_ops::BernoulliKernel},
     {"", "Multinomial", 7, kLast, random_ops::MultinomialKernel},
     // Attention (kernels_attention.cc).

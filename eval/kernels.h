@@ -5,6 +5,8 @@
 // file each, eval/kernels_<family>.cc), for the one kernel table
 // (kernel_table.cc). Internal to the evaluator.
 
+#include <array>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -31,6 +33,22 @@ constexpr Instances<E, n> InstancesOf(Instance instance) {
   return [&]<int... i>(std::integer_sequence<int, i...>) {
     return Instances<E, n>{{instance(std::integral_constant<E, static_cast<E>(i)>())...}};
   }(std::make_integer_sequence<int, n>());
+}
+
+// The kernels of a kernel template on an enum E and a flag: Instances by
+// flag (false, true).
+template <typename E, int n>
+using FlagInstances = std::array<Instances<E, n>, 2>;
+
+// The FlagInstances<E, n> that `instance` (a generic lambda from
+// std::integral_constant<E, value> and std::bool_constant<flag> to the
+// kernel for value and flag) gives.
+template <typename E, int n, typename Instance>
+constexpr FlagInstances<E, n> FlagInstancesOf(Instance instance) {
+  auto with = [&](auto flag) {
+    return InstancesOf<E, n>([&](auto value) { return instance(value, flag); });
+  };
+  return {with(std::false_type()), with(std::true_type())};
 }
 
 // What a kernel returns.
@@ -65,11 +83,11 @@ enum class Compare { kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual };
 enum class Logic { kAnd, kOr, kXor };
 enum class Variadic { kMax, kMin, kSum, kMean };
 enum class Unary { kNeg, kAbs, kSqrt, kExp, kLog, kFloor, kCeil, kReciprocal, kRelu, kNot };
-// The binary ops' kernels of versions 1 to 6 (broadcast = 1 with `axis`)
-// and from version 7 (numpy-style).
-extern const Instances<Arith, 4> kArithmeticLegacy, kArithmetic;
-extern const Instances<Compare, 5> kComparisonLegacy, kComparison;
-extern const Instances<Logic, 3> kLogicalLegacy, kLogical;
+// The binary ops' kernels by legacy (versions 1 to 6: broadcast = 1 with
+// `axis`; else from version 7, numpy-style) and op.
+extern const FlagInstances<Arith, 4> kArithmetic;
+extern const FlagInstances<Compare, 5> kComparison;
+extern const FlagInstances<Logic, 3> kLogical;
 // Max, Min, Sum and Mean of any number of inputs.
 extern const Instances<Variadic, 4> kVariadic;
 extern const Instances<Unary, 10> kUnary;
@@ -101,8 +119,8 @@ KernelResult DeformConvKernel(const KernelCall& call);
 
 namespace pool_ops {
 enum class Pool { kMax, kAverage, kLp };
-// The windowed pools and the Global* pools.
-extern const Instances<Pool, 3> kPool, kGlobalPool;
+// The pools by global (the Global* pools; else windowed) and kind.
+extern const FlagInstances<Pool, 3> kPool;
 KernelResult MaxUnpoolKernel(const KernelCall& call);
 KernelResult RoiAlignKernel(const KernelCall& call);
 }  // namespace pool_ops
@@ -133,8 +151,8 @@ KernelResult DynamicQuantizeKernel(const KernelCall& call);
 namespace random_ops {
 enum class Distribution { kNormal, kUniform };
 KernelResult DropoutKernel(const KernelCall& call);
-// RandomNormal/RandomUniform and their *Like forms.
-extern const Instances<Distribution, 2> kRandom, kRandomLike;
+// RandomNormal/RandomUniform by like (their *Like forms) and distribution.
+extern const FlagInstances<Distribution, 2> kRandom;
 KernelResult BernoulliKernel(const KernelCall& call);
 KernelResult MultinomialKernel(const KernelCall& call);
 }  // namespace random_ops

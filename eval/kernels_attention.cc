@@ -271,12 +271,7 @@ Outputs Attend(const KernelCall& call) {
 }
 
 Outputs AttentionKernel(const KernelCall& call) {
-  for (int i = 0; i < 3; ++i) {
-    if (call.input(i) == nullptr) return call.Error("Q, K and V are required");
-    if (call.input(i)->elem_type() != call.input(0)->elem_type()) {
-      return call.Error("Q, K and V differ in element type");
-    }
-  }
+  OC_RETURN_IF_ERROR(nn::ThreeOfOneType(call, "Q, K and V"));
   int32_t type = call.input(0)->elem_type();
   Outputs out = nn::UnsupportedType(call, type);
   nn::VisitFloatType(type, [&](auto v) { out = Attend<decltype(v)>(call); });

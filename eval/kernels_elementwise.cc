@@ -437,18 +437,18 @@ absl::StatusOr<std::vector<Tensor>> WhereKernel(const KernelCall& call) {
   return One(std::move(out));
 }
 
-constinit const Instances<Arith, 4> kArithmeticLegacy = InstancesOf<Arith, 4>(
-    [](auto op) -> KernelFn { return Arithmetic<decltype(op)::value, true>; });
-constinit const Instances<Arith, 4> kArithmetic = InstancesOf<Arith, 4>(
-    [](auto op) -> KernelFn { return Arithmetic<decltype(op)::value, false>; });
-constinit const Instances<Compare, 5> kComparisonLegacy = InstancesOf<Compare, 5>(
-    [](auto op) -> KernelFn { return Comparison<decltype(op)::value, true>; });
-constinit const Instances<Compare, 5> kComparison = InstancesOf<Compare, 5>(
-    [](auto op) -> KernelFn { return Comparison<decltype(op)::value, false>; });
-constinit const Instances<Logic, 3> kLogicalLegacy = InstancesOf<Logic, 3>(
-    [](auto op) -> KernelFn { return Logical<decltype(op)::value, true>; });
-constinit const Instances<Logic, 3> kLogical = InstancesOf<Logic, 3>(
-    [](auto op) -> KernelFn { return Logical<decltype(op)::value, false>; });
+constinit const FlagInstances<Arith, 4> kArithmetic =
+    FlagInstancesOf<Arith, 4>([](auto op, auto legacy) -> KernelFn {
+      return Arithmetic<decltype(op)::value, decltype(legacy)::value>;
+    });
+constinit const FlagInstances<Compare, 5> kComparison =
+    FlagInstancesOf<Compare, 5>([](auto op, auto legacy) -> KernelFn {
+      return Comparison<decltype(op)::value, decltype(legacy)::value>;
+    });
+constinit const FlagInstances<Logic, 3> kLogical =
+    FlagInstancesOf<Logic, 3>([](auto op, auto legacy) -> KernelFn {
+      return Logical<decltype(op)::value, decltype(legacy)::value>;
+    });
 constinit const Instances<Variadic, 4> kVariadic =
     InstancesOf<Variadic, 4>([](auto op) -> KernelFn { return Reduce<decltype(op)::value>; });
 constinit const Instances<Unary, 10> kUnary =

@@ -378,12 +378,8 @@ absl::StatusOr<Tensor> ApplyUpdates(const KernelCall& call, const Tensor& data,
 // ScatterElements (and Scatter 9-10): output = data with updates[i] put at
 // i with the axis index taken from indices[i].
 Outputs ScatterElementsKernel(const KernelCall& call) {
-  const Tensor* data = call.input(0);
-  const Tensor* indices = call.input(1);
-  const Tensor* updates = call.input(2);
-  if (data == nullptr || indices == nullptr || updates == nullptr) {
-    return call.Error("an input is absent");
-  }
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<3>(call));
+  auto [data, indices, updates] = inputs;
   if (indices->dims() != updates->dims()) return call.Error("indices and updates differ in shape");
   OC_ASSIGN_OR_RETURN(Combine combine, ReadReduction(call));
   OC_ASSIGN_OR_RETURN(std::vector<int64_t> offsets, ElementOffsets(call, *data, *indices));
@@ -396,12 +392,8 @@ Outputs ScatterElementsKernel(const KernelCall& call) {
 // ScatterND: output = data with each slice that an index tuple names
 // replaced by (or combined with) the matching slice of updates.
 Outputs ScatterNDKernel(const KernelCall& call) {
-  const Tensor* data = call.input(0);
-  const Tensor* indices = call.input(1);
-  const Tensor* updates = call.input(2);
-  if (data == nullptr || indices == nullptr || updates == nullptr) {
-    return call.Error("an input is absent");
-  }
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<3>(call));
+  auto [data, indices, updates] = inputs;
   OC_ASSIGN_OR_RETURN(Combine combine, ReadReduction(call));
   OC_ASSIGN_OR_RETURN(NdSlices s, AddressSlices(call, *data, *indices, 0));
   std::vector<int64_t> dims(indices->dims().begin(), indices->dims().end() - 1);
@@ -505,12 +497,8 @@ std::vector<int64_t> TruncatedInts(const Tensor& tensor, int64_t invalid) {
 // on_value at their position along a new axis of `depth`, off_value
 // elsewhere; indices outside [-depth, depth) give a row of off_value.
 Outputs OneHotKernel(const KernelCall& call) {
-  const Tensor* indices = call.input(0);
-  const Tensor* depth_input = call.input(1);
-  const Tensor* values = call.input(2);
-  if (indices == nullptr || depth_input == nullptr || values == nullptr) {
-    return call.Error("an input is absent");
-  }
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<3>(call));
+  auto [indices, depth_input, values] = inputs;
   if (depth_input->size() != 1 || values->size() != 2) {
     return call.Error("depth is not one element or values not two");
   }

@@ -563,17 +563,8 @@ std::optional<std::vector<C>> EinsumContraction(const std::vector<std::string>& 
     strides.push_back(laid_strides[laid.find(ch)]);
   }
   std::vector<C> out(product.size());
-  std::vector<int64_t> index(out_dims.size(), 0);
-  int64_t offset = 0;
-  for (size_t e = 0; e < out.size(); ++e) {
-    out[e] = product[offset];
-    for (size_t d = out_dims.size(); d-- > 0;) {
-      offset += strides[d];
-      if (++index[d] < out_dims[d]) break;
-      offset -= strides[d] * out_dims[d];
-      index[d] = 0;
-    }
-  }
+  ForEachIndex(out_dims, strides, 0,
+               [&](int64_t e, int64_t offset) { out[e] = product[offset]; });
   return out;
 }
 

@@ -364,17 +364,7 @@ std::vector<int64_t> StatisticRow(absl::Span<const int64_t> dims,
   }
   int64_t count = nn::Product(dims, 0, dims.size());
   std::vector<int64_t> row(count);
-  std::vector<int64_t> index(dims.size(), 0);
-  int64_t offset = 0;
-  for (int64_t i = 0; i < count; ++i) {
-    row[i] = offset;
-    for (size_t d = dims.size(); d-- > 0;) {
-      offset += kept_strides[d];
-      if (++index[d] < dims[d]) break;
-      offset -= kept_strides[d] * dims[d];
-      index[d] = 0;
-    }
-  }
+  ForEachIndex(dims, kept_strides, 0, [&](int64_t i, int64_t offset) { row[i] = offset; });
   return row;
 }
 

@@ -393,9 +393,9 @@ Outputs RoiAlignKernel(const KernelCall& call) {
   return nn::One(std::move(out));
 }
 
-constinit const Instances<Pool, 3> kPool = InstancesOf<Pool, 3>(
-    [](auto kind) -> KernelFn { return PoolKernel<decltype(kind)::value, false>; });
-constinit const Instances<Pool, 3> kGlobalPool = InstancesOf<Pool, 3>(
-    [](auto kind) -> KernelFn { return PoolKernel<decltype(kind)::value, true>; });
+constinit const FlagInstances<Pool, 3> kPool =
+    FlagInstancesOf<Pool, 3>([](auto kind, auto global) -> KernelFn {
+      return PoolKernel<decltype(kind)::value, decltype(global)::value>;
+    });
 
 }  // namespace onnxconvert::eval::pool_ops

@@ -190,9 +190,9 @@ Outputs MultinomialKernel(const KernelCall& call) {
   return nn::One(std::move(out));
 }
 
-constinit const Instances<Distribution, 2> kRandom = InstancesOf<Distribution, 2>(
-    [](auto dist) -> KernelFn { return RandomKernel<decltype(dist)::value, false>; });
-constinit const Instances<Distribution, 2> kRandomLike = InstancesOf<Distribution, 2>(
-    [](auto dist) -> KernelFn { return RandomKernel<decltype(dist)::value, true>; });
+constinit const FlagInstances<Distribution, 2> kRandom =
+    FlagInstancesOf<Distribution, 2>([](auto dist, auto like) -> KernelFn {
+      return RandomKernel<decltype(dist)::value, decltype(like)::value>;
+    });
 
 }  // namespace onnxconvert::eval::random_ops

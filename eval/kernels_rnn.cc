@@ -359,12 +359,7 @@ Outputs RunLayer(const KernelCall& call, Cell cell) {
 
 template <Cell kCell>
 Outputs RecurrentKernel(const KernelCall& call) {
-  for (int i = 0; i < 3; ++i) {
-    if (call.input(i) == nullptr) return call.Error("X, W and R are required");
-    if (call.input(i)->elem_type() != call.input(0)->elem_type()) {
-      return call.Error("X, W and R differ in element type");
-    }
-  }
+  OC_RETURN_IF_ERROR(nn::ThreeOfOneType(call, "X, W and R"));
   int32_t type = call.input(0)->elem_type();
   Outputs out = nn::UnsupportedType(call, type);
   nn::VisitFloatType(type, [&](auto v) { out = RunLayer<decltype(v)>(call, kCell); });

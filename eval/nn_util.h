@@ -299,6 +299,18 @@ inline absl::StatusOr<std::pair<std::vector<int32_t>, std::vector<int32_t>>> Int
   return std::pair(ints(t), zero_point != nullptr ? ints(*zero_point) : std::vector<int32_t>{});
 }
 
+// An error unless inputs 0 to 2 (`names`: "Q, K and V") are all set and of
+// one element type.
+inline absl::Status ThreeOfOneType(const KernelCall& call, absl::string_view names) {
+  for (int i = 0; i < 3; ++i) {
+    if (call.input(i) == nullptr) return call.Error(absl::StrCat(names, " are required"));
+    if (call.input(i)->elem_type() != call.input(0)->elem_type()) {
+      return call.Error(absl::StrCat(names, " differ in element type"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // `axis` (negative counts from the end) within [0, rank), or an error.
 inline absl::StatusOr<int64_t> NormalizeAxis(const KernelCall& call, int64_t axis,
                                              int64_t rank) {
