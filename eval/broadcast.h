@@ -36,6 +36,19 @@ class BroadcastCursor {
   int64_t offset_ = 0;
 };
 
+// Moves the row-major `index` over `dims` to the next element, and
+// `offset` with it by `strides` per axis (back to its start along each axis
+// that wraps).
+inline void NextIndex(absl::Span<const int64_t> dims, absl::Span<const int64_t> strides,
+                      std::vector<int64_t>& index, int64_t& offset) {
+  for (size_t d = dims.size(); d-- > 0;) {
+    offset += strides[d];
+    if (++index[d] < dims[d]) return;
+    offset -= strides[d] * dims[d];
+    index[d] = 0;
+  }
+}
+
 // Calls `f(index, offset)` for every element of a tensor of `dims`, in
 // row-major order, with `offset` advancing by `strides` per axis from
 // `base`.
@@ -48,12 +61,7 @@ void ForEachIndex(absl::Span<const int64_t> dims, absl::Span<const int64_t> stri
   int64_t offset = base;
   for (int64_t i = 0; i < count; ++i) {
     f(i, offset);
-    for (size_t d = dims.size(); d-- > 0;) {
-      offset += strides[d];
-      if (++index[d] < dims[d]) break;
-      offset -= strides[d] * dims[d];
-      index[d] = 0;
-    }
+    NextIndex(dims, strides, index, offset);
   }
 }
 

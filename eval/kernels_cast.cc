@@ -285,9 +285,8 @@ Outputs CastKernel(const KernelCall& call) {
 }
 
 Outputs CastLikeKernel(const KernelCall& call) {
-  const Tensor* input = call.input(0);
-  const Tensor* like = call.input(1);
-  if (input == nullptr || like == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [input, like] = inputs;
   return CastTo(call, *input, like->elem_type());
 }
 

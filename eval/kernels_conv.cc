@@ -141,6 +141,15 @@ void GatherPatches(const Window& w, int64_t channels, const C* x, C* cols) {
                 });
 }
 
+// Adds bias[o] to each element of row o of the `rows` rows of `width`
+// elements at `y`.
+template <typename C>
+void AddRowBias(C* y, const C* bias, int64_t rows, int64_t width) {
+  for (int64_t o = 0; o < rows; ++o) {
+    for (int64_t p = 0; p < width; ++p) y[o * width + p] += bias[o];
+  }
+}
+
 // The scratch buffer of the thread for `C` (the im2col matrices).
 template <typename C>
 std::vector<C>& ScratchBuffer() {
@@ -638,12 +647,7 @@ Outputs ConvTransposeKernel(const KernelCall& call) {
                         C* out = yg + first;
                         for (int64_t i = lo; i < hi; ++i) out[i * stride] += in[i];
                       });
-        if (vb) {
-          for (int64_t m = 0; m < mg; ++m) {
-            C bias = (*vb)[g * mg + m];
-            for (int64_t i = 0; i < image; ++i) yg[m * image + i] += bias;
-          }
-        }
+        if (vb) AddRowBias(yg, vb->data() + g * mg, mg, image);
       }
     }
     out = nn::StoreTensor<T, C>(x->elem_type(), dims, y);
@@ -869,12 +873,7 @@ Outputs DeformConvKernel(const KernelCall& call) {
         C* yg = y.data() + (n * s.out_channels + g * mg) * positions;
         nn::Multiply(vw.data() + g * mg * cg * kernel_size, cols.data(), yg, mg, cg * kernel_size,
                      positions);
-        if (vb) {
-          for (int64_t o = 0; o < mg; ++o) {
-            C bias = (*vb)[g * mg + o];
-            for (int64_t p = 0; p < positions; ++p) yg[o * positions + p] += bias;
-          }
-        }
+        if (vb) AddRowBias(yg, vb->data() + g * mg, mg, positions);
       }
     }
     out = nn::StoreTensor<T, C>(x->elem_type(), dims, y);

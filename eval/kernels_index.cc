@@ -248,9 +248,8 @@ absl::StatusOr<std::vector<int64_t>> ElementOffsets(const KernelCall& call, cons
 // GatherElements: output[i] = data[i with the axis index taken from
 // indices[i]].
 Outputs GatherElementsKernel(const KernelCall& call) {
-  const Tensor* data = call.input(0);
-  const Tensor* indices = call.input(1);
-  if (data == nullptr || indices == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [data, indices] = inputs;
   OC_ASSIGN_OR_RETURN(std::vector<int64_t> offsets, ElementOffsets(call, *data, *indices));
   return One(Pick(*data, indices->dims(), offsets));
 }
@@ -299,9 +298,8 @@ absl::StatusOr<NdSlices> AddressSlices(const KernelCall& call, const Tensor& dat
 
 // GatherND with batch_dims (12+).
 Outputs GatherNDKernel(const KernelCall& call) {
-  const Tensor* data = call.input(0);
-  const Tensor* indices = call.input(1);
-  if (data == nullptr || indices == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [data, indices] = inputs;
   int64_t batch = call.Int("batch_dims", 0);
   OC_ASSIGN_OR_RETURN(NdSlices s, AddressSlices(call, *data, *indices, batch));
   std::vector<int64_t> dims(indices->dims().begin(), indices->dims().end() - 1);
@@ -415,9 +413,8 @@ Outputs ScatterNDKernel(const KernelCall& call) {
 // wraps the leading indices too, which differs only where a leading dim
 // exceeds the sequence length: refused there.)
 Outputs TensorScatterKernel(const KernelCall& call) {
-  const Tensor* past = call.input(0);
-  const Tensor* update = call.input(1);
-  if (past == nullptr || update == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [past, update] = inputs;
   if (past->elem_type() != update->elem_type() || past->rank() != update->rank() ||
       past->rank() < 2) {
     return call.Error("past_cache and update differ in type or rank, or have rank below 2");
@@ -569,9 +566,8 @@ Outputs NonZeroKernel(const KernelCall& call) {
 // Compress: the slices along the axis (of the flattened input without one)
 // whose condition is true; the condition may be shorter than the axis.
 Outputs CompressKernel(const KernelCall& call) {
-  const Tensor* x = call.input(0);
-  const Tensor* condition = call.input(1);
-  if (x == nullptr || condition == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [x, condition] = inputs;
   if (condition->elem_type() != onnx::TensorProto::BOOL || condition->rank() != 1) {
     return call.Error("condition is not a 1-D bool tensor");
   }
@@ -631,9 +627,8 @@ Outputs TriluKernel(const KernelCall& call) {
 // ReverseSequence: for each batch entry, its first sequence_lens[b]
 // elements along the time axis reversed.
 Outputs ReverseSequenceKernel(const KernelCall& call) {
-  const Tensor* x = call.input(0);
-  const Tensor* lens_input = call.input(1);
-  if (x == nullptr || lens_input == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [x, lens_input] = inputs;
   if (x->rank() < 2) return call.Error("the input has rank below 2");
   OC_ASSIGN_OR_RETURN(int64_t batch_axis, Axis(call, call.Int("batch_axis", 1), x->rank()));
   OC_ASSIGN_OR_RETURN(int64_t time_axis, Axis(call, call.Int("time_axis", 0), x->rank()));
@@ -824,9 +819,8 @@ Outputs UniqueKernel(const KernelCall& call) {
 // CenterCropPad: each named axis cropped or zero-padded to its target
 // around the centre (the odd element at the end).
 Outputs CenterCropPadKernel(const KernelCall& call) {
-  const Tensor* x = call.input(0);
-  const Tensor* shape = call.input(1);
-  if (x == nullptr || shape == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [x, shape] = inputs;
   OC_ASSIGN_OR_RETURN(std::vector<int64_t> target, Int64s(call, *shape));
   int64_t rank = x->rank();
   std::vector<int64_t> axes(rank);

@@ -315,9 +315,8 @@ Outputs ClipKernel(const KernelCall& call) {
 // PRelu: slope * x below 0; the slope broadcasts to X (from 7; before, it
 // is one element or X's shape).
 Outputs PReluKernel(const KernelCall& call) {
-  const Tensor* x = First(call);
-  const Tensor* slope = call.input(1);
-  if (x == nullptr || slope == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [x, slope] = inputs;
   if (slope->elem_type() != x->elem_type()) return call.Error("slope's type differs from X's");
   if (call.since_version() < 7 && slope->size() != 1 && slope->dims() != x->dims()) {
     return call.Error("slope is neither one element nor X's shape");
@@ -351,9 +350,8 @@ T IntegerPower(int64_t base, uint64_t exponent) {
 // wrapping multiplication (a negative exponent is refused); an integer base
 // with a float exponent in double, truncated.
 Outputs PowKernel(const KernelCall& call) {
-  const Tensor* x = First(call);
-  const Tensor* y = call.input(1);
-  if (x == nullptr || y == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [x, y] = inputs;
   if (call.since_version() < 12 && x->elem_type() != y->elem_type()) {
     return call.Error("the inputs' types differ, which this version does not allow");
   }
@@ -394,9 +392,8 @@ Outputs PowKernel(const KernelCall& call) {
 // with fmod = 0 (integers only) the remainder takes the divisor's sign.
 // Integer division by zero is refused.
 Outputs ModKernel(const KernelCall& call) {
-  const Tensor* a = First(call);
-  const Tensor* b = call.input(1);
-  if (a == nullptr || b == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [a, b] = inputs;
   if (a->elem_type() != b->elem_type()) return call.Error("the inputs' types differ");
   bool fmod = call.Int("fmod", 0) != 0;
   return ForTypes<NumberTypes>(call, a->elem_type(), [&](auto v) -> Outputs {
@@ -430,9 +427,8 @@ Outputs ModKernel(const KernelCall& call) {
 
 // BitShift of unsigned integers; shifting by the width or more gives 0.
 Outputs BitShiftKernel(const KernelCall& call) {
-  const Tensor* x = First(call);
-  const Tensor* y = call.input(1);
-  if (x == nullptr || y == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [x, y] = inputs;
   if (x->elem_type() != y->elem_type()) return call.Error("the inputs' types differ");
   const onnx::AttributeProto* direction = call.attribute("direction");
   if (direction == nullptr || (direction->s() != "LEFT" && direction->s() != "RIGHT")) {
@@ -454,9 +450,8 @@ Outputs BitShiftKernel(const KernelCall& call) {
 
 template <Bitwise kOp>
 Outputs BitwiseKernel(const KernelCall& call) {
-  const Tensor* a = First(call);
-  const Tensor* b = call.input(1);
-  if (a == nullptr || b == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [a, b] = inputs;
   if (a->elem_type() != b->elem_type()) return call.Error("the inputs' types differ");
   return ForTypes<IntegerTypes>(call, a->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);

@@ -21,9 +21,8 @@ namespace onnxconvert::eval::ml_ops {
 // ArrayFeatureExtractor: the elements of the last axis that Y's indices
 // (flattened) name; a 1-D input gives one row.
 Outputs ArrayFeatureExtractorKernel(const KernelCall& call) {
-  const Tensor* x = call.input(0);
-  const Tensor* y = call.input(1);
-  if (x == nullptr || y == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [x, y] = inputs;
   if (x->rank() == 0) return call.Error("X is a scalar");
   OC_ASSIGN_OR_RETURN(std::vector<int64_t> indices, Int64s(call, *y));
   int64_t last = x->dims().back();

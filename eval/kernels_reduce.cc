@@ -356,9 +356,8 @@ Outputs TopKKernel(const KernelCall& call) {
 // element leaves itself out) and reversed (from the end).
 template <bool kProd>
 Outputs CumulativeKernel(const KernelCall& call) {
-  const Tensor* x = call.input(0);
-  const Tensor* axis_input = call.input(1);
-  if (x == nullptr || axis_input == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [x, axis_input] = inputs;
   if (axis_input->size() != 1) return call.Error("axis is not one integer");
   OC_ASSIGN_OR_RETURN(std::vector<int64_t> axis_value, Int64s(call, *axis_input));
   OC_ASSIGN_OR_RETURN(int64_t axis, Axis(call, axis_value[0], x->rank()));
