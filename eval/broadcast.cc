@@ -45,13 +45,6 @@ BroadcastCursor::BroadcastCursor(absl::Span<const int64_t> out_dims,
   }
 }
 
-void BroadcastCursor::Next() {
-  for (size_t d = dims_.size(); d-- > 0;) {
-    offset_ += strides_[d];
-    if (++index_[d] < dims_[d]) return;
-    offset_ -= strides_[d] * dims_[d];
-    index_[d] = 0;
-  }
-}
+void BroadcastCursor::Next() { NextIndex(dims_, strides_, index_, offset_); }
 
 }  // namespace onnxconvert::eval

@@ -36,22 +36,6 @@ absl::Status KernelCall::Error(absl::string_view why) const {
       absl::StrCat("node '", node.name(), "' (", node.op_type(), "-", since_version_, "): ", why));
 }
 
-absl::Span<const KernelRow> KernelTable() {
-  static const std::vector<KernelRow>* table = [] {
-    auto* rows = new std::vector<KernelRow>;
-    for (absl::Span<const KernelRow> family :
-         {ShapeKernels(), ElementwiseKernels(), CastKernels(), LinalgKernels(), ConvKernels(),
-          PoolKernels(), NormKernels(), RnnKernels(), QuantKernels(), RandomKernels(),
-          AttentionKernels(), MathKernels(), ReduceKernels(), IndexKernels(), ResizeKernels(),
-          StringKernels(), MlKernels(), LossKernels(), TrainingKernels(),
-          DetectionKernels(), SignalKernels(), SampleKernels()}) {
-      rows->insert(rows->end(), family.begin(), family.end());
-    }
-    return rows;
-  }();
-  return *table;
-}
-
 KernelFn FindKernel(absl::string_view domain, absl::string_view op, int since_version) {
   using Key = std::pair<std::string, std::string>;
   static const auto* by_op = [] {

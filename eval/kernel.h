@@ -88,32 +88,9 @@ struct KernelRow {
 // null.
 KernelFn FindKernel(absl::string_view domain, absl::string_view op, int since_version);
 
-// Every row of the kernel table, for listing.
+// Every row of the kernel table (kernel_table.cc: one row a kernel, in
+// op-family order), for listing.
 absl::Span<const KernelRow> KernelTable();
-
-// The kernels of each op family (one file each), gathered by KernelTable.
-absl::Span<const KernelRow> ShapeKernels();
-absl::Span<const KernelRow> ElementwiseKernels();
-absl::Span<const KernelRow> CastKernels();
-// MatMul, Gemm, MatMulInteger, QLinearMatMul, Einsum, Det.
-absl::Span<const KernelRow> LinalgKernels();
-// Conv, ConvTranspose, ConvInteger, QLinearConv, DeformConv.
-absl::Span<const KernelRow> ConvKernels();
-// MaxPool, AveragePool, LpPool, the Global pools, MaxRoiPool, RoiAlign,
-// MaxUnpool.
-absl::Span<const KernelRow> PoolKernels();
-// BatchNormalization, InstanceNormalization, LayerNormalization,
-// GroupNormalization, LRN, MeanVarianceNormalization, RMSNormalization,
-// LpNormalization.
-absl::Span<const KernelRow> NormKernels();
-// RNN, GRU, LSTM.
-absl::Span<const KernelRow> RnnKernels();
-// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear.
-absl::Span<const KernelRow> QuantKernels();
-// Dropout, the Random* ops, Multinomial, Bernoulli.
-absl::Span<const KernelRow> RandomKernels();
-// Attention, and FlexAttention (ai.onnx.preview) without its subgraphs.
-absl::Span<const KernelRow> AttentionKernels();
 
 // A score_mod or prob_mod of FlexAttention as the graph runner applies it:
 // the [batch, q heads, q sequence, kv sequence] scores or probabilities,
@@ -123,28 +100,6 @@ using AttentionMod = std::function<absl::StatusOr<Tensor>(Tensor)>;
 // (empty: none) applied to its scores and probabilities; its output Y.
 absl::StatusOr<Tensor> FlexAttention(const KernelCall& call, const AttentionMod& score_mod,
                                      const AttentionMod& prob_mod);
-// Unary and binary math, activations, Clip and the softmax family.
-absl::Span<const KernelRow> MathKernels();
-// Reductions, ArgMax/ArgMin, TopK and CumSum/CumProd.
-absl::Span<const KernelRow> ReduceKernels();
-// Indexing and data rearrangement: Pad, Gather/Scatter kinds, OneHot, ...
-absl::Span<const KernelRow> IndexKernels();
-// Resize and Upsample.
-absl::Span<const KernelRow> ResizeKernels();
-// String ops.
-absl::Span<const KernelRow> StringKernels();
-// The ai.onnx.ml ops.
-absl::Span<const KernelRow> MlKernels();
-// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
-absl::Span<const KernelRow> LossKernels();
-// The ai.onnx.preview.training optimizers: Adagrad, Adam, Momentum.
-absl::Span<const KernelRow> TrainingKernels();
-// NonMaxSuppression.
-absl::Span<const KernelRow> DetectionKernels();
-// DFT, STFT, MelWeightMatrix.
-absl::Span<const KernelRow> SignalKernels();
-// GridSample.
-absl::Span<const KernelRow> SampleKernels();
 
 }  // namespace onnxconvert::eval
 

@@ -5,6 +5,7 @@
 // an element computes in, index arithmetic over row-major dims, and the
 // reading of axes and integer parameters. Internal to the evaluator.
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -104,33 +105,23 @@ Tensor PickStrided(const Tensor& src, std::vector<int64_t> dims,
 // Copies element `from` of `src` to element `to` of `dst` (same type).
 void CopyElement(const Tensor& src, int64_t from, Tensor& dst, int64_t to);
 
+// Inputs 0 to n - 1, or an error when one is absent.
+template <int n>
+absl::StatusOr<std::array<const Tensor*, n>> RequiredInputs(const KernelCall& call) {
+  std::array<const Tensor*, n> inputs;
+  for (int i = 0; i < n; ++i) {
+    inputs[i] = call.input(i);
+    if (inputs[i] == nullptr) return call.Error("an input is absent");
+  }
+  return inputs;
+}
+
 // Row-major strides of `dims`.
 std::vector<int64_t> Strides(absl::Span<const int64_t> dims);
 
 // Number of elements of `dims`, or an error past kMaxElements or for a
 // negative dim.
 absl::StatusOr<int64_t> Count(const KernelCall& call, absl::Span<const int64_t> dims);
-
-// Calls `f(index, offset)` for every element of a tensor of `dims`, in
-// row-major order, with `offset` advancing by `strides` per axis from
-// `base`.
-template <typename F>
-void ForEachIndex(absl::Span<const int64_t> dims, absl::Span<const int64_t> strides, int64_t base,
-                  F f) {
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  std::vector<int64_t> index(dims.size(), 0);
-  int64_t offset = base;
-  for (int64_t i = 0; i < count; ++i) {
-    f(i, offset);
-    for (size_t d = dims.size(); d-- > 0;) {
-      offset += strides[d];
-      if (++index[d] < dims[d]) break;
-      offset -= strides[d] * dims[d];
-      index[d] = 0;
-    }
-  }
-}
 
 // `axis` in [0, rank) after counting a negative one from the end, or an
 // error naming it.
@@ -190,13 +181,21 @@ absl::StatusOr<std::vector<int64_t>> Int64s(const KernelCall& call, const Tensor
 // The elements of a numeric tensor as double, or an error naming the node.
 absl::StatusOr<std::vector<double>> Doubles(const KernelCall& call, const Tensor& tensor);
 
-// a + b and a * b, wrapping for integers (through uint64, never UB).
+// a + b, a - b and a * b, wrapping for integers (through uint64, never UB).
 template <typename A>
 A WrapAdd(A a, A b) {
   if constexpr (std::is_integral_v<A>) {
     return static_cast<A>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
   } else {
     return a + b;
+  }
+}
+template <typename A>
+A WrapSub(A a, A b) {
+  if constexpr (std::is_integral_v<A>) {
+    return static_cast<A>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+  } else {
+    return a - b;
   }
 }
 template <typename A>

@@ -21,10 +21,10 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/nn_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::attention_ops {
 
 using nn::Outputs;
 using nn::RealView;
@@ -271,12 +271,7 @@ Outputs Attend(const KernelCall& call) {
 }
 
 Outputs AttentionKernel(const KernelCall& call) {
-  for (int i = 0; i < 3; ++i) {
-    if (call.input(i) == nullptr) return call.Error("Q, K and V are required");
-    if (call.input(i)->elem_type() != call.input(0)->elem_type()) {
-      return call.Error("Q, K and V differ in element type");
-    }
-  }
+  OC_RETURN_IF_ERROR(nn::ThreeOfOneType(call, "Q, K and V"));
   int32_t type = call.input(0)->elem_type();
   Outputs out = nn::UnsupportedType(call, type);
   nn::VisitFloatType(type, [&](auto v) { out = Attend<decltype(v)>(call); });
@@ -381,12 +376,9 @@ Outputs FlexAttentionKernel(const KernelCall& call) {
   return nn::One(std::move(y));
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "Attention", 23, kLast, AttentionKernel},
-    {"ai.onnx.preview", "FlexAttention", 1, kLast, FlexAttentionKernel},
-};
+}  // namespace onnxconvert::eval::attention_ops
 
-}  // namespace
+namespace onnxconvert::eval {
 
 absl::StatusOr<Tensor> FlexAttention(const KernelCall& call, const AttentionMod& score_mod,
                                      const AttentionMod& prob_mod) {
@@ -398,16 +390,14 @@ absl::StatusOr<Tensor> FlexAttention(const KernelCall& call, const AttentionMod&
     if (call.input(i)->rank() != 4) return call.Error("Q, K and V must be 4-D");
   }
   int32_t type = call.input(0)->elem_type();
-  OC_ASSIGN_OR_RETURN(int32_t precision, SoftmaxPrecision(call, type));
+  OC_ASSIGN_OR_RETURN(int32_t precision, attention_ops::SoftmaxPrecision(call, type));
   absl::StatusOr<Tensor> out = nn::UnsupportedType(call, type);
   nn::VisitFloatType(type, [&](auto t) {
     nn::VisitFloatType(precision, [&](auto p) {
-      out = Flex<decltype(t), decltype(p)>(call, precision, score_mod, prob_mod);
+      out = attention_ops::Flex<decltype(t), decltype(p)>(call, precision, score_mod, prob_mod);
     });
   });
   return out;
 }
-
-absl::Span<const KernelRow> AttentionKernels() { return kRows; }
 
 }  // namespace onnxconvert::eval

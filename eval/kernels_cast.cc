@@ -20,10 +20,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::cast_ops {
 
 // One element read exactly.
 struct Value {
@@ -285,9 +285,8 @@ Outputs CastKernel(const KernelCall& call) {
 }
 
 Outputs CastLikeKernel(const KernelCall& call) {
-  const Tensor* input = call.input(0);
-  const Tensor* like = call.input(1);
-  if (input == nullptr || like == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [input, like] = inputs;
   return CastTo(call, *input, like->elem_type());
 }
 
@@ -336,14 +335,4 @@ Outputs BitCastKernel(const KernelCall& call) {
   return One(std::move(out));
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "Cast", 1, kLast, CastKernel},
-    {"", "CastLike", 15, kLast, CastLikeKernel},
-    {"", "BitCast", 26, kLast, BitCastKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> CastKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::cast_ops

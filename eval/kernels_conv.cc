@@ -13,10 +13,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/nn_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::conv_ops {
 
 using nn::Outputs;
 using nn::RealView;
@@ -139,6 +139,15 @@ void GatherPatches(const Window& w, int64_t channels, const C* x, C* cols) {
                   }
                   std::fill(out + hi, out + width, C{0});
                 });
+}
+
+// Adds bias[o] to each element of row o of the `rows` rows of `width`
+// elements at `y`.
+template <typename C>
+void AddRowBias(C* y, const C* bias, int64_t rows, int64_t width) {
+  for (int64_t o = 0; o < rows; ++o) {
+    for (int64_t p = 0; p < width; ++p) y[o * width + p] += bias[o];
+  }
 }
 
 // The scratch buffer of the thread for `C` (the im2col matrices).
@@ -638,12 +647,7 @@ Outputs ConvTransposeKernel(const KernelCall& call) {
                         C* out = yg + first;
                         for (int64_t i = lo; i < hi; ++i) out[i * stride] += in[i];
                       });
-        if (vb) {
-          for (int64_t m = 0; m < mg; ++m) {
-            C bias = (*vb)[g * mg + m];
-            for (int64_t i = 0; i < image; ++i) yg[m * image + i] += bias;
-          }
-        }
+        if (vb) AddRowBias(yg, vb->data() + g * mg, mg, image);
       }
     }
     out = nn::StoreTensor<T, C>(x->elem_type(), dims, y);
@@ -655,24 +659,9 @@ Outputs ConvTransposeKernel(const KernelCall& call) {
 // per slice of axis 0 (per output channel of W).
 absl::StatusOr<std::vector<int32_t>> Offset8(const KernelCall& call, const Tensor& t,
                                              const Tensor* zero_point) {
-  auto ints = [](const Tensor& x) {
-    std::vector<int32_t> v;
-    if (x.elem_type() == onnx::TensorProto::INT8) {
-      for (int8_t e : x.data<int8_t>()) v.push_back(e);
-    } else {
-      for (uint8_t e : x.data<uint8_t>()) v.push_back(e);
-    }
-    return v;
-  };
-  for (const Tensor* e : {&t, zero_point}) {
-    if (e != nullptr && e->elem_type() != onnx::TensorProto::INT8 &&
-        e->elem_type() != onnx::TensorProto::UINT8) {
-      return nn::UnsupportedType(call, e->elem_type());
-    }
-  }
-  std::vector<int32_t> values = ints(t);
-  if (zero_point == nullptr || zero_point->size() == 0) return values;
-  std::vector<int32_t> zp = ints(*zero_point);
+  OC_ASSIGN_OR_RETURN(auto elements, nn::Int8Elements(call, t, zero_point));
+  auto& [values, zp] = elements;
+  if (zp.empty()) return std::move(values);
   int64_t slices = t.rank() > 0 ? t.dims()[0] : 1;
   if (zp.size() != 1 && static_cast<int64_t>(zp.size()) != slices) {
     return call.Error("a zero point is neither a scalar nor one per output channel");
@@ -681,7 +670,7 @@ absl::StatusOr<std::vector<int32_t>> Offset8(const KernelCall& call, const Tenso
   for (size_t i = 0; i < values.size(); ++i) {
     values[i] -= zp.size() == 1 ? zp[0] : zp[i / slice];
   }
-  return values;
+  return std::move(values);
 }
 
 // The int32 convolution of the offset 8-bit inputs (wrapping, never UB),
@@ -884,12 +873,7 @@ Outputs DeformConvKernel(const KernelCall& call) {
         C* yg = y.data() + (n * s.out_channels + g * mg) * positions;
         nn::Multiply(vw.data() + g * mg * cg * kernel_size, cols.data(), yg, mg, cg * kernel_size,
                      positions);
-        if (vb) {
-          for (int64_t o = 0; o < mg; ++o) {
-            C bias = (*vb)[g * mg + o];
-            for (int64_t p = 0; p < positions; ++p) yg[o * positions + p] += bias;
-          }
-        }
+        if (vb) AddRowBias(yg, vb->data() + g * mg, mg, positions);
       }
     }
     out = nn::StoreTensor<T, C>(x->elem_type(), dims, y);
@@ -897,16 +881,4 @@ Outputs DeformConvKernel(const KernelCall& call) {
   return nn::One(std::move(out));
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "Conv", 1, kLast, ConvKernel},
-    {"", "ConvTranspose", 1, kLast, ConvTransposeKernel},
-    {"", "ConvInteger", 10, kLast, ConvIntegerKernel},
-    {"", "QLinearConv", 10, kLast, QLinearConvKernel},
-    {"", "DeformConv", 19, kLast, DeformConvKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> ConvKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::conv_ops

@@ -15,10 +15,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::detection_ops {
 
 // A box as its extents on each axis.
 struct Box {
@@ -135,12 +135,4 @@ Outputs NonMaxSuppressionKernel(const KernelCall& call) {
   return One(std::move(out));
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "NonMaxSuppression", 10, kLast, NonMaxSuppressionKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> DetectionKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::detection_ops

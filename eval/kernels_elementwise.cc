@@ -14,10 +14,10 @@
 #include "base/status_macros.h"
 #include "eval/broadcast.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::elementwise_ops {
 
 // Applies `fn` to the broadcast elements of the inputs (storage type T),
 // giving elements of `out_type` (storage R).
@@ -84,30 +84,19 @@ Outputs ForElementType(const KernelCall& call, int32_t type, Fill fill) {
   return One(std::move(out));
 }
 
-enum class Arith { kAdd, kSub, kMul, kDiv };
-
 template <typename C>
 absl::StatusOr<C> Apply(Arith op, C a, C b) {
-  if constexpr (kIsSignedInt<C>) {
-    using U = std::make_unsigned_t<C>;
+  if constexpr (std::is_integral_v<C>) {
+    // Wrapping (never UB); only a division by zero fails.
     switch (op) {
-      case Arith::kAdd: return static_cast<C>(static_cast<U>(a) + static_cast<U>(b));
-      case Arith::kSub: return static_cast<C>(static_cast<U>(a) - static_cast<U>(b));
-      case Arith::kMul: return static_cast<C>(static_cast<U>(a) * static_cast<U>(b));
+      case Arith::kAdd: return WrapAdd(a, b);
+      case Arith::kSub: return WrapSub(a, b);
+      case Arith::kMul: return WrapMul(a, b);
       case Arith::kDiv:
         if (b == 0) return absl::InvalidArgumentError("integer division by zero");
-        if (a == std::numeric_limits<C>::min() && b == -1) return a;  // wraps
-        return static_cast<C>(a / b);
-    }
-  } else if constexpr (std::is_integral_v<C>) {
-    // Unsigned (promoted through unsigned arithmetic to wrap).
-    using U = std::conditional_t<(sizeof(C) < sizeof(unsigned)), unsigned, C>;
-    switch (op) {
-      case Arith::kAdd: return static_cast<C>(static_cast<U>(a) + static_cast<U>(b));
-      case Arith::kSub: return static_cast<C>(static_cast<U>(a) - static_cast<U>(b));
-      case Arith::kMul: return static_cast<C>(static_cast<U>(a) * static_cast<U>(b));
-      case Arith::kDiv:
-        if (b == 0) return absl::InvalidArgumentError("integer division by zero");
+        if constexpr (kIsSignedInt<C>) {
+          if (a == std::numeric_limits<C>::min() && b == -1) return a;  // wraps
+        }
         return static_cast<C>(a / b);
     }
   } else {
@@ -256,8 +245,6 @@ absl::StatusOr<std::vector<Tensor>> Arithmetic(const KernelCall& call) {
   });
 }
 
-enum class Compare { kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual };
-
 // Equal of two string tensors, broadcast.
 absl::StatusOr<Tensor> StringsEqual(const KernelCall& call) {
   const Tensor& a = *call.inputs[0];
@@ -295,8 +282,6 @@ absl::StatusOr<std::vector<Tensor>> Comparison(const KernelCall& call) {
   });
 }
 
-enum class Logic { kAnd, kOr, kXor };
-
 template <Logic kOp, bool kLegacy>
 absl::StatusOr<std::vector<Tensor>> Logical(const KernelCall& call) {
   OC_RETURN_IF_ERROR(SameTypes(call));
@@ -315,8 +300,6 @@ absl::StatusOr<std::vector<Tensor>> Logical(const KernelCall& call) {
                                                     })));
   return One(std::move(out));
 }
-
-enum class Variadic { kMax, kMin, kSum, kMean };
 
 // Max, Min, Sum and Mean of any number of inputs; before opset 8 the
 // inputs must have one shape.
@@ -365,8 +348,6 @@ absl::StatusOr<std::vector<Tensor>> Reduce(const KernelCall& call) {
     }
   });
 }
-
-enum class Unary { kNeg, kAbs, kSqrt, kExp, kLog, kFloor, kCeil, kReciprocal, kRelu, kNot };
 
 template <Unary kOp>
 absl::StatusOr<std::vector<Tensor>> UnaryMath(const KernelCall& call) {
@@ -456,60 +437,21 @@ absl::StatusOr<std::vector<Tensor>> WhereKernel(const KernelCall& call) {
   return One(std::move(out));
 }
 
-// The binary ops whose versions 1 to 6 broadcast only under broadcast = 1
-// (with `axis`), and numpy-style from version 7: a kernel for each.
-struct TwoBroadcastEras {
-  const char* op;
-  KernelFn legacy;  // versions 1 to 6
-  KernelFn numpy;   // from version 7
-};
+constinit const FlagInstances<Arith, 4> kArithmetic =
+    FlagInstancesOf<Arith, 4>([](auto op, auto legacy) -> KernelFn {
+      return Arithmetic<decltype(op)::value, decltype(legacy)::value>;
+    });
+constinit const FlagInstances<Compare, 5> kComparison =
+    FlagInstancesOf<Compare, 5>([](auto op, auto legacy) -> KernelFn {
+      return Comparison<decltype(op)::value, decltype(legacy)::value>;
+    });
+constinit const FlagInstances<Logic, 3> kLogical =
+    FlagInstancesOf<Logic, 3>([](auto op, auto legacy) -> KernelFn {
+      return Logical<decltype(op)::value, decltype(legacy)::value>;
+    });
+constinit const Instances<Variadic, 4> kVariadic =
+    InstancesOf<Variadic, 4>([](auto op) -> KernelFn { return Reduce<decltype(op)::value>; });
+constinit const Instances<Unary, 10> kUnary =
+    InstancesOf<Unary, 10>([](auto op) -> KernelFn { return UnaryMath<decltype(op)::value>; });
 
-constexpr TwoBroadcastEras kTwoEraOps[] = {
-    {"Add", Arithmetic<Arith::kAdd, true>, Arithmetic<Arith::kAdd, false>},
-    {"Sub", Arithmetic<Arith::kSub, true>, Arithmetic<Arith::kSub, false>},
-    {"Mul", Arithmetic<Arith::kMul, true>, Arithmetic<Arith::kMul, false>},
-    {"Div", Arithmetic<Arith::kDiv, true>, Arithmetic<Arith::kDiv, false>},
-    {"Equal", Comparison<Compare::kEqual, true>, Comparison<Compare::kEqual, false>},
-    {"Less", Comparison<Compare::kLess, true>, Comparison<Compare::kLess, false>},
-    {"Greater", Comparison<Compare::kGreater, true>, Comparison<Compare::kGreater, false>},
-    {"And", Logical<Logic::kAnd, true>, Logical<Logic::kAnd, false>},
-    {"Or", Logical<Logic::kOr, true>, Logical<Logic::kOr, false>},
-    {"Xor", Logical<Logic::kXor, true>, Logical<Logic::kXor, false>},
-};
-
-constexpr KernelRow kRows[] = {
-    {"", "LessOrEqual", 12, kLast, Comparison<Compare::kLessOrEqual, false>},
-    {"", "GreaterOrEqual", 12, kLast, Comparison<Compare::kGreaterOrEqual, false>},
-    {"", "Not", 1, kLast, UnaryMath<Unary::kNot>},
-    {"", "Max", 1, kLast, Reduce<Variadic::kMax>},
-    {"", "Min", 1, kLast, Reduce<Variadic::kMin>},
-    {"", "Sum", 1, kLast, Reduce<Variadic::kSum>},
-    {"", "Mean", 1, kLast, Reduce<Variadic::kMean>},
-    {"", "Neg", 1, kLast, UnaryMath<Unary::kNeg>},
-    {"", "Abs", 1, kLast, UnaryMath<Unary::kAbs>},
-    {"", "Sqrt", 1, kLast, UnaryMath<Unary::kSqrt>},
-    {"", "Exp", 1, kLast, UnaryMath<Unary::kExp>},
-    {"", "Log", 1, kLast, UnaryMath<Unary::kLog>},
-    {"", "Floor", 1, kLast, UnaryMath<Unary::kFloor>},
-    {"", "Ceil", 1, kLast, UnaryMath<Unary::kCeil>},
-    {"", "Reciprocal", 1, kLast, UnaryMath<Unary::kReciprocal>},
-    {"", "Relu", 1, kLast, UnaryMath<Unary::kRelu>},
-    {"", "Where", 9, kLast, WhereKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> ElementwiseKernels() {
-  static const std::vector<KernelRow>* table = [] {
-    auto* rows = new std::vector<KernelRow>;
-    for (const TwoBroadcastEras& op : kTwoEraOps) {
-      rows->push_back({"", op.op, 1, 6, op.legacy});
-      rows->push_back({"", op.op, 7, kLast, op.numpy});
-    }
-    rows->insert(rows->end(), std::begin(kRows), std::end(kRows));
-    return rows;
-  }();
-  return *table;
-}
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::elementwise_ops

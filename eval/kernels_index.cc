@@ -17,10 +17,10 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::index_ops {
 
 // `index` in [0, dim) after counting a negative one from the end, or an
 // error naming it.
@@ -248,9 +248,8 @@ absl::StatusOr<std::vector<int64_t>> ElementOffsets(const KernelCall& call, cons
 // GatherElements: output[i] = data[i with the axis index taken from
 // indices[i]].
 Outputs GatherElementsKernel(const KernelCall& call) {
-  const Tensor* data = call.input(0);
-  const Tensor* indices = call.input(1);
-  if (data == nullptr || indices == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [data, indices] = inputs;
   OC_ASSIGN_OR_RETURN(std::vector<int64_t> offsets, ElementOffsets(call, *data, *indices));
   return One(Pick(*data, indices->dims(), offsets));
 }
@@ -299,9 +298,8 @@ absl::StatusOr<NdSlices> AddressSlices(const KernelCall& call, const Tensor& dat
 
 // GatherND with batch_dims (12+).
 Outputs GatherNDKernel(const KernelCall& call) {
-  const Tensor* data = call.input(0);
-  const Tensor* indices = call.input(1);
-  if (data == nullptr || indices == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [data, indices] = inputs;
   int64_t batch = call.Int("batch_dims", 0);
   OC_ASSIGN_OR_RETURN(NdSlices s, AddressSlices(call, *data, *indices, batch));
   std::vector<int64_t> dims(indices->dims().begin(), indices->dims().end() - 1);
@@ -378,12 +376,8 @@ absl::StatusOr<Tensor> ApplyUpdates(const KernelCall& call, const Tensor& data,
 // ScatterElements (and Scatter 9-10): output = data with updates[i] put at
 // i with the axis index taken from indices[i].
 Outputs ScatterElementsKernel(const KernelCall& call) {
-  const Tensor* data = call.input(0);
-  const Tensor* indices = call.input(1);
-  const Tensor* updates = call.input(2);
-  if (data == nullptr || indices == nullptr || updates == nullptr) {
-    return call.Error("an input is absent");
-  }
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<3>(call));
+  auto [data, indices, updates] = inputs;
   if (indices->dims() != updates->dims()) return call.Error("indices and updates differ in shape");
   OC_ASSIGN_OR_RETURN(Combine combine, ReadReduction(call));
   OC_ASSIGN_OR_RETURN(std::vector<int64_t> offsets, ElementOffsets(call, *data, *indices));
@@ -396,12 +390,8 @@ Outputs ScatterElementsKernel(const KernelCall& call) {
 // ScatterND: output = data with each slice that an index tuple names
 // replaced by (or combined with) the matching slice of updates.
 Outputs ScatterNDKernel(const KernelCall& call) {
-  const Tensor* data = call.input(0);
-  const Tensor* indices = call.input(1);
-  const Tensor* updates = call.input(2);
-  if (data == nullptr || indices == nullptr || updates == nullptr) {
-    return call.Error("an input is absent");
-  }
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<3>(call));
+  auto [data, indices, updates] = inputs;
   OC_ASSIGN_OR_RETURN(Combine combine, ReadReduction(call));
   OC_ASSIGN_OR_RETURN(NdSlices s, AddressSlices(call, *data, *indices, 0));
   std::vector<int64_t> dims(indices->dims().begin(), indices->dims().end() - 1);
@@ -423,9 +413,8 @@ Outputs ScatterNDKernel(const KernelCall& call) {
 // wraps the leading indices too, which differs only where a leading dim
 // exceeds the sequence length: refused there.)
 Outputs TensorScatterKernel(const KernelCall& call) {
-  const Tensor* past = call.input(0);
-  const Tensor* update = call.input(1);
-  if (past == nullptr || update == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [past, update] = inputs;
   if (past->elem_type() != update->elem_type() || past->rank() != update->rank() ||
       past->rank() < 2) {
     return call.Error("past_cache and update differ in type or rank, or have rank below 2");
@@ -505,12 +494,8 @@ std::vector<int64_t> TruncatedInts(const Tensor& tensor, int64_t invalid) {
 // on_value at their position along a new axis of `depth`, off_value
 // elsewhere; indices outside [-depth, depth) give a row of off_value.
 Outputs OneHotKernel(const KernelCall& call) {
-  const Tensor* indices = call.input(0);
-  const Tensor* depth_input = call.input(1);
-  const Tensor* values = call.input(2);
-  if (indices == nullptr || depth_input == nullptr || values == nullptr) {
-    return call.Error("an input is absent");
-  }
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<3>(call));
+  auto [indices, depth_input, values] = inputs;
   if (depth_input->size() != 1 || values->size() != 2) {
     return call.Error("depth is not one element or values not two");
   }
@@ -581,9 +566,8 @@ Outputs NonZeroKernel(const KernelCall& call) {
 // Compress: the slices along the axis (of the flattened input without one)
 // whose condition is true; the condition may be shorter than the axis.
 Outputs CompressKernel(const KernelCall& call) {
-  const Tensor* x = call.input(0);
-  const Tensor* condition = call.input(1);
-  if (x == nullptr || condition == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [x, condition] = inputs;
   if (condition->elem_type() != onnx::TensorProto::BOOL || condition->rank() != 1) {
     return call.Error("condition is not a 1-D bool tensor");
   }
@@ -643,9 +627,8 @@ Outputs TriluKernel(const KernelCall& call) {
 // ReverseSequence: for each batch entry, its first sequence_lens[b]
 // elements along the time axis reversed.
 Outputs ReverseSequenceKernel(const KernelCall& call) {
-  const Tensor* x = call.input(0);
-  const Tensor* lens_input = call.input(1);
-  if (x == nullptr || lens_input == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [x, lens_input] = inputs;
   if (x->rank() < 2) return call.Error("the input has rank below 2");
   OC_ASSIGN_OR_RETURN(int64_t batch_axis, Axis(call, call.Int("batch_axis", 1), x->rank()));
   OC_ASSIGN_OR_RETURN(int64_t time_axis, Axis(call, call.Int("time_axis", 0), x->rank()));
@@ -836,9 +819,8 @@ Outputs UniqueKernel(const KernelCall& call) {
 // CenterCropPad: each named axis cropped or zero-padded to its target
 // around the centre (the odd element at the end).
 Outputs CenterCropPadKernel(const KernelCall& call) {
-  const Tensor* x = call.input(0);
-  const Tensor* shape = call.input(1);
-  if (x == nullptr || shape == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [x, shape] = inputs;
   OC_ASSIGN_OR_RETURN(std::vector<int64_t> target, Int64s(call, *shape));
   int64_t rank = x->rank();
   std::vector<int64_t> axes(rank);
@@ -941,29 +923,7 @@ Outputs Col2ImKernel(const KernelCall& call) {
   });
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "Pad", 1, kLast, PadKernel},
-    {"", "GatherElements", 11, kLast, GatherElementsKernel},
-    {"", "GatherND", 11, kLast, GatherNDKernel},
-    {"", "Scatter", 9, kLast, ScatterElementsKernel},  // deprecated from 11, as it was
-    {"", "ScatterElements", 11, kLast, ScatterElementsKernel},
-    {"", "ScatterND", 11, kLast, ScatterNDKernel},
-    {"", "TensorScatter", 24, kLast, TensorScatterKernel},
-    {"", "OneHot", 9, kLast, OneHotKernel},
-    {"", "NonZero", 9, kLast, NonZeroKernel},
-    {"", "Compress", 9, kLast, CompressKernel},
-    {"", "Trilu", 14, kLast, TriluKernel},
-    {"", "ReverseSequence", 10, kLast, ReverseSequenceKernel},
-    {"", "DepthToSpace", 1, kLast, BlockKernel<true>},
-    {"", "SpaceToDepth", 1, kLast, BlockKernel<false>},
-    {"", "EyeLike", 9, kLast, EyeLikeKernel},
-    {"", "Unique", 11, kLast, UniqueKernel},
-    {"", "CenterCropPad", 18, kLast, CenterCropPadKernel},
-    {"", "Col2Im", 18, kLast, Col2ImKernel},
-};
+template KernelResult BlockKernel<true>(const KernelCall& call);
+template KernelResult BlockKernel<false>(const KernelCall& call);
 
-}  // namespace
-
-absl::Span<const KernelRow> IndexKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::index_ops

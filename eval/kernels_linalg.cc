@@ -15,10 +15,10 @@
 #include "base/status_macros.h"
 #include "eval/broadcast.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/nn_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::linalg_ops {
 
 using nn::ConstMatrixMap;
 using nn::Outputs;
@@ -199,30 +199,15 @@ Outputs GemmKernel(const KernelCall& call) {
 // (a scalar, or one per row (`per_row`) or per column of the matrix view).
 absl::StatusOr<std::vector<int32_t>> Offset(const KernelCall& call, const Tensor& t,
                                             const Tensor* zero_point, bool per_row) {
-  auto ints = [](const Tensor& x) -> std::vector<int32_t> {
-    std::vector<int32_t> v;
-    if (x.elem_type() == onnx::TensorProto::INT8) {
-      for (int8_t e : x.data<int8_t>()) v.push_back(e);
-    } else {
-      for (uint8_t e : x.data<uint8_t>()) v.push_back(e);
-    }
-    return v;
-  };
-  for (const Tensor* x : {&t, zero_point}) {
-    if (x != nullptr && x->elem_type() != onnx::TensorProto::INT8 &&
-        x->elem_type() != onnx::TensorProto::UINT8) {
-      return nn::UnsupportedType(call, x->elem_type());
-    }
-  }
+  OC_ASSIGN_OR_RETURN(auto elements, nn::Int8Elements(call, t, zero_point));
   if (zero_point != nullptr && zero_point->elem_type() != t.elem_type()) {
     return call.Error("a zero point's type differs from its input's");
   }
-  std::vector<int32_t> values = ints(t);
-  if (zero_point == nullptr) return values;
-  std::vector<int32_t> zp = ints(*zero_point);
+  auto& [values, zp] = elements;
+  if (zero_point == nullptr) return std::move(values);
   if (zp.size() == 1) {
     for (int32_t& v : values) v -= zp[0];
-    return values;
+    return std::move(values);
   }
   if (t.rank() < 2) return call.Error("a per-axis zero point needs a matrix input");
   int64_t rows = t.dims()[t.rank() - 2], cols = t.dims().back();
@@ -234,7 +219,7 @@ absl::StatusOr<std::vector<int32_t>> Offset(const KernelCall& call, const Tensor
     int64_t within = static_cast<int64_t>(i) % (rows * cols);
     values[i] -= zp[per_row ? within / cols : within % cols];
   }
-  return values;
+  return std::move(values);
 }
 
 // The int32 product of the offset 8-bit inputs (wrapping, never UB).
@@ -578,17 +563,8 @@ std::optional<std::vector<C>> EinsumContraction(const std::vector<std::string>& 
     strides.push_back(laid_strides[laid.find(ch)]);
   }
   std::vector<C> out(product.size());
-  std::vector<int64_t> index(out_dims.size(), 0);
-  int64_t offset = 0;
-  for (size_t e = 0; e < out.size(); ++e) {
-    out[e] = product[offset];
-    for (size_t d = out_dims.size(); d-- > 0;) {
-      offset += strides[d];
-      if (++index[d] < out_dims[d]) break;
-      offset -= strides[d] * out_dims[d];
-      index[d] = 0;
-    }
-  }
+  ForEachIndex(out_dims, strides, 0,
+               [&](int64_t e, int64_t offset) { out[e] = product[offset]; });
   return out;
 }
 
@@ -645,17 +621,4 @@ Outputs EinsumKernel(const KernelCall& call) {
   return nn::One(std::move(out));
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "MatMul", 1, kLast, MatMulKernel},
-    {"", "Gemm", 1, kLast, GemmKernel},
-    {"", "MatMulInteger", 10, kLast, MatMulIntegerKernel},
-    {"", "QLinearMatMul", 10, kLast, QLinearMatMulKernel},
-    {"", "Einsum", 12, kLast, EinsumKernel},
-    {"", "Det", 11, kLast, DetKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> LinalgKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::linalg_ops

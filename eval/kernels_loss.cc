@@ -11,10 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::loss_ops {
 
 enum class LossReduction { kNone, kSum, kMean };
 
@@ -79,9 +79,8 @@ absl::StatusOr<Tensor> NegativeLogLikelihood(const KernelCall& call,
 }
 
 Outputs NegativeLogLikelihoodLossKernel(const KernelCall& call) {
-  const Tensor* input = call.input(0);
-  const Tensor* target = call.input(1);
-  if (input == nullptr || target == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [input, target] = inputs;
   OC_ASSIGN_OR_RETURN(std::vector<double> values, Doubles(call, *input));
   OC_ASSIGN_OR_RETURN(Tensor loss, NegativeLogLikelihood(call, values, input->dims(), *target,
                                                          call.input(2), input->elem_type()));
@@ -91,9 +90,8 @@ Outputs NegativeLogLikelihoodLossKernel(const KernelCall& call) {
 // SoftmaxCrossEntropyLoss: the loss of the scores' log-softmax over the
 // class axis, and that log-softmax as the second output.
 Outputs SoftmaxCrossEntropyLossKernel(const KernelCall& call) {
-  const Tensor* scores = call.input(0);
-  const Tensor* labels = call.input(1);
-  if (scores == nullptr || labels == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [scores, labels] = inputs;
   if (scores->rank() < 2) return call.Error("scores have rank below 2");
   OC_ASSIGN_OR_RETURN(std::vector<double> values, Doubles(call, *scores));
   AxisSplit s = SplitAt(scores->dims(), 1);
@@ -116,13 +114,4 @@ Outputs SoftmaxCrossEntropyLossKernel(const KernelCall& call) {
   return outputs;
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "NegativeLogLikelihoodLoss", 12, kLast, NegativeLogLikelihoodLossKernel},
-    {"", "SoftmaxCrossEntropyLoss", 12, kLast, SoftmaxCrossEntropyLossKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> LossKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::loss_ops

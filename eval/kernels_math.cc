@@ -11,17 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
-
-// The functions of one floating-point input computed here.
-enum class Fn {
-  kSin, kCos, kTan, kAsin, kAcos, kAtan, kSinh, kCosh, kTanh, kAsinh, kAcosh, kAtanh,
-  kSigmoid, kErf, kSoftplus, kSoftsign, kHardSigmoid, kHardSwish, kElu, kSelu, kLeakyRelu,
-  kCelu, kGelu, kMish, kThresholdedRelu, kSwish,
-};
+namespace onnxconvert::eval::math_ops {
 
 // The attributes a function reads, with its op's defaults.
 struct Params {
@@ -322,9 +315,8 @@ Outputs ClipKernel(const KernelCall& call) {
 // PRelu: slope * x below 0; the slope broadcasts to X (from 7; before, it
 // is one element or X's shape).
 Outputs PReluKernel(const KernelCall& call) {
-  const Tensor* x = First(call);
-  const Tensor* slope = call.input(1);
-  if (x == nullptr || slope == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [x, slope] = inputs;
   if (slope->elem_type() != x->elem_type()) return call.Error("slope's type differs from X's");
   if (call.since_version() < 7 && slope->size() != 1 && slope->dims() != x->dims()) {
     return call.Error("slope is neither one element nor X's shape");
@@ -358,9 +350,8 @@ T IntegerPower(int64_t base, uint64_t exponent) {
 // wrapping multiplication (a negative exponent is refused); an integer base
 // with a float exponent in double, truncated.
 Outputs PowKernel(const KernelCall& call) {
-  const Tensor* x = First(call);
-  const Tensor* y = call.input(1);
-  if (x == nullptr || y == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [x, y] = inputs;
   if (call.since_version() < 12 && x->elem_type() != y->elem_type()) {
     return call.Error("the inputs' types differ, which this version does not allow");
   }
@@ -401,9 +392,8 @@ Outputs PowKernel(const KernelCall& call) {
 // with fmod = 0 (integers only) the remainder takes the divisor's sign.
 // Integer division by zero is refused.
 Outputs ModKernel(const KernelCall& call) {
-  const Tensor* a = First(call);
-  const Tensor* b = call.input(1);
-  if (a == nullptr || b == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [a, b] = inputs;
   if (a->elem_type() != b->elem_type()) return call.Error("the inputs' types differ");
   bool fmod = call.Int("fmod", 0) != 0;
   return ForTypes<NumberTypes>(call, a->elem_type(), [&](auto v) -> Outputs {
@@ -437,9 +427,8 @@ Outputs ModKernel(const KernelCall& call) {
 
 // BitShift of unsigned integers; shifting by the width or more gives 0.
 Outputs BitShiftKernel(const KernelCall& call) {
-  const Tensor* x = First(call);
-  const Tensor* y = call.input(1);
-  if (x == nullptr || y == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [x, y] = inputs;
   if (x->elem_type() != y->elem_type()) return call.Error("the inputs' types differ");
   const onnx::AttributeProto* direction = call.attribute("direction");
   if (direction == nullptr || (direction->s() != "LEFT" && direction->s() != "RIGHT")) {
@@ -459,13 +448,10 @@ Outputs BitShiftKernel(const KernelCall& call) {
   });
 }
 
-enum class Bitwise { kAnd, kOr, kXor };
-
 template <Bitwise kOp>
 Outputs BitwiseKernel(const KernelCall& call) {
-  const Tensor* a = First(call);
-  const Tensor* b = call.input(1);
-  if (a == nullptr || b == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [a, b] = inputs;
   if (a->elem_type() != b->elem_type()) return call.Error("the inputs' types differ");
   return ForTypes<IntegerTypes>(call, a->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);
@@ -492,8 +478,6 @@ Outputs BitwiseNotKernel(const KernelCall& call) {
     return One(std::move(out));
   });
 }
-
-enum class Softmax { kSoftmax, kLogSoftmax, kHardmax };
 
 // Softmax, LogSoftmax and Hardmax over `axis`: before 13 over the input
 // coerced to 2D at axis (default 1), from 13 along the axis (default -1).
@@ -554,54 +538,12 @@ Outputs SoftmaxKernel(const KernelCall& call) {
   });
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "Sin", 7, kLast, FloatUnary<Fn::kSin>},
-    {"", "Cos", 7, kLast, FloatUnary<Fn::kCos>},
-    {"", "Tan", 7, kLast, FloatUnary<Fn::kTan>},
-    {"", "Asin", 7, kLast, FloatUnary<Fn::kAsin>},
-    {"", "Acos", 7, kLast, FloatUnary<Fn::kAcos>},
-    {"", "Atan", 7, kLast, FloatUnary<Fn::kAtan>},
-    {"", "Sinh", 9, kLast, FloatUnary<Fn::kSinh>},
-    {"", "Cosh", 9, kLast, FloatUnary<Fn::kCosh>},
-    {"", "Tanh", 1, kLast, FloatUnary<Fn::kTanh>},
-    {"", "Asinh", 9, kLast, FloatUnary<Fn::kAsinh>},
-    {"", "Acosh", 9, kLast, FloatUnary<Fn::kAcosh>},
-    {"", "Atanh", 9, kLast, FloatUnary<Fn::kAtanh>},
-    {"", "Sigmoid", 1, kLast, FloatUnary<Fn::kSigmoid>},
-    {"", "Erf", 9, kLast, FloatUnary<Fn::kErf>},
-    {"", "Softplus", 1, kLast, FloatUnary<Fn::kSoftplus>},
-    {"", "Softsign", 1, kLast, FloatUnary<Fn::kSoftsign>},
-    {"", "HardSigmoid", 1, kLast, FloatUnary<Fn::kHardSigmoid>},
-    {"", "HardSwish", 14, kLast, FloatUnary<Fn::kHardSwish>},
-    {"", "Elu", 1, kLast, FloatUnary<Fn::kElu>},
-    {"", "Selu", 1, kLast, FloatUnary<Fn::kSelu>},
-    {"", "LeakyRelu", 1, kLast, FloatUnary<Fn::kLeakyRelu>},
-    {"", "Celu", 12, kLast, FloatUnary<Fn::kCelu>},
-    {"", "Gelu", 20, kLast, FloatUnary<Fn::kGelu>},
-    {"", "Mish", 18, kLast, FloatUnary<Fn::kMish>},
-    {"", "ThresholdedRelu", 10, kLast, FloatUnary<Fn::kThresholdedRelu>},
-    {"", "Swish", 24, kLast, FloatUnary<Fn::kSwish>},
-    {"", "Round", 11, kLast, RoundKernel},
-    {"", "Sign", 9, kLast, SignKernel},
-    {"", "IsNaN", 9, kLast, IsNaNKernel},
-    {"", "IsInf", 10, kLast, IsInfKernel},
-    {"", "Shrink", 9, kLast, ShrinkKernel},
-    {"", "Clip", 1, kLast, ClipKernel},
-    {"", "PRelu", 1, kLast, PReluKernel},
-    {"", "Pow", 1, kLast, PowKernel},
-    {"", "Mod", 10, kLast, ModKernel},
-    {"", "BitShift", 11, kLast, BitShiftKernel},
-    {"", "BitwiseAnd", 18, kLast, BitwiseKernel<Bitwise::kAnd>},
-    {"", "BitwiseOr", 18, kLast, BitwiseKernel<Bitwise::kOr>},
-    {"", "BitwiseXor", 18, kLast, BitwiseKernel<Bitwise::kXor>},
-    {"", "BitwiseNot", 18, kLast, BitwiseNotKernel},
-    {"", "Softmax", 1, kLast, SoftmaxKernel<Softmax::kSoftmax>},
-    {"", "LogSoftmax", 1, kLast, SoftmaxKernel<Softmax::kLogSoftmax>},
-    {"", "Hardmax", 1, kLast, SoftmaxKernel<Softmax::kHardmax>},
-};
+constexpr int kFnCount = static_cast<int>(Fn::kSwish) + 1;
+constinit const Instances<Fn, kFnCount> kFloatUnary =
+    InstancesOf<Fn, kFnCount>([](auto fn) -> KernelFn { return FloatUnary<decltype(fn)::value>; });
+constinit const Instances<Bitwise, 3> kBitwise =
+    InstancesOf<Bitwise, 3>([](auto op) -> KernelFn { return BitwiseKernel<decltype(op)::value>; });
+constinit const Instances<Softmax, 3> kSoftmax =
+    InstancesOf<Softmax, 3>([](auto op) -> KernelFn { return SoftmaxKernel<decltype(op)::value>; });
 
-}  // namespace
-
-absl::Span<const KernelRow> MathKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::math_ops

@@ -13,19 +13,16 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
-
-constexpr char kMl[] = "ai.onnx.ml";
+namespace onnxconvert::eval::ml_ops {
 
 // ArrayFeatureExtractor: the elements of the last axis that Y's indices
 // (flattened) name; a 1-D input gives one row.
 Outputs ArrayFeatureExtractorKernel(const KernelCall& call) {
-  const Tensor* x = call.input(0);
-  const Tensor* y = call.input(1);
-  if (x == nullptr || y == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [x, y] = inputs;
   if (x->rank() == 0) return call.Error("X is a scalar");
   OC_ASSIGN_OR_RETURN(std::vector<int64_t> indices, Int64s(call, *y));
   int64_t last = x->dims().back();
@@ -411,15 +408,4 @@ Outputs TreeEnsembleKernel(const KernelCall& call) {
   return One(FloatTensor(x->elem_type(), {rows, e.targets}, out));
 }
 
-constexpr KernelRow kRows[] = {
-    {kMl, "ArrayFeatureExtractor", 1, kLast, ArrayFeatureExtractorKernel},
-    {kMl, "Binarizer", 1, kLast, BinarizerKernel},
-    {kMl, "LabelEncoder", 1, kLast, LabelEncoderKernel},
-    {kMl, "TreeEnsemble", 5, kLast, TreeEnsembleKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> MlKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::ml_ops

@@ -13,10 +13,10 @@
 #include "base/status_macros.h"
 #include "eval/broadcast.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/nn_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::norm_ops {
 
 using nn::Outputs;
 using nn::RealView;
@@ -364,17 +364,7 @@ std::vector<int64_t> StatisticRow(absl::Span<const int64_t> dims,
   }
   int64_t count = nn::Product(dims, 0, dims.size());
   std::vector<int64_t> row(count);
-  std::vector<int64_t> index(dims.size(), 0);
-  int64_t offset = 0;
-  for (int64_t i = 0; i < count; ++i) {
-    row[i] = offset;
-    for (size_t d = dims.size(); d-- > 0;) {
-      offset += kept_strides[d];
-      if (++index[d] < dims[d]) break;
-      offset -= kept_strides[d] * dims[d];
-      index[d] = 0;
-    }
-  }
+  ForEachIndex(dims, kept_strides, 0, [&](int64_t i, int64_t offset) { row[i] = offset; });
   return row;
 }
 
@@ -435,19 +425,7 @@ Outputs LpNormKernel(const KernelCall& call) {
   return nn::One(Store(x->elem_type(), x->dims(), y));
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "BatchNormalization", 1, kLast, BatchNormKernel},
-    {"", "InstanceNormalization", 1, kLast, InstanceNormKernel},
-    {"", "LayerNormalization", 17, kLast, LayerNormKernel<false>},
-    {"", "RMSNormalization", 23, kLast, LayerNormKernel<true>},
-    {"", "GroupNormalization", 18, kLast, GroupNormKernel},
-    {"", "LRN", 1, kLast, LrnKernel},
-    {"", "MeanVarianceNormalization", 9, kLast, MvnKernel},
-    {"", "LpNormalization", 1, kLast, LpNormKernel},
-};
+template KernelResult LayerNormKernel<false>(const KernelCall& call);
+template KernelResult LayerNormKernel<true>(const KernelCall& call);
 
-}  // namespace
-
-absl::Span<const KernelRow> NormKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::norm_ops

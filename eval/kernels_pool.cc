@@ -12,16 +12,14 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/nn_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::pool_ops {
 
 using nn::Outputs;
 using nn::RealView;
 using nn::Window;
-
-enum class Pool { kMax, kAverage, kLp };
 
 // One window's elements: the input offsets (within a plane) it covers and
 // how many window positions fall on the explicit pads.
@@ -395,19 +393,9 @@ Outputs RoiAlignKernel(const KernelCall& call) {
   return nn::One(std::move(out));
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "MaxPool", 1, kLast, PoolKernel<Pool::kMax, false>},
-    {"", "AveragePool", 1, kLast, PoolKernel<Pool::kAverage, false>},
-    {"", "LpPool", 1, kLast, PoolKernel<Pool::kLp, false>},
-    {"", "GlobalMaxPool", 1, kLast, PoolKernel<Pool::kMax, true>},
-    {"", "GlobalAveragePool", 1, kLast, PoolKernel<Pool::kAverage, true>},
-    {"", "GlobalLpPool", 1, kLast, PoolKernel<Pool::kLp, true>},
-    {"", "MaxUnpool", 9, kLast, MaxUnpoolKernel},
-    {"", "RoiAlign", 10, kLast, RoiAlignKernel},
-};
+constinit const FlagInstances<Pool, 3> kPool =
+    FlagInstancesOf<Pool, 3>([](auto kind, auto global) -> KernelFn {
+      return PoolKernel<decltype(kind)::value, decltype(global)::value>;
+    });
 
-}  // namespace
-
-absl::Span<const KernelRow> PoolKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::pool_ops

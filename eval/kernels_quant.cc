@@ -11,10 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/nn_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::quant_ops {
 
 using nn::Outputs;
 using nn::RealView;
@@ -64,6 +64,21 @@ absl::StatusOr<std::vector<int64_t>> ParamOffsets(const KernelCall& call,
       if (++index[d] < dims[d]) break;
       index[d] = 0;
     }
+  }
+  return offsets;
+}
+
+// ParamOffsets for `x` (block_size from the attribute), or an error unless
+// `zero_point` (when set) has the scale's shape; `side` names the pair ("y":
+// y_scale and y_zero_point).
+absl::StatusOr<std::vector<int64_t>> ScaleOffsets(const KernelCall& call, const Tensor& x,
+                                                  const Tensor& scale, const Tensor* zero_point,
+                                                  absl::string_view side) {
+  OC_ASSIGN_OR_RETURN(std::vector<int64_t> offsets,
+                      ParamOffsets(call, x.dims(), scale, call.Int("block_size", 0)));
+  if (zero_point != nullptr && zero_point->dims() != scale.dims() &&
+      !(zero_point->size() == 1 && scale.size() == 1)) {
+    return call.Error(absl::StrCat(side, "_zero_point's shape differs from ", side, "_scale's"));
   }
   return offsets;
 }
@@ -126,13 +141,8 @@ Outputs QuantizeKernel(const KernelCall& call) {
   if ((!range && !IsNarrowFloat(out_type)) || out_type == onnx::TensorProto::INT32) {
     return call.Error(absl::StrCat("cannot quantize to ", ElementTypeName(out_type)));
   }
-  int64_t block_size = call.Int("block_size", 0);
   OC_ASSIGN_OR_RETURN(std::vector<int64_t> offsets,
-                      ParamOffsets(call, x->dims(), *scale, block_size));
-  if (zero_point != nullptr && zero_point->dims() != scale->dims() &&
-      !(zero_point->size() == 1 && scale->size() == 1)) {
-    return call.Error("y_zero_point's shape differs from y_scale's");
-  }
+                      ScaleOffsets(call, *x, *scale, zero_point, "y"));
   OC_ASSIGN_OR_RETURN(RealView<double> vx, RealView<double>::Of(*x));
   OC_ASSIGN_OR_RETURN(RealView<float> vs, RealView<float>::Of(*scale));
   std::optional<RealView<double>> vz;
@@ -177,13 +187,8 @@ Outputs DequantizeKernel(const KernelCall& call) {
   if (zero_point != nullptr && zero_point->elem_type() != x->elem_type()) {
     return call.Error("x_zero_point's type differs from x's");
   }
-  int64_t block_size = call.Int("block_size", 0);
   OC_ASSIGN_OR_RETURN(std::vector<int64_t> offsets,
-                      ParamOffsets(call, x->dims(), *scale, block_size));
-  if (zero_point != nullptr && zero_point->dims() != scale->dims() &&
-      !(zero_point->size() == 1 && scale->size() == 1)) {
-    return call.Error("x_zero_point's shape differs from x_scale's");
-  }
+                      ScaleOffsets(call, *x, *scale, zero_point, "x"));
   OC_ASSIGN_OR_RETURN(RealView<float> vx, RealView<float>::Of(*x));
   OC_ASSIGN_OR_RETURN(RealView<float> vs, RealView<float>::Of(*scale));
   std::optional<RealView<float>> vz;
@@ -241,14 +246,4 @@ Outputs DynamicQuantizeKernel(const KernelCall& call) {
   return outputs;
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "QuantizeLinear", 10, kLast, QuantizeKernel},
-    {"", "DequantizeLinear", 10, kLast, DequantizeKernel},
-    {"", "DynamicQuantizeLinear", 11, kLast, DynamicQuantizeKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> QuantKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::quant_ops

@@ -15,10 +15,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/nn_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::random_ops {
 
 using nn::Outputs;
 using nn::RealView;
@@ -100,8 +100,6 @@ Outputs DropoutKernel(const KernelCall& call) {
   outputs.push_back(std::move(mask));
   return outputs;
 }
-
-enum class Distribution { kNormal, kUniform };
 
 // RandomNormal/RandomUniform (shape attribute) and their *Like forms (the
 // input's shape; dtype defaulting to the input's type).
@@ -192,18 +190,9 @@ Outputs MultinomialKernel(const KernelCall& call) {
   return nn::One(std::move(out));
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "Dropout", 1, kLast, DropoutKernel},
-    {"", "RandomNormal", 1, kLast, RandomKernel<Distribution::kNormal, false>},
-    {"", "RandomUniform", 1, kLast, RandomKernel<Distribution::kUniform, false>},
-    {"", "RandomNormalLike", 1, kLast, RandomKernel<Distribution::kNormal, true>},
-    {"", "RandomUniformLike", 1, kLast, RandomKernel<Distribution::kUniform, true>},
-    {"", "Bernoulli", 15, kLast, BernoulliKernel},
-    {"", "Multinomial", 7, kLast, MultinomialKernel},
-};
+constinit const FlagInstances<Distribution, 2> kRandom =
+    FlagInstancesOf<Distribution, 2>([](auto dist, auto like) -> KernelFn {
+      return RandomKernel<decltype(dist)::value, decltype(like)::value>;
+    });
 
-}  // namespace
-
-absl::Span<const KernelRow> RandomKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::random_ops

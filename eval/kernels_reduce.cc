@@ -13,14 +13,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
-
-enum class Reduction {
-  kSum, kMean, kProd, kMax, kMin, kL1, kL2, kSumSquare, kLogSum, kLogSumExp,
-};
+namespace onnxconvert::eval::reduce_ops {
 
 // The first version of each reduction that takes its axes as an input.
 struct AxesInputSince {
@@ -360,9 +356,8 @@ Outputs TopKKernel(const KernelCall& call) {
 // element leaves itself out) and reversed (from the end).
 template <bool kProd>
 Outputs CumulativeKernel(const KernelCall& call) {
-  const Tensor* x = call.input(0);
-  const Tensor* axis_input = call.input(1);
-  if (x == nullptr || axis_input == nullptr) return call.Error("an input is absent");
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
+  auto [x, axis_input] = inputs;
   if (axis_input->size() != 1) return call.Error("axis is not one integer");
   OC_ASSIGN_OR_RETURN(std::vector<int64_t> axis_value, Int64s(call, *axis_input));
   OC_ASSIGN_OR_RETURN(int64_t axis, Axis(call, axis_value[0], x->rank()));
@@ -392,26 +387,11 @@ Outputs CumulativeKernel(const KernelCall& call) {
   });
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "ReduceSum", 1, kLast, ReduceKernel<Reduction::kSum>},
-    {"", "ReduceMean", 1, kLast, ReduceKernel<Reduction::kMean>},
-    {"", "ReduceProd", 1, kLast, ReduceKernel<Reduction::kProd>},
-    {"", "ReduceMax", 1, kLast, ReduceKernel<Reduction::kMax>},
-    {"", "ReduceMin", 1, kLast, ReduceKernel<Reduction::kMin>},
-    {"", "ReduceL1", 1, kLast, ReduceKernel<Reduction::kL1>},
-    {"", "ReduceL2", 1, kLast, ReduceKernel<Reduction::kL2>},
-    {"", "ReduceSumSquare", 1, kLast, ReduceKernel<Reduction::kSumSquare>},
-    {"", "ReduceLogSum", 1, kLast, ReduceKernel<Reduction::kLogSum>},
-    {"", "ReduceLogSumExp", 1, kLast, ReduceKernel<Reduction::kLogSumExp>},
-    {"", "ArgMax", 1, kLast, ArgKernel<true>},
-    {"", "ArgMin", 1, kLast, ArgKernel<false>},
-    {"", "TopK", 1, kLast, TopKKernel},
-    {"", "CumSum", 11, kLast, CumulativeKernel<false>},
-    {"", "CumProd", 26, kLast, CumulativeKernel<true>},
-};
+constinit const Instances<Reduction, 10> kReduce = InstancesOf<Reduction, 10>(
+    [](auto op) -> KernelFn { return ReduceKernel<decltype(op)::value>; });
+template KernelResult ArgKernel<true>(const KernelCall& call);
+template KernelResult ArgKernel<false>(const KernelCall& call);
+template KernelResult CumulativeKernel<false>(const KernelCall& call);
+template KernelResult CumulativeKernel<true>(const KernelCall& call);
 
-}  // namespace
-
-absl::Span<const KernelRow> ReduceKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::reduce_ops

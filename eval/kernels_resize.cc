@@ -19,10 +19,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::resize_ops {
 
 enum class Mode { kNearest, kLinear, kCubic };
 enum class Coordinates {
@@ -555,13 +555,4 @@ Outputs UpsampleKernel(const KernelCall& call) {
   return Run(call, *x, plan);
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "Resize", 10, kLast, ResizeKernel},
-    {"", "Upsample", 1, kLast, UpsampleKernel},  // deprecated from 10, as 9 was
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> ResizeKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::resize_ops

@@ -14,17 +14,15 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/nn_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::rnn_ops {
 
 using nn::ConstMatrixMap;
 using nn::MatrixMap;
 using nn::Outputs;
 using nn::RealView;
-
-enum class Cell { kRnn, kGru, kLstm };
 
 // An activation function of the activations attribute, with its alpha and
 // beta.
@@ -361,26 +359,14 @@ Outputs RunLayer(const KernelCall& call, Cell cell) {
 
 template <Cell kCell>
 Outputs RecurrentKernel(const KernelCall& call) {
-  for (int i = 0; i < 3; ++i) {
-    if (call.input(i) == nullptr) return call.Error("X, W and R are required");
-    if (call.input(i)->elem_type() != call.input(0)->elem_type()) {
-      return call.Error("X, W and R differ in element type");
-    }
-  }
+  OC_RETURN_IF_ERROR(nn::ThreeOfOneType(call, "X, W and R"));
   int32_t type = call.input(0)->elem_type();
   Outputs out = nn::UnsupportedType(call, type);
   nn::VisitFloatType(type, [&](auto v) { out = RunLayer<decltype(v)>(call, kCell); });
   return out;
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "RNN", 1, kLast, RecurrentKernel<Cell::kRnn>},
-    {"", "GRU", 1, kLast, RecurrentKernel<Cell::kGru>},
-    {"", "LSTM", 1, kLast, RecurrentKernel<Cell::kLstm>},
-};
+constinit const Instances<Cell, 3> kRecurrent = InstancesOf<Cell, 3>(
+    [](auto cell) -> KernelFn { return RecurrentKernel<decltype(cell)::value>; });
 
-}  // namespace
-
-absl::Span<const KernelRow> RnnKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::rnn_ops

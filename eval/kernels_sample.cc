@@ -26,10 +26,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::sample_ops {
 
 enum class SampleMode { kNearest, kLinear, kCubic };
 enum class Padding { kZeros, kBorder, kReflection };
@@ -231,12 +231,4 @@ Outputs GridSampleKernel(const KernelCall& call) {
   return One(FloatTensor(x->elem_type(), out_dims, out));
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "GridSample", 16, kLast, GridSampleKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> SampleKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::sample_ops

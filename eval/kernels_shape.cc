@@ -13,16 +13,24 @@
 #include "base/status_macros.h"
 #include "eval/broadcast.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::shape_ops {
 
 const Tensor* Data(const KernelCall& call) { return call.input(0); }
 
 Outputs IdentityKernel(const KernelCall& call) {
   if (Data(call) == nullptr) return call.Error("input is absent");
   return One(call.TakeInput0());
+}
+
+// Input 0's elements with `dims` (moved out of the donor when there is
+// one): what Reshape, Flatten, Squeeze and Unsqueeze give.
+Outputs Input0Reshaped(const KernelCall& call, std::vector<int64_t> dims) {
+  Tensor out = call.TakeInput0();
+  out.Reshape(std::move(dims));
+  return One(std::move(out));
 }
 
 Outputs ReshapeKernel(const KernelCall& call) {
@@ -57,9 +65,7 @@ Outputs ReshapeKernel(const KernelCall& call) {
     return call.Error(absl::StrCat("the shape [", absl::StrJoin(dims, ","), "] holds ", known,
                                    " elements, not ", data->size()));
   }
-  Tensor out = call.TakeInput0();
-  out.Reshape(std::move(dims));
-  return One(std::move(out));
+  return Input0Reshaped(call, std::move(dims));
 }
 
 Outputs FlattenKernel(const KernelCall& call) {
@@ -76,9 +82,7 @@ Outputs FlattenKernel(const KernelCall& call) {
     for (int64_t i = axis; i < data->rank(); ++i) inner *= data->dims()[i];
     dims = {0, inner};
   }
-  Tensor out = call.TakeInput0();
-  out.Reshape(std::move(dims));
-  return One(std::move(out));
+  return Input0Reshaped(call, std::move(dims));
 }
 
 Outputs TransposeKernel(const KernelCall& call) {
@@ -121,9 +125,7 @@ Outputs SqueezeKernel(const KernelCall& call) {
   for (int64_t i = 0; i < data->rank(); ++i) {
     if (!drop[i]) dims.push_back(data->dims()[i]);
   }
-  Tensor out = call.TakeInput0();
-  out.Reshape(std::move(dims));
-  return One(std::move(out));
+  return Input0Reshaped(call, std::move(dims));
 }
 
 Outputs UnsqueezeKernel(const KernelCall& call) {
@@ -141,9 +143,7 @@ Outputs UnsqueezeKernel(const KernelCall& call) {
   std::vector<int64_t> dims;
   int64_t next = 0;
   for (int64_t i = 0; i < rank; ++i) dims.push_back(added[i] ? 1 : data->dims()[next++]);
-  Tensor out = call.TakeInput0();
-  out.Reshape(std::move(dims));
-  return One(std::move(out));
+  return Input0Reshaped(call, std::move(dims));
 }
 
 Outputs ConcatKernel(const KernelCall& call) {
@@ -415,12 +415,8 @@ Outputs SizeKernel(const KernelCall& call) {
 }
 
 Outputs RangeKernel(const KernelCall& call) {
-  const Tensor* start = call.input(0);
-  const Tensor* limit = call.input(1);
-  const Tensor* delta = call.input(2);
-  if (start == nullptr || limit == nullptr || delta == nullptr) {
-    return call.Error("an input is absent");
-  }
+  OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<3>(call));
+  auto [start, limit, delta] = inputs;
   if (start->size() != 1 || limit->size() != 1 || delta->size() != 1 ||
       start->elem_type() != limit->elem_type() || start->elem_type() != delta->elem_type()) {
     return call.Error("expects three scalars of one type");
@@ -469,27 +465,4 @@ Outputs RangeKernel(const KernelCall& call) {
   return One(*std::move(out));
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "Identity", 1, kLast, IdentityKernel},
-    {"", "Reshape", 1, kLast, ReshapeKernel},
-    {"", "Flatten", 1, kLast, FlattenKernel},
-    {"", "Transpose", 1, kLast, TransposeKernel},
-    {"", "Squeeze", 1, kLast, SqueezeKernel},
-    {"", "Unsqueeze", 1, kLast, UnsqueezeKernel},
-    {"", "Concat", 1, kLast, ConcatKernel},
-    {"", "Slice", 1, kLast, SliceKernel},
-    {"", "Gather", 1, kLast, GatherKernel},
-    {"", "Split", 1, kLast, SplitKernel},
-    {"", "Expand", 8, kLast, ExpandKernel},
-    {"", "Tile", 6, kLast, TileKernel},
-    {"", "ConstantOfShape", 9, kLast, ConstantOfShapeKernel},
-    {"", "Shape", 1, kLast, ShapeKernel},
-    {"", "Size", 1, kLast, SizeKernel},
-    {"", "Range", 11, kLast, RangeKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> ShapeKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::shape_ops

@@ -16,10 +16,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::signal_ops {
 
 using Complex = std::complex<double>;
 
@@ -262,14 +262,4 @@ Outputs MelWeightMatrixKernel(const KernelCall& call) {
   return One(std::move(result));
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "DFT", 17, kLast, DftKernel},
-    {"", "STFT", 17, kLast, StftKernel},
-    {"", "MelWeightMatrix", 17, kLast, MelWeightMatrixKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> SignalKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::signal_ops

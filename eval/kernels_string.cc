@@ -15,11 +15,11 @@
 #include "base/status_macros.h"
 #include "eval/broadcast.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 #include "eval/regex.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::string_ops {
 
 absl::Status ExpectStrings(const KernelCall& call, const Tensor* t, const char* name) {
   if (t == nullptr) return call.Error(absl::StrCat(name, " is absent"));
@@ -337,16 +337,4 @@ Outputs TfIdfVectorizerKernel(const KernelCall& call) {
   return One(std::move(y));
 }
 
-constexpr KernelRow kRows[] = {
-    {"", "StringNormalizer", 10, kLast, StringNormalizerKernel},
-    {"", "StringConcat", 20, kLast, StringConcatKernel},
-    {"", "StringSplit", 20, kLast, StringSplitKernel},
-    {"", "RegexFullMatch", 20, kLast, RegexFullMatchKernel},
-    {"", "TfIdfVectorizer", 9, kLast, TfIdfVectorizerKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> StringKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::string_ops

@@ -12,10 +12,10 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "eval/kernel.h"
+#include "eval/kernels.h"
 #include "eval/kernel_util.h"
 
-namespace onnxconvert::eval {
-namespace {
+namespace onnxconvert::eval::training_ops {
 
 // R and T as numbers, and the tensors as `groups` groups of n each (n =
 // their count / groups), every tensor of one index the same shape and
@@ -180,14 +180,4 @@ Outputs MomentumKernel(const KernelCall& call) {
   return Gather(call, in, results);
 }
 
-constexpr KernelRow kRows[] = {
-    {"ai.onnx.preview.training", "Adagrad", 1, kLast, AdagradKernel},
-    {"ai.onnx.preview.training", "Adam", 1, kLast, AdamKernel},
-    {"ai.onnx.preview.training", "Momentum", 1, kLast, MomentumKernel},
-};
-
-}  // namespace
-
-absl::Span<const KernelRow> TrainingKernels() { return kRows; }
-
-}  // namespace onnxconvert::eval
+}  // namespace onnxconvert::eval::training_ops

@@ -277,6 +277,40 @@ inline absl::Status UnsupportedType(const KernelCall& call, int32_t elem_type) {
       absl::StrCat("elements of ", ElementTypeName(elem_type), " are not supported"));
 }
 
+// The elements of `t` and of `zero_point` (none when null), int8 or uint8,
+// as int32; an error when either is of another type.
+inline absl::StatusOr<std::pair<std::vector<int32_t>, std::vector<int32_t>>> Int8Elements(
+    const KernelCall& call, const Tensor& t, const Tensor* zero_point) {
+  auto ints = [](const Tensor& x) {
+    std::vector<int32_t> v;
+    if (x.elem_type() == onnx::TensorProto::INT8) {
+      for (int8_t e : x.data<int8_t>()) v.push_back(e);
+    } else {
+      for (uint8_t e : x.data<uint8_t>()) v.push_back(e);
+    }
+    return v;
+  };
+  for (const Tensor* x : {&t, zero_point}) {
+    if (x != nullptr && x->elem_type() != onnx::TensorProto::INT8 &&
+        x->elem_type() != onnx::TensorProto::UINT8) {
+      return UnsupportedType(call, x->elem_type());
+    }
+  }
+  return std::pair(ints(t), zero_point != nullptr ? ints(*zero_point) : std::vector<int32_t>{});
+}
+
+// An error unless inputs 0 to 2 (`names`: "Q, K and V") are all set and of
+// one element type.
+inline absl::Status ThreeOfOneType(const KernelCall& call, absl::string_view names) {
+  for (int i = 0; i < 3; ++i) {
+    if (call.input(i) == nullptr) return call.Error(absl::StrCat(names, " are required"));
+    if (call.input(i)->elem_type() != call.input(0)->elem_type()) {
+      return call.Error(absl::StrCat(names, " differ in element type"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // `axis` (negative counts from the end) within [0, rank), or an error.
 inline absl::StatusOr<int64_t> NormalizeAxis(const KernelCall& call, int64_t axis,
                                              int64_t rank) {

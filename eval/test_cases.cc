@@ -1,10 +1,21 @@
 #include "eval/test_cases.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "eval/evaluator.h"
 #include "ir/text_parser.h"
 #include "schema/registry.h"
@@ -52,6 +63,99 @@ std::string Evaluate(const Case& c) {
   return absl::StrJoin(shown, "; ");
 }
 
-TEST_P(KernelCaseTest, ComputesOutputs) { EXPECT_EQ(Evaluate(GetParam()), GetParam().expected); }
+namespace {
+
+// The opset fields of a "case" line's words after the name, by keyword.
+absl::Status ReadOpsets(const std::vector<std::string>& words, Case& c) {
+  const std::pair<const char*, int Case::*> kFields[] = {
+      {"opset", &Case::opset},
+      {"ml", &Case::ml_opset},
+      {"training", &Case::training_opset},
+      {"preview", &Case::preview_opset},
+  };
+  c.opset = 0;
+  for (size_t i = 2; i < words.size(); i += 2) {
+    auto field = std::find_if(std::begin(kFields), std::end(kFields),
+                              [&](const auto& f) { return words[i] == f.first; });
+    if (field == std::end(kFields) || i + 1 == words.size() ||
+        !absl::SimpleAtoi(words[i + 1], &(c.*(field->second)))) {
+      return absl::InvalidArgumentError(absl::StrCat("'", words[i], "' is not an opset <n>"));
+    }
+  }
+  if (c.opset == 0) return absl::InvalidArgumentError("the case has no opset");
+  return absl::OkStatus();
+}
+
+// A case that fails with `error`: a case file that did not read.
+Case Unread(std::string name, std::string error) {
+  Case c{};
+  c.name = std::move(name);
+  c.error = std::move(error);
+  return c;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Case>> ReadCaseFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot be read"));
+  std::string stem = std::filesystem::path(path).stem().string();
+  std::vector<Case> cases;
+  bool open = false;  // a case whose "expect" line is still to come
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    auto error = [&](absl::string_view why) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ":", number, ": ", why));
+    };
+    if (!open && (line.empty() || line[0] == '#')) continue;
+    if (absl::StartsWith(line, "case ")) {
+      if (open) return error("a case starts before the last one's expect line");
+      std::vector<std::string> words = absl::StrSplit(line, ' ', absl::SkipEmpty());
+      Case c{};
+      c.name = absl::StrCat(stem, "_", words[1]);
+      if (absl::Status opsets = ReadOpsets(words, c); !opsets.ok()) return error(opsets.message());
+      cases.push_back(std::move(c));
+      open = true;
+    } else if (!open) {
+      return error("a line outside a case");
+    } else if (line == "expect" || absl::StartsWith(line, "expect ")) {
+      cases.back().expected = line.substr(std::min<size_t>(line.size(), 7));
+      open = false;
+    } else {
+      absl::StrAppend(&cases.back().graph, cases.back().graph.empty() ? "" : "\n", line);
+    }
+  }
+  if (open) return absl::InvalidArgumentError(absl::StrCat(path, ": the last case has no expect"));
+  return cases;
+}
+
+std::vector<Case> ReadCaseFiles(const std::string& dir) {
+  std::vector<Case> cases;
+  std::vector<std::string> paths;
+  std::error_code listing;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, listing)) {
+    if (entry.path().extension() == ".cases") paths.push_back(entry.path().string());
+  }
+  if (listing || paths.empty()) {
+    cases.push_back(Unread("case_files_do_not_read",
+                           absl::StrCat(dir, ": no case files (", listing.message(), ")")));
+  }
+  std::sort(paths.begin(), paths.end());
+  for (const std::string& path : paths) {
+    absl::StatusOr<std::vector<Case>> read = ReadCaseFile(path);
+    if (read.ok()) {
+      cases.insert(cases.end(), read->begin(), read->end());
+    } else {
+      cases.push_back(Unread(std::filesystem::path(path).stem().string() + "_does_not_read",
+                             std::string(read.status().message())));
+    }
+  }
+  return cases;
+}
+
+TEST_P(KernelCaseTest, ComputesOutputs) {
+  ASSERT_EQ(GetParam().error, "");
+  EXPECT_EQ(Evaluate(GetParam()), GetParam().expected);
+}
 
 }  // namespace onnxconvert::eval

@@ -89,13 +89,21 @@ absl::Status BroadcastAndFold(InferenceContext& ctx) {
   return FoldIntegers(ctx, Op);
 }
 
+// Sets output 0's element type from the output_dtype attribute; false when
+// that is unset (0).
+bool ElemTypeFromOutputDtype(InferenceContext& ctx) {
+  int64_t output_dtype = ctx.AttrInt("output_dtype", 0);
+  if (output_dtype == 0) return false;
+  SetElemType(ctx.MutableOutputType(0), ElemTypeFromAttr(output_dtype));
+  return true;
+}
+
 absl::Status QuantizeLinear(InferenceContext& ctx) {
   PropagateShape(ctx, 0, 0);
-  if (ElemType(ctx.MutableOutputType(0)) != 0) return absl::OkStatus();
-  int64_t output_dtype = ctx.AttrInt("output_dtype", 0);
-  if (output_dtype != 0) {
-    SetElemType(ctx.MutableOutputType(0), ElemTypeFromAttr(output_dtype));
-  } else if (ctx.HasInput(2)) {
+  if (ElemType(ctx.MutableOutputType(0)) != 0 || ElemTypeFromOutputDtype(ctx)) {
+    return absl::OkStatus();
+  }
+  if (ctx.HasInput(2)) {
     PropagateElemType(ctx, 2, 0);
   } else {
     SetElemType(ctx.MutableOutputType(0), onnx::TensorProto::UINT8);
@@ -105,15 +113,13 @@ absl::Status QuantizeLinear(InferenceContext& ctx) {
 
 absl::Status DequantizeLinear(InferenceContext& ctx) {
   PropagateShape(ctx, 0, 0);
-  int64_t output_dtype = ctx.AttrInt("output_dtype", 0);
-  if (output_dtype != 0) {
-    SetElemType(ctx.MutableOutputType(0), ElemTypeFromAttr(output_dtype));
-  } else if (ElemType(ctx.MutableOutputType(0)) == 0) {
-    if (ctx.op().since_version >= 19) {
-      PropagateElemType(ctx, 1, 0);
-    } else {
-      SetElemType(ctx.MutableOutputType(0), onnx::TensorProto::FLOAT);
-    }
+  if (ElemTypeFromOutputDtype(ctx) || ElemType(ctx.MutableOutputType(0)) != 0) {
+    return absl::OkStatus();
+  }
+  if (ctx.op().since_version >= 19) {
+    PropagateElemType(ctx, 1, 0);
+  } else {
+    SetElemType(ctx.MutableOutputType(0), onnx::TensorProto::FLOAT);
   }
   return absl::OkStatus();
 }
