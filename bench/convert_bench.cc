@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "bench/synthetic_models.h"
 #include "benchmark/benchmark.h"
+#include "google/protobuf/arena.h"
 #include "converter/converter.h"
 #include "converter/windowed.h"
 #include "ir/model_sink.h"
@@ -65,12 +66,13 @@ absl::Status ConvertSerialized(const std::string& bytes, int64_t target) {
 
 // Parses `bytes`, optimizes the model (exact profile) and serializes it.
 absl::Status OptimizeWhole(const std::string& bytes, int64_t /*unused*/) {
-  onnx::ModelProto model;
-  model.ParseFromString(bytes);
+  google::protobuf::Arena arena;
+  auto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  model->ParseFromString(bytes);
   absl::StatusOr<rewrites::RewriteReport> report =
-      rewrites::Optimize(model, rewrites::RewriteOptions{});
+      rewrites::Optimize(*model, rewrites::RewriteOptions{});
   if (!report.ok()) return report.status();
-  benchmark::DoNotOptimize(model.SerializeAsString());
+  benchmark::DoNotOptimize(model->SerializeAsString());
   return absl::OkStatus();
 }
 

@@ -6,7 +6,6 @@
 #include "rewrites/rules.h"
 
 #include <algorithm>
-#include <set>
 #include <utility>
 
 #include "absl/algorithm/container.h"
@@ -319,8 +318,10 @@ struct RuleSet {
       const CompiledRule& c = compiled.emplace_back(rule);
       if (c.root_node < 0) continue;
       const onnx::NodeProto& root = rule.pattern.node(c.root_node);
-      by_root[root.op_type()].push_back(&c);
-      roots.emplace(std::string(CanonicalDomain(root.domain())), root.op_type());
+      std::pair<std::string, std::string> key(CanonicalDomain(root.domain()), root.op_type());
+      auto it = absl::c_find_if(by_root, [&](const auto& entry) { return entry.first == key; });
+      if (it == by_root.end()) it = by_root.insert(by_root.end(), {std::move(key), {}});
+      it->second.push_back(&c);
     }
   }
   RuleSet(const RuleSet&) = delete;
@@ -328,10 +329,10 @@ struct RuleSet {
 
   std::vector<Rule> rules;
   std::vector<CompiledRule> compiled;  // one per rule, pointing into rules
-  // The rules by the op_type they can match at, in file order.
-  absl::flat_hash_map<std::string, std::vector<const CompiledRule*>> by_root;
-  // The (domain, op_type) pairs rules match at.
-  std::set<std::pair<std::string, std::string>> roots;
+  // The rules by the (domain, op_type) they can match at, each list in
+  // file order.
+  std::vector<std::pair<std::pair<std::string, std::string>, std::vector<const CompiledRule*>>>
+      by_root;
 };
 
 // `rules` compiled, or why they could not be read.
@@ -370,25 +371,24 @@ class RulesPass : public Pass {
                            PassStats& stats) override {
     if (!loaded_.ok()) return loaded_;
     bool changed = false;
-    // The nodes of an op a rule roots at, found through the index: the
-    // others are passed over without reading them.
-    std::vector<bool> rooted(graph.node_count(), false);
-    for (const auto& [domain, op] : set_->roots) {
-      for (NodeId id : graph.NodesOf(domain, op)) rooted[id] = true;
+    // The rules to try at each node, found through the index: nodes of an
+    // op no rule (of this profile) roots at are passed over unread.
+    std::vector<std::vector<const CompiledRule*>> lists(set_->by_root.size());
+    std::vector<const std::vector<const CompiledRule*>*> candidates(graph.node_count(), nullptr);
+    for (size_t k = 0; k < set_->by_root.size(); ++k) {
+      const auto& [key, rules] = set_->by_root[k];
+      for (const CompiledRule* compiled : rules) {
+        const std::string& profile = compiled->rule->profile;
+        if (profile.empty() || profile == context.options().profile) lists[k].push_back(compiled);
+      }
+      if (lists[k].empty()) continue;
+      for (NodeId id : graph.NodesOf(key.first, key.second)) candidates[id] = &lists[k];
     }
     for (NodeId id : graph.LiveNodes()) {
-      if (!rooted[id] || !graph.IsLive(id)) continue;  // not rooted at; removed by a match
-      const onnx::NodeProto& node = graph.node(id);
-      auto candidates = set_->by_root.find(node.op_type());
-      if (candidates == set_->by_root.end() || !context.focus().Visit(id)) continue;
-      const absl::string_view domain = CanonicalDomain(node.domain());
-      for (const CompiledRule* compiled : candidates->second) {
+      // Not rooted at, or removed by a match.
+      if (candidates[id] == nullptr || !graph.IsLive(id) || !context.focus().Visit(id)) continue;
+      for (const CompiledRule* compiled : *candidates[id]) {
         const Rule& rule = *compiled->rule;
-        if (!rule.profile.empty() && rule.profile != context.options().profile) continue;
-        if (CanonicalDomain(rule.pattern.node(compiled->root_node).domain()) !=
-            domain) {
-          continue;
-        }
         std::optional<RuleMatch> match = MatchCompiled(*compiled, context, graph, id);
         if (!match) continue;
         // The record's text is written only while records are kept.
