@@ -228,7 +228,9 @@ class Matcher {
     if (pattern.empty() || value.empty()) return pattern.empty() && value.empty();
     if (compiled_.inputs.contains(pattern)) {
       origins_.push_back({&pattern, id, slot, /*output=*/false});
-      return Bind(pattern, value, match);
+      auto [it, inserted] = match.values.emplace(pattern, value);
+      if (inserted) match.input_sites.push_back({&pattern, id, slot});
+      return inserted || it->second == value;
     }
     auto found = match.values.find(pattern);
     if (found != match.values.end()) return found->second == value;

@@ -211,6 +211,15 @@ struct RuleMatch {
   std::vector<NodeId> nodes;
   Bindings<std::string, 8> values;
   Bindings<onnx::AttributeProto, 2> attributes;
+  // Where the matcher bound pattern inputs: the graph node input each was
+  // first read at, so that facts find its producer by id rather than by
+  // name (a pattern input not listed is looked up by name).
+  struct InputSite {
+    const std::string* pattern;  // the rule's name of the input
+    NodeId node;
+    int slot;
+  };
+  absl::InlinedVector<InputSite, 8> input_sites;
 };
 
 // The match of `rule` rooted at live node `root` of `graph` (the node
