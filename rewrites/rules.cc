@@ -6,6 +6,8 @@
 #include "rewrites/rules.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include "absl/algorithm/container.h"
@@ -120,8 +122,26 @@ struct CompiledRule {
     outputs.insert(p.output().begin(), p.output().end());
     auto root = producer.find(p.output_size() > 0 ? p.output(0) : "");
     if (root != producer.end()) root_node = root->second.first;
-    for (const onnx::NodeProto& node : p.node()) input_counts.push_back(TrimmedInputCount(node));
+    for (const onnx::NodeProto& node : p.node()) {
+      input_counts.push_back(TrimmedInputCount(node));
+      std::vector<InputRole>& roles = input_roles.emplace_back();
+      for (const std::string& input : node.input()) {
+        InputRole& role = roles.emplace_back();
+        role.pattern_input = inputs.contains(input);
+        if (auto found = producer.find(input); found != producer.end()) {
+          std::tie(role.node, role.slot) = found->second;
+        }
+      }
+    }
   }
+
+  // What input i of a pattern node reads: a pattern input, or output
+  // `slot` of pattern node `node` (-1: neither, an empty name).
+  struct InputRole {
+    bool pattern_input = false;
+    int node = -1;
+    int slot = -1;
+  };
 
   const Rule* rule;
   std::vector<uint32_t> swaps;
@@ -132,6 +152,7 @@ struct CompiledRule {
   absl::flat_hash_set<std::string> outputs;
   int root_node = -1;               // the pattern node computing output 0
   std::vector<int> input_counts;    // per pattern node, trailing omitted ones aside
+  std::vector<std::vector<InputRole>> input_roles;  // per pattern node and input
 };
 
 class Matcher {
@@ -174,7 +195,7 @@ class Matcher {
     const bool swapped = ((swaps_ >> pi) & 1) != 0;
     for (int i = 0; i < inputs; ++i) {
       const int slot = swapped && i < 2 ? 1 - i : i;
-      if (!MatchValue(p.input(i), id, slot, match)) return false;
+      if (!MatchValue(pi, i, id, slot, match)) return false;
     }
     return true;
   }
@@ -222,11 +243,14 @@ class Matcher {
     return inserted || it->second == value;
   }
 
-  // Matches pattern value `pattern` to input `slot` of graph node `id`.
-  bool MatchValue(const std::string& pattern, NodeId id, int slot, RuleMatch& match) {
+  // Matches input `i` of pattern node `pi` to input `slot` of graph node
+  // `id`.
+  bool MatchValue(int pi, int i, NodeId id, int slot, RuleMatch& match) {
+    const std::string& pattern = rule_.pattern.node(pi).input(i);
+    const CompiledRule::InputRole& role = compiled_.input_roles[pi][i];
     const std::string& value = graph_.node(id).input(slot);
     if (pattern.empty() || value.empty()) return pattern.empty() && value.empty();
-    if (compiled_.inputs.contains(pattern)) {
+    if (role.pattern_input) {
       origins_.push_back({&pattern, id, slot, /*output=*/false});
       auto [it, inserted] = match.values.emplace(pattern, value);
       if (inserted) match.input_sites.push_back({&pattern, id, slot});
@@ -234,10 +258,10 @@ class Matcher {
     }
     auto found = match.values.find(pattern);
     if (found != match.values.end()) return found->second == value;
-    auto [pi, pattern_slot] = compiled_.producer.at(pattern);
+    if (role.node < 0) throw std::out_of_range(pattern);  // as producer.at() did
     ValueSource source = graph_.InputProducer(id, slot);
-    if (source.kind != ValueSource::Kind::kNodeOutput || source.slot != pattern_slot) return false;
-    return MatchNode(pi, source.index, match);
+    if (source.kind != ValueSource::Kind::kNodeOutput || source.slot != role.slot) return false;
+    return MatchNode(role.node, source.index, match);
   }
 
   // Intermediates used only inside the match; pattern inputs not computed
