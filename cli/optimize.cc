@@ -18,6 +18,7 @@
 #include "eval/compare.h"
 #include "eval/data_sets.h"
 #include "eval/graph.h"
+#include "google/protobuf/arena.h"
 #include "ir/model_io.h"
 #include "rewrites/pass_manager.h"
 #include "rewrites/rules.h"
@@ -147,7 +148,10 @@ int RunOptimize(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   if (!fs::is_regular_file(path, ec)) {
     return Fail(kExitUsageOrIo, path, absl::NotFoundError("no such file"), err);
   }
-  absl::StatusOr<LoadedModel> loaded = LoadModel(path);
+  // On an arena (see ModelArenaOptions).
+  google::protobuf::Arena arena(rewrites::ModelArenaOptions());
+  onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  absl::StatusOr<LoadedModel> loaded = LoadModelInto(path, model);
   if (!loaded.ok()) return Fail(kExitInvalidModel, path, loaded.status(), err);
   int verify_sets = 0;
   if (std::optional<std::string> verify = args.Get("verify")) {
@@ -160,12 +164,12 @@ int RunOptimize(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     }
   }
   std::optional<onnx::ModelProto> original;
-  if (verify_sets > 0) original = loaded->model;
-  absl::StatusOr<rewrites::RewriteReport> report = rewrites::Optimize(loaded->model, *options);
+  if (verify_sets > 0) original = model;
+  absl::StatusOr<rewrites::RewriteReport> report = rewrites::Optimize(model, *options);
   if (!report.ok()) return Fail(kExitInvalidModel, path, report.status(), err);
   std::string verified;
   if (original) {
-    verified = VerifyOptimized(*original, loaded->model, verify_sets, options->profile == "exact");
+    verified = VerifyOptimized(*original, model, verify_sets, options->profile == "exact");
     if (!verified.empty() && !absl::StartsWith(verified, "not verified")) {
       return Fail(kExitInvalidModel, path,
                   absl::FailedPreconditionError(absl::StrCat("--verify: ", verified)), err);
@@ -173,7 +177,7 @@ int RunOptimize(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
   }
   SaveOptions save;
   save.source_base_dir = loaded->base_dir;
-  absl::Status saved = SaveModel(std::move(loaded->model), *output, save);
+  absl::Status saved = SaveModel(model, *output, save);
   if (!saved.ok()) return Fail(kExitUsageOrIo, *output, saved, err);
   if (std::optional<std::string> report_path = args.Get("report")) {
     std::string text;

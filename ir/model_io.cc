@@ -779,10 +779,16 @@ void QuietProtobufUtf8Logs() {
 absl::StatusOr<onnx::ModelProto> ParseModel(std::string_view bytes,
                                             std::string_view source_name,
                                             const LoadOptions& options) {
+  onnx::ModelProto model;
+  OC_RETURN_IF_ERROR(ParseModelInto(bytes, source_name, model, options));
+  return model;
+}
+
+absl::Status ParseModelInto(std::string_view bytes, std::string_view source_name,
+                            onnx::ModelProto& model, const LoadOptions& options) {
   OC_RETURN_IF_ERROR(
       CheckModelSize(source_name, bytes.size(), options.max_model_bytes));
   if (bytes.empty()) return Malformed(source_name, "the input is empty");
-  onnx::ModelProto model;
   bool parsed;
   {
     // Debug builds of protobuf log every string field that is not UTF-8;
@@ -791,21 +797,30 @@ absl::StatusOr<onnx::ModelProto> ParseModel(std::string_view bytes,
     parsed = model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
   }
   if (!parsed || KeepsWireError(model, ScanModel(model))) return Diagnose(source_name, bytes);
-  return model;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
                                       const LoadOptions& options) {
+  LoadedModel loaded;
+  OC_ASSIGN_OR_RETURN(LoadedModel where, LoadModelInto(path, loaded.model, options));
+  loaded.path = std::move(where.path);
+  loaded.base_dir = std::move(where.base_dir);
+  return loaded;
+}
+
+absl::StatusOr<LoadedModel> LoadModelInto(const std::string& path, onnx::ModelProto& model,
+                                          const LoadOptions& options) {
   LoadedModel loaded;
   ModelScan scan;
   {
     OC_ASSIGN_OR_RETURN(ModelFile file,
                         ModelFile::Open(path, options.max_model_bytes));
     if (file.size() == 0) return Malformed(path, "the input is empty");
-    bool parsed = file.Parse(loaded.model);
-    if (parsed) scan = ScanModel(loaded.model);
-    if (!parsed || KeepsWireError(loaded.model, scan)) {
-      loaded.model = onnx::ModelProto();  // free it before reading the bytes
+    bool parsed = file.Parse(model);
+    if (parsed) scan = ScanModel(model);
+    if (!parsed || KeepsWireError(model, scan)) {
+      model = onnx::ModelProto();  // free it before reading the bytes
       OC_ASSIGN_OR_RETURN(std::string bytes, file.ReadAll(path));
       return Diagnose(path, bytes);
     }
@@ -815,11 +830,11 @@ absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
   if (!scan.external_tensors) return loaded;  // nothing to check or load
   if (options.load_external_data) {
     OC_RETURN_IF_ERROR(WithPrefix(
-        path, LoadExternalData(loaded.model, loaded.base_dir,
+        path, LoadExternalData(model, loaded.base_dir,
                                options.max_external_data_bytes)));
   } else if (options.verify_external_data) {
     OC_RETURN_IF_ERROR(WithPrefix(
-        path, CheckExternalReferences(loaded.model, loaded.base_dir,
+        path, CheckExternalReferences(model, loaded.base_dir,
                                       options.max_external_data_bytes)));
   }
   return loaded;

@@ -46,11 +46,21 @@ absl::StatusOr<onnx::ModelProto> ParseModel(std::string_view bytes,
                                             std::string_view source_name,
                                             const LoadOptions& options = {});
 
+// As ParseModel, into `model` (which may live on an arena: a model rewritten
+// in place then frees no node one by one).
+absl::Status ParseModelInto(std::string_view bytes, std::string_view source_name,
+                            onnx::ModelProto& model, const LoadOptions& options = {});
+
 // Reads and parses the model file at `path` (refused by size before
 // reading), then checks or loads its external data relative to its
 // directory as `options` say. Errors begin with "<path>: ".
 absl::StatusOr<LoadedModel> LoadModel(const std::string& path,
                                       const LoadOptions& options = {});
+
+// As LoadModel, the model read into `model` (which may live on an arena);
+// the result's own model is left empty.
+absl::StatusOr<LoadedModel> LoadModelInto(const std::string& path, onnx::ModelProto& model,
+                                          const LoadOptions& options = {});
 
 // Makes protobuf's log drop its complaints about string fields that are not
 // UTF-8 (proto2 keeps such bytes as they are, and so does this tool), which

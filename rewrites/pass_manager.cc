@@ -50,6 +50,18 @@ std::pair<int64_t, int64_t> Count(onnx::ModelProto& model) {
   return {nodes, initializers};
 }
 
+// Count's answer read from `index` when no graph of the model holds a
+// subgraph (no node then needs reading), else Count's.
+std::pair<int64_t, int64_t> CountIndexed(onnx::ModelProto& model, const ModelIndex* index) {
+  if (index == nullptr || !model.has_graph()) return Count(model);
+  for (const GraphIndex* graph : index->Graphs()) {
+    if (graph->parent() != nullptr) return Count(model);
+  }
+  int64_t nodes = model.graph().node_size();
+  for (const onnx::FunctionProto& function : model.functions()) nodes += function.node_size();
+  return {nodes, model.graph().initializer_size()};
+}
+
 // The main graph's inputs and outputs, serialized: what must not change.
 std::string Interface(const onnx::GraphProto& graph) {
   std::string bytes;
@@ -310,7 +322,6 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
   if (options.max_rounds < 1) return absl::InvalidArgumentError("max_rounds must be at least 1");
   RewriteReport report;
   report.profile = options.profile;
-  std::tie(report.nodes_before, report.initializers_before) = Count(model);
   report.bytes_before = static_cast<int64_t>(model.ByteSizeLong());
   const std::string interface = Interface(model.graph());
   // Whether the model passes strict inference (then so must the result):
@@ -347,6 +358,10 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
     report.rounds = round;
     if (index == nullptr) {
       OC_ASSIGN_OR_RETURN(index, ModelIndex::Build(&model));
+      if (round == 1) {
+        std::tie(report.nodes_before, report.initializers_before) =
+            CountIndexed(model, index.get());
+      }
       logs.clear();
       // The worklist covers models without subgraphs (a subgraph reads
       // names of the graphs around it).
@@ -436,7 +451,7 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
     }
   }
   report.passes.push_back(prune);
-  std::tie(report.nodes_after, report.initializers_after) = Count(model);
+  std::tie(report.nodes_after, report.initializers_after) = CountIndexed(model, index.get());
   report.bytes_after = static_cast<int64_t>(model.ByteSizeLong());
   // A model no pass changed is the model given. The last round's
   // inference was of the result when that round changed nothing.
@@ -444,6 +459,12 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
     OC_RETURN_IF_ERROR(Validate(model, interface, strict_before && !report.converged));
   }
   return report;
+}
+
+google::protobuf::ArenaOptions ModelArenaOptions() {
+  google::protobuf::ArenaOptions options;
+  options.max_block_size = size_t{1} << 20;
+  return options;
 }
 
 std::string RewriteReport::ToText(bool with_records) const {

@@ -6,7 +6,8 @@
 #include "rewrites/rules.h"
 
 #include <algorithm>
-#include <set>
+#include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include "absl/algorithm/container.h"
@@ -121,8 +122,26 @@ struct CompiledRule {
     outputs.insert(p.output().begin(), p.output().end());
     auto root = producer.find(p.output_size() > 0 ? p.output(0) : "");
     if (root != producer.end()) root_node = root->second.first;
-    for (const onnx::NodeProto& node : p.node()) input_counts.push_back(TrimmedInputCount(node));
+    for (const onnx::NodeProto& node : p.node()) {
+      input_counts.push_back(TrimmedInputCount(node));
+      std::vector<InputRole>& roles = input_roles.emplace_back();
+      for (const std::string& input : node.input()) {
+        InputRole& role = roles.emplace_back();
+        role.pattern_input = inputs.contains(input);
+        if (auto found = producer.find(input); found != producer.end()) {
+          std::tie(role.node, role.slot) = found->second;
+        }
+      }
+    }
   }
+
+  // What input i of a pattern node reads: a pattern input, or output
+  // `slot` of pattern node `node` (-1: neither, an empty name).
+  struct InputRole {
+    bool pattern_input = false;
+    int node = -1;
+    int slot = -1;
+  };
 
   const Rule* rule;
   std::vector<uint32_t> swaps;
@@ -133,6 +152,7 @@ struct CompiledRule {
   absl::flat_hash_set<std::string> outputs;
   int root_node = -1;               // the pattern node computing output 0
   std::vector<int> input_counts;    // per pattern node, trailing omitted ones aside
+  std::vector<std::vector<InputRole>> input_roles;  // per pattern node and input
 };
 
 class Matcher {
@@ -175,7 +195,7 @@ class Matcher {
     const bool swapped = ((swaps_ >> pi) & 1) != 0;
     for (int i = 0; i < inputs; ++i) {
       const int slot = swapped && i < 2 ? 1 - i : i;
-      if (!MatchValue(p.input(i), id, slot, match)) return false;
+      if (!MatchValue(pi, i, id, slot, match)) return false;
     }
     return true;
   }
@@ -223,20 +243,25 @@ class Matcher {
     return inserted || it->second == value;
   }
 
-  // Matches pattern value `pattern` to input `slot` of graph node `id`.
-  bool MatchValue(const std::string& pattern, NodeId id, int slot, RuleMatch& match) {
+  // Matches input `i` of pattern node `pi` to input `slot` of graph node
+  // `id`.
+  bool MatchValue(int pi, int i, NodeId id, int slot, RuleMatch& match) {
+    const std::string& pattern = rule_.pattern.node(pi).input(i);
+    const CompiledRule::InputRole& role = compiled_.input_roles[pi][i];
     const std::string& value = graph_.node(id).input(slot);
     if (pattern.empty() || value.empty()) return pattern.empty() && value.empty();
-    if (compiled_.inputs.contains(pattern)) {
+    if (role.pattern_input) {
       origins_.push_back({&pattern, id, slot, /*output=*/false});
-      return Bind(pattern, value, match);
+      auto [it, inserted] = match.values.emplace(pattern, value);
+      if (inserted) match.input_sites.push_back({&pattern, id, slot});
+      return inserted || it->second == value;
     }
     auto found = match.values.find(pattern);
     if (found != match.values.end()) return found->second == value;
-    auto [pi, pattern_slot] = compiled_.producer.at(pattern);
+    if (role.node < 0) throw std::out_of_range(pattern);  // as producer.at() did
     ValueSource source = graph_.InputProducer(id, slot);
-    if (source.kind != ValueSource::Kind::kNodeOutput || source.slot != pattern_slot) return false;
-    return MatchNode(pi, source.index, match);
+    if (source.kind != ValueSource::Kind::kNodeOutput || source.slot != role.slot) return false;
+    return MatchNode(role.node, source.index, match);
   }
 
   // Intermediates used only inside the match; pattern inputs not computed
@@ -319,8 +344,10 @@ struct RuleSet {
       const CompiledRule& c = compiled.emplace_back(rule);
       if (c.root_node < 0) continue;
       const onnx::NodeProto& root = rule.pattern.node(c.root_node);
-      by_root[root.op_type()].push_back(&c);
-      roots.emplace(std::string(CanonicalDomain(root.domain())), root.op_type());
+      std::pair<std::string, std::string> key(CanonicalDomain(root.domain()), root.op_type());
+      auto it = absl::c_find_if(by_root, [&](const auto& entry) { return entry.first == key; });
+      if (it == by_root.end()) it = by_root.insert(by_root.end(), {std::move(key), {}});
+      it->second.push_back(&c);
     }
   }
   RuleSet(const RuleSet&) = delete;
@@ -328,10 +355,10 @@ struct RuleSet {
 
   std::vector<Rule> rules;
   std::vector<CompiledRule> compiled;  // one per rule, pointing into rules
-  // The rules by the op_type they can match at, in file order.
-  absl::flat_hash_map<std::string, std::vector<const CompiledRule*>> by_root;
-  // The (domain, op_type) pairs rules match at.
-  std::set<std::pair<std::string, std::string>> roots;
+  // The rules by the (domain, op_type) they can match at, each list in
+  // file order.
+  std::vector<std::pair<std::pair<std::string, std::string>, std::vector<const CompiledRule*>>>
+      by_root;
 };
 
 // `rules` compiled, or why they could not be read.
@@ -370,25 +397,24 @@ class RulesPass : public Pass {
                            PassStats& stats) override {
     if (!loaded_.ok()) return loaded_;
     bool changed = false;
-    // The nodes of an op a rule roots at, found through the index: the
-    // others are passed over without reading them.
-    std::vector<bool> rooted(graph.node_count(), false);
-    for (const auto& [domain, op] : set_->roots) {
-      for (NodeId id : graph.NodesOf(domain, op)) rooted[id] = true;
+    // The rules to try at each node, found through the index: nodes of an
+    // op no rule (of this profile) roots at are passed over unread.
+    std::vector<std::vector<const CompiledRule*>> lists(set_->by_root.size());
+    std::vector<const std::vector<const CompiledRule*>*> candidates(graph.node_count(), nullptr);
+    for (size_t k = 0; k < set_->by_root.size(); ++k) {
+      const auto& [key, rules] = set_->by_root[k];
+      for (const CompiledRule* compiled : rules) {
+        const std::string& profile = compiled->rule->profile;
+        if (profile.empty() || profile == context.options().profile) lists[k].push_back(compiled);
+      }
+      if (lists[k].empty()) continue;
+      for (NodeId id : graph.NodesOf(key.first, key.second)) candidates[id] = &lists[k];
     }
     for (NodeId id : graph.LiveNodes()) {
-      if (!rooted[id] || !graph.IsLive(id)) continue;  // not rooted at; removed by a match
-      const onnx::NodeProto& node = graph.node(id);
-      auto candidates = set_->by_root.find(node.op_type());
-      if (candidates == set_->by_root.end() || !context.focus().Visit(id)) continue;
-      const absl::string_view domain = CanonicalDomain(node.domain());
-      for (const CompiledRule* compiled : candidates->second) {
+      // Not rooted at, or removed by a match.
+      if (candidates[id] == nullptr || !graph.IsLive(id) || !context.focus().Visit(id)) continue;
+      for (const CompiledRule* compiled : *candidates[id]) {
         const Rule& rule = *compiled->rule;
-        if (!rule.profile.empty() && rule.profile != context.options().profile) continue;
-        if (CanonicalDomain(rule.pattern.node(compiled->root_node).domain()) !=
-            domain) {
-          continue;
-        }
         std::optional<RuleMatch> match = MatchCompiled(*compiled, context, graph, id);
         if (!match) continue;
         // The record's text is written only while records are kept.

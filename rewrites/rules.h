@@ -99,9 +99,13 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -149,10 +153,73 @@ absl::StatusOr<std::vector<Rule>> BuiltinRules();
 
 // Where a rule matched: the graph node of each pattern node, the graph
 // value of each pattern value, and the attribute bound to each `@var`.
+// A match's few bindings by name, in name order: the part of std::map's
+// interface the engine uses, held in one inline array (a match binds a
+// handful of names, and the engine tries a match at most nodes).
+template <typename Value, size_t kInline>
+class Bindings {
+ public:
+  using value_type = std::pair<std::string, Value>;
+  using Storage = absl::InlinedVector<value_type, kInline>;
+  using iterator = typename Storage::iterator;
+  using const_iterator = typename Storage::const_iterator;
+
+  iterator begin() { return entries_.begin(); }
+  iterator end() { return entries_.end(); }
+  const_iterator begin() const { return entries_.begin(); }
+  const_iterator end() const { return entries_.end(); }
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+
+  // The entry of `key`, or end().
+  iterator find(absl::string_view key) {
+    iterator it = LowerBound(key);
+    return it != end() && it->first == key ? it : end();
+  }
+  const_iterator find(absl::string_view key) const {
+    return const_cast<Bindings*>(this)->find(key);
+  }
+  bool contains(absl::string_view key) const { return find(key) != end(); }
+  // The value of `key`; std::out_of_range when unbound.
+  const Value& at(absl::string_view key) const {
+    const_iterator it = find(key);
+    if (it == end()) throw std::out_of_range(std::string(key));
+    return it->second;
+  }
+  // Binds `key` to a value made of `args` unless bound already; the entry
+  // and whether it is new.
+  template <typename... Args>
+  std::pair<iterator, bool> emplace(absl::string_view key, Args&&... args) {
+    iterator it = LowerBound(key);
+    if (it != end() && it->first == key) return {it, false};
+    it = entries_.emplace(it, std::piecewise_construct, std::forward_as_tuple(key),
+                          std::forward_as_tuple(std::forward<Args>(args)...));
+    return {it, true};
+  }
+
+ private:
+  iterator LowerBound(absl::string_view key) {
+    iterator it = entries_.begin();
+    while (it != entries_.end() && absl::string_view(it->first) < key) ++it;
+    return it;
+  }
+
+  Storage entries_;
+};
+
 struct RuleMatch {
   std::vector<NodeId> nodes;
-  std::map<std::string, std::string> values;
-  std::map<std::string, onnx::AttributeProto> attributes;
+  Bindings<std::string, 8> values;
+  Bindings<onnx::AttributeProto, 2> attributes;
+  // Where the matcher bound pattern inputs: the graph node input each was
+  // first read at, so that facts find its producer by id rather than by
+  // name (a pattern input not listed is looked up by name).
+  struct InputSite {
+    const std::string* pattern;  // the rule's name of the input
+    NodeId node;
+    int slot;
+  };
+  absl::InlinedVector<InputSite, 8> input_sites;
 };
 
 // The match of `rule` rooted at live node `root` of `graph` (the node

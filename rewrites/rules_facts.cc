@@ -37,6 +37,14 @@ struct Env {
   const RuleMatch& match;
 
   const std::string& Value(const Term& term) const { return match.values.at(term.name); }
+  // What defines the value `term` names: found by id where the matcher
+  // bound it at a node input, else by name.
+  ValueSource Source(const Term& term) const {
+    for (const RuleMatch::InputSite& site : match.input_sites) {
+      if (*site.pattern == term.name) return graph.InputProducer(site.node, site.slot);
+    }
+    return graph.Producer(Value(term));
+  }
   const onnx::TypeProto* Type(const Term& term) const {
     const onnx::TypeProto* type = context.TypeOf(graph, Value(term));
     return type != nullptr && type->has_tensor_type() ? type : nullptr;
@@ -61,17 +69,25 @@ bool SameDim(const onnx::TensorShapeProto::Dimension& a, const onnx::TensorShape
 // The elements of constant `name` as doubles, or nullopt.
 std::optional<std::vector<double>> NumbersOf(const onnx::TensorProto* constant);
 
-std::optional<std::vector<double>> ConstantNumbers(const Env& env, const std::string& name) {
+std::optional<std::vector<double>> ConstantNumbers(const Env& env, const Term& term) {
   // An initializer's numbers are read once per round (rules read the same
   // weights at many nodes).
-  const ValueSource source = env.graph.Producer(name);
+  const std::string& name = env.Value(term);
+  const ValueSource source = env.Source(term);
   if (source.kind == ValueSource::Kind::kNodeOutput) {
     // A node's output is a constant only when inference knows it as one
     // (KnownConstant's answer, without looking the name up twice more).
     const schema::GraphTypes* types = env.context.GraphTypesOf(env.graph);
     if (types == nullptr || !types->facts.contains(name)) return std::nullopt;
   }
-  if (const onnx::TensorProto* initializer = env.graph.FindInitializer(name)) {
+  // FindInitializer's answer, by index where the graph defines the value.
+  const onnx::TensorProto* initializer = nullptr;
+  if (source.kind == ValueSource::Kind::kInitializer) {
+    if (env.graph.graph() != nullptr) initializer = &env.graph.graph()->initializer(source.index);
+  } else if (source.kind == ValueSource::Kind::kOuterScope) {
+    initializer = env.graph.FindInitializer(name);
+  }
+  if (initializer != nullptr) {
     return env.context.InitializerNumbers(initializer, [&] { return NumbersOf(initializer); });
   }
   return NumbersOf(env.context.KnownConstant(env.graph, name));
@@ -137,7 +153,7 @@ std::optional<Fact> Bool(bool b) { return Fact{{b ? 1.0 : 0.0}}; }
 // ints attribute; nullopt when unknown or not integral.
 std::optional<std::vector<int64_t>> IntsOf(const Env& env, const Term& term) {
   if (term.kind == Term::Kind::kAttribute) return AttributeInts(env, term);
-  std::optional<std::vector<double>> numbers = ConstantNumbers(env, env.Value(term));
+  std::optional<std::vector<double>> numbers = ConstantNumbers(env, term);
   if (!numbers) return std::nullopt;
   std::vector<int64_t> ints;
   for (double v : *numbers) {
@@ -180,7 +196,7 @@ std::optional<Fact> ShapeOf(const Env& env, const std::vector<Term>& args) {
       return Bool(true);
     }
   }
-  std::optional<std::vector<double>> dims = ConstantNumbers(env, env.Value(args[0]));
+  std::optional<std::vector<double>> dims = ConstantNumbers(env, args[0]);
   const onnx::TensorShapeProto* x = env.Shape(args[1]);
   if (!dims || x == nullptr || dims->size() != static_cast<size_t>(x->dim_size())) {
     return std::nullopt;
@@ -344,7 +360,7 @@ std::optional<Fact> AttentionShapes(const Env& env, const std::vector<Term>& arg
 // the power args[2], to float precision: within 2^-22 of it, relatively
 // (an exporter's float rounding of d^p, however it computed it).
 std::optional<Fact> LastDimPower(const Env& env, const std::vector<Term>& args) {
-  std::optional<std::vector<double>> c = ConstantNumbers(env, env.Value(args[0]));
+  std::optional<std::vector<double>> c = ConstantNumbers(env, args[0]);
   const auto* last = DimAt(env.Shape(args[1]), -1);
   if (!c || c->size() != 1 || last == nullptr || !last->has_dim_value() ||
       last->dim_value() < 1) {
@@ -357,7 +373,7 @@ std::optional<Fact> LastDimPower(const Env& env, const std::vector<Term>& args) 
 // The one element of constant args[0] to the power args[1]; unknown when
 // it is not a constant of one element or the power is not finite.
 std::optional<Fact> Power(const Env& env, const std::vector<Term>& args) {
-  std::optional<std::vector<double>> c = ConstantNumbers(env, env.Value(args[0]));
+  std::optional<std::vector<double>> c = ConstantNumbers(env, args[0]);
   if (!c || c->size() != 1) return std::nullopt;
   const double power = std::pow((*c)[0], args[1].numbers[0]);
   if (!std::isfinite(power)) return std::nullopt;
@@ -407,7 +423,7 @@ const std::map<std::string, FactFn>& FactFns() {
        }},
       {"value",
        [](const Env& env, const std::vector<Term>& args) -> std::optional<Fact> {
-         std::optional<std::vector<double>> numbers = ConstantNumbers(env, env.Value(args[0]));
+         std::optional<std::vector<double>> numbers = ConstantNumbers(env, args[0]);
          if (!numbers) return std::nullopt;
          return Fact{*std::move(numbers), true};
        }},
@@ -467,8 +483,8 @@ const std::map<std::string, FactFn>& FactFns() {
              !std::equal(a->dims().begin(), a->dims().end(), b->dims().begin(), b->dims().end())) {
            return std::nullopt;
          }
-         std::optional<std::vector<double>> x = ConstantNumbers(env, env.Value(args[0]));
-         std::optional<std::vector<double>> y = ConstantNumbers(env, env.Value(args[1]));
+         std::optional<std::vector<double>> x = ConstantNumbers(env, args[0]);
+         std::optional<std::vector<double>> y = ConstantNumbers(env, args[1]);
          if (!x || !y || x->size() != y->size()) return std::nullopt;
          for (size_t i = 0; i < x->size(); ++i) {
            if (!SameNumber((*x)[i], (*y)[i])) return Bool(false);
@@ -477,7 +493,7 @@ const std::map<std::string, FactFn>& FactFns() {
        }},
       {"no_zero",
        [](const Env& env, const std::vector<Term>& args) -> std::optional<Fact> {
-         std::optional<std::vector<double>> x = ConstantNumbers(env, env.Value(args[0]));
+         std::optional<std::vector<double>> x = ConstantNumbers(env, args[0]);
          if (!x) return std::nullopt;
          for (double v : *x) {
            if (v == 0) return Bool(false);
@@ -505,8 +521,8 @@ const std::map<std::string, FactFn>& FactFns() {
       {"disjoint_axes",
        [](const Env& env, const std::vector<Term>& args) -> std::optional<Fact> {
          const onnx::TensorShapeProto* x = env.Shape(args[0]);
-         std::optional<std::vector<double>> a1 = ConstantNumbers(env, env.Value(args[1]));
-         std::optional<std::vector<double>> a2 = ConstantNumbers(env, env.Value(args[2]));
+         std::optional<std::vector<double>> a1 = ConstantNumbers(env, args[1]);
+         std::optional<std::vector<double>> a2 = ConstantNumbers(env, args[2]);
          if (x == nullptr || !a1 || !a2) return std::nullopt;
          const int64_t rank = x->dim_size();
          std::set<int64_t> seen;
@@ -589,7 +605,7 @@ bool Compare(const Fact& lhs, absl::string_view comparison, const Fact& rhs) {
 bool Holds(const Env& env, const Predicate& predicate) {
   std::optional<Fact> fact = FactFns().at(predicate.function)(env, predicate.args);
   if (!fact) return false;
-  if (predicate.comparison.empty()) return fact->numbers == std::vector<double>{1.0};
+  if (predicate.comparison.empty()) return fact->numbers.size() == 1 && fact->numbers[0] == 1.0;
   std::optional<Fact> rhs = TermFact(env, predicate.rhs);
   return rhs && Compare(*fact, predicate.comparison, *rhs);
 }

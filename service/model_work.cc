@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "google/protobuf/arena.h"
 #include "converter/windowed.h"
 #include "ir/model_io.h"
 #include "ir/model_sink.h"
@@ -166,7 +167,12 @@ absl::StatusOr<v1::RewriteResponse> RewriteModelBytes(std::string_view bytes,
                                                       const v1::RewriteOptions& options,
                                                       int64_t max_model_bytes) {
   OC_ASSIGN_OR_RETURN(rewrites::RewriteOptions rewrite, CheckedRewriteOptions(options, name));
-  OC_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseForCall(bytes, name, max_model_bytes));
+  // On an arena (see ModelArenaOptions).
+  google::protobuf::Arena arena(rewrites::ModelArenaOptions());
+  onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+  LoadOptions load;
+  load.max_model_bytes = max_model_bytes;
+  OC_RETURN_IF_ERROR(AsInvalidArgument(ParseModelInto(bytes, name, model, load)));
   OC_ASSIGN_OR_RETURN(rewrites::RewriteReport report, RewriteNamed(model, rewrite, name));
   v1::RewriteResponse response;
   if (!model.SerializeToString(response.mutable_model())) {
