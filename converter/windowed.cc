@@ -920,11 +920,17 @@ class WindowedConversion {
     }
     std::string bytes;
     NodeNames names;
+    std::vector<absl::string_view> reads;
     for (const onnx::NodeProto& node : graph.node()) {
-      bytes.clear();
-      node.AppendToString(&bytes);
-      OC_RETURN_IF_ERROR(ScanNode(bytes, names));
-      for (absl::string_view read : names.inputs) {
+      reads.assign(node.input().begin(), node.input().end());
+      if (HasSubgraphs(node)) {
+        // What its subgraphs read too, as the windows read it from bytes.
+        bytes.clear();
+        node.AppendToString(&bytes);
+        OC_RETURN_IF_ERROR(ScanNode(bytes, names));
+        reads = names.inputs;
+      }
+      for (absl::string_view read : reads) {
         if (read.empty() || defined.contains(read) || !declared.emplace(read).second) continue;
         auto tensor = initializers.find(read);
         if (tensor != initializers.end()) {
@@ -942,6 +948,13 @@ class WindowedConversion {
       for (const std::string& output : node.output()) defined.insert(output);
     }
     return absl::OkStatus();
+  }
+
+  static bool HasSubgraphs(const onnx::NodeProto& node) {
+    return std::any_of(node.attribute().begin(), node.attribute().end(),
+                       [](const onnx::AttributeProto& attribute) {
+                         return attribute.has_g() || attribute.graphs_size() > 0;
+                       });
   }
 
   // The nodes of `graph` and of its subgraphs.
