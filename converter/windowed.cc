@@ -345,18 +345,28 @@ struct StepParts {
   // step, subgraphs' included.
   bool full = false;
   int64_t nodes_after = 0;
+  // The entries with texts so far, per rank.
+  absl::flat_hash_map<int, int> texts_of_rank;
 
   void Merge(StepReport& window) {
     report.milliseconds += window.milliseconds;
     report.nodes_validated += window.nodes_validated;
     for (NodeChange& change : window.nodes) {
-      std::vector<NodeChange>& list = nodes[rank_of[change.op]];
+      int rank = rank_of[change.op];
+      std::vector<NodeChange>& list = nodes[rank];
       if (!list.empty() && SameChange(list.back(), change, change.graph, change.op)) {
         list.back().alike.push_back(change.node);
         list.back().alike.Append(change.alike);
-      } else {
-        list.push_back(std::move(change));
+        continue;
       }
+      // Done keeps the first texts of the step, in rank order: those of a
+      // rank past that many go now (in a graph of many subgraphs, entries
+      // are many).
+      if (!change.before_text.empty() && ++texts_of_rank[rank] > kRestructuredTexts) {
+        std::string().swap(change.before_text);
+        std::string().swap(change.after_text);
+      }
+      list.push_back(std::move(change));
     }
     for (VersionBump& bump : window.bumps) {
       std::vector<VersionBump>& list = bumps[rank_of[bump.op]];
