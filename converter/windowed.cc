@@ -868,9 +868,9 @@ class WindowedConversion {
     return absl::OkStatus();
   }
 
-  // Validates the window's nodes after a step as CheckModel and strict
-  // inference validate a whole model, in a model of their own (the nodes
-  // lent to it) whose initializers are those they read and whose inputs the
+  // Validates the window's nodes the steps changed after a step as
+  // CheckModel and strict inference validate a whole model, in a model of
+  // their own (the nodes lent to it) whose initializers are those they read and whose inputs the
   // other values they read from outside, typed as inferred. The values the
   // main graph had types for keep them; the new ones, and the subgraphs'
   // values, take what this finds.
@@ -880,7 +880,23 @@ class WindowedConversion {
     *model.mutable_opset_import() = window_.opset_import();
     onnx::GraphProto& graph = *model.mutable_graph();
     graph.set_name(graph_->name());
-    graph.mutable_node()->Swap(graph_->mutable_node());
+    // The nodes the steps changed: touched, inserted, or holding a touched
+    // node (the others are as they were validated, reading values whose
+    // types the check below keeps).
+    absl::flat_hash_set<const onnx::NodeProto*> owners;
+    for (const onnx::NodeProto* node : touched_) {
+      auto owner = inner_owners_.find(node);
+      if (owner != inner_owners_.end()) owners.insert(owner->second);
+    }
+    std::vector<int> lent;
+    for (int i = 0; i < graph_->node_size(); ++i) {
+      const onnx::NodeProto* node = &graph_->node(i);
+      if (!originals_.contains(node) || touched_.contains(node) || owners.contains(node)) {
+        lent.push_back(i);
+      }
+    }
+    // Lent, not copied (their strings and subgraphs stay where they are).
+    for (int i : lent) graph.add_node()->Swap(graph_->mutable_node(i));
     absl::Status status = DeclareReads(graph);
     absl::StatusOr<schema::InferenceResult> inferred = absl::UnknownError("");
     if (status.ok()) {
@@ -889,7 +905,9 @@ class WindowedConversion {
       if (status.ok()) inferred = InferStrictly(model);
       if (status.ok()) status = inferred.status();
     }
-    graph.mutable_node()->Swap(graph_->mutable_node());
+    for (size_t k = 0; k < lent.size(); ++k) {
+      graph_->mutable_node(lent[k])->Swap(graph.mutable_node(static_cast<int>(k)));
+    }
     if (!status.ok()) return NotWindowed(absl::StrCat("the window does not validate: ",
                                                       status.message()));
     schema::InferenceResult& result = *inferred;
