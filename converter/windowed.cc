@@ -178,6 +178,9 @@ absl::string_view NameField(absl::string_view payload, uint32_t number) {
   return name;
 }
 
+// Reads the subgraphs of one serialized node without parsing them: what
+// they read from the graphs enclosing the node, and (when asked) every name
+// they hold, noting in `names` why the windows cannot take them.
 class SubgraphReader {
  public:
   SubgraphReader(NodeNames& names, bool all) : names_(names), all_(all) {}
