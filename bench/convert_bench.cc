@@ -15,6 +15,8 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -116,6 +118,55 @@ BENCHMARK(BM_ConvertTo21) OC_SIZES->MinTime(2.0);
 BENCHMARK(BM_SerializedTo13) OC_SIZES->MinTime(2.0);
 BENCHMARK(BM_SerializedTo21) OC_SIZES->MinTime(2.0);
 BENCHMARK(BM_OptimizeExact) OC_SIZES->MinTime(2.0);
+
+// The chain with every 100th block inside an If (issue 23): the floor, and
+// ConvertBytes window by window (IfChainTo*) or, as before the windows took
+// subgraphs, whole on an arena (IfChainArenaTo*).
+const std::string& SerializedIfChainModel(int64_t nodes) {
+  static auto* cache = new std::map<int64_t, std::string>();
+  auto [it, inserted] = cache->try_emplace(nodes);
+  if (inserted) it->second = MakeIfChainModel(nodes).SerializeAsString();
+  return it->second;
+}
+
+void BM_IfChainParseAndSerialize(benchmark::State& state) {
+  const std::string& bytes = SerializedIfChainModel(state.range(0));
+  for (auto _ : state) ParseAndSerialize(bytes);
+}
+
+void ConvertIfChain(benchmark::State& state, int64_t target, bool windows) {
+  const std::string& bytes = SerializedIfChainModel(state.range(0));
+  converter::ConvertOptions options;
+  options.target_opset = target;
+  converter::WindowOptions window_options;
+  if (!windows) window_options.min_nodes = std::numeric_limits<int64_t>::max();
+  for (auto _ : state) {
+    StringModelSink sink;
+    std::string why;
+    absl::StatusOr<std::optional<converter::ConversionReport>> report =
+        converter::ConvertBytes(bytes, options, sink, window_options, &why);
+    if (!report.ok() || !report->has_value() || (windows && !why.empty())) {
+      state.SkipWithError(report.ok() ? ("left whole: " + why).c_str()
+                                      : report.status().ToString().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(sink.bytes());
+  }
+}
+
+void BM_IfChainTo13(benchmark::State& state) { ConvertIfChain(state, 13, true); }
+void BM_IfChainTo21(benchmark::State& state) { ConvertIfChain(state, 21, true); }
+void BM_IfChainArenaTo13(benchmark::State& state) { ConvertIfChain(state, 13, false); }
+void BM_IfChainArenaTo21(benchmark::State& state) { ConvertIfChain(state, 21, false); }
+
+#define OC_IF_SIZES                                                      \
+  ->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)->MinTime(2.0) \
+      ->ComputeStatistics("min", Fastest)
+BENCHMARK(BM_IfChainParseAndSerialize) OC_IF_SIZES;
+BENCHMARK(BM_IfChainTo13) OC_IF_SIZES;
+BENCHMARK(BM_IfChainTo21) OC_IF_SIZES;
+BENCHMARK(BM_IfChainArenaTo13) OC_IF_SIZES;
+BENCHMARK(BM_IfChainArenaTo21) OC_IF_SIZES;
 
 }  // namespace
 }  // namespace onnxconvert::bench

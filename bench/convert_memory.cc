@@ -4,6 +4,7 @@
 //
 //   bazel run -c opt //bench:convert_memory -- 1000000 21
 //   bazel run -c opt //bench:convert_memory -- 20000 21 500   (500 MB of weights too)
+//   bazel run -c opt //bench:convert_memory -- 1000000 21 if  (every 100th block in an If)
 //
 // Two ways are measured, each in its own process:
 //  - whole: the file read into memory, parsed into a ModelProto, converted
@@ -11,8 +12,11 @@
 //  - windowed: the file mapped into memory and converted from its bytes
 //    (ConvertBytes: window by window from 16,384 nodes, whole on an
 //    arena below) to an output file, as `onnx-convert convert` does.
-//  - optimize: `onnx-convert optimize` (exact): LoadModelInto onto an arena (a
-//    streamed parse), rewrites::Optimize, SaveModel (streamed to the file).
+//  - arena (the If chain only): ConvertBytes with no windows, whole on an
+//    arena, as before the windows took subgraphs;
+//  - optimize (not for the If chain): `onnx-convert optimize` (exact):
+//    LoadModelInto onto an arena (a streamed parse), rewrites::Optimize,
+//    SaveModel (streamed to the file).
 // Each peak counts everything the process holds above what it held before
 // reading the file (the operator registry, built first, is outside it): the
 // model's bytes once read or mapped, the conversion, and the output.
@@ -30,6 +34,7 @@
 #include <iterator>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "bench/synthetic_models.h"
 #include "converter/converter.h"
@@ -78,7 +83,7 @@ int Whole(const char* path, int64_t target) {
   return 0;
 }
 
-int Windowed(const char* path, int64_t target) {
+int Windowed(const char* path, int64_t target, bool windows) {
   double before = PeakBytes();
   int fd = open(path, O_RDONLY);
   struct stat info;
@@ -97,8 +102,11 @@ int Windowed(const char* path, int64_t target) {
   std::string out_path = std::string(path) + ".converted";
   onnxconvert::FileModelSink sink(out_path);
   std::string why;
+  onnxconvert::converter::WindowOptions window_options;
+  if (!windows) window_options.min_nodes = INT64_MAX;
   auto report = onnxconvert::converter::ConvertBytes(
-      absl::string_view(static_cast<const char*>(mapped), size), options, sink, {}, &why);
+      absl::string_view(static_cast<const char*>(mapped), size), options, sink, window_options,
+      &why);
   if (!report.ok() || !report->has_value()) {
     std::fprintf(stderr, "%s\n",
                  report.ok() ? "the model is left to a whole conversion of its own "
@@ -107,9 +115,10 @@ int Windowed(const char* path, int64_t target) {
     return 1;
   }
   double peak = PeakBytes();
-  std::printf("windowed: model %.1f MB; peak %.1f MB (%.2fx the bytes)%s%s\n", size / 1e6,
-              (peak - before) / 1e6, (peak - before) / size, why.empty() ? "" : "; whole: ",
-              why.c_str());
+  std::printf("%s: model %.1f MB; peak %.1f MB (%.2fx the bytes)%s%s\n",
+              windows ? "windowed" : "arena   ", size / 1e6,
+              (peak - before) / 1e6, (peak - before) / size,
+              why.empty() ? "" : "; whole: ", why.c_str());
   munmap(mapped, size);
   close(fd);
   std::remove(out_path.c_str());
@@ -164,9 +173,12 @@ int main(int argc, char** argv) {
   if (argc != 5) {
     // Write the chain (with `weights_mb` of weights besides, if given), then
     // measure each way in a fresh process.
-    int64_t weights_mb = argc > 3 ? std::atoll(argv[3]) : 0;
-    std::string path = std::string("/tmp/onnx-convert-chain-") + std::to_string(nodes) + ".onnx";
-    onnx::ModelProto model = onnxconvert::bench::MakeChainModel(nodes);
+    bool if_chain = argc > 3 && std::strcmp(argv[3], "if") == 0;
+    int64_t weights_mb = argc > 3 && !if_chain ? std::atoll(argv[3]) : 0;
+    std::string path = std::string("/tmp/onnx-convert-") + (if_chain ? "ifchain-" : "chain-") +
+                       std::to_string(nodes) + ".onnx";
+    onnx::ModelProto model = if_chain ? onnxconvert::bench::MakeIfChainModel(nodes)
+                                      : onnxconvert::bench::MakeChainModel(nodes);
     if (weights_mb > 0) {
       onnx::TensorProto* weights = model.mutable_graph()->add_initializer();
       weights->set_name("weights");
@@ -190,7 +202,9 @@ int main(int argc, char** argv) {
     ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
     if (length <= 0) return 1;
     self[length] = '\0';
-    for (const char* way : {"whole", "windowed", "optimize"}) {
+    std::vector<const char*> ways = {"whole", "windowed", "optimize"};
+    if (if_chain) ways = {"whole", "arena", "windowed"};
+    for (const char* way : ways) {
       std::string command = std::string(self) + " " + argv[1] + " " + argv[2] + " " +
                             path + " " + way;
       if (std::system(command.c_str()) != 0) return 1;
@@ -200,5 +214,6 @@ int main(int argc, char** argv) {
   }
   onnxconvert::schema::Registry::Get();
   if (std::strcmp(argv[4], "optimize") == 0) return OptimizeWay(argv[3]);
-  return std::strcmp(argv[4], "whole") == 0 ? Whole(argv[3], target) : Windowed(argv[3], target);
+  if (std::strcmp(argv[4], "whole") == 0) return Whole(argv[3], target);
+  return Windowed(argv[3], target, std::strcmp(argv[4], "arena") != 0);
 }

@@ -33,9 +33,38 @@ void SetType(onnx::ValueInfoProto* value, const std::string& name) {
   tensor->mutable_shape()->add_dim()->set_dim_value(16);
 }
 
-}  // namespace
+// Adds the five nodes of block `p` to `graph`, from `input` to `output`.
+void AddBlock(onnx::GraphProto& graph, const std::string& p, const std::string& input,
+              const std::string& output) {
+  AddNode(graph, "MatMul", p + "_matmul", {input, "W"}, p + "_mm");
+  AddNode(graph, "Add", p + "_add", {p + "_mm", "B"}, p + "_add");
+  AddNode(graph, "Relu", p + "_relu", {p + "_add"}, p + "_relu");
+  AddAxes(AddNode(graph, "Unsqueeze", p + "_unsqueeze", {p + "_relu"}, p + "_unsq"));
+  AddAxes(AddNode(graph, "Squeeze", p + "_squeeze", {p + "_unsq"}, output));
+}
 
-onnx::ModelProto MakeChainModel(int64_t nodes) {
+// Block `p` from `input` to `output` as an If on "c".
+void AddIfBlock(onnx::GraphProto& graph, const std::string& p, const std::string& input,
+                const std::string& output) {
+  onnx::NodeProto* node = AddNode(graph, "If", p + "_if", {"c"}, output);
+  onnx::AttributeProto* then_branch = node->add_attribute();
+  then_branch->set_name("then_branch");
+  then_branch->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto& then_graph = *then_branch->mutable_g();
+  then_graph.set_name(p + "_then");
+  AddBlock(then_graph, p + "_t", input, p + "_then_out");
+  SetType(then_graph.add_output(), p + "_then_out");
+  onnx::AttributeProto* else_branch = node->add_attribute();
+  else_branch->set_name("else_branch");
+  else_branch->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto& else_graph = *else_branch->mutable_g();
+  else_graph.set_name(p + "_else");
+  AddNode(else_graph, "Relu", p + "_e_relu", {input}, p + "_else_out");
+  SetType(else_graph.add_output(), p + "_else_out");
+}
+
+// The chain of `blocks` blocks, every `every`-th (0: none) inside an If.
+onnx::ModelProto MakeChain(int64_t blocks, int64_t every) {
   onnx::ModelProto model;
   model.set_ir_version(7);
   model.set_producer_name("onnx-convert-bench");
@@ -51,19 +80,37 @@ onnx::ModelProto MakeChainModel(int64_t nodes) {
     tensor->set_raw_data(std::string(4 * (name[0] == 'W' ? 256 : 16), '\0'));
   }
   SetType(graph.add_input(), "x0");
+  if (every > 0) {
+    onnx::ValueInfoProto* cond = graph.add_input();
+    cond->set_name("c");
+    cond->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+    cond->mutable_type()->mutable_tensor_type()->mutable_shape();
+  }
   std::string current = "x0";
-  int64_t blocks = std::max<int64_t>(1, nodes / 5);
   for (int64_t b = 0; b < blocks; ++b) {
     std::string p = absl::StrCat("b", b);
-    AddNode(graph, "MatMul", p + "_matmul", {current, "W"}, p + "_mm");
-    AddNode(graph, "Add", p + "_add", {p + "_mm", "B"}, p + "_add");
-    AddNode(graph, "Relu", p + "_relu", {p + "_add"}, p + "_relu");
-    AddAxes(AddNode(graph, "Unsqueeze", p + "_unsqueeze", {p + "_relu"}, p + "_unsq"));
-    current = absl::StrCat("x", b + 1);
-    AddAxes(AddNode(graph, "Squeeze", p + "_squeeze", {p + "_unsq"}, current));
+    std::string next = absl::StrCat("x", b + 1);
+    if (every > 0 && b % every == every - 1) {
+      AddIfBlock(graph, p, current, next);
+    } else {
+      AddBlock(graph, p, current, next);
+    }
+    current = next;
   }
   SetType(graph.add_output(), current);
   return model;
+}
+
+}  // namespace
+
+onnx::ModelProto MakeChainModel(int64_t nodes) {
+  return MakeChain(std::max<int64_t>(1, nodes / 5), 0);
+}
+
+onnx::ModelProto MakeIfChainModel(int64_t nodes, int64_t every) {
+  // An If block holds 7 nodes where a plain one has 5.
+  int64_t blocks = std::max<int64_t>(1, nodes * every / (5 * every + 2));
+  return MakeChain(blocks, every);
 }
 
 const std::string& SerializedChainModel(int64_t nodes) {

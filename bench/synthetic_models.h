@@ -16,6 +16,12 @@ namespace onnxconvert::bench {
 // one shared 16x16 weight and bias.
 onnx::ModelProto MakeChainModel(int64_t nodes);
 
+// MakeChainModel(nodes) with every `every`-th block inside an If on the
+// bool input "c": its then branch is the block (reading the chain's value,
+// the weight and bias from the main graph), its else branch a Relu. About
+// `nodes` nodes, those of the branches included.
+onnx::ModelProto MakeIfChainModel(int64_t nodes, int64_t every = 100);
+
 // MakeChainModel(nodes), serialized; built once per size and kept.
 const std::string& SerializedChainModel(int64_t nodes);
 

@@ -96,6 +96,10 @@ class AddedConstants {
     return name;
   }
 
+  // Forgets the constants added to `graph`, a subgraph about to be freed
+  // (ConvertBytes: its address may name another graph later).
+  void ForgetGraph(const onnx::GraphProto* graph) { added_.erase(graph); }
+
   // Whether a constant was shared with work ordered before its creator's
   // (ConvertBytes: the windows then disagree with a whole conversion).
   bool out_of_order() const { return out_of_order_; }

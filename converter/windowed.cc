@@ -17,6 +17,7 @@
 #include "absl/container/node_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "base/heap_trimmer.h"
 #include "base/status_macros.h"
 #include "converter/incremental_validation.h"
@@ -130,35 +131,207 @@ std::optional<TensorHeader> FloatTensorHeader(absl::string_view tensor) {
   return header;
 }
 
+// Field numbers of subgraphs, read without parsing them.
+constexpr uint32_t kNodeAttribute = 5;
+constexpr uint32_t kAttributeGraph = 6;
+constexpr uint32_t kAttributeGraphs = 11;
+constexpr uint32_t kGraphSparseInitializer = 15;
+constexpr uint32_t kGraphInput = 11;
+constexpr uint32_t kGraphOutput = 12;
+constexpr uint32_t kGraphValueInfo = 13;
+constexpr uint32_t kValueInfoName = 1;
+constexpr uint32_t kTensorName = 8;
+
+// Subgraphs nested deeper are left to the whole conversion.
+constexpr int kMaxSubgraphDepth = 32;
+
+// Why a step asks to validate the whole model that the windows validate
+// window by window (StepTouches).
+constexpr absl::string_view kSubgraphConstant = "a subgraph got a constant";
+
 // The names a serialized node uses, read without parsing it (views of its
-// bytes).
+// bytes). `inputs` ends with the names its subgraphs read from the graphs
+// enclosing the node (captures, each once, in the order first read): to
+// the windows, a capture is a use like an input.
 struct NodeNames {
   std::vector<absl::string_view> inputs;
   std::vector<absl::string_view> outputs;
   absl::string_view name;
   absl::string_view domain;
+  // Whether the node has subgraphs.
+  bool subgraphs = false;
+  // Why its subgraphs cannot go through the windows ("" when they can).
+  std::string refusal;
+  // Every name its subgraphs hold, when asked for (ScanNode's `all`).
+  std::vector<absl::string_view> inner_names;
 };
 
-absl::Status ScanNode(absl::string_view node, NodeNames& names) {
+// The value field `number` of the message `payload` (a name), or "".
+absl::string_view NameField(absl::string_view payload, uint32_t number) {
+  wire::FieldReader reader(payload);
+  wire::Field field;
+  bool found;
+  absl::string_view name;
+  while (reader.Next(field, found).ok() && found) {
+    if (field.number == number && field.wire_type == wire::kLengthDelimited) name = field.payload;
+  }
+  return name;
+}
+
+// Reads the subgraphs of one serialized node without parsing them: what
+// they read from the graphs enclosing the node, and (when asked) every name
+// they hold, noting in `names` why the windows cannot take them.
+class SubgraphReader {
+ public:
+  SubgraphReader(NodeNames& names, bool all) : names_(names), all_(all) {}
+
+  // Reads the subgraphs of attribute `payload` (of a node at `depth`):
+  // adds to `reads` the names they read from outside themselves.
+  absl::Status Attribute(absl::string_view payload, int depth,
+                         std::vector<absl::string_view>& reads) {
+    wire::FieldReader reader(payload);
+    wire::Field field;
+    bool found;
+    while (true) {
+      OC_RETURN_IF_ERROR(reader.Next(field, found));
+      if (!found) return absl::OkStatus();
+      if ((field.number != kAttributeGraph && field.number != kAttributeGraphs) ||
+          field.wire_type != wire::kLengthDelimited) {
+        continue;
+      }
+      names_.subgraphs = true;
+      if (depth >= kMaxSubgraphDepth) {
+        names_.refusal = "subgraphs are nested too deeply";
+        continue;
+      }
+      OC_RETURN_IF_ERROR(Graph(field.payload, depth + 1, reads));
+    }
+  }
+
+ private:
+  // Adds to `reads` the names graph `payload` reads from enclosing graphs.
+  absl::Status Graph(absl::string_view payload, int depth,
+                     std::vector<absl::string_view>& reads) {
+    absl::flat_hash_set<absl::string_view> defined;
+    std::vector<absl::string_view> outputs;
+    wire::FieldReader reader(payload);
+    wire::Field field;
+    bool found;
+    // Protobuf writes the nodes (field 1) before the inputs and
+    // initializers they read: those are gathered first.
+    while (true) {
+      OC_RETURN_IF_ERROR(reader.Next(field, found));
+      if (!found) break;
+      if (field.wire_type != wire::kLengthDelimited) continue;
+      absl::string_view name;
+      switch (field.number) {
+        case kGraphInput:
+          name = NameField(field.payload, kValueInfoName);
+          defined.insert(name);
+          break;
+        case kGraphInitializer:
+          name = NameField(field.payload, kTensorName);
+          defined.insert(name);
+          break;
+        case kGraphOutput:
+          name = NameField(field.payload, kValueInfoName);
+          outputs.push_back(name);
+          break;
+        case kGraphValueInfo: name = NameField(field.payload, kValueInfoName); break;
+        case kGraphSparseInitializer: names_.refusal = "a subgraph has sparse initializers"; break;
+        default: continue;
+      }
+      if (all_) names_.inner_names.push_back(name);
+    }
+    wire::FieldReader nodes(payload);
+    std::vector<absl::string_view> inner;
+    while (true) {
+      OC_RETURN_IF_ERROR(nodes.Next(field, found));
+      if (!found) break;
+      if (field.number != kGraphNode || field.wire_type != wire::kLengthDelimited) continue;
+      inner.clear();
+      OC_RETURN_IF_ERROR(Node(field.payload, depth, defined, inner));
+      for (absl::string_view name : inner) {
+        if (!name.empty() && !defined.contains(name)) reads.push_back(name);
+      }
+    }
+    for (absl::string_view name : outputs) {
+      if (!name.empty() && !defined.contains(name)) reads.push_back(name);
+    }
+    return absl::OkStatus();
+  }
+
+  // Adds to `reads` what node `payload` (in a subgraph at `depth`) reads,
+  // its subgraphs' reads included, and its outputs to `defined`.
+  absl::Status Node(absl::string_view payload, int depth,
+                    absl::flat_hash_set<absl::string_view>& defined,
+                    std::vector<absl::string_view>& reads) {
+    wire::FieldReader reader(payload);
+    wire::Field field;
+    bool found;
+    std::vector<absl::string_view> outputs;
+    while (true) {
+      OC_RETURN_IF_ERROR(reader.Next(field, found));
+      if (!found) break;
+      if (field.wire_type != wire::kLengthDelimited) continue;
+      switch (field.number) {
+        case kNodeInput: reads.push_back(field.payload); break;
+        case kNodeOutput: outputs.push_back(field.payload); break;
+        case kNodeName: break;
+        case kNodeDomain:
+          if (!field.payload.empty() && field.payload != "ai.onnx") {
+            names_.refusal = absl::StrCat("a node of domain '", field.payload, "' in a subgraph");
+          }
+          continue;
+        case kNodeAttribute: OC_RETURN_IF_ERROR(Attribute(field.payload, depth, reads)); continue;
+        default: continue;
+      }
+      if (all_) names_.inner_names.push_back(field.payload);
+    }
+    for (absl::string_view output : outputs) defined.insert(output);
+    return absl::OkStatus();
+  }
+
+  NodeNames& names_;
+  bool all_;
+};
+
+// Reads the names of serialized `node`; with `all`, every name its
+// subgraphs hold too (names.inner_names).
+absl::Status ScanNode(absl::string_view node, NodeNames& names, bool all = false) {
   names.inputs.clear();
   names.outputs.clear();
   names.name = {};
   names.domain = {};
+  names.subgraphs = false;
+  names.refusal.clear();
+  names.inner_names.clear();
+  std::vector<absl::string_view> reads;
   wire::FieldReader reader(node);
   wire::Field field;
   bool found;
   while (true) {
     OC_RETURN_IF_ERROR(reader.Next(field, found));
-    if (!found) return absl::OkStatus();
+    if (!found) break;
     if (field.wire_type != wire::kLengthDelimited) continue;
     switch (field.number) {
       case kNodeInput: names.inputs.push_back(field.payload); break;
       case kNodeOutput: names.outputs.push_back(field.payload); break;
       case kNodeName: names.name = field.payload; break;
       case kNodeDomain: names.domain = field.payload; break;
+      case kNodeAttribute:
+        OC_RETURN_IF_ERROR(SubgraphReader(names, all).Attribute(field.payload, 0, reads));
+        break;
       default: break;
     }
   }
+  if (reads.empty()) return absl::OkStatus();
+  // Each capture once, in the order first read.
+  absl::flat_hash_set<absl::string_view> seen;
+  for (absl::string_view name : reads) {
+    if (seen.insert(name).second) names.inputs.push_back(name);
+  }
+  return absl::OkStatus();
 }
 
 // One step's report, gathered window by window: entries by the rank of
@@ -168,23 +341,46 @@ struct StepParts {
   StepReport report;
   absl::flat_hash_map<std::string, int> rank_of;
   std::map<int, std::vector<NodeChange>> nodes;
-  std::map<int, VersionBump> bumps;
+  // Per rank, a bump per graph, in the order the graphs come.
+  std::map<int, std::vector<VersionBump>> bumps;
+  // Whether some window was validated whole (as a whole conversion then
+  // validates the whole model), and the nodes of every window after the
+  // step, subgraphs' included.
+  bool full = false;
+  int64_t nodes_after = 0;
+  // The entries with texts so far, per rank.
+  absl::flat_hash_map<int, int> texts_of_rank;
 
   void Merge(StepReport& window) {
     report.milliseconds += window.milliseconds;
     report.nodes_validated += window.nodes_validated;
     for (NodeChange& change : window.nodes) {
-      std::vector<NodeChange>& list = nodes[rank_of[change.op]];
+      int rank = rank_of[change.op];
+      std::vector<NodeChange>& list = nodes[rank];
       if (!list.empty() && SameChange(list.back(), change, change.graph, change.op)) {
         list.back().alike.push_back(change.node);
         list.back().alike.Append(change.alike);
-      } else {
-        list.push_back(std::move(change));
+        continue;
       }
+      // Done keeps the first texts of the step, in rank order: those of a
+      // rank past that many go now (in a graph of many subgraphs, entries
+      // are many).
+      if (!change.before_text.empty() && ++texts_of_rank[rank] > kRestructuredTexts) {
+        std::string().swap(change.before_text);
+        std::string().swap(change.after_text);
+      }
+      list.push_back(std::move(change));
     }
     for (VersionBump& bump : window.bumps) {
-      auto [it, inserted] = bumps.try_emplace(rank_of[bump.op], bump);
-      if (!inserted) it->second.nodes += bump.nodes;
+      std::vector<VersionBump>& list = bumps[rank_of[bump.op]];
+      auto same = std::find_if(list.begin(), list.end(), [&bump](const VersionBump& b) {
+        return b.graph == bump.graph;
+      });
+      if (same == list.end()) {
+        list.push_back(std::move(bump));
+      } else {
+        same->nodes += bump.nodes;
+      }
     }
   }
 
@@ -199,10 +395,16 @@ struct StepParts {
         report.nodes.push_back(std::move(change));
       }
     }
-    for (auto& [rank, bump] : bumps) report.bumps.push_back(std::move(bump));
+    for (auto& [rank, list] : bumps) {
+      for (VersionBump& bump : list) report.bumps.push_back(std::move(bump));
+    }
     report.validation = report.nodes.empty() && report.bumps.empty()
                             ? StepValidation::kUnchanged
                             : StepValidation::kIncremental;
+    if (full) {
+      report.validation = StepValidation::kOk;
+      report.nodes_validated = nodes_after;
+    }
     return std::move(report);
   }
 };
@@ -359,6 +561,7 @@ class WindowedConversion {
         if (!node.domain.empty() && node.domain != "ai.onnx") {
           return NotWindowed(absl::StrCat("a node of domain '", node.domain, "'"));
         }
+        if (!node.refusal.empty()) return NotWindowed(node.refusal);
         for (absl::string_view output : node.outputs) {
           uses_.push_back(output.empty() || !live.erase(output));
         }
@@ -383,8 +586,11 @@ class WindowedConversion {
       OC_RETURN_IF_ERROR(reader.Next(field, found));
       if (!found) break;
       if (field.number != kGraphNode || field.wire_type != wire::kLengthDelimited) continue;
-      if (!ScanNode(field.payload, node).ok()) return NotWindowed("a node does not parse");
+      if (!ScanNode(field.payload, node, /*all=*/true).ok()) {
+        return NotWindowed("a node does not parse");
+      }
       names_->Reserve(node.name);
+      for (absl::string_view name : node.inner_names) names_->Reserve(name);
       for (absl::string_view output : node.outputs) {
         if (output.empty()) continue;
         names_->Reserve(output);
@@ -479,9 +685,13 @@ class WindowedConversion {
         OC_RETURN_IF_ERROR(RunWindowStep(s, index, edits, touches, retired));
       }
       for (const onnx::NodeProto* node : touched_) {
-        if (!originals_.contains(node)) {
+        if (originals_.contains(node)) continue;
+        // A node of a subgraph changes the window's node holding it.
+        auto owner = inner_owners_.find(node);
+        if (owner == inner_owners_.end()) {
           return NotWindowed("a node one step inserted is changed by a later one");
         }
+        dirty_.insert(owner->second);
       }
       if (out_of_order_ || added_.out_of_order()) {
         return NotWindowed("a name or constant would be shared in another order");
@@ -497,6 +707,9 @@ class WindowedConversion {
   absl::Status ParseWindow(int64_t count) {
     originals_.clear();
     touched_.clear();
+    captures_.clear();
+    inner_owners_.clear();
+    dirty_.clear();
     // (A cleared table of this size gives back its memory: grown again one
     // doubling at a time, it would move every entry ~twice.)
     originals_.reserve(static_cast<size_t>(count));
@@ -511,16 +724,33 @@ class WindowedConversion {
       if (!node->ParseFromArray(field.payload.data(), static_cast<int>(field.payload.size()))) {
         return NotWindowed("a node does not parse");
       }
-      for (const onnx::AttributeProto& attribute : node->attribute()) {
-        if (attribute.has_g() || attribute.graphs_size() > 0) {
-          return NotWindowed("a node has subgraphs");
-        }
-      }
+      NoteSubgraphs(*node, *node, 0);
       originals_.emplace(node, field.whole);
       NoteUses(field.payload);
+      if (scanned_.subgraphs) {
+        captures_[node].assign(scanned_.inputs.begin() + node->input_size(),
+                               scanned_.inputs.end());
+      }
       ++i;
     }
     return absl::OkStatus();
+  }
+
+  // Notes the nodes and graphs within the subgraphs of `node` (at `depth`),
+  // which the window's node `owner` holds.
+  void NoteSubgraphs(const onnx::NodeProto& node, const onnx::NodeProto& owner, int depth) {
+    if (depth > kMaxSubgraphDepth) return;  // WalkBackwards refused it
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      auto note = [&](const onnx::GraphProto& graph) {
+        subgraphs_.push_back(&graph);
+        for (const onnx::NodeProto& inner : graph.node()) {
+          inner_owners_.emplace(&inner, &owner);
+          NoteSubgraphs(inner, owner, depth + 1);
+        }
+      };
+      if (attribute.has_g()) note(attribute.g());
+      for (const onnx::GraphProto& graph : attribute.graphs()) note(graph);
+    }
   }
 
   // Notes the values the node `payload` uses for the last time and those it
@@ -547,17 +777,59 @@ class WindowedConversion {
     absl::StatusOr<std::unique_ptr<schema::NodeReinferencer>> reinfer =
         schema::NodeReinferencer::CreateInPlace(window_, *graph_, *result_);
     if (!reinfer.ok()) return NotWindowed(reinfer.status().message());
-    for (const onnx::NodeProto& node : graph_->node()) {
+    for (int i = 0; i < graph_->node_size(); ++i) {
+      const onnx::NodeProto& node = graph_->node(i);
       for (const std::string& input : node.input()) {
         if (!input.empty() && (*reinfer)->TypeOf(input) == nullptr) {
           return NotWindowed(absl::StrCat("input '", input, "' is not defined before its use"));
         }
+      }
+      auto captures = captures_.find(&node);
+      if (captures != captures_.end()) {
+        OC_RETURN_IF_ERROR(CheckSubgraphs(*graph_->mutable_node(i), captures->second, **reinfer));
       }
       absl::Status valid = InferAndCheck(*checker_, **reinfer, node, "main");
       if (!valid.ok()) return NotWindowed(valid.message());
     }
     (*reinfer)->Commit();
     index.emplace(window_, absl::flat_hash_set<std::string>{""});
+    return absl::OkStatus();
+  }
+
+  // Checks the subgraphs of `node`, which read `captures` from the main
+  // graph, as the whole model's check would: the node is checked in a model
+  // of its own whose inputs are the values it reads, typed as inferred.
+  absl::Status CheckSubgraphs(onnx::NodeProto& node, absl::Span<const absl::string_view> captures,
+                              const schema::NodeReinferencer& reinfer) {
+    onnx::ModelProto model;
+    model.set_ir_version(window_.ir_version());
+    *model.mutable_opset_import() = window_.opset_import();
+    onnx::GraphProto& graph = *model.mutable_graph();
+    graph.set_name(graph_->name());
+    absl::flat_hash_set<absl::string_view> declared;
+    auto declare = [&](absl::string_view name) -> absl::Status {
+      if (name.empty() || !declared.insert(name).second) return absl::OkStatus();
+      const onnx::TypeProto* type = reinfer.TypeOf(name);
+      if (type == nullptr) {
+        return NotWindowed(absl::StrCat("'", name, "', read in a subgraph of node '", node.name(),
+                                        "', is not defined before its use"));
+      }
+      onnx::ValueInfoProto& input = *graph.add_input();
+      input.set_name(std::string(name));
+      *input.mutable_type() = *type;
+      return absl::OkStatus();
+    };
+    for (const std::string& input : node.input()) OC_RETURN_IF_ERROR(declare(input));
+    for (absl::string_view capture : captures) OC_RETURN_IF_ERROR(declare(capture));
+    // The node is lent to the model, not copied.
+    graph.add_node()->Swap(&node);
+    schema::CheckReport check = schema::CheckModel(model);
+    node.Swap(graph.mutable_node(0));
+    for (const schema::CheckIssue& issue : check.issues) {
+      if (!issue.is_warning) {
+        return NotWindowed(absl::StrCat("the model does not check: ", issue.ToString()));
+      }
+    }
     return absl::OkStatus();
   }
 
@@ -580,16 +852,153 @@ class WindowedConversion {
     StepChanges changes = ApplyStep(*step, touches, edits, index, retired, constants_, graph_);
     for (const onnx::TensorProto* tensor : changes.added) added_names_.push_back(tensor);
     SetImportedOpset(*window_.mutable_opset_import(), "", to);
-    if (!step->nodes.empty() || !step->bumps.empty()) {
+    if (changes.needs_full == kSubgraphConstant) {
+      // A whole conversion validates the whole model again: the windows
+      // validate each window whole.
+      if (changes.early != nullptr) OC_RETURN_IF_ERROR(Windowless(changes.early->Finish()));
+      OC_RETURN_IF_ERROR(ValidateWindowWhole());
+      parts.full = true;
+    } else if (!step->nodes.empty() || !step->bumps.empty()) {
       absl::Status valid = ValidateStep(window_, changes, options_, index, *types_,
                                         *incremental_, *step, /*whole_model_allowed=*/false);
       if (!valid.ok()) return Windowless(valid);
     }
+    parts.nodes_after += CountNodes(*graph_, 0);
     step->milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count();
     parts.Merge(*step);
     return absl::OkStatus();
+  }
+
+  // Validates the window's nodes the steps changed after a step as
+  // CheckModel and strict inference validate a whole model, in a model of
+  // their own (the nodes lent to it) whose initializers are those they read and whose inputs the
+  // other values they read from outside, typed as inferred. The values the
+  // main graph had types for keep them; the new ones, and the subgraphs'
+  // values, take what this finds.
+  absl::Status ValidateWindowWhole() {
+    onnx::ModelProto model;
+    model.set_ir_version(window_.ir_version());
+    *model.mutable_opset_import() = window_.opset_import();
+    onnx::GraphProto& graph = *model.mutable_graph();
+    graph.set_name(graph_->name());
+    // The nodes the steps changed: touched, inserted, or holding a touched
+    // node (the others are as they were validated, reading values whose
+    // types the check below keeps).
+    absl::flat_hash_set<const onnx::NodeProto*> owners;
+    for (const onnx::NodeProto* node : touched_) {
+      auto owner = inner_owners_.find(node);
+      if (owner != inner_owners_.end()) owners.insert(owner->second);
+    }
+    std::vector<int> lent;
+    for (int i = 0; i < graph_->node_size(); ++i) {
+      const onnx::NodeProto* node = &graph_->node(i);
+      if (!originals_.contains(node) || touched_.contains(node) || owners.contains(node)) {
+        lent.push_back(i);
+      }
+    }
+    // Lent, not copied (their strings and subgraphs stay where they are).
+    for (int i : lent) graph.add_node()->Swap(graph_->mutable_node(i));
+    absl::Status status = DeclareReads(graph);
+    absl::StatusOr<schema::InferenceResult> inferred = absl::UnknownError("");
+    if (status.ok()) {
+      schema::CheckReport check = schema::CheckModel(model);
+      status = check.status();
+      if (status.ok()) inferred = InferStrictly(model);
+      if (status.ok()) status = inferred.status();
+    }
+    for (size_t k = 0; k < lent.size(); ++k) {
+      graph_->mutable_node(lent[k])->Swap(graph.mutable_node(static_cast<int>(k)));
+    }
+    if (!status.ok()) return NotWindowed(absl::StrCat("the window does not validate: ",
+                                                      status.message()));
+    schema::InferenceResult& result = *inferred;
+    const schema::GraphTypes& main = result.graphs.at(&graph);
+    for (const onnx::NodeProto& node : graph_->node()) {
+      for (const std::string& output : node.output()) {
+        if (output.empty()) continue;
+        auto found = main.types.find(output);
+        if (found == main.types.end()) continue;
+        auto known = live_->types.find(output);
+        if (known != live_->types.end()) {
+          if (!schema::SameType(*known->second, *found->second)) {
+            return NotWindowed(absl::StrCat("value '", output, "' changes type"));
+          }
+          continue;
+        }
+        live_->types.emplace(output, found->second);
+        auto facts = main.facts.find(output);
+        if (facts != main.facts.end()) live_->facts.emplace(output, facts->second);
+      }
+    }
+    for (auto& [subgraph, types] : result.graphs) {
+      if (subgraph != &graph) result_->graphs[subgraph] = std::move(types);
+    }
+    result_->kept_arenas.push_back(result.arena);
+    result_->kept_constants.push_back(std::move(result.constants));
+    return absl::OkStatus();
+  }
+
+  // Makes the values the nodes of `graph` read from outside it inputs or
+  // initializers of it.
+  absl::Status DeclareReads(onnx::GraphProto& graph) {
+    absl::flat_hash_set<absl::string_view> defined;  // views of the nodes' outputs
+    absl::flat_hash_set<std::string> declared;
+    absl::flat_hash_map<absl::string_view, const onnx::TensorProto*> initializers;
+    for (const onnx::TensorProto& tensor : graph_->initializer()) {
+      if (!headers_only_.contains(tensor.name())) initializers.emplace(tensor.name(), &tensor);
+    }
+    std::string bytes;
+    NodeNames names;
+    std::vector<absl::string_view> reads;
+    for (const onnx::NodeProto& node : graph.node()) {
+      reads.assign(node.input().begin(), node.input().end());
+      if (HasSubgraphs(node)) {
+        // What its subgraphs read too, as the windows read it from bytes.
+        bytes.clear();
+        node.AppendToString(&bytes);
+        OC_RETURN_IF_ERROR(ScanNode(bytes, names));
+        reads = names.inputs;
+      }
+      for (absl::string_view read : reads) {
+        if (read.empty() || defined.contains(read) || !declared.emplace(read).second) continue;
+        auto tensor = initializers.find(read);
+        if (tensor != initializers.end()) {
+          *graph.add_initializer() = *tensor->second;
+          continue;
+        }
+        auto type = live_->types.find(read);
+        if (type == live_->types.end()) {
+          return absl::InvalidArgumentError(absl::StrCat("'", read, "' has no type"));
+        }
+        onnx::ValueInfoProto& input = *graph.add_input();
+        input.set_name(std::string(read));
+        *input.mutable_type() = *type->second;
+      }
+      for (const std::string& output : node.output()) defined.insert(output);
+    }
+    return absl::OkStatus();
+  }
+
+  static bool HasSubgraphs(const onnx::NodeProto& node) {
+    return std::any_of(node.attribute().begin(), node.attribute().end(),
+                       [](const onnx::AttributeProto& attribute) {
+                         return attribute.has_g() || attribute.graphs_size() > 0;
+                       });
+  }
+
+  // The nodes of `graph` and of its subgraphs.
+  static int64_t CountNodes(const onnx::GraphProto& graph, int depth) {
+    int64_t count = graph.node_size();
+    if (depth > kMaxSubgraphDepth) return count;
+    for (const onnx::NodeProto& node : graph.node()) {
+      for (const onnx::AttributeProto& attribute : node.attribute()) {
+        if (attribute.has_g()) count += CountNodes(attribute.g(), depth + 1);
+        for (const onnx::GraphProto& g : attribute.graphs()) count += CountNodes(g, depth + 1);
+      }
+    }
+    return count;
   }
 
   // `status` as it ends the windowed conversion: stopping stays stopping;
@@ -603,7 +1012,7 @@ class WindowedConversion {
   absl::Status Emit() {
     for (const onnx::NodeProto& node : graph_->node()) {
       auto original = originals_.find(&node);
-      if (original != originals_.end() && !touched_.contains(&node)) {
+      if (original != originals_.end() && !touched_.contains(&node) && !dirty_.contains(&node)) {
         pending_.append(original->second.data(), original->second.size());
       } else {
         wire::AppendMessageField(kGraphNode, node, pending_);
@@ -649,6 +1058,12 @@ class WindowedConversion {
       auto it = live_->types.find(tensor->name());
       if (it != live_->types.end()) it->second = Persist(*it->second);
     }
+    // The subgraphs go with their nodes.
+    for (const onnx::GraphProto* graph : subgraphs_) {
+      result_->graphs.erase(graph);
+      added_.ForgetGraph(graph);
+    }
+    subgraphs_.clear();
     result_->kept_arenas.clear();
     result_->kept_constants.clear();
     dying_.clear();
@@ -815,6 +1230,14 @@ class WindowedConversion {
   // The window's.
   absl::flat_hash_map<const onnx::NodeProto*, absl::string_view> originals_;
   absl::flat_hash_set<const onnx::NodeProto*> touched_;
+  // The window's nodes with subgraphs: what their subgraphs read from the
+  // main graph (views of the model's bytes); the nodes within the subgraphs,
+  // by the window's node holding them, and the subgraphs; the window's
+  // nodes holding a node some step touched.
+  absl::flat_hash_map<const onnx::NodeProto*, std::vector<absl::string_view>> captures_;
+  absl::flat_hash_map<const onnx::NodeProto*, const onnx::NodeProto*> inner_owners_;
+  std::vector<const onnx::GraphProto*> subgraphs_;
+  absl::flat_hash_set<const onnx::NodeProto*> dirty_;
   // Values last used, or never used, here; values the window's nodes
   // define as they came (views of the model's bytes).
   std::vector<absl::string_view> dying_;

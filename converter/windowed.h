@@ -34,22 +34,37 @@ struct WindowOptions {
 // bytes (otherwise the nodes no step touched keep their encoding), without
 // holding its main graph parsed: the nodes are parsed a window at a time,
 // checked, inferred and taken through every step, then written to `out`
-// (untouched nodes as their original bytes) and freed. Between windows only
-// the types of values still to be used are kept. Besides `bytes`, memory
-// holds one window, two bits per value, a fingerprint per value while
-// repeated names are looked for, and the report.
+// (untouched nodes as their original bytes) and freed. A node with
+// subgraphs (If, Loop, Scan; GRAPH and GRAPHS attributes, nested) is parsed
+// with them as part of its window: its subgraphs are checked and inferred
+// with the types of the main graph's values they read, taken through every
+// step with the main graph's nodes, and written with their node (as it came
+// if no step touched a node within). A value a subgraph reads is used there
+// as if it were an input of the node holding the subgraph. When a step adds
+// a constant to a subgraph (a whole conversion then validates the whole
+// model again), each window is validated whole, and the report says so as
+// the whole conversion's does. Between windows only the types of values
+// still to be used are kept. Besides `bytes`, memory holds one window, two
+// bits per value, a fingerprint per value while repeated names are looked
+// for, and the report.
 //
 // Unimplemented, with the reason and nothing written that counts, when the
 // windows cannot be shown to convert exactly as the whole model would; the
 // caller then converts the model whole. That is so when:
-//   - the model has functions, training graphs, subgraphs, nodes of other
-//     domains, sparse initializers or external data;
+//   - the model has functions, training graphs, nodes of other domains
+//     (in subgraphs too), sparse initializers (in subgraphs too), subgraphs
+//     nested over 32 deep, or external data;
 //   - the options ask for ai.onnx.ml, a dry run or whole-model validation;
 //   - the model or a step does not validate node by node, or a step refuses
 //     a node (the whole conversion then says why);
 //   - work of later windows would come first in a whole conversion (nodes
 //     inserted by one step and changed by a later one, shared names or
 //     constants);
+//   - a step changes a node holding subgraphs itself, or builds subgraphs
+//     (a whole conversion validates the whole model; only a constant added
+//     to a subgraph is validated window by window);
+//   - a value a subgraph reads is not defined before the node holding it,
+//     or a window validated whole finds a value's type changed;
 //   - an adapter needs the value of an initializer read as a header.
 // Other errors: Cancelled (should_stop), or the sink's.
 absl::StatusOr<ConversionReport> ConvertWindowed(absl::string_view bytes,

@@ -155,13 +155,21 @@ INSTANTIATE_TEST_SUITE_P(
                   R"(<ir_version: 7, opset_import: ["" : 12, "com.vendor" : 1]>
                      g (float[2] X) => (float[2] Y) { T = com.vendor.Op(X) Y = Relu(T) })",
                   13, "domain 'com.vendor'"},
-        WholeCase{"Subgraph",
+        WholeCase{"VendorOpInASubgraph",
+                  R"(<ir_version: 7, opset_import: ["" : 12, "com.vendor" : 1]>
+                     g (bool C, float[2] X) => (float[2] Y) {
+                       Z = Not(C)
+                       Y = If(Z) <then_branch = t () => (float[2] A) { A = com.vendor.Op(X) },
+                                  else_branch = e () => (float[2] B) { B = Neg(X) }> })",
+                  13, "a node of domain 'com.vendor' in a subgraph"},
+        WholeCase{"SubgraphReadsALaterValue",
                   R"(<ir_version: 7, opset_import: ["" : 12]>
                      g (bool C, float[2] X) => (float[2] Y) {
                        Z = Not(C)
-                       Y = If(Z) <then_branch = t () => (float[2] A) { A = Relu(X) },
-                                  else_branch = e () => (float[2] B) { B = Neg(X) }> })",
-                  13, "subgraphs"},
+                       Y = If(Z) <then_branch = t () => (float[2] A) { A = Relu(L) },
+                                  else_branch = e () => (float[2] B) { B = Neg(X) }>
+                       L = Relu(X) })",
+                  13, "'L', read in a subgraph of node '', is not defined before its use"},
         WholeCase{"Refused",
                   R"(<ir_version: 7, opset_import: ["" : 13]>
                      g (float[2] X) => (float[2] Y) { T = Relu(X) Y = Gelu(T) })",
@@ -186,6 +194,161 @@ INSTANTIATE_TEST_SUITE_P(
                      g (float[2] X) => (float[2] Y) { Y = Relu(X) })",
                   13, "fewer than 2"}),
     [](const ::testing::TestParamInfo<WholeCase>& info) { return info.param.name; });
+
+struct SubgraphCase {
+  std::string name;
+  std::string model;
+  int64_t target;
+};
+
+class WindowedSubgraphTest : public ::testing::TestWithParam<SubgraphCase> {};
+
+// Nodes with subgraphs go through the windows, their subgraphs converted
+// with them, to the bytes and report of the whole conversion, whatever the
+// window size (one node: every value a subgraph reads comes from an earlier
+// window).
+TEST_P(WindowedSubgraphTest, SameBytesAndReportAsTheWholeConversion) {
+  const SubgraphCase& c = GetParam();
+  std::string bytes = Serialized(c.model);
+  ConvertOptions options;
+  options.target_opset = c.target;
+  Whole whole = ConvertWhole(bytes, options);
+  ASSERT_FALSE(whole.bytes.empty());
+  for (int64_t window : {1, 2, 3, 1000}) {
+    StringModelSink sink;
+    std::string why;
+    absl::StatusOr<ConversionReport> report =
+        ConvertBytesOrError(bytes, options, sink, SmallWindows(window), &why);
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_EQ(why, "") << window;
+    EXPECT_EQ(UntimedJson(*report), whole.report) << window;
+    EXPECT_TRUE(sink.bytes() == whole.bytes) << window;
+    if (sink.bytes() != whole.bytes) {
+      onnx::ModelProto a, b;
+      ASSERT_TRUE(a.ParseFromString(sink.bytes()));
+      ASSERT_TRUE(b.ParseFromString(whole.bytes));
+      EXPECT_EQ(a.DebugString(), b.DebugString()) << window;
+    }
+  }
+}
+
+// PyTorch-style control flow: If, Loop and Scan bodies of ordinary ops,
+// some of them ops a step rewrites.
+INSTANTIATE_TEST_SUITE_P(
+    Cases, WindowedSubgraphTest,
+    ::testing::Values(
+        // Unsqueeze and Squeeze move their axes to an input (12 -> 13) in
+        // a branch reading A, defined windows before, and only there.
+        SubgraphCase{"IfSqueezeUnsqueeze13",
+                     R"(<ir_version: 7, opset_import: ["" : 12]>
+                        g (bool C, float[2,3] X) => (float[2,3] Z) {
+                          A = Relu(X)
+                          N = Not(C)
+                          P = Neg(X)
+                          Y = If(N) <then_branch = t () => (float[2,3] S) {
+                                        T = Unsqueeze <axes = [0]> (A)
+                                        S = Squeeze <axes = [0]> (T) },
+                                      else_branch = e () => (float[2,3] E) { E = Add(P, A) }>
+                          Z = Relu(Y) })",
+                     13},
+        SubgraphCase{"IfSqueezeUnsqueeze21",
+                     R"(<ir_version: 7, opset_import: ["" : 12]>
+                        g (bool C, float[2,3] X) => (float[2,3] Z) {
+                          A = Relu(X)
+                          N = Not(C)
+                          Y = If(N) <then_branch = t () => (float[2,3] S) {
+                                        T = Unsqueeze <axes = [0]> (A)
+                                        S = Squeeze <axes = [0]> (T) },
+                                      else_branch = e () => (float[2,3] E) { E = Neg(A) }>
+                          Z = Relu(Y) })",
+                     21},
+        // ReduceSum moves its axes to an input at 13, in a Loop body that
+        // reads B from outside.
+        SubgraphCase{"LoopReduceSum",
+                     R"(<ir_version: 7, opset_import: ["" : 12]>
+                        g (int64 M, bool C, float[2,3] X) => (float[2,3] Y) {
+                          B = Relu(X)
+                          Y = Loop(M, C, X) <body = body (int64 i, bool c, float[2,3] x)
+                                               => (bool c2, float[2,3] y) {
+                                c2 = Identity(c)
+                                r = ReduceSum <axes = [1], keepdims = 1> (x)
+                                m = Mul(x, r)
+                                y = Add(m, B) }> })",
+                     13},
+        SubgraphCase{"LoopReduceSum21",
+                     R"(<ir_version: 7, opset_import: ["" : 12]>
+                        g (int64 M, bool C, float[2,3] X) => (float[2,3] Y) {
+                          B = Relu(X)
+                          Y = Loop(M, C, X) <body = body (int64 i, bool c, float[2,3] x)
+                                               => (bool c2, float[2,3] y) {
+                                c2 = Identity(c)
+                                r = ReduceSum <axes = [1], keepdims = 1> (x)
+                                m = Mul(x, r)
+                                y = Add(m, B) }> })",
+                     21},
+        // Split takes its sizes as an input at 13, in a Scan body.
+        SubgraphCase{"ScanSplit",
+                     R"(<ir_version: 7, opset_import: ["" : 12]>
+                        g (float[4] S, float[3,4] X) => (float[4] F, float[3,4] O) {
+                          W = Relu(S)
+                          F, O = Scan <num_scan_inputs = 1, body = b (float[4] s, float[4] x)
+                                         => (float[4] s2, float[4] y) {
+                                  a, c = Split <axis = 0, split = [1, 3]> (x)
+                                  y = Concat <axis = 0> (c, a)
+                                  s2 = Add(s, W) }> (S, X) })",
+                     13},
+        // An If in a Loop body, its branch reading values of the body and
+        // of the main graph.
+        SubgraphCase{"NestedIfInLoop",
+                     R"(<ir_version: 7, opset_import: ["" : 12]>
+                        g (int64 M, bool C, float[2,3] X) => (float[2,3] Y) {
+                          B = Relu(X)
+                          K = Neg(X)
+                          Y = Loop(M, C, X) <body = body (int64 i, bool c, float[2,3] x)
+                                               => (bool c2, float[2,3] y) {
+                                c2 = Identity(c)
+                                d = Not(c)
+                                y = If(d) <then_branch = t () => (float[2,3] s) {
+                                              u = Unsqueeze <axes = [2]> (x)
+                                              v = Squeeze <axes = [2]> (u)
+                                              s = Add(v, B) },
+                                            else_branch = e () => (float[2,3] n) {
+                                              n = Sub(x, K) }> }>
+                          })",
+                     13},
+        // Two Ifs reading the same values; no step changes anything inside.
+        SubgraphCase{"UntouchedIfs",
+                     R"(<ir_version: 7, opset_import: ["" : 12]>
+                        g (bool C, float[2] X) => (float[2] Z) {
+                          A = Relu(X)
+                          Y = If(C) <then_branch = t () => (float[2] S) { S = Neg(A) },
+                                     else_branch = e () => (float[2] E) { E = Abs(A) }>
+                          Z = If(C) <then_branch = t2 () => (float[2] S2) { S2 = Neg(Y) },
+                                     else_branch = e2 () => (float[2] E2) { E2 = Add(Y, A) }>
+                          })",
+                     13}),
+    [](const ::testing::TestParamInfo<SubgraphCase>& info) { return info.param.name; });
+
+// The If-wrapped chain of the benchmarks: every 100th block of the chain
+// in an If, converted in windows of many sizes.
+TEST(WindowedTest, IfChainsGoThroughTheWindows) {
+  std::string bytes = bench::MakeIfChainModel(2000, 10).SerializeAsString();
+  for (int64_t target : {13, 21}) {
+    ConvertOptions options;
+    options.target_opset = target;
+    Whole whole = ConvertWhole(bytes, options);
+    for (int64_t window : {7, 64, 1000}) {
+      StringModelSink sink;
+      std::string why;
+      absl::StatusOr<ConversionReport> report =
+          ConvertBytesOrError(bytes, options, sink, SmallWindows(window), &why);
+      ASSERT_TRUE(report.ok()) << report.status();
+      EXPECT_EQ(why, "") << target << " " << window;
+      EXPECT_EQ(UntimedJson(*report), whole.report) << target << " " << window;
+      EXPECT_TRUE(sink.bytes() == whole.bytes) << target << " " << window;
+    }
+  }
+}
 
 // Unnamed nodes share a fresh-name prefix (their op), so that a later
 // window's earlier step would take a name first: left whole.

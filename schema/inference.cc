@@ -87,7 +87,8 @@ struct NodeReinferencer::State {
         InferenceResult& result, const Imports* imports,
         absl::Span<const std::pair<const onnx::GraphProto*, GraphTypes*>> outer,
         bool in_place = false)
-      : result(result), done(done), engine(model, Strict(), scratch, imports) {
+      : result(result), done(done), graph(&graph), in_place(in_place),
+        engine(model, Strict(), scratch, imports) {
     const GraphInferencer* parent = nullptr;
     int depth = 0;
     for (auto it = outer.rbegin(); it != outer.rend(); ++it, ++depth) {
@@ -109,6 +110,10 @@ struct NodeReinferencer::State {
   }
   InferenceResult& result;
   GraphTypes& done;
+  // Whether the nodes are new to `done`: their subgraphs' types are then
+  // kept in the result at Commit.
+  const onnx::GraphProto* graph;
+  bool in_place;
   GraphTypes overlay;       // what the nodes inferred changed
   InferenceResult scratch;  // owns the types and constants inferred
   bool arena_kept = false;  // the result holds scratch's arena
@@ -210,6 +215,13 @@ void NodeReinferencer::Commit() {
   state_->arena_kept = true;
   result.kept_constants.push_back(std::move(state_->scratch.constants));
   state_->scratch.constants.clear();
+  // In place, the subgraphs of the nodes inferred are new too: their types
+  // (in the scratch arena, now kept) go into the result.
+  if (!state_->in_place) return;
+  for (auto& [graph, types] : state_->scratch.graphs) {
+    if (graph != state_->graph) result.graphs[graph] = std::move(types);
+  }
+  state_->scratch.graphs.clear();
 }
 
 struct MainGraphRefresher::State {
