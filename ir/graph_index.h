@@ -368,6 +368,10 @@ class GraphIndex {
   // defined here, and for a function.
   absl::Status AddInitializer(onnx::TensorProto tensor);
 
+  // Whether the index holds node `id`'s inputs and outputs under the names
+  // `node` gives them (for a rewriter telling an anchor edited in place).
+  bool IndexedWith(NodeId id, const onnx::NodeProto& node) const;
+
   // Editing.
   absl::Status CheckKnown(NodeId node) const;
   absl::Status CheckLive(NodeId node) const;

@@ -62,18 +62,16 @@ NodeSite GraphIndexRewriter::SiteOf(GraphIndex& graph, NodeId anchor) {
 }
 
 GraphIndexRewriter::Indexed GraphIndexRewriter::Snapshot(const onnx::NodeProto& node) {
-  return {node.domain(), node.op_type(), {node.input().begin(), node.input().end()},
-          {node.output().begin(), node.output().end()}};
+  return {node.domain(), node.op_type()};
 }
 
 absl::Status GraphIndexRewriter::Sync() {
   const onnx::NodeProto& node = graph_.node(anchor_);
-  Indexed now = Snapshot(node);
-  if (!edits_.built_subgraphs() && now.domain == indexed_.domain &&
-      now.op_type == indexed_.op_type && now.inputs == indexed_.inputs &&
-      now.outputs == indexed_.outputs) {
+  if (!edits_.built_subgraphs() && node.domain() == indexed_.domain &&
+      node.op_type() == indexed_.op_type && graph_.IndexedWith(anchor_, node)) {
     return absl::OkStatus();
   }
+  Indexed now = Snapshot(node);
   absl::StatusOr<std::vector<NodeId>> ids = graph_.ReplaceNode(anchor_, {node});
   if (!ids.ok()) return ids.status();
   anchor_ = ids->front();

@@ -79,13 +79,11 @@ class GraphIndexRewriter {
     TypeLookup types_;
     std::vector<onnx::TensorProto> named_;
   };
-  // What the index knows of the anchor: compared with the node to see
-  // whether it was edited in place.
+  // The anchor's op as indexed: compared with the node (and its inputs and
+  // outputs with the index's record) to see whether it was edited in place.
   struct Indexed {
     std::string domain;
     std::string op_type;
-    std::vector<std::string> inputs;
-    std::vector<std::string> outputs;
   };
   static Indexed Snapshot(const onnx::NodeProto& node);
   // The anchor as a site of the batch.

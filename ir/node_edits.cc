@@ -107,7 +107,6 @@ size_t NodeEdits::sides_inserted() const {
   return sides;
 }
 
-std::vector<const onnx::NodeProto*> NodeEdits::Removed() const { return removed_; }
 
 std::vector<onnx::NodeProto> NodeEdits::TakeInserted(const NodeSite& anchor, bool after) {
   std::vector<onnx::NodeProto> nodes;

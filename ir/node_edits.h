@@ -92,7 +92,7 @@ class NodeEdits {
   // How many sides of anchors (before, after) have nodes inserted.
   size_t sides_inserted() const;
   // Every node removed, in the order removed.
-  std::vector<const onnx::NodeProto*> Removed() const;
+  const std::vector<const onnx::NodeProto*>& Removed() const { return removed_; }
   // Whether some node was given another op type.
   bool retyped() const { return !retyped_.empty(); }
   // Whether some subgraph was built.
