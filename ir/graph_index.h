@@ -163,7 +163,8 @@ class GraphIndex {
   // The live nodes in the order Commit() starts from.
   std::vector<NodeId> LiveNodes() const;
   // Live nodes running `op_type` of `domain` ("" and "ai.onnx" are the same
-  // domain), by increasing id.
+  // domain), by increasing id. (ir::OpIndex is the converter's view of the
+  // same across a whole model, by node site, without producers and uses.)
   std::vector<NodeId> NodesOf(absl::string_view domain, absl::string_view op_type) const;
   // Indexes of the subgraphs of `node`, in attribute order.
   std::vector<const GraphIndex*> Subgraphs(NodeId node) const;

@@ -21,7 +21,7 @@ void NodeEdits::Remove(const NodeSite& anchor) {
   ++edits_made_;
   if (!edits_[anchor.list].removed.insert(anchor.node).second) return;
   removed_.push_back(anchor.node);
-  forgotten_[OpKeyOf(*anchor.node)].insert(anchor.node);
+  removed_keys_.push_back(OpKeyOf(*anchor.node));
 }
 
 void NodeEdits::RenameUses(const NodeSite& site, std::string from, std::string to) {
@@ -141,6 +141,7 @@ onnx::NodeProto* NodeEdits::Insert(const NodeSite& anchor, onnx::NodeProto node,
 void NodeEdits::Apply(OpIndex& index, Retired& retired) {
   for (auto& [list, edits] : edits_) Rebuild(*list, edits, retired);
   for (const Rename& rename : renames_) RenameIn(*rename.list, rename.from, rename.to, retired);
+  for (size_t i = 0; i < removed_.size(); ++i) forgotten_[removed_keys_[i]].insert(removed_[i]);
   for (const auto& [op, nodes] : forgotten_) index.Forget(op, nodes);
   for (NodeSite& site : added_) index.Add(site, 0, /*recurse=*/true);
   // A retyped node's subgraphs are indexed already.
@@ -149,6 +150,7 @@ void NodeEdits::Apply(OpIndex& index, Retired& retired) {
   for (auto& name : retired_) retired.names.push_back(std::move(name));
   edits_.clear();
   removed_.clear();
+  removed_keys_.clear();
   renames_.clear();
   forgotten_.clear();
   added_.clear();

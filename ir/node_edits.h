@@ -151,6 +151,7 @@ class NodeEdits {
   absl::flat_hash_map<NodeList*, ListEdits> edits_;
   std::map<std::string, absl::flat_hash_set<const onnx::NodeProto*>> forgotten_;
   std::vector<const onnx::NodeProto*> removed_;  // in the order removed
+  std::vector<std::string> removed_keys_;        // OpKeyOf each, when removed
   std::vector<Rename> renames_;
   std::vector<NodeSite> added_;    // inserted nodes
   std::vector<NodeSite> retyped_;  // nodes whose op type changed

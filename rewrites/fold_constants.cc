@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "base/status_macros.h"
-#include "ir/graph_index_rewriter.h"
 #include "eval/evaluator.h"
 #include "eval/tensor.h"
+#include "ir/graph_index_rewriter.h"
 #include "rewrites/pass.h"
 #include "schema/registry.h"
 

@@ -19,8 +19,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "base/status_macros.h"
-#include "ir/graph_index_rewriter.h"
 #include "eval/tensor.h"
+#include "ir/graph_index_rewriter.h"
 #include "rewrites/pass.h"
 
 namespace onnxconvert::rewrites {
