@@ -13,6 +13,7 @@
 #include "benchmark/benchmark.h"
 #include "bench/synthetic_models.h"
 #include "ir/graph_index.h"
+#include "ir/graph_index_editor.h"
 
 namespace onnxconvert::bench {
 namespace {
@@ -103,7 +104,7 @@ void ReplaceRelus(benchmark::State& state, bool commit) {
     for (size_t i = 0; i < relus.size() && i / stride < kEdits; i += stride) {
       onnx::NodeProto replacement = graph.node(relus[i]);
       replacement.set_name(index->FreshName("relu"));
-      if (!graph.ReplaceNode(relus[i], {std::move(replacement)}).ok()) {
+      if (!Edit(graph).ReplaceNode(relus[i], {std::move(replacement)}).ok()) {
         state.SkipWithError("replace failed");
       }
     }

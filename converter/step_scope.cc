@@ -61,6 +61,14 @@ absl::StatusOr<std::string> StepScope::AddConstant(onnx::TensorProto value) {
                          step_.order);
 }
 
+absl::Status StepScope::AddNamedConstant(onnx::TensorProto value) {
+  if (site_.graph == nullptr) {
+    return absl::FailedPreconditionError("a function body holds no constants");
+  }
+  step_.touches.AddInitializer(*site_.graph, std::move(value));
+  return absl::OkStatus();
+}
+
 absl::Status StepScope::Unanswered() const {
   if (!unanswered_.has_value()) return absl::OkStatus();
   // The step's error names the node.

@@ -38,6 +38,9 @@ class StepScope final : public ir::RewriteScope {
   // Shares the constant with those of equal value the step added to the
   // graph; FailedPrecondition in a function body.
   absl::StatusOr<std::string> AddConstant(onnx::TensorProto value) override;
+  // Adds the constant to the step's graph as it is named (not shared);
+  // FailedPrecondition in a function body.
+  absl::Status AddNamedConstant(onnx::TensorProto value) override;
 
   // Unimplemented, naming the value, when ValueUsed was asked
   // about a value that only the whole graph could tell about (the step runs

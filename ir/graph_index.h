@@ -38,7 +38,8 @@
 //    twice fails and changes nothing. A graph input may share its name with an
 //    initializer (its default); the value then counts as the graph input.
 //  * Nodes' inputs, outputs, op_type, domain and subgraph attributes change
-//    only through the edit API; other attributes may be edited in place.
+//    only through the edit API (ir::GraphIndexRewriter, which hands out the
+//    ir::Rewriter); other attributes may be edited in place.
 
 #include <cstdint>
 #include <map>
@@ -113,6 +114,10 @@ struct ValueUse {
 
 class NamePool;
 class NameArena;
+class GraphIndexEditor;
+namespace ir {
+class GraphIndexRewriter;
+}  // namespace ir
 
 // The index of one graph or function body; see the file comment.
 class GraphIndex {
@@ -158,7 +163,8 @@ class GraphIndex {
   // The live nodes in the order Commit() starts from.
   std::vector<NodeId> LiveNodes() const;
   // Live nodes running `op_type` of `domain` ("" and "ai.onnx" are the same
-  // domain), by increasing id.
+  // domain), by increasing id. (ir::OpIndex is the converter's view of the
+  // same across a whole model, by node site, without producers and uses.)
   std::vector<NodeId> NodesOf(absl::string_view domain, absl::string_view op_type) const;
   // Indexes of the subgraphs of `node`, in attribute order.
   std::vector<const GraphIndex*> Subgraphs(NodeId node) const;
@@ -221,34 +227,11 @@ class GraphIndex {
   std::string FreshName(absl::string_view prefix);
 
   // ---- Edits ----
+  //
+  // Nodes, inputs and initializers change through ir::GraphIndexRewriter
+  // (ir/graph_index_rewriter.h): the one graph-editing API (ir::Rewriter).
+  // What follows lets a rewrite be revisited and committed.
 
-  // Adds `nodes` before node `before` (kNoNode: at the end; a removed node
-  // keeps its place until Commit) in LiveNodes() order and returns their
-  // ids. Fails, changing nothing, when one of them
-  // produces a value already defined in this graph (or by another of them),
-  // or when their subgraphs do not index.
-  absl::StatusOr<std::vector<NodeId>> InsertNodes(std::vector<onnx::NodeProto> nodes,
-                                                  NodeId before = kNoNode);
-  // Adds `nodes` just after node `after` (live or removed) in LiveNodes()
-  // order, after the nodes inserted after it before, and returns their
-  // ids. Fails as InsertNodes does.
-  absl::StatusOr<std::vector<NodeId>> InsertNodesAfter(NodeId after,
-                                                       std::vector<onnx::NodeProto> nodes);
-  // Replaces live node `node` by `nodes`, where it was, and returns their ids.
-  // They may produce the values `node` produced.
-  absl::StatusOr<std::vector<NodeId>> ReplaceNode(NodeId node, std::vector<onnx::NodeProto> nodes);
-  // Removes live node `node` (and the indexes of its subgraphs).
-  absl::Status RemoveNode(NodeId node);
-  // Makes input `slot` of live node `node` name `value` ("": omitted).
-  absl::Status SetInput(NodeId node, int slot, absl::string_view value);
-  // Makes every use of `from` here use `to` instead: node inputs, and the
-  // uses inside subgraphs (at any depth) that refer to this scope's `from`,
-  // subgraph outputs included. This graph's own outputs keep their names.
-  // Fails, changing nothing, when a subgraph defines `to` itself.
-  absl::Status RenameUses(absl::string_view from, absl::string_view to);
-  // Appends initializer `tensor`. Fails when its name is empty or already
-  // defined here, and for a function.
-  absl::Status AddInitializer(onnx::TensorProto tensor);
   // From now on, appends to `log` (null: stops) the names every edit
   // touches: the inputs and outputs of nodes removed or inserted, the names
   // SetInput and RenameUses move uses between, initializers added. For
@@ -273,6 +256,8 @@ class GraphIndex {
  private:
   friend class ModelIndex;
   friend class NamePool;
+  friend class GraphIndexEditor;
+  friend class ir::GraphIndexRewriter;
 
   using ValueId = int32_t;
   static constexpr ValueId kNoValue = -1;
@@ -352,6 +337,41 @@ class GraphIndex {
   void OnSubgraphUse(NodeId node, absl::string_view name, bool used);
   static bool IsFree(const ValueRecord& record);
   bool IsVisibleOutside(ValueId value) const;
+
+  // ---- Node edits: for ir::GraphIndexRewriter (and, through
+  // GraphIndexEditor, the index's own tests) ----
+
+  // Adds `nodes` before node `before` (kNoNode: at the end; a removed node
+  // keeps its place until Commit) in LiveNodes() order and returns their
+  // ids. Fails, changing nothing, when one of them
+  // produces a value already defined in this graph (or by another of them),
+  // or when their subgraphs do not index.
+  absl::StatusOr<std::vector<NodeId>> InsertNodes(std::vector<onnx::NodeProto> nodes,
+                                                  NodeId before = kNoNode);
+  // Adds `nodes` just after node `after` (live or removed) in LiveNodes()
+  // order, after the nodes inserted after it before, and returns their
+  // ids. Fails as InsertNodes does.
+  absl::StatusOr<std::vector<NodeId>> InsertNodesAfter(NodeId after,
+                                                       std::vector<onnx::NodeProto> nodes);
+  // Replaces live node `node` by `nodes`, where it was, and returns their ids.
+  // They may produce the values `node` produced.
+  absl::StatusOr<std::vector<NodeId>> ReplaceNode(NodeId node, std::vector<onnx::NodeProto> nodes);
+  // Removes live node `node` (and the indexes of its subgraphs).
+  absl::Status RemoveNode(NodeId node);
+  // Makes input `slot` of live node `node` name `value` ("": omitted).
+  absl::Status SetInput(NodeId node, int slot, absl::string_view value);
+  // Makes every use of `from` here use `to` instead: node inputs, and the
+  // uses inside subgraphs (at any depth) that refer to this scope's `from`,
+  // subgraph outputs included. This graph's own outputs keep their names.
+  // Fails, changing nothing, when a subgraph defines `to` itself.
+  absl::Status RenameUses(absl::string_view from, absl::string_view to);
+  // Appends initializer `tensor`. Fails when its name is empty or already
+  // defined here, and for a function.
+  absl::Status AddInitializer(onnx::TensorProto tensor);
+
+  // Whether the index holds node `id`'s inputs and outputs under the names
+  // `node` gives them (for a rewriter telling an anchor edited in place).
+  bool IndexedWith(NodeId id, const onnx::NodeProto& node) const;
 
   // Editing.
   absl::Status CheckKnown(NodeId node) const;

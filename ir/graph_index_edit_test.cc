@@ -15,6 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/graph_index.h"
+#include "ir/graph_index_editor.h"
 #include "ir/graph_index_test_util.h"
 
 namespace onnxconvert::graph_index_testing {
@@ -39,7 +40,7 @@ TEST(GraphIndexTest, CommitPlacesReplacementsWhereTheNodeWas) {
   std::unique_ptr<GraphIndex> index = BuildOrDie(graph);
   ASSERT_NE(index, nullptr);
   absl::StatusOr<std::vector<NodeId>> ids =
-      index->ReplaceNode(1, {Node("b1", "Exp", {"A"}, {"T"}), Node("b2", "Log", {"T"}, {"B"})});
+      Edit(index).ReplaceNode(1, {Node("b1", "Exp", {"A"}, {"T"}), Node("b2", "Log", {"T"}, {"B"})});
   ASSERT_TRUE(ids.ok()) << ids.status();
   EXPECT_EQ(*ids, (std::vector<NodeId>{3, 4}));
   EXPECT_FALSE(index->IsLive(1));
@@ -68,15 +69,15 @@ TEST(GraphIndexTest, InsertionsAroundAnAnchorKeepTheirOrder) {
   onnx::GraphProto graph = Chain();
   std::unique_ptr<GraphIndex> index = BuildOrDie(graph);
   ASSERT_NE(index, nullptr);
-  ASSERT_TRUE(index->InsertNodesAfter(1, {Node("after1", "Exp", {"B"}, {"E1"})}).ok());
-  ASSERT_TRUE(index->InsertNodes({Node("before1", "Sqrt", {"A"}, {"S1"})}, 1).ok());
+  ASSERT_TRUE(Edit(index).InsertNodesAfter(1, {Node("after1", "Exp", {"B"}, {"E1"})}).ok());
+  ASSERT_TRUE(Edit(index).InsertNodes({Node("before1", "Sqrt", {"A"}, {"S1"})}, 1).ok());
   absl::StatusOr<std::vector<NodeId>> after2 =
-      index->InsertNodesAfter(1, {Node("after2", "Log", {"E1"}, {"E2"})});
+      Edit(index).InsertNodesAfter(1, {Node("after2", "Log", {"E1"}, {"E2"})});
   ASSERT_TRUE(after2.ok()) << after2.status();
   // Around an inserted node, and after the last node.
-  ASSERT_TRUE(index->InsertNodesAfter((*after2)[0], {Node("after2b", "Abs", {"E2"}, {"E3"})}).ok());
-  ASSERT_TRUE(index->InsertNodes({Node("before2", "Neg", {"S1"}, {"S2"})}, 1).ok());
-  ASSERT_TRUE(index->InsertNodesAfter(2, {Node("last", "Relu", {"Y"}, {"Z"})}).ok());
+  ASSERT_TRUE(Edit(index).InsertNodesAfter((*after2)[0], {Node("after2b", "Abs", {"E2"}, {"E3"})}).ok());
+  ASSERT_TRUE(Edit(index).InsertNodes({Node("before2", "Neg", {"S1"}, {"S2"})}, 1).ok());
+  ASSERT_TRUE(Edit(index).InsertNodesAfter(2, {Node("last", "Relu", {"Y"}, {"Z"})}).ok());
   EXPECT_EQ(NodeNames(*index, index->LiveNodes()),
             (std::vector<std::string>{"a", "before1", "before2", "b", "after1", "after2",
                                       "after2b", "c", "last"}));
@@ -95,14 +96,14 @@ TEST(GraphIndexTest, InsertionsAroundARemovedNodeTakeItsPlace) {
   onnx::GraphProto graph = Chain();
   std::unique_ptr<GraphIndex> index = BuildOrDie(graph);
   ASSERT_NE(index, nullptr);
-  ASSERT_TRUE(index->RemoveNode(1).ok());
-  ASSERT_TRUE(index->InsertNodesAfter(1, {Node("b2", "Exp", {"T"}, {"B"})}).ok());
-  ASSERT_TRUE(index->InsertNodes({Node("b1", "Log", {"A"}, {"T"})}, 1).ok());
+  ASSERT_TRUE(Edit(index).RemoveNode(1).ok());
+  ASSERT_TRUE(Edit(index).InsertNodesAfter(1, {Node("b2", "Exp", {"T"}, {"B"})}).ok());
+  ASSERT_TRUE(Edit(index).InsertNodes({Node("b1", "Log", {"A"}, {"T"})}, 1).ok());
   EXPECT_EQ(NodeNames(*index, index->LiveNodes()),
             (std::vector<std::string>{"a", "b1", "b2", "c"}));
   ExpectConsistent(*index, "after replacing b around it");
   CommitAndExpectIdentical(*index, "after commit");
-  EXPECT_EQ(index->InsertNodesAfter(7, {Node("x", "Relu", {"X"}, {"Q"})}).status().code(),
+  EXPECT_EQ(Edit(index).InsertNodesAfter(7, {Node("x", "Relu", {"X"}, {"Q"})}).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
@@ -111,8 +112,8 @@ TEST(GraphIndexTest, CommitMovesNodesAfterTheirProducers) {
   std::unique_ptr<GraphIndex> index = BuildOrDie(graph);
   ASSERT_NE(index, nullptr);
   // An adapter added at the end, feeding the first node.
-  ASSERT_TRUE(index->InsertNodes({Node("k", "Sqrt", {"X"}, {"K"})}).ok());
-  ASSERT_TRUE(index->SetInput(0, 0, "K").ok());
+  ASSERT_TRUE(Edit(index).InsertNodes({Node("k", "Sqrt", {"X"}, {"K"})}).ok());
+  ASSERT_TRUE(Edit(index).SetInput(0, 0, "K").ok());
   ExpectConsistent(*index, "after insert");
   ASSERT_TRUE(index->Commit().ok());
   std::vector<std::string> names;
@@ -125,9 +126,9 @@ TEST(GraphIndexTest, CommitRefusesACycleAndChangesNothing) {
   onnx::GraphProto graph = Chain();
   std::unique_ptr<GraphIndex> index = BuildOrDie(graph);
   ASSERT_NE(index, nullptr);
-  ASSERT_TRUE(index->RemoveNode(1).ok());
-  ASSERT_TRUE(index->SetInput(0, 0, "Y").ok());
-  ASSERT_TRUE(index->InsertNodes({Node("b", "Abs", {"A"}, {"B"})}, 2).ok());
+  ASSERT_TRUE(Edit(index).RemoveNode(1).ok());
+  ASSERT_TRUE(Edit(index).SetInput(0, 0, "Y").ok());
+  ASSERT_TRUE(Edit(index).InsertNodes({Node("b", "Abs", {"A"}, {"B"})}, 2).ok());
   const onnx::GraphProto before = graph;
   const std::string snapshot = Snapshot(*index);
   absl::Status status = index->Commit();
@@ -137,7 +138,7 @@ TEST(GraphIndexTest, CommitRefusesACycleAndChangesNothing) {
   EXPECT_EQ(Snapshot(*index), snapshot);
   ExpectConsistent(*index, "after refused commit");
   // Undoing the edit makes it commit.
-  ASSERT_TRUE(index->SetInput(0, 0, "X").ok());
+  ASSERT_TRUE(Edit(index).SetInput(0, 0, "X").ok());
   CommitAndExpectIdentical(*index, "after commit");
 }
 
@@ -152,14 +153,14 @@ TEST(GraphIndexTest, RefusedEditsChangeNothing) {
   const EditErrorCase cases[] = {
       {"insert_existing_value",
        [](GraphIndex& index) {
-         return index.InsertNodes({Node("x", "Relu", {"X"}, {"A"})}).status();
+         return Edit(index).InsertNodes({Node("x", "Relu", {"X"}, {"A"})}).status();
        },
        absl::StatusCode::kAlreadyExists,
        "main: value 'A' is produced twice: by node 'a' (Relu) output 0 and by new node 'x' "
        "(Relu)"},
       {"insert_twice_in_batch",
        [](GraphIndex& index) {
-         return index
+         return Edit(index)
              .InsertNodes({Node("x", "Relu", {"X"}, {"Q"}), Node("", "Abs", {"X"}, {"Q"})})
              .status();
        },
@@ -167,7 +168,7 @@ TEST(GraphIndexTest, RefusedEditsChangeNothing) {
        "value 'Q' is produced twice: by new node 'x' (Relu) and by new node #1 (Abs)"},
       {"replace_with_other_nodes_value",
        [](GraphIndex& index) {
-         return index.ReplaceNode(1, {Node("x", "Relu", {"A"}, {"Y"})}).status();
+         return Edit(index).ReplaceNode(1, {Node("x", "Relu", {"A"}, {"Y"})}).status();
        },
        absl::StatusCode::kAlreadyExists, "by node 'c' (Neg) output 0 and by new node 'x'"},
       {"insert_bad_subgraph",
@@ -177,31 +178,31 @@ TEST(GraphIndexTest, RefusedEditsChangeNothing) {
              node, "then_branch",
              Graph({}, {}, {Node("p", "Relu", {"X"}, {"T"}), Node("q", "Abs", {"X"}, {"T"})},
                    {"T"}));
-         return index.InsertNodes({Node("fine", "Relu", {"X"}, {"F"}), node}).status();
+         return Edit(index).InsertNodes({Node("fine", "Relu", {"X"}, {"F"}), node}).status();
        },
        absl::StatusCode::kInvalidArgument,
        "main/then_branch of 'if': value 'T' is produced twice"},
       {"insert_before_unknown_node",
        [](GraphIndex& index) {
-         return index.InsertNodes({Node("x", "Relu", {"X"}, {"Q"})}, 7).status();
+         return Edit(index).InsertNodes({Node("x", "Relu", {"X"}, {"Q"})}, 7).status();
        },
        absl::StatusCode::kInvalidArgument, "main: node id 7 is not a node of this graph"},
-      {"remove_unknown_node", [](GraphIndex& index) { return index.RemoveNode(-3); },
+      {"remove_unknown_node", [](GraphIndex& index) { return Edit(index).RemoveNode(-3); },
        absl::StatusCode::kInvalidArgument, "node id -3 is not a live node"},
-      {"set_missing_slot", [](GraphIndex& index) { return index.SetInput(1, 1, "X"); },
+      {"set_missing_slot", [](GraphIndex& index) { return Edit(index).SetInput(1, 1, "X"); },
        absl::StatusCode::kOutOfRange, "node 'b' (Abs) has 1 inputs, not slot 1"},
       {"initializer_clash",
        [](GraphIndex& index) {
          onnx::TensorProto tensor;
          tensor.set_name("B");
-         return index.AddInitializer(tensor);
+         return Edit(index).AddInitializer(tensor);
        },
        absl::StatusCode::kAlreadyExists,
        "cannot add initializer 'B': already produced by node 'b' (Abs) output 0"},
       {"initializer_without_name",
-       [](GraphIndex& index) { return index.AddInitializer(onnx::TensorProto()); },
+       [](GraphIndex& index) { return Edit(index).AddInitializer(onnx::TensorProto()); },
        absl::StatusCode::kInvalidArgument, "an initializer needs a name"},
-      {"rename_to_nothing", [](GraphIndex& index) { return index.RenameUses("A", ""); },
+      {"rename_to_nothing", [](GraphIndex& index) { return Edit(index).RenameUses("A", ""); },
        absl::StatusCode::kInvalidArgument, "cannot rename the uses of 'A' to an empty name"},
   };
   for (const EditErrorCase& c : cases) {
@@ -229,7 +230,7 @@ TEST(GraphIndexTest, EditsInsideSubgraphsReachTheOuterGraphs) {
   ASSERT_NE(scan, nullptr);
 
   // The deepest graph stops using Z and starts using X.
-  ASSERT_TRUE(scan->SetInput(IdOf(*scan, "deep"), 1, "X").ok());
+  ASSERT_TRUE(Edit(scan).SetInput(IdOf(*scan, "deep"), 1, "X").ok());
   ExpectConsistent(*index, "after redirecting in the scan body");
   EXPECT_EQ(Strings(index->OuterReferences(loop)), (std::vector<std::string>{"P", "X"}));
   EXPECT_TRUE(index->Consumers("Z").empty());
@@ -239,8 +240,8 @@ TEST(GraphIndexTest, EditsInsideSubgraphsReachTheOuterGraphs) {
   // Renaming in the main graph follows the uses into the scan body.
   onnx::TensorProto p2;
   p2.set_name("P2");
-  ASSERT_TRUE(index->AddInitializer(p2).ok());
-  ASSERT_TRUE(index->RenameUses("P", "P2").ok());
+  ASSERT_TRUE(Edit(index).AddInitializer(p2).ok());
+  ASSERT_TRUE(Edit(index).RenameUses("P", "P2").ok());
   ExpectConsistent(*index, "after renaming P");
   EXPECT_EQ(scan->node(IdOf(*scan, "deep")).input(0), "P2");
   EXPECT_TRUE(index->Consumers("P").empty());
@@ -251,7 +252,7 @@ TEST(GraphIndexTest, EditsInsideSubgraphsReachTheOuterGraphs) {
 
   // X cannot become Z: the else branch has a Z of its own.
   const std::string snapshot = Snapshot(*index);
-  absl::Status refused = index->RenameUses("X", "Z");
+  absl::Status refused = Edit(index).RenameUses("X", "Z");
   EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(refused.message()),
               HasSubstr(absl::StrCat(kElse, ": cannot rename the uses of 'X' to 'Z'")));
@@ -260,13 +261,13 @@ TEST(GraphIndexTest, EditsInsideSubgraphsReachTheOuterGraphs) {
   // A node inside the loop body shadows an outer name: no longer taken from
   // outside.
   GraphIndex* body = GraphAt(*index, kBody);
-  ASSERT_TRUE(body->InsertNodes({Node("shadow_p2", "Identity", {"i"}, {"P2"})}, 0).ok());
+  ASSERT_TRUE(Edit(body).InsertNodes({Node("shadow_p2", "Identity", {"i"}, {"P2"})}, 0).ok());
   ExpectConsistent(*index, "after shadowing P2");
   EXPECT_TRUE(index->Consumers("P2").empty());
   EXPECT_EQ(scan->DefiningScope("P2"), body);
 
   // Replacing the If drops the whole branch tree and what it used.
-  ASSERT_TRUE(body->ReplaceNode(IdOf(*body, "if_2"), {Node("f", "Identity", {"L"}, {"F"})}).ok());
+  ASSERT_TRUE(Edit(body).ReplaceNode(IdOf(*body, "if_2"), {Node("f", "Identity", {"L"}, {"F"})}).ok());
   ExpectConsistent(*index, "after replacing the If");
   EXPECT_EQ(index->GraphsInTree().size(), 2u);
   EXPECT_TRUE(index->OuterReferences(loop).empty());
@@ -274,7 +275,7 @@ TEST(GraphIndexTest, EditsInsideSubgraphsReachTheOuterGraphs) {
   CommitAndExpectIdentical(*index, "after commit");
 
   // Removing the loop drops its body index.
-  ASSERT_TRUE(index->RemoveNode(loop).ok());
+  ASSERT_TRUE(Edit(index).RemoveNode(loop).ok());
   EXPECT_EQ(index->GraphsInTree().size(), 1u);
   ExpectConsistent(*index, "after removing the loop");
 }
@@ -328,7 +329,7 @@ class RandomEditor {
     if (id == kNoNode) return "nothing";
     const onnx::NodeProto node = index_.node(id);
     const std::string middle = index_.FreshName("mid");
-    const absl::StatusOr<std::vector<NodeId>> ids = index_.ReplaceNode(
+    const absl::StatusOr<std::vector<NodeId>> ids = Edit(index_).ReplaceNode(
         id, {Node(index_.FreshName("r"), "Neg", {node.input(0)}, {middle}),
              Node(index_.FreshName("r"), "Add", {middle, node.input(0)}, {node.output(0)})});
     EXPECT_TRUE(ids.ok()) << ids.status();
@@ -341,9 +342,9 @@ class RandomEditor {
     const std::string input = index_.node(id).input(0);
     const std::string adapted = index_.FreshName("adapted");
     EXPECT_TRUE(
-        index_.InsertNodes({Node(index_.FreshName("cast"), "Cast", {input}, {adapted})}, id)
+        Edit(index_).InsertNodes({Node(index_.FreshName("cast"), "Cast", {input}, {adapted})}, id)
             .ok());
-    EXPECT_TRUE(index_.SetInput(id, 0, adapted).ok());
+    EXPECT_TRUE(Edit(index_).SetInput(id, 0, adapted).ok());
     return absl::StrCat("adapter before ", index_.node(id).name());
   }
 
@@ -351,8 +352,8 @@ class RandomEditor {
     const NodeId id = PickSimpleNode();
     if (id == kNoNode) return "nothing";
     const onnx::NodeProto node = index_.node(id);
-    EXPECT_TRUE(index_.RenameUses(node.output(0), node.input(0)).ok());
-    EXPECT_TRUE(index_.RemoveNode(id).ok());
+    EXPECT_TRUE(Edit(index_).RenameUses(node.output(0), node.input(0)).ok());
+    EXPECT_TRUE(Edit(index_).RemoveNode(id).ok());
     return absl::StrCat("bypass ", node.name());
   }
 
@@ -361,10 +362,10 @@ class RandomEditor {
     if (id == kNoNode) return "nothing";
     const std::string output = index_.node(id).output(0);
     const std::string redirected = index_.FreshName("redirected");
-    EXPECT_TRUE(index_.RenameUses(output, redirected).ok());
+    EXPECT_TRUE(Edit(index_).RenameUses(output, redirected).ok());
     // Placed at the end: Commit must move its consumers after it.
     EXPECT_TRUE(
-        index_.InsertNodes({Node(index_.FreshName("id"), "Identity", {output}, {redirected})})
+        Edit(index_).InsertNodes({Node(index_.FreshName("id"), "Identity", {output}, {redirected})})
             .ok());
     return absl::StrCat("redirect ", output);
   }
@@ -375,9 +376,9 @@ class RandomEditor {
     onnx::TensorProto tensor;
     tensor.set_name(index_.FreshName("init"));
     const std::string name = tensor.name();
-    EXPECT_TRUE(index_.AddInitializer(std::move(tensor)).ok());
+    EXPECT_TRUE(Edit(index_).AddInitializer(std::move(tensor)).ok());
     const int slot = static_cast<int>(random_() % index_.node(id).input_size());
-    EXPECT_TRUE(index_.SetInput(id, slot, name).ok());
+    EXPECT_TRUE(Edit(index_).SetInput(id, slot, name).ok());
     return absl::StrCat("initializer into ", index_.node(id).name());
   }
 
@@ -389,7 +390,7 @@ class RandomEditor {
     const NodeId before = live.empty() ? kNoNode : live[random_() % live.size()];
     // X comes from the main graph, W too (W may have been redirected).
     const std::string outer = random_() % 2 ? "X" : "W";
-    EXPECT_TRUE(body.InsertNodes({Node(body.FreshName("inner"), "Relu", {outer},
+    EXPECT_TRUE(Edit(body).InsertNodes({Node(body.FreshName("inner"), "Relu", {outer},
                                        {body.FreshName("inner_v")})},
                                  before)
                     .ok());
@@ -397,7 +398,7 @@ class RandomEditor {
       const NodeId victim = live[random_() % live.size()];
       const onnx::NodeProto& node = body.node(victim);
       if (node.output_size() == 1 && body.Consumers(node.output(0)).empty()) {
-        EXPECT_TRUE(body.RemoveNode(victim).ok());
+        EXPECT_TRUE(Edit(body).RemoveNode(victim).ok());
       }
     }
     return "edit loop body";

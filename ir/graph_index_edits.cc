@@ -185,6 +185,22 @@ void GraphIndex::Unindex(NodeId node) {
   order_may_change_ = true;
 }
 
+bool GraphIndex::IndexedWith(NodeId id, const onnx::NodeProto& node) const {
+  if (input_count(id) != node.input_size() || output_count(id) != node.output_size()) {
+    return false;
+  }
+  auto same = [&](ValueId value, const std::string& name) {
+    return value == kNoValue ? name.empty() : values_[value].name == name;
+  };
+  for (int slot = 0; slot < node.input_size(); ++slot) {
+    if (!same(input_values_[input_begin_[id] + slot], node.input(slot))) return false;
+  }
+  for (int slot = 0; slot < node.output_size(); ++slot) {
+    if (!same(output_values_[output_begin_[id] + slot], node.output(slot))) return false;
+  }
+  return true;
+}
+
 absl::Status GraphIndex::SetInput(NodeId node, int slot, absl::string_view value) {
   OC_RETURN_IF_ERROR(CheckLive(node));
   if (slot < 0 || slot >= input_count(node)) {

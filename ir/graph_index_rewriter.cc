@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 
 namespace onnxconvert::ir {
 
@@ -19,6 +20,14 @@ const onnx::TensorProto* GraphIndexRewriter::Scope::ConstantOf(absl::string_view
 std::optional<bool> GraphIndexRewriter::Scope::ValueUsed(absl::string_view value) const {
   if (graph_.function() != nullptr) return std::nullopt;
   return !graph_.Consumers(value).empty();
+}
+
+absl::Status GraphIndexRewriter::Scope::AddNamedConstant(onnx::TensorProto value) {
+  if (graph_.graph() == nullptr) {
+    return absl::FailedPreconditionError("a function body holds no constants");
+  }
+  named_.push_back(std::move(value));
+  return absl::OkStatus();
 }
 
 std::string GraphIndexRewriter::Scope::FreshName(absl::string_view hint) {
@@ -53,18 +62,16 @@ NodeSite GraphIndexRewriter::SiteOf(GraphIndex& graph, NodeId anchor) {
 }
 
 GraphIndexRewriter::Indexed GraphIndexRewriter::Snapshot(const onnx::NodeProto& node) {
-  return {node.domain(), node.op_type(), {node.input().begin(), node.input().end()},
-          {node.output().begin(), node.output().end()}};
+  return {node.domain(), node.op_type()};
 }
 
 absl::Status GraphIndexRewriter::Sync() {
   const onnx::NodeProto& node = graph_.node(anchor_);
-  Indexed now = Snapshot(node);
-  if (!edits_.built_subgraphs() && now.domain == indexed_.domain &&
-      now.op_type == indexed_.op_type && now.inputs == indexed_.inputs &&
-      now.outputs == indexed_.outputs) {
+  if (!edits_.built_subgraphs() && node.domain() == indexed_.domain &&
+      node.op_type() == indexed_.op_type && graph_.IndexedWith(anchor_, node)) {
     return absl::OkStatus();
   }
+  Indexed now = Snapshot(node);
   absl::StatusOr<std::vector<NodeId>> ids = graph_.ReplaceNode(anchor_, {node});
   if (!ids.ok()) return ids.status();
   anchor_ = ids->front();
@@ -72,18 +79,53 @@ absl::Status GraphIndexRewriter::Sync() {
   return absl::OkStatus();
 }
 
-absl::Status GraphIndexRewriter::Finish() {
+NodeId GraphIndexRewriter::IdOf(const onnx::NodeProto& node) const {
+  for (const std::string& output : node.output()) {
+    if (output.empty()) continue;
+    ValueSource source = graph_.Producer(output);
+    if (source.kind == ValueSource::Kind::kNodeOutput && &graph_.node(source.index) == &node) {
+      return source.index;
+    }
+    break;
+  }
+  for (NodeId id = 0; id < graph_.node_count(); ++id) {
+    if (&graph_.node(id) == &node && graph_.IsLive(id)) return id;
+  }
+  return kNoNode;
+}
+
+absl::Status GraphIndexRewriter::Apply() {
+  std::vector<NodeId> erased;
+  for (const onnx::NodeProto* node : edits_.Removed()) {
+    if (node == site_.node) continue;
+    NodeId id = IdOf(*node);
+    if (id == kNoNode) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("node '", node->name(), "' to erase is not a node of the graph"));
+    }
+    erased.push_back(id);
+  }
   std::vector<onnx::NodeProto> before = edits_.TakeInserted(site_, /*after=*/false);
   std::vector<onnx::NodeProto> after = edits_.TakeInserted(site_, /*after=*/true);
-  absl::Status status = edits_.IsRemoved(site_) ? graph_.RemoveNode(anchor_) : Sync();
-  if (status.ok() && !before.empty()) {
-    status = graph_.InsertNodes(std::move(before), anchor_).status();
+  for (NodeId id : erased) OC_RETURN_IF_ERROR(graph_.RemoveNode(id));
+  OC_RETURN_IF_ERROR(edits_.IsRemoved(site_) ? graph_.RemoveNode(anchor_) : Sync());
+  for (onnx::TensorProto& constant : scope_.TakeNamed()) {
+    OC_RETURN_IF_ERROR(graph_.AddInitializer(std::move(constant)));
   }
+  if (!before.empty()) OC_RETURN_IF_ERROR(graph_.InsertNodes(std::move(before), anchor_).status());
   // After the anchor as first met: an anchor re-indexed by Sync sits just
   // before it.
-  if (status.ok() && !after.empty()) {
-    status = graph_.InsertNodesAfter(first_anchor_, std::move(after)).status();
+  if (!after.empty()) {
+    OC_RETURN_IF_ERROR(graph_.InsertNodesAfter(first_anchor_, std::move(after)).status());
   }
+  for (const auto& [from, to] : edits_.TakeRenames()) {
+    OC_RETURN_IF_ERROR(graph_.RenameUses(from, to));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GraphIndexRewriter::Finish() {
+  absl::Status status = Apply();
   if (status.ok()) return status;
   const onnx::NodeProto& first = graph_.node(first_anchor_);
   return absl::Status(status.code(), absl::StrCat("rewriting node '", first.name(), "' (",

@@ -1,16 +1,22 @@
 #ifndef ONNX_CONVERT_IR_GRAPH_INDEX_REWRITER_H_
 #define ONNX_CONVERT_IR_GRAPH_INDEX_REWRITER_H_
 
-// The ir::Rewriter (NodeRewriter, ir/node_rewriter.h) bound to a node of a
-// GraphIndex: what a rewrite rule (and a version adapter run outside a
-// conversion) changes an indexed graph through. Edits are batched as the
-// converter's are and reach the index at Finish (so that a node inserted
-// may produce what the anchor produces); the node list takes its final
-// order at the index's Commit.
+// One rewrite of a node of a GraphIndex: it hands out the ir::Rewriter
+// (NodeRewriter, ir/node_rewriter.h) a rewrite pass, a rule or a version
+// adapter run outside a conversion changes the graph through, over a batch
+// of its own, and applies the batch to the index at Finish (so that a node
+// inserted may produce what the anchor produces). The node list takes its
+// final order at the index's Commit.
+//
+//   GraphIndexRewriter rewrite(graph, id);
+//   ir::Rewriter& r = rewrite.rewriter();
+//   ... r.InsertBefore(...); r.RemoveAnchor(); ...
+//   OC_RETURN_IF_ERROR(rewrite.Finish());
 
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -25,7 +31,7 @@
 
 namespace onnxconvert::ir {
 
-class GraphIndexRewriter final : public Rewriter {
+class GraphIndexRewriter {
  public:
   // The type of `value` as `graph` (the graph defining it) knows it, or
   // null: what the caller's inference says.
@@ -33,41 +39,21 @@ class GraphIndexRewriter final : public Rewriter {
       std::function<const onnx::TypeProto*(const GraphIndex& graph, absl::string_view value)>;
 
   // Rewrites live node `anchor` of `graph`; `types` (may be empty: no type
-  // known) answers TypeOf.
+  // known) answers Rewriter::TypeOf.
   GraphIndexRewriter(GraphIndex& graph, NodeId anchor, TypeLookup types = {});
   GraphIndexRewriter(const GraphIndexRewriter&) = delete;
   GraphIndexRewriter& operator=(const GraphIndexRewriter&) = delete;
 
-  onnx::NodeProto& anchor() override { return *graph_.mutable_node(anchor_); }
-  const onnx::TypeProto* TypeOf(absl::string_view value) const override {
-    return rewriter_.TypeOf(value);
-  }
-  const onnx::TensorProto* ConstantOf(absl::string_view name) const override {
-    return rewriter_.ConstantOf(name);
-  }
-  std::optional<bool> ValueUsed(absl::string_view value) const override {
-    return rewriter_.ValueUsed(value);
-  }
-  std::string FreshName(absl::string_view hint) override { return rewriter_.FreshName(hint); }
-  absl::StatusOr<std::string> AddConstant(onnx::TensorProto value) override {
-    return rewriter_.AddConstant(std::move(value));
-  }
-  onnx::NodeProto* InsertBefore(onnx::NodeProto node) override {
-    return rewriter_.InsertBefore(std::move(node));
-  }
-  onnx::NodeProto* InsertAfter(onnx::NodeProto node) override {
-    return rewriter_.InsertAfter(std::move(node));
-  }
-  std::string DetachOutput(int i) override { return rewriter_.DetachOutput(i); }
-  void RemoveAnchor() override { rewriter_.RemoveAnchor(); }
-  void TrackSubgraph(onnx::GraphProto& graph) override { rewriter_.TrackSubgraph(graph); }
+  // The rewriter of the anchor; valid until Finish.
+  Rewriter& rewriter() { return rewriter_; }
 
-  // Applies the rewrite to the index: re-indexes the anchor when it was
-  // edited in place (op, inputs, outputs, subgraphs) or removes it, then
-  // places the nodes inserted before and after it. Call once, when the
-  // rewrite is done; an error (an inserted node producing a value twice,
-  // say) names the anchor, and the graph may then hold part of the
-  // rewrite: the caller discards it.
+  // Applies the rewrite to the index, in this order: removes the nodes
+  // erased, re-indexes the anchor when it was edited in place (op, inputs,
+  // outputs, subgraphs) or removes it, adds the constants that replace it,
+  // places the nodes inserted before and after it, and moves the uses
+  // replaced. Call once, when the rewrite is done; an error (an inserted
+  // node producing a value twice, say) names the anchor, and the graph may
+  // then hold part of the rewrite: the caller discards it.
   absl::Status Finish();
   // The anchor's id in the index now (an anchor edited in place is
   // re-indexed under a new id).
@@ -83,24 +69,31 @@ class GraphIndexRewriter final : public Rewriter {
     std::optional<bool> ValueUsed(absl::string_view value) const override;
     std::string FreshName(absl::string_view hint) override;
     absl::StatusOr<std::string> AddConstant(onnx::TensorProto value) override;
+    // Kept until Finish: the anchor still defines the name.
+    absl::Status AddNamedConstant(onnx::TensorProto value) override;
+    // The constants AddNamedConstant kept, moved out.
+    std::vector<onnx::TensorProto> TakeNamed() { return std::move(named_); }
 
    private:
     GraphIndex& graph_;
     TypeLookup types_;
+    std::vector<onnx::TensorProto> named_;
   };
-  // What the index knows of the anchor: compared with the node to see
-  // whether it was edited in place.
+  // The anchor's op as indexed: compared with the node (and its inputs and
+  // outputs with the index's record) to see whether it was edited in place.
   struct Indexed {
     std::string domain;
     std::string op_type;
-    std::vector<std::string> inputs;
-    std::vector<std::string> outputs;
   };
   static Indexed Snapshot(const onnx::NodeProto& node);
   // The anchor as a site of the batch.
   static NodeSite SiteOf(GraphIndex& graph, NodeId anchor);
+  // The id of `node`, a live node of the index.
+  NodeId IdOf(const onnx::NodeProto& node) const;
   // Re-indexes the anchor when it was edited in place since last indexed.
   absl::Status Sync();
+  // Finish, without the anchor named in errors.
+  absl::Status Apply();
 
   GraphIndex& graph_;
   NodeId anchor_;

@@ -8,7 +8,9 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "ir/graph_index_test_util.h"
+#include "ir/rewriter_test_cases.h"
 #include "ir/text_parser.h"
+#include "ir/text_printer.h"
 
 namespace onnxconvert::ir {
 namespace {
@@ -19,7 +21,7 @@ struct Case {
   const char* name;
   const char* graph;
   const char* anchor;
-  std::function<void(GraphIndexRewriter&)> rewrite;
+  std::function<void(Rewriter&)> rewrite;
   std::vector<std::string> nodes;
   const char* error = "";  // a piece of Finish's error, or "" for none
 };
@@ -36,14 +38,14 @@ const Case kCases[] = {
     // An output renamed so that a node inserted after produces the old name
     // (as Clip 11 -> 6 moves its bounds out).
     {"detach_and_insert_after", kChain, "a",
-     [](GraphIndexRewriter& r) {
+     [](Rewriter& r) {
        std::string fresh = r.DetachOutput(0);
        r.InsertAfter(Node("n", "Neg", {fresh}, {"A"}));
      },
      {"a: Relu(X) -> A__0", "n: Neg(A__0) -> A", "b: Abs(A) -> Y"}},
     // The anchor replaced by the nodes inserted before it.
     {"replace_by_inserted", kChain, "a",
-     [](GraphIndexRewriter& r) {
+     [](Rewriter& r) {
        r.InsertBefore(Node("e", "Exp", {"X"}, {"T"}));
        r.InsertBefore(Node("l", "Log", {"T"}, {"A"}))->set_domain("");
        r.RemoveAnchor();
@@ -52,7 +54,7 @@ const Case kCases[] = {
     // The anchor edited in place (a new input, another op) and a constant
     // added for it; inserted nodes around it keep their places.
     {"edit_in_place_with_constant", kChain, "b",
-     [](GraphIndexRewriter& r) {
+     [](Rewriter& r) {
        onnx::TensorProto axes;
        axes.set_name("axes");
        axes.set_data_type(onnx::TensorProto::INT64);
@@ -71,7 +73,7 @@ const Case kCases[] = {
     // A node that would produce a value twice: Finish names the anchor and
     // the value; the pointer returned is still usable.
     {"insert_refused", kChain, "b",
-     [](GraphIndexRewriter& r) {
+     [](Rewriter& r) {
        r.InsertBefore(Node("dup", "Neg", {"X"}, {"A"}))->set_name("still usable");
      },
      {"a: Relu(X) -> A", "b: Abs(A) -> Y"}, "rewriting node 'b' (Abs)"},
@@ -90,9 +92,9 @@ TEST_P(GraphIndexRewriterTest, RewritesAroundTheAnchor) {
     if ((*index)->node(id).name() == c.anchor) anchor = id;
   }
   ASSERT_NE(anchor, kNoNode);
-  GraphIndexRewriter rewriter(**index, anchor);
-  c.rewrite(rewriter);
-  absl::Status finished = rewriter.Finish();
+  GraphIndexRewriter rewrite(**index, anchor);
+  c.rewrite(rewrite.rewriter());
+  absl::Status finished = rewrite.Finish();
   if (*c.error != '\0') {
     EXPECT_FALSE(finished.ok());
     EXPECT_NE(finished.message().find(c.error), absl::string_view::npos) << finished;
@@ -109,6 +111,65 @@ TEST_P(GraphIndexRewriterTest, RewritesAroundTheAnchor) {
 INSTANTIATE_TEST_SUITE_P(Cases, GraphIndexRewriterTest, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// The rewrites every driver of ir::Rewriter makes alike, applied to an
+// index and committed.
+class SharedCasesTest : public ::testing::TestWithParam<rewriter_testing::RewriteCase> {};
+
+TEST_P(SharedCasesTest, AppliesAsTheTextSays) {
+  const rewriter_testing::RewriteCase& c = GetParam();
+  absl::StatusOr<onnx::GraphProto> graph = ParseGraphText(c.graph);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<onnx::GraphProto> expected = ParseGraphText(c.expected);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  absl::StatusOr<std::unique_ptr<GraphIndex>> index = GraphIndex::Build(&*graph);
+  ASSERT_TRUE(index.ok()) << index.status();
+  auto id_of = [&](const char* name) {
+    for (NodeId id : (*index)->LiveNodes()) {
+      if ((*index)->node(id).name() == name) return id;
+    }
+    return kNoNode;
+  };
+  const NodeId anchor = id_of(c.anchor);
+  ASSERT_NE(anchor, kNoNode);
+  GraphIndexRewriter rewrite(**index, anchor);
+  absl::Status status =
+      c.rewrite(rewrite.rewriter(), [&](const char* name) -> const onnx::NodeProto& {
+        const NodeId id = id_of(name);
+        if (id == kNoNode) ADD_FAILURE() << "no node " << name;
+        return (*index)->node(id == kNoNode ? anchor : id);
+      });
+  if (*c.error != '\0') {
+    EXPECT_FALSE(status.ok());
+    EXPECT_NE(status.message().find(c.error), absl::string_view::npos) << status;
+  } else {
+    EXPECT_TRUE(status.ok()) << status;
+  }
+  ASSERT_TRUE(rewrite.Finish().ok());
+  ASSERT_TRUE((*index)->Commit().ok());
+  ASSERT_TRUE((*index)->CheckConsistency().ok()) << (*index)->CheckConsistency();
+  EXPECT_EQ(PrintGraphText(*graph), PrintGraphText(*expected));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, SharedCasesTest,
+                         ::testing::ValuesIn(rewriter_testing::RewriteCases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// A node to erase that is not the graph's: Finish names it and the anchor.
+TEST(GraphIndexRewriterTest, ErasingAForeignNodeFails) {
+  absl::StatusOr<onnx::GraphProto> graph = ParseGraphText(kChain);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<std::unique_ptr<GraphIndex>> index = GraphIndex::Build(&*graph);
+  ASSERT_TRUE(index.ok()) << index.status();
+  GraphIndexRewriter rewrite(**index, 1);
+  const onnx::NodeProto stranger = Node("s", "Neg", {"X"}, {"S"});
+  rewrite.rewriter().EraseNode(stranger);
+  absl::Status finished = rewrite.Finish();
+  EXPECT_EQ(finished.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(finished.message().find("rewriting node 'b' (Abs): node 's'"),
+            absl::string_view::npos)
+      << finished;
+}
+
 // What the rewriter tells of the graph around the anchor: uses, constants,
 // and types through the caller's lookup, an enclosing graph's included.
 TEST(GraphIndexRewriterTest, SeesAroundTheAnchor) {
@@ -121,7 +182,8 @@ TEST(GraphIndexRewriterTest, SeesAroundTheAnchor) {
   ASSERT_TRUE(graph.ok()) << graph.status();
   absl::StatusOr<std::unique_ptr<GraphIndex>> index = GraphIndex::Build(&*graph);
   ASSERT_TRUE(index.ok()) << index.status();
-  GraphIndexRewriter outer(**index, 0);
+  GraphIndexRewriter outer_rewrite(**index, 0);
+  Rewriter& outer = outer_rewrite.rewriter();
   EXPECT_EQ(outer.ValueUsed("A"), std::optional<bool>(true));  // by the If's branches
   EXPECT_EQ(outer.ValueUsed("U"), std::optional<bool>(false));
   EXPECT_NE(outer.ConstantOf("k"), nullptr);
@@ -133,15 +195,16 @@ TEST(GraphIndexRewriterTest, SeesAroundTheAnchor) {
   std::vector<GraphIndex*> branches = (*index)->Subgraphs(2);
   ASSERT_EQ(branches.size(), 2u);
   const GraphIndex* asked = nullptr;
-  GraphIndexRewriter inner(*branches[0], 0,
-                           [&](const GraphIndex& scope, absl::string_view value) {
-                             asked = &scope;
-                             return value == "A" ? &float4 : nullptr;
-                           });
+  GraphIndexRewriter inner_rewrite(*branches[0], 0,
+                                   [&](const GraphIndex& scope, absl::string_view value) {
+                                     asked = &scope;
+                                     return value == "A" ? &float4 : nullptr;
+                                   });
+  Rewriter& inner = inner_rewrite.rewriter();
   EXPECT_EQ(inner.TypeOf("A"), &float4);
   EXPECT_EQ(asked, index->get());  // the graph defining A
   EXPECT_NE(inner.ConstantOf("k"), nullptr);  // an enclosing graph's constant
-  EXPECT_TRUE(inner.Finish().ok());
+  EXPECT_TRUE(inner_rewrite.Finish().ok());
 }
 
 }  // namespace

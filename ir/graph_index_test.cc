@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/graph_index.h"
+#include "ir/graph_index_editor.h"
 #include "ir/graph_index_test_util.h"
 
 namespace onnxconvert::graph_index_testing {
@@ -430,11 +431,10 @@ TEST(GraphIndexTest, FreshNamesAvoidEveryNameOfTheModel) {
     }
   }
   // Names brought in by edits are avoided too.
-  ASSERT_TRUE((*index)
-                  ->main_graph()
-                  ->InsertNodes({Node("t__500", "Relu", {"t__0"}, {"t__501"})})
+  ASSERT_TRUE(Edit((*index)->main_graph())
+                  .InsertNodes({Node("t__500", "Relu", {"t__0"}, {"t__501"})})
                   .ok());
-  ASSERT_TRUE(then_branch->InsertNodes({Node("k", "Relu", {"t__1"}, {"t__502"})}).ok());
+  ASSERT_TRUE(Edit(then_branch).InsertNodes({Node("k", "Relu", {"t__1"}, {"t__502"})}).ok());
   for (int i = 0; i < 1000; ++i) {
     const std::string name = (*index)->FreshName("t");
     EXPECT_TRUE(name != "t__500" && name != "t__501" && name != "t__502") << name;

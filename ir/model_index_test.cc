@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/graph_index.h"
+#include "ir/graph_index_editor.h"
 #include "ir/graph_index_test_util.h"
 #include "ir/model_io.h"
 #include "tests/corpus.h"
@@ -59,11 +60,11 @@ TEST(ModelIndexTest, IndexesEveryGraphOfTheModel) {
   GraphIndex* fn = (*index)->function(0);
   EXPECT_EQ(fn->Producer("a"), (ValueSource{Kind::kGraphInput, 0, -1}));
   EXPECT_EQ(Strings(fn->OuterReferences(0)), std::vector<std::string>{"a"});
-  EXPECT_EQ(fn->AddInitializer(onnx::TensorProto()).code(),
+  EXPECT_EQ(Edit(fn).AddInitializer(onnx::TensorProto()).code(),
             absl::StatusCode::kFailedPrecondition);
   // Edits of a function go through the same API.
-  ASSERT_TRUE(fn->InsertNodes({Node("pre", "Abs", {"a"}, {"a2"})}, 0).ok());
-  ASSERT_TRUE(fn->SetInput(0, 0, "a2").ok());
+  ASSERT_TRUE(Edit(fn).InsertNodes({Node("pre", "Abs", {"a"}, {"a2"})}, 0).ok());
+  ASSERT_TRUE(Edit(fn).SetInput(0, 0, "a2").ok());
   ASSERT_TRUE((*index)->Commit().ok());
   EXPECT_EQ(model.functions(0).node(0).name(), "pre");
   EXPECT_EQ(model.functions(0).node(1).input(0), "a2");

@@ -19,8 +19,22 @@ NodeEdits::~NodeEdits() {
 
 void NodeEdits::Remove(const NodeSite& anchor) {
   ++edits_made_;
-  edits_[anchor.list].removed.insert(anchor.node);
-  forgotten_[OpKeyOf(*anchor.node)].insert(anchor.node);
+  if (!edits_[anchor.list].removed.insert(anchor.node).second) return;
+  removed_.push_back(anchor.node);
+  removed_keys_.push_back(OpKeyOf(*anchor.node));
+}
+
+void NodeEdits::RenameUses(const NodeSite& site, std::string from, std::string to) {
+  ++edits_made_;
+  renames_.push_back({site.list, std::move(from), std::move(to)});
+}
+
+std::vector<std::pair<std::string, std::string>> NodeEdits::TakeRenames() {
+  std::vector<std::pair<std::string, std::string>> renames;
+  renames.reserve(renames_.size());
+  for (Rename& rename : renames_) renames.emplace_back(std::move(rename.from), std::move(rename.to));
+  renames_.clear();
+  return renames;
 }
 
 void NodeEdits::Retyped(const NodeSite& site, const std::string& old_key) {
@@ -93,13 +107,6 @@ size_t NodeEdits::sides_inserted() const {
   return sides;
 }
 
-std::vector<const onnx::NodeProto*> NodeEdits::Removed() const {
-  std::vector<const onnx::NodeProto*> nodes;
-  for (const auto& [list, edits] : edits_) {
-    nodes.insert(nodes.end(), edits.removed.begin(), edits.removed.end());
-  }
-  return nodes;
-}
 
 std::vector<onnx::NodeProto> NodeEdits::TakeInserted(const NodeSite& anchor, bool after) {
   std::vector<onnx::NodeProto> nodes;
@@ -133,6 +140,8 @@ onnx::NodeProto* NodeEdits::Insert(const NodeSite& anchor, onnx::NodeProto node,
 
 void NodeEdits::Apply(OpIndex& index, Retired& retired) {
   for (auto& [list, edits] : edits_) Rebuild(*list, edits, retired);
+  for (const Rename& rename : renames_) RenameIn(*rename.list, rename.from, rename.to, retired);
+  for (size_t i = 0; i < removed_.size(); ++i) forgotten_[removed_keys_[i]].insert(removed_[i]);
   for (const auto& [op, nodes] : forgotten_) index.Forget(op, nodes);
   for (NodeSite& site : added_) index.Add(site, 0, /*recurse=*/true);
   // A retyped node's subgraphs are indexed already.
@@ -140,6 +149,9 @@ void NodeEdits::Apply(OpIndex& index, Retired& retired) {
   for (auto& [graph, path, parent] : subgraphs_) index.AddShallow(*graph, std::move(path), parent);
   for (auto& name : retired_) retired.names.push_back(std::move(name));
   edits_.clear();
+  removed_.clear();
+  removed_keys_.clear();
+  renames_.clear();
   forgotten_.clear();
   added_.clear();
   retyped_.clear();
@@ -167,6 +179,63 @@ void NodeEdits::Rebuild(NodeList& list, ListEdits& edits, Retired& retired) {
       retired.nodes.emplace_back(node);
     }
     add_all(edits.after, node);
+  }
+}
+
+namespace {
+
+// Makes `names[i]` read `to`, handing the old string to `retired` (views of
+// it stay valid).
+void Replace(google::protobuf::RepeatedPtrField<std::string>& names, int i, const std::string& to,
+             Retired& retired) {
+  names.AddAllocated(new std::string(to));
+  names.SwapElements(i, names.size() - 1);
+  retired.names.emplace_back(names.ReleaseLast());
+}
+
+// Whether `graph` defines `name` itself (an input, an initializer or a node
+// output), hiding the enclosing graph's.
+bool Defines(const onnx::GraphProto& graph, const std::string& name) {
+  for (const onnx::ValueInfoProto& input : graph.input()) {
+    if (input.name() == name) return true;
+  }
+  for (const onnx::TensorProto& tensor : graph.initializer()) {
+    if (tensor.name() == name) return true;
+  }
+  for (const onnx::SparseTensorProto& tensor : graph.sparse_initializer()) {
+    if (tensor.values().name() == name) return true;
+  }
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const std::string& output : node.output()) {
+      if (output == name) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void NodeEdits::RenameIn(NodeList& nodes, const std::string& from, const std::string& to,
+                         Retired& retired) {
+  for (onnx::NodeProto& node : nodes) {
+    for (int i = 0; i < node.input_size(); ++i) {
+      if (node.input(i) == from) Replace(*node.mutable_input(), i, to, retired);
+    }
+    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+      if (attribute.has_g()) RenameInSubgraph(*attribute.mutable_g(), from, to, retired);
+      for (onnx::GraphProto& graph : *attribute.mutable_graphs()) {
+        RenameInSubgraph(graph, from, to, retired);
+      }
+    }
+  }
+}
+
+void NodeEdits::RenameInSubgraph(onnx::GraphProto& graph, const std::string& from,
+                                 const std::string& to, Retired& retired) {
+  if (Defines(graph, from)) return;
+  RenameIn(*graph.mutable_node(), from, to, retired);
+  for (onnx::ValueInfoProto& output : *graph.mutable_output()) {
+    if (output.name() == from) output.set_name(to);
   }
 }
 

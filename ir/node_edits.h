@@ -2,8 +2,8 @@
 #define ONNX_CONVERT_IR_NODE_EDITS_H_
 
 // A batch of structural edits to the node lists of a model: nodes inserted
-// before and after anchor nodes, anchors removed or given another op,
-// subgraphs built, output names retired. What every ir::Rewriter edit goes
+// before and after anchor nodes, nodes removed or given another op, uses
+// of a value moved to another, subgraphs built, output names retired. What every ir::Rewriter edit goes
 // through (ir/node_rewriter.h). The batch is applied at once (Apply): each
 // edited node list is rebuilt in one linear pass, every node keeping its
 // address, and an OpIndex is brought up to date. A GraphIndex takes the
@@ -58,6 +58,11 @@ class NodeEdits {
   }
   // Drops `anchor`'s node; the nodes inserted around it stay.
   void Remove(const NodeSite& anchor);
+  // Makes every use of `from` in `site`'s graph read `to` at Apply: node
+  // inputs (nodes inserted by the batch included), and the uses in graphs
+  // nested in it that refer to this graph's `from`, their outputs included;
+  // the graph's own outputs keep their names. See Rewriter::ReplaceAllUses.
+  void RenameUses(const NodeSite& site, std::string from, std::string to);
   // Records that `site`'s node has a new op type; `old_key` was its OpKeyOf.
   void Retyped(const NodeSite& site, const std::string& old_key);
   // Records `graph`, a subgraph built inside `parent` around existing nodes,
@@ -86,8 +91,8 @@ class NodeEdits {
   bool IsRemoved(const NodeSite& site) const;
   // How many sides of anchors (before, after) have nodes inserted.
   size_t sides_inserted() const;
-  // Every node removed, in no particular order.
-  std::vector<const onnx::NodeProto*> Removed() const;
+  // Every node removed, in the order removed.
+  const std::vector<const onnx::NodeProto*>& Removed() const { return removed_; }
   // Whether some node was given another op type.
   bool retyped() const { return !retyped_.empty(); }
   // Whether some subgraph was built.
@@ -95,6 +100,9 @@ class NodeEdits {
   // Moves the nodes inserted before (or, when `after`, after) `anchor`'s
   // node out of the batch.
   std::vector<onnx::NodeProto> TakeInserted(const NodeSite& anchor, bool after);
+  // Moves the renames (from, to) recorded by RenameUses out of the batch,
+  // in the order recorded.
+  std::vector<std::pair<std::string, std::string>> TakeRenames();
 
   // ---- Applying ----
 
@@ -111,6 +119,12 @@ class NodeEdits {
     Slots after;
     absl::flat_hash_set<const onnx::NodeProto*> removed;
   };
+  // A RenameUses to make at Apply.
+  struct Rename {
+    NodeList* list;
+    std::string from;
+    std::string to;
+  };
   // A subgraph built, to index at Apply.
   struct Subgraph {
     onnx::GraphProto* graph;
@@ -125,9 +139,20 @@ class NodeEdits {
   // Rebuilds `list` with `edits`, every node keeping its address; removed
   // nodes go to `retired` (on an arena, the arena keeps them).
   static void Rebuild(NodeList& list, ListEdits& edits, Retired& retired);
+  // Makes the inputs of `nodes` (and the uses in their subgraphs) named
+  // `from` read `to`; replaced names go to `retired`.
+  static void RenameIn(NodeList& nodes, const std::string& from, const std::string& to,
+                       Retired& retired);
+  // Same in `graph`, a subgraph, unless it defines `from` itself; its
+  // outputs included.
+  static void RenameInSubgraph(onnx::GraphProto& graph, const std::string& from,
+                               const std::string& to, Retired& retired);
 
   absl::flat_hash_map<NodeList*, ListEdits> edits_;
   std::map<std::string, absl::flat_hash_set<const onnx::NodeProto*>> forgotten_;
+  std::vector<const onnx::NodeProto*> removed_;  // in the order removed
+  std::vector<std::string> removed_keys_;        // OpKeyOf each, when removed
+  std::vector<Rename> renames_;
   std::vector<NodeSite> added_;    // inserted nodes
   std::vector<NodeSite> retyped_;  // nodes whose op type changed
   std::vector<Subgraph> subgraphs_;

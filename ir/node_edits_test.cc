@@ -13,14 +13,18 @@
 #include "ir/graph_index_test_util.h"
 #include "ir/node_rewriter.h"
 #include "ir/op_index.h"
+#include "ir/rewriter_test_cases.h"
 #include "ir/text_parser.h"
+#include "ir/text_printer.h"
 
 namespace onnxconvert::ir {
 namespace {
 
-// Fresh names "<hint>__<n>"; nothing known around the anchor.
+// Fresh names "<hint>__<n>"; nothing known around the anchor; named
+// constants go to `graph` (none without one).
 class TestScope final : public RewriteScope {
  public:
+  explicit TestScope(onnx::GraphProto* graph = nullptr) : graph_(graph) {}
   const onnx::TypeProto* TypeOf(absl::string_view) const override { return nullptr; }
   const onnx::TensorProto* ConstantOf(absl::string_view) const override { return nullptr; }
   std::optional<bool> ValueUsed(absl::string_view) const override { return std::nullopt; }
@@ -30,8 +34,14 @@ class TestScope final : public RewriteScope {
   absl::StatusOr<std::string> AddConstant(onnx::TensorProto) override {
     return absl::FailedPreconditionError("no constants here");
   }
+  absl::Status AddNamedConstant(onnx::TensorProto value) override {
+    if (graph_ == nullptr) return absl::FailedPreconditionError("no constants here");
+    *graph_->add_initializer() = std::move(value);
+    return absl::OkStatus();
+  }
 
  private:
+  onnx::GraphProto* graph_;
   int next_ = 0;
 };
 
@@ -169,6 +179,80 @@ TEST_P(NodeEditsTest, AppliesWhereTheAnchorWas) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, NodeEditsTest, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// The rewrites every driver of ir::Rewriter makes alike, applied as the
+// converter applies a step's batch.
+class SharedCasesTest : public ::testing::TestWithParam<rewriter_testing::RewriteCase> {};
+
+TEST_P(SharedCasesTest, AppliesAsTheTextSays) {
+  const rewriter_testing::RewriteCase& c = GetParam();
+  absl::StatusOr<onnx::GraphProto> graph = ParseGraphText(c.graph);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<onnx::GraphProto> expected = ParseGraphText(c.expected);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(13);
+  *model.mutable_graph() = *std::move(graph);
+  OpIndex index(model, {""});
+  NodeSite anchor{};
+  for (onnx::NodeProto& node : *model.mutable_graph()->mutable_node()) {
+    if (node.name() != c.anchor) continue;
+    for (const NodeSite& site : index.NodesOf("", node.op_type())) {
+      if (site.node == &node) anchor = site;
+    }
+  }
+  ASSERT_NE(anchor.node, nullptr);
+  NodeEdits edits;
+  TestScope scope(model.mutable_graph());
+  NodeRewriter rewriter(edits, anchor, scope);
+  const onnx::GraphProto& main = model.graph();
+  absl::Status status = c.rewrite(rewriter, [&](const char* name) -> const onnx::NodeProto& {
+    for (const onnx::NodeProto& node : main.node()) {
+      if (node.name() == name) return node;
+    }
+    ADD_FAILURE() << "no node " << name;
+    return main.node(0);
+  });
+  if (*c.error != '\0') {
+    EXPECT_FALSE(status.ok());
+    EXPECT_NE(status.message().find(c.error), absl::string_view::npos) << status;
+  } else {
+    EXPECT_TRUE(status.ok()) << status;
+  }
+  Retired retired;
+  edits.Apply(index, retired);
+  EXPECT_EQ(PrintGraphText(model.graph()), PrintGraphText(*expected));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, SharedCasesTest,
+                         ::testing::ValuesIn(rewriter_testing::RewriteCases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// A function body holds no constants: the anchor stays.
+TEST(NodeRewriterTest, ReplaceByConstantsRefusedInAFunction) {
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(R"(<ir_version: 8, opset_import: ["" : 13, "local" : 1]>
+g (float[2] X) => (float[2] Y) {
+  [f] Y = local.F(X)
+}
+<domain: "local", opset_import: ["" : 13]>
+F (x) => (y) {
+  [s] y = Shape(x)
+})");
+  ASSERT_TRUE(model.ok()) << model.status();
+  OpIndex index(*model, {""});
+  const NodeSite* site = Find(index, "Shape", "s");
+  ASSERT_NE(site, nullptr);
+  ASSERT_EQ(site->graph, nullptr);
+  NodeEdits edits;
+  TestScope scope;
+  NodeRewriter rewriter(edits, *site, scope);
+  std::vector<onnx::TensorProto> values;
+  values.push_back(rewriter_testing::Int64s({2}));
+  EXPECT_EQ(rewriter.ReplaceByConstants(std::move(values)).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(edits.IsRemoved(*site));
+}
 
 // A subgraph's nodes keep its path, and the index knows its enclosing graph.
 TEST(OpIndexTest, KnowsSubgraphPathsAndParents) {

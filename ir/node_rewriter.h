@@ -5,13 +5,16 @@
 // batch (ir/node_edits.h), with what is known around it (types, constants,
 // uses) and the names and constants handed out coming from the driver's
 // RewriteScope. The converter binds it to one step's batch and tables
-// (converter/step_scope.h); a GraphIndex, to a batch of its own applied at
-// the rewrite's end (ir/graph_index_rewriter.h).
+// (converter/step_scope.h); a GraphIndexRewriter, to a batch of its own that
+// the index takes at the rewrite's end (ir/graph_index_rewriter.h). The one
+// implementation of ir::Rewriter.
 
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "ir/node_edits.h"
@@ -37,6 +40,11 @@ class RewriteScope {
   virtual std::string FreshName(absl::string_view hint) = 0;
   // See Rewriter::AddConstant.
   virtual absl::StatusOr<std::string> AddConstant(onnx::TensorProto value) = 0;
+  // Adds `value` as a constant of the anchor's graph under its own name,
+  // which the anchor produces until the rewrite ends (it is then removed);
+  // FailedPrecondition where constants cannot be added. For
+  // Rewriter::ReplaceByConstants.
+  virtual absl::Status AddNamedConstant(onnx::TensorProto value) = 0;
 };
 
 // Rewrites `site`'s node: edits go to `edits`, the rest to `scope`. The
@@ -72,6 +80,13 @@ class NodeRewriter final : public Rewriter {
   // it.
   std::string DetachOutput(int i) override;
   void RemoveAnchor() override { edits_.Remove(site_); }
+  void EraseNode(const onnx::NodeProto& node) override {
+    edits_.Remove({const_cast<onnx::NodeProto*>(&node), site_.graph, site_.list, site_.path});
+  }
+  void ReplaceAllUses(absl::string_view value, absl::string_view replacement) override {
+    edits_.RenameUses(site_, std::string(value), std::string(replacement));
+  }
+  absl::Status ReplaceByConstants(std::vector<onnx::TensorProto> values) override;
   void TrackSubgraph(onnx::GraphProto& graph) override;
 
  private:

@@ -15,13 +15,18 @@
 // result, and the caller fails or takes another way.
 //
 // One implementation, NodeRewriter (ir/node_rewriter.h), over a batch of
-// node edits (ir/node_edits.h): the converter applies a step's batch when
-// the step ends; a GraphIndex takes a rewrite's batch at its end
-// (ir/graph_index_rewriter.h).
+// node edits (ir/node_edits.h): the converter binds it to a step's batch
+// and applies the batch when the step ends (converter/step_scope.h); a
+// rewrite pass or rule on a GraphIndex gets it from a GraphIndexRewriter,
+// which hands the batch to the index at the rewrite's end
+// (ir/graph_index_rewriter.h). Passes and rules change a GraphIndex only
+// this way; its own edit methods are internal to ir/.
 
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "proto/onnx.pb.h"
@@ -72,6 +77,23 @@ class Rewriter {
   // Removes the anchor from its graph; the nodes inserted around it stay.
   // What it produced must then come from inserted nodes or be unused.
   virtual void RemoveAnchor() = 0;
+  // Removes `node`, another node of the anchor's graph (one matched with
+  // it), when the rewrite ends; what it produced must then come from
+  // inserted nodes or be unused.
+  virtual void EraseNode(const onnx::NodeProto& node) = 0;
+  // When the rewrite ends, makes every use of `value` in the anchor's graph
+  // read `replacement` instead: node inputs, and the uses in graphs nested
+  // in it that refer to this graph's `value` (their outputs included). The
+  // graph's own outputs keep their names and still read `value`: the caller
+  // does not replace a graph output's uses, or keeps it produced (a node
+  // inserted under its name, an Identity say). MLIR's replaceAllUsesWith.
+  virtual void ReplaceAllUses(absl::string_view value, absl::string_view replacement) = 0;
+  // Removes the anchor and makes `values[i]` a constant of its graph under
+  // the name of the anchor's output i (outputs left empty are skipped; the
+  // tensors' own names are ignored). InvalidArgument when the counts
+  // differ; FailedPrecondition where constants cannot be added (a function
+  // body).
+  virtual absl::Status ReplaceByConstants(std::vector<onnx::TensorProto> values) = 0;
   // Takes note of `graph`, a subgraph of the anchor the caller built around
   // existing nodes, so that its nodes are known as the graph's are.
   virtual void TrackSubgraph(onnx::GraphProto& graph) = 0;

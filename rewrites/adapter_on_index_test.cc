@@ -86,17 +86,18 @@ TEST_P(AdapterOnIndexTest, EditsAsTheConverterDoes) {
   ASSERT_TRUE(index.ok()) << index.status();
   std::vector<NodeId> nodes = (*index)->NodesOf("", c.op);
   ASSERT_EQ(nodes.size(), 1u);
-  ir::GraphIndexRewriter rewriter(
+  ir::GraphIndexRewriter rewrite(
       **index, nodes[0], [&](const GraphIndex& graph, absl::string_view value) {
         const schema::GraphTypes& graph_types = types->graphs.at(graph.graph());
         auto type = graph_types.types.find(value);
         return type == graph_types.types.end() ? nullptr : type->second;
       });
   std::vector<adapters::Change> changes;
+  ir::Rewriter& rewriter = rewrite.rewriter();
   adapters::AdapterContext ctx{rewriter.anchor(), *from, *to, changes, c.to_opset, rewriter};
   ctx.row = adapter->row;
   ASSERT_TRUE(adapter->fn(ctx).ok());
-  ASSERT_TRUE(rewriter.Finish().ok());
+  ASSERT_TRUE(rewrite.Finish().ok());
   ASSERT_TRUE((*index)->Commit().ok());
 
   EXPECT_EQ(NodesText(model->graph()), NodesText(converted->model.graph()));

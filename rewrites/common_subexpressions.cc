@@ -19,6 +19,7 @@
 #include "base/status_macros.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "eval/evaluator.h"
+#include "ir/graph_index_rewriter.h"
 #include "rewrites/pass.h"
 
 namespace onnxconvert::rewrites {
@@ -93,12 +94,13 @@ class CommonSubexpressions : public Pass {
       if (gone.output(i).empty()) continue;
       if (kept.output(i).empty()) return false;  // the earlier node does not compute it
     }
-    std::vector<std::pair<std::string, std::string>> renames;
+    ir::GraphIndexRewriter rewrite(graph, later);
+    ir::Rewriter& r = rewrite.rewriter();
+    r.RemoveAnchor();
     for (int i = 0; i < gone.output_size(); ++i) {
-      if (!gone.output(i).empty()) renames.emplace_back(gone.output(i), kept.output(i));
+      if (!gone.output(i).empty()) r.ReplaceAllUses(gone.output(i), kept.output(i));
     }
-    OC_RETURN_IF_ERROR(graph.RemoveNode(later));
-    for (const auto& [from, to] : renames) OC_RETURN_IF_ERROR(graph.RenameUses(from, to));
+    OC_RETURN_IF_ERROR(rewrite.Finish());
     return true;
   }
 
@@ -219,6 +221,18 @@ class CommonSubexpressions : public Pass {
     return changed;
   }
 
+  // Moves the uses of initializer `copy` to `kept`, through a rewrite of a
+  // node reading it (anchors are nodes; the uses moved are all of them).
+  static absl::Status ShareInitializer(GraphIndex& graph, const std::string& copy,
+                                       const std::string& kept) {
+    const absl::Span<const ValueUse> uses = graph.Consumers(copy);
+    auto reader = absl::c_find_if(uses, [](const ValueUse& use) { return !use.is_graph_output(); });
+    if (reader == uses.end()) return absl::OkStatus();
+    ir::GraphIndexRewriter rewrite(graph, reader->node);
+    rewrite.rewriter().ReplaceAllUses(copy, kept);
+    return rewrite.Finish();
+  }
+
   static absl::StatusOr<bool> ShareInitializers(const PassContext& context, GraphIndex& graph,
                                                 PassStats& stats) {
     const onnx::GraphProto* proto = graph.graph();
@@ -262,7 +276,7 @@ class CommonSubexpressions : public Pass {
         stats.Record(context.options(),
                      {graph.path(), "share", InitializerText(*tensor) + "\n",
                       InitializerText(**same) + "\n"});
-        OC_RETURN_IF_ERROR(graph.RenameUses(tensor->name(), (*same)->name()));
+        OC_RETURN_IF_ERROR(ShareInitializer(graph, tensor->name(), (*same)->name()));
         ++stats.matches;
         changed = true;
       }

@@ -7,9 +7,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "adapters/adapter_helpers.h"
 #include "base/status_macros.h"
+#include "ir/graph_index_rewriter.h"
 #include "rewrites/pass.h"
 #include "schema/registry.h"
 
@@ -43,15 +45,18 @@ class ConstantsToInitializers : public Pass {
           IsGraphOutput(graph, node.output(0))) {
         continue;
       }
-      std::string output = node.output(0);
       std::string before = NodesText({&node});
-      std::optional<onnx::TensorProto> tensor = TakeTensor(*graph.mutable_node(id));
+      ir::GraphIndexRewriter rewrite(graph, id);
+      ir::Rewriter& r = rewrite.rewriter();
+      std::optional<onnx::TensorProto> tensor = TakeTensor(r.anchor());
       if (!tensor) continue;
-      tensor->set_name(output);
+      tensor->set_name(node.output(0));
       stats.Record(context.options(),
                    {graph.path(), "constant", std::move(before), InitializerText(*tensor) + "\n"});
-      OC_RETURN_IF_ERROR(graph.RemoveNode(id));
-      OC_RETURN_IF_ERROR(graph.AddInitializer(*std::move(tensor)));
+      std::vector<onnx::TensorProto> constants;
+      constants.push_back(*std::move(tensor));
+      OC_RETURN_IF_ERROR(r.ReplaceByConstants(std::move(constants)));
+      OC_RETURN_IF_ERROR(rewrite.Finish());
       ++stats.matches;
       ++stats.nodes_removed;
       ++stats.initializers_added;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/status_macros.h"
+#include "ir/graph_index_rewriter.h"
 #include "rewrites/pass.h"
 
 namespace onnxconvert::rewrites {
@@ -27,7 +28,9 @@ class DeadCode : public Pass {
       if (stats.WantsRecord(context.options())) {
         stats.Record(context.options(), {graph.path(), "dead", NodesText({&graph.node(*it)}), ""});
       }
-      OC_RETURN_IF_ERROR(graph.RemoveNode(*it));
+      ir::GraphIndexRewriter rewrite(graph, *it);
+      rewrite.rewriter().RemoveAnchor();
+      OC_RETURN_IF_ERROR(rewrite.Finish());
       ++stats.matches;
       ++stats.nodes_removed;
       changed = true;

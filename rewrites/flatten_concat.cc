@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/status_macros.h"
+#include "ir/graph_index_rewriter.h"
 #include "rewrites/pass.h"
 
 namespace onnxconvert::rewrites {
@@ -90,8 +91,12 @@ class FlattenConcat : public Pass {
       for (NodeId from : inner) before.push_back(&graph.node(from));
       before.push_back(&node);
       RewriteRecord record{graph.path(), "flatten", NodesText(before), NodesText({&flat})};
-      for (NodeId from : inner) OC_RETURN_IF_ERROR(graph.RemoveNode(from));
-      OC_RETURN_IF_ERROR(graph.ReplaceNode(id, {std::move(flat)}).status());
+      ir::GraphIndexRewriter rewrite(graph, id);
+      ir::Rewriter& r = rewrite.rewriter();
+      for (NodeId from : inner) r.EraseNode(graph.node(from));
+      r.InsertBefore(std::move(flat));
+      r.RemoveAnchor();
+      OC_RETURN_IF_ERROR(rewrite.Finish());
       stats.Record(context.options(), std::move(record));
       stats.matches += static_cast<int64_t>(inner.size());
       stats.nodes_removed += static_cast<int64_t>(inner.size()) + 1;

@@ -15,6 +15,7 @@
 #include "base/status_macros.h"
 #include "eval/evaluator.h"
 #include "eval/tensor.h"
+#include "ir/graph_index_rewriter.h"
 #include "rewrites/pass.h"
 #include "schema/registry.h"
 
@@ -41,17 +42,17 @@ class FoldConstants : public Pass {
       std::optional<std::vector<onnx::TensorProto>> folded = Fold(context, graph, id);
       if (!folded) continue;
       const onnx::NodeProto& node = graph.node(id);
-      std::vector<std::string> outputs(node.output().begin(), node.output().end());
       const bool recorded = stats.WantsRecord(context.options());
       RewriteRecord record{graph.path(), "fold", recorded ? NodesText({&node}) : "", ""};
-      OC_RETURN_IF_ERROR(graph.RemoveNode(id));
-      for (size_t i = 0; i < outputs.size(); ++i) {
-        if (outputs[i].empty()) continue;
-        (*folded)[i].set_name(outputs[i]);
+      for (int i = 0; i < node.output_size(); ++i) {
+        if (node.output(i).empty()) continue;
+        (*folded)[i].set_name(node.output(i));
         if (recorded) absl::StrAppend(&record.after, InitializerText((*folded)[i]), "\n");
-        OC_RETURN_IF_ERROR(graph.AddInitializer(std::move((*folded)[i])));
         ++stats.initializers_added;
       }
+      ir::GraphIndexRewriter rewrite(graph, id);
+      OC_RETURN_IF_ERROR(rewrite.rewriter().ReplaceByConstants(*std::move(folded)));
+      OC_RETURN_IF_ERROR(rewrite.Finish());
       if (recorded) stats.Record(context.options(), std::move(record));
       ++stats.matches;
       ++stats.nodes_removed;

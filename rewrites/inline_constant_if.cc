@@ -20,6 +20,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "base/status_macros.h"
 #include "eval/tensor.h"
+#include "ir/graph_index_rewriter.h"
 #include "rewrites/pass.h"
 
 namespace onnxconvert::rewrites {
@@ -202,7 +203,7 @@ class InlineConstantIf : public Pass {
       // lists (removed nodes kept, new ones appended): committed, the
       // lists hold the live nodes in order, as copying them needs.
       if (!CommitTree(*branch_index)) continue;
-      const onnx::NodeProto taken = node;  // ReplaceNode drops `node`
+      const onnx::NodeProto taken = node;  // the rewrite drops `node`
       std::optional<std::vector<onnx::NodeProto>> nodes =
           InlinedNodes(graph, taken, *branch);
       if (!nodes) continue;
@@ -212,7 +213,10 @@ class InlineConstantIf : public Pass {
       for (const onnx::NodeProto& inlined : *nodes) added.push_back(&inlined);
       record.after = NodesText(added);
       const int64_t count = static_cast<int64_t>(nodes->size());
-      OC_RETURN_IF_ERROR(graph.ReplaceNode(id, *std::move(nodes)).status());
+      ir::GraphIndexRewriter rewrite(graph, id);
+      for (onnx::NodeProto& inlined : *nodes) rewrite.rewriter().InsertBefore(std::move(inlined));
+      rewrite.rewriter().RemoveAnchor();
+      OC_RETURN_IF_ERROR(rewrite.Finish());
       stats.Record(context.options(), std::move(record));
       ++stats.matches;
       ++stats.nodes_removed;

@@ -511,20 +511,18 @@ absl::Status ApplyRule(const Rule& rule, const RuleMatch& match, GraphIndex& gra
     for (const onnx::NodeProto& node : added) nodes.push_back(&node);
     *added_text = NodesText(nodes);
   }
+  // The root's place goes to the replacement's nodes (none when it only
+  // forwards inputs); the other matched nodes go.
   const NodeId root = match.nodes[root_index];
+  ir::GraphIndexRewriter rewrite(graph, root);
+  ir::Rewriter& rewriter = rewrite.rewriter();
   for (NodeId id : match.nodes) {
-    if (id != root) OC_RETURN_IF_ERROR(graph.RemoveNode(id));
+    if (id != root) rewriter.EraseNode(graph.node(id));
   }
-  if (added.empty()) {
-    // Nothing takes the root's place (the replacement forwards inputs).
-    OC_RETURN_IF_ERROR(graph.RemoveNode(root));
-  } else {
-    ir::GraphIndexRewriter rewriter(graph, root);
-    for (onnx::NodeProto& node : added) rewriter.InsertBefore(std::move(node));
-    rewriter.RemoveAnchor();
-    OC_RETURN_IF_ERROR(rewriter.Finish());
-  }
-  for (const auto& [from, to] : renames) OC_RETURN_IF_ERROR(graph.RenameUses(from, to));
+  for (onnx::NodeProto& node : added) rewriter.InsertBefore(std::move(node));
+  rewriter.RemoveAnchor();
+  for (const auto& [from, to] : renames) rewriter.ReplaceAllUses(from, to);
+  OC_RETURN_IF_ERROR(rewrite.Finish());
   stats.nodes_removed += static_cast<int64_t>(match.nodes.size());
   stats.nodes_added += r.node_size();
   return absl::OkStatus();
