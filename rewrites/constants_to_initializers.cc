@@ -31,45 +31,36 @@ std::optional<onnx::TensorProto> TakeTensor(onnx::NodeProto& node) {
   return adapters::ShorthandTensor(attribute);
 }
 
-class ConstantsToInitializers : public Pass {
- public:
-  absl::string_view name() const override { return "constants-to-initializers"; }
-
-  absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
-                           PassStats& stats) override {
-    if (graph.graph() == nullptr) return false;
-    bool changed = false;
-    for (NodeId id : graph.NodesOf("", "Constant")) {
-      const onnx::NodeProto& node = graph.node(id);
-      if (node.output_size() != 1 || node.output(0).empty() ||
-          IsGraphOutput(graph, node.output(0))) {
-        continue;
-      }
-      std::string before = NodesText({&node});
-      ir::GraphIndexRewriter rewrite(graph, id);
-      ir::Rewriter& r = rewrite.rewriter();
-      std::optional<onnx::TensorProto> tensor = TakeTensor(r.anchor());
-      if (!tensor) continue;
-      tensor->set_name(node.output(0));
-      stats.Record(context.options(),
-                   {graph.path(), "constant", std::move(before), InitializerText(*tensor) + "\n"});
-      std::vector<onnx::TensorProto> constants;
-      constants.push_back(*std::move(tensor));
-      OC_RETURN_IF_ERROR(r.ReplaceByConstants(std::move(constants)));
-      OC_RETURN_IF_ERROR(rewrite.Finish());
-      ++stats.matches;
-      ++stats.nodes_removed;
-      ++stats.initializers_added;
-      changed = true;
-    }
-    return changed;
-  }
-};
-
 }  // namespace
 
-std::unique_ptr<Pass> MakeConstantsToInitializers() {
-  return std::make_unique<ConstantsToInitializers>();
+absl::StatusOr<bool> ConstantsToInitializers(const PassContext& context, GraphIndex& graph,
+                                             PassStats& stats) {
+  if (graph.graph() == nullptr) return false;
+  bool changed = false;
+  for (NodeId id : graph.NodesOf("", "Constant")) {
+    const onnx::NodeProto& node = graph.node(id);
+    if (node.output_size() != 1 || node.output(0).empty() ||
+        IsGraphOutput(graph, node.output(0))) {
+      continue;
+    }
+    std::string before = NodesText({&node});
+    ir::GraphIndexRewriter rewrite(graph, id);
+    ir::Rewriter& r = rewrite.rewriter();
+    std::optional<onnx::TensorProto> tensor = TakeTensor(r.anchor());
+    if (!tensor) continue;
+    tensor->set_name(node.output(0));
+    stats.Record(context.options(),
+                 {graph.path(), "constant", std::move(before), InitializerText(*tensor) + "\n"});
+    std::vector<onnx::TensorProto> constants;
+    constants.push_back(*std::move(tensor));
+    OC_RETURN_IF_ERROR(r.ReplaceByConstants(std::move(constants)));
+    OC_RETURN_IF_ERROR(rewrite.Finish());
+    ++stats.matches;
+    ++stats.nodes_removed;
+    ++stats.initializers_added;
+    changed = true;
+  }
+  return changed;
 }
 
 }  // namespace onnxconvert::rewrites

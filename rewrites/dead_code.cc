@@ -14,43 +14,34 @@
 namespace onnxconvert::rewrites {
 namespace {
 
-class DeadCode : public Pass {
- public:
-  absl::string_view name() const override { return "dead-code"; }
-  int Reach(const RewriteOptions&) const override { return 1; }
-
-  absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
-                           PassStats& stats) override {
-    bool changed = false;
-    std::vector<NodeId> order = graph.LiveNodes();
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-      if (!context.focus().Visit(*it) || !IsDead(graph, *it)) continue;
-      if (stats.WantsRecord(context.options())) {
-        stats.Record(context.options(), {graph.path(), "dead", NodesText({&graph.node(*it)}), ""});
-      }
-      ir::GraphIndexRewriter rewrite(graph, *it);
-      rewrite.rewriter().RemoveAnchor();
-      OC_RETURN_IF_ERROR(rewrite.Finish());
-      ++stats.matches;
-      ++stats.nodes_removed;
-      changed = true;
-    }
-    return changed;
+bool IsDead(const GraphIndex& graph, NodeId id) {
+  const onnx::NodeProto& node = graph.node(id);
+  if (node.output_size() == 0) return false;
+  for (int slot = 0; slot < node.output_size(); ++slot) {
+    if (!graph.OutputConsumers(id, slot).empty()) return false;
   }
-
- private:
-  static bool IsDead(const GraphIndex& graph, NodeId id) {
-    const onnx::NodeProto& node = graph.node(id);
-    if (node.output_size() == 0) return false;
-    for (int slot = 0; slot < node.output_size(); ++slot) {
-      if (!graph.OutputConsumers(id, slot).empty()) return false;
-    }
-    return true;
-  }
-};
+  return true;
+}
 
 }  // namespace
 
-std::unique_ptr<Pass> MakeDeadCode() { return std::make_unique<DeadCode>(); }
+absl::StatusOr<bool> DeadCode(const PassContext& context, GraphIndex& graph,
+                              PassStats& stats) {
+  bool changed = false;
+  std::vector<NodeId> order = graph.LiveNodes();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    if (!context.focus().Visit(*it) || !IsDead(graph, *it)) continue;
+    if (stats.WantsRecord(context.options())) {
+      stats.Record(context.options(), {graph.path(), "dead", NodesText({&graph.node(*it)}), ""});
+    }
+    ir::GraphIndexRewriter rewrite(graph, *it);
+    rewrite.rewriter().RemoveAnchor();
+    OC_RETURN_IF_ERROR(rewrite.Finish());
+    ++stats.matches;
+    ++stats.nodes_removed;
+    changed = true;
+  }
+  return changed;
+}
 
 }  // namespace onnxconvert::rewrites

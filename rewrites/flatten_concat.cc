@@ -61,54 +61,46 @@ NodeId InnerConcat(const PassContext& context, const GraphIndex& graph,
   return source.index;
 }
 
-class FlattenConcat : public Pass {
- public:
-  absl::string_view name() const override { return "flatten-concat"; }
-  int Reach(const RewriteOptions&) const override { return 1; }
-
-  absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
-                           PassStats& stats) override {
-    bool changed = false;
-    for (NodeId id : graph.NodesOf("", "Concat")) {
-      if (!graph.IsLive(id) || !IsConcat(graph.node(id)) || !context.focus().Visit(id)) continue;
-      std::optional<int64_t> axis = ConcatAxis(context, graph, graph.node(id));
-      if (!axis) continue;
-      onnx::NodeProto flat = graph.node(id);
-      std::vector<NodeId> inner;
-      flat.clear_input();
-      const onnx::NodeProto& node = graph.node(id);
-      for (int slot = 0; slot < node.input_size(); ++slot) {
-        NodeId from = InnerConcat(context, graph, node, slot, *axis);
-        if (from == kNoNode) {
-          flat.add_input(node.input(slot));
-          continue;
-        }
-        inner.push_back(from);
-        for (const std::string& input : graph.node(from).input()) flat.add_input(input);
-      }
-      if (inner.empty()) continue;
-      std::vector<const onnx::NodeProto*> before;
-      for (NodeId from : inner) before.push_back(&graph.node(from));
-      before.push_back(&node);
-      RewriteRecord record{graph.path(), "flatten", NodesText(before), NodesText({&flat})};
-      ir::GraphIndexRewriter rewrite(graph, id);
-      ir::Rewriter& r = rewrite.rewriter();
-      for (NodeId from : inner) r.EraseNode(graph.node(from));
-      r.InsertBefore(std::move(flat));
-      r.RemoveAnchor();
-      OC_RETURN_IF_ERROR(rewrite.Finish());
-      stats.Record(context.options(), std::move(record));
-      stats.matches += static_cast<int64_t>(inner.size());
-      stats.nodes_removed += static_cast<int64_t>(inner.size()) + 1;
-      stats.nodes_added += 1;
-      changed = true;
-    }
-    return changed;
-  }
-};
-
 }  // namespace
 
-std::unique_ptr<Pass> MakeFlattenConcat() { return std::make_unique<FlattenConcat>(); }
+absl::StatusOr<bool> FlattenConcat(const PassContext& context, GraphIndex& graph,
+                                   PassStats& stats) {
+  bool changed = false;
+  for (NodeId id : graph.NodesOf("", "Concat")) {
+    if (!graph.IsLive(id) || !IsConcat(graph.node(id)) || !context.focus().Visit(id)) continue;
+    std::optional<int64_t> axis = ConcatAxis(context, graph, graph.node(id));
+    if (!axis) continue;
+    onnx::NodeProto flat = graph.node(id);
+    std::vector<NodeId> inner;
+    flat.clear_input();
+    const onnx::NodeProto& node = graph.node(id);
+    for (int slot = 0; slot < node.input_size(); ++slot) {
+      NodeId from = InnerConcat(context, graph, node, slot, *axis);
+      if (from == kNoNode) {
+        flat.add_input(node.input(slot));
+        continue;
+      }
+      inner.push_back(from);
+      for (const std::string& input : graph.node(from).input()) flat.add_input(input);
+    }
+    if (inner.empty()) continue;
+    std::vector<const onnx::NodeProto*> before;
+    for (NodeId from : inner) before.push_back(&graph.node(from));
+    before.push_back(&node);
+    RewriteRecord record{graph.path(), "flatten", NodesText(before), NodesText({&flat})};
+    ir::GraphIndexRewriter rewrite(graph, id);
+    ir::Rewriter& r = rewrite.rewriter();
+    for (NodeId from : inner) r.EraseNode(graph.node(from));
+    r.InsertBefore(std::move(flat));
+    r.RemoveAnchor();
+    OC_RETURN_IF_ERROR(rewrite.Finish());
+    stats.Record(context.options(), std::move(record));
+    stats.matches += static_cast<int64_t>(inner.size());
+    stats.nodes_removed += static_cast<int64_t>(inner.size()) + 1;
+    stats.nodes_added += 1;
+    changed = true;
+  }
+  return changed;
+}
 
 }  // namespace onnxconvert::rewrites

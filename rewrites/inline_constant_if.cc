@@ -169,90 +169,81 @@ std::optional<std::vector<onnx::NodeProto>> InlinedNodes(GraphIndex& graph,
   return nodes;
 }
 
-class InlineConstantIf : public Pass {
- public:
-  absl::string_view name() const override { return "inline-constant-if"; }
-  int Reach(const RewriteOptions&) const override { return 1; }
-
-  absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
-                           PassStats& stats) override {
-    bool changed = false;
-    // Only If nodes (the index lists them by op; the focus is asked last,
-    // so a graph without one never resolves its edit log).
-    for (NodeId id : graph.NodesOf("", "If")) {
-      if (!graph.IsLive(id) || !context.focus().Visit(id)) continue;
-      const onnx::NodeProto& node = graph.node(id);
-      std::optional<bool> cond = ConstantCondition(context, graph, node);
-      if (!cond) continue;
-      const onnx::GraphProto* branch = nullptr;
-      GraphIndex* branch_index = nullptr;
-      std::vector<GraphIndex*> subgraphs = graph.Subgraphs(id);
-      size_t k = 0;
-      for (const onnx::AttributeProto& attribute : node.attribute()) {
-        if (!attribute.has_g()) continue;
-        if (attribute.name() == (*cond ? "then_branch" : "else_branch") && k < subgraphs.size()) {
-          branch = &attribute.g();
-          branch_index = subgraphs[k];
-        }
-        ++k;
-      }
-      if (branch == nullptr || !OutputsAgree(context, graph, node, *branch_index, *branch)) {
-        continue;
-      }
-      // Passes before this one may have left edits in the branch's node
-      // lists (removed nodes kept, new ones appended): committed, the
-      // lists hold the live nodes in order, as copying them needs.
-      if (!CommitTree(*branch_index)) continue;
-      const onnx::NodeProto taken = node;  // the rewrite drops `node`
-      std::optional<std::vector<onnx::NodeProto>> nodes =
-          InlinedNodes(graph, taken, *branch);
-      if (!nodes) continue;
-      RewriteRecord record{graph.path(), *cond ? "inline then_branch" : "inline else_branch",
-                           NodesText({&taken}), ""};
-      std::vector<const onnx::NodeProto*> added;
-      for (const onnx::NodeProto& inlined : *nodes) added.push_back(&inlined);
-      record.after = NodesText(added);
-      const int64_t count = static_cast<int64_t>(nodes->size());
-      ir::GraphIndexRewriter rewrite(graph, id);
-      for (onnx::NodeProto& inlined : *nodes) rewrite.rewriter().InsertBefore(std::move(inlined));
-      rewrite.rewriter().RemoveAnchor();
-      OC_RETURN_IF_ERROR(rewrite.Finish());
-      stats.Record(context.options(), std::move(record));
-      ++stats.matches;
-      ++stats.nodes_removed;
-      stats.nodes_added += count;
-      changed = true;
-    }
-    return changed;
+// Commits `root` and the graphs nested in it; false when one fails.
+bool CommitTree(GraphIndex& root) {
+  for (GraphIndex* inner : root.GraphsInTree()) {
+    if (!inner->Commit().ok()) return false;
   }
+  return true;
+}
 
- private:
-  // Commits `root` and the graphs nested in it; false when one fails.
-  static bool CommitTree(GraphIndex& root) {
-    for (GraphIndex* inner : root.GraphsInTree()) {
-      if (!inner->Commit().ok()) return false;
-    }
-    return true;
+// Whether every branch output's inferred type agrees with the If's
+// output's.
+bool OutputsAgree(const PassContext& context, const GraphIndex& graph,
+                  const onnx::NodeProto& node, const GraphIndex& branch_index,
+                  const onnx::GraphProto& branch) {
+  if (branch.output_size() != node.output_size()) return false;
+  for (int i = 0; i < node.output_size(); ++i) {
+    if (node.output(i).empty()) continue;
+    const onnx::TypeProto* outer = context.TypeOf(graph, node.output(i));
+    const onnx::TypeProto* inner = context.TypeOf(branch_index, branch.output(i).name());
+    if (outer == nullptr || inner == nullptr || !TypesAgree(*outer, *inner)) return false;
   }
-
-  // Whether every branch output's inferred type agrees with the If's
-  // output's.
-  static bool OutputsAgree(const PassContext& context, const GraphIndex& graph,
-                           const onnx::NodeProto& node, const GraphIndex& branch_index,
-                           const onnx::GraphProto& branch) {
-    if (branch.output_size() != node.output_size()) return false;
-    for (int i = 0; i < node.output_size(); ++i) {
-      if (node.output(i).empty()) continue;
-      const onnx::TypeProto* outer = context.TypeOf(graph, node.output(i));
-      const onnx::TypeProto* inner = context.TypeOf(branch_index, branch.output(i).name());
-      if (outer == nullptr || inner == nullptr || !TypesAgree(*outer, *inner)) return false;
-    }
-    return true;
-  }
-};
+  return true;
+}
 
 }  // namespace
 
-std::unique_ptr<Pass> MakeInlineConstantIf() { return std::make_unique<InlineConstantIf>(); }
+absl::StatusOr<bool> InlineConstantIf(const PassContext& context, GraphIndex& graph,
+                                      PassStats& stats) {
+  bool changed = false;
+  // Only If nodes (the index lists them by op; the focus is asked last,
+  // so a graph without one never resolves its edit log).
+  for (NodeId id : graph.NodesOf("", "If")) {
+    if (!graph.IsLive(id) || !context.focus().Visit(id)) continue;
+    const onnx::NodeProto& node = graph.node(id);
+    std::optional<bool> cond = ConstantCondition(context, graph, node);
+    if (!cond) continue;
+    const onnx::GraphProto* branch = nullptr;
+    GraphIndex* branch_index = nullptr;
+    std::vector<GraphIndex*> subgraphs = graph.Subgraphs(id);
+    size_t k = 0;
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (!attribute.has_g()) continue;
+      if (attribute.name() == (*cond ? "then_branch" : "else_branch") && k < subgraphs.size()) {
+        branch = &attribute.g();
+        branch_index = subgraphs[k];
+      }
+      ++k;
+    }
+    if (branch == nullptr || !OutputsAgree(context, graph, node, *branch_index, *branch)) {
+      continue;
+    }
+    // Passes before this one may have left edits in the branch's node
+    // lists (removed nodes kept, new ones appended): committed, the
+    // lists hold the live nodes in order, as copying them needs.
+    if (!CommitTree(*branch_index)) continue;
+    const onnx::NodeProto taken = node;  // the rewrite drops `node`
+    std::optional<std::vector<onnx::NodeProto>> nodes =
+        InlinedNodes(graph, taken, *branch);
+    if (!nodes) continue;
+    RewriteRecord record{graph.path(), *cond ? "inline then_branch" : "inline else_branch",
+                         NodesText({&taken}), ""};
+    std::vector<const onnx::NodeProto*> added;
+    for (const onnx::NodeProto& inlined : *nodes) added.push_back(&inlined);
+    record.after = NodesText(added);
+    const int64_t count = static_cast<int64_t>(nodes->size());
+    ir::GraphIndexRewriter rewrite(graph, id);
+    for (onnx::NodeProto& inlined : *nodes) rewrite.rewriter().InsertBefore(std::move(inlined));
+    rewrite.rewriter().RemoveAnchor();
+    OC_RETURN_IF_ERROR(rewrite.Finish());
+    stats.Record(context.options(), std::move(record));
+    ++stats.matches;
+    ++stats.nodes_removed;
+    stats.nodes_added += count;
+    changed = true;
+  }
+  return changed;
+}
 
 }  // namespace onnxconvert::rewrites

@@ -1,6 +1,7 @@
 #include "rewrites/pass.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "ir/text_printer.h"
@@ -163,37 +164,61 @@ int PassContext::OpsetVersion(absl::string_view domain) const {
   return 0;
 }
 
+namespace {
+
+// A pass without state: its table row's function.
+class FunctionPass final : public Pass {
+ public:
+  explicit FunctionPass(const PassEntry& entry) : entry_(entry) {}
+  absl::string_view name() const override { return entry_.name; }
+  absl::StatusOr<bool> Run(const PassContext& context, GraphIndex& graph,
+                           PassStats& stats) override {
+    return entry_.run(context, graph, stats);
+  }
+  int Reach(const RewriteOptions& /*options*/) const override { return entry_.reach; }
+
+ private:
+  const PassEntry& entry_;
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> MakePass(const PassEntry& entry) {
+  if (entry.make != nullptr) return entry.make();
+  return std::make_unique<FunctionPass>(entry);
+}
+
 const std::vector<PassEntry>& Passes() {
   static const std::vector<PassEntry> passes = {
       {"constants-to-initializers", "exact deploy",
        "Constant nodes of the main graph and subgraphs become initializers",
-       MakeConstantsToInitializers},
+       0, ConstantsToInitializers, nullptr},
       {"fold-constants", "exact deploy",
        "deterministic nodes whose inputs are constants, and values inference computes from "
        "static dims (Shape, Size, shape arithmetic), become initializers; a fold past "
        "--max-fold-bytes that grows the model is skipped",
-       MakeFoldConstants},
+       1, FoldConstants, nullptr},
       {"inline-constant-if", "exact deploy",
        "an If whose condition is a constant is replaced by the nodes of the branch it takes "
        "(the branch's names made fresh, its outer references kept)",
-       MakeInlineConstantIf},
+       1, InlineConstantIf, nullptr},
       {"rules", "exact deploy",
        "the built-in rewrite rules (rewrites/rules/*.rules): no-op nodes and chains that "
        "cancel out removed where the facts inference knows make it exact; in the deploy "
        "profile also fusions that change rounding (deploy_fusions.rules: BatchNormalization "
        "and per-channel Mul/Add into Conv, BatchNormalization into ConvTranspose, MatMul + Add "
        "into Gemm, LogSoftmax, Clip, Transpose into Gemm)",
-       MakeRules},
+       0, nullptr, MakeRules},
       {"flatten-concat", "exact deploy",
        "a Concat reading another Concat on the same axis that nothing else uses takes its "
        "inputs in its place",
-       MakeFlattenConcat},
+       1, FlattenConcat, nullptr},
       {"common-subexpressions", "exact deploy",
        "deterministic nodes with the same op, inputs and attributes, and initializers holding "
        "the same tensor, are merged into the first",
-       MakeCommonSubexpressions},
+       1, CommonSubexpressions, nullptr},
       {"dead-code", "exact deploy", "nodes none of whose outputs is used are removed",
-       MakeDeadCode},
+       1, DeadCode, nullptr},
   };
   return passes;
 }

@@ -222,24 +222,42 @@ std::string NodesText(absl::Span<const onnx::NodeProto* const> nodes);
 // "initializer NAME: float[2,3]": a record's line for an initializer.
 std::string InitializerText(const onnx::TensorProto& tensor);
 
-// One row of the table of passes.
+// What a pass without state does to one graph: rewrites it, counting what
+// it did in `stats`; whether it changed anything.
+using GraphPass = absl::StatusOr<bool> (*)(const PassContext& context, GraphIndex& graph,
+                                           PassStats& stats);
+
+// One row of the table of passes: a GraphPass (`run`), or a Pass built by
+// `make` (one holding state: the rules).
 struct PassEntry {
   const char* name;
   const char* profiles;  // the profiles running it: "exact deploy"
   const char* summary;
-  std::unique_ptr<Pass> (*make)();
+  int reach;                          // Pass::Reach of a `run` pass
+  GraphPass run;                      // null for a `make` pass
+  std::unique_ptr<Pass> (*make)();    // null for a `run` pass
 };
 
 // Every pass, in the order a profile runs them.
 const std::vector<PassEntry>& Passes();
 
-// The passes of each family (one file each), gathered by Passes().
-std::unique_ptr<Pass> MakeFoldConstants();
-std::unique_ptr<Pass> MakeConstantsToInitializers();
-std::unique_ptr<Pass> MakeDeadCode();
-std::unique_ptr<Pass> MakeCommonSubexpressions();
-std::unique_ptr<Pass> MakeInlineConstantIf();
-std::unique_ptr<Pass> MakeFlattenConcat();
+// The Pass of `entry`: its `make`'s, or one running its `run`.
+std::unique_ptr<Pass> MakePass(const PassEntry& entry);
+
+// The passes of each family (one file each), gathered by Passes(); each
+// says what it rewrites in its file's opening comment.
+absl::StatusOr<bool> FoldConstants(const PassContext& context, GraphIndex& graph,
+                                   PassStats& stats);
+absl::StatusOr<bool> ConstantsToInitializers(const PassContext& context, GraphIndex& graph,
+                                             PassStats& stats);
+absl::StatusOr<bool> DeadCode(const PassContext& context, GraphIndex& graph, PassStats& stats);
+absl::StatusOr<bool> CommonSubexpressions(const PassContext& context, GraphIndex& graph,
+                                          PassStats& stats);
+absl::StatusOr<bool> InlineConstantIf(const PassContext& context, GraphIndex& graph,
+                                      PassStats& stats);
+absl::StatusOr<bool> FlattenConcat(const PassContext& context, GraphIndex& graph,
+                                   PassStats& stats);
+
 // The built-in rewrite rules (rewrites/rules.h, rewrites/rules/*.rules).
 std::unique_ptr<Pass> MakeRules();
 

@@ -331,7 +331,7 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
 
   std::vector<std::unique_ptr<Pass>> passes;
   for (const PassEntry* entry : entries) {
-    passes.push_back(entry->make());
+    passes.push_back(MakePass(*entry));
     report.passes.push_back(PassStats{entry->name});
   }
   if (!options.rule_files.empty()) {
