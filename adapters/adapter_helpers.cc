@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "base/enum_words.h"
 #include "schema/inference.h"
+#include "schema/shape_util.h"
 #include "schema/type_strings.h"
 
 namespace onnxconvert::adapters {
@@ -174,30 +175,6 @@ void SetStringAttribute(onnx::NodeProto& node, absl::string_view name, absl::str
   attribute->set_s(std::string(value));
 }
 
-namespace {
-
-// A tensor of element type `type` (1-D, or a scalar when `scalar`) holding
-// `values`, each added with `add`.
-template <typename T>
-onnx::TensorProto TensorOf(int32_t type, absl::Span<const T> values, bool scalar,
-                           void (onnx::TensorProto::*add)(T)) {
-  onnx::TensorProto tensor;
-  tensor.set_data_type(type);
-  if (!scalar) tensor.add_dims(static_cast<int64_t>(values.size()));
-  for (T v : values) (tensor.*add)(v);
-  return tensor;
-}
-
-}  // namespace
-
-onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar) {
-  return TensorOf(onnx::TensorProto::INT64, values, scalar, &onnx::TensorProto::add_int64_data);
-}
-
-onnx::TensorProto FloatTensor(absl::Span<const float> values, bool scalar) {
-  return TensorOf(onnx::TensorProto::FLOAT, values, scalar, &onnx::TensorProto::add_float_data);
-}
-
 const onnx::TensorShapeProto* ShapeOf(const AdapterContext& ctx, absl::string_view value) {
   const onnx::TypeProto* type = ctx.rewriter.TypeOf(value);
   if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
@@ -297,26 +274,6 @@ absl::StatusOr<std::string> ScatterIntoConstant(AdapterContext& ctx, onnx::Tenso
   ctx.changes.push_back({ChangeKind::kNodeInserted, absl::StrCat("ScatterElements spreading '",
                                                                  updates, "' over every axis")});
   return full;
-}
-
-std::optional<onnx::TensorProto> ShorthandTensor(const onnx::AttributeProto& attribute) {
-  const std::string& name = attribute.name();
-  if (name == "value_int") return Int64Tensor({attribute.i()}, /*scalar=*/true);
-  if (name == "value_ints") return Int64Tensor(attribute.ints());
-  if (name == "value_float") return FloatTensor({attribute.f()}, /*scalar=*/true);
-  if (name == "value_floats") return FloatTensor(attribute.floats());
-  onnx::TensorProto tensor;
-  if (name == "value_string") {
-    tensor.set_data_type(onnx::TensorProto::STRING);
-    tensor.add_string_data(attribute.s());
-  } else if (name == "value_strings") {
-    tensor.set_data_type(onnx::TensorProto::STRING);
-    tensor.add_dims(attribute.strings_size());
-    for (const std::string& v : attribute.strings()) tensor.add_string_data(v);
-  } else {
-    return std::nullopt;
-  }
-  return tensor;
 }
 
 namespace {

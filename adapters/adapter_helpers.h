@@ -17,6 +17,7 @@
 #include "adapters/adapter.h"
 #include "proto/onnx.pb.h"
 #include "schema/registry.h"
+#include "schema/shape_util.h"
 
 namespace onnxconvert::adapters {
 
@@ -53,11 +54,12 @@ void AddIntsAttribute(onnx::NodeProto& node, absl::string_view name,
 // Sets the STRING attribute `name` of `node` to `value`, adding it if absent.
 void SetStringAttribute(onnx::NodeProto& node, absl::string_view name, absl::string_view value);
 
-// An int64 tensor (1-D, or a scalar when `scalar`) holding `values`.
-onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar = false);
-
-// A float tensor (1-D, or a scalar when `scalar`) holding `values`.
-onnx::TensorProto FloatTensor(absl::Span<const float> values, bool scalar = false);
+// Int64 and float tensors of values, and the tensors of Constant's
+// shorthand attributes (schema/shape_util.h), which the adapters and passes
+// build often.
+using schema::FloatTensor;
+using schema::Int64Tensor;
+using schema::ShorthandTensor;
 
 // The values of an integer constant (int64, int32 or bool, raw or typed), or
 // nullopt for other element types.
@@ -73,11 +75,6 @@ std::optional<std::vector<double>> FloatValues(const onnx::TensorProto& tensor);
 absl::StatusOr<std::string> ScatterIntoConstant(AdapterContext& ctx, onnx::TensorProto base,
                                                 absl::Span<const int64_t> indices,
                                                 const std::string& updates);
-
-// The tensor a Constant's shorthand attribute (value_int, value_ints,
-// value_float, value_floats, value_string, value_strings) stands for, or
-// nullopt for any other attribute.
-std::optional<onnx::TensorProto> ShorthandTensor(const onnx::AttributeProto& attribute);
 
 // The rank of `value` when its type has a shape, or -1.
 int64_t RankOf(const AdapterContext& ctx, absl::string_view value);

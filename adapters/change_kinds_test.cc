@@ -1,38 +1,23 @@
 // The words the report prints for change kinds.
 
-#include <set>
-#include <string>
-
 #include "adapters/adapter.h"
+#include "base/enum_words_testing.h"
 #include "gtest/gtest.h"
 
 namespace onnxconvert::adapters {
 namespace {
 
 TEST(ChangeKindsTest, EveryKindHasItsOwnWordAndReadsBack) {
-  std::set<std::string> words;
-  for (int i = 0; i <= static_cast<int>(kLastChangeKind); ++i) {
-    auto kind = static_cast<ChangeKind>(i);
-    std::string word(ChangeKindName(kind));
-    EXPECT_FALSE(word.empty()) << i;
-    EXPECT_TRUE(words.insert(word).second) << word << " names two kinds";
-    EXPECT_EQ(ParseChangeKind(word), kind) << word;
-  }
+  testing::ExpectEveryValueHasItsOwnWord(ChangeKindName, ParseChangeKind, kLastChangeKind);
 }
 
 TEST(ChangeKindsTest, WordsAreTheReportsOwn) {
-  struct Case {
-    ChangeKind kind;
-    const char* word;
-  };
-  const Case cases[] = {
-      {ChangeKind::kVersionBump, "version-bump"},
-      {ChangeKind::kAttributeToInput, "attribute-to-input"},
-      {ChangeKind::kNodeReplaced, "node-replaced"},
-      {ChangeKind::kRoundingChanged, "rounding-changed"},
-      {ChangeKind::kNanChanged, "nan-changed"},
-  };
-  for (const Case& c : cases) EXPECT_EQ(ChangeKindName(c.kind), c.word);
+  testing::ExpectWords<ChangeKind>(ChangeKindName, ParseChangeKind,
+                                   {{ChangeKind::kVersionBump, "version-bump"},
+                                    {ChangeKind::kAttributeToInput, "attribute-to-input"},
+                                    {ChangeKind::kNodeReplaced, "node-replaced"},
+                                    {ChangeKind::kRoundingChanged, "rounding-changed"},
+                                    {ChangeKind::kNanChanged, "nan-changed"}});
 }
 
 TEST(ChangeKindsTest, UnknownWordsAreNotKinds) {

@@ -12,6 +12,7 @@
 #include <iterator>
 #include <memory>
 #include <sstream>
+#include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
@@ -91,24 +92,31 @@ absl::StatusOr<LoadedModel> LoadForCommand(Context& ctx, const std::string& path
   return loaded;
 }
 
-int RunInspect(Context& ctx) {
+// Runs `command` on the model the command's argument names, once loaded
+// (LoadForCommand's exit code when it cannot be).
+int OnLoadedModel(Context& ctx,
+                  absl::FunctionRef<int(const std::string& path, LoadedModel& loaded)> command) {
   const std::string& path = ctx.args.positional[0];
   int exit_code = kExitOk;
   absl::StatusOr<LoadedModel> loaded = LoadForCommand(ctx, path, exit_code);
   if (!loaded.ok()) return exit_code;
-  absl::StatusOr<ModelSummary> summary = ctx.engine.Inspect(*loaded);
-  if (!summary.ok()) return Fail(ctx, path, summary.status(), kExitUsageOrIo);
-  ctx.out << (ctx.args.Has("json") ? SummaryToJson(*summary) : SummaryToText(*summary));
-  return kExitOk;
+  return command(path, *loaded);
+}
+
+int RunInspect(Context& ctx) {
+  return OnLoadedModel(ctx, [&](const std::string& path, LoadedModel& loaded) -> int {
+    absl::StatusOr<ModelSummary> summary = ctx.engine.Inspect(loaded);
+    if (!summary.ok()) return Fail(ctx, path, summary.status(), kExitUsageOrIo);
+    ctx.out << (ctx.args.Has("json") ? SummaryToJson(*summary) : SummaryToText(*summary));
+    return kExitOk;
+  });
 }
 
 int RunPrint(Context& ctx) {
-  const std::string& path = ctx.args.positional[0];
-  int exit_code = kExitOk;
-  absl::StatusOr<LoadedModel> loaded = LoadForCommand(ctx, path, exit_code);
-  if (!loaded.ok()) return exit_code;
-  ctx.out << PrintModelText(loaded->model);
-  return kExitOk;
+  return OnLoadedModel(ctx, [&](const std::string&, LoadedModel& loaded) -> int {
+    ctx.out << PrintModelText(loaded.model);
+    return kExitOk;
+  });
 }
 
 int RunParse(Context& ctx) {

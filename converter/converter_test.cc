@@ -7,6 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/enum_words_testing.h"
 #include "converter/side_by_side.h"
 #include "gtest/gtest.h"
 #include "ir/text_printer.h"
@@ -24,21 +25,16 @@ ConvertOptions To(int64_t opset) {
 }
 
 TEST(ConverterTest, StepValidationsHaveTheirWords) {
-  struct Case {
-    StepValidation validation;
-    const char* word;
-  };
-  const Case cases[] = {
+  testing::ExpectEveryValueHasItsOwnWord(StepValidationName, ParseStepValidation,
+                                         kLastStepValidation);
+  const testing::EnumWordCase<StepValidation> words[] = {
       {StepValidation::kSkipped, "skipped"},
       {StepValidation::kOk, "ok"},
       {StepValidation::kIncremental, "incremental"},
       {StepValidation::kUnchanged, "unchanged"},
   };
-  ASSERT_EQ(std::size(cases), static_cast<size_t>(kLastStepValidation) + 1);
-  for (const Case& c : cases) {
-    EXPECT_EQ(StepValidationName(c.validation), c.word);
-    EXPECT_EQ(ParseStepValidation(c.word), c.validation) << c.word;
-  }
+  ASSERT_EQ(std::size(words), static_cast<size_t>(kLastStepValidation) + 1);
+  testing::ExpectWords<StepValidation>(StepValidationName, ParseStepValidation, words);
   EXPECT_FALSE(ParseStepValidation("failed").has_value());
   EXPECT_EQ(StepReport().validation, StepValidation::kSkipped);
 }

@@ -320,10 +320,7 @@ std::optional<Value> Scope::TakeOwned(int index) {
 // OpCall.
 
 const onnx::AttributeProto* OpCall::attribute(absl::string_view name) const {
-  for (const onnx::AttributeProto& a : node.attribute()) {
-    if (a.name() == name) return &a;
-  }
-  return nullptr;
+  return NodeAttribute(node, name);
 }
 
 int64_t OpCall::Int(absl::string_view name, int64_t fallback) const {

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "ir/tensor_util.h"
 
 namespace onnxconvert::eval {
 namespace {
@@ -453,22 +454,6 @@ void Store(const Values& values, Tensor& tensor) {
 // Small integer tensors are kept as values: axes, depths, ...
 constexpr int64_t kMaxKnownElements = 64;
 
-bool IsInteger(int32_t elem_type) {
-  switch (elem_type) {
-    case onnx::TensorProto::INT8:
-    case onnx::TensorProto::INT16:
-    case onnx::TensorProto::INT32:
-    case onnx::TensorProto::INT64:
-    case onnx::TensorProto::UINT8:
-    case onnx::TensorProto::UINT16:
-    case onnx::TensorProto::UINT32:
-    case onnx::TensorProto::UINT64:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 const RoleRule* FindRoleRule(absl::string_view op_type, int input) {
@@ -501,7 +486,7 @@ bool FeedsExpLikeOp(const onnx::GraphProto& graph, const std::string& name) {
 
 void KnownValues::Add(const std::string& name, const Tensor& tensor) {
   dims[name] = tensor.dims();
-  if (IsInteger(tensor.elem_type()) && tensor.size() <= kMaxKnownElements) {
+  if (IsIntegerElementType(tensor.elem_type()) && tensor.size() <= kMaxKnownElements) {
     values[name] = tensor;
   }
 }
@@ -512,7 +497,7 @@ KnownValues InitializerValues(const onnx::GraphProto& graph) {
     known.dims[init.name()] = {init.dims().begin(), init.dims().end()};
     int64_t count = 1;
     for (int64_t extent : init.dims()) count *= extent;
-    if (!IsInteger(init.data_type()) || count > kMaxKnownElements) continue;
+    if (!IsIntegerElementType(init.data_type()) || count > kMaxKnownElements) continue;
     absl::StatusOr<Tensor> tensor = FromProto(init, kMaxKnownElements);
     if (tensor.ok()) known.values[init.name()] = *std::move(tensor);
   }

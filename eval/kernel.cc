@@ -8,11 +8,15 @@
 
 namespace onnxconvert::eval {
 
-const onnx::AttributeProto* KernelCall::attribute(absl::string_view name) const {
+const onnx::AttributeProto* NodeAttribute(const onnx::NodeProto& node, absl::string_view name) {
   for (const onnx::AttributeProto& a : node.attribute()) {
     if (a.name() == name) return &a;
   }
   return nullptr;
+}
+
+const onnx::AttributeProto* KernelCall::attribute(absl::string_view name) const {
+  return NodeAttribute(node, name);
 }
 
 int64_t KernelCall::Int(absl::string_view name, int64_t fallback) const {

@@ -19,6 +19,9 @@
 
 namespace onnxconvert::eval {
 
+// The attribute `name` of `node`, or null.
+const onnx::AttributeProto* NodeAttribute(const onnx::NodeProto& node, absl::string_view name);
+
 // One node to compute: its proto (attributes), the operator version it binds
 // to, and its inputs (null where an optional input is absent).
 struct KernelCall {

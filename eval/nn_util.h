@@ -87,13 +87,16 @@ void Multiply(const C* a, const C* b, C* out, int64_t m, int64_t k, int64_t n,
 // Half, bfloat16 as BHalf); false for the others.
 template <typename F>
 bool VisitFloatType(int32_t elem_type, F&& f) {
-  switch (elem_type) {
-    case onnx::TensorProto::FLOAT: f(float{}); return true;
-    case onnx::TensorProto::DOUBLE: f(double{}); return true;
-    case onnx::TensorProto::FLOAT16: f(Half{}); return true;
-    case onnx::TensorProto::BFLOAT16: f(BHalf{}); return true;
-    default: return false;
-  }
+  bool floating = false;
+  VisitElementType(elem_type, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half> ||
+                  std::is_same_v<T, BHalf>) {
+      floating = true;
+      f(T{});
+    }
+  });
+  return floating;
 }
 
 // A storage element as C and back (float16/bfloat16 rounded to nearest

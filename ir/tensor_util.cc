@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/numbers.h"
 
 namespace onnxconvert {
@@ -42,6 +43,15 @@ std::optional<int> ElementBitWidth(int32_t data_type) {
     return std::nullopt;
   }
   return kBits[data_type];
+}
+
+bool IsIntegerElementType(int32_t data_type) {
+  static constexpr int32_t kIntegerTypes[] = {
+      onnx::TensorProto::INT8,  onnx::TensorProto::INT16,  onnx::TensorProto::INT32,
+      onnx::TensorProto::INT64, onnx::TensorProto::UINT8,  onnx::TensorProto::UINT16,
+      onnx::TensorProto::UINT32, onnx::TensorProto::UINT64,
+  };
+  return absl::c_linear_search(kIntegerTypes, data_type);
 }
 
 std::optional<int64_t> ElementCount(const onnx::TensorProto& tensor) {

@@ -25,6 +25,17 @@ TEST(TensorUtilTest, ElementBitWidth) {
   }
 }
 
+TEST(TensorUtilTest, IntegerElementTypes) {
+  using onnx::TensorProto;
+  const int32_t integers[] = {TensorProto::INT8,   TensorProto::UINT8,  TensorProto::INT16,
+                              TensorProto::UINT16, TensorProto::INT32,  TensorProto::UINT32,
+                              TensorProto::INT64,  TensorProto::UINT64};
+  for (int32_t type : integers) EXPECT_TRUE(IsIntegerElementType(type)) << type;
+  const int32_t others[] = {TensorProto::BOOL,   TensorProto::FLOAT,     TensorProto::INT4,
+                            TensorProto::STRING, TensorProto::UNDEFINED, -1};
+  for (int32_t type : others) EXPECT_FALSE(IsIntegerElementType(type)) << type;
+}
+
 TEST(TensorUtilTest, ElementCount) {
   onnx::TensorProto tensor;
   EXPECT_EQ(ElementCount(tensor), 1);  // a scalar

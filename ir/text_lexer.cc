@@ -24,6 +24,24 @@ constexpr absl::string_view kAttributeTypeNames[] = {
     "graphs",  "sparse_tensor", "sparse_tensors", "type_proto", "type_protos",
 };
 
+// The code of `keyword` in a table of keywords indexed by code (entry 0,
+// the undefined code, never matches), or nullopt.
+template <size_t N>
+std::optional<int> KeywordCode(const absl::string_view (&keywords)[N], absl::string_view keyword) {
+  for (int code = 1; code < static_cast<int>(N); ++code) {
+    if (keywords[code] == keyword) return code;
+  }
+  return std::nullopt;
+}
+
+// The keyword of `code` in a table of keywords indexed by code, or nullopt
+// for 0 and codes past the table.
+template <size_t N>
+std::optional<absl::string_view> CodeKeyword(const absl::string_view (&keywords)[N], int code) {
+  if (code <= 0 || code >= static_cast<int>(N)) return std::nullopt;
+  return keywords[code];
+}
+
 bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
@@ -219,31 +237,19 @@ std::string QuoteString(absl::string_view bytes) {
 }
 
 std::optional<int32_t> ElemTypeFromName(absl::string_view name) {
-  for (int32_t i = 1; i < static_cast<int32_t>(std::size(kElemTypeNames)); ++i) {
-    if (kElemTypeNames[i] == name) return i;
-  }
-  return std::nullopt;
+  return KeywordCode(kElemTypeNames, name);
 }
 
 std::optional<absl::string_view> ElemTypeName(int32_t data_type) {
-  if (data_type <= 0 || data_type >= static_cast<int32_t>(std::size(kElemTypeNames))) {
-    return std::nullopt;
-  }
-  return kElemTypeNames[data_type];
+  return CodeKeyword(kElemTypeNames, data_type);
 }
 
 std::optional<int> AttributeTypeFromName(absl::string_view name) {
-  for (int i = 1; i < static_cast<int>(std::size(kAttributeTypeNames)); ++i) {
-    if (kAttributeTypeNames[i] == name) return i;
-  }
-  return std::nullopt;
+  return KeywordCode(kAttributeTypeNames, name);
 }
 
 std::optional<absl::string_view> AttributeTypeName(int type) {
-  if (type <= 0 || type >= static_cast<int>(std::size(kAttributeTypeNames))) {
-    return std::nullopt;
-  }
-  return kAttributeTypeNames[type];
+  return CodeKeyword(kAttributeTypeNames, type);
 }
 
 }  // namespace onnxconvert::text

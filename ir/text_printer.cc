@@ -419,31 +419,29 @@ class Printer {
   int depth_ = 0;
 };
 
+// The text a fresh printer writes for `message` with `print`.
+template <typename Message>
+std::string PrintWith(void (Printer::*print)(const Message&), const Message& message) {
+  Printer printer;
+  (printer.*print)(message);
+  return printer.Take();
+}
+
 }  // namespace
 
 std::string PrintModelText(const onnx::ModelProto& model) {
-  Printer printer;
-  printer.Model(model);
-  return printer.Take();
+  return PrintWith(&Printer::Model, model);
 }
 
 std::string PrintGraphText(const onnx::GraphProto& graph) {
-  Printer printer;
-  printer.Graph(graph);
-  return printer.Take();
+  return PrintWith(&Printer::Graph, graph);
 }
 
 std::string PrintFunctionText(const onnx::FunctionProto& function) {
-  Printer printer;
-  printer.Function(function);
-  return printer.Take();
+  return PrintWith(&Printer::Function, function);
 }
 
-std::string PrintNodeText(const onnx::NodeProto& node) {
-  Printer printer;
-  printer.Node(node);
-  return printer.Take();
-}
+std::string PrintNodeText(const onnx::NodeProto& node) { return PrintWith(&Printer::Node, node); }
 
 std::string PrintTypeText(const onnx::TypeProto& type) {
   return Printer().Type(type);

@@ -1,6 +1,8 @@
 #include "ir/text_residue.h"
 
+#include <algorithm>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -78,6 +80,13 @@ std::string Residue(const Message& message, const std::function<bool(int)>& show
   rest->GetReflection()->MutableUnknownFields(rest.get())->MergeFrom(
       reflection->GetUnknownFields(message));
   return rest->SerializeAsString();
+}
+
+// The residue of a message whose text shows every field but `unshown`.
+std::string ResidueOf(const Message& message, std::initializer_list<int> unshown) {
+  return Residue(message, [unshown](int number) {
+    return std::find(unshown.begin(), unshown.end(), number) == unshown.end();
+  });
 }
 
 bool IsCanonicalDims(const onnx::TensorShapeProto& shape) {
@@ -224,35 +233,19 @@ bool IsExternalLocation(const onnx::TensorProto& tensor) {
 }
 
 std::string ModelResidue(const onnx::ModelProto& model) {
-  return Residue(model, [](int number) {
-    switch (number) {
-      case onnx::ModelProto::kTrainingInfoFieldNumber:
-      case onnx::ModelProto::kConfigurationFieldNumber:
-        return false;
-      default:
-        return true;
-    }
-  });
+  return ResidueOf(model, {onnx::ModelProto::kTrainingInfoFieldNumber,
+                           onnx::ModelProto::kConfigurationFieldNumber});
 }
 
 std::string GraphResidue(const onnx::GraphProto& graph) {
-  return Residue(graph, [](int number) {
-    switch (number) {
-      case onnx::GraphProto::kSparseInitializerFieldNumber:
-      case onnx::GraphProto::kQuantizationAnnotationFieldNumber:
-      case onnx::GraphProto::kMetadataPropsFieldNumber:
-        return false;
-      default:
-        return true;
-    }
-  });
+  return ResidueOf(graph, {onnx::GraphProto::kSparseInitializerFieldNumber,
+                           onnx::GraphProto::kQuantizationAnnotationFieldNumber,
+                           onnx::GraphProto::kMetadataPropsFieldNumber});
 }
 
 std::string FunctionResidue(const onnx::FunctionProto& function) {
-  return Residue(function, [](int number) {
-    return number != onnx::FunctionProto::kValueInfoFieldNumber &&
-           number != onnx::FunctionProto::kMetadataPropsFieldNumber;
-  });
+  return ResidueOf(function, {onnx::FunctionProto::kValueInfoFieldNumber,
+                              onnx::FunctionProto::kMetadataPropsFieldNumber});
 }
 
 std::string NodeResidue(const onnx::NodeProto& node) {

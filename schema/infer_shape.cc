@@ -529,27 +529,8 @@ absl::Status Constant(InferenceContext& ctx) {
     const std::string& name = a.name();
     if (name == "value" && a.has_t()) {
       tensor = a.t();
-    } else if (name == "value_int") {
-      tensor.set_data_type(onnx::TensorProto::INT64);
-      tensor.add_int64_data(a.i());
-    } else if (name == "value_ints") {
-      tensor.set_data_type(onnx::TensorProto::INT64);
-      tensor.add_dims(a.ints_size());
-      for (int64_t v : a.ints()) tensor.add_int64_data(v);
-    } else if (name == "value_float") {
-      tensor.set_data_type(onnx::TensorProto::FLOAT);
-      tensor.add_float_data(a.f());
-    } else if (name == "value_floats") {
-      tensor.set_data_type(onnx::TensorProto::FLOAT);
-      tensor.add_dims(a.floats_size());
-      for (float v : a.floats()) tensor.add_float_data(v);
-    } else if (name == "value_string") {
-      tensor.set_data_type(onnx::TensorProto::STRING);
-      tensor.add_string_data(a.s());
-    } else if (name == "value_strings") {
-      tensor.set_data_type(onnx::TensorProto::STRING);
-      tensor.add_dims(a.strings_size());
-      for (const std::string& v : a.strings()) tensor.add_string_data(v);
+    } else if (std::optional<onnx::TensorProto> shorthand = ShorthandTensor(a)) {
+      tensor = *std::move(shorthand);
     } else if (name == "sparse_value" && a.has_sparse_tensor()) {
       SetElemType(ctx.MutableOutputType(0), a.sparse_tensor().values().data_type());
       onnx::TensorShapeProto* out = OutputShape(ctx);

@@ -222,23 +222,51 @@ std::vector<V> RawValues(const std::string& raw) {
   return values;
 }
 
+// A tensor of element type `type` (1-D, or a scalar when `scalar`) holding
+// `values`, each added with `add`.
+template <typename T>
+onnx::TensorProto TensorOf(int32_t type, absl::Span<const T> values, bool scalar,
+                           void (onnx::TensorProto::*add)(T)) {
+  onnx::TensorProto tensor;
+  tensor.set_data_type(type);
+  if (!scalar) tensor.add_dims(static_cast<int64_t>(values.size()));
+  for (T v : values) (tensor.*add)(v);
+  return tensor;
+}
+
 }  // namespace
 
 bool HoldsIntValues(int32_t data_type) {
-  switch (data_type) {
-    case onnx::TensorProto::INT64:
-    case onnx::TensorProto::INT32:
-    case onnx::TensorProto::INT16:
-    case onnx::TensorProto::INT8:
-    case onnx::TensorProto::UINT16:
-    case onnx::TensorProto::UINT8:
-    case onnx::TensorProto::BOOL:
-    case onnx::TensorProto::UINT32:
-    case onnx::TensorProto::UINT64:
-      return true;
-    default:
-      return false;
+  return data_type == onnx::TensorProto::BOOL || IsIntegerElementType(data_type);
+}
+
+onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar) {
+  return TensorOf(onnx::TensorProto::INT64, values, scalar, &onnx::TensorProto::add_int64_data);
+}
+
+onnx::TensorProto FloatTensor(absl::Span<const float> values, bool scalar) {
+  return TensorOf(onnx::TensorProto::FLOAT, values, scalar, &onnx::TensorProto::add_float_data);
+}
+
+std::optional<onnx::TensorProto> ShorthandTensor(const onnx::AttributeProto& attribute) {
+  using onnx::TensorProto;
+  const std::string& name = attribute.name();
+  if (name == "value_int") return Int64Tensor({attribute.i()}, /*scalar=*/true);
+  if (name == "value_ints") return Int64Tensor(attribute.ints());
+  if (name == "value_float") return FloatTensor({attribute.f()}, /*scalar=*/true);
+  if (name == "value_floats") return FloatTensor(attribute.floats());
+  TensorProto tensor;
+  if (name == "value_string") {
+    tensor.set_data_type(TensorProto::STRING);
+    tensor.add_string_data(attribute.s());
+  } else if (name == "value_strings") {
+    tensor.set_data_type(TensorProto::STRING);
+    tensor.add_dims(attribute.strings_size());
+    for (const std::string& v : attribute.strings()) tensor.add_string_data(v);
+  } else {
+    return std::nullopt;
   }
+  return tensor;
 }
 
 absl::StatusOr<std::vector<int64_t>> IntValues(const onnx::TensorProto& tensor) {

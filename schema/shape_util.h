@@ -153,6 +153,17 @@ absl::Status InferBroadcastShape(InferenceContext& ctx);
 absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank,
                                       absl::string_view what);
 
+// An int64 tensor (1-D, or a scalar when `scalar`) holding `values`.
+onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar = false);
+
+// A float tensor (1-D, or a scalar when `scalar`) holding `values`.
+onnx::TensorProto FloatTensor(absl::Span<const float> values, bool scalar = false);
+
+// The tensor a Constant's shorthand attribute (value_int, value_ints,
+// value_float, value_floats, value_string, value_strings) stands for, or
+// nullopt for any other attribute.
+std::optional<onnx::TensorProto> ShorthandTensor(const onnx::AttributeProto& attribute);
+
 // The values of an integer tensor (int32, int64, int8, ..., raw or typed
 // data); an error if not integral or not stored inline.
 // Whether IntValues reads tensors of element type `data_type`.

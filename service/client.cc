@@ -216,29 +216,35 @@ absl::Status Client::FromRpc(const grpc::Status& status) const {
                                                   status.error_message())));
 }
 
-absl::StatusOr<ModelSummary> Client::Inspect(const std::string& bytes,
-                                             const std::string& name) {
+absl::Status Client::CallOnModel(
+    const std::string& bytes, const std::string& name,
+    absl::FunctionRef<grpc::Status(grpc::ClientContext&, const v1::ModelRequest&)> rpc) const {
   v1::ModelRequest request;
   request.set_model(bytes);
   request.set_model_name(name);
-  v1::InspectResponse response;
-  OC_RETURN_IF_ERROR(FromRpc(CallWithRetries([&](grpc::ClientContext& context) {
+  return FromRpc(CallWithRetries([&](grpc::ClientContext& context) {
     DeclareModelBytes(context, bytes);
-    return stub_->Inspect(&context, request, &response);
-  })));
+    return rpc(context, request);
+  }));
+}
+
+absl::StatusOr<ModelSummary> Client::Inspect(const std::string& bytes,
+                                             const std::string& name) {
+  v1::InspectResponse response;
+  OC_RETURN_IF_ERROR(CallOnModel(
+      bytes, name, [&](grpc::ClientContext& context, const v1::ModelRequest& request) {
+        return stub_->Inspect(&context, request, &response);
+      }));
   return SummaryFromProto(response.summary());
 }
 
 absl::StatusOr<schema::CheckReport> Client::Check(const std::string& bytes,
                                                   const std::string& name) {
-  v1::ModelRequest request;
-  request.set_model(bytes);
-  request.set_model_name(name);
   v1::CheckResponse response;
-  OC_RETURN_IF_ERROR(FromRpc(CallWithRetries([&](grpc::ClientContext& context) {
-    DeclareModelBytes(context, bytes);
-    return stub_->Check(&context, request, &response);
-  })));
+  OC_RETURN_IF_ERROR(CallOnModel(
+      bytes, name, [&](grpc::ClientContext& context, const v1::ModelRequest& request) {
+        return stub_->Check(&context, request, &response);
+      }));
   return CheckReportFromProto(response);
 }
 

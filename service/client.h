@@ -112,6 +112,11 @@ class Client {
   // fails as ClientOptions::max_attempts says.
   grpc::Status CallWithRetries(absl::FunctionRef<grpc::Status(grpc::ClientContext&)> rpc) const;
   absl::Status FromRpc(const grpc::Status& status) const;
+  // Runs `rpc` with retries on the ModelRequest of `bytes` named `name`,
+  // declaring the model's size to the server.
+  absl::Status CallOnModel(
+      const std::string& bytes, const std::string& name,
+      absl::FunctionRef<grpc::Status(grpc::ClientContext&, const v1::ModelRequest&)> rpc) const;
   absl::StatusOr<v1::StreamResult> ConvertStreamOnce(
       const v1::StreamHeader& header, const std::string& bytes,
       const std::vector<std::pair<std::string, std::string>>& external_files,

@@ -1,5 +1,8 @@
 #include "service/metrics.h"
 
+#include <initializer_list>
+#include <string>
+
 #include "gtest/gtest.h"
 
 namespace onnxconvert::service {
@@ -33,19 +36,23 @@ TEST(MetricsTest, CountsByMethodAndCodeWithCumulativeBuckets) {
   EXPECT_EQ(snapshot.running_workers(), 1);
 }
 
+// Expects each of `parts` in the exposition `text`.
+void ExpectInText(const std::string& text, std::initializer_list<const char*> parts) {
+  for (const char* part : parts) {
+    EXPECT_NE(text.find(part), std::string::npos) << part << " is not in\n" << text;
+  }
+}
+
 TEST(MetricsTest, TextIsPrometheusExposition) {
   Metrics metrics;
   metrics.Record("Convert", grpc::StatusCode::OK, 3);
-  std::string text = metrics.Snapshot(0, 0).text();
-  EXPECT_NE(text.find("# TYPE onnx_convert_requests_total counter\n"), std::string::npos);
-  EXPECT_NE(text.find("onnx_convert_requests_total{method=\"Convert\",code=\"OK\"} 1\n"),
-            std::string::npos);
-  EXPECT_NE(text.find("onnx_convert_request_duration_ms_bucket{method=\"Convert\",le=\"5\"} 1\n"),
-            std::string::npos);
-  EXPECT_NE(text.find("le=\"+Inf\"} 1\n"), std::string::npos);
-  EXPECT_NE(text.find("onnx_convert_request_duration_ms_count{method=\"Convert\"} 1\n"),
-            std::string::npos);
-  EXPECT_NE(text.find("onnx_convert_in_flight 0\n"), std::string::npos);
+  ExpectInText(metrics.Snapshot(0, 0).text(),
+               {"# TYPE onnx_convert_requests_total counter\n",
+                "onnx_convert_requests_total{method=\"Convert\",code=\"OK\"} 1\n",
+                "onnx_convert_request_duration_ms_bucket{method=\"Convert\",le=\"5\"} 1\n",
+                "le=\"+Inf\"} 1\n",
+                "onnx_convert_request_duration_ms_count{method=\"Convert\"} 1\n",
+                "onnx_convert_in_flight 0\n"});
 }
 
 TEST(MetricsTest, BytesAddUpByMethod) {
@@ -59,10 +66,8 @@ TEST(MetricsTest, BytesAddUpByMethod) {
   EXPECT_EQ(snapshot.methods(0).bytes_out(), 3);
   EXPECT_EQ(snapshot.methods(1).bytes_in(), 120);
   EXPECT_EQ(snapshot.methods(1).bytes_out(), 90);
-  EXPECT_NE(snapshot.text().find("onnx_convert_received_bytes_total{method=\"Convert\"} 120\n"),
-            std::string::npos);
-  EXPECT_NE(snapshot.text().find("onnx_convert_sent_bytes_total{method=\"Check\"} 3\n"),
-            std::string::npos);
+  ExpectInText(snapshot.text(), {"onnx_convert_received_bytes_total{method=\"Convert\"} 120\n",
+                                 "onnx_convert_sent_bytes_total{method=\"Check\"} 3\n"});
 }
 
 TEST(MetricsTest, RejectionsAreCountedByReason) {
@@ -73,12 +78,10 @@ TEST(MetricsTest, RejectionsAreCountedByReason) {
   EXPECT_EQ(metrics.Rejections("inflight_bytes"), 2);
   EXPECT_EQ(metrics.Rejections("max_concurrent"), 1);
   EXPECT_EQ(metrics.Rejections("work_bytes"), 0);
-  std::string text = metrics.Snapshot(0, 0).text();
-  EXPECT_NE(text.find("# TYPE onnx_convert_rejections_total counter\n"), std::string::npos);
-  EXPECT_NE(text.find("onnx_convert_rejections_total{reason=\"inflight_bytes\"} 2\n"),
-            std::string::npos);
-  EXPECT_NE(text.find("onnx_convert_rejections_total{reason=\"max_concurrent\"} 1\n"),
-            std::string::npos);
+  ExpectInText(metrics.Snapshot(0, 0).text(),
+               {"# TYPE onnx_convert_rejections_total counter\n",
+                "onnx_convert_rejections_total{reason=\"inflight_bytes\"} 2\n",
+                "onnx_convert_rejections_total{reason=\"max_concurrent\"} 1\n"});
 }
 
 }  // namespace

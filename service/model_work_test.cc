@@ -24,6 +24,15 @@ converter::ConvertOptions Target(int64_t opset) {
   return options;
 }
 
+// The header of a stream uploading the model named `name`, to convert to
+// opset `opset`.
+v1::StreamHeader Header(const std::string& name, int64_t opset) {
+  v1::StreamHeader header;
+  header.set_model_name(name);
+  header.mutable_options()->set_target_opset(opset);
+  return header;
+}
+
 TEST(ConvertModelBytesTest, GivesTheLibrarysModelAndReport) {
   std::string bytes = testing::TinyCnnBytes();
   absl::StatusOr<v1::ConvertResponse> response =
@@ -137,10 +146,8 @@ TEST(ConvertUploadedModelTest, LargeModelsConvertWindowByWindow) {
     std::string dir =
         onnxconvert::testing::FreshTestDir(absl::StrCat("uploaded_windows_", mode)).string();
     auto workspace = Uploaded(model, "", dir);
-    v1::StreamHeader header;
-    header.set_model_name("chain.onnx");
+    v1::StreamHeader header = Header("chain.onnx", 13);
     header.set_external_data(mode);
-    header.mutable_options()->set_target_opset(13);
     absl::StatusOr<StreamOutput> output = ConvertUploadedModel(*workspace, header, kNoLimit);
     ASSERT_TRUE(output.ok()) << output.status();
     EXPECT_EQ(output->result.timings().parse_ms(), 0);  // never parsed whole
@@ -165,9 +172,7 @@ TEST(ConvertUploadedModelTest, UploadedExternalDataComesBackInTheOutputsDataFile
   std::string dir = onnxconvert::testing::FreshTestDir("uploaded_ok").string();
   std::string data(16, '\x01');
   auto workspace = Uploaded(testing::ExternalDataModel("weights.bin"), data, dir);
-  v1::StreamHeader header;
-  header.set_model_name("client/dir/m.onnx");
-  header.mutable_options()->set_target_opset(14);
+  v1::StreamHeader header = Header("client/dir/m.onnx", 14);
   absl::StatusOr<StreamOutput> output = ConvertUploadedModel(*workspace, header, kNoLimit);
   ASSERT_TRUE(output.ok()) << output.status();
   EXPECT_FALSE(output->model_in_memory);
@@ -188,9 +193,7 @@ TEST(ConvertUploadedModelTest, UploadedExternalDataComesBackInTheOutputsDataFile
 TEST(ConvertUploadedModelTest, MissingExternalFileIsInvalidArgumentNamingTheClientsModel) {
   std::string dir = onnxconvert::testing::FreshTestDir("uploaded_missing").string();
   auto workspace = Uploaded(testing::ExternalDataModel("weights.bin"), "", dir);
-  v1::StreamHeader header;
-  header.set_model_name("client/m.onnx");
-  header.mutable_options()->set_target_opset(14);
+  v1::StreamHeader header = Header("client/m.onnx", 14);
   absl::StatusOr<StreamOutput> output = ConvertUploadedModel(*workspace, header, kNoLimit);
   EXPECT_EQ(output.status().code(), absl::StatusCode::kInvalidArgument) << output.status();
   EXPECT_NE(output.status().message().find("weights.bin"), absl::string_view::npos);
@@ -201,9 +204,7 @@ TEST(ConvertUploadedModelTest, MissingExternalFileIsInvalidArgumentNamingTheClie
 TEST(ConvertUploadedModelTest, KeptByClientLeavesReferencesUncheckedAndReturnsTheModelOnly) {
   std::string dir = onnxconvert::testing::FreshTestDir("uploaded_kept").string();
   auto workspace = Uploaded(testing::ExternalDataModel("weights.bin"), "", dir);
-  v1::StreamHeader header;
-  header.set_model_name("m.onnx");
-  header.mutable_options()->set_target_opset(14);
+  v1::StreamHeader header = Header("m.onnx", 14);
   header.set_external_data(v1::EXTERNAL_DATA_KEPT_BY_CLIENT);
   absl::StatusOr<StreamOutput> output = ConvertUploadedModel(*workspace, header, kNoLimit);
   ASSERT_TRUE(output.ok()) << output.status();

@@ -164,14 +164,10 @@ void ExpectAdmission(const AdmissionCase& c, const grpc::Status& status, absl::s
 TEST_F(ServiceTest, CallsPastTheMemoryBudgetAreResourceExhaustedWithARetryDelay) {
   const std::string& big = SlowModelBytes();
   const std::string& small = testing::TinyCnnBytes();
-  const int64_t big_charge = ModelCallCharge(static_cast<int64_t>(big.size()));
   ServiceOptions options;
-  options.max_concurrent = 0;
-  options.max_inflight_bytes = big_charge + 2 * ModelCallCharge(static_cast<int64_t>(small.size()));
   options.retry_delay = absl::Milliseconds(1500);
-  Start(options);
-  SlowCall slow(Stub());
-  ASSERT_TRUE(Eventually([&] { return server_->service().inflight_bytes() >= big_charge; }));
+  std::unique_ptr<SlowCall> slow = StartBesideASlowCall(options, /*small_calls=*/2);
+  ASSERT_FALSE(HasFailure());
   const AdmissionCase kCases[] = {
       {"a second big call", &big, false},
       {"a small call", &small, true},
@@ -188,7 +184,7 @@ TEST_F(ServiceTest, CallsPastTheMemoryBudgetAreResourceExhaustedWithARetryDelay)
   }
   EXPECT_EQ(server_->service().rejections("inflight_bytes"), 1);
   EXPECT_TRUE(absl::StrContains(log_.str(), "reason=inflight_bytes")) << log_.str();
-  slow.Cancel();
+  slow->Cancel();
   EXPECT_TRUE(Eventually([&] { return server_->service().inflight_bytes() == 0; }));
 }
 
@@ -231,13 +227,8 @@ TEST_F(ServiceTest, StreamsDeclaringAModelPastALimitAreRefusedBeforeTheBody) {
 TEST_F(ServiceTest, StreamsDeclaringTheMemoryBudgetTakenAreRefusedBeforeTheBody) {
   const std::string& big = SlowModelBytes();
   const std::string& small = testing::TinyCnnBytes();
-  const int64_t big_charge = ModelCallCharge(static_cast<int64_t>(big.size()));
-  ServiceOptions options;
-  options.max_concurrent = 0;
-  options.max_inflight_bytes = big_charge + ModelCallCharge(static_cast<int64_t>(small.size()));
-  Start(options);
-  SlowCall slow(Stub());
-  ASSERT_TRUE(Eventually([&] { return server_->service().inflight_bytes() >= big_charge; }));
+  std::unique_ptr<SlowCall> slow = StartBesideASlowCall(ServiceOptions(), /*small_calls=*/1);
+  ASSERT_FALSE(HasFailure());
   // Declared: refused before the body; not declared, the same upload would
   // be refused only once its chunks had arrived.
   grpc::Status status = StreamDeclaring(*Stub(), big, static_cast<int64_t>(big.size()),
@@ -250,7 +241,7 @@ TEST_F(ServiceTest, StreamsDeclaringTheMemoryBudgetTakenAreRefusedBeforeTheBody)
   // A small declared model fits beside the big one.
   status = StreamDeclaring(*Stub(), small, static_cast<int64_t>(small.size()), /*send_body=*/true);
   EXPECT_TRUE(status.ok()) << status.error_message();
-  slow.Cancel();
+  slow->Cancel();
   EXPECT_TRUE(Eventually([&] { return server_->service().inflight_bytes() == 0; }));
 }
 

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "gtest/gtest.h"
+#include "service/testing/cancel_later.h"
 #include "tests/eventually.h"
 
 namespace onnxconvert::service {
@@ -140,15 +141,11 @@ TEST(WorkerPoolTest, DeadlineKillsTheWorkerAndAnswersAtOnce) {
 
 TEST(WorkerPoolTest, CancellationKillsTheWorker) {
   std::vector<pid_t> before = pool->worker_pids();
-  std::atomic<bool> cancelled{false};
-  WaitLimits limits;
-  limits.cancelled = [&cancelled] { return cancelled.load(); };
-  std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    cancelled = true;
-  });
-  absl::StatusOr<std::string> reply = RunTask("t-cancel", "sleep", "", limits);
-  canceller.join();
+  absl::StatusOr<std::string> reply;
+  {
+    testing::CancelLater client(std::chrono::milliseconds(100));
+    reply = RunTask("t-cancel", "sleep", "", client.limits());
+  }
   EXPECT_EQ(reply.status().code(), absl::StatusCode::kCancelled) << reply.status();
   // One of the workers is gone for good (killed, reaped by the zygote).
   EXPECT_TRUE(Eventually([&] {

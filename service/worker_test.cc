@@ -8,6 +8,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "service/testing/cancel_later.h"
 
 namespace onnxconvert::service {
 namespace {
@@ -66,15 +67,11 @@ TEST(RunAbandonableTest, CancellationReturnsAtOnceWhileTheWorkKeepsItsSlot) {
   std::shared_ptr<WorkSlots> slots = WorkSlots::Create(1);
   auto release = std::make_shared<absl::Notification>();
   std::function<absl::StatusOr<int>()> work = WorkUntil(release);
-  std::atomic<bool> cancelled{false};
-  WaitLimits limits;
-  limits.cancelled = [&cancelled] { return cancelled.load(); };
-  std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
-    cancelled = true;
-  });
-  absl::StatusOr<int> result = RunAbandonable(work, slots->TryAcquire(), limits);
-  canceller.join();
+  absl::StatusOr<int> result;
+  {
+    testing::CancelLater client(std::chrono::milliseconds(30));
+    result = RunAbandonable(work, slots->TryAcquire(), client.limits());
+  }
   EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled);
   // The abandoned work still runs and still counts.
   EXPECT_EQ(slots->in_use(), 1);

@@ -37,10 +37,15 @@ void ExpectConversion(const ConversionCase& c) {
   absl::StatusOr<converter::ConversionResult> result = converter::ConvertModel(model, options);
   if (c.error.empty()) {
     ASSERT_TRUE(result.ok()) << Label(c) << ": " << result.status();
-    EXPECT_EQ(c.all_nodes ? AllNodesText(result->model.graph())
-                          : PrintNodeText(result->model.graph().node(0)),
-              c.expected_node)
-        << Label(c);
+    if (c.expanded_op.empty()) {
+      EXPECT_EQ(c.all_nodes ? AllNodesText(result->model.graph())
+                            : PrintNodeText(result->model.graph().node(0)),
+                c.expected_node)
+          << Label(c);
+    }
+    for (const onnx::NodeProto& node : result->model.graph().node()) {
+      EXPECT_NE(node.op_type(), c.expanded_op) << Label(c);
+    }
     if (c.constants.has_value()) {
       EXPECT_EQ(ConstantsText(result->model.graph()), *c.constants) << Label(c);
     }
@@ -124,6 +129,8 @@ constexpr CaseKey kCaseKeys[] = {
      }},
     {"error", " ", false,
      [](ConversionCase& c, std::string v) { return StoreText(c.error, std::move(v)); }},
+    {"expanded", "", true,
+     [](ConversionCase& c, std::string v) { return StoreText(c.expanded_op, std::move(v)); }},
     {"converted model", "\n", false,
      [](ConversionCase& c, std::string v) {
        return StoreText(c.expected_model, absl::StrCat(v, "\n"));
@@ -150,8 +157,10 @@ const CaseKey* FindKey(absl::string_view key) {
 // much.
 absl::Status CheckCase(const ConversionCase& c) {
   if (c.graph.empty()) return absl::InvalidArgumentError("no model:");
-  if (c.error.empty() == c.expected_node.empty()) {
-    return absl::InvalidArgumentError("give either node: (or nodes:) or error:");
+  if ((c.expected_node.empty() ? 0 : 1) + (c.error.empty() ? 0 : 1) +
+          (c.expanded_op.empty() ? 0 : 1) !=
+      1) {
+    return absl::InvalidArgumentError("give either node: (or nodes:), expanded: or error:");
   }
   if (!c.error.empty() && (c.constants.has_value() || !c.expected_model.empty())) {
     return absl::InvalidArgumentError("a refused case has no constants: or converted model:");

@@ -33,6 +33,9 @@ struct ConversionCase {
   std::string graph;          // ONNX text of the graph
   std::string expected_node;  // the converted node in ONNX text; "" when refused
   std::string error;          // a substring of the refusal; "" when it converts
+  // The op the conversion expands into its function body, which no node of
+  // the converted graph may have (instead of `expected_node`), or "".
+  std::string expanded_op = "";
   int64_t ir_version = 8;
   // Compare every node of the converted graph ("; "-joined), not only the
   // first.
@@ -78,9 +81,9 @@ inline absl::StatusOr<converter::ConversionResult> ConvertTo(const onnx::ModelPr
 }
 
 // Converts the case's model and checks the converted node (printed as ONNX
-// text), the constants and the whole model where the case gives them, or the
-// FailedPrecondition refusal; a case that stands for a malformed case file
-// (file_error) fails with that error.
+// text) or that the expanded op is gone, the constants and the whole model
+// where the case gives them, or the FailedPrecondition refusal; a case that
+// stands for a malformed case file (file_error) fails with that error.
 void ExpectConversion(const ConversionCase& c);
 
 // The initializers of `graph`, "name = {values}" (a scalar without braces;

@@ -74,8 +74,10 @@ TEST(ParseCaseFileTest, RefusesMalformedFilesAtTheirLine) {
       {"case a: 1 -> 2\nnode: x\n  y\n", "f.cases:3: 'node:' has a value on its line and below"},
       {"case a: 1 -> 2\nerror: x\n", "f.cases:1: case 'a': no model:"},
       {"case a: 1 -> 2\nmodel: g\n",
-       "f.cases:1: case 'a': give either node: (or nodes:) or error:"},
+       "f.cases:1: case 'a': give either node: (or nodes:), expanded: or error:"},
       {"case a: 1 -> 2\nmodel: g\nnode: n\nerror: e\n", "f.cases:1: case 'a': give either"},
+      {"case a: 1 -> 2\nmodel: g\nnode: n\nexpanded: Op\n", "f.cases:1: case 'a': give either"},
+      {"case a: 1 -> 2\nexpanded:\n", "f.cases:2: 'expanded:' takes its value on its line"},
       {"case a: 1 -> 2\nmodel: g\nerror: e\nconstants: none\n",
        "f.cases:1: case 'a': a refused case has no constants: or converted "
        "model:"},

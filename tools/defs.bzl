@@ -12,6 +12,9 @@ oc_tests(names, deps, ...)
     one oc_test per name, all with the same deps and attributes.
 oc_unit(name, deps, test_deps, ...)
     an oc_library and its oc_test <name>_test.
+oc_test_library(name, deps, srcs, hdrs, ...)
+    a testonly oc_library: the header <name>.h alone unless srcs or hdrs
+    say otherwise.
 """
 
 GTEST_MAIN = "@system//:gtest_main"
@@ -27,6 +30,10 @@ def oc_library(name, deps = [], srcs = None, hdrs = None, **kwargs):
         deps = deps,
         **kwargs
     )
+
+def oc_test_library(name, deps = [], srcs = [], hdrs = None, **kwargs):
+    """A testonly oc_library, header-only (<name>.h) unless srcs or hdrs are given."""
+    oc_library(name = name, testonly = True, srcs = srcs, hdrs = hdrs, deps = deps, **kwargs)
 
 def oc_test(name, deps = [], srcs = None, **kwargs):
     """A GoogleTest cc_test of <name>.cc (or srcs) linked with gtest_main."""

@@ -13,11 +13,13 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "ir/model_io.h"
+#include "service/admission.h"
 #include "service/client.h"
 #include "service/grpc_status.h"
 #include "service/server.h"
 #include "service/service.h"
 #include "service/testing/test_models.h"
+#include "tests/eventually.h"
 #include "tests/test_files.h"
 
 namespace onnxconvert::service {
@@ -72,6 +74,8 @@ inline ServiceOptions ByteLimitOptions(const ByteLimitCase& c) {
   return options;
 }
 
+class SlowCall;
+
 class ServiceTest : public ::testing::Test {
  protected:
   void Start(ServiceOptions service = {}, int64_t max_message_bytes = int64_t{64} << 20,
@@ -114,6 +118,11 @@ class ServiceTest : public ::testing::Test {
     return metrics.ok() ? metrics->running_workers() : -1;
   }
 
+  // Starts the server with `options` (no cap on concurrent calls) whose
+  // memory budget holds a call of the slow model and `small_calls` calls of
+  // the tiny model, and a slow call that has taken its share of it.
+  std::unique_ptr<SlowCall> StartBesideASlowCall(ServiceOptions options, int small_calls);
+
   // Expects `status` to be the refusal `c` describes, counted once.
   void ExpectRefused(const ByteLimitCase& c, const grpc::Status& status) {
     EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
@@ -151,6 +160,21 @@ class SlowCall {
   std::unique_ptr<v1::OnnxConvert::Stub> stub_;
   std::thread thread_;  // last: it uses the members above
 };
+
+inline std::unique_ptr<SlowCall> ServiceTest::StartBesideASlowCall(ServiceOptions options,
+                                                                   int small_calls) {
+  const int64_t big_charge =
+      ModelCallCharge(static_cast<int64_t>(testing::SlowModelBytes().size()));
+  options.max_concurrent = 0;
+  options.max_inflight_bytes =
+      big_charge +
+      small_calls * ModelCallCharge(static_cast<int64_t>(testing::TinyCnnBytes().size()));
+  Start(options);
+  auto slow = std::make_unique<SlowCall>(Stub());
+  EXPECT_TRUE(onnxconvert::testing::Eventually(
+      [&] { return server_->service().inflight_bytes() >= big_charge; }));
+  return slow;
+}
 
 inline converter::ConversionResult LocalConvert(const std::string& bytes, int64_t target) {
   absl::StatusOr<onnx::ModelProto> model = ParseModel(bytes, "local");
