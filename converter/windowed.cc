@@ -189,23 +189,17 @@ class SubgraphReader {
   // adds to `reads` the names they read from outside themselves.
   absl::Status Attribute(absl::string_view payload, int depth,
                          std::vector<absl::string_view>& reads) {
-    wire::FieldReader reader(payload);
-    wire::Field field;
-    bool found;
-    while (true) {
-      OC_RETURN_IF_ERROR(reader.Next(field, found));
-      if (!found) return absl::OkStatus();
-      if ((field.number != kAttributeGraph && field.number != kAttributeGraphs) ||
-          field.wire_type != wire::kLengthDelimited) {
-        continue;
+    return wire::ForEachLengthDelimited(payload, [&](const wire::Field& field) {
+      if (field.number != kAttributeGraph && field.number != kAttributeGraphs) {
+        return absl::OkStatus();
       }
       names_.subgraphs = true;
       if (depth >= kMaxSubgraphDepth) {
         names_.refusal = "subgraphs are nested too deeply";
-        continue;
+        return absl::OkStatus();
       }
-      OC_RETURN_IF_ERROR(Graph(field.payload, depth + 1, reads));
-    }
+      return Graph(field.payload, depth + 1, reads);
+    });
   }
 
  private:
@@ -214,15 +208,9 @@ class SubgraphReader {
                      std::vector<absl::string_view>& reads) {
     absl::flat_hash_set<absl::string_view> defined;
     std::vector<absl::string_view> outputs;
-    wire::FieldReader reader(payload);
-    wire::Field field;
-    bool found;
     // Protobuf writes the nodes (field 1) before the inputs and
     // initializers they read: those are gathered first.
-    while (true) {
-      OC_RETURN_IF_ERROR(reader.Next(field, found));
-      if (!found) break;
-      if (field.wire_type != wire::kLengthDelimited) continue;
+    OC_RETURN_IF_ERROR(wire::ForEachLengthDelimited(payload, [&](const wire::Field& field) {
       absl::string_view name;
       switch (field.number) {
         case kGraphInput:
@@ -239,22 +227,21 @@ class SubgraphReader {
           break;
         case kGraphValueInfo: name = NameField(field.payload, kValueInfoName); break;
         case kGraphSparseInitializer: names_.refusal = "a subgraph has sparse initializers"; break;
-        default: continue;
+        default: return absl::OkStatus();
       }
       if (all_) names_.inner_names.push_back(name);
-    }
-    wire::FieldReader nodes(payload);
+      return absl::OkStatus();
+    }));
     std::vector<absl::string_view> inner;
-    while (true) {
-      OC_RETURN_IF_ERROR(nodes.Next(field, found));
-      if (!found) break;
-      if (field.number != kGraphNode || field.wire_type != wire::kLengthDelimited) continue;
+    OC_RETURN_IF_ERROR(wire::ForEachLengthDelimited(payload, [&](const wire::Field& field) {
+      if (field.number != kGraphNode) return absl::OkStatus();
       inner.clear();
       OC_RETURN_IF_ERROR(Node(field.payload, depth, defined, inner));
       for (absl::string_view name : inner) {
         if (!name.empty() && !defined.contains(name)) reads.push_back(name);
       }
-    }
+      return absl::OkStatus();
+    }));
     for (absl::string_view name : outputs) {
       if (!name.empty() && !defined.contains(name)) reads.push_back(name);
     }
@@ -266,14 +253,8 @@ class SubgraphReader {
   absl::Status Node(absl::string_view payload, int depth,
                     absl::flat_hash_set<absl::string_view>& defined,
                     std::vector<absl::string_view>& reads) {
-    wire::FieldReader reader(payload);
-    wire::Field field;
-    bool found;
     std::vector<absl::string_view> outputs;
-    while (true) {
-      OC_RETURN_IF_ERROR(reader.Next(field, found));
-      if (!found) break;
-      if (field.wire_type != wire::kLengthDelimited) continue;
+    OC_RETURN_IF_ERROR(wire::ForEachLengthDelimited(payload, [&](const wire::Field& field) {
       switch (field.number) {
         case kNodeInput: reads.push_back(field.payload); break;
         case kNodeOutput: outputs.push_back(field.payload); break;
@@ -282,12 +263,13 @@ class SubgraphReader {
           if (!field.payload.empty() && field.payload != "ai.onnx") {
             names_.refusal = absl::StrCat("a node of domain '", field.payload, "' in a subgraph");
           }
-          continue;
-        case kNodeAttribute: OC_RETURN_IF_ERROR(Attribute(field.payload, depth, reads)); continue;
-        default: continue;
+          return absl::OkStatus();
+        case kNodeAttribute: return Attribute(field.payload, depth, reads);
+        default: return absl::OkStatus();
       }
       if (all_) names_.inner_names.push_back(field.payload);
-    }
+      return absl::OkStatus();
+    }));
     for (absl::string_view output : outputs) defined.insert(output);
     return absl::OkStatus();
   }
@@ -307,24 +289,17 @@ absl::Status ScanNode(absl::string_view node, NodeNames& names, bool all = false
   names.refusal.clear();
   names.inner_names.clear();
   std::vector<absl::string_view> reads;
-  wire::FieldReader reader(node);
-  wire::Field field;
-  bool found;
-  while (true) {
-    OC_RETURN_IF_ERROR(reader.Next(field, found));
-    if (!found) break;
-    if (field.wire_type != wire::kLengthDelimited) continue;
+  OC_RETURN_IF_ERROR(wire::ForEachLengthDelimited(node, [&](const wire::Field& field) {
     switch (field.number) {
       case kNodeInput: names.inputs.push_back(field.payload); break;
       case kNodeOutput: names.outputs.push_back(field.payload); break;
       case kNodeName: names.name = field.payload; break;
       case kNodeDomain: names.domain = field.payload; break;
-      case kNodeAttribute:
-        OC_RETURN_IF_ERROR(SubgraphReader(names, all).Attribute(field.payload, 0, reads));
-        break;
+      case kNodeAttribute: return SubgraphReader(names, all).Attribute(field.payload, 0, reads);
       default: break;
     }
-  }
+    return absl::OkStatus();
+  }));
   if (reads.empty()) return absl::OkStatus();
   // Each capture once, in the order first read.
   absl::flat_hash_set<absl::string_view> seen;

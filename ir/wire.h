@@ -76,6 +76,24 @@ class FieldReader {
   size_t offset_ = 0;
 };
 
+// Calls `visit(field)` (returning absl::Status) for each length-delimited
+// field of `message`, in order; stops at the first error, the reader's
+// (naming the byte offset) or `visit`'s.
+template <typename Visit>
+absl::Status ForEachLengthDelimited(absl::string_view message, Visit visit) {
+  FieldReader reader(message);
+  Field field;
+  bool found;
+  while (true) {
+    absl::Status status = reader.Next(field, found);
+    if (!status.ok()) return status;
+    if (!found) return absl::OkStatus();
+    if (field.wire_type != kLengthDelimited) continue;
+    status = visit(static_cast<const Field&>(field));
+    if (!status.ok()) return status;
+  }
+}
+
 // Appends `value` as a varint.
 void AppendVarint(uint64_t value, std::string& out);
 
