@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <initializer_list>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -198,23 +199,19 @@ INSTANTIATE_TEST_SUITE_P(
 struct SubgraphCase {
   std::string name;
   std::string model;
-  int64_t target;
+  std::vector<int64_t> targets;  // each converted to
 };
 
 class WindowedSubgraphTest : public ::testing::TestWithParam<SubgraphCase> {};
 
-// Nodes with subgraphs go through the windows, their subgraphs converted
-// with them, to the bytes and report of the whole conversion, whatever the
-// window size (one node: every value a subgraph reads comes from an earlier
-// window).
-TEST_P(WindowedSubgraphTest, SameBytesAndReportAsTheWholeConversion) {
-  const SubgraphCase& c = GetParam();
-  std::string bytes = Serialized(c.model);
-  ConvertOptions options;
-  options.target_opset = c.target;
+// Converts `bytes` with windows of each size in `windows`: each gives the
+// whole conversion's bytes and report.
+void ExpectWindowsGiveTheWholeConversion(const std::string& bytes, const ConvertOptions& options,
+                                         std::initializer_list<int64_t> windows = {1, 2, 3,
+                                                                                   1000}) {
   Whole whole = ConvertWhole(bytes, options);
   ASSERT_FALSE(whole.bytes.empty());
-  for (int64_t window : {1, 2, 3, 1000}) {
+  for (int64_t window : windows) {
     StringModelSink sink;
     std::string why;
     absl::StatusOr<ConversionReport> report =
@@ -229,6 +226,21 @@ TEST_P(WindowedSubgraphTest, SameBytesAndReportAsTheWholeConversion) {
       ASSERT_TRUE(b.ParseFromString(whole.bytes));
       EXPECT_EQ(a.DebugString(), b.DebugString()) << window;
     }
+  }
+}
+
+// Nodes with subgraphs go through the windows, their subgraphs converted
+// with them, to the bytes and report of the whole conversion, whatever the
+// window size (one node: every value a subgraph reads comes from an earlier
+// window).
+TEST_P(WindowedSubgraphTest, SameBytesAndReportAsTheWholeConversion) {
+  const SubgraphCase& c = GetParam();
+  std::string bytes = Serialized(c.model);
+  for (int64_t target : c.targets) {
+    SCOPED_TRACE(absl::StrCat("to ", target));
+    ConvertOptions options;
+    options.target_opset = target;
+    ExpectWindowsGiveTheWholeConversion(bytes, options);
   }
 }
 
@@ -250,7 +262,7 @@ INSTANTIATE_TEST_SUITE_P(
                                         S = Squeeze <axes = [0]> (T) },
                                       else_branch = e () => (float[2,3] E) { E = Add(P, A) }>
                           Z = Relu(Y) })",
-                     13},
+                     {13}},
         SubgraphCase{"IfSqueezeUnsqueeze21",
                      R"(<ir_version: 7, opset_import: ["" : 12]>
                         g (bool C, float[2,3] X) => (float[2,3] Z) {
@@ -261,7 +273,7 @@ INSTANTIATE_TEST_SUITE_P(
                                         S = Squeeze <axes = [0]> (T) },
                                       else_branch = e () => (float[2,3] E) { E = Neg(A) }>
                           Z = Relu(Y) })",
-                     21},
+                     {21}},
         // ReduceSum moves its axes to an input at 13, in a Loop body that
         // reads B from outside.
         SubgraphCase{"LoopReduceSum",
@@ -274,18 +286,7 @@ INSTANTIATE_TEST_SUITE_P(
                                 r = ReduceSum <axes = [1], keepdims = 1> (x)
                                 m = Mul(x, r)
                                 y = Add(m, B) }> })",
-                     13},
-        SubgraphCase{"LoopReduceSum21",
-                     R"(<ir_version: 7, opset_import: ["" : 12]>
-                        g (int64 M, bool C, float[2,3] X) => (float[2,3] Y) {
-                          B = Relu(X)
-                          Y = Loop(M, C, X) <body = body (int64 i, bool c, float[2,3] x)
-                                               => (bool c2, float[2,3] y) {
-                                c2 = Identity(c)
-                                r = ReduceSum <axes = [1], keepdims = 1> (x)
-                                m = Mul(x, r)
-                                y = Add(m, B) }> })",
-                     21},
+                     {13, 21}},
         // Split takes its sizes as an input at 13, in a Scan body.
         SubgraphCase{"ScanSplit",
                      R"(<ir_version: 7, opset_import: ["" : 12]>
@@ -296,7 +297,7 @@ INSTANTIATE_TEST_SUITE_P(
                                   a, c = Split <axis = 0, split = [1, 3]> (x)
                                   y = Concat <axis = 0> (c, a)
                                   s2 = Add(s, W) }> (S, X) })",
-                     13},
+                     {13}},
         // An If in a Loop body, its branch reading values of the body and
         // of the main graph.
         SubgraphCase{"NestedIfInLoop",
@@ -315,7 +316,7 @@ INSTANTIATE_TEST_SUITE_P(
                                             else_branch = e () => (float[2,3] n) {
                                               n = Sub(x, K) }> }>
                           })",
-                     13},
+                     {13}},
         // Two Ifs reading the same values; no step changes anything inside.
         SubgraphCase{"UntouchedIfs",
                      R"(<ir_version: 7, opset_import: ["" : 12]>
@@ -326,7 +327,7 @@ INSTANTIATE_TEST_SUITE_P(
                           Z = If(C) <then_branch = t2 () => (float[2] S2) { S2 = Neg(Y) },
                                      else_branch = e2 () => (float[2] E2) { E2 = Add(Y, A) }>
                           })",
-                     13}),
+                     {13}}),
     [](const ::testing::TestParamInfo<SubgraphCase>& info) { return info.param.name; });
 
 // The If-wrapped chain of the benchmarks: every 100th block of the chain
@@ -334,19 +335,10 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(WindowedTest, IfChainsGoThroughTheWindows) {
   std::string bytes = bench::MakeIfChainModel(2000, 10).SerializeAsString();
   for (int64_t target : {13, 21}) {
+    SCOPED_TRACE(absl::StrCat("to ", target));
     ConvertOptions options;
     options.target_opset = target;
-    Whole whole = ConvertWhole(bytes, options);
-    for (int64_t window : {7, 64, 1000}) {
-      StringModelSink sink;
-      std::string why;
-      absl::StatusOr<ConversionReport> report =
-          ConvertBytesOrError(bytes, options, sink, SmallWindows(window), &why);
-      ASSERT_TRUE(report.ok()) << report.status();
-      EXPECT_EQ(why, "") << target << " " << window;
-      EXPECT_EQ(UntimedJson(*report), whole.report) << target << " " << window;
-      EXPECT_TRUE(sink.bytes() == whole.bytes) << target << " " << window;
-    }
+    ExpectWindowsGiveTheWholeConversion(bytes, options, {7, 64, 1000});
   }
 }
 
