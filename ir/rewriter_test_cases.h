@@ -11,8 +11,12 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "gtest/gtest.h"
 #include "ir/graph_index_test_util.h"
 #include "ir/rewriter.h"
+#include "ir/text_parser.h"
+#include "ir/text_printer.h"
 #include "proto/onnx.pb.h"
 
 namespace onnxconvert::ir::rewriter_testing {
@@ -32,6 +36,24 @@ struct RewriteCase {
 
 // Names the case in test output.
 inline void PrintTo(const RewriteCase& c, std::ostream* out) { *out << c.name; }
+
+// Expects `status`, the rewrite's, to be what `c` says: an error holding
+// c.error, or ok.
+inline void ExpectStatus(const RewriteCase& c, const absl::Status& status) {
+  if (*c.error != '\0') {
+    EXPECT_FALSE(status.ok());
+    EXPECT_NE(status.message().find(c.error), absl::string_view::npos) << status;
+  } else {
+    EXPECT_TRUE(status.ok()) << status;
+  }
+}
+
+// Expects `graph`, rewritten, to print as c.expected does.
+inline void ExpectGraph(const RewriteCase& c, const onnx::GraphProto& graph) {
+  absl::StatusOr<onnx::GraphProto> expected = ParseGraphText(c.expected);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  EXPECT_EQ(PrintGraphText(graph), PrintGraphText(*expected));
+}
 
 // The constant int64[n] {values...}.
 inline onnx::TensorProto Int64s(std::vector<int64_t> values) {
