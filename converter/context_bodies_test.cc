@@ -79,7 +79,9 @@ TEST(ContextBodiesTest, EveryVersionHasABodyThatParses) {
     absl::StatusOr<onnx::FunctionProto> function = ParseFunctionText(*text);
     ASSERT_TRUE(function.ok()) << c.name << ": " << function.status() << "\n" << *text;
     EXPECT_EQ(function->name(), adapters::CaseModel(c).graph().node(0).op_type()) << c.name;
-    if (!c.expanded_op.empty()) EXPECT_EQ(function->name(), c.expanded_op) << c.name;
+    if (!c.expanded_op.empty()) {
+      EXPECT_EQ(function->name(), c.expanded_op) << c.name;
+    }
     ASSERT_EQ(function->opset_import_size(), 1) << c.name;
     EXPECT_EQ(function->opset_import(0).version(), c.from) << c.name;
     EXPECT_GT(function->node_size(), 0) << c.name;

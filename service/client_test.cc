@@ -217,7 +217,9 @@ TEST(ClientRetryTest, RefusalsAfterTheHeadersAreTriedAgainUpToTheAttempts) {
         Client::Connect(absl::StrCat("127.0.0.1:", port), options)->Inspect("", "m");
     EXPECT_EQ(summary.ok(), c.succeeds) << c.refusals << " refusals: " << summary.status();
     EXPECT_EQ(service.calls(), c.calls) << c.refusals << " refusals";
-    if (!c.succeeds) EXPECT_TRUE(IsInfrastructureError(summary.status()));
+    if (!c.succeeds) {
+      EXPECT_TRUE(IsInfrastructureError(summary.status()));
+    }
     server->Shutdown();
   }
 }
