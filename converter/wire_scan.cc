@@ -1,0 +1,228 @@
+#include "converter/wire_scan.h"
+
+#include <algorithm>
+#include <iterator>
+#include <optional>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "ir/wire.h"
+#include "proto/onnx.pb.h"
+
+namespace onnxconvert::converter {
+
+absl::string_view NameField(absl::string_view payload, uint32_t number) {
+  wire::FieldReader reader(payload);
+  wire::Field field;
+  bool found;
+  absl::string_view name;
+  while (reader.Next(field, found).ok() && found) {
+    if (field.number == number && field.wire_type == wire::kLengthDelimited) name = field.payload;
+  }
+  return name;
+}
+
+namespace {
+
+// Reads the subgraphs of one serialized node without parsing them: what
+// they read from the graphs enclosing the node, and (when asked) every name
+// they hold, noting in `names` why the windows cannot take them.
+class SubgraphReader {
+ public:
+  SubgraphReader(NodeNames& names, bool all) : names_(names), all_(all) {}
+
+  // Reads the subgraphs of attribute `payload` (of a node at `depth`):
+  // adds to `reads` the names they read from outside themselves.
+  absl::Status Attribute(absl::string_view payload, int depth,
+                         std::vector<absl::string_view>& reads) {
+    return wire::ForEachLengthDelimited(payload, [&](const wire::Field& field) {
+      if (field.number != kAttributeGraph && field.number != kAttributeGraphs) {
+        return absl::OkStatus();
+      }
+      names_.subgraphs = true;
+      if (depth >= kMaxSubgraphDepth) {
+        names_.refusal = "subgraphs are nested too deeply";
+        return absl::OkStatus();
+      }
+      return Graph(field.payload, depth + 1, reads);
+    });
+  }
+
+ private:
+  // Adds to `reads` the names graph `payload` reads from enclosing graphs.
+  absl::Status Graph(absl::string_view payload, int depth,
+                     std::vector<absl::string_view>& reads) {
+    absl::flat_hash_set<absl::string_view> defined;
+    std::vector<absl::string_view> outputs;
+    // Protobuf writes the nodes (field 1) before the inputs and
+    // initializers they read: those are gathered first.
+    OC_RETURN_IF_ERROR(wire::ForEachLengthDelimited(payload, [&](const wire::Field& field) {
+      absl::string_view name;
+      switch (field.number) {
+        case kGraphInput:
+          name = NameField(field.payload, kValueInfoName);
+          defined.insert(name);
+          break;
+        case kGraphInitializer:
+          name = NameField(field.payload, kTensorName);
+          defined.insert(name);
+          break;
+        case kGraphOutput:
+          name = NameField(field.payload, kValueInfoName);
+          outputs.push_back(name);
+          break;
+        case kGraphValueInfo: name = NameField(field.payload, kValueInfoName); break;
+        case kGraphSparseInitializer: names_.refusal = "a subgraph has sparse initializers"; break;
+        default: return absl::OkStatus();
+      }
+      if (all_) names_.inner_names.push_back(name);
+      return absl::OkStatus();
+    }));
+    std::vector<absl::string_view> inner;
+    OC_RETURN_IF_ERROR(wire::ForEachLengthDelimited(payload, [&](const wire::Field& field) {
+      if (field.number != kGraphNode) return absl::OkStatus();
+      inner.clear();
+      OC_RETURN_IF_ERROR(Node(field.payload, depth, defined, inner));
+      for (absl::string_view name : inner) {
+        if (!name.empty() && !defined.contains(name)) reads.push_back(name);
+      }
+      return absl::OkStatus();
+    }));
+    for (absl::string_view name : outputs) {
+      if (!name.empty() && !defined.contains(name)) reads.push_back(name);
+    }
+    return absl::OkStatus();
+  }
+
+  // Adds to `reads` what node `payload` (in a subgraph at `depth`) reads,
+  // its subgraphs' reads included, and its outputs to `defined`.
+  absl::Status Node(absl::string_view payload, int depth,
+                    absl::flat_hash_set<absl::string_view>& defined,
+                    std::vector<absl::string_view>& reads) {
+    std::vector<absl::string_view> outputs;
+    OC_RETURN_IF_ERROR(wire::ForEachLengthDelimited(payload, [&](const wire::Field& field) {
+      switch (field.number) {
+        case kNodeInput: reads.push_back(field.payload); break;
+        case kNodeOutput: outputs.push_back(field.payload); break;
+        case kNodeName: break;
+        case kNodeDomain:
+          if (!field.payload.empty() && field.payload != "ai.onnx") {
+            names_.refusal = absl::StrCat("a node of domain '", field.payload, "' in a subgraph");
+          }
+          return absl::OkStatus();
+        case kNodeAttribute: return Attribute(field.payload, depth, reads);
+        default: return absl::OkStatus();
+      }
+      if (all_) names_.inner_names.push_back(field.payload);
+      return absl::OkStatus();
+    }));
+    for (absl::string_view output : outputs) defined.insert(output);
+    return absl::OkStatus();
+  }
+
+  NodeNames& names_;
+  bool all_;
+};
+
+// A TensorProto's data field, by number, and how its values are encoded
+// when packed: `value_bytes` each, 0 for varints; -1 for a field of one
+// value per occurrence (string_data), or of bytes (raw_data).
+struct WireDataField {
+  uint32_t number;
+  schema::TensorField field;
+  int value_bytes;
+};
+
+constexpr WireDataField kWireDataFields[] = {
+    {4, schema::TensorField::kFloat, 4},   {5, schema::TensorField::kInt32, 0},
+    {6, schema::TensorField::kString, -1}, {7, schema::TensorField::kInt64, 0},
+    {9, schema::TensorField::kRaw, -1},    {10, schema::TensorField::kDouble, 8},
+    {11, schema::TensorField::kUint64, 0},
+};
+
+// Adds what one occurrence of data field `data` holds to `sizes`, counting
+// packed varints by their last bytes (below 0x80) rather than decoding them.
+void AddDataSize(const wire::Field& field, const WireDataField& data,
+                 schema::TensorDataSizes& sizes) {
+  int64_t& size = sizes[data.field];
+  if (data.field == schema::TensorField::kRaw) {
+    size = static_cast<int64_t>(field.payload.size());  // the last occurrence wins
+  } else if (field.wire_type != wire::kLengthDelimited || data.value_bytes < 0) {
+    ++size;  // one value, not packed
+  } else if (data.value_bytes > 0) {
+    size += static_cast<int64_t>(field.payload.size()) / data.value_bytes;
+  } else {
+    size += std::count_if(field.payload.begin(), field.payload.end(),
+                          [](char byte) { return (static_cast<uint8_t>(byte) & 0x80) == 0; });
+  }
+}
+
+}  // namespace
+
+size_t FirstFieldAfter(absl::string_view message, uint32_t number) {
+  wire::FieldReader reader(message);
+  wire::Field field;
+  bool found;
+  for (size_t at = 0; reader.Next(field, found).ok() && found; at = reader.offset()) {
+    if (field.number > number) return at;
+  }
+  return message.size();
+}
+
+std::optional<TensorHeader> FloatTensorHeader(absl::string_view tensor) {
+  TensorHeader header;
+  wire::FieldReader reader(tensor);
+  wire::Field field;
+  bool found;
+  bool floating = false;
+  while (reader.Next(field, found).ok() && found) {
+    if (field.number == kTensorDataType && field.wire_type == wire::kVarint) {
+      floating = field.varint == onnx::TensorProto::FLOAT ||
+                 field.varint == onnx::TensorProto::FLOAT16 ||
+                 field.varint == onnx::TensorProto::DOUBLE ||
+                 field.varint == onnx::TensorProto::BFLOAT16;
+    }
+    auto data = std::find_if(std::begin(kWireDataFields), std::end(kWireDataFields),
+                             [&field](const WireDataField& d) { return d.number == field.number; });
+    if (data == std::end(kWireDataFields)) {
+      header.bytes.append(field.whole.data(), field.whole.size());
+    } else {
+      AddDataSize(field, *data, header.sizes);
+    }
+  }
+  if (!floating) return std::nullopt;
+  return header;
+}
+
+absl::Status ScanNode(absl::string_view node, NodeNames& names, bool all) {
+  names.inputs.clear();
+  names.outputs.clear();
+  names.name = {};
+  names.domain = {};
+  names.subgraphs = false;
+  names.refusal.clear();
+  names.inner_names.clear();
+  std::vector<absl::string_view> reads;
+  OC_RETURN_IF_ERROR(wire::ForEachLengthDelimited(node, [&](const wire::Field& field) {
+    switch (field.number) {
+      case kNodeInput: names.inputs.push_back(field.payload); break;
+      case kNodeOutput: names.outputs.push_back(field.payload); break;
+      case kNodeName: names.name = field.payload; break;
+      case kNodeDomain: names.domain = field.payload; break;
+      case kNodeAttribute: return SubgraphReader(names, all).Attribute(field.payload, 0, reads);
+      default: break;
+    }
+    return absl::OkStatus();
+  }));
+  if (reads.empty()) return absl::OkStatus();
+  // Each capture once, in the order first read.
+  absl::flat_hash_set<absl::string_view> seen;
+  for (absl::string_view name : reads) {
+    if (seen.insert(name).second) names.inputs.push_back(name);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace onnxconvert::converter

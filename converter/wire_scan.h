@@ -1,0 +1,87 @@
+#ifndef ONNX_CONVERT_CONVERTER_WIRE_SCAN_H_
+#define ONNX_CONVERT_CONVERTER_WIRE_SCAN_H_
+
+// Reading serialized nodes and tensors without parsing them: a node's names,
+// subgraphs and their captures of outer values included, and a tensor's
+// fields but its data. What the windows (windowed.cc) know of a node or an
+// initializer before (or instead of) parsing it. Internal to the converter.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "schema/tensor_checks.h"
+
+namespace onnxconvert::converter {
+
+// Field numbers of the wire format this reads.
+inline constexpr uint32_t kModelGraph = 7;
+inline constexpr uint32_t kGraphNode = 1;
+inline constexpr uint32_t kGraphInitializer = 5;
+inline constexpr uint32_t kTensorDataType = 2;
+inline constexpr uint32_t kNodeInput = 1;
+inline constexpr uint32_t kNodeOutput = 2;
+inline constexpr uint32_t kNodeName = 3;
+inline constexpr uint32_t kNodeDomain = 7;
+
+// Field numbers of subgraphs, read without parsing them.
+inline constexpr uint32_t kNodeAttribute = 5;
+inline constexpr uint32_t kAttributeGraph = 6;
+inline constexpr uint32_t kAttributeGraphs = 11;
+inline constexpr uint32_t kGraphSparseInitializer = 15;
+inline constexpr uint32_t kGraphInput = 11;
+inline constexpr uint32_t kGraphOutput = 12;
+inline constexpr uint32_t kGraphValueInfo = 13;
+inline constexpr uint32_t kValueInfoName = 1;
+inline constexpr uint32_t kTensorName = 8;
+
+// Subgraphs nested deeper are left to the whole conversion.
+inline constexpr int kMaxSubgraphDepth = 32;
+
+// The names a serialized node uses, read without parsing it (views of its
+// bytes). `inputs` ends with the names its subgraphs read from the graphs
+// enclosing the node (captures, each once, in the order first read): to
+// the windows, a capture is a use like an input.
+struct NodeNames {
+  std::vector<absl::string_view> inputs;
+  std::vector<absl::string_view> outputs;
+  absl::string_view name;
+  absl::string_view domain;
+  // Whether the node has subgraphs.
+  bool subgraphs = false;
+  // Why its subgraphs cannot go through the windows ("" when they can).
+  std::string refusal;
+  // Every name its subgraphs hold, when asked for (ScanNode's `all`).
+  std::vector<absl::string_view> inner_names;
+};
+
+// The value field `number` of the message `payload` (a name), or "".
+absl::string_view NameField(absl::string_view payload, uint32_t number);
+
+// Reads the names of serialized `node` into `names`; with `all`, every name
+// its subgraphs hold too (names.inner_names). An error names the byte
+// offset where the node is not a well-formed message.
+absl::Status ScanNode(absl::string_view node, NodeNames& names, bool all = false);
+
+// Where the first field numbered above `number` starts in `message` (its
+// size if none does): protobuf writes fields in the order of their numbers.
+size_t FirstFieldAfter(absl::string_view message, uint32_t number);
+
+// A tensor read without its data.
+struct TensorHeader {
+  std::string bytes;               // its fields but the data fields
+  schema::TensorDataSizes sizes;  // what its data fields hold
+};
+
+// The fields of the floating-point TensorProto `tensor` but its data (name,
+// type, dims, ...) and the sizes of its data, or nullopt for a tensor of
+// another type.
+std::optional<TensorHeader> FloatTensorHeader(absl::string_view tensor);
+
+}  // namespace onnxconvert::converter
+
+#endif  // ONNX_CONVERT_CONVERTER_WIRE_SCAN_H_
