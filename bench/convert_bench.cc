@@ -28,6 +28,7 @@
 #include "google/protobuf/arena.h"
 #include "converter/converter.h"
 #include "converter/windowed.h"
+#include "ir/model_io.h"
 #include "ir/model_sink.h"
 #include "rewrites/pass_manager.h"
 
@@ -69,7 +70,7 @@ absl::Status ConvertSerialized(const std::string& bytes, int64_t target) {
 
 // Parses `bytes`, optimizes the model (exact profile) and serializes it.
 absl::Status OptimizeWhole(const std::string& bytes, int64_t /*unused*/) {
-  google::protobuf::Arena arena(rewrites::ModelArenaOptions());
+  google::protobuf::Arena arena(ModelArenaOptions());
   auto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   model->ParseFromString(bytes);
   absl::StatusOr<rewrites::RewriteReport> report =

@@ -134,7 +134,7 @@ int OptimizeWay(const char* path) {
   }
   const double size = static_cast<double>(info.st_size);
   // On an arena, as the CLI's optimize reads it.
-  google::protobuf::Arena arena(onnxconvert::rewrites::ModelArenaOptions());
+  google::protobuf::Arena arena(onnxconvert::ModelArenaOptions());
   onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   absl::StatusOr<onnxconvert::LoadedModel> loaded = onnxconvert::LoadModelInto(path, model);
   if (!loaded.ok()) {

@@ -149,7 +149,7 @@ int RunOptimize(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     return Fail(kExitUsageOrIo, path, absl::NotFoundError("no such file"), err);
   }
   // On an arena (see ModelArenaOptions).
-  google::protobuf::Arena arena(rewrites::ModelArenaOptions());
+  google::protobuf::Arena arena(ModelArenaOptions());
   onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   absl::StatusOr<LoadedModel> loaded = LoadModelInto(path, model);
   if (!loaded.ok()) return Fail(kExitInvalidModel, path, loaded.status(), err);

@@ -24,6 +24,7 @@
 #include "converter/step_validation.h"
 #include "converter/tracks.h"
 #include "google/protobuf/arena.h"
+#include "ir/model_io.h"
 #include "ir/model_scan.h"
 #include "ir/wire.h"
 #include "schema/checker.h"
@@ -894,16 +895,6 @@ absl::StatusOr<ConversionReport> ConvertWindowed(absl::string_view bytes,
 }
 
 namespace {
-
-// An arena for a whole model: blocks from 64 KiB up to 1 MiB, as for
-// inferred types, rather than protobuf's default of up to 8 KiB (thousands
-// of blocks for a 10 k-node model).
-google::protobuf::ArenaOptions ModelArenaOptions() {
-  google::protobuf::ArenaOptions options;
-  options.start_block_size = 64 << 10;
-  options.max_block_size = 1 << 20;
-  return options;
-}
 
 // `bytes` parsed onto `arena`, or null when they do not parse. On an arena
 // the parse and the conversion allocate from its blocks and the model is

@@ -784,6 +784,13 @@ absl::StatusOr<onnx::ModelProto> ParseModel(std::string_view bytes,
   return model;
 }
 
+google::protobuf::ArenaOptions ModelArenaOptions() {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = size_t{64} << 10;
+  options.max_block_size = size_t{1} << 20;
+  return options;
+}
+
 absl::Status ParseModelInto(std::string_view bytes, std::string_view source_name,
                             onnx::ModelProto& model, const LoadOptions& options) {
   OC_RETURN_IF_ERROR(

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "google/protobuf/arena.h"
 #include "proto/onnx.pb.h"
 
 namespace onnxconvert {
@@ -45,6 +46,13 @@ struct LoadedModel {
 absl::StatusOr<onnx::ModelProto> ParseModel(std::string_view bytes,
                                             std::string_view source_name,
                                             const LoadOptions& options = {});
+
+// Options for the arena of a whole model parsed onto one (ParseModelInto,
+// LoadModelInto, the converter's whole conversion): blocks from 64 KiB up to
+// 1 MiB rather than protobuf's default of up to 8 KiB, as a model is many
+// small messages; nodes a rewrite removes and the model at the end are then
+// not freed one by one.
+google::protobuf::ArenaOptions ModelArenaOptions();
 
 // As ParseModel, into `model` (which may live on an arena: a model rewritten
 // in place then frees no node one by one).

@@ -461,12 +461,6 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
   return report;
 }
 
-google::protobuf::ArenaOptions ModelArenaOptions() {
-  google::protobuf::ArenaOptions options;
-  options.max_block_size = size_t{1} << 20;
-  return options;
-}
-
 std::string RewriteReport::ToText(bool with_records) const {
   std::string out = absl::StrFormat(
       "optimize (%s): %d rounds%s; nodes %d -> %d, initializers %d -> %d, bytes %d -> %d\n",

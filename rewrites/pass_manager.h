@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "google/protobuf/arena.h"
 #include "proto/onnx.pb.h"
 #include "rewrites/pass.h"
 #include "rewrites/rules_explain.h"
@@ -56,12 +55,6 @@ absl::StatusOr<std::vector<const PassEntry*>> SelectPasses(const RewriteOptions&
 // when the model did: an error otherwise (the model is then partly
 // rewritten; callers keep their copy). Errors name the pass and graph.
 absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOptions& options);
-
-// Options for the arena of a model to be optimized in place (the CLI's,
-// the service's): on an arena the nodes a rewrite removes, and the model
-// at the end, are not freed one by one; blocks of up to 1 MiB, as a model
-// is many small messages.
-google::protobuf::ArenaOptions ModelArenaOptions();
 
 }  // namespace onnxconvert::rewrites
 

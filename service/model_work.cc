@@ -168,7 +168,7 @@ absl::StatusOr<v1::RewriteResponse> RewriteModelBytes(std::string_view bytes,
                                                       int64_t max_model_bytes) {
   OC_ASSIGN_OR_RETURN(rewrites::RewriteOptions rewrite, CheckedRewriteOptions(options, name));
   // On an arena (see ModelArenaOptions).
-  google::protobuf::Arena arena(rewrites::ModelArenaOptions());
+  google::protobuf::Arena arena(ModelArenaOptions());
   onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   LoadOptions load;
   load.max_model_bytes = max_model_bytes;
