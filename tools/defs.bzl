@@ -8,6 +8,9 @@ oc_test(name, deps, srcs, ...)
 oc_corpus_test(name, deps, size, ...)
     an oc_test that sweeps the backend corpus (//tests:corpus, abseil),
     tagged "corpus": not in the sanitized run.
+oc_golden_test(name, goldens, deps, ...)
+    an oc_corpus_test that compares with the golden tables
+    tests/golden/<golden>.txt (//tests:golden).
 oc_tests(names, deps, ...)
     one oc_test per name, all with the same deps and attributes.
 oc_unit(name, deps, test_deps, ...)
@@ -15,6 +18,8 @@ oc_unit(name, deps, test_deps, ...)
 oc_test_library(name, deps, srcs, hdrs, ...)
     a testonly oc_library: the header <name>.h alone unless srcs or hdrs
     say otherwise.
+oc_binary(name, deps, srcs, ...)
+    a cc_binary of <name>.cc unless srcs says otherwise.
 """
 
 GTEST_MAIN = "@system//:gtest_main"
@@ -51,6 +56,24 @@ def oc_corpus_test(name, deps = [], size = "large", tags = [], **kwargs):
         size = size,
         tags = ["corpus"] + tags,
         deps = deps + ["//tests:corpus", ABSL],
+        **kwargs
+    )
+
+def oc_golden_test(name, goldens, deps = [], **kwargs):
+    """An oc_corpus_test comparing with tests/golden/<g>.txt for each g in goldens."""
+    oc_corpus_test(
+        name = name,
+        data = ["//tests:golden/%s.txt" % golden for golden in goldens],
+        deps = deps + ["//tests:golden"],
+        **kwargs
+    )
+
+def oc_binary(name, deps = [], srcs = None, **kwargs):
+    """A cc_binary of <name>.cc (or srcs)."""
+    native.cc_binary(
+        name = name,
+        srcs = [name + ".cc"] if srcs == None else srcs,
+        deps = deps,
         **kwargs
     )
 
