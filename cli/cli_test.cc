@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "proto/onnx.pb.h"
 #include "tests/corpus.h"
+#include "tests/model_text.h"
 #include "tests/test_files.h"
 
 namespace onnxconvert::cli {
@@ -45,28 +46,12 @@ Result ConvertWithFlags(const fs::path& in, int to, const fs::path& report,
 
 // A one-node model: Y = Relu(X) at opset 13, optionally with an initializer.
 onnx::ModelProto ReluModel() {
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  model.set_producer_name("cli_test");
-  auto* opset = model.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(13);
-  onnx::GraphProto* graph = model.mutable_graph();
-  graph->set_name("g");
-  onnx::NodeProto* node = graph->add_node();
-  node->set_op_type("Relu");
-  node->add_input("X");
-  node->add_output("Y");
-  for (auto [list, name] : {std::pair{graph->mutable_input(), "X"},
-                            std::pair{graph->mutable_output(), "Y"}}) {
-    onnx::ValueInfoProto* value = list->Add();
-    value->set_name(name);
-    auto* tensor = value->mutable_type()->mutable_tensor_type();
-    tensor->set_elem_type(onnx::TensorProto::FLOAT);
-    tensor->mutable_shape()->add_dim()->set_dim_param("N");
-    tensor->mutable_shape()->add_dim()->set_dim_value(4);
-  }
-  return model;
+  return testing::ModelFromText(R"(
+    <ir_version: 8, opset_import: ["" : 13], producer_name: "cli_test">
+    g (float[N,4] X) => (float[N,4] Y) {
+      Y = Relu (X)
+    }
+  )");
 }
 
 // A model whose one initializer lives in external data at `location`.

@@ -13,10 +13,10 @@
 #include "gtest/gtest.h"
 #include "ir/graph_index.h"
 #include "ir/graph_index_rewriter.h"
-#include "ir/text_parser.h"
 #include "ir/text_printer.h"
 #include "schema/inference.h"
 #include "schema/registry.h"
+#include "tests/model_text.h"
 
 namespace onnxconvert::rewrites {
 namespace {
@@ -62,16 +62,15 @@ class AdapterOnIndexTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(AdapterOnIndexTest, EditsAsTheConverterDoes) {
   const Case& c = GetParam();
-  absl::StatusOr<onnx::ModelProto> model = ParseModelText(c.model);
-  ASSERT_TRUE(model.ok()) << model.status();
+  onnx::ModelProto model = testing::ModelFromText(c.model);
 
   converter::ConvertOptions options;
   options.target_opset = c.to_opset;
-  absl::StatusOr<converter::ConversionResult> converted = converter::ConvertModel(*model, options);
+  absl::StatusOr<converter::ConversionResult> converted = converter::ConvertModel(model, options);
   ASSERT_TRUE(converted.ok()) << converted.status();
 
   const schema::Registry& registry = schema::Registry::Get();
-  const int64_t from_opset = model->opset_import(0).version();
+  const int64_t from_opset = model.opset_import(0).version();
   const schema::OpSchema* from = registry.Lookup("", c.op, from_opset);
   const schema::OpSchema* to = registry.Lookup("", c.op, c.to_opset);
   ASSERT_NE(from, nullptr);
@@ -80,9 +79,9 @@ TEST_P(AdapterOnIndexTest, EditsAsTheConverterDoes) {
       adapters::Rewrites().Find("", c.op, from->since_version, to->since_version);
   ASSERT_NE(adapter, nullptr) << c.op << " " << from->since_version << "->" << to->since_version;
 
-  absl::StatusOr<schema::InferenceResult> types = schema::InferModel(*model);
+  absl::StatusOr<schema::InferenceResult> types = schema::InferModel(model);
   ASSERT_TRUE(types.ok()) << types.status();
-  absl::StatusOr<std::unique_ptr<GraphIndex>> index = GraphIndex::Build(model->mutable_graph());
+  absl::StatusOr<std::unique_ptr<GraphIndex>> index = GraphIndex::Build(model.mutable_graph());
   ASSERT_TRUE(index.ok()) << index.status();
   std::vector<NodeId> nodes = (*index)->NodesOf("", c.op);
   ASSERT_EQ(nodes.size(), 1u);
@@ -100,7 +99,7 @@ TEST_P(AdapterOnIndexTest, EditsAsTheConverterDoes) {
   ASSERT_TRUE(rewrite.Finish().ok());
   ASSERT_TRUE((*index)->Commit().ok());
 
-  EXPECT_EQ(NodesText(model->graph()), NodesText(converted->model.graph()));
+  EXPECT_EQ(NodesText(model.graph()), NodesText(converted->model.graph()));
   EXPECT_FALSE(changes.empty());
 }
 

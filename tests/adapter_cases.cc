@@ -117,20 +117,22 @@ bool StoreText(std::string& field, std::string value) {
   return !field.empty();
 }
 
+// Stores a value in the case's text field `kField`; false when it is empty.
+template <std::string ConversionCase::*kField>
+bool StoreTextField(ConversionCase& c, std::string value) {
+  return StoreText(c.*kField, std::move(value));
+}
+
 constexpr CaseKey kCaseKeys[] = {
-    {"model", "\n", false,
-     [](ConversionCase& c, std::string v) { return StoreText(c.graph, std::move(v)); }},
-    {"node", " ", false,
-     [](ConversionCase& c, std::string v) { return StoreText(c.expected_node, std::move(v)); }},
+    {"model", "\n", false, StoreTextField<&ConversionCase::graph>},
+    {"node", " ", false, StoreTextField<&ConversionCase::expected_node>},
     {"nodes", "; ", false,
      [](ConversionCase& c, std::string v) {
        c.all_nodes = true;
        return StoreText(c.expected_node, std::move(v));
      }},
-    {"error", " ", false,
-     [](ConversionCase& c, std::string v) { return StoreText(c.error, std::move(v)); }},
-    {"expanded", "", true,
-     [](ConversionCase& c, std::string v) { return StoreText(c.expanded_op, std::move(v)); }},
+    {"error", " ", false, StoreTextField<&ConversionCase::error>},
+    {"expanded", "", true, StoreTextField<&ConversionCase::expanded_op>},
     {"converted model", "\n", false,
      [](ConversionCase& c, std::string v) {
        return StoreText(c.expected_model, absl::StrCat(v, "\n"));

@@ -68,26 +68,21 @@ void AddLowRankBodies(std::vector<HostileModel>& out) {
 // One string tensor of `count` empty strings: 2 bytes each on the wire,
 // tens of bytes each once parsed.
 HostileModel StringAmplifier(int count) {
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  model.add_opset_import()->set_version(13);
-  onnx::GraphProto* graph = model.mutable_graph();
-  graph->set_name("main");
-  onnx::TensorProto* strings = graph->add_initializer();
-  strings->set_name("S");
-  strings->set_data_type(onnx::TensorProto::STRING);
-  strings->add_dims(count);
+  HostileModel amplifier = {absl::StrCat("strings_", count),
+                            "a string tensor of many empty strings", ""};
+  const std::string text = absl::StrCat(
+      "<ir_version: 8, opset_import: [13]>\nmain () => (string Y) <string[", count,
+      "] S = {}>\n{\n  Y = Identity (S)\n}\n");
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(text);
+  if (!model.ok()) {
+    amplifier.bytes = ModelBytes(text);  // says why it does not parse
+    return amplifier;
+  }
+  onnx::TensorProto* strings = model->mutable_graph()->mutable_initializer(0);
   strings->mutable_string_data()->Reserve(count);
   for (int i = 0; i < count; ++i) strings->add_string_data();
-  onnx::NodeProto* node = graph->add_node();
-  node->set_op_type("Identity");
-  node->add_input("S");
-  node->add_output("Y");
-  onnx::ValueInfoProto* output = graph->add_output();
-  output->set_name("Y");
-  output->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::STRING);
-  return {absl::StrCat("strings_", count), "a string tensor of many empty strings",
-          model.SerializeAsString()};
+  amplifier.bytes = model->SerializeAsString();
+  return amplifier;
 }
 
 // Appends a varint.
