@@ -1,9 +1,7 @@
 #include "schema/checker.h"
 
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +17,7 @@
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "tests/model_text.h"
+#include "tests/test_files.h"
 #include "ir/model_io.h"
 #include "ir/text_parser.h"
 #include "tests/corpus.h"
@@ -112,12 +111,10 @@ absl::StatusOr<std::vector<CheckerCase>> ParseCheckerCases(absl::string_view pat
 
 // The cases of kCaseFile, or one case that fails with why it did not read.
 std::vector<CheckerCase> CheckerCases() {
-  std::ifstream in{std::string(kCaseFile)};
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text = testing::ReadTestFile(std::string(kCaseFile));
   absl::StatusOr<std::vector<CheckerCase>> cases =
-      in ? ParseCheckerCases(kCaseFile, text.str())
-         : absl::NotFoundError(absl::StrCat(kCaseFile, ": cannot be read"));
+      !text.empty() ? ParseCheckerCases(kCaseFile, text)
+                    : absl::NotFoundError(absl::StrCat(kCaseFile, ": cannot be read, or empty"));
   if (!cases.ok()) {
     return {{.name = "case_file", .file_error = std::string(cases.status().message())}};
   }
