@@ -1,13 +1,16 @@
 #include "schema/checker.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -100,10 +103,18 @@ absl::StatusOr<std::vector<CheckerCase>> ParseCheckerCases(absl::string_view pat
       return absl::InvalidArgumentError(absl::StrCat(where, ": ", added.message()));
     }
   }
+  absl::flat_hash_set<std::string> names;
   for (const CheckerCase& c : cases) {
     if (c.model.empty() || c.expect.empty() || (c.expect == "pass") != c.code.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat(c.where, ": a case has a model and expect:, and code: unless it passes"));
+    }
+    bool word = !c.name.empty() && std::all_of(c.name.begin(), c.name.end(), [](char ch) {
+      return absl::ascii_isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+    });
+    if (!word || !names.insert(c.name).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(c.where, ": case '", c.name, "' is no word or is named twice"));
     }
   }
   return cases;
