@@ -8,20 +8,11 @@
 #include "Eigen/Core"
 #include "eval/gemm_internal.h"
 
+#define ONNX_CONVERT_GEMM_ENTRY MultiplyPortable
 #include "eval/gemm_eigen.inc"
 
 namespace onnxconvert::eval {
 namespace gemm_internal {
-
-void MultiplyPortable(const float* a, const float* b, float* out, int64_t m, int64_t k,
-                      int64_t n, bool transpose_a, bool transpose_b, float scale) {
-  EigenMultiply(a, b, out, m, k, n, transpose_a, transpose_b, scale);
-}
-
-void MultiplyPortable(const double* a, const double* b, double* out, int64_t m, int64_t k,
-                      int64_t n, bool transpose_a, bool transpose_b, double scale) {
-  EigenMultiply(a, b, out, m, k, n, transpose_a, transpose_b, scale);
-}
 
 bool CpuHasAvx2Fma() {
 #if defined(__x86_64__) || defined(__i386__)

@@ -11,18 +11,5 @@
 #define Eigen EigenAvx2Fma
 #include "Eigen/Core"
 
+#define ONNX_CONVERT_GEMM_ENTRY MultiplyAvx2Fma
 #include "eval/gemm_eigen.inc"
-
-namespace onnxconvert::eval::gemm_internal {
-
-void MultiplyAvx2Fma(const float* a, const float* b, float* out, int64_t m, int64_t k,
-                     int64_t n, bool transpose_a, bool transpose_b, float scale) {
-  EigenMultiply(a, b, out, m, k, n, transpose_a, transpose_b, scale);
-}
-
-void MultiplyAvx2Fma(const double* a, const double* b, double* out, int64_t m, int64_t k,
-                     int64_t n, bool transpose_a, bool transpose_b, double scale) {
-  EigenMultiply(a, b, out, m, k, n, transpose_a, transpose_b, scale);
-}
-
-}  // namespace onnxconvert::eval::gemm_internal

@@ -4,6 +4,8 @@
 // SequenceErase, SequenceLength, SplitToSequence, ConcatFromSequence) and
 // the optional ops (Optional, OptionalHasElement, OptionalGetElement).
 
+#include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -53,6 +55,23 @@ absl::StatusOr<int64_t> Position(const OpCall& call, int64_t position, int64_t s
   return position < 0 ? position + size : position;
 }
 
+// The tensor of a value_<type> or value_<type>s attribute of Constant:
+// `one` as a scalar when `scalar`, else the elements of `list` (rank 1).
+template <typename T, typename List>
+Tensor AttributeTensor(int32_t elem_type, bool scalar, const T& one, const List& list) {
+  Tensor t = scalar ? Tensor(elem_type, {})
+                    : Tensor(elem_type, {static_cast<int64_t>(list.size())});
+  for (int64_t i = 0; i < t.size(); ++i) {
+    const T& value = scalar ? one : list[static_cast<int>(i)];
+    if constexpr (std::is_same_v<T, std::string>) {
+      t.strings()[i] = value;
+    } else {
+      t.data<T>()[i] = value;
+    }
+  }
+  return t;
+}
+
 // Constant: the value its one value attribute holds.
 Outputs ConstantOp(const OpCall& call) {
   const onnx::AttributeProto* found = nullptr;
@@ -63,7 +82,6 @@ Outputs ConstantOp(const OpCall& call) {
   if (found == nullptr) return call.Error("sets no value attribute");
   const onnx::AttributeProto& a = *found;
   int64_t limit = call.runner.options().max_tensor_elements;
-  auto list = [](int32_t type, int64_t count) { return Tensor(type, {count}); };
   const std::string& name = a.name();
   if (name == "value") {
     absl::StatusOr<Tensor> tensor = FromProto(a.t(), limit);
@@ -76,25 +94,14 @@ Outputs ConstantOp(const OpCall& call) {
     return One(*std::move(tensor));
   }
   if (name == "value_float" || name == "value_floats") {
-    bool scalar = name == "value_float";
-    Tensor t = scalar ? Tensor(onnx::TensorProto::FLOAT, {})
-                      : list(onnx::TensorProto::FLOAT, a.floats_size());
-    for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = scalar ? a.f() : a.floats(i);
-    return One(std::move(t));
+    return One(AttributeTensor(onnx::TensorProto::FLOAT, name == "value_float", a.f(), a.floats()));
   }
   if (name == "value_int" || name == "value_ints") {
-    bool scalar = name == "value_int";
-    Tensor t = scalar ? Tensor(onnx::TensorProto::INT64, {})
-                      : list(onnx::TensorProto::INT64, a.ints_size());
-    for (int64_t i = 0; i < t.size(); ++i) t.data<int64_t>()[i] = scalar ? a.i() : a.ints(i);
-    return One(std::move(t));
+    return One(AttributeTensor(onnx::TensorProto::INT64, name == "value_int", a.i(), a.ints()));
   }
   if (name == "value_string" || name == "value_strings") {
-    bool scalar = name == "value_string";
-    Tensor t = scalar ? Tensor(onnx::TensorProto::STRING, {})
-                      : list(onnx::TensorProto::STRING, a.strings_size());
-    for (int64_t i = 0; i < t.size(); ++i) t.strings()[i] = scalar ? a.s() : a.strings(i);
-    return One(std::move(t));
+    return One(
+        AttributeTensor(onnx::TensorProto::STRING, name == "value_string", a.s(), a.strings()));
   }
   return call.Error(absl::StrCat("attribute '", name, "' is not a value attribute"));
 }

@@ -37,10 +37,6 @@ Outputs One(Tensor tensor);
 // A one-output result, or the error computing it.
 Outputs One(absl::StatusOr<Tensor> tensor);
 
-// The type a storage type computes in: float for float16 and bfloat16.
-template <typename T>
-using Compute = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BHalf>, float, T>;
-
 // Storage types other than bool.
 template <typename T>
 constexpr bool kIsNumber = !std::is_same_v<T, bool>;
@@ -50,18 +46,6 @@ constexpr bool kIsSignedInt = std::is_integral_v<T> && std::is_signed_v<T>;
 // Storage types that compute as floating point (float16 and bfloat16 too).
 template <typename T>
 constexpr bool kIsFloat = std::is_floating_point_v<Compute<T>>;
-
-// A storage element in the type it computes in.
-template <typename T>
-Compute<T> Load(T value) {
-  if constexpr (std::is_same_v<T, Half>) {
-    return HalfToFloat(value);
-  } else if constexpr (std::is_same_v<T, BHalf>) {
-    return BHalfToFloat(value);
-  } else {
-    return value;
-  }
-}
 
 // A computed value stored as `T` (float16 and bfloat16 rounded to nearest
 // even).

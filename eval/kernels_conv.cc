@@ -4,6 +4,8 @@
 // ConvInteger, QLinearConv and DeformConv.
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <utility>
 #include <tuple>
 #include <cmath>
@@ -481,13 +483,76 @@ std::vector<int64_t> OutputDims(const ConvShape& s, const Window& w) {
   return dims;
 }
 
-Outputs ConvKernel(const KernelCall& call) {
+// X, W and B (input 2, optional) of Conv or ConvTranspose: an error unless
+// they are of one element type.
+absl::StatusOr<std::array<const Tensor*, 3>> ConvInputs(const KernelCall& call) {
   OC_ASSIGN_OR_RETURN(const Tensor* x, nn::Required(call, 0, "X"));
   OC_ASSIGN_OR_RETURN(const Tensor* w, nn::Required(call, 1, "W"));
   const Tensor* b = call.input(2);
   if (w->elem_type() != x->elem_type() || (b != nullptr && b->elem_type() != x->elem_type())) {
     return call.Error("the inputs differ in element type");
   }
+  return std::array<const Tensor*, 3>{x, w, b};
+}
+
+// A convolution's X, W and B (when given), of a float type, read as C.
+template <typename C>
+struct ConvViews {
+  RealView<C> x, w;
+  std::optional<RealView<C>> b;
+};
+
+template <typename C>
+ConvViews<C> ReadConvViews(const Tensor& x, const Tensor& w, const Tensor* b) {
+  ConvViews<C> views{*RealView<C>::Of(x), *RealView<C>::Of(w), std::nullopt};
+  if (b != nullptr) views.b = *RealView<C>::Of(*b);
+  return views;
+}
+
+// Double, whatever the storage type T.
+template <typename T>
+using InDouble = double;
+
+// Y of a convolution computed in C = Real<T>, T the storage type of X's
+// float type: `compute(views, y)` with `views` the ConvViews<C> and `y`
+// the zeroed elements of `dims`, which Y holds in X's type.
+template <template <typename> typename Real, typename Compute>
+Outputs ComputeConv(const KernelCall& call, const Tensor& x, const Tensor& w, const Tensor* b,
+                    const std::vector<int64_t>& dims, Compute compute) {
+  absl::StatusOr<Tensor> out = nn::UnsupportedType(call, x.elem_type());
+  nn::VisitFloatType(x.elem_type(), [&](auto v) {
+    using T = decltype(v);
+    using C = Real<T>;
+    ConvViews<C> views = ReadConvViews<C>(x, w, b);
+    std::vector<C> y(nn::Product(dims, 0, dims.size()));
+    compute(views, y);
+    out = nn::StoreTensor<T, C>(x.elem_type(), dims, y);
+  });
+  return nn::One(std::move(out));
+}
+
+// An im2col (or col2im) convolution, ComputeConv in nn::Real:
+// `compute(views, cols, y)` with `cols` the zeroed column matrix of
+// `cols_size` elements (an error past kMaxOutputElements, naming the
+// `matrix`).
+template <typename Compute>
+Outputs ColumnConv(const KernelCall& call, const Tensor& x, const Tensor& w, const Tensor* b,
+                   const std::vector<int64_t>& dims, int64_t cols_size, absl::string_view matrix,
+                   Compute compute) {
+  if (cols_size > nn::kMaxOutputElements) {
+    return call.Error(absl::StrCat("the ", matrix, " matrix is too large"));
+  }
+  return ComputeConv<nn::Real>(call, x, w, b, dims, [&](auto& views, auto& y) {
+    std::vector<typename std::decay_t<decltype(y)>::value_type> cols(cols_size);
+    compute(views, cols, y);
+  });
+}
+
+Outputs ConvKernel(const KernelCall& call) {
+  OC_ASSIGN_OR_RETURN(auto inputs, ConvInputs(call));
+  const Tensor* x = inputs[0];
+  const Tensor* w = inputs[1];
+  const Tensor* b = inputs[2];
   OC_ASSIGN_OR_RETURN(auto geometry, ConvGeometry(call, *x, *w));
   // Named references, not a structured binding: the lambdas below use them
   // (clang 14, which builds the fuzzers, cannot capture a binding).
@@ -520,21 +585,13 @@ Outputs ConvKernel(const KernelCall& call) {
       ConvolveNarrow1D<decltype(v)>(s, window, storage...);
     });
   }
-  nn::VisitFloatType(x->elem_type(), [&](auto v) {
-    using T = decltype(v);
-    // Sums in double for every type: each output is its exact sum rounded
-    // once, so that float rounding does not build up over the hundreds of
-    // terms of a window (deep networks amplify it past the tolerance).
-    using C = double;
-    absl::StatusOr<RealView<C>> vx = RealView<C>::Of(*x), vw = RealView<C>::Of(*w);
-    std::optional<RealView<C>> vb;
-    if (b != nullptr) vb = *RealView<C>::Of(*b);
-    std::vector<int64_t> dims = OutputDims(s, window);
-    std::vector<C> y(nn::Product(dims, 0, dims.size()));
-    Convolve<C>(s, window, vx->data(), vw->data(), vb ? vb->data() : nullptr, y.data());
-    out = nn::StoreTensor<T, C>(x->elem_type(), dims, y);
+  // Sums in double for every type: each output is its exact sum rounded
+  // once, so that float rounding does not build up over the hundreds of
+  // terms of a window (deep networks amplify it past the tolerance).
+  return ComputeConv<InDouble>(call, *x, *w, b, OutputDims(s, window), [&](auto& views, auto& y) {
+    Convolve<double>(s, window, views.x.data(), views.w.data(),
+                     views.b ? views.b->data() : nullptr, y.data());
   });
-  return nn::One(std::move(out));
 }
 
 // ConvTranspose: each input element spreads w[c, m, k...] times itself
@@ -542,12 +599,10 @@ Outputs ConvKernel(const KernelCall& call) {
 // pads; output_shape (or auto_pad SAME) fixes the output extent and the
 // pads follow from it.
 Outputs ConvTransposeKernel(const KernelCall& call) {
-  OC_ASSIGN_OR_RETURN(const Tensor* x, nn::Required(call, 0, "X"));
-  OC_ASSIGN_OR_RETURN(const Tensor* w, nn::Required(call, 1, "W"));
-  const Tensor* b = call.input(2);
-  if (w->elem_type() != x->elem_type() || (b != nullptr && b->elem_type() != x->elem_type())) {
-    return call.Error("the inputs differ in element type");
-  }
+  OC_ASSIGN_OR_RETURN(auto inputs, ConvInputs(call));
+  const Tensor* x = inputs[0];
+  const Tensor* w = inputs[1];
+  const Tensor* b = inputs[2];
   if (x->rank() < 3 || w->rank() != x->rank()) {
     return call.Error("X and W must have the same rank, 3 or more");
   }
@@ -615,28 +670,20 @@ Outputs ConvTransposeKernel(const KernelCall& call) {
   }
   std::vector<int64_t> dims = {s.batch, s.out_channels};
   dims.insert(dims.end(), win.input.begin(), win.input.end());
-  OC_ASSIGN_OR_RETURN(int64_t count, nn::CheckedCount(call, dims));
+  OC_RETURN_IF_ERROR(nn::CheckedCount(call, dims).status());
   if (b != nullptr && b->size() != s.out_channels) return call.Error("B's size is not M");
   int64_t cg = s.in_channels / s.group, mg = s.out_channels / s.group;
   int64_t kernel_size = nn::Product(win.kernel, 0, rank);
   int64_t positions = nn::Product(win.output, 0, rank);
   int64_t image = nn::Product(win.input, 0, rank);
-  if (mg * kernel_size * positions > nn::kMaxOutputElements) {
-    return call.Error("the col2im matrix is too large");
-  }
-  absl::StatusOr<Tensor> out = nn::UnsupportedType(call, x->elem_type());
-  nn::VisitFloatType(x->elem_type(), [&](auto v) {
-    using T = decltype(v);
-    using C = nn::Real<T>;
-    absl::StatusOr<RealView<C>> vx = RealView<C>::Of(*x), vw = RealView<C>::Of(*w);
-    std::optional<RealView<C>> vb;
-    if (b != nullptr) vb = *RealView<C>::Of(*b);
-    std::vector<C> y(count, C{0});
-    std::vector<C> cols(mg * kernel_size * positions);
+  int64_t cols_size = mg * kernel_size * positions;
+  return ColumnConv(call, *x, *w, b, dims, cols_size, "col2im", [&](auto& views, auto& cols,
+                                                                    auto& y) {
+    using C = typename std::decay_t<decltype(y)>::value_type;
     for (int64_t n = 0; n < s.batch; ++n) {
       for (int64_t g = 0; g < s.group; ++g) {
-        nn::Multiply(vw->data() + g * cg * mg * kernel_size,
-                     vx->data() + (n * s.in_channels + g * cg) * positions, cols.data(),
+        nn::Multiply(views.w.data() + g * cg * mg * kernel_size,
+                     views.x.data() + (n * s.in_channels + g * cg) * positions, cols.data(),
                      mg * kernel_size, cg, positions, {.transpose_a = true});
         C* yg = y.data() + (n * s.out_channels + g * mg) * image;
         int64_t width = win.output[rank - 1], stride = win.strides[rank - 1];
@@ -647,12 +694,10 @@ Outputs ConvTransposeKernel(const KernelCall& call) {
                         C* out = yg + first;
                         for (int64_t i = lo; i < hi; ++i) out[i * stride] += in[i];
                       });
-        if (vb) AddRowBias(yg, vb->data() + g * mg, mg, image);
+        if (views.b) AddRowBias(yg, views.b->data() + g * mg, mg, image);
       }
     }
-    out = nn::StoreTensor<T, C>(x->elem_type(), dims, y);
   });
-  return nn::One(std::move(out));
 }
 
 // The 8-bit elements of `t` as int32 less `zero_point`: a scalar, or one
@@ -828,28 +873,21 @@ Outputs DeformConvKernel(const KernelCall& call) {
   std::vector<int64_t> dims = OutputDims(s, win);
   OC_RETURN_IF_ERROR(nn::CheckedCount(call, dims).status());
   int64_t cg = s.in_channels / s.group, mg = s.out_channels / s.group;
-  if (cg * kernel_size * positions > nn::kMaxOutputElements) {
-    return call.Error("the im2col matrix is too large");
-  }
-  absl::StatusOr<Tensor> out = nn::UnsupportedType(call, x->elem_type());
-  nn::VisitFloatType(x->elem_type(), [&](auto v) {
-    using T = decltype(v);
-    using C = nn::Real<T>;
-    RealView<C> vx = *RealView<C>::Of(*x), vw = *RealView<C>::Of(*w);
+  int64_t cols_size = cg * kernel_size * positions;
+  return ColumnConv(call, *x, *w, b, dims, cols_size, "im2col", [&](auto& views, auto& cols,
+                                                                    auto& y) {
+    using C = typename std::decay_t<decltype(y)>::value_type;
     RealView<C> voff = *RealView<C>::Of(*offset);
-    std::optional<RealView<C>> vmask, vb;
+    std::optional<RealView<C>> vmask;
     if (mask != nullptr) vmask = *RealView<C>::Of(*mask);
-    if (b != nullptr) vb = *RealView<C>::Of(*b);
     int64_t height = win.input[0], width = win.input[1];
     int64_t per_offset_group = s.in_channels / offset_group;
-    std::vector<C> cols(cg * kernel_size * positions);
-    std::vector<C> y(nn::Product(dims, 0, dims.size()));
     for (int64_t n = 0; n < s.batch; ++n) {
       for (int64_t g = 0; g < s.group; ++g) {
         for (int64_t c = 0; c < cg; ++c) {
           int64_t ic = g * cg + c;
           int64_t og = ic / per_offset_group;
-          const C* plane = vx.data() + (n * s.in_channels + ic) * height * width;
+          const C* plane = views.x.data() + (n * s.in_channels + ic) * height * width;
           for (int64_t k = 0; k < kernel_size; ++k) {
             int64_t kh = k / win.kernel[1], kw = k % win.kernel[1];
             const C* off_h =
@@ -871,14 +909,12 @@ Outputs DeformConvKernel(const KernelCall& call) {
           }
         }
         C* yg = y.data() + (n * s.out_channels + g * mg) * positions;
-        nn::Multiply(vw.data() + g * mg * cg * kernel_size, cols.data(), yg, mg, cg * kernel_size,
-                     positions);
-        if (vb) AddRowBias(yg, vb->data() + g * mg, mg, positions);
+        nn::Multiply(views.w.data() + g * mg * cg * kernel_size, cols.data(), yg, mg,
+                     cg * kernel_size, positions);
+        if (views.b) AddRowBias(yg, views.b->data() + g * mg, mg, positions);
       }
     }
-    out = nn::StoreTensor<T, C>(x->elem_type(), dims, y);
   });
-  return nn::One(std::move(out));
 }
 
 }  // namespace onnxconvert::eval::conv_ops

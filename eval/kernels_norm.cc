@@ -5,6 +5,7 @@
 // results are stored in the input's type.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <type_traits>
 
@@ -182,13 +183,26 @@ Outputs BatchNormKernel(const KernelCall& call) {
   return outputs;
 }
 
+// Inputs 0 to 2 of a normalization (its input, scale and bias, named
+// `names`), the input of rank `min_rank` or more.
+absl::StatusOr<std::array<const Tensor*, 3>> AffineInputs(const KernelCall& call,
+                                                          std::array<const char*, 3> names,
+                                                          int min_rank) {
+  std::array<const Tensor*, 3> inputs;
+  for (int i = 0; i < 3; ++i) {
+    OC_ASSIGN_OR_RETURN(inputs[i], nn::Required(call, i, names[i]));
+  }
+  if (inputs[0]->rank() < min_rank) {
+    return call.Error(absl::StrCat(names[0], " must have rank ", min_rank, " or more"));
+  }
+  return inputs;
+}
+
 // InstanceNormalization: each [n, c] plane normalized by its own moments,
 // then scale[c] and B[c].
 Outputs InstanceNormKernel(const KernelCall& call) {
-  OC_ASSIGN_OR_RETURN(const Tensor* x, nn::Required(call, 0, "input"));
-  OC_ASSIGN_OR_RETURN(const Tensor* scale, nn::Required(call, 1, "scale"));
-  OC_ASSIGN_OR_RETURN(const Tensor* bias, nn::Required(call, 2, "B"));
-  if (x->rank() < 3) return call.Error("input must have rank 3 or more");
+  OC_ASSIGN_OR_RETURN(auto inputs, AffineInputs(call, {"input", "scale", "B"}, 3));
+  auto [x, scale, bias] = inputs;
   int64_t channels = x->dims()[1];
   if (scale->size() != channels || bias->size() != channels) {
     return call.Error("scale and B must hold one value per channel");
@@ -284,10 +298,8 @@ Outputs LayerNormKernel(const KernelCall& call) {
 // [n, group] block normalized by its moments, then scale and bias per group
 // (18) or per channel (21).
 Outputs GroupNormKernel(const KernelCall& call) {
-  OC_ASSIGN_OR_RETURN(const Tensor* x, nn::Required(call, 0, "X"));
-  OC_ASSIGN_OR_RETURN(const Tensor* scale, nn::Required(call, 1, "scale"));
-  OC_ASSIGN_OR_RETURN(const Tensor* bias, nn::Required(call, 2, "bias"));
-  if (x->rank() < 2) return call.Error("X must have rank 2 or more");
+  OC_ASSIGN_OR_RETURN(auto inputs, AffineInputs(call, {"X", "scale", "bias"}, 2));
+  auto [x, scale, bias] = inputs;
   int64_t groups = call.Int("num_groups", 0);
   int64_t channels = x->dims()[1];
   if (groups < 1 || channels % groups != 0) {

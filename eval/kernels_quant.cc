@@ -83,6 +83,32 @@ absl::StatusOr<std::vector<int64_t>> ScaleOffsets(const KernelCall& call, const 
   return offsets;
 }
 
+// What a QuantizeLinear or DequantizeLinear reads: x as C, the scale as
+// float, the zero point (when given) as C, and each element's ScaleOffsets.
+template <typename C>
+struct ScaledInput {
+  std::vector<int64_t> offsets;
+  RealView<C> x;
+  RealView<float> scale;
+  std::optional<RealView<C>> zero_point;
+};
+
+// The ScaledInput of `x`, `scale` and `zero_point` (null: none); `side`
+// as for ScaleOffsets.
+template <typename C>
+absl::StatusOr<ScaledInput<C>> ReadScaledInput(const KernelCall& call, const Tensor& x,
+                                               const Tensor& scale, const Tensor* zero_point,
+                                               absl::string_view side) {
+  ScaledInput<C> in;
+  OC_ASSIGN_OR_RETURN(in.offsets, ScaleOffsets(call, x, scale, zero_point, side));
+  OC_ASSIGN_OR_RETURN(in.x, RealView<C>::Of(x));
+  OC_ASSIGN_OR_RETURN(in.scale, RealView<float>::Of(scale));
+  if (zero_point != nullptr) {
+    OC_ASSIGN_OR_RETURN(in.zero_point, RealView<C>::Of(*zero_point));
+  }
+  return in;
+}
+
 // The integer range of a quantized integer type, or nullopt.
 std::optional<std::pair<double, double>> IntegerRange(int32_t type) {
   switch (type) {
@@ -141,26 +167,20 @@ Outputs QuantizeKernel(const KernelCall& call) {
   if ((!range && !IsNarrowFloat(out_type)) || out_type == onnx::TensorProto::INT32) {
     return call.Error(absl::StrCat("cannot quantize to ", ElementTypeName(out_type)));
   }
-  OC_ASSIGN_OR_RETURN(std::vector<int64_t> offsets,
-                      ScaleOffsets(call, *x, *scale, zero_point, "y"));
-  OC_ASSIGN_OR_RETURN(RealView<double> vx, RealView<double>::Of(*x));
-  OC_ASSIGN_OR_RETURN(RealView<float> vs, RealView<float>::Of(*scale));
-  std::optional<RealView<double>> vz;
-  if (zero_point != nullptr) {
-    OC_ASSIGN_OR_RETURN(vz, RealView<double>::Of(*zero_point));
-  }
+  OC_ASSIGN_OR_RETURN(ScaledInput<double> in,
+                      ReadScaledInput<double>(call, *x, *scale, zero_point, "y"));
   int32_t precision = static_cast<int32_t>(call.Int("precision", 0));
   int32_t compute = precision != 0 ? precision : x->elem_type();
   bool saturate = call.Int("saturate", 1) != 0;
   Tensor out(out_type, x->dims());
   for (int64_t i = 0; i < x->size(); ++i) {
-    float s = RoundTo(compute, vs[offsets[i]]);
+    float s = RoundTo(compute, in.scale[in.offsets[i]]);
     // An int32 x divides in double (as numpy promotes it); floats in their
     // own precision.
     double q = x->elem_type() == onnx::TensorProto::INT32 && precision == 0
-                   ? vx[i] / static_cast<double>(s)
-                   : RoundTo(compute, RoundTo(compute, static_cast<float>(vx[i])) / s);
-    double zp = vz ? (*vz)[offsets[i]] : 0;
+                   ? in.x[i] / static_cast<double>(s)
+                   : RoundTo(compute, RoundTo(compute, static_cast<float>(in.x[i])) / s);
+    double zp = in.zero_point ? (*in.zero_point)[in.offsets[i]] : 0;
     if (range) {
       double y = std::nearbyint(q);
       y = std::isnan(y) ? range->first : std::clamp(y + zp, range->first, range->second);
@@ -187,25 +207,19 @@ Outputs DequantizeKernel(const KernelCall& call) {
   if (zero_point != nullptr && zero_point->elem_type() != x->elem_type()) {
     return call.Error("x_zero_point's type differs from x's");
   }
-  OC_ASSIGN_OR_RETURN(std::vector<int64_t> offsets,
-                      ScaleOffsets(call, *x, *scale, zero_point, "x"));
-  OC_ASSIGN_OR_RETURN(RealView<float> vx, RealView<float>::Of(*x));
-  OC_ASSIGN_OR_RETURN(RealView<float> vs, RealView<float>::Of(*scale));
-  std::optional<RealView<float>> vz;
-  if (zero_point != nullptr) {
-    OC_ASSIGN_OR_RETURN(vz, RealView<float>::Of(*zero_point));
-    if (IsNarrowFloat(x->elem_type())) {
-      for (float z : vz->span()) {
-        if (z != 0) return call.Error("a float8 or float4 zero point must be zero");
-      }
+  OC_ASSIGN_OR_RETURN(ScaledInput<float> in,
+                      ReadScaledInput<float>(call, *x, *scale, zero_point, "x"));
+  if (in.zero_point && IsNarrowFloat(x->elem_type())) {
+    for (float z : in.zero_point->span()) {
+      if (z != 0) return call.Error("a float8 or float4 zero point must be zero");
     }
   }
   int32_t out_type = static_cast<int32_t>(call.Int("output_dtype", 0));
   if (out_type == 0) out_type = scale->elem_type();
   std::vector<float> y(x->size());
   for (int64_t i = 0; i < x->size(); ++i) {
-    float zp = vz ? (*vz)[offsets[i]] : 0.0f;
-    y[i] = (vx[i] - zp) * vs[offsets[i]];
+    float zp = in.zero_point ? (*in.zero_point)[in.offsets[i]] : 0.0f;
+    y[i] = (in.x[i] - zp) * in.scale[in.offsets[i]];
   }
   absl::StatusOr<Tensor> out = nn::UnsupportedType(call, out_type);
   nn::VisitFloatType(out_type, [&](auto v) {

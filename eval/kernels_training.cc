@@ -4,6 +4,7 @@
 // optimizer's state), and gives the updated X... followed by the updated
 // state. Computed in double, stored in each tensor's type.
 
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -84,6 +85,27 @@ std::vector<Tensor> Gather(const KernelCall& call, const OptimizerInputs& in,
   return out;
 }
 
+// The updated X and states of an optimizer of kGroups input groups (X, G,
+// then the states): `step(values, out)` for every element of every tensor
+// index, `values` the element in each input group and `out` its new value
+// in X and in each state group, in that order.
+template <int kGroups, typename Step>
+Outputs Update(const KernelCall& call, const OptimizerInputs& in, Step step) {
+  std::vector<std::vector<std::vector<double>>> results(kGroups - 1);
+  for (int64_t i = 0; i < in.n; ++i) {
+    size_t size = in.values[0][i].size();
+    for (std::vector<std::vector<double>>& result : results) result.emplace_back(size);
+    for (size_t e = 0; e < size; ++e) {
+      std::array<double, kGroups> values;
+      for (int g = 0; g < kGroups; ++g) values[g] = in.values[g][i][e];
+      std::array<double, kGroups - 1> out;
+      step(values, out);
+      for (int k = 0; k < kGroups - 1; ++k) results[k][i][e] = out[k];
+    }
+  }
+  return Gather(call, in, results);
+}
+
 // Adagrad: r = R / (1 + T * decay_factor); g = norm_coefficient * X + G;
 // H' = H + g^2; X' = X - r * g / (sqrt(H') + epsilon).
 Outputs AdagradKernel(const KernelCall& call) {
@@ -92,21 +114,13 @@ Outputs AdagradKernel(const KernelCall& call) {
   double epsilon = call.Float("epsilon", 1e-6f);
   double norm = call.Float("norm_coefficient", 0.0f);
   double r = in.rate / (1 + static_cast<double>(in.count) * decay);
-  std::vector<std::vector<std::vector<double>>> results(2);
-  for (int64_t i = 0; i < in.n; ++i) {
-    const std::vector<double>& x = in.values[0][i];
-    const std::vector<double>& grad = in.values[1][i];
-    const std::vector<double>& h = in.values[2][i];
-    std::vector<double> x_new(x.size()), h_new(x.size());
-    for (size_t e = 0; e < x.size(); ++e) {
-      double g = norm * x[e] + grad[e];
-      h_new[e] = h[e] + g * g;
-      x_new[e] = x[e] - r * g / (std::sqrt(h_new[e]) + epsilon);
-    }
-    results[0].push_back(std::move(x_new));
-    results[1].push_back(std::move(h_new));
-  }
-  return Gather(call, in, results);
+  return Update<3>(call, in, [&](const auto& values, auto& out) {
+    auto [x, grad, h] = values;
+    auto& [x_new, h_new] = out;
+    double g = norm * x + grad;
+    h_new = h + g * g;
+    x_new = x - r * g / (std::sqrt(h_new) + epsilon);
+  });
 }
 
 // Adam: g = norm_coefficient * X + G; V' = alpha V + (1 - alpha) g;
@@ -125,24 +139,14 @@ Outputs AdamKernel(const KernelCall& call) {
     double t = static_cast<double>(in.count);
     r = in.rate * std::sqrt(1 - std::pow(beta, t)) / (1 - std::pow(alpha, t));
   }
-  std::vector<std::vector<std::vector<double>>> results(3);
-  for (int64_t i = 0; i < in.n; ++i) {
-    const std::vector<double>& x = in.values[0][i];
-    const std::vector<double>& grad = in.values[1][i];
-    const std::vector<double>& v = in.values[2][i];
-    const std::vector<double>& h = in.values[3][i];
-    std::vector<double> x_new(x.size()), v_new(x.size()), h_new(x.size());
-    for (size_t e = 0; e < x.size(); ++e) {
-      double g = norm * x[e] + grad[e];
-      v_new[e] = alpha * v[e] + (1 - alpha) * g;
-      h_new[e] = beta * h[e] + (1 - beta) * g * g;
-      x_new[e] = (1 - norm_post) * (x[e] - r * (v_new[e] / (std::sqrt(h_new[e]) + epsilon)));
-    }
-    results[0].push_back(std::move(x_new));
-    results[1].push_back(std::move(v_new));
-    results[2].push_back(std::move(h_new));
-  }
-  return Gather(call, in, results);
+  return Update<4>(call, in, [&](const auto& values, auto& out) {
+    auto [x, grad, v, h] = values;
+    auto& [x_new, v_new, h_new] = out;
+    double g = norm * x + grad;
+    v_new = alpha * v + (1 - alpha) * g;
+    h_new = beta * h + (1 - beta) * g * g;
+    x_new = (1 - norm_post) * (x - r * (v_new / (std::sqrt(h_new) + epsilon)));
+  });
 }
 
 // Momentum: g = norm_coefficient * X + G; V' = alpha V + b g with b = beta
@@ -162,22 +166,14 @@ Outputs MomentumKernel(const KernelCall& call) {
   double alpha = call.Float("alpha", 0.0f);
   double beta = in.count > 0 ? call.Float("beta", 0.0f) : 1.0;
   double norm = call.Float("norm_coefficient", 0.0f);
-  std::vector<std::vector<std::vector<double>>> results(2);
-  for (int64_t i = 0; i < in.n; ++i) {
-    const std::vector<double>& x = in.values[0][i];
-    const std::vector<double>& grad = in.values[1][i];
-    const std::vector<double>& v = in.values[2][i];
-    std::vector<double> x_new(x.size()), v_new(x.size());
-    for (size_t e = 0; e < x.size(); ++e) {
-      double g = norm * x[e] + grad[e];
-      v_new[e] = alpha * v[e] + beta * g;
-      x_new[e] = mode == "standard" ? x[e] - in.rate * v_new[e]
-                                    : x[e] - in.rate * (g + alpha * v_new[e]);
-    }
-    results[0].push_back(std::move(x_new));
-    results[1].push_back(std::move(v_new));
-  }
-  return Gather(call, in, results);
+  bool standard = mode == "standard";
+  return Update<3>(call, in, [&](const auto& values, auto& out) {
+    auto [x, grad, v] = values;
+    auto& [x_new, v_new] = out;
+    double g = norm * x + grad;
+    v_new = alpha * v + beta * g;
+    x_new = standard ? x - in.rate * v_new : x - in.rate * (g + alpha * v_new);
+  });
 }
 
 }  // namespace onnxconvert::eval::training_ops

@@ -153,17 +153,26 @@ bool VisitElementType(int32_t elem_type, F&& f) {
   }
 }
 
-// A storage element as double, and a double stored as `T` (float16 and
-// bfloat16 rounded; integers by C++ conversion of an in-range value).
+// The type a storage type computes in: float for float16 and bfloat16.
 template <typename T>
-double ToDouble(T value) {
+using Compute = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BHalf>, float, T>;
+
+// A storage element in the type it computes in.
+template <typename T>
+Compute<T> Load(T value) {
   if constexpr (std::is_same_v<T, Half>) {
     return HalfToFloat(value);
   } else if constexpr (std::is_same_v<T, BHalf>) {
     return BHalfToFloat(value);
   } else {
-    return static_cast<double>(value);
+    return value;
   }
+}
+
+// A storage element as double (float16 and bfloat16 by value).
+template <typename T>
+double ToDouble(T value) {
+  return static_cast<double>(Load(value));
 }
 
 // The name of `elem_type` ("float", "int64", ...), for messages.

@@ -98,30 +98,32 @@ bool ElemTypeFromOutputDtype(InferenceContext& ctx) {
   return true;
 }
 
-absl::Status QuantizeLinear(InferenceContext& ctx) {
+// QuantizeLinear and DequantizeLinear: y shaped like x, of output_dtype's
+// type when that is set, else of input `typed_by`'s type when `by_input`,
+// else of `fallback`. (Output 0 is untyped when a rule starts, so the
+// first test only makes its type.)
+absl::Status QuantizationRule(InferenceContext& ctx, bool by_input, size_t typed_by,
+                              int32_t fallback) {
   PropagateShape(ctx, 0, 0);
   if (ElemType(ctx.MutableOutputType(0)) != 0 || ElemTypeFromOutputDtype(ctx)) {
     return absl::OkStatus();
   }
-  if (ctx.HasInput(2)) {
-    PropagateElemType(ctx, 2, 0);
+  if (by_input) {
+    PropagateElemType(ctx, typed_by, 0);
   } else {
-    SetElemType(ctx.MutableOutputType(0), onnx::TensorProto::UINT8);
+    SetElemType(ctx.MutableOutputType(0), fallback);
   }
   return absl::OkStatus();
 }
 
+// The zero point's type, else uint8.
+absl::Status QuantizeLinear(InferenceContext& ctx) {
+  return QuantizationRule(ctx, ctx.HasInput(2), 2, onnx::TensorProto::UINT8);
+}
+
+// The scale's type from 19, else float.
 absl::Status DequantizeLinear(InferenceContext& ctx) {
-  PropagateShape(ctx, 0, 0);
-  if (ElemTypeFromOutputDtype(ctx) || ElemType(ctx.MutableOutputType(0)) != 0) {
-    return absl::OkStatus();
-  }
-  if (ctx.op().since_version >= 19) {
-    PropagateElemType(ctx, 1, 0);
-  } else {
-    SetElemType(ctx.MutableOutputType(0), onnx::TensorProto::FLOAT);
-  }
-  return absl::OkStatus();
+  return QuantizationRule(ctx, ctx.op().since_version >= 19, 1, onnx::TensorProto::FLOAT);
 }
 
 // LayerNormalization / RMSNormalization: Y like X; Mean and InvStdDev keep

@@ -216,22 +216,38 @@ absl::Status Flatten(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::Status Squeeze(InferenceContext& ctx) {
+// Squeeze's and Unsqueeze's axes (the attribute, input 1 from 13) and
+// input 0's shape.
+struct AxesAndShape {
+  AxisList axes;
+  const onnx::TensorShapeProto* shape;
+};
+
+// The AxesAndShape of a Squeeze or Unsqueeze, nullopt when either is
+// unknown; input 0's shape data passes on unchanged either way.
+std::optional<AxesAndShape> SqueezeInputs(InferenceContext& ctx) {
   std::optional<AxisList> axes = Axes(ctx, 13);
   const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
   if (const onnx::TensorShapeProto* data = ctx.InputShapeData(0); data != nullptr) {
     ctx.SetOutputShapeData(0, *data);
   }
-  if (!axes || shape == nullptr) return absl::OkStatus();
+  if (!axes || shape == nullptr) return std::nullopt;
+  return AxesAndShape{*std::move(axes), shape};
+}
+
+absl::Status Squeeze(InferenceContext& ctx) {
+  std::optional<AxesAndShape> in = SqueezeInputs(ctx);
+  if (!in) return absl::OkStatus();
+  const auto& [axes, shape] = *in;
   int64_t rank = shape->dim_size();
   absl::InlinedVector<bool, 8> drop(rank, false);
-  if (axes->empty()) {
+  if (axes.empty()) {
     for (int i = 0; i < rank; ++i) {
       if (!shape->dim(i).has_dim_value()) return absl::OkStatus();  // unknown which
       drop[i] = shape->dim(i).dim_value() == 1;
     }
   }
-  for (int64_t axis : *axes) {
+  for (int64_t axis : axes) {
     absl::StatusOr<int64_t> a = NormalizeAxis(axis, rank, "axis");
     if (!a.ok()) return a.status();
     if (shape->dim(*a).has_dim_value() && shape->dim(*a).dim_value() != 1) {
@@ -248,16 +264,13 @@ absl::Status Squeeze(InferenceContext& ctx) {
 }
 
 absl::Status Unsqueeze(InferenceContext& ctx) {
-  std::optional<AxisList> axes = Axes(ctx, 13);
-  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
-  if (const onnx::TensorShapeProto* data = ctx.InputShapeData(0); data != nullptr) {
-    ctx.SetOutputShapeData(0, *data);
-  }
-  if (!axes || shape == nullptr) return absl::OkStatus();
-  int64_t rank = shape->dim_size() + static_cast<int64_t>(axes->size());
+  std::optional<AxesAndShape> in = SqueezeInputs(ctx);
+  if (!in) return absl::OkStatus();
+  const auto& [axes, shape] = *in;
+  int64_t rank = shape->dim_size() + static_cast<int64_t>(axes.size());
   if (rank > kMaxInferredRank) return absl::OkStatus();
   absl::InlinedVector<bool, 8> inserted(rank, false);
-  for (int64_t axis : *axes) {
+  for (int64_t axis : axes) {
     absl::StatusOr<int64_t> a = NormalizeAxis(axis, rank, "axis");
     if (!a.ok()) return a.status();
     if (inserted[*a]) return absl::InvalidArgumentError(absl::StrCat("axis ", axis, " repeats"));

@@ -46,16 +46,31 @@ absl::Status Reduce(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// Input 0's shape (null when unknown), its rank and its "axis" attribute
+// (default `fallback`) counted in that rank.
+struct ShapeAndAxis {
+  const onnx::TensorShapeProto* shape = nullptr;
+  int rank = 0;
+  int64_t axis = 0;
+};
+
+absl::StatusOr<ShapeAndAxis> InputShapeAndAxis(InferenceContext& ctx, int64_t fallback) {
+  ShapeAndAxis in;
+  in.shape = InputShape(ctx, 0);
+  if (in.shape == nullptr) return in;
+  in.rank = in.shape->dim_size();
+  OC_ASSIGN_OR_RETURN(in.axis, NormalizeAxis(ctx.AttrInt("axis", fallback), in.rank, "axis"));
+  return in;
+}
+
 absl::Status ArgReduce(InferenceContext& ctx) {
-  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
-  if (shape == nullptr) return absl::OkStatus();
-  int rank = shape->dim_size();
-  absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.AttrInt("axis", 0), rank, "axis");
-  if (!axis.ok()) return axis.status();
+  OC_ASSIGN_OR_RETURN(ShapeAndAxis in, InputShapeAndAxis(ctx, 0));
+  if (in.shape == nullptr) return absl::OkStatus();
+  auto [shape, rank, axis] = in;
   bool keep = ctx.AttrInt("keepdims", 1) != 0;
   onnx::TensorShapeProto* out = OutputShape(ctx);
   for (int i = 0; i < rank; ++i) {
-    if (i != *axis) *out->add_dim() = shape->dim(i);
+    if (i != axis) *out->add_dim() = shape->dim(i);
     else if (keep) AddDim(out, 1);
   }
   return absl::OkStatus();
@@ -147,11 +162,9 @@ std::vector<int64_t> EvenSplit(int64_t total, int64_t parts) {
 }
 
 absl::Status Split(InferenceContext& ctx) {
-  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
-  if (shape == nullptr) return absl::OkStatus();
-  int rank = shape->dim_size();
-  absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.AttrInt("axis", 0), rank, "axis");
-  if (!axis.ok()) return axis.status();
+  OC_ASSIGN_OR_RETURN(ShapeAndAxis in, InputShapeAndAxis(ctx, 0));
+  if (in.shape == nullptr) return absl::OkStatus();
+  auto [shape, rank, axis] = in;
   std::optional<std::vector<int64_t>> split;
   if (ctx.op().since_version >= 13) {
     if (ctx.HasInput(1)) split = KnownInts(ctx, 1);
@@ -159,7 +172,7 @@ absl::Status Split(InferenceContext& ctx) {
     split = ctx.AttrInts("split");
   }
   size_t outputs = ctx.num_outputs();
-  const Dim& dim = shape->dim(*axis);
+  const Dim& dim = shape->dim(axis);
   if (split && split->empty()) split.reset();  // an empty attribute: even parts
   if (split) OC_RETURN_IF_ERROR(CheckSplit(*split, dim));
   if (!split && dim.has_dim_value() && dim.dim_value() >= 0 && outputs > 0 && !ctx.HasInput(1)) {
@@ -169,8 +182,8 @@ absl::Status Split(InferenceContext& ctx) {
     if (!ctx.HasOutput(i)) continue;
     onnx::TensorShapeProto* out = OutputShape(ctx, i);
     *out = *shape;
-    if (split && i < split->size()) out->mutable_dim(*axis)->set_dim_value((*split)[i]);
-    else out->mutable_dim(*axis)->Clear();
+    if (split && i < split->size()) out->mutable_dim(axis)->set_dim_value((*split)[i]);
+    else out->mutable_dim(axis)->Clear();
   }
   // Shape data: the parts of a 1-D value known element by element (pads
   // or sizes split apart).
@@ -228,11 +241,9 @@ absl::Status Pad(InferenceContext& ctx) {
 }
 
 absl::Status TopK(InferenceContext& ctx) {
-  const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
-  if (shape == nullptr) return absl::OkStatus();
-  int rank = shape->dim_size();
-  absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.AttrInt("axis", -1), rank, "axis");
-  if (!axis.ok()) return axis.status();
+  OC_ASSIGN_OR_RETURN(ShapeAndAxis in, InputShapeAndAxis(ctx, -1));
+  if (in.shape == nullptr) return absl::OkStatus();
+  auto [shape, rank, axis] = in;
   std::optional<int64_t> k;
   if (ctx.op().since_version < 10) {
     k = ctx.AttrInt("k", 0);
@@ -244,8 +255,8 @@ absl::Status TopK(InferenceContext& ctx) {
     if (!ctx.HasOutput(i)) continue;
     onnx::TensorShapeProto* out = OutputShape(ctx, i);
     *out = *shape;
-    if (k) out->mutable_dim(*axis)->set_dim_value(*k);
-    else out->mutable_dim(*axis)->Clear();
+    if (k) out->mutable_dim(axis)->set_dim_value(*k);
+    else out->mutable_dim(axis)->Clear();
   }
   return absl::OkStatus();
 }
