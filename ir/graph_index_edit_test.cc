@@ -35,6 +35,13 @@ onnx::GraphProto Chain() {
                {"Y"});
 }
 
+// The names of the nodes of `graph`, in its order.
+std::vector<std::string> NamesInOrder(const onnx::GraphProto& graph) {
+  std::vector<std::string> names;
+  for (const onnx::NodeProto& node : graph.node()) names.push_back(node.name());
+  return names;
+}
+
 TEST(GraphIndexTest, CommitPlacesReplacementsWhereTheNodeWas) {
   onnx::GraphProto graph = Chain();
   std::unique_ptr<GraphIndex> index = BuildOrDie(graph);
@@ -55,9 +62,7 @@ TEST(GraphIndexTest, CommitPlacesReplacementsWhereTheNodeWas) {
   std::vector<NodeId> new_ids;
   ASSERT_TRUE(index->Commit(&new_ids).ok());
   EXPECT_EQ(new_ids, (std::vector<NodeId>{0, kNoNode, 3, 1, 2}));
-  std::vector<std::string> names;
-  for (const onnx::NodeProto& node : graph.node()) names.push_back(node.name());
-  EXPECT_EQ(names, (std::vector<std::string>{"a", "b1", "b2", "c"}));
+  EXPECT_EQ(NamesInOrder(graph), (std::vector<std::string>{"a", "b1", "b2", "c"}));
   CommitAndExpectIdentical(*index, "after commit");
 }
 
@@ -83,9 +88,7 @@ TEST(GraphIndexTest, InsertionsAroundAnAnchorKeepTheirOrder) {
                                       "after2b", "c", "last"}));
   ExpectConsistent(*index, "after inserting around b");
   ASSERT_TRUE(index->Commit().ok());
-  std::vector<std::string> names;
-  for (const onnx::NodeProto& node : graph.node()) names.push_back(node.name());
-  EXPECT_EQ(names, (std::vector<std::string>{"a", "before1", "before2", "b", "after1", "after2",
+  EXPECT_EQ(NamesInOrder(graph), (std::vector<std::string>{"a", "before1", "before2", "b", "after1", "after2",
                                              "after2b", "c", "last"}));
   CommitAndExpectIdentical(*index, "after commit");
 }
@@ -116,9 +119,7 @@ TEST(GraphIndexTest, CommitMovesNodesAfterTheirProducers) {
   ASSERT_TRUE(Edit(index).SetInput(0, 0, "K").ok());
   ExpectConsistent(*index, "after insert");
   ASSERT_TRUE(index->Commit().ok());
-  std::vector<std::string> names;
-  for (const onnx::NodeProto& node : graph.node()) names.push_back(node.name());
-  EXPECT_EQ(names, (std::vector<std::string>{"k", "a", "b", "c"}));
+  EXPECT_EQ(NamesInOrder(graph), (std::vector<std::string>{"k", "a", "b", "c"}));
   CommitAndExpectIdentical(*index, "after commit");
 }
 
