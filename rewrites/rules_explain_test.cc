@@ -3,10 +3,9 @@
 
 #include "rewrites/rules_explain.h"
 
-#include <fstream>
 #include <ostream>
-#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -15,6 +14,8 @@
 #include "gtest/gtest.h"
 #include "ir/text_parser.h"
 #include "rewrites/pass_manager.h"
+#include "tests/case_file.h"
+#include "tests/test_files.h"
 
 namespace onnxconvert::rewrites {
 namespace {
@@ -45,55 +46,44 @@ struct ExplainCase {
 // Prints the case's name (for gtest's messages).
 void PrintTo(const ExplainCase& c, std::ostream* os) { *os << c.name; }
 
-std::string FileText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+// The case of `c`, a case of kCaseFile, or its error.
+absl::StatusOr<ExplainCase> ExplainCaseOf(const onnxconvert::testing::FileCase& c) {
+  auto error = [](int line, absl::string_view what) {
+    return absl::InvalidArgumentError(absl::StrCat(kCaseFile, ":", line, ": ", what));
+  };
+  std::vector<std::string> head = absl::StrSplit(c.head, absl::MaxSplits(": ", 1));
+  if (head.size() != 2) return error(c.line, "expected 'case NAME: RULE'");
+  ExplainCase read;
+  read.name = head[0];
+  read.rule = head[1];
+  for (const onnxconvert::testing::CasePart& part : c.parts) {
+    if (part.key == "model") {
+      read.graph = part.Text();
+    } else if (absl::StartsWith(part.key, "node '") && absl::EndsWith(part.key, "'") &&
+               (part.value == "matched" || part.value == "no")) {
+      read.expected.push_back(
+          {part.key.substr(6, part.key.size() - 7), part.value == "matched", part.lines});
+    } else {
+      return error(part.line, "expected 'model:' or 'node 'NAME': matched|no'");
+    }
+  }
+  return read;
 }
 
 // The cases of kCaseFile. A file that does not read gives one case, named
 // case_file, holding the error.
 std::vector<ExplainCase> ReadCases() {
-  std::vector<ExplainCase> cases;
-  auto fail = [&](int line, const std::string& what) {
-    return std::vector<ExplainCase>{
-        {"case_file", "", "", {}, absl::StrCat(kCaseFile, ":", line, ": ", what)}};
+  auto failed = [](const absl::Status& status) {
+    return std::vector<ExplainCase>{{"case_file", "", "", {}, std::string(status.message())}};
   };
-  std::ifstream in(kCaseFile);
-  if (!in) return fail(0, "cannot be read");
-  bool in_model = false;  // lines indented by two spaces go to the model, or to a reason
-  int number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++number;
-    if (line.empty() || line[0] == '#') continue;
-    if (absl::StartsWith(line, "  ")) {
-      if (cases.empty() || (!in_model && cases.back().expected.empty())) {
-        return fail(number, "an indented line outside model: and node");
-      }
-      if (in_model) {
-        absl::StrAppend(&cases.back().graph, line.substr(2), "\n");
-      } else {
-        cases.back().expected.back().reason_has.push_back(line.substr(2));
-      }
-      continue;
-    }
-    in_model = false;
-    std::vector<std::string> parts = absl::StrSplit(line, absl::MaxSplits(": ", 1));
-    if (absl::StartsWith(line, "case ") && parts.size() == 2) {
-      ExplainCase& added = cases.emplace_back();
-      added.name = parts[0].substr(5);
-      added.rule = parts[1];
-    } else if (line == "model:" && !cases.empty()) {
-      in_model = true;
-    } else if (absl::StartsWith(line, "node '") && parts.size() == 2 && !cases.empty() &&
-               absl::EndsWith(parts[0], "'") && (parts[1] == "matched" || parts[1] == "no")) {
-      cases.back().expected.push_back(
-          {parts[0].substr(6, parts[0].size() - 7), parts[1] == "matched", {}});
-    } else {
-      return fail(number, absl::StrCat("expected 'case NAME: RULE', 'model:' or "
-                                       "'node 'NAME': matched|no', not '", line, "'"));
-    }
+  absl::StatusOr<std::vector<onnxconvert::testing::FileCase>> file =
+      onnxconvert::testing::ReadCaseFile(kCaseFile);
+  if (!file.ok()) return failed(file.status());
+  std::vector<ExplainCase> cases;
+  for (const onnxconvert::testing::FileCase& c : *file) {
+    absl::StatusOr<ExplainCase> read = ExplainCaseOf(c);
+    if (!read.ok()) return failed(read.status());
+    cases.push_back(*std::move(read));
   }
   return cases;
 }
@@ -107,7 +97,7 @@ TEST_P(ExplainTest, SaysWhyAtEachRootNode) {
   ASSERT_TRUE(model.ok()) << model.status();
   RewriteOptions options;
   options.passes = {"dead-code"};
-  options.rule_files = {{kRuleFile, FileText(kRuleFile)}};
+  options.rule_files = {{kRuleFile, onnxconvert::testing::ReadTestFile(kRuleFile)}};
   options.explain = {c.rule};
   absl::StatusOr<RewriteReport> report = Optimize(*model, options);
   ASSERT_TRUE(report.ok()) << report.status();
