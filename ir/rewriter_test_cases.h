@@ -8,7 +8,6 @@
 // are those of ir/testdata/rewriter.cases (its opening comment: the format).
 
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -17,7 +16,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
@@ -26,6 +24,7 @@
 #include "ir/text_parser.h"
 #include "ir/text_printer.h"
 #include "proto/onnx.pb.h"
+#include "tests/case_file.h"
 
 namespace onnxconvert::ir::rewriter_testing {
 
@@ -169,60 +168,58 @@ inline std::function<absl::Status(Rewriter&, const NodeByName&)> RewriteOf(
   };
 }
 
+// The case of `c`, a case of `path`, or its error.
+inline absl::StatusOr<RewriteCase> RewriteCaseOf(const std::string& path,
+                                                 const onnxconvert::testing::FileCase& c) {
+  RewriteCase read;
+  read.name = c.head;
+  std::vector<std::string> steps;
+  for (const onnxconvert::testing::CasePart& part : c.parts) {
+    auto error = [&](absl::string_view what) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ":", part.line, ": ", what));
+    };
+    if (part.key == "anchor") {
+      read.anchor = part.value;
+    } else if (part.key == "graph") {
+      read.graph = part.Text();
+    } else if (part.key == "expected") {
+      read.expected = part.Text();
+    } else if (part.key == "error") {
+      read.error = part.value;
+    } else if (part.key != "rewrite") {
+      return error(absl::StrCat("no part '", part.key, "' in a case"));
+    } else {
+      for (const std::string& step : part.lines) {
+        if (FindStep(step.substr(0, step.find(' '))) == nullptr) {
+          return error(absl::StrCat("no step '", step, "'"));
+        }
+      }
+      steps = part.lines;
+    }
+  }
+  read.rewrite = RewriteOf(std::move(steps));
+  return read;
+}
+
 // The cases of ir/testdata/rewriter.cases. A file that does not read gives
 // one case, named case_file, holding the error.
 inline std::vector<RewriteCase> ReadRewriteCases() {
-  constexpr char kPath[] = "ir/testdata/rewriter.cases";
+  const std::string path = "ir/testdata/rewriter.cases";
+  auto failed = [](const absl::Status& status) {
+    RewriteCase failure;
+    failure.name = "case_file";
+    failure.file_error = std::string(status.message());
+    return std::vector<RewriteCase>{failure};
+  };
+  absl::StatusOr<std::vector<onnxconvert::testing::FileCase>> file =
+      onnxconvert::testing::ReadCaseFile(path);
+  if (!file.ok()) return failed(file.status());
   std::vector<RewriteCase> cases;
-  auto fail = [&](int line, const std::string& what) {
-    RewriteCase failed;
-    failed.name = "case_file";
-    failed.file_error = absl::StrCat(kPath, ":", line, ": ", what);
-    return std::vector<RewriteCase>{failed};
-  };
-  std::ifstream in(kPath);
-  if (!in) return fail(0, "cannot be read");
-  std::string* block = nullptr;  // where indented lines go: graph, expected
-  std::vector<std::string> steps;
-  bool in_steps = false;
-  auto finish = [&] {
-    if (!cases.empty()) cases.back().rewrite = RewriteOf(std::move(steps));
-    steps.clear();
-  };
-  int number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++number;
-    if (line.empty() || line[0] == '#') continue;
-    if (absl::StartsWith(line, "  ") && (block != nullptr || in_steps)) {
-      if (block != nullptr) {
-        absl::StrAppend(block, line.substr(2), "\n");
-      } else if (FindStep(line.substr(2, line.find(' ', 2) - 2)) == nullptr) {
-        return fail(number, absl::StrCat("no step '", line.substr(2), "'"));
-      } else {
-        steps.push_back(line.substr(2));
-      }
-      continue;
-    }
-    block = nullptr;
-    in_steps = false;
-    if (absl::StartsWith(line, "case ")) {
-      finish();
-      cases.emplace_back().name = line.substr(5);
-    } else if (cases.empty()) {
-      return fail(number, "expected 'case NAME' first");
-    } else if (line == "graph:" || line == "expected:") {
-      block = line == "graph:" ? &cases.back().graph : &cases.back().expected;
-    } else if (line == "rewrite:") {
-      in_steps = true;
-    } else if (absl::StartsWith(line, "anchor: ")) {
-      cases.back().anchor = line.substr(8);
-    } else if (absl::StartsWith(line, "error: ")) {
-      cases.back().error = line.substr(7);
-    } else {
-      return fail(number, absl::StrCat("expected a case's part, not '", line, "'"));
-    }
+  for (const onnxconvert::testing::FileCase& c : *file) {
+    absl::StatusOr<RewriteCase> read = RewriteCaseOf(path, c);
+    if (!read.ok()) return failed(read.status());
+    cases.push_back(*std::move(read));
   }
-  finish();
   return cases;
 }
 
