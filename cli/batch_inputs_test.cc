@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/test_files.h"
@@ -20,21 +21,38 @@ std::vector<std::string> Names(const std::vector<BatchJob>& jobs) {
   return names;
 }
 
+// Empty files at `paths` under `dir`, their folders created.
+void EmptyFiles(const fs::path& dir, const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    fs::create_directories((dir / path).parent_path());
+    WriteTestFile(dir / path, "");
+  }
+}
+
+// A symbolic link at `link` to `target` (a file or a folder), the link's
+// folder created.
+void Symlink(const fs::path& target, const fs::path& link) {
+  fs::create_directories(link.parent_path());
+  fs::create_symlink(target, link);
+}
+
+// The jobs of `inputs`, paths under `dir`, with dir/out the output folder
+// and reports in `format`.
+absl::StatusOr<std::vector<BatchJob>> Collect(const fs::path& dir,
+                                              const std::vector<std::string>& inputs,
+                                              const std::string& format = "json") {
+  std::vector<std::string> paths;
+  for (const std::string& input : inputs) paths.push_back((dir / input).string());
+  return CollectBatchJobs(paths, (dir / "out").string(), format);
+}
+
 TEST(CollectBatchJobsTest, DirectoriesFilesAndManifests) {
   fs::path dir = FreshTestDir("inputs_mixed");
-  fs::create_directories(dir / "models/sub");
-  WriteTestFile(dir / "models/b.onnx", "");
-  WriteTestFile(dir / "models/sub/a.onnx", "");
-  WriteTestFile(dir / "models/notes.txt", "");
-  WriteTestFile(dir / "models/.hidden.onnx", "");
-  WriteTestFile(dir / "single.onnx", "");
-  fs::create_directories(dir / "listed");
-  WriteTestFile(dir / "listed/c.pb", "");
+  EmptyFiles(dir, {"models/b.onnx", "models/sub/a.onnx", "models/notes.txt",
+                   "models/.hidden.onnx", "single.onnx", "listed/c.pb"});
   WriteTestFile(dir / "list.manifest", "# models to convert\n\nlisted/c.pb\n  single.onnx  \n");
   absl::StatusOr<std::vector<BatchJob>> jobs =
-      CollectBatchJobs({(dir / "models").string(), (dir / "single.onnx").string(),
-                        (dir / "list.manifest").string()},
-                       (dir / "out").string(), "json");
+      Collect(dir, {"models", "single.onnx", "list.manifest"});
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   // single.onnx is listed twice and runs once.
   EXPECT_EQ(Names(*jobs),
@@ -49,9 +67,7 @@ TEST(CollectBatchJobsTest, DirectoriesFilesAndManifests) {
 
 TEST(CollectBatchJobsTest, OutputDirectoryInsideAnInputIsSkipped) {
   fs::path dir = FreshTestDir("inputs_outdir");
-  fs::create_directories(dir / "out");
-  WriteTestFile(dir / "a.onnx", "");
-  WriteTestFile(dir / "out/a.onnx", "");
+  EmptyFiles(dir, {"a.onnx", "out/a.onnx"});
   absl::StatusOr<std::vector<BatchJob>> jobs =
       CollectBatchJobs({dir.string()}, (dir / "out").string(), "txt");
   ASSERT_TRUE(jobs.ok()) << jobs.status();
@@ -61,12 +77,8 @@ TEST(CollectBatchJobsTest, OutputDirectoryInsideAnInputIsSkipped) {
 
 TEST(CollectBatchJobsTest, TwoModelsForOneOutputIsAnErrorNamingBoth) {
   fs::path dir = FreshTestDir("inputs_clash");
-  fs::create_directories(dir / "x");
-  fs::create_directories(dir / "y");
-  WriteTestFile(dir / "x/m.onnx", "");
-  WriteTestFile(dir / "y/m.onnx", "");
-  absl::StatusOr<std::vector<BatchJob>> jobs = CollectBatchJobs(
-      {(dir / "x/m.onnx").string(), (dir / "y/m.onnx").string()}, (dir / "out").string(), "json");
+  EmptyFiles(dir, {"x/m.onnx", "y/m.onnx"});
+  absl::StatusOr<std::vector<BatchJob>> jobs = Collect(dir, {"x/m.onnx", "y/m.onnx"});
   EXPECT_EQ(jobs.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(jobs.status().message().find("x/m.onnx"), absl::string_view::npos);
   EXPECT_NE(jobs.status().message().find("y/m.onnx"), absl::string_view::npos);
@@ -74,28 +86,22 @@ TEST(CollectBatchJobsTest, TwoModelsForOneOutputIsAnErrorNamingBoth) {
 
 TEST(CollectBatchJobsTest, MissingInputsAndEmptyBatchesAreErrors) {
   fs::path dir = FreshTestDir("inputs_missing");
-  absl::StatusOr<std::vector<BatchJob>> missing =
-      CollectBatchJobs({(dir / "nope.onnx").string()}, (dir / "out").string(), "json");
+  absl::StatusOr<std::vector<BatchJob>> missing = Collect(dir, {"nope.onnx"});
   EXPECT_NE(missing.status().message().find("nope.onnx"), absl::string_view::npos);
   WriteTestFile(dir / "list.txt", "gone.onnx\n");
-  absl::StatusOr<std::vector<BatchJob>> bad_line =
-      CollectBatchJobs({(dir / "list.txt").string()}, (dir / "out").string(), "json");
+  absl::StatusOr<std::vector<BatchJob>> bad_line = Collect(dir, {"list.txt"});
   EXPECT_NE(bad_line.status().message().find("list.txt:1"), absl::string_view::npos)
       << bad_line.status();
   fs::create_directories(dir / "empty");
-  absl::StatusOr<std::vector<BatchJob>> empty =
-      CollectBatchJobs({(dir / "empty").string()}, (dir / "out").string(), "json");
+  absl::StatusOr<std::vector<BatchJob>> empty = Collect(dir, {"empty"});
   EXPECT_EQ(empty.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(CollectBatchJobsTest, SymlinkedModelsKeepTheirNamesAndOutputsStayUnderOutDir) {
   fs::path dir = FreshTestDir("inputs_symlinks");
-  fs::create_directories(dir / "elsewhere/case");
-  fs::create_directories(dir / "links");
-  WriteTestFile(dir / "elsewhere/case/model.onnx", "");
-  fs::create_symlink(dir / "elsewhere/case/model.onnx", dir / "links/case.onnx");
-  absl::StatusOr<std::vector<BatchJob>> jobs =
-      CollectBatchJobs({(dir / "links").string()}, (dir / "out").string(), "json");
+  EmptyFiles(dir, {"elsewhere/case/model.onnx"});
+  Symlink(dir / "elsewhere/case/model.onnx", dir / "links/case.onnx");
+  absl::StatusOr<std::vector<BatchJob>> jobs = Collect(dir, {"links"});
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   EXPECT_EQ(Names(*jobs), (std::vector<std::string>{"case.onnx"}));
   EXPECT_EQ((*jobs)[0].output, (dir / "out/case.onnx").string());
@@ -103,13 +109,10 @@ TEST(CollectBatchJobsTest, SymlinkedModelsKeepTheirNamesAndOutputsStayUnderOutDi
 
 TEST(CollectBatchJobsTest, AnOutputThatWouldOverwriteItsInputIsRefused) {
   fs::path dir = FreshTestDir("inputs_self");
-  fs::create_directories(dir / "in/sub");
-  fs::create_directories(dir / "out");
-  WriteTestFile(dir / "in/sub/m.onnx", "");
+  EmptyFiles(dir, {"in/sub/m.onnx"});
   // OUTDIR/sub is the input's own folder: sub/m.onnx would be written over itself.
-  fs::create_directory_symlink(dir / "in/sub", dir / "out/sub");
-  absl::StatusOr<std::vector<BatchJob>> jobs =
-      CollectBatchJobs({(dir / "in").string()}, (dir / "out").string(), "json");
+  Symlink(dir / "in/sub", dir / "out/sub");
+  absl::StatusOr<std::vector<BatchJob>> jobs = Collect(dir, {"in"});
   EXPECT_EQ(jobs.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(jobs.status().message().find("overwrite"), absl::string_view::npos)
       << jobs.status();

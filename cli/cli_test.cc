@@ -22,6 +22,12 @@ namespace onnxconvert::cli {
 namespace {
 namespace fs = std::filesystem;
 
+// Writes `model` to `path`, which it returns.
+fs::path WriteModel(const fs::path& path, const onnx::ModelProto& model) {
+  testing::WriteTestFile(path, model.SerializeAsString());
+  return path;
+}
+
 // The model `text` (ONNX text) written to dir/<stem>.txt and parsed by the
 // CLI into dir/<stem>.onnx, whose path it returns.
 fs::path ParsedModel(const fs::path& dir, const std::string& stem, const std::string& text) {
@@ -77,9 +83,7 @@ void ExpectOneLineError(const Result& result, const std::string& file) {
 }
 
 TEST(CliTest, InspectReportsModelFacts) {
-  fs::path dir = testing::FreshTestDir("inspect");
-  fs::path model = dir / "relu.onnx";
-  testing::WriteTestFile(model, ReluModel().SerializeAsString());
+  fs::path model = WriteModel(testing::FreshTestDir("inspect") / "relu.onnx", ReluModel());
   Result text = RunCli({"inspect", model.string()});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_TRUE(absl::StrContains(text.out, "ai.onnx 13")) << text.out;
@@ -93,9 +97,8 @@ TEST(CliTest, InspectReportsModelFacts) {
 
 TEST(CliTest, PrintThenParseGivesTheSameModel) {
   fs::path dir = testing::FreshTestDir("print_parse");
-  fs::path model = dir / "relu.onnx";
   onnx::ModelProto original = ReluModel();
-  testing::WriteTestFile(model, original.SerializeAsString());
+  fs::path model = WriteModel(dir / "relu.onnx", original);
   Result printed = RunCli({"print", model.string()});
   ASSERT_EQ(printed.exit_code, 0) << printed.err;
   EXPECT_TRUE(absl::StrContains(printed.out, "Relu")) << printed.out;
@@ -162,8 +165,7 @@ TEST(CliTest, BadInputIsExitOneWithOneLineError) {
 
 TEST(CliTest, CheckReportsValidAndInvalidModels) {
   fs::path dir = testing::FreshTestDir("check");
-  fs::path good = dir / "good.onnx";
-  testing::WriteTestFile(good, ReluModel().SerializeAsString());
+  fs::path good = WriteModel(dir / "good.onnx", ReluModel());
   Result ok = RunCli({"check", good.string()});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_TRUE(absl::StrContains(ok.out, "valid (0 errors")) << ok.out;
@@ -171,8 +173,7 @@ TEST(CliTest, CheckReportsValidAndInvalidModels) {
   onnx::ModelProto broken = ReluModel();
   broken.mutable_graph()->mutable_node(0)->set_name("relu_1");
   broken.mutable_graph()->mutable_node(0)->set_input(0, "missing");
-  fs::path bad = dir / "bad.onnx";
-  testing::WriteTestFile(bad, broken.SerializeAsString());
+  fs::path bad = WriteModel(dir / "bad.onnx", broken);
   Result text = RunCli({"check", bad.string()});
   EXPECT_EQ(text.exit_code, 1);
   ExpectOneLineError(text, bad.string());
@@ -188,8 +189,7 @@ TEST(CliTest, CheckReportsValidAndInvalidModels) {
 // --external-data-threshold, which saves it whole); batch too.
 TEST(CliTest, LargeModelsConvertWindowByWindow) {
   fs::path dir = testing::FreshTestDir("windowed");
-  fs::path in = dir / "chain.onnx";
-  testing::WriteTestFile(in, bench::MakeChainModel(30000).SerializeAsString());
+  fs::path in = WriteModel(dir / "chain.onnx", bench::MakeChainModel(30000));
   Result windowed = RunCli({"convert", in.string(), "-o", (dir / "windowed.onnx").string(),
                             "--to", "13", "--report", (dir / "windowed.json").string()});
   ASSERT_EQ(windowed.exit_code, 0) << windowed.err;
@@ -223,8 +223,7 @@ TEST(CliTest, LargeModelsConvertWindowByWindow) {
 
 TEST(CliTest, ConvertWritesModelAndReport) {
   fs::path dir = testing::FreshTestDir("convert");
-  fs::path in = dir / "relu.onnx";
-  testing::WriteTestFile(in, ReluModel().SerializeAsString());
+  fs::path in = WriteModel(dir / "relu.onnx", ReluModel());
   fs::path out = dir / "relu14.onnx";
   Result result = RunCli({"convert", in.string(), "-o", out.string(), "--to", "14", "--report",
                           (dir / "report.json").string()});
@@ -253,7 +252,7 @@ TEST(CliTest, ConvertWritesModelAndReport) {
   weight->set_data_type(onnx::TensorProto::FLOAT);
   weight->add_dims(4);
   for (int i = 0; i < 4; ++i) weight->add_float_data(1.5f * i);
-  testing::WriteTestFile(dir / "weighted.onnx", weighted.SerializeAsString());
+  WriteModel(dir / "weighted.onnx", weighted);
   Result external = RunCli({"convert", (dir / "weighted.onnx").string(), "-o",
                             (dir / "ext.onnx").string(), "--to", "14",
                             "--external-data-threshold", "0"});
@@ -267,7 +266,7 @@ TEST(CliTest, ConvertWritesModelAndReport) {
   onnx::ModelProto gelu = ReluModel();
   gelu.mutable_opset_import(0)->set_version(20);
   gelu.mutable_graph()->mutable_node(0)->set_op_type("Gelu");
-  testing::WriteTestFile(dir / "gelu.onnx", gelu.SerializeAsString());
+  WriteModel(dir / "gelu.onnx", gelu);
   Result refused = RunCli({"convert", (dir / "gelu.onnx").string(), "-o",
                            (dir / "gelu19.onnx").string(), "--to", "19", "--no-expand"});
   EXPECT_EQ(refused.exit_code, 1);

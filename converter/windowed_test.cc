@@ -11,13 +11,19 @@
 #include <functional>
 #include <iterator>
 #include <initializer_list>
+#include <map>
 #include <string>
+#include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "bench/synthetic_models.h"
 #include "gtest/gtest.h"
 #include "ir/model_sink.h"
 #include "ir/text_parser.h"
+#include "tests/case_file.h"
 #include "tests/model_text.h"
 
 namespace onnxconvert::converter {
@@ -103,12 +109,57 @@ WindowOptions TwoNodesOrMore() {
   return windows;
 }
 
+// The parts of a case of a case file (tests/case_file.h) by key: a part of
+// lines below its key, their text; a part on one line, its value.
+using Parts = std::map<std::string, std::string>;
+
+// Each case of converter/testdata/windowed/`file`, made by `make` from its
+// name and parts; a file that does not read gives one case, named
+// case_file, made from the error as its only part, "error".
+template <typename Case>
+std::vector<Case> CasesOf(absl::string_view file, Case (*make)(const std::string&, const Parts&)) {
+  absl::StatusOr<std::vector<onnxconvert::testing::FileCase>> read =
+      onnxconvert::testing::ReadCaseFile(absl::StrCat("converter/testdata/windowed/", file));
+  if (!read.ok()) return {make("case_file", {{"error", std::string(read.status().message())}})};
+  std::vector<Case> cases;
+  for (const onnxconvert::testing::FileCase& c : *read) {
+    Parts parts;
+    for (const onnxconvert::testing::CasePart& part : c.parts) {
+      parts[part.key] = part.lines.empty() ? part.value : part.Text();
+    }
+    cases.push_back(make(c.head, parts));
+  }
+  return cases;
+}
+
+// "" when `parts` has exactly the keys `keys`; else what is wrong (a case
+// file's error, or a malformed case).
+std::string KeysError(const Parts& parts, std::initializer_list<absl::string_view> keys) {
+  if (auto error = parts.find("error"); error != parts.end()) return error->second;
+  bool all = parts.size() == keys.size();
+  for (absl::string_view key : keys) all &= parts.contains(std::string(key));
+  return all ? "" : absl::StrCat("a case needs the parts ", absl::StrJoin(keys, ", "), ", only");
+}
+
 struct WholeCase {
   std::string name;
   std::string model;
-  int64_t target;
+  int64_t target = 0;
   std::string reason;  // what ConvertWindowed says
+  std::string error;   // why the case did not read; "" when it did
 };
+
+// A case of left_whole.cases.
+WholeCase MakeWholeCase(const std::string& name, const Parts& parts) {
+  WholeCase c;
+  c.name = name;
+  c.error = KeysError(parts, {"model", "target", "reason"});
+  if (!c.error.empty()) return c;
+  c.model = parts.at("model");
+  c.reason = parts.at("reason");
+  if (!absl::SimpleAtoi(parts.at("target"), &c.target)) c.error = "target: not a number";
+  return c;
+}
 
 class WindowedWholeTest : public ::testing::TestWithParam<WholeCase> {};
 
@@ -117,6 +168,7 @@ class WindowedWholeTest : public ::testing::TestWithParam<WholeCase> {};
 // same bytes or error.
 TEST_P(WindowedWholeTest, LeftToTheWholeConversion) {
   const WholeCase& c = GetParam();
+  ASSERT_EQ(c.error, "");
   std::string bytes = Serialized(c.model);
   ConvertOptions options;
   options.target_opset = c.target;
@@ -141,66 +193,31 @@ TEST_P(WindowedWholeTest, LeftToTheWholeConversion) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Cases, WindowedWholeTest,
-    ::testing::Values(
-        WholeCase{"UndefinedInput",
-                  R"(<ir_version: 7, opset_import: ["" : 12]>
-                     g (float[2] X) => (float[2] Y) { T = Relu(X) Y = Add(T, Missing) })",
-                  13, "not defined before its use"},
-        WholeCase{"DefinedTwice",
-                  R"(<ir_version: 7, opset_import: ["" : 12]>
-                     g (float[2] X) => (float[2] Y) { Y = Relu(X) Y = Neg(X) })",
-                  13, "two values have one name"},
-        WholeCase{"OtherDomain",
-                  R"(<ir_version: 7, opset_import: ["" : 12, "com.vendor" : 1]>
-                     g (float[2] X) => (float[2] Y) { T = com.vendor.Op(X) Y = Relu(T) })",
-                  13, "domain 'com.vendor'"},
-        WholeCase{"VendorOpInASubgraph",
-                  R"(<ir_version: 7, opset_import: ["" : 12, "com.vendor" : 1]>
-                     g (bool C, float[2] X) => (float[2] Y) {
-                       Z = Not(C)
-                       Y = If(Z) <then_branch = t () => (float[2] A) { A = com.vendor.Op(X) },
-                                  else_branch = e () => (float[2] B) { B = Neg(X) }> })",
-                  13, "a node of domain 'com.vendor' in a subgraph"},
-        WholeCase{"SubgraphReadsALaterValue",
-                  R"(<ir_version: 7, opset_import: ["" : 12]>
-                     g (bool C, float[2] X) => (float[2] Y) {
-                       Z = Not(C)
-                       Y = If(Z) <then_branch = t () => (float[2] A) { A = Relu(L) },
-                                  else_branch = e () => (float[2] B) { B = Neg(X) }>
-                       L = Relu(X) })",
-                  13, "'L', read in a subgraph of node '', is not defined before its use"},
-        WholeCase{"Refused",
-                  R"(<ir_version: 7, opset_import: ["" : 13]>
-                     g (float[2] X) => (float[2] Y) { T = Relu(X) Y = Gelu(T) })",
-                  7, "does not exist"},
-        WholeCase{"WrongType",
-                  R"(<ir_version: 7, opset_import: ["" : 12]>
-                     g (int32[2] X) => (int32[2] Y) { T = Neg(X) Y = Sqrt(T) })",
-                  13, "Sqrt"},
-        // Whether the mask is read is a question about the whole graph.
-        WholeCase{"DropoutMask",
-                  R"(<ir_version: 4, opset_import: ["" : 9]>
-                     g (float[2] X) => (float[2] Z) { Y, M = Dropout(X) Z = Add(Y, M) })",
-                  10, "whether 'M' is read cannot be told"},
-        // Below IR version 4 an added initializer is listed as an input.
-        WholeCase{"InitializerBelowIr4",
-                  R"(<ir_version: 3, opset_import: ["" : 9]>
-                     g (float[2] X) => (float[2] Y) {
-                       S = Constant <value = int64[1] {2}> () Y = Reshape(X, S) })",
-                  8, "listed as graph inputs"},
-        WholeCase{"TooSmall",
-                  R"(<ir_version: 7, opset_import: ["" : 12]>
-                     g (float[2] X) => (float[2] Y) { Y = Relu(X) })",
-                  13, "fewer than 2"}),
-    [](const ::testing::TestParamInfo<WholeCase>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Cases, WindowedWholeTest,
+                         ::testing::ValuesIn(CasesOf("left_whole.cases", MakeWholeCase)),
+                         [](const ::testing::TestParamInfo<WholeCase>& info) {
+                           return info.param.name;
+                         });
 
 struct SubgraphCase {
   std::string name;
   std::string model;
   std::vector<int64_t> targets;  // each converted to
+  std::string error;             // why the case did not read; "" when it did
 };
+
+// A case of subgraphs.cases.
+SubgraphCase MakeSubgraphCase(const std::string& name, const Parts& parts) {
+  SubgraphCase c;
+  c.name = name;
+  c.error = KeysError(parts, {"model", "targets"});
+  if (!c.error.empty()) return c;
+  c.model = parts.at("model");
+  for (absl::string_view target : absl::StrSplit(parts.at("targets"), ", ")) {
+    if (!absl::SimpleAtoi(target, &c.targets.emplace_back())) c.error = "targets: not numbers";
+  }
+  return c;
+}
 
 class WindowedSubgraphTest : public ::testing::TestWithParam<SubgraphCase> {};
 
@@ -235,6 +252,7 @@ void ExpectWindowsGiveTheWholeConversion(const std::string& bytes, const Convert
 // window).
 TEST_P(WindowedSubgraphTest, SameBytesAndReportAsTheWholeConversion) {
   const SubgraphCase& c = GetParam();
+  ASSERT_EQ(c.error, "");
   std::string bytes = Serialized(c.model);
   for (int64_t target : c.targets) {
     SCOPED_TRACE(absl::StrCat("to ", target));
@@ -246,89 +264,11 @@ TEST_P(WindowedSubgraphTest, SameBytesAndReportAsTheWholeConversion) {
 
 // PyTorch-style control flow: If, Loop and Scan bodies of ordinary ops,
 // some of them ops a step rewrites.
-INSTANTIATE_TEST_SUITE_P(
-    Cases, WindowedSubgraphTest,
-    ::testing::Values(
-        // Unsqueeze and Squeeze move their axes to an input (12 -> 13) in
-        // a branch reading A, defined windows before, and only there.
-        SubgraphCase{"IfSqueezeUnsqueeze13",
-                     R"(<ir_version: 7, opset_import: ["" : 12]>
-                        g (bool C, float[2,3] X) => (float[2,3] Z) {
-                          A = Relu(X)
-                          N = Not(C)
-                          P = Neg(X)
-                          Y = If(N) <then_branch = t () => (float[2,3] S) {
-                                        T = Unsqueeze <axes = [0]> (A)
-                                        S = Squeeze <axes = [0]> (T) },
-                                      else_branch = e () => (float[2,3] E) { E = Add(P, A) }>
-                          Z = Relu(Y) })",
-                     {13}},
-        SubgraphCase{"IfSqueezeUnsqueeze21",
-                     R"(<ir_version: 7, opset_import: ["" : 12]>
-                        g (bool C, float[2,3] X) => (float[2,3] Z) {
-                          A = Relu(X)
-                          N = Not(C)
-                          Y = If(N) <then_branch = t () => (float[2,3] S) {
-                                        T = Unsqueeze <axes = [0]> (A)
-                                        S = Squeeze <axes = [0]> (T) },
-                                      else_branch = e () => (float[2,3] E) { E = Neg(A) }>
-                          Z = Relu(Y) })",
-                     {21}},
-        // ReduceSum moves its axes to an input at 13, in a Loop body that
-        // reads B from outside.
-        SubgraphCase{"LoopReduceSum",
-                     R"(<ir_version: 7, opset_import: ["" : 12]>
-                        g (int64 M, bool C, float[2,3] X) => (float[2,3] Y) {
-                          B = Relu(X)
-                          Y = Loop(M, C, X) <body = body (int64 i, bool c, float[2,3] x)
-                                               => (bool c2, float[2,3] y) {
-                                c2 = Identity(c)
-                                r = ReduceSum <axes = [1], keepdims = 1> (x)
-                                m = Mul(x, r)
-                                y = Add(m, B) }> })",
-                     {13, 21}},
-        // Split takes its sizes as an input at 13, in a Scan body.
-        SubgraphCase{"ScanSplit",
-                     R"(<ir_version: 7, opset_import: ["" : 12]>
-                        g (float[4] S, float[3,4] X) => (float[4] F, float[3,4] O) {
-                          W = Relu(S)
-                          F, O = Scan <num_scan_inputs = 1, body = b (float[4] s, float[4] x)
-                                         => (float[4] s2, float[4] y) {
-                                  a, c = Split <axis = 0, split = [1, 3]> (x)
-                                  y = Concat <axis = 0> (c, a)
-                                  s2 = Add(s, W) }> (S, X) })",
-                     {13}},
-        // An If in a Loop body, its branch reading values of the body and
-        // of the main graph.
-        SubgraphCase{"NestedIfInLoop",
-                     R"(<ir_version: 7, opset_import: ["" : 12]>
-                        g (int64 M, bool C, float[2,3] X) => (float[2,3] Y) {
-                          B = Relu(X)
-                          K = Neg(X)
-                          Y = Loop(M, C, X) <body = body (int64 i, bool c, float[2,3] x)
-                                               => (bool c2, float[2,3] y) {
-                                c2 = Identity(c)
-                                d = Not(c)
-                                y = If(d) <then_branch = t () => (float[2,3] s) {
-                                              u = Unsqueeze <axes = [2]> (x)
-                                              v = Squeeze <axes = [2]> (u)
-                                              s = Add(v, B) },
-                                            else_branch = e () => (float[2,3] n) {
-                                              n = Sub(x, K) }> }>
-                          })",
-                     {13}},
-        // Two Ifs reading the same values; no step changes anything inside.
-        SubgraphCase{"UntouchedIfs",
-                     R"(<ir_version: 7, opset_import: ["" : 12]>
-                        g (bool C, float[2] X) => (float[2] Z) {
-                          A = Relu(X)
-                          Y = If(C) <then_branch = t () => (float[2] S) { S = Neg(A) },
-                                     else_branch = e () => (float[2] E) { E = Abs(A) }>
-                          Z = If(C) <then_branch = t2 () => (float[2] S2) { S2 = Neg(Y) },
-                                     else_branch = e2 () => (float[2] E2) { E2 = Add(Y, A) }>
-                          })",
-                     {13}}),
-    [](const ::testing::TestParamInfo<SubgraphCase>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Cases, WindowedSubgraphTest,
+                         ::testing::ValuesIn(CasesOf("subgraphs.cases", MakeSubgraphCase)),
+                         [](const ::testing::TestParamInfo<SubgraphCase>& info) {
+                           return info.param.name;
+                         });
 
 // The If-wrapped chain of the benchmarks: every 100th block of the chain
 // in an If, converted in windows of many sizes.

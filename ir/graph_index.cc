@@ -508,11 +508,7 @@ std::vector<const GraphIndex*> GraphIndex::GraphsInTree() const {
 }
 
 std::vector<GraphIndex*> GraphIndex::GraphsInTree() {
-  std::vector<GraphIndex*> result;
-  for (const GraphIndex* graph : std::as_const(*this).GraphsInTree()) {
-    result.push_back(const_cast<GraphIndex*>(graph));
-  }
-  return result;
+  return graph_index_internal::Editable(std::as_const(*this).GraphsInTree());
 }
 
 ValueSource GraphIndex::Producer(absl::string_view name) const {

@@ -35,111 +35,107 @@ onnx::GraphProto Chain() {
                {"Y"});
 }
 
-TEST(GraphIndexTest, CommitPlacesReplacementsWhereTheNodeWas) {
-  onnx::GraphProto graph = Chain();
-  std::unique_ptr<GraphIndex> index = BuildOrDie(graph);
-  ASSERT_NE(index, nullptr);
-  absl::StatusOr<std::vector<NodeId>> ids =
-      Edit(index).ReplaceNode(1, {Node("b1", "Exp", {"A"}, {"T"}), Node("b2", "Log", {"T"}, {"B"})});
-  ASSERT_TRUE(ids.ok()) << ids.status();
-  EXPECT_EQ(*ids, (std::vector<NodeId>{3, 4}));
-  EXPECT_FALSE(index->IsLive(1));
-  EXPECT_EQ(NodeNames(*index, index->LiveNodes()),
-            (std::vector<std::string>{"a", "b1", "b2", "c"}));
-  EXPECT_EQ(index->Producer("B"), (ValueSource{Kind::kNodeOutput, 4, 0}));
-  EXPECT_TRUE(index->NodesOf("", "Abs").empty());
-  EXPECT_EQ(graph.node_size(), 5);  // the dead node stays until Commit
-  EXPECT_TRUE(index->HasPendingEdits());
-  ExpectConsistent(*index, "after replace");
-
-  std::vector<NodeId> new_ids;
-  ASSERT_TRUE(index->Commit(&new_ids).ok());
-  EXPECT_EQ(new_ids, (std::vector<NodeId>{0, kNoNode, 3, 1, 2}));
+// The names of the nodes of `graph`, in its order.
+std::vector<std::string> NamesInOrder(const onnx::GraphProto& graph) {
   std::vector<std::string> names;
   for (const onnx::NodeProto& node : graph.node()) names.push_back(node.name());
-  EXPECT_EQ(names, (std::vector<std::string>{"a", "b1", "b2", "c"}));
-  CommitAndExpectIdentical(*index, "after commit");
+  return names;
+}
+
+// The chain of Chain() and its index, which the first tests edit; the
+// others build graphs of their own.
+class GraphIndexTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_NE(index_, nullptr); }
+
+  onnx::GraphProto graph_ = Chain();
+  std::unique_ptr<GraphIndex> index_ = BuildOrDie(graph_);
+};
+
+TEST_F(GraphIndexTest, CommitPlacesReplacementsWhereTheNodeWas) {
+  absl::StatusOr<std::vector<NodeId>> ids =
+      Edit(index_).ReplaceNode(1, {Node("b1", "Exp", {"A"}, {"T"}), Node("b2", "Log", {"T"}, {"B"})});
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  EXPECT_EQ(*ids, (std::vector<NodeId>{3, 4}));
+  EXPECT_FALSE(index_->IsLive(1));
+  EXPECT_EQ(NodeNames(*index_, index_->LiveNodes()),
+            (std::vector<std::string>{"a", "b1", "b2", "c"}));
+  EXPECT_EQ(index_->Producer("B"), (ValueSource{Kind::kNodeOutput, 4, 0}));
+  EXPECT_TRUE(index_->NodesOf("", "Abs").empty());
+  EXPECT_EQ(graph_.node_size(), 5);  // the dead node stays until Commit
+  EXPECT_TRUE(index_->HasPendingEdits());
+  ExpectConsistent(*index_, "after replace");
+
+  std::vector<NodeId> new_ids;
+  ASSERT_TRUE(index_->Commit(&new_ids).ok());
+  EXPECT_EQ(new_ids, (std::vector<NodeId>{0, kNoNode, 3, 1, 2}));
+  EXPECT_EQ(NamesInOrder(graph_), (std::vector<std::string>{"a", "b1", "b2", "c"}));
+  CommitAndExpectIdentical(*index_, "after commit");
 }
 
 // Nodes inserted before and after one anchor, and around the nodes
 // inserted, come out in the order the edits describe: each node after the
 // nodes inserted before it and before those inserted after it, in the order
 // they were inserted.
-TEST(GraphIndexTest, InsertionsAroundAnAnchorKeepTheirOrder) {
-  onnx::GraphProto graph = Chain();
-  std::unique_ptr<GraphIndex> index = BuildOrDie(graph);
-  ASSERT_NE(index, nullptr);
-  ASSERT_TRUE(Edit(index).InsertNodesAfter(1, {Node("after1", "Exp", {"B"}, {"E1"})}).ok());
-  ASSERT_TRUE(Edit(index).InsertNodes({Node("before1", "Sqrt", {"A"}, {"S1"})}, 1).ok());
+TEST_F(GraphIndexTest, InsertionsAroundAnAnchorKeepTheirOrder) {
+  ASSERT_TRUE(Edit(index_).InsertNodesAfter(1, {Node("after1", "Exp", {"B"}, {"E1"})}).ok());
+  ASSERT_TRUE(Edit(index_).InsertNodes({Node("before1", "Sqrt", {"A"}, {"S1"})}, 1).ok());
   absl::StatusOr<std::vector<NodeId>> after2 =
-      Edit(index).InsertNodesAfter(1, {Node("after2", "Log", {"E1"}, {"E2"})});
+      Edit(index_).InsertNodesAfter(1, {Node("after2", "Log", {"E1"}, {"E2"})});
   ASSERT_TRUE(after2.ok()) << after2.status();
   // Around an inserted node, and after the last node.
-  ASSERT_TRUE(Edit(index).InsertNodesAfter((*after2)[0], {Node("after2b", "Abs", {"E2"}, {"E3"})}).ok());
-  ASSERT_TRUE(Edit(index).InsertNodes({Node("before2", "Neg", {"S1"}, {"S2"})}, 1).ok());
-  ASSERT_TRUE(Edit(index).InsertNodesAfter(2, {Node("last", "Relu", {"Y"}, {"Z"})}).ok());
-  EXPECT_EQ(NodeNames(*index, index->LiveNodes()),
+  ASSERT_TRUE(Edit(index_).InsertNodesAfter((*after2)[0], {Node("after2b", "Abs", {"E2"}, {"E3"})}).ok());
+  ASSERT_TRUE(Edit(index_).InsertNodes({Node("before2", "Neg", {"S1"}, {"S2"})}, 1).ok());
+  ASSERT_TRUE(Edit(index_).InsertNodesAfter(2, {Node("last", "Relu", {"Y"}, {"Z"})}).ok());
+  EXPECT_EQ(NodeNames(*index_, index_->LiveNodes()),
             (std::vector<std::string>{"a", "before1", "before2", "b", "after1", "after2",
                                       "after2b", "c", "last"}));
-  ExpectConsistent(*index, "after inserting around b");
-  ASSERT_TRUE(index->Commit().ok());
-  std::vector<std::string> names;
-  for (const onnx::NodeProto& node : graph.node()) names.push_back(node.name());
-  EXPECT_EQ(names, (std::vector<std::string>{"a", "before1", "before2", "b", "after1", "after2",
-                                             "after2b", "c", "last"}));
-  CommitAndExpectIdentical(*index, "after commit");
+  ExpectConsistent(*index_, "after inserting around b");
+  ASSERT_TRUE(index_->Commit().ok());
+  EXPECT_EQ(NamesInOrder(graph_), (std::vector<std::string>{"a", "before1", "before2", "b", "after1",
+                                                            "after2", "after2b", "c", "last"}));
+  CommitAndExpectIdentical(*index_, "after commit");
 }
 
 // A removed node keeps its place until Commit: nodes inserted around it
 // take it.
-TEST(GraphIndexTest, InsertionsAroundARemovedNodeTakeItsPlace) {
-  onnx::GraphProto graph = Chain();
-  std::unique_ptr<GraphIndex> index = BuildOrDie(graph);
-  ASSERT_NE(index, nullptr);
-  ASSERT_TRUE(Edit(index).RemoveNode(1).ok());
-  ASSERT_TRUE(Edit(index).InsertNodesAfter(1, {Node("b2", "Exp", {"T"}, {"B"})}).ok());
-  ASSERT_TRUE(Edit(index).InsertNodes({Node("b1", "Log", {"A"}, {"T"})}, 1).ok());
-  EXPECT_EQ(NodeNames(*index, index->LiveNodes()),
+TEST_F(GraphIndexTest, InsertionsAroundARemovedNodeTakeItsPlace) {
+  ASSERT_TRUE(Edit(index_).RemoveNode(1).ok());
+  ASSERT_TRUE(Edit(index_).InsertNodesAfter(1, {Node("b2", "Exp", {"T"}, {"B"})}).ok());
+  ASSERT_TRUE(Edit(index_).InsertNodes({Node("b1", "Log", {"A"}, {"T"})}, 1).ok());
+  EXPECT_EQ(NodeNames(*index_, index_->LiveNodes()),
             (std::vector<std::string>{"a", "b1", "b2", "c"}));
-  ExpectConsistent(*index, "after replacing b around it");
-  CommitAndExpectIdentical(*index, "after commit");
-  EXPECT_EQ(Edit(index).InsertNodesAfter(7, {Node("x", "Relu", {"X"}, {"Q"})}).status().code(),
+  ExpectConsistent(*index_, "after replacing b around it");
+  CommitAndExpectIdentical(*index_, "after commit");
+  EXPECT_EQ(Edit(index_).InsertNodesAfter(7, {Node("x", "Relu", {"X"}, {"Q"})}).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
-TEST(GraphIndexTest, CommitMovesNodesAfterTheirProducers) {
-  onnx::GraphProto graph = Chain();
-  std::unique_ptr<GraphIndex> index = BuildOrDie(graph);
-  ASSERT_NE(index, nullptr);
+TEST_F(GraphIndexTest, CommitMovesNodesAfterTheirProducers) {
   // An adapter added at the end, feeding the first node.
-  ASSERT_TRUE(Edit(index).InsertNodes({Node("k", "Sqrt", {"X"}, {"K"})}).ok());
-  ASSERT_TRUE(Edit(index).SetInput(0, 0, "K").ok());
-  ExpectConsistent(*index, "after insert");
-  ASSERT_TRUE(index->Commit().ok());
-  std::vector<std::string> names;
-  for (const onnx::NodeProto& node : graph.node()) names.push_back(node.name());
-  EXPECT_EQ(names, (std::vector<std::string>{"k", "a", "b", "c"}));
-  CommitAndExpectIdentical(*index, "after commit");
+  ASSERT_TRUE(Edit(index_).InsertNodes({Node("k", "Sqrt", {"X"}, {"K"})}).ok());
+  ASSERT_TRUE(Edit(index_).SetInput(0, 0, "K").ok());
+  ExpectConsistent(*index_, "after insert");
+  ASSERT_TRUE(index_->Commit().ok());
+  EXPECT_EQ(NamesInOrder(graph_), (std::vector<std::string>{"k", "a", "b", "c"}));
+  CommitAndExpectIdentical(*index_, "after commit");
 }
 
-TEST(GraphIndexTest, CommitRefusesACycleAndChangesNothing) {
-  onnx::GraphProto graph = Chain();
-  std::unique_ptr<GraphIndex> index = BuildOrDie(graph);
-  ASSERT_NE(index, nullptr);
-  ASSERT_TRUE(Edit(index).RemoveNode(1).ok());
-  ASSERT_TRUE(Edit(index).SetInput(0, 0, "Y").ok());
-  ASSERT_TRUE(Edit(index).InsertNodes({Node("b", "Abs", {"A"}, {"B"})}, 2).ok());
-  const onnx::GraphProto before = graph;
-  const std::string snapshot = Snapshot(*index);
-  absl::Status status = index->Commit();
+TEST_F(GraphIndexTest, CommitRefusesACycleAndChangesNothing) {
+  ASSERT_TRUE(Edit(index_).RemoveNode(1).ok());
+  ASSERT_TRUE(Edit(index_).SetInput(0, 0, "Y").ok());
+  ASSERT_TRUE(Edit(index_).InsertNodes({Node("b", "Abs", {"A"}, {"B"})}, 2).ok());
+  const onnx::GraphProto before = graph_;
+  const std::string snapshot = Snapshot(*index_);
+  absl::Status status = index_->Commit();
   EXPECT_THAT(std::string(status.message()), HasSubstr("cycle"));
   EXPECT_THAT(std::string(status.message()), HasSubstr("node 'a' (Relu) uses 'Y' from node 'c'"));
-  EXPECT_EQ(graph.SerializeAsString(), before.SerializeAsString());
-  EXPECT_EQ(Snapshot(*index), snapshot);
-  ExpectConsistent(*index, "after refused commit");
+  EXPECT_EQ(graph_.SerializeAsString(), before.SerializeAsString());
+  EXPECT_EQ(Snapshot(*index_), snapshot);
+  ExpectConsistent(*index_, "after refused commit");
   // Undoing the edit makes it commit.
-  ASSERT_TRUE(Edit(index).SetInput(0, 0, "X").ok());
-  CommitAndExpectIdentical(*index, "after commit");
+  ASSERT_TRUE(Edit(index_).SetInput(0, 0, "X").ok());
+  CommitAndExpectIdentical(*index_, "after commit");
 }
 
 struct EditErrorCase {
@@ -149,7 +145,7 @@ struct EditErrorCase {
   std::string expected;
 };
 
-TEST(GraphIndexTest, RefusedEditsChangeNothing) {
+TEST_F(GraphIndexTest, RefusedEditsChangeNothing) {
   const EditErrorCase cases[] = {
       {"insert_existing_value",
        [](GraphIndex& index) {
@@ -221,7 +217,7 @@ TEST(GraphIndexTest, RefusedEditsChangeNothing) {
   }
 }
 
-TEST(GraphIndexTest, EditsInsideSubgraphsReachTheOuterGraphs) {
+TEST_F(GraphIndexTest, EditsInsideSubgraphsReachTheOuterGraphs) {
   onnx::GraphProto graph = ParseGraph(kNested);
   std::unique_ptr<GraphIndex> index = BuildOrDie(graph);
   ASSERT_NE(index, nullptr);
@@ -288,27 +284,23 @@ class RandomEditor {
 
   // Makes one random edit; returns what it did.
   std::string Step() {
-    switch (random_() % 7) {
-      case 0:
-        return Replace();
-      case 1:
-        return InsertAdapterBefore();
-      case 2:
-        return Bypass();
-      case 3:
-        return RedirectThroughNewNode();
-      case 4:
-        return NewInitializer();
-      case 5:
-        return EditLoopBody();
-      default:
-        return "nothing";
-    }
+    // The edits of a node picked at random, by the draw that chooses them;
+    // draw 5 edits the Loop's body, draw 6 nothing.
+    static constexpr std::string (RandomEditor::*kNodeEdits[])(NodeId) = {
+        &RandomEditor::Replace, &RandomEditor::InsertAdapterBefore, &RandomEditor::Bypass,
+        &RandomEditor::RedirectThroughNewNode, &RandomEditor::NewInitializer};
+    const uint32_t draw = random_() % 7;
+    if (draw == 5) return EditLoopBody();
+    if (draw == 6) return "nothing";
+    const NodeId id = PickSimpleNode();
+    if (id == kNoNode) return "nothing";
+    return (this->*kNodeEdits[draw])(id);
   }
 
  private:
   // A live main-graph node without subgraphs, with one output that is not a
-  // graph output and a first input; kNoNode if none.
+  // graph output and a first input; kNoNode if none. The edits below but
+  // EditLoopBody edit such a node.
   NodeId PickSimpleNode() {
     std::vector<NodeId> candidates;
     for (NodeId id : index_.LiveNodes()) {
@@ -324,9 +316,7 @@ class RandomEditor {
     return candidates.empty() ? kNoNode : candidates[random_() % candidates.size()];
   }
 
-  std::string Replace() {
-    const NodeId id = PickSimpleNode();
-    if (id == kNoNode) return "nothing";
+  std::string Replace(NodeId id) {
     const onnx::NodeProto node = index_.node(id);
     const std::string middle = index_.FreshName("mid");
     const absl::StatusOr<std::vector<NodeId>> ids = Edit(index_).ReplaceNode(
@@ -336,9 +326,7 @@ class RandomEditor {
     return absl::StrCat("replace ", node.name());
   }
 
-  std::string InsertAdapterBefore() {
-    const NodeId id = PickSimpleNode();
-    if (id == kNoNode) return "nothing";
+  std::string InsertAdapterBefore(NodeId id) {
     const std::string input = index_.node(id).input(0);
     const std::string adapted = index_.FreshName("adapted");
     EXPECT_TRUE(
@@ -348,18 +336,14 @@ class RandomEditor {
     return absl::StrCat("adapter before ", index_.node(id).name());
   }
 
-  std::string Bypass() {
-    const NodeId id = PickSimpleNode();
-    if (id == kNoNode) return "nothing";
+  std::string Bypass(NodeId id) {
     const onnx::NodeProto node = index_.node(id);
     EXPECT_TRUE(Edit(index_).RenameUses(node.output(0), node.input(0)).ok());
     EXPECT_TRUE(Edit(index_).RemoveNode(id).ok());
     return absl::StrCat("bypass ", node.name());
   }
 
-  std::string RedirectThroughNewNode() {
-    const NodeId id = PickSimpleNode();
-    if (id == kNoNode) return "nothing";
+  std::string RedirectThroughNewNode(NodeId id) {
     const std::string output = index_.node(id).output(0);
     const std::string redirected = index_.FreshName("redirected");
     EXPECT_TRUE(Edit(index_).RenameUses(output, redirected).ok());
@@ -370,9 +354,7 @@ class RandomEditor {
     return absl::StrCat("redirect ", output);
   }
 
-  std::string NewInitializer() {
-    const NodeId id = PickSimpleNode();
-    if (id == kNoNode) return "nothing";
+  std::string NewInitializer(NodeId id) {
     onnx::TensorProto tensor;
     tensor.set_name(index_.FreshName("init"));
     const std::string name = tensor.name();
@@ -439,7 +421,7 @@ onnx::GraphProto EditableGraph() {
   return Graph({"X"}, {"W"}, std::move(nodes), {previous, "v7"});
 }
 
-TEST(GraphIndexTest, RandomEditsKeepTheIndexConsistent) {
+TEST_F(GraphIndexTest, RandomEditsKeepTheIndexConsistent) {
   for (uint32_t seed = 1; seed <= 6; ++seed) {
     onnx::GraphProto graph = EditableGraph();
     std::unique_ptr<GraphIndex> index = BuildOrDie(graph);

@@ -52,6 +52,15 @@ inline bool EndsInNumber(absl::string_view name) {
   return digits > 0 && absl::EndsWith(name.substr(0, name.size() - digits), kFreshSeparator);
 }
 
+// The graphs of `graphs`, editable: what the non-const lookups of GraphIndex
+// and ModelIndex give, from their const lookups over graphs they own.
+inline std::vector<GraphIndex*> Editable(const std::vector<const GraphIndex*>& graphs) {
+  std::vector<GraphIndex*> editable;
+  editable.reserve(graphs.size());
+  for (const GraphIndex* graph : graphs) editable.push_back(const_cast<GraphIndex*>(graph));
+  return editable;
+}
+
 }  // namespace graph_index_internal
 
 // The names in use across the graphs of a model, collected on the first

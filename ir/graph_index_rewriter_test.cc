@@ -28,6 +28,7 @@ struct Case {
 
 using graph_index_testing::Describe;
 using graph_index_testing::Node;
+using rewriter_testing::SharedCasesTest;
 
 constexpr const char* kChain = R"(g (float[4] X) => (float[4] Y) {
   [a] A = Relu(X)
@@ -109,17 +110,12 @@ TEST_P(GraphIndexRewriterTest, RewritesAroundTheAnchor) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, GraphIndexRewriterTest, ::testing::ValuesIn(kCases),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         rewriter_testing::NamedAfterCase());
 
-// The rewrites every driver of ir::Rewriter makes alike, applied to an
-// index and committed.
-class SharedCasesTest : public ::testing::TestWithParam<rewriter_testing::RewriteCase> {};
-
+// The shared cases applied to an index and committed.
 TEST_P(SharedCasesTest, AppliesAsTheTextSays) {
   const rewriter_testing::RewriteCase& c = GetParam();
-  absl::StatusOr<onnx::GraphProto> graph = ParseGraphText(c.graph);
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  absl::StatusOr<std::unique_ptr<GraphIndex>> index = GraphIndex::Build(&*graph);
+  absl::StatusOr<std::unique_ptr<GraphIndex>> index = GraphIndex::Build(&graph_);
   ASSERT_TRUE(index.ok()) << index.status();
   auto id_of = [&](const char* name) {
     for (NodeId id : (*index)->LiveNodes()) {
@@ -127,7 +123,7 @@ TEST_P(SharedCasesTest, AppliesAsTheTextSays) {
     }
     return kNoNode;
   };
-  const NodeId anchor = id_of(c.anchor);
+  const NodeId anchor = id_of(c.anchor.c_str());
   ASSERT_NE(anchor, kNoNode);
   GraphIndexRewriter rewrite(**index, anchor);
   absl::Status status =
@@ -140,12 +136,12 @@ TEST_P(SharedCasesTest, AppliesAsTheTextSays) {
   ASSERT_TRUE(rewrite.Finish().ok());
   ASSERT_TRUE((*index)->Commit().ok());
   ASSERT_TRUE((*index)->CheckConsistency().ok()) << (*index)->CheckConsistency();
-  rewriter_testing::ExpectGraph(c, *graph);
+  rewriter_testing::ExpectGraph(c, graph_);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, SharedCasesTest,
-                         ::testing::ValuesIn(rewriter_testing::RewriteCases()),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         ::testing::ValuesIn(rewriter_testing::ReadRewriteCases()),
+                         rewriter_testing::NamedAfterCase());
 
 // A node to erase that is not the graph's: Finish names it and the anchor.
 TEST(GraphIndexRewriterTest, ErasingAForeignNodeFails) {

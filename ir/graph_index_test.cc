@@ -14,6 +14,7 @@
 #include "ir/graph_index.h"
 #include "ir/graph_index_editor.h"
 #include "ir/graph_index_test_util.h"
+#include "ir/text_parser.h"
 
 namespace onnxconvert::graph_index_testing {
 namespace {
@@ -383,24 +384,14 @@ TEST(GraphIndexTest, DeepNestingIsRefusedNotOverflowed) {
 
 // A model using names of the fresh-name form in every kind of place.
 onnx::ModelProto ModelWithFreshLookingNames() {
+  absl::StatusOr<onnx::GraphProto> graph = ParseGraphText(R"((t__0, C) => (Y) <t__4> {
+    [t__2] t__1 = Relu(t__0)
+    [if] Y = If(C) <then_branch = () => (t__3) { [n] t__3 = Neg(t__1) },
+                    else_branch = () => (t_x) { [m] t_x = Abs(t__1) }>
+  })");
+  EXPECT_TRUE(graph.ok()) << graph.status();
   onnx::ModelProto model;
-  *model.mutable_graph() = ParseGraph(R"pb(
-    input { name: "t__0" } input { name: "C" }
-    node { name: "t__2" op_type: "Relu" input: "t__0" output: "t__1" }
-    node {
-      name: "if" op_type: "If" input: "C" output: "Y"
-      attribute {
-        name: "then_branch" type: GRAPH
-        g { node { name: "n" op_type: "Neg" input: "t__1" output: "t__3" } output { name: "t__3" } }
-      }
-      attribute {
-        name: "else_branch" type: GRAPH
-        g { node { name: "m" op_type: "Abs" input: "t__1" output: "t_x" } output { name: "t_x" } }
-      }
-    }
-    value_info { name: "t__4" }
-    output { name: "Y" }
-  )pb");
+  if (graph.ok()) *model.mutable_graph() = *std::move(graph);
   onnx::FunctionProto* function = model.add_functions();
   function->set_name("f");
   function->add_input("t__5");

@@ -156,11 +156,7 @@ std::vector<const GraphIndex*> ModelIndex::Graphs() const {
 }
 
 std::vector<GraphIndex*> ModelIndex::Graphs() {
-  std::vector<GraphIndex*> graphs;
-  for (const GraphIndex* graph : std::as_const(*this).Graphs()) {
-    graphs.push_back(const_cast<GraphIndex*>(graph));
-  }
-  return graphs;
+  return graph_index_internal::Editable(std::as_const(*this).Graphs());
 }
 
 const GraphIndex* ModelIndex::FindGraph(absl::string_view path) const {

@@ -115,14 +115,18 @@ std::string Bytes(std::initializer_list<int> values) {
   return bytes;
 }
 
+// Bytes ParseModel reads, and what it should make of them: the canonical
+// bytes of the model, or the error message.
+struct BytesCase {
+  std::string name;
+  std::string bytes;
+  std::string expected;
+};
+
 // Encodings protobuf accepts but never writes: parsing keeps their meaning,
 // serializing writes the canonical form. The corpus holds none of them.
 TEST(ParseModelTest, NonCanonicalEncodingsComeBackCanonical) {
-  const struct {
-    std::string name;
-    std::string input;
-    std::string canonical;
-  } cases[] = {
+  const BytesCase cases[] = {
       {"fields_out_of_order", Bytes({0x42, 0x02, 0x10, 0x0f, 0x08, 0x0a}),
        Bytes({0x08, 0x0a, 0x42, 0x02, 0x10, 0x0f})},
       {"singular_field_twice", Bytes({0x08, 0x01, 0x08, 0x02}),
@@ -141,21 +145,17 @@ TEST(ParseModelTest, NonCanonicalEncodingsComeBackCanonical) {
               0x70, 0x05})},
   };
   for (const auto& c : cases) {
-    absl::StatusOr<onnx::ModelProto> model = ParseModel(c.input, c.name);
+    absl::StatusOr<onnx::ModelProto> model = ParseModel(c.bytes, c.name);
     ASSERT_TRUE(model.ok()) << c.name << ": " << model.status();
-    EXPECT_EQ(model->SerializeAsString(), c.canonical) << c.name;
-    absl::StatusOr<onnx::ModelProto> again = ParseModel(c.canonical, c.name);
+    EXPECT_EQ(model->SerializeAsString(), c.expected) << c.name;
+    absl::StatusOr<onnx::ModelProto> again = ParseModel(c.expected, c.name);
     ASSERT_TRUE(again.ok()) << c.name;
-    EXPECT_EQ(again->SerializeAsString(), c.canonical) << c.name;
+    EXPECT_EQ(again->SerializeAsString(), c.expected) << c.name;
   }
 }
 
 TEST(ParseModelTest, MalformedBytesGiveSourceOffsetAndPath) {
-  const struct {
-    std::string name;
-    std::string bytes;
-    std::string message;
-  } cases[] = {
+  const BytesCase cases[] = {
       {"empty", "", "m.onnx: not a valid ONNX model: the input is empty"},
       {"wrong_wire_type", std::string("\x08\x0a\x38\x05", 4),
        "m.onnx: not a valid ONNX model: field ModelProto.graph (7) has wire "
@@ -176,7 +176,7 @@ TEST(ParseModelTest, MalformedBytesGiveSourceOffsetAndPath) {
     absl::StatusOr<onnx::ModelProto> model = ParseModel(c.bytes, "m.onnx");
     ASSERT_FALSE(model.ok()) << c.name;
     EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_EQ(model.status().message(), c.message) << c.name;
+    EXPECT_EQ(model.status().message(), c.expected) << c.name;
   }
 }
 

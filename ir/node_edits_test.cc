@@ -47,6 +47,7 @@ class TestScope final : public RewriteScope {
 
 using graph_index_testing::Describe;
 using graph_index_testing::Node;
+using rewriter_testing::SharedCasesTest;
 
 std::vector<std::string> Describe(const NodeList& nodes) {
   std::vector<std::string> described;
@@ -178,20 +179,15 @@ TEST_P(NodeEditsTest, AppliesWhereTheAnchorWas) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, NodeEditsTest, ::testing::ValuesIn(kCases),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         rewriter_testing::NamedAfterCase());
 
-// The rewrites every driver of ir::Rewriter makes alike, applied as the
-// converter applies a step's batch.
-class SharedCasesTest : public ::testing::TestWithParam<rewriter_testing::RewriteCase> {};
-
+// The shared cases applied as the converter applies a step's batch.
 TEST_P(SharedCasesTest, AppliesAsTheTextSays) {
   const rewriter_testing::RewriteCase& c = GetParam();
-  absl::StatusOr<onnx::GraphProto> graph = ParseGraphText(c.graph);
-  ASSERT_TRUE(graph.ok()) << graph.status();
   onnx::ModelProto model;
   model.set_ir_version(8);
   model.add_opset_import()->set_version(13);
-  *model.mutable_graph() = *std::move(graph);
+  *model.mutable_graph() = std::move(graph_);
   OpIndex index(model, {""});
   NodeSite anchor{};
   for (onnx::NodeProto& node : *model.mutable_graph()->mutable_node()) {
@@ -219,8 +215,8 @@ TEST_P(SharedCasesTest, AppliesAsTheTextSays) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, SharedCasesTest,
-                         ::testing::ValuesIn(rewriter_testing::RewriteCases()),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         ::testing::ValuesIn(rewriter_testing::ReadRewriteCases()),
+                         rewriter_testing::NamedAfterCase());
 
 // A function body holds no constants: the anchor stays.
 TEST(NodeRewriterTest, ReplaceByConstantsRefusedInAFunction) {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -736,21 +737,59 @@ class Parser {
       OC_ASSIGN_OR_RETURN(type, InferAttributeType(false));
     }
     attribute.set_type(static_cast<onnx::AttributeProto::AttributeType>(type));
+    if (IsElementType(type)) return OneValue(type, /*in_list=*/false, value_notes, attribute);
+    return ListValue(type, attribute);
+  }
+
+  // The attribute types of lists with a text form, each with the type of
+  // its elements (the types of one value with a text form).
+  static constexpr std::pair<int, int> kListTypes[] = {
+      {onnx::AttributeProto::FLOATS, onnx::AttributeProto::FLOAT},
+      {onnx::AttributeProto::INTS, onnx::AttributeProto::INT},
+      {onnx::AttributeProto::STRINGS, onnx::AttributeProto::STRING},
+      {onnx::AttributeProto::TENSORS, onnx::AttributeProto::TENSOR},
+      {onnx::AttributeProto::GRAPHS, onnx::AttributeProto::GRAPH},
+      {onnx::AttributeProto::TYPE_PROTOS, onnx::AttributeProto::TYPE_PROTO},
+  };
+
+  // Whether `type` is that of one value with a text form.
+  static bool IsElementType(int type) {
+    for (const auto& [list, element] : kListTypes) {
+      if (element == type) return true;
+    }
+    return false;
+  }
+
+  // The element type of the list type `type`, or 0 for another type.
+  static int ElementTypeOfList(int type) {
+    for (const auto& [list, element] : kListTypes) {
+      if (list == type) return element;
+    }
+    return 0;
+  }
+
+  // One value of `type` (an element type of kListTypes) into
+  // `attribute`: its value, or with `in_list` a new element of its list.
+  // `notes` precede a tensor or a graph.
+  absl::Status OneValue(int type, bool in_list, const Annotations& notes,
+                        onnx::AttributeProto& attribute) {
     switch (type) {
       case onnx::AttributeProto::FLOAT:
-        return StoreParsed(ParseFloat<float>(), [&](float v) { attribute.set_f(v); });
+        return StoreParsed(ParseFloat<float>(), [&](float v) {
+          in_list ? attribute.add_floats(v) : attribute.set_f(v);
+        });
       case onnx::AttributeProto::INT:
-        return StoreParsed(ParseInt(), [&](int64_t v) { attribute.set_i(v); });
+        return StoreParsed(ParseInt(), [&](int64_t v) {
+          in_list ? attribute.add_ints(v) : attribute.set_i(v);
+        });
       case onnx::AttributeProto::STRING:
-        return StringInto(attribute.mutable_s());
+        return StringInto(in_list ? attribute.add_strings() : attribute.mutable_s());
       case onnx::AttributeProto::TENSOR:
-        return TensorLiteral(value_notes, *attribute.mutable_t());
+        return TensorLiteral(notes, in_list ? *attribute.add_tensors() : *attribute.mutable_t());
       case onnx::AttributeProto::GRAPH:
-        return GraphWithNotes(value_notes, *attribute.mutable_g());
-      case onnx::AttributeProto::TYPE_PROTO:
-        return Type(*attribute.mutable_tp());
+        return GraphWithNotes(notes, in_list ? *attribute.add_graphs() : *attribute.mutable_g());
       default:
-        return ListValue(type, attribute);
+        return Type(in_list ? *attribute.add_type_protos() : *attribute.mutable_tp());
     }
   }
 
@@ -760,26 +799,13 @@ class Parser {
   }
 
   absl::Status ListElement(int type, onnx::AttributeProto& attribute) {
-    switch (type) {
-      case onnx::AttributeProto::FLOATS:
-        return StoreParsed(ParseFloat<float>(), [&](float v) { attribute.add_floats(v); });
-      case onnx::AttributeProto::INTS:
-        return StoreParsed(ParseInt(), [&](int64_t v) { attribute.add_ints(v); });
-      case onnx::AttributeProto::STRINGS:
-        return StringInto(attribute.add_strings());
-      case onnx::AttributeProto::TENSORS: {
-        OC_ASSIGN_OR_RETURN(Annotations notes, ParseAnnotations());
-        return TensorLiteral(notes, *attribute.add_tensors());
-      }
-      case onnx::AttributeProto::GRAPHS: {
-        OC_ASSIGN_OR_RETURN(Annotations notes, ParseAnnotations());
-        return GraphWithNotes(notes, *attribute.add_graphs());
-      }
-      case onnx::AttributeProto::TYPE_PROTOS:
-        return Type(*attribute.add_type_protos());
-      default:
-        return Error("this attribute type has no text form; use @raw");
+    const int element = ElementTypeOfList(type);
+    if (element == 0) return Error("this attribute type has no text form; use @raw");
+    Annotations notes;
+    if (element == onnx::AttributeProto::TENSOR || element == onnx::AttributeProto::GRAPH) {
+      OC_ASSIGN_OR_RETURN(notes, ParseAnnotations());
     }
+    return OneValue(element, /*in_list=*/true, notes, attribute);
   }
 
   absl::Status ListValue(int type, onnx::AttributeProto& attribute) {

@@ -3,36 +3,27 @@
 
 #include "rewrites/rules_explain.h"
 
+#include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "ir/text_parser.h"
 #include "rewrites/pass_manager.h"
+#include "tests/case_file.h"
+#include "tests/test_files.h"
 
 namespace onnxconvert::rewrites {
 namespace {
 
-// A rule file of the cases' rules.
-constexpr char kRules[] = R"(rule double_neg
-  pattern (X) => (Y) { T = Neg(X)
-                       Y = Neg(T) }
-  replace (X) => (X)
-rule relu_of_matrix
-  pattern (A) => (Y) { Y = Relu(A) }
-  replace (A) => (Y) { Y = Abs(A) }
-  where rank(A) == 2
-rule dropout_gone
-  pattern (X) => (Y) { Y = Dropout(X) }
-  replace (X) => (X)
-rule clip_unbounded
-  pattern (X) => (Y) { Y = Clip(X) }
-  replace (X) => (X)
-rule softmax_axis_1
-  pattern (X) => (Y) { Y = Softmax<axis: int = 1>(X) }
-  replace (X) => (X)
-)";
+// The case file and the rule file of the cases' rules (the case file's
+// format: its opening comment).
+constexpr char kCaseFile[] = "rewrites/testdata/explain.cases";
+constexpr char kRuleFile[] = "rewrites/testdata/explain.rules";
 
 // The models' header: IR 8, the default domain at opset 13.
 constexpr char kOpset13[] = "<ir_version: 8, opset_import: [\"\" : 13]>\n";
@@ -45,121 +36,68 @@ struct Expected {
 };
 
 struct ExplainCase {
-  const char* name;
-  const char* rule;
-  const char* graph;  // the main graph in ONNX text, at opset 13
+  std::string name;
+  std::string rule;
+  std::string graph;  // the main graph in ONNX text, at opset 13
   std::vector<Expected> expected;  // by node, in graph order
+  std::string error;  // why the case file did not read, naming the line; "" when it did
 };
 
-const ExplainCase kCases[] = {
-    {"matches_and_an_input_not_computed",
-     "double_neg",
-     R"(g (float[2] X) => (float[2] Y) {
-  [a] A = Neg(X)
-  [b] B = Neg(A)
-  [r] Y = Relu(B)
-})",
-     {{"a",
-       false,
-       {"input 0 of node 'a' (#0, Neg), 'X', is not computed by a node here (a graph input)",
-        "pattern node `T = Neg(X)`"}},
-      {"b", true, {"takes node 'a' (#0, Neg), node 'b' (#1, Neg)"}}}},
-    {"intermediate_with_two_users",
-     "double_neg",
-     R"(g (float[2] X) => (float[2] Y, float[2] Z) {
-  [a] A = Neg(X)
-  [b] B = Neg(A)
-  [r] Y = Relu(B)
-  [s] Z = Relu(A)
-})",
-     {{"a", false, {"is not computed by a node here"}},
-      {"b", false, {"intermediate T ('A') has another user: node 's' (#3, Relu)"}}}},
-    {"intermediate_is_a_graph_output",
-     "double_neg",
-     R"(g (float[2] X) => (float[2] Y, float[2] A) {
-  [a] A = Neg(X)
-  [b] Y = Neg(A)
-})",
-     {{"a", false, {}}, {"b", false, {"intermediate T ('A') is a graph output"}}}},
-    {"where_fails_on_a_fact",
-     "relu_of_matrix",
-     R"(g (float[2,3,4] X) => (float[2,3,4] Y) {
-  [r] Y = Relu(X)
-})",
-     {{"r",
-       false,
-       {"where `rank(A) == 2` (t.rules:8:9) fails: rank(A) is 3, wanted == 2",
-        "A ('X'): float[2,3,4]"}}}},
-    {"where_fact_unknown",
-     "relu_of_matrix",
-     R"(g (float X) => (float Y) {
-  [r] Y = Relu(X)
-})",
-     {{"r", false, {"rank(A) is unknown", "no static shape"}}}},
-    {"where_holds",
-     "relu_of_matrix",
-     R"(g (float[2,3] X) => (float[2,3] Y) {
-  Y = Relu(X)
-})",
-     {{"", true, {"takes node #0 (Relu)"}}}},
-    {"attribute_literal_differs",
-     "softmax_axis_1",
-     R"(g (float[2,3] X) => (float[2,3] Y) {
-  [s] T = Softmax<axis = 0>(X)
-  [t] Y = Softmax(T)
-})",
-     {{"s", false, {"attribute axis of node 's' (#0, Softmax) is 0; pattern node", "wants 1"}},
-      {"t", false, {"attribute axis of node 't' (#1, Softmax) is -1 (unset: the default)"}}}},
-    {"op_differs_below_the_root",
-     "double_neg",
-     R"(g (float[2] X) => (float[2] Y) {
-  [a] A = Abs(X)
-  [b] Y = Neg(A)
-})",
-     {{"b", false, {"pattern node `T = Neg(X)` wants op Neg; node 'a' (#0, Abs) is Abs"}}}},
-    {"extra_output_used", "dropout_gone",
-     R"(g (float[2] X) => (float[2] Y, bool[2] M) {
-  [d] D, M = Dropout(X)
-  [r] Y = Relu(D)
-})",
-     {{"d", false,
-       {"output 1 'M' of node 'd' (#0, Dropout) is used; pattern node `Y = Dropout(X)` leaves "
-        "it out"}}}},
-    {"input_count_differs", "clip_unbounded",
-     R"(g (float[2] X) => (float[2] Y) <float lo = {0.0}> {
-  [c] C = Clip(X, lo)
-  [r] Y = Relu(C)
-})",
-     {{"c", false, {"node 'c' (#0, Clip) has 2 inputs; pattern node `Y = Clip(X)` has 1"}}}},
-    // Commutative: of the two operand orders, the one failing on a fact it
-    // knows (k's value) is explained, not the one lacking X's value.
-    {"commutative_operands_swapped", "mul_by_one",
-     R"(g (float[2] X) => (float[2] Y) <float[1] k = {2.0}> {
-  [m] M = Mul(k, X)
-  [r] Y = Relu(M)
-})",
-     {{"m", false,
-       {"fails: value(k) is [2], wanted == 1", "(with commutative operands swapped)"}}}},
-    // `fused_pads(p, Y) == @pads` binds @pads (rules.h), which the next
-    // predicate reads: pads of 2 in all, a window of 2 of pads alone.
-    {"predicate_after_a_binding", "relu_pad_max_pool",
-     R"(g (float[1,2,4,4] X) => (Y) <int64[8] p = {0, 0, 1, 1, 0, 0, 1, 1}> {
-  [r] R = Relu(X)
-  [q] P = Pad(R, p)
-  [m] Y = MaxPool<kernel_shape = [2, 2], pads = [1, 1, 1, 1]>(P)
-})",
-     {{"m", false, {"fails: pads_below_kernel(@pads, Y) is false"}}}},
-};
+// Prints the case's name (for gtest's messages).
+void PrintTo(const ExplainCase& c, std::ostream* os) { *os << c.name; }
+
+// The case of `c`, a case of kCaseFile, or its error.
+absl::StatusOr<ExplainCase> ExplainCaseOf(const onnxconvert::testing::FileCase& c) {
+  auto error = [](int line, absl::string_view what) {
+    return absl::InvalidArgumentError(absl::StrCat(kCaseFile, ":", line, ": ", what));
+  };
+  std::vector<std::string> head = absl::StrSplit(c.head, absl::MaxSplits(": ", 1));
+  if (head.size() != 2) return error(c.line, "expected 'case NAME: RULE'");
+  ExplainCase read;
+  read.name = head[0];
+  read.rule = head[1];
+  for (const onnxconvert::testing::CasePart& part : c.parts) {
+    if (part.key == "model") {
+      read.graph = part.Text();
+    } else if (absl::StartsWith(part.key, "node '") && absl::EndsWith(part.key, "'") &&
+               (part.value == "matched" || part.value == "no")) {
+      read.expected.push_back(
+          {part.key.substr(6, part.key.size() - 7), part.value == "matched", part.lines});
+    } else {
+      return error(part.line, "expected 'model:' or 'node 'NAME': matched|no'");
+    }
+  }
+  return read;
+}
+
+// The cases of kCaseFile. A file that does not read gives one case, named
+// case_file, holding the error.
+std::vector<ExplainCase> ReadCases() {
+  auto failed = [](const absl::Status& status) {
+    return std::vector<ExplainCase>{{"case_file", "", "", {}, std::string(status.message())}};
+  };
+  absl::StatusOr<std::vector<onnxconvert::testing::FileCase>> file =
+      onnxconvert::testing::ReadCaseFile(kCaseFile);
+  if (!file.ok()) return failed(file.status());
+  std::vector<ExplainCase> cases;
+  for (const onnxconvert::testing::FileCase& c : *file) {
+    absl::StatusOr<ExplainCase> read = ExplainCaseOf(c);
+    if (!read.ok()) return failed(read.status());
+    cases.push_back(*std::move(read));
+  }
+  return cases;
+}
 
 class ExplainTest : public ::testing::TestWithParam<ExplainCase> {};
 
 TEST_P(ExplainTest, SaysWhyAtEachRootNode) {
   const ExplainCase& c = GetParam();
+  ASSERT_EQ(c.error, "");
   absl::StatusOr<onnx::ModelProto> model = ParseModelText(absl::StrCat(kOpset13, c.graph));
   ASSERT_TRUE(model.ok()) << model.status();
   RewriteOptions options;
   options.passes = {"dead-code"};
-  options.rule_files = {{"t.rules", kRules}};
+  options.rule_files = {{kRuleFile, onnxconvert::testing::ReadTestFile(kRuleFile)}};
   options.explain = {c.rule};
   absl::StatusOr<RewriteReport> report = Optimize(*model, options);
   ASSERT_TRUE(report.ok()) << report.status();
@@ -180,7 +118,7 @@ TEST_P(ExplainTest, SaysWhyAtEachRootNode) {
   EXPECT_NE(report->ToJson().find("\"explain\""), std::string::npos);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, ExplainTest, ::testing::ValuesIn(kCases),
+INSTANTIATE_TEST_SUITE_P(Cases, ExplainTest, ::testing::ValuesIn(ReadCases()),
                          [](const auto& info) { return std::string(info.param.name); });
 
 TEST(ExplainTest, UnknownRuleIsAnError) {

@@ -9,11 +9,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <numeric>
 #include <optional>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/algorithm/container.h"
@@ -74,6 +77,28 @@ onnx::TensorProto Constant(int dtype, const Shape& dims, const std::vector<doubl
 onnx::TensorProto Ints(const std::vector<int64_t>& values) {
   return Constant(onnx::TensorProto::INT64, {static_cast<int64_t>(values.size())},
                   std::vector<double>(values.begin(), values.end()));
+}
+
+// Unnamed attribute values, of one int, one float, one tensor, ints.
+onnx::AttributeProto IntAttribute(int64_t value) {
+  onnx::AttributeProto attribute;
+  attribute.set_type(onnx::AttributeProto::INT);
+  attribute.set_i(value);
+  return attribute;
+}
+
+onnx::AttributeProto FloatAttribute(float value) {
+  onnx::AttributeProto attribute;
+  attribute.set_type(onnx::AttributeProto::FLOAT);
+  attribute.set_f(value);
+  return attribute;
+}
+
+onnx::AttributeProto TensorAttribute(onnx::TensorProto value) {
+  onnx::AttributeProto attribute;
+  attribute.set_type(onnx::AttributeProto::TENSOR);
+  *attribute.mutable_t() = std::move(value);
+  return attribute;
 }
 
 onnx::AttributeProto IntsAttribute(const std::vector<int64_t>& values) {
@@ -393,15 +418,8 @@ std::vector<onnx::AttributeProto> AttributeCandidates(const std::string& op,
                                                       const std::string& attribute, int dtype,
                                                       const Shape& shape) {
   if (op == "Cast" && attribute == "to") {
-    std::vector<onnx::AttributeProto> out;
-    for (int to : {dtype, static_cast<int>(onnx::TensorProto::FLOAT),
-                   static_cast<int>(onnx::TensorProto::INT64)}) {
-      onnx::AttributeProto a;
-      a.set_type(onnx::AttributeProto::INT);
-      a.set_i(to);
-      out.push_back(a);
-    }
-    return out;
+    return {IntAttribute(dtype), IntAttribute(onnx::TensorProto::FLOAT),
+            IntAttribute(onnx::TensorProto::INT64)};
   }
   if (op == "Transpose" && attribute == "perm") {
     std::vector<int64_t> perm(shape.size());
@@ -415,12 +433,7 @@ std::vector<onnx::AttributeProto> AttributeCandidates(const std::string& op,
     return {IntsAttribute(std::vector<int64_t>(shape.size() - 2, 1)),
             IntsAttribute(std::vector<int64_t>(shape.size() - 2, 2))};
   }
-  if (op == "Gemm" && attribute == "beta") {
-    onnx::AttributeProto a;
-    a.set_type(onnx::AttributeProto::FLOAT);
-    a.set_f(0.5f);
-    return {Unset(), a};
-  }
+  if (op == "Gemm" && attribute == "beta") return {Unset(), FloatAttribute(0.5f)};
   if (op == "Pad" && attribute == "pads") {
     std::vector<int64_t> pads(2 * shape.size(), 0);
     std::vector<int64_t> one_more = pads;
@@ -430,34 +443,14 @@ std::vector<onnx::AttributeProto> AttributeCandidates(const std::string& op,
   if (op == "Slice" && attribute == "starts") return {IntsAttribute({0}), IntsAttribute({-1})};
   if (op == "Slice" && attribute == "ends") return {IntsAttribute({kFar}), IntsAttribute({-1})};
   if (op == "ConstantOfShape" && attribute == "value") {
-    std::vector<onnx::AttributeProto> out;
-    for (const onnx::TensorProto& value :
-         {Constant(onnx::TensorProto::FLOAT, {1}, {1.5}),
-          Constant(onnx::TensorProto::INT64, {1}, {-3}),
-          Constant(onnx::TensorProto::DOUBLE, {1}, {-0.0})}) {
-      onnx::AttributeProto a;
-      a.set_type(onnx::AttributeProto::TENSOR);
-      *a.mutable_t() = value;
-      out.push_back(a);
-    }
-    return out;
+    return {TensorAttribute(Constant(onnx::TensorProto::FLOAT, {1}, {1.5})),
+            TensorAttribute(Constant(onnx::TensorProto::INT64, {1}, {-3})),
+            TensorAttribute(Constant(onnx::TensorProto::DOUBLE, {1}, {-0.0}))};
   }
   if (attribute == "axes") return {IntsAttribute({0}), IntsAttribute({-1}), IntsAttribute({1})};
-  if (attribute == "axis") {
-    std::vector<onnx::AttributeProto> out = {Unset()};
-    for (int64_t axis : {0, -1, 1}) {
-      onnx::AttributeProto a;
-      a.set_type(onnx::AttributeProto::INT);
-      a.set_i(axis);
-      out.push_back(a);
-    }
-    return out;
-  }
+  if (attribute == "axis") return {Unset(), IntAttribute(0), IntAttribute(-1), IntAttribute(1)};
   if (op == "BatchNormalization" && attribute == "epsilon") {
-    onnx::AttributeProto a;
-    a.set_type(onnx::AttributeProto::FLOAT);
-    a.set_f(1e-3f);
-    return {Unset(), a};
+    return {Unset(), FloatAttribute(1e-3f)};
   }
   return {};
 }
@@ -694,104 +687,53 @@ std::vector<Rule> Builtin() {
   return rules.ok() ? *rules : std::vector<Rule>{};
 }
 
-// Expects the self-test to match the one rule of rule file `text` on some
-// samples and to find it computing differently on some.
-void ExpectCaught(absl::string_view text) {
-  absl::StatusOr<std::vector<Rule>> rules = ParseRules(text, "bad.rules");
-  ASSERT_TRUE(rules.ok()) << rules.status();
-  ASSERT_EQ(rules->size(), 1u);
-  Outcome outcome = SelfTest((*rules)[0]);
+// Rule files of wrong rules, each rule one the self-test must catch (the
+// flaw of each in a comment above it).
+constexpr const char* kWrongRuleFiles[] = {"rewrites/testdata/wrong_exact.rules",
+                                           "rewrites/testdata/wrong_deploy.rules"};
+
+// The rules of `path`, or its error.
+absl::StatusOr<std::vector<Rule>> RulesOfFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot be read"));
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseRules(text.str(), path);
+}
+
+// The rules of kWrongRuleFiles (those that parse: WrongRuleFilesParse
+// checks they all do).
+std::vector<Rule> WrongRules() {
+  std::vector<Rule> wrong;
+  for (const char* path : kWrongRuleFiles) {
+    absl::StatusOr<std::vector<Rule>> rules = RulesOfFile(path);
+    if (rules.ok()) wrong.insert(wrong.end(), rules->begin(), rules->end());
+  }
+  return wrong;
+}
+
+TEST(RuleSelfTest, WrongRuleFilesParse) {
+  size_t count = 0;
+  for (const char* path : kWrongRuleFiles) {
+    absl::StatusOr<std::vector<Rule>> rules = RulesOfFile(path);
+    ASSERT_TRUE(rules.ok()) << rules.status();
+    count += rules->size();
+  }
+  EXPECT_EQ(count, 5u);
+}
+
+class WrongRuleTest : public ::testing::TestWithParam<Rule> {};
+
+// The self-test matches the wrong rule on some samples and finds it
+// computing differently on some.
+TEST_P(WrongRuleTest, SelfTestCatchesIt) {
+  Outcome outcome = SelfTest(GetParam());
   EXPECT_GT(outcome.matched, 0);
   EXPECT_FALSE(outcome.failures.empty());
 }
 
-// The self-test catches a rule that is not exact: x + 0 turns -0.0 into
-// +0.0 (random float inputs hold both zeros).
-TEST(RuleSelfTest, CatchesAnInexactRule) {
-  ExpectCaught(R"(
-rule add_zero commutative
-  pattern (X, k) => (Y) { Y = Add(X, k) }
-  replace (X, k) => (X)
-  where value(k) == 0 && broadcast_keeps(X, k)
-)");
-}
-
-// The self-test catches a Slice rule missing its steps: a step of -1 keeps
-// the shape but reverses.
-TEST(RuleSelfTest, CatchesAReversingSlice) {
-  ExpectCaught(R"(
-rule slice_same_shape
-  pattern (X, s, e, a, t) => (Y) { Y = Slice(X, s, e, a, t) }
-  replace (X, s, e, a, t) => (X)
-  where same_shape(X, Y)
-)");
-}
-
-// The tolerance of deploy rules still catches a wrong fusion: a bias not
-// scaled by the BatchNormalization's factor.
-TEST(RuleSelfTest, CatchesAWrongDeployRule) {
-  ExpectCaught(R"(profile deploy
-rule conv_batch_norm_unscaled_bias
-  pattern (X, W, B, s, b, m, v) => (Y) {
-    [conv] C = Conv(X, W, B)
-    Y = BatchNormalization<epsilon: float = @eps>(C, s, b, m, v)
-  }
-  replace (X, W, B, s, b, m, v) => (Y) {
-    e = Constant<value_float: float = @eps>()
-    ve = Add(v, e)
-    sd = Sqrt(ve)
-    f = Div(s, sd)
-    rows = Constant<value_ints: ints = [0, -1]>()
-    column = Constant<value_ints: ints = [-1, 1]>()
-    W_rows = Reshape(W, rows)
-    f_column = Reshape(f, column)
-    W_scaled = Mul(W_rows, f_column)
-    W_shape = Shape(W)
-    W2 = Reshape(W_scaled, W_shape)
-    d = Sub(B, m)
-    B2 = Add(d, b)
-    [conv] Y = Conv(X, W2, B2)
-  }
-  where opset >= 12 && dtype(X) == float
-)");
-}
-
-// And a zero Pad fused into MaxPool without pads_below_kernel: a window
-// of pads alone is 0 padded by Pad, -inf padded by MaxPool.
-TEST(RuleSelfTest, CatchesAMaxPoolWindowOfPads) {
-  ExpectCaught(R"(profile deploy
-rule relu_pad_max_pool_any_pads
-  pattern (X, p) => (Y) {
-    R = Relu(X)
-    P = Pad<mode: string = "constant">(R, p)
-    [pool] Y = MaxPool<auto_pad: string = "NOTSET", ceil_mode: int = 0, kernel_shape: ints = @k>(P)
-  }
-  replace (X, p) => (Y) {
-    R = Relu(X)
-    [pool] Y = MaxPool<pads: ints = @pads>(R)
-  }
-  where opset >= 11 && is_const(p) && fused_pads(p, Y) == @pads
-)");
-}
-
-// And an Attention recognized with the Div form's default (sqrt(D)) taken
-// for a Mul's: the scores scaled by D^1/2 instead of D^-1/2.
-TEST(RuleSelfTest, CatchesAWrongAttentionScale) {
-  ExpectCaught(R"(profile deploy
-rule attention_scores_mul_root
-  pattern (Q, K, V, c) => (Y) {
-    KT = Transpose<perm: ints = [0, 1, 3, 2]>(K)
-    S = MatMul(Q, KT)
-    SS = Mul(S, c)
-    P = Softmax<axis: int = @ax>(SS)
-    Y = MatMul(P, V)
-  }
-  replace (Q, K, V, c) => (Y) { Y = Attention(Q, K, V) }
-  where opset >= 23 && dtype(Q) == float && rank(Q) == 4 && rank(K) == 4 && rank(V) == 4
-  where same_dim(Q, 0, K, 0) && same_dim(Q, 1, K, 1) && same_dim(K, 0, V, 0)
-  where same_dim(K, 1, V, 1) && trailing_axes(SS, @ax) == -1 && last_dim_power(c, Q, 0.5)
-)");
-}
+INSTANTIATE_TEST_SUITE_P(Wrong, WrongRuleTest, ::testing::ValuesIn(WrongRules()),
+                         [](const auto& info) { return info.param.name; });
 
 TEST(RuleSelfTest, BuiltinRulesParse) { EXPECT_TRUE(BuiltinRules().ok()); }
 

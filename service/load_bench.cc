@@ -8,9 +8,7 @@
 //   bazel run //service:load_bench -- --server ipv4:127.0.0.1:50051,127.0.0.1:50052
 //       --model /path/to/models --log /tmp/bench.log   (one command line)
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,6 +35,7 @@
 #include "grpcpp/grpcpp.h"
 #include "proto/onnx_convert_service.grpc.pb.h"
 #include "service/client.h"
+#include "service/testing/logged_process.h"
 #include "tests/corpus.h"
 
 ABSL_FLAG(int, clients, 8, "Concurrent clients, each with its own channel.");
@@ -59,8 +58,6 @@ ABSL_FLAG(std::vector<std::string>, model, {},
           "*.onnx under them); empty: small corpus models.");
 ABSL_FLAG(std::string, log, "/tmp/onnx-convert-load-bench.log",
           "Where the started server's stderr goes.");
-
-extern char** environ;
 
 namespace {
 
@@ -117,27 +114,12 @@ struct ServerProcess {
   std::string log;
 
   bool Start(int max_concurrent, int workers) {
-    std::vector<std::string> args = {"service/onnx-convert-server", "--port=0",
-                                     "--log_requests=false",
-                                     absl::StrCat("--max_concurrent=", max_concurrent),
-                                     absl::StrCat("--workers=", workers)};
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) return false;
-    for (int i = 0; i < 500 && port == 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      std::string text = ReadFile(log);
-      size_t at = text.find("listening on 127.0.0.1:");
-      size_t end = text.find('\n', at);
-      if (at != std::string::npos && end != std::string::npos) {
-        (void)absl::SimpleAtoi(text.substr(at + 23, end - at - 23), &port);
-      }
-    }
+    pid = onnxconvert::service::SpawnLogged(
+        {"service/onnx-convert-server", "--port=0", "--log_requests=false",
+         absl::StrCat("--max_concurrent=", max_concurrent), absl::StrCat("--workers=", workers)},
+        log);
+    if (pid < 0) return false;
+    port = onnxconvert::service::ListeningPort(log);
     return port != 0;
   }
   // CPU time of the server's process and of its zygote and workers (those

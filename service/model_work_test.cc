@@ -4,12 +4,14 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "bench/synthetic_models.h"
 #include "gtest/gtest.h"
 #include "ir/model_io.h"
 #include "ir/model_summary.h"
 #include "schema/checker.h"
 #include "service/stream_files.h"
+#include "service/testing/output_chunks.h"
 #include "service/testing/test_models.h"
 #include "tests/test_files.h"
 
@@ -155,13 +157,10 @@ TEST(ConvertUploadedModelTest, LargeModelsConvertWindowByWindow) {
     ASSERT_EQ(output->result.files_size(), 1);
     std::string bytes = output->model_bytes;
     if (!output->model_in_memory) {
-      ASSERT_TRUE(workspace
-                      ->ReadOutput(output->result.files(0).name(), 1 << 20,
-                                   [&](std::string_view piece) {
-                                     bytes.append(piece);
-                                     return absl::OkStatus();
-                                   })
-                      .ok());
+      absl::StatusOr<std::vector<std::string>> chunks =
+          testing::OutputChunks(*workspace, output->result.files(0).name(), 1 << 20);
+      ASSERT_TRUE(chunks.ok()) << chunks.status();
+      bytes += absl::StrJoin(*chunks, "");
     }
     EXPECT_EQ(output->model_in_memory, mode == v1::EXTERNAL_DATA_KEPT_BY_CLIENT);
     EXPECT_TRUE(bytes == expected);
@@ -179,15 +178,10 @@ TEST(ConvertUploadedModelTest, UploadedExternalDataComesBackInTheOutputsDataFile
   ASSERT_EQ(output->result.files_size(), 2);
   EXPECT_EQ(output->result.files(0).name(), "");
   EXPECT_EQ(output->result.files(1).name(), "m.onnx.data");
-  std::string copied;
-  ASSERT_TRUE(workspace
-                  ->ReadOutput("m.onnx.data", 5,
-                               [&](std::string_view piece) {
-                                 copied.append(piece);
-                                 return absl::OkStatus();
-                               })
-                  .ok());
-  EXPECT_EQ(copied, data);
+  absl::StatusOr<std::vector<std::string>> copied =
+      testing::OutputChunks(*workspace, "m.onnx.data", 5);
+  ASSERT_TRUE(copied.ok()) << copied.status();
+  EXPECT_EQ(absl::StrJoin(*copied, ""), data);
 }
 
 TEST(ConvertUploadedModelTest, MissingExternalFileIsInvalidArgumentNamingTheClientsModel) {

@@ -1,5 +1,7 @@
 #include "service/report_proto.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
@@ -10,6 +12,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
+#include "google/protobuf/message.h"
 #include "rewrites/pass_manager.h"
 
 namespace onnxconvert::service {
@@ -17,6 +20,8 @@ namespace {
 
 using google::protobuf::EnumDescriptor;
 using google::protobuf::EnumValueDescriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Reflection;
 
 // The report messages fill each kind twice: as an enum and as the word
 // older clients read. An enum value stands for its name in lower case with
@@ -102,6 +107,39 @@ const absl::flat_hash_map<std::string, schema::CheckCode>& CheckCodesByName() {
     return map;
   }();
   return *codes;
+}
+
+// The number and text fields of ModelSummary, each by the name of its
+// field in v1::ModelSummary, copied both ways by reflection; the lists and
+// maps are copied one by one.
+constexpr std::pair<const char*, int64_t ModelSummary::*> kSummaryNumbers[] = {
+    {"ir_version", &ModelSummary::ir_version},
+    {"model_version", &ModelSummary::model_version},
+    {"main_graph_nodes", &ModelSummary::main_graph_nodes},
+    {"total_nodes", &ModelSummary::total_nodes},
+    {"initializer_count", &ModelSummary::initializer_count},
+    {"initializer_bytes", &ModelSummary::initializer_bytes},
+    {"sparse_initializer_count", &ModelSummary::sparse_initializer_count},
+    {"external_tensor_count", &ModelSummary::external_tensor_count},
+    {"external_bytes", &ModelSummary::external_bytes},
+    {"metadata_props", &ModelSummary::metadata_props},
+    {"training_info", &ModelSummary::training_info},
+};
+constexpr std::pair<const char*, std::string ModelSummary::*> kSummaryTexts[] = {
+    {"producer_name", &ModelSummary::producer_name},
+    {"producer_version", &ModelSummary::producer_version},
+    {"domain", &ModelSummary::domain},
+    {"graph_name", &ModelSummary::graph_name},
+};
+
+// The field of v1::ModelSummary named `name` (one of the tables above).
+const FieldDescriptor* SummaryField(const char* name) {
+  const FieldDescriptor* field = v1::ModelSummary::descriptor()->FindFieldByName(name);
+  if (field == nullptr) {  // a table above out of step with the proto
+    std::fprintf(stderr, "v1::ModelSummary has no field %s\n", name);
+    std::abort();
+  }
+  return field;
 }
 
 }  // namespace
@@ -299,12 +337,13 @@ absl::StatusOr<schema::CheckReport> CheckReportFromProto(const v1::CheckResponse
 
 v1::ModelSummary SummaryToProto(const ModelSummary& summary) {
   v1::ModelSummary proto;
-  proto.set_ir_version(summary.ir_version);
-  proto.set_producer_name(summary.producer_name);
-  proto.set_producer_version(summary.producer_version);
-  proto.set_domain(summary.domain);
-  proto.set_model_version(summary.model_version);
-  proto.set_graph_name(summary.graph_name);
+  const Reflection& reflection = *proto.GetReflection();
+  for (const auto& [field, member] : kSummaryNumbers) {
+    reflection.SetInt64(&proto, SummaryField(field), summary.*member);
+  }
+  for (const auto& [field, member] : kSummaryTexts) {
+    reflection.SetString(&proto, SummaryField(field), summary.*member);
+  }
   for (const auto& [domain, version] : summary.opset_imports) {
     v1::OpsetImport* out = proto.add_opset_imports();
     out->set_domain(domain);
@@ -316,13 +355,6 @@ v1::ModelSummary SummaryToProto(const ModelSummary& summary) {
     out->set_op(key.second);
     out->set_count(count);
   }
-  proto.set_main_graph_nodes(summary.main_graph_nodes);
-  proto.set_total_nodes(summary.total_nodes);
-  proto.set_initializer_count(summary.initializer_count);
-  proto.set_initializer_bytes(summary.initializer_bytes);
-  proto.set_sparse_initializer_count(summary.sparse_initializer_count);
-  proto.set_external_tensor_count(summary.external_tensor_count);
-  proto.set_external_bytes(summary.external_bytes);
   for (const std::string& file : summary.external_files) proto.add_external_files(file);
   for (const FunctionSummary& function : summary.functions) {
     v1::FunctionSummary* out = proto.add_functions();
@@ -346,32 +378,24 @@ v1::ModelSummary SummaryToProto(const ModelSummary& summary) {
     out->set_name(value.name);
     out->set_type(value.type);
   }
-  proto.set_metadata_props(summary.metadata_props);
-  proto.set_training_info(summary.training_info);
   return proto;
 }
 
 ModelSummary SummaryFromProto(const v1::ModelSummary& proto) {
   ModelSummary summary;
-  summary.ir_version = proto.ir_version();
-  summary.producer_name = proto.producer_name();
-  summary.producer_version = proto.producer_version();
-  summary.domain = proto.domain();
-  summary.model_version = proto.model_version();
-  summary.graph_name = proto.graph_name();
+  const Reflection& reflection = *proto.GetReflection();
+  for (const auto& [field, member] : kSummaryNumbers) {
+    summary.*member = reflection.GetInt64(proto, SummaryField(field));
+  }
+  for (const auto& [field, member] : kSummaryTexts) {
+    summary.*member = reflection.GetString(proto, SummaryField(field));
+  }
   for (const v1::OpsetImport& opset : proto.opset_imports()) {
     summary.opset_imports.emplace_back(opset.domain(), opset.version());
   }
   for (const v1::DomainOpCount& op : proto.op_counts()) {
     summary.op_counts[{op.domain(), op.op()}] = op.count();
   }
-  summary.main_graph_nodes = proto.main_graph_nodes();
-  summary.total_nodes = proto.total_nodes();
-  summary.initializer_count = proto.initializer_count();
-  summary.initializer_bytes = proto.initializer_bytes();
-  summary.sparse_initializer_count = proto.sparse_initializer_count();
-  summary.external_tensor_count = proto.external_tensor_count();
-  summary.external_bytes = proto.external_bytes();
   summary.external_files.assign(proto.external_files().begin(), proto.external_files().end());
   for (const v1::FunctionSummary& function : proto.functions()) {
     summary.functions.push_back(
@@ -386,8 +410,6 @@ ModelSummary SummaryFromProto(const v1::ModelSummary& proto) {
   for (const v1::ValueSummary& value : proto.outputs()) {
     summary.outputs.push_back({value.name(), value.type()});
   }
-  summary.metadata_props = proto.metadata_props();
-  summary.training_info = proto.training_info();
   return summary;
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "gtest/gtest.h"
+#include "service/testing/output_chunks.h"
 #include "tests/test_files.h"
 
 namespace onnxconvert::service {
@@ -105,15 +106,10 @@ TEST(StreamWorkspaceTest, OutputFilesListTheModelFirstAndReadBackInChunks) {
   ASSERT_EQ(files->size(), 2u);
   EXPECT_EQ((*files)[0], std::make_pair(std::string(""), int64_t{5}));
   EXPECT_EQ((*files)[1], std::make_pair(std::string("m.onnx.data"), int64_t{7}));
-  std::vector<std::string> chunks;
-  ASSERT_TRUE(workspace
-                  ->ReadOutput("m.onnx.data", 3,
-                               [&](std::string_view piece) {
-                                 chunks.emplace_back(piece);
-                                 return absl::OkStatus();
-                               })
-                  .ok());
-  EXPECT_EQ(chunks, (std::vector<std::string>{"abc", "def", "g"}));
+  absl::StatusOr<std::vector<std::string>> chunks =
+      testing::OutputChunks(*workspace, "m.onnx.data", 3);
+  ASSERT_TRUE(chunks.ok()) << chunks.status();
+  EXPECT_EQ(*chunks, (std::vector<std::string>{"abc", "def", "g"}));
 }
 
 TEST(StreamWorkspaceTest, UploadSameAsNamesOnlyUploadsMovedUnchanged) {

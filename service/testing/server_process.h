@@ -4,9 +4,7 @@
 // The onnx-convert-server binary run as a process by tests (which list
 // //service:onnx-convert-server in their data).
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -14,16 +12,15 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "proto/onnx_convert_service.grpc.pb.h"
+#include "service/testing/logged_process.h"
 #include "tests/test_files.h"
-
-extern char** environ;
 
 namespace onnxconvert::service {
 
@@ -45,16 +42,8 @@ inline pid_t SpawnServer(const std::string& name, const std::vector<std::string>
   std::vector<std::string> args = {"service/onnx-convert-server",
                                    absl::StrCat("--work_dir=", dir.string())};
   args.insert(args.end(), flags.begin(), flags.end());
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  pid_t pid = -1;
-  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
+  pid_t pid = SpawnLogged(std::move(args), stderr_path);
+  EXPECT_NE(pid, -1);
   return pid;
 }
 
@@ -64,15 +53,7 @@ class ServerProcess {
   explicit ServerProcess(const std::string& name, std::vector<std::string> flags) {
     flags.insert(flags.begin(), "--port=0");
     pid_ = SpawnServer(name, flags, stderr_path_);
-    for (int i = 0; i < 500 && port_ == 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      std::string text = Stderr();
-      size_t at = text.find("listening on 127.0.0.1:");
-      size_t end = text.find('\n', at);
-      if (at != std::string::npos && end != std::string::npos) {
-        EXPECT_TRUE(absl::SimpleAtoi(text.substr(at + 23, end - at - 23), &port_));
-      }
-    }
+    port_ = ListeningPort(stderr_path_);
     EXPECT_NE(port_, 0) << Stderr();
     channel_ = Channel(port_);
   }
