@@ -212,6 +212,7 @@ absl::Status GraphIndex::SetInput(NodeId node, int slot, absl::string_view value
     LogName(this->node(node).input(slot));
     LogName(value);
   }
+  if (move_log_ != nullptr) move_log_->emplace_back(this->node(node).input(slot), value);
   SetInputValue(node, slot, value);
   order_may_change_ = true;
   return absl::OkStatus();
@@ -255,6 +256,7 @@ absl::Status GraphIndex::RenameUses(absl::string_view from, absl::string_view to
   OC_RETURN_IF_ERROR(CheckRenameInSubgraphs(from_name, to_name));
   LogName(from_name);
   LogName(to_name);
+  if (move_log_ != nullptr) move_log_->emplace_back(from_name, to_name);
   RenameUsesOf(from_name, to_name, /*graph_outputs=*/false);
   return absl::OkStatus();
 }
