@@ -158,6 +158,8 @@ class GraphIndex {
   bool IsLive(NodeId node) const;
   // The node `node` (live or dead).
   const onnx::NodeProto& node(NodeId node) const;
+  // node(id).output_size() as indexed, without reading the node.
+  int OutputCount(NodeId id) const { return output_count(id); }
   // The node `node`, to edit attributes other than subgraphs; see the file
   // comment for what must go through the edit API.
   onnx::NodeProto* mutable_node(NodeId node);

@@ -253,7 +253,8 @@ absl::Status GraphIndex::RenameUses(absl::string_view from, absl::string_view to
   const std::string from_name(from);
   const std::string to_name(to);
   if (from_name == to_name) return absl::OkStatus();
-  OC_RETURN_IF_ERROR(CheckRenameInSubgraphs(from_name, to_name));
+  // Only a subgraph can refuse the rename.
+  if (!subgraphs_.empty()) OC_RETURN_IF_ERROR(CheckRenameInSubgraphs(from_name, to_name));
   LogName(from_name);
   LogName(to_name);
   if (move_log_ != nullptr) move_log_->emplace_back(from_name, to_name);

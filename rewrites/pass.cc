@@ -80,7 +80,7 @@ void Focus::Mark(NodeId id, int steps) {
   if (marked_[id] > steps) return;  // marked with as many steps or more
   marked_[id] = static_cast<int8_t>(steps + 1);
   if (steps == 0 || !graph_->IsLive(id)) return;
-  for (int slot = 0; slot < graph_->node(id).output_size(); ++slot) {
+  for (int slot = 0, outputs = graph_->OutputCount(id); slot < outputs; ++slot) {
     for (const ValueUse& use : graph_->OutputConsumers(id, slot)) {
       if (use.node != kNoNode) Mark(use.node, steps - 1);
     }

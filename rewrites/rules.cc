@@ -303,7 +303,7 @@ class Matcher {
 
 // The nodes `match` took, in graph order, in ONNX text.
 std::string MatchedText(const GraphIndex& graph, const RuleMatch& match) {
-  std::vector<NodeId> ids = match.nodes;
+  std::vector<NodeId> ids(match.nodes.begin(), match.nodes.end());
   std::sort(ids.begin(), ids.end());
   std::vector<const onnx::NodeProto*> nodes;
   for (NodeId id : ids) nodes.push_back(&graph.node(id));
@@ -468,10 +468,12 @@ absl::Status ApplyRule(const Rule& rule, const RuleMatch& match, GraphIndex& gra
   const onnx::FunctionProto& r = rule.replacement;
   // Replacement names -> graph names.
   absl::flat_hash_map<std::string, std::string> names;
-  for (int i = 0; i < r.input_size(); ++i) names[r.input(i)] = match.values.at(p.input(i));
+  for (int i = 0; i < r.input_size(); ++i) {
+    names[r.input(i)] = std::string(match.values.at(p.input(i)));
+  }
   std::vector<std::pair<std::string, std::string>> renames;  // forwarded: from, to
   for (int o = 0; o < r.output_size(); ++o) {
-    const std::string& graph_output = match.values.at(p.output(o));
+    const std::string graph_output(match.values.at(p.output(o)));
     if (names.contains(r.output(o))) {
       renames.push_back({graph_output, names[r.output(o)]});
     } else {
