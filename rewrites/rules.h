@@ -171,6 +171,7 @@ class Bindings {
   const_iterator end() const { return entries_.end(); }
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
+  void clear() { entries_.clear(); }
 
   // The entry of `key`, or end().
   iterator find(absl::string_view key) {
