@@ -46,6 +46,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -157,6 +158,8 @@ class GraphIndex {
   bool IsLive(NodeId node) const;
   // The node `node` (live or dead).
   const onnx::NodeProto& node(NodeId node) const;
+  // node(id).output_size() as indexed, without reading the node.
+  int OutputCount(NodeId id) const { return output_count(id); }
   // The node `node`, to edit attributes other than subgraphs; see the file
   // comment for what must go through the edit API.
   onnx::NodeProto* mutable_node(NodeId node);
@@ -237,6 +240,11 @@ class GraphIndex {
   // SetInput and RenameUses move uses between, initializers added. For
   // revisiting only what changed (rewrites/pass_manager.cc).
   void set_edit_log(std::vector<std::string>* log) { edit_log_ = log; }
+  // From now on, appends to `log` (null: stops) a (from, to) pair for every
+  // use an edit moves from one value to another: each SetInput (the input's
+  // name before, after) and each RenameUses. For telling edits that only
+  // forwarded values from others (rewrites/pass_manager.cc).
+  void set_move_log(std::vector<std::pair<std::string, std::string>>* log) { move_log_ = log; }
   // True if an edit since the last Commit() may have changed the node order.
   bool HasPendingEdits() const { return order_may_change_; }
   // Rewrites the node list in one pass: the live nodes in TopologicalOrder(),
@@ -494,6 +502,8 @@ class GraphIndex {
   bool order_may_change_ = false;
   // See set_edit_log.
   std::vector<std::string>* edit_log_ = nullptr;
+  // See set_move_log.
+  std::vector<std::pair<std::string, std::string>>* move_log_ = nullptr;
   void LogNode(NodeId node);
   void LogName(absl::string_view name) {
     if (edit_log_ != nullptr && !name.empty()) edit_log_->emplace_back(name);

@@ -212,6 +212,7 @@ absl::Status GraphIndex::SetInput(NodeId node, int slot, absl::string_view value
     LogName(this->node(node).input(slot));
     LogName(value);
   }
+  if (move_log_ != nullptr) move_log_->emplace_back(this->node(node).input(slot), value);
   SetInputValue(node, slot, value);
   order_may_change_ = true;
   return absl::OkStatus();
@@ -252,9 +253,11 @@ absl::Status GraphIndex::RenameUses(absl::string_view from, absl::string_view to
   const std::string from_name(from);
   const std::string to_name(to);
   if (from_name == to_name) return absl::OkStatus();
-  OC_RETURN_IF_ERROR(CheckRenameInSubgraphs(from_name, to_name));
+  // Only a subgraph can refuse the rename.
+  if (!subgraphs_.empty()) OC_RETURN_IF_ERROR(CheckRenameInSubgraphs(from_name, to_name));
   LogName(from_name);
   LogName(to_name);
+  if (move_log_ != nullptr) move_log_->emplace_back(from_name, to_name);
   RenameUsesOf(from_name, to_name, /*graph_outputs=*/false);
   return absl::OkStatus();
 }

@@ -15,9 +15,9 @@ namespace onnxconvert::rewrites {
 namespace {
 
 bool IsDead(const GraphIndex& graph, NodeId id) {
-  const onnx::NodeProto& node = graph.node(id);
-  if (node.output_size() == 0) return false;
-  for (int slot = 0; slot < node.output_size(); ++slot) {
+  const int outputs = graph.OutputCount(id);
+  if (outputs == 0) return false;
+  for (int slot = 0; slot < outputs; ++slot) {
     if (!graph.OutputConsumers(id, slot).empty()) return false;
   }
   return true;

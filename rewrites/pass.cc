@@ -41,8 +41,26 @@ std::string InitializerText(const onnx::TensorProto& tensor) {
   return absl::StrCat("initializer ", tensor.name(), ": ", PrintTypeText(type));
 }
 
-void Focus::Resolve() {
-  absl::string_view name = (*log_)[seeds_->resolved()];
+size_t Focus::RecentRepeat(size_t i, size_t batch) const {
+  constexpr size_t kWindow = 4;
+  for (size_t j = std::max(batch, i > kWindow ? i - kWindow : 0); j < i; ++j) {
+    if ((*log_)[j] == (*log_)[i]) return j;
+  }
+  return i;
+}
+
+void Focus::Resolve(size_t batch) {
+  const size_t i = seeds_->resolved();
+  if (const size_t repeat = RecentRepeat(i, batch); repeat != i) {
+    // Resolved in the same batch: the same nodes, without the lookups.
+    for (uint32_t k = seeds_->begin[repeat]; k < seeds_->begin[repeat + 1]; ++k) {
+      const NodeId node = seeds_->nodes[k];
+      seeds_->nodes.push_back(node);
+    }
+    seeds_->begin.push_back(static_cast<uint32_t>(seeds_->nodes.size()));
+    return;
+  }
+  absl::string_view name = (*log_)[i];
   ValueSource source = graph_->Producer(name);
   if (source.kind == ValueSource::Kind::kNodeOutput) seeds_->nodes.push_back(source.index);
   for (const ValueUse& use : graph_->Consumers(name)) {
@@ -54,15 +72,19 @@ void Focus::Resolve() {
 bool Focus::Visit(NodeId id) {
   if (graph_ == nullptr) return true;
   if (seeds_ != nullptr) {
+    const size_t batch = seeds_->resolved();
     for (; drained_ < log_->size(); ++drained_) {
-      while (seeds_->resolved() <= drained_) Resolve();
+      while (seeds_->resolved() <= drained_) Resolve(batch);
       for (uint32_t k = seeds_->begin[drained_]; k < seeds_->begin[drained_ + 1]; ++k) {
         Mark(seeds_->nodes[k], reach_ - 1);
       }
     }
     return id >= 0 && static_cast<size_t>(id) < marked_.size() && marked_[id] > 0;
   }
+  const size_t batch = drained_;
   for (; drained_ < log_->size(); ++drained_) {
+    // Marked already in this batch (no edit in between).
+    if (RecentRepeat(drained_, batch) != drained_) continue;
     absl::string_view name = (*log_)[drained_];
     ValueSource source = graph_->Producer(name);
     if (source.kind == ValueSource::Kind::kNodeOutput) Mark(source.index, reach_ - 1);
@@ -80,7 +102,7 @@ void Focus::Mark(NodeId id, int steps) {
   if (marked_[id] > steps) return;  // marked with as many steps or more
   marked_[id] = static_cast<int8_t>(steps + 1);
   if (steps == 0 || !graph_->IsLive(id)) return;
-  for (int slot = 0; slot < graph_->node(id).output_size(); ++slot) {
+  for (int slot = 0, outputs = graph_->OutputCount(id); slot < outputs; ++slot) {
     for (const ValueUse& use : graph_->OutputConsumers(id, slot)) {
       if (use.node != kNoNode) Mark(use.node, steps - 1);
     }

@@ -130,8 +130,12 @@ class Focus {
 
  private:
   void Mark(NodeId id, int steps);
-  // Finds the nodes near log entry seeds_->resolved() into seeds_.
-  void Resolve();
+  // Finds the nodes near log entry seeds_->resolved() into seeds_; entries
+  // from `batch` on are resolved together (no edit in between).
+  void Resolve(size_t batch);
+  // The entry among the few before `i` (from `batch` on) naming the same
+  // value as entry i, or i (edits log a name several times in a row).
+  size_t RecentRepeat(size_t i, size_t batch) const;
 
   const GraphIndex* graph_ = nullptr;
   const std::vector<std::string>* log_ = nullptr;

@@ -282,6 +282,71 @@ absl::Status RefreshTypes(const GraphIndex& graph, absl::Span<const std::string>
   return absl::OkStatus();
 }
 
+// Whether inference knows the same of values `a` and `b`: the same type
+// and the same facts (both none, or the same constant and symbolic value).
+bool SameKnowledge(const schema::GraphTypes& types, absl::string_view a, absl::string_view b) {
+  auto type_a = types.types.find(a);
+  auto type_b = types.types.find(b);
+  if (type_a == types.types.end() || type_b == types.types.end()) return false;
+  if (type_a->second != type_b->second && !schema::SameType(*type_a->second, *type_b->second)) {
+    return false;
+  }
+  auto facts_a = types.facts.find(a);
+  auto facts_b = types.facts.find(b);
+  if ((facts_a == types.facts.end()) != (facts_b == types.facts.end())) return false;
+  if (facts_a == types.facts.end()) return true;
+  auto same = [](const auto* x, const auto* y) {
+    if (x == y) return true;
+    return x != nullptr && y != nullptr && x->SerializeAsString() == y->SerializeAsString();
+  };
+  return same(facts_a->second.constant, facts_b->second.constant) &&
+         same(facts_a->second.shape_data, facts_b->second.shape_data);
+}
+
+// What a round did to the main graph, for telling whether the inference
+// before it still holds: the node and initializer counts before it, and
+// every use it moved (GraphIndex::set_move_log).
+struct RoundEdits {
+  int node_count = 0;
+  int initializer_count = 0;
+  std::vector<std::pair<std::string, std::string>> moves;
+};
+
+// Whether the round `edits` describes only removed nodes of `graph` and
+// moved uses to values inference knows the same of as the values they
+// left (a forwarded input equal to the output it replaces; a duplicate's
+// output): every node left then reads inputs of the types and facts it
+// was inferred with, so `types` (the strict inference before the round)
+// is the strict inference of the result once the removed nodes' outputs
+// are forgotten. No node inserted, no initializer added; the passes edit
+// no attribute in place.
+bool OnlyForwarded(const GraphIndex& graph, const RoundEdits& edits,
+                   const schema::GraphTypes& types) {
+  if (graph.node_count() != edits.node_count ||
+      graph.graph()->initializer_size() != edits.initializer_count) {
+    return false;
+  }
+  return absl::c_all_of(edits.moves, [&](const auto& move) {
+    return SameKnowledge(types, move.first, move.second);
+  });
+}
+
+// Forgets, in `types`, the outputs of the nodes of `graph` a round removed
+// (before the index commits it and the strings the keys view go).
+void ForgetRemovedOutputs(const GraphIndex& graph, schema::GraphTypes& types) {
+  for (NodeId id = 0; id < graph.node_count(); ++id) {
+    if (graph.IsLive(id)) continue;
+    for (const std::string& output : graph.node(id).output()) {
+      if (output.empty()) continue;
+      auto type = types.types.find(output);
+      // Only entries keyed by this node's string (as ForgetOutputs).
+      if (type == types.types.end() || type->first.data() != output.data()) continue;
+      types.types.erase(type);
+      types.facts.erase(output);
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<const PassEntry*>> SelectPasses(const RewriteOptions& options) {
@@ -399,17 +464,35 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
     const bool may_refresh = options.refresh_inference && use_logs && strict_before &&
                              only != nullptr && round < options.max_rounds;
     const size_t log_start = may_refresh ? logs[only].names.size() : 0;
+    RoundEdits edits;
+    if (may_refresh) {
+      edits.node_count = only->node_count();
+      edits.initializer_count = only->graph()->initializer_size();
+      only->set_move_log(&edits.moves);
+    }
     bool changed = false;
     for (size_t i = 0; i < passes.size(); ++i) {
       OC_ASSIGN_OR_RETURN(bool ran, RunPass(*passes[i], i, context, *index,
                                             use_logs ? &logs : nullptr, report.passes[i]));
       changed |= ran;
     }
+    if (may_refresh) only->set_move_log(nullptr);
     std::unique_ptr<schema::MainGraphRefresher> refresher;
     std::vector<std::string> touched;
+    // The round only removed nodes and forwarded values: the inference
+    // holds once the removed outputs are forgotten (none inferred again).
+    bool forwarded = false;
     const size_t logged = may_refresh ? logs[only].names.size() - log_start : 0;
-    if (may_refresh && changed &&
-        logged * kRefreshShare < static_cast<size_t>(only->live_node_count())) {
+    schema::GraphTypes* main_types = nullptr;
+    if (may_refresh && changed) {
+      auto found = types->graphs.find(&model.graph());
+      if (found != types->graphs.end()) main_types = &found->second;
+    }
+    if (main_types != nullptr && OnlyForwarded(*only, edits, *main_types)) {
+      ForgetRemovedOutputs(*only, *main_types);
+      forwarded = true;
+    } else if (may_refresh && changed &&
+               logged * kRefreshShare < static_cast<size_t>(only->live_node_count())) {
       const std::vector<std::string>& log = logs[only].names;
       touched.assign(log.begin() + log_start, log.end());
       refresher = std::make_unique<schema::MainGraphRefresher>(model, *types);
@@ -428,14 +511,19 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
         changed = true;
         index.reset();
         refresher.reset();
+        forwarded = false;
       }
       // The declared types inference holds view the value_info.
-      if (model.graph().value_info_size() != value_info_before) refresher.reset();
+      if (model.graph().value_info_size() != value_info_before) {
+        refresher.reset();
+        forwarded = false;
+      }
     }
     if (refresher != nullptr) {
       OC_RETURN_IF_ERROR(RefreshTypes(*only, touched, *refresher));
       refreshed = true;
     }
+    if (forwarded) refreshed = true;
     report.converged = !changed;
     changed_at_all |= changed;
     if (use_logs && index != nullptr) {

@@ -303,6 +303,10 @@ const RefreshCase kRefreshCases[] = {
     {"cancelled_pair_feeds_shape", 12,
      "  u = Unsqueeze<axes = [0]>(X)\n  v = Squeeze<axes = [0]>(u)\n  s = Shape(v)\n"
      "  Y = Reshape(F, s)\n"},
+    {"nested_pairs_feed_shape", 12,
+     "  u = Unsqueeze<axes = [0]>(X)\n  w = Unsqueeze<axes = [0]>(u)\n"
+     "  v = Squeeze<axes = [0]>(w)\n  t = Squeeze<axes = [0]>(v)\n  s = Shape(t)\n"
+     "  Y = Reshape(F, s)\n"},
 };
 
 class RefreshTest : public ::testing::TestWithParam<RefreshCase> {};

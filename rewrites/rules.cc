@@ -164,14 +164,16 @@ class Matcher {
       : compiled_(compiled), rule_(*compiled.rule), context_(context), graph_(graph),
         swaps_(swaps) {}
 
-  std::optional<RuleMatch> Match(NodeId root) {
-    if (compiled_.root_node < 0) return std::nullopt;
+  // Whether the pattern matches at `root`, into `match` (cleared first;
+  // partly filled when it does not match).
+  bool Match(NodeId root, RuleMatch& match) {
+    if (compiled_.root_node < 0) return false;
     origins_.clear();
-    RuleMatch match;
     match.nodes.assign(rule_.pattern.node_size(), kNoNode);
-    if (!MatchNode(compiled_.root_node, root, match)) return std::nullopt;
-    if (!CheckUses(match)) return std::nullopt;
-    return match;
+    match.values.clear();
+    match.attributes.clear();
+    match.input_sites.clear();
+    return MatchNode(compiled_.root_node, root, match) && CheckUses(match);
   }
 
  private:
@@ -303,7 +305,7 @@ class Matcher {
 
 // The nodes `match` took, in graph order, in ONNX text.
 std::string MatchedText(const GraphIndex& graph, const RuleMatch& match) {
-  std::vector<NodeId> ids = match.nodes;
+  std::vector<NodeId> ids(match.nodes.begin(), match.nodes.end());
   std::sort(ids.begin(), ids.end());
   std::vector<const onnx::NodeProto*> nodes;
   for (NodeId id : ids) nodes.push_back(&graph.node(id));
@@ -312,28 +314,27 @@ std::string MatchedText(const GraphIndex& graph, const RuleMatch& match) {
 
 // The match of `compiled`'s rule at `root` with operands swapped as
 // `swaps` says.
-std::optional<RuleMatch> MatchWith(const CompiledRule& compiled, const PassContext& context,
-                                   const GraphIndex& graph, NodeId root, uint32_t swaps) {
+// (Into `match`, a scratch the caller reuses.)
+bool MatchWith(const CompiledRule& compiled, const PassContext& context, const GraphIndex& graph,
+               NodeId root, uint32_t swaps, RuleMatch& match) {
   const Rule& rule = *compiled.rule;
-  std::optional<RuleMatch> match = Matcher(compiled, context, graph, swaps).Match(root);
-  if (!match) return std::nullopt;
+  if (!Matcher(compiled, context, graph, swaps).Match(root, match)) return false;
   for (auto [output, input] : compiled.forwarded) {
     auto [pi, slot] = compiled.producer.at(rule.pattern.output(output));
-    if (graph.IsGraphOutputOf(match->nodes[pi], slot)) return std::nullopt;
+    if (graph.IsGraphOutputOf(match.nodes[pi], slot)) return false;
   }
-  if (!rules_internal::WhereHolds(rule, context, graph, *match)) return std::nullopt;
-  return match;
+  return rules_internal::WhereHolds(rule, context, graph, match);
 }
 
-// The match of `compiled`'s rule at live node `root`, trying each swap.
-std::optional<RuleMatch> MatchCompiled(const CompiledRule& compiled, const PassContext& context,
-                                       const GraphIndex& graph, NodeId root) {
-  if (!graph.IsLive(root)) return std::nullopt;
+// Whether `compiled`'s rule matches at live node `root`, trying each swap;
+// the match in `match` when it does (a scratch the caller reuses).
+bool MatchCompiled(const CompiledRule& compiled, const PassContext& context,
+                   const GraphIndex& graph, NodeId root, RuleMatch& match) {
+  if (!graph.IsLive(root)) return false;
   for (uint32_t swaps : compiled.swaps) {
-    std::optional<RuleMatch> match = MatchWith(compiled, context, graph, root, swaps);
-    if (match) return match;
+    if (MatchWith(compiled, context, graph, root, swaps, match)) return true;
   }
-  return std::nullopt;
+  return false;
 }
 
 // Rules compiled for matching, indexed by the op they match at.
@@ -410,13 +411,14 @@ class RulesPass : public Pass {
       if (lists[k].empty()) continue;
       for (NodeId id : graph.NodesOf(key.first, key.second)) candidates[id] = &lists[k];
     }
+    RuleMatch scratch;  // each attempt's, reused
     for (NodeId id : graph.LiveNodes()) {
       // Not rooted at, or removed by a match.
       if (candidates[id] == nullptr || !graph.IsLive(id) || !context.focus().Visit(id)) continue;
       for (const CompiledRule* compiled : *candidates[id]) {
         const Rule& rule = *compiled->rule;
-        std::optional<RuleMatch> match = MatchCompiled(*compiled, context, graph, id);
-        if (!match) continue;
+        if (!MatchCompiled(*compiled, context, graph, id, scratch)) continue;
+        const RuleMatch* match = &scratch;
         // The record's text is written only while records are kept.
         std::optional<RewriteRecord> record;
         if (stats.WantsRecord(context.options())) {
@@ -459,7 +461,9 @@ void CopyUnsetAttributes(const Rule& rule, const RuleMatch& match, const GraphIn
 
 std::optional<RuleMatch> MatchRule(const Rule& rule, const PassContext& context,
                                    const GraphIndex& graph, NodeId root) {
-  return MatchCompiled(CompiledRule(rule), context, graph, root);
+  RuleMatch match;
+  if (!MatchCompiled(CompiledRule(rule), context, graph, root, match)) return std::nullopt;
+  return match;
 }
 
 absl::Status ApplyRule(const Rule& rule, const RuleMatch& match, GraphIndex& graph,
@@ -468,10 +472,12 @@ absl::Status ApplyRule(const Rule& rule, const RuleMatch& match, GraphIndex& gra
   const onnx::FunctionProto& r = rule.replacement;
   // Replacement names -> graph names.
   absl::flat_hash_map<std::string, std::string> names;
-  for (int i = 0; i < r.input_size(); ++i) names[r.input(i)] = match.values.at(p.input(i));
+  for (int i = 0; i < r.input_size(); ++i) {
+    names[r.input(i)] = std::string(match.values.at(p.input(i)));
+  }
   std::vector<std::pair<std::string, std::string>> renames;  // forwarded: from, to
   for (int o = 0; o < r.output_size(); ++o) {
-    const std::string& graph_output = match.values.at(p.output(o));
+    const std::string graph_output(match.values.at(p.output(o)));
     if (names.contains(r.output(o))) {
       renames.push_back({graph_output, names[r.output(o)]});
     } else {

@@ -155,11 +155,12 @@ absl::StatusOr<std::vector<Rule>> BuiltinRules();
 // value of each pattern value, and the attribute bound to each `@var`.
 // A match's few bindings by name, in name order: the part of std::map's
 // interface the engine uses, held in one inline array (a match binds a
-// handful of names, and the engine tries a match at most nodes).
+// handful of names, and the engine tries a match at most nodes). Names
+// view the rule's strings, which must outlive the bindings.
 template <typename Value, size_t kInline>
 class Bindings {
  public:
-  using value_type = std::pair<std::string, Value>;
+  using value_type = std::pair<absl::string_view, Value>;
   using Storage = absl::InlinedVector<value_type, kInline>;
   using iterator = typename Storage::iterator;
   using const_iterator = typename Storage::const_iterator;
@@ -170,6 +171,7 @@ class Bindings {
   const_iterator end() const { return entries_.end(); }
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
+  void clear() { entries_.clear(); }
 
   // The entry of `key`, or end().
   iterator find(absl::string_view key) {
@@ -200,7 +202,7 @@ class Bindings {
  private:
   iterator LowerBound(absl::string_view key) {
     iterator it = entries_.begin();
-    while (it != entries_.end() && absl::string_view(it->first) < key) ++it;
+    while (it != entries_.end() && it->first < key) ++it;
     return it;
   }
 
@@ -208,8 +210,9 @@ class Bindings {
 };
 
 struct RuleMatch {
-  std::vector<NodeId> nodes;
-  Bindings<std::string, 8> values;
+  absl::InlinedVector<NodeId, 4> nodes;
+  // Values view the graph's names: valid until the graph is edited.
+  Bindings<absl::string_view, 8> values;
   Bindings<onnx::AttributeProto, 2> attributes;
   // Where the matcher bound pattern inputs: the graph node input each was
   // first read at, so that facts find its producer by id rather than by

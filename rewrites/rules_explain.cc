@@ -42,8 +42,8 @@ std::string PatternLabel(const onnx::NodeProto& node) {
 }
 
 // A node's inputs without the trailing omitted ones (as the engine counts).
-std::vector<std::string> Inputs(const onnx::NodeProto& node) {
-  std::vector<std::string> inputs(node.input().begin(), node.input().end());
+std::vector<absl::string_view> Inputs(const onnx::NodeProto& node) {
+  std::vector<absl::string_view> inputs(node.input().begin(), node.input().end());
   while (!inputs.empty() && inputs.back().empty()) inputs.pop_back();
   return inputs;
 }
@@ -138,8 +138,8 @@ class Explainer {
     trial.nodes[pi] = id;
     if (std::string why = BindOutputs(p, id, trial); !why.empty()) return why;
     if (std::string why = BindAttributes(p, id, trial); !why.empty()) return why;
-    std::vector<std::string> p_inputs = Inputs(p);
-    std::vector<std::string> g_inputs = Inputs(g);
+    std::vector<absl::string_view> p_inputs = Inputs(p);
+    std::vector<absl::string_view> g_inputs = Inputs(g);
     if (p_inputs.size() != g_inputs.size()) {
       return absl::StrCat(NodeLabel(graph_, id), " has ", g_inputs.size(), " inputs; ",
                           PatternLabel(p), " has ", p_inputs.size());
@@ -213,7 +213,7 @@ class Explainer {
     return "";
   }
 
-  static std::string Bind(const std::string& pattern, const std::string& value, RuleMatch& match) {
+  static std::string Bind(absl::string_view pattern, absl::string_view value, RuleMatch& match) {
     auto [it, inserted] = match.values.emplace(pattern, value);
     if (inserted || it->second == value) return "";
     return absl::StrCat("pattern value ", pattern, " would be both '", it->second, "' and '", value,
@@ -221,7 +221,7 @@ class Explainer {
   }
 
   // Pattern value `pattern` against `value`, input `slot` of node `user`.
-  std::string MatchValue(const std::string& pattern, const std::string& value, NodeId user,
+  std::string MatchValue(absl::string_view pattern, absl::string_view value, NodeId user,
                          size_t slot, RuleMatch& match) {
     std::string where = absl::StrCat("input ", slot, " of ", NodeLabel(graph_, user));
     if (pattern.empty() || value.empty()) {
@@ -300,7 +300,7 @@ class Explainer {
     for (int o = 0; o < r.output_size(); ++o) {
       for (int i = 0; i < r.input_size(); ++i) {
         if (r.output(o) != r.input(i)) continue;
-        const std::string& value = match.values.at(rule_.pattern.output(o));
+        absl::string_view value = match.values.at(rule_.pattern.output(o));
         if (IsGraphOutput(graph_, value)) {
           return absl::StrCat("the replacement forwards ", r.input(i), " to output ",
                               rule_.pattern.output(o), ", but '", value, "' is a graph output");
@@ -348,7 +348,7 @@ class Explainer {
         continue;
       }
       if (term.kind != Term::Kind::kValue) continue;
-      const std::string& value = match.values.at(term.name);
+      absl::string_view value = match.values.at(term.name);
       facts.push_back(absl::StrCat(term.name, " ('", value, "'): ", ValueFacts(value)));
     }
     return facts;
@@ -356,7 +356,7 @@ class Explainer {
 
   // Its type as inference knows it, whether it is a known constant, and
   // how many uses it has.
-  std::string ValueFacts(const std::string& value) const {
+  std::string ValueFacts(absl::string_view value) const {
     const onnx::TypeProto* type = context_.TypeOf(graph_, value);
     std::string out;
     if (type == nullptr || !type->has_tensor_type()) {
@@ -416,7 +416,7 @@ const onnx::NodeProto* RootNode(const Rule& rule) {
 
 // The nodes `match` takes, for a matched entry.
 std::string MatchedText(const GraphIndex& graph, const RuleMatch& match) {
-  std::vector<NodeId> ids = match.nodes;
+  std::vector<NodeId> ids(match.nodes.begin(), match.nodes.end());
   std::sort(ids.begin(), ids.end());
   std::vector<std::string> labels;
   for (NodeId id : ids) labels.push_back(NodeLabel(graph, id));

@@ -36,7 +36,7 @@ struct Env {
   const GraphIndex& graph;
   const RuleMatch& match;
 
-  const std::string& Value(const Term& term) const { return match.values.at(term.name); }
+  absl::string_view Value(const Term& term) const { return match.values.at(term.name); }
   // What defines the value `term` names: found by id where the matcher
   // bound it at a node input, else by name.
   ValueSource Source(const Term& term) const {
@@ -72,7 +72,7 @@ std::optional<std::vector<double>> NumbersOf(const onnx::TensorProto* constant);
 std::optional<std::vector<double>> ConstantNumbers(const Env& env, const Term& term) {
   // An initializer's numbers are read once per round (rules read the same
   // weights at many nodes).
-  const std::string& name = env.Value(term);
+  const absl::string_view name = env.Value(term);
   const ValueSource source = env.Source(term);
   if (source.kind == ValueSource::Kind::kNodeOutput) {
     // A node's output is a constant only when inference knows it as one
