@@ -232,8 +232,11 @@ absl::StatusOr<bool> ShareInitializers(const PassContext& context, GraphIndex& g
     return false;
   }
   // Only tensors alike in type, dims and size are compared byte for byte.
+  // Groups keep the order of their first tensor in the graph, so the
+  // report's records come out in the same order on every run.
   using Shape = std::tuple<int32_t, std::string, size_t>;
-  absl::flat_hash_map<Shape, std::vector<const onnx::TensorProto*>> alike;
+  absl::flat_hash_map<Shape, size_t> group_of;
+  std::vector<std::vector<const onnx::TensorProto*>> alike;
   for (const onnx::TensorProto& tensor : proto->initializer()) {
     // A graph input's default is no constant; an unused copy is left to
     // the prune.
@@ -241,11 +244,13 @@ absl::StatusOr<bool> ShareInitializers(const PassContext& context, GraphIndex& g
     if (graph.Consumers(tensor.name()).empty()) continue;
     std::string dims;
     for (int64_t dim : tensor.dims()) absl::StrAppend(&dims, dim, ",");
-    alike[{tensor.data_type(), dims, tensor.ByteSizeLong() - tensor.name().size()}].push_back(
-        &tensor);
+    auto [group, added] = group_of.try_emplace(
+        {tensor.data_type(), dims, tensor.ByteSizeLong() - tensor.name().size()}, alike.size());
+    if (added) alike.emplace_back();
+    alike[group->second].push_back(&tensor);
   }
   bool changed = false;
-  for (auto& [shape, tensors] : alike) {
+  for (const std::vector<const onnx::TensorProto*>& tensors : alike) {
     if (tensors.size() < 2) continue;
     // The first tensors of each content, by fingerprint.
     absl::flat_hash_map<size_t, std::vector<const onnx::TensorProto*>> first;
