@@ -14,7 +14,7 @@ namespace onnxconvert::converter {
 // beside its inference, each step's rewrites in place validated as they
 // come and the rest in two halves, on two threads. On 2 cores a second
 // thread costs more CPU than it saves time on models of some 10 k nodes,
-// and saves time on those of a million. Windows (4,096 nodes) stay on one
+// and saves time on those of a million. Windows (1,024 nodes) stay on one
 // thread.
 inline constexpr size_t kSideBySideNodes = 65536;
 

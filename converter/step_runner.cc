@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "converter/expand.h"
 #include "converter/step_scope.h"
 #include "converter/tracks.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "ir/node_rewriter.h"
 #include "ir/text_printer.h"
 #include "schema/checker.h"
@@ -222,6 +224,39 @@ bool Restructured(const onnx::NodeProto& before, const onnx::NodeProto& anchor,
 
 // Gives `change` the before and after text of `site`'s node when the step
 // restructured it; `before` is the node as it was.
+// A node as it was before a step, kept for the report's text in case the
+// step restructures it: as its bytes (a copy of the message costs several
+// times more, and most nodes join an entry listed before them and keep no
+// text), else (bytes over protobuf's limit) as a copy.
+class NodeBefore {
+ public:
+  void Keep(const onnx::NodeProto& node) {
+    bytes_.clear();
+    kept_ = true;
+    copy_.reset();
+    if (!node.AppendToString(&bytes_)) copy_ = node;
+  }
+  bool kept() const { return kept_; }
+  void Drop() { kept_ = false; }
+  // The node as it was (kept() is true).
+  const onnx::NodeProto& Get() {
+    if (!copy_.has_value()) {
+      copy_.emplace();
+      google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(bytes_.data()),
+                                                   static_cast<int>(bytes_.size()));
+      // As deep as the node it was written from.
+      input.SetRecursionLimit(std::numeric_limits<int>::max());
+      copy_->MergePartialFromCodedStream(&input);
+    }
+    return *copy_;
+  }
+
+ private:
+  std::string bytes_;  // reused from node to node
+  bool kept_ = false;
+  std::optional<onnx::NodeProto> copy_;
+};
+
 void KeepRestructuredText(const StepContext& step, const ir::NodeSite& site,
                           const onnx::NodeProto& before, NodeChange& change) {
   std::vector<const onnx::NodeProto*> now = step.edits.Around(site);
@@ -256,6 +291,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
   step.constants.SetOpset(step.domain.empty() ? step.from : 0);
   int64_t op_rank = 0;
   int texts_kept = 0;  // changes given their before and after text
+  NodeBefore before;
   for (const OpSchema* changed : registry.ChangedAt(step.domain, boundary)) {
     step.order = step.step_rank * kOpRanks + op_rank++;
     absl::Span<const ir::NodeSite> sites = step.index.NodesOf(step.domain, changed->name);
@@ -299,10 +335,10 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
       const onnx::TensorProto* folded = FoldedValue(step, site);
       // The node as it was, for the report's text should the step
       // restructure it.
-      std::optional<onnx::NodeProto> before;
+      before.Drop();
       if (!step.dry_run && texts_kept < kRestructuredTexts &&
           (may_restructure || folded != nullptr)) {
-        before = *site.node;
+        before.Keep(*site.node);
       }
       int64_t edits_before = step.edits.edits_made();
       bool touched = false;
@@ -385,7 +421,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
             !(bumped && change.refusal.empty()) &&
             (report.nodes.empty() ||
              !SameChange(report.nodes.back(), change, site.path, changed->name));
-        if (before && listed) KeepRestructuredText(step, site, *before, change);
+        if (before.kept() && listed) KeepRestructuredText(step, site, before.Get(), change);
         step.touches.Finished(site);
       }
       if (bumped && change.refusal.empty()) {

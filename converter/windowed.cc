@@ -708,6 +708,20 @@ class WindowedConversion {
     added_names_.clear();
   }
 
+  // Frees what the windows kept for the next (the cleared nodes a node list
+  // keeps to reuse, the scratch tables' room), so that the report, unpacked
+  // next, takes that memory rather than more.
+  void ReleaseWindow() {
+    google::protobuf::RepeatedPtrField<onnx::NodeProto>().Swap(graph_->mutable_node());
+    decltype(originals_)().swap(originals_);
+    decltype(touched_)().swap(touched_);
+    decltype(captures_)().swap(captures_);
+    decltype(inner_owners_)().swap(inner_owners_);
+    decltype(dirty_)().swap(dirty_);
+    decltype(defined_)().swap(defined_);
+    std::string().swap(pending_);
+  }
+
   void Evict(absl::string_view name) {
     live_->types.erase(name);
     live_->facts.erase(name);
@@ -780,6 +794,7 @@ class WindowedConversion {
     int64_t ir = TargetIrVersion(options_, report_.source_ir_version, report_.target_opset);
     window_.set_ir_version(ir);
     report_.target_ir_version = ir;
+    ReleaseWindow();
     for (StepParts& parts : steps_) AddStep(std::move(parts).Done(), report_);
     // The graph's fields but its nodes, with the initializers read as
     // headers written as they came.
