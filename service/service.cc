@@ -12,6 +12,8 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "converter/converter.h"
 #include "service/capabilities.h"
@@ -72,13 +74,26 @@ absl::StatusOr<std::optional<int64_t>> DeclaredModelBytes(
   return bytes;
 }
 
+// Whether the call is cancelled now or within 100 ms: gRPC fails the read
+// of a message it refuses (past --max_message_bytes) before it marks the
+// call cancelled, so a failed read waits that long before it blames the
+// request's bytes (only a failed read pays the wait).
+bool CancelledSoon(grpc::ServerContext& context) {
+  const absl::Time until = absl::Now() + absl::Milliseconds(100);
+  while (!context.IsCancelled()) {
+    if (absl::Now() >= until) return false;
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  return true;
+}
+
 // Reads the request of unary call `method` into `request`.
 template <typename Request, typename Response>
 absl::Status ReadRequest(grpc::ServerContext* context, absl::string_view method,
                          grpc::ServerUnaryStreamer<Request, Response>& streamer,
                          Request& request) {
   if (streamer.Read(&request)) return absl::OkStatus();
-  if (context->IsCancelled()) {
+  if (CancelledSoon(*context)) {
     return absl::CancelledError(absl::StrCat(
         method,
         ": the call ended before its request was read (the client cancelled it, or gRPC "
