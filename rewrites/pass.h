@@ -115,13 +115,26 @@ class Focus {
   Focus() = default;
   // The nodes near log[from...] (the log grows as the run edits); `seeds`,
   // when given, holds what earlier runs found near the log's names.
+  // `facts_kept`: inference knows the same of every value as when the pass
+  // last ran (see Within).
   Focus(const GraphIndex& graph, const std::vector<std::string>& log, size_t from, int reach,
-        Seeds* seeds = nullptr)
-      : graph_(&graph), log_(&log), seeds_(seeds), from_(from), drained_(from), reach_(reach) {}
+        Seeds* seeds = nullptr, bool facts_kept = false)
+      : graph_(&graph), log_(&log), seeds_(seeds), from_(from), drained_(from), reach_(reach),
+        facts_kept_(facts_kept) {}
 
   bool all() const { return graph_ == nullptr; }
   // Whether the run must visit node `id`.
   bool Visit(NodeId id);
+  // Whether a rule reaching `reach` nodes up (at most the pass's reach)
+  // must be tried at node `id`, which Visit has just accepted: when
+  // inference is known unchanged since the pass last ran, only within
+  // `reach` - 1 steps downstream of a node near a touched name (nothing it
+  // reads changed further away); else wherever Visit says (a fact changed
+  // upstream may reach farther).
+  bool Within(NodeId id, int reach) const {
+    if (graph_ == nullptr || !facts_kept_ || reach >= reach_) return true;
+    return static_cast<size_t>(id) < marked_.size() && marked_[id] > reach_ - reach;
+  }
   // The names touched since the pass last ran (so far); empty for all().
   absl::Span<const std::string> touched() const {
     if (log_ == nullptr) return {};
@@ -143,6 +156,7 @@ class Focus {
   size_t from_ = 0;
   size_t drained_ = 0;
   int reach_ = 1;
+  bool facts_kept_ = false;
   std::vector<int8_t> marked_;  // by node id: steps left downstream + 1; 0 unmarked
 };
 

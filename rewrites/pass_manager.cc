@@ -157,10 +157,11 @@ struct GraphLog {
 
 // Runs pass `k` over every graph of `index`, innermost first (a pass on a
 // graph may remove nodes holding graphs already done); when `logs` is
-// given, only over the nodes near what changed since its last run.
+// given, only over the nodes near what changed since its last run
+// (`facts_kept`: inference knows the same as then, Focus::Within).
 absl::StatusOr<bool> RunPass(Pass& pass, size_t k, PassContext& context, ModelIndex& index,
                              absl::node_hash_map<const GraphIndex*, GraphLog>* logs,
-                             PassStats& stats) {
+                             bool facts_kept, PassStats& stats) {
   std::vector<GraphIndex*> graphs = index.Graphs();
   bool changed = false;
   for (auto it = graphs.rbegin(); it != graphs.rend(); ++it) {
@@ -175,7 +176,7 @@ absl::StatusOr<bool> RunPass(Pass& pass, size_t k, PassContext& context, ModelIn
       log.seen.resize(std::max(log.seen.size(), k + 1));
       const int reach = pass.Reach(context.options());
       if (log.seen[k].has_value() && reach > 0) {
-        focus = Focus(**it, log.names, *log.seen[k], reach, &log.seeds);
+        focus = Focus(**it, log.names, *log.seen[k], reach, &log.seeds, facts_kept);
       }
       log.seen[k] = log.names.size();
     }
@@ -419,6 +420,9 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
   // the refresher can (strict, the main graph alone), else inferred again.
   std::optional<schema::InferenceResult> types;
   bool refreshed = false;
+  // The last round only forwarded values (OnlyForwarded): inference knows
+  // the same of every value left as when the passes last ran.
+  bool facts_kept = false;
   for (int round = 1; round <= options.max_rounds && !report.converged; ++round) {
     report.rounds = round;
     if (index == nullptr) {
@@ -473,7 +477,8 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
     bool changed = false;
     for (size_t i = 0; i < passes.size(); ++i) {
       OC_ASSIGN_OR_RETURN(bool ran, RunPass(*passes[i], i, context, *index,
-                                            use_logs ? &logs : nullptr, report.passes[i]));
+                                            use_logs ? &logs : nullptr, facts_kept,
+                                            report.passes[i]));
       changed |= ran;
     }
     if (may_refresh) only->set_move_log(nullptr);
@@ -524,6 +529,7 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
       refreshed = true;
     }
     if (forwarded) refreshed = true;
+    facts_kept = forwarded;
     report.converged = !changed;
     changed_at_all |= changed;
     if (use_logs && index != nullptr) {

@@ -111,10 +111,27 @@ std::vector<std::pair<int, int>> Forwarded(const Rule& rule) {
   return forwarded;
 }
 
+// The pattern inputs a `value(k)` predicate of `rule`'s `where` reads:
+// unless such an input is a constant its predicate, and so the rule,
+// cannot hold.
+absl::flat_hash_set<std::string> ValueInputs(const Rule& rule) {
+  absl::flat_hash_set<std::string> names;
+  for (const Predicate& predicate : rule.where) {
+    if (predicate.function == "value" && !predicate.args.empty() &&
+        predicate.args[0].kind == Term::Kind::kValue) {
+      names.insert(predicate.args[0].name);
+    }
+  }
+  return names;
+}
+
 // What matching `rule` needs of its pattern, worked out once.
 struct CompiledRule {
-  explicit CompiledRule(const Rule& r) : rule(&r), swaps(SwapMasks(r)), forwarded(Forwarded(r)) {
+  explicit CompiledRule(const Rule& r)
+      : rule(&r), swaps(SwapMasks(r)), forwarded(Forwarded(r)),
+        reach(std::max(1, r.pattern.node_size())) {
     const onnx::FunctionProto& p = r.pattern;
+    const absl::flat_hash_set<std::string> value_inputs = ValueInputs(r);
     for (int i = 0; i < p.node_size(); ++i) {
       for (int s = 0; s < p.node(i).output_size(); ++s) producer[p.node(i).output(s)] = {i, s};
     }
@@ -128,6 +145,7 @@ struct CompiledRule {
       for (const std::string& input : node.input()) {
         InputRole& role = roles.emplace_back();
         role.pattern_input = inputs.contains(input);
+        role.constant = role.pattern_input && value_inputs.contains(input);
         if (auto found = producer.find(input); found != producer.end()) {
           std::tie(role.node, role.slot) = found->second;
         }
@@ -137,8 +155,10 @@ struct CompiledRule {
 
   // What input i of a pattern node reads: a pattern input, or output
   // `slot` of pattern node `node` (-1: neither, an empty name).
+  // `constant`: a pattern input `value(...)` reads.
   struct InputRole {
     bool pattern_input = false;
+    bool constant = false;
     int node = -1;
     int slot = -1;
   };
@@ -146,6 +166,7 @@ struct CompiledRule {
   const Rule* rule;
   std::vector<uint32_t> swaps;
   std::vector<std::pair<int, int>> forwarded;
+  int reach;  // how many nodes up from its root the pattern reaches
   // Pattern value -> (pattern node, output slot) computing it.
   absl::flat_hash_map<std::string, std::pair<int, int>> producer;
   absl::flat_hash_set<std::string> inputs;
@@ -255,8 +276,9 @@ class Matcher {
     if (role.pattern_input) {
       origins_.push_back({&pattern, id, slot, /*output=*/false});
       auto [it, inserted] = match.values.emplace(pattern, value);
-      if (inserted) match.input_sites.push_back({&pattern, id, slot});
-      return inserted || it->second == value;
+      if (!inserted) return it->second == value;
+      match.input_sites.push_back({&pattern, id, slot});
+      return !role.constant || MayBeConstant(id, slot, value);
     }
     auto found = match.values.find(pattern);
     if (found != match.values.end()) return found->second == value;
@@ -264,6 +286,16 @@ class Matcher {
     ValueSource source = graph_.InputProducer(id, slot);
     if (source.kind != ValueSource::Kind::kNodeOutput || source.slot != role.slot) return false;
     return MatchNode(role.node, source.index, match);
+  }
+
+  // Whether input `slot` of graph node `id`, `value`, may be a constant
+  // as `value(...)` sees it (ConstantNumbers in rules_facts.cc): a node's
+  // output only when inference knows it as one. Rejects before the rest of
+  // the pattern is bound what `where` would reject.
+  bool MayBeConstant(NodeId id, int slot, absl::string_view value) const {
+    if (graph_.InputProducer(id, slot).kind != ValueSource::Kind::kNodeOutput) return true;
+    const schema::GraphTypes* types = context_.GraphTypesOf(graph_);
+    return types != nullptr && types->facts.contains(value);
   }
 
   // Intermediates used only inside the match; pattern inputs not computed
@@ -416,6 +448,8 @@ class RulesPass : public Pass {
       // Not rooted at, or removed by a match.
       if (candidates[id] == nullptr || !graph.IsLive(id) || !context.focus().Visit(id)) continue;
       for (const CompiledRule* compiled : *candidates[id]) {
+        // Nothing within the rule's reach changed since it last failed here.
+        if (!context.focus().Within(id, compiled->reach)) continue;
         const Rule& rule = *compiled->rule;
         if (!MatchCompiled(*compiled, context, graph, id, scratch)) continue;
         const RuleMatch* match = &scratch;
