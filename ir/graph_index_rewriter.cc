@@ -79,7 +79,16 @@ absl::Status GraphIndexRewriter::Sync() {
   return absl::OkStatus();
 }
 
+void GraphIndexRewriter::EraseNode(NodeId id) {
+  const onnx::NodeProto& node = graph_.node(id);
+  erased_ids_.push_back({&node, id});
+  rewriter_.EraseNode(node);
+}
+
 NodeId GraphIndexRewriter::IdOf(const onnx::NodeProto& node) const {
+  for (const auto& [erased, id] : erased_ids_) {
+    if (erased == &node) return id;
+  }
   for (const std::string& output : node.output()) {
     if (output.empty()) continue;
     ValueSource source = graph_.Producer(output);

@@ -46,6 +46,9 @@ class GraphIndexRewriter {
 
   // The rewriter of the anchor; valid until Finish.
   Rewriter& rewriter() { return rewriter_; }
+  // Erases live node `id` (rewriter().EraseNode of its node), its id known:
+  // Finish need not look it up by the node's outputs.
+  void EraseNode(NodeId id);
 
   // Applies the rewrite to the index, in this order: removes the nodes
   // erased, re-indexes the anchor when it was edited in place (op, inputs,
@@ -101,6 +104,8 @@ class GraphIndexRewriter {
   const NodeSite site_;        // the anchor as first met
   Indexed indexed_;
   NodeEdits edits_;
+  // The nodes erased by id (EraseNode), with their ids.
+  std::vector<std::pair<const onnx::NodeProto*, NodeId>> erased_ids_;
   Scope scope_;
   NodeRewriter rewriter_;
 };

@@ -159,6 +159,30 @@ TEST(GraphIndexRewriterTest, ErasingAForeignNodeFails) {
       << finished;
 }
 
+// Nodes erased by id (as a rule's match erases them) go as those erased
+// through the rewriter do; the anchor stays.
+TEST(GraphIndexRewriterTest, ErasesNodesById) {
+  absl::StatusOr<onnx::GraphProto> graph = ParseGraphText(R"(g (float[4] X) => (float[4] Y) {
+  [a] A = Relu(X)
+  [b] B = Neg(A)
+  [c] Y = Abs(X)
+})");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<std::unique_ptr<GraphIndex>> index = GraphIndex::Build(&*graph);
+  ASSERT_TRUE(index.ok()) << index.status();
+  GraphIndexRewriter rewrite(**index, 2);
+  rewrite.EraseNode(1);
+  rewrite.EraseNode(0);
+  ASSERT_TRUE(rewrite.Finish().ok());
+  EXPECT_FALSE((*index)->IsLive(0));
+  EXPECT_FALSE((*index)->IsLive(1));
+  ASSERT_TRUE((*index)->Commit().ok());
+  ASSERT_TRUE((*index)->CheckConsistency().ok()) << (*index)->CheckConsistency();
+  std::vector<std::string> nodes;
+  for (const onnx::NodeProto& node : graph->node()) nodes.push_back(Describe(node));
+  EXPECT_EQ(nodes, std::vector<std::string>{"c: Abs(X) -> Y"});
+}
+
 // What the rewriter tells of the graph around the anchor: uses, constants,
 // and types through the caller's lookup, an enclosing graph's included.
 TEST(GraphIndexRewriterTest, SeesAroundTheAnchor) {

@@ -557,7 +557,7 @@ absl::Status ApplyRule(const Rule& rule, const RuleMatch& match, GraphIndex& gra
   ir::GraphIndexRewriter rewrite(graph, root);
   ir::Rewriter& rewriter = rewrite.rewriter();
   for (NodeId id : match.nodes) {
-    if (id != root) rewriter.EraseNode(graph.node(id));
+    if (id != root) rewrite.EraseNode(id);
   }
   for (onnx::NodeProto& node : added) rewriter.InsertBefore(std::move(node));
   rewriter.RemoveAnchor();
