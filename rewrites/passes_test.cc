@@ -303,6 +303,12 @@ const RefreshCase kRefreshCases[] = {
     {"cancelled_pair_feeds_shape", 12,
      "  u = Unsqueeze<axes = [0]>(X)\n  v = Squeeze<axes = [0]>(u)\n  s = Shape(v)\n"
      "  Y = Reshape(F, s)\n"},
+    // A round that only forwards (the inference kept): the next tries a
+    // one-node rule (add_negative_zero at the Add) only next to the edits,
+    // not a step below them (Focus::Within), and rewrites the same.
+    {"cancelled_pair_above_add", 12,
+     "  u = Unsqueeze<axes = [0]>(X)\n  s = Squeeze<axes = [0]>(u)\n  r = Relu(s)\n"
+     "  Y = Add(r, r)\n"},
     {"nested_pairs_feed_shape", 12,
      "  u = Unsqueeze<axes = [0]>(X)\n  w = Unsqueeze<axes = [0]>(u)\n"
      "  v = Squeeze<axes = [0]>(w)\n  t = Squeeze<axes = [0]>(v)\n  s = Shape(t)\n"
