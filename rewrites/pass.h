@@ -116,7 +116,8 @@ class Focus {
   // The nodes near log[from...] (the log grows as the run edits); `seeds`,
   // when given, holds what earlier runs found near the log's names.
   // `facts_kept`: inference knows the same of every value as when the pass
-  // last ran (see Within).
+  // last visited every node, every run since focused as this one (see
+  // Within).
   Focus(const GraphIndex& graph, const std::vector<std::string>& log, size_t from, int reach,
         Seeds* seeds = nullptr, bool facts_kept = false)
       : graph_(&graph), log_(&log), seeds_(seeds), from_(from), drained_(from), reach_(reach),
@@ -127,10 +128,11 @@ class Focus {
   bool Visit(NodeId id);
   // Whether a rule reaching `reach` nodes up (at most the pass's reach)
   // must be tried at node `id`, which Visit has just accepted: when
-  // inference is known unchanged since the pass last ran, only within
-  // `reach` - 1 steps downstream of a node near a touched name (nothing it
-  // reads changed further away); else wherever Visit says (a fact changed
-  // upstream may reach farther).
+  // inference is known unchanged since the pass last visited every node,
+  // only within `reach` - 1 steps downstream of a node near a touched name
+  // (the rule failed at `id` when last tried, and nothing it reads changed
+  // since); else wherever Visit says (a fact changed upstream may reach
+  // farther).
   bool Within(NodeId id, int reach) const {
     if (graph_ == nullptr || !facts_kept_ || reach >= reach_) return true;
     return static_cast<size_t>(id) < marked_.size() && marked_[id] > reach_ - reach;

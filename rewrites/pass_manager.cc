@@ -158,7 +158,8 @@ struct GraphLog {
 // Runs pass `k` over every graph of `index`, innermost first (a pass on a
 // graph may remove nodes holding graphs already done); when `logs` is
 // given, only over the nodes near what changed since its last run
-// (`facts_kept`: inference knows the same as then, Focus::Within).
+// (`facts_kept`: inference knows the same as when the pass last visited
+// every node, Focus::Within).
 absl::StatusOr<bool> RunPass(Pass& pass, size_t k, PassContext& context, ModelIndex& index,
                              absl::node_hash_map<const GraphIndex*, GraphLog>* logs,
                              bool facts_kept, PassStats& stats) {
@@ -420,11 +421,16 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
   // the refresher can (strict, the main graph alone), else inferred again.
   std::optional<schema::InferenceResult> types;
   bool refreshed = false;
-  // The last round only forwarded values (OnlyForwarded): inference knows
-  // the same of every value left as when the passes last ran.
+  // Every round since the passes last visited every node (a round with the
+  // index built anew: no log yet) only forwarded values (OnlyForwarded):
+  // inference knows the same of every value left as when each node was
+  // last tried, so a rule need be tried again only near what changed
+  // since (Focus::Within).
   bool facts_kept = false;
   for (int round = 1; round <= options.max_rounds && !report.converged; ++round) {
     report.rounds = round;
+    // The passes visit every node this round (their logs start anew).
+    const bool full_visit = index == nullptr;
     if (index == nullptr) {
       OC_ASSIGN_OR_RETURN(index, ModelIndex::Build(&model));
       if (round == 1) {
@@ -529,7 +535,7 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
       refreshed = true;
     }
     if (forwarded) refreshed = true;
-    facts_kept = forwarded;
+    facts_kept = forwarded && (full_visit || facts_kept);
     report.converged = !changed;
     changed_at_all |= changed;
     if (use_logs && index != nullptr) {
