@@ -5,8 +5,10 @@
 #include "converter/window_report.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "gtest/gtest.h"
 
 namespace onnxconvert::converter {
@@ -35,6 +37,22 @@ std::vector<std::string> NodesOf(const NodeChange& change) {
   std::vector<std::string> nodes = {change.node};
   for (absl::string_view name : change.alike) nodes.emplace_back(name);
   return nodes;
+}
+
+// The step StepParts makes of `windows`, each window's report holding its
+// entries in `field`, ops ranked by `rank_of`.
+template <typename Entry>
+StepReport MergedStep(absl::flat_hash_map<std::string, int> rank_of,
+                      const std::vector<std::vector<Entry>>& windows,
+                      std::vector<Entry> StepReport::*field) {
+  StepParts parts;
+  parts.rank_of = std::move(rank_of);
+  for (const std::vector<Entry>& window : windows) {
+    StepReport report;
+    report.*field = window;
+    parts.Merge(report);
+  }
+  return std::move(parts).Done();
 }
 
 struct Case {
@@ -72,14 +90,8 @@ TEST(WindowReportTest, EntriesMergeAcrossWindowsWithTheirNames) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    StepParts parts;
-    parts.rank_of = {{"Squeeze", 0}, {"Unsqueeze", 1}};
-    for (const std::vector<NodeChange>& window : c.windows) {
-      StepReport report;
-      report.nodes = window;
-      parts.Merge(report);
-    }
-    StepReport step = std::move(parts).Done();
+    StepReport step =
+        MergedStep({{"Squeeze", 0}, {"Unsqueeze", 1}}, c.windows, &StepReport::nodes);
     ASSERT_EQ(step.nodes.size(), c.expected.size());
     for (size_t i = 0; i < step.nodes.size(); ++i) {
       std::vector<std::string> got = {step.nodes[i].graph};
@@ -115,14 +127,7 @@ TEST(WindowReportTest, BumpsAddUpPerGraphInTheOrderGraphsCome) {
   };
   for (const BumpCase& c : cases) {
     SCOPED_TRACE(c.name);
-    StepParts parts;
-    parts.rank_of = {{"Relu", 0}, {"Add", 1}};
-    for (const std::vector<VersionBump>& window : c.windows) {
-      StepReport report;
-      report.bumps = window;
-      parts.Merge(report);
-    }
-    StepReport step = std::move(parts).Done();
+    StepReport step = MergedStep({{"Relu", 0}, {"Add", 1}}, c.windows, &StepReport::bumps);
     ASSERT_EQ(step.bumps.size(), c.expected.size());
     for (size_t i = 0; i < step.bumps.size(); ++i) {
       EXPECT_EQ(step.bumps[i].graph, c.expected[i].graph) << i;
