@@ -222,8 +222,6 @@ bool Restructured(const onnx::NodeProto& before, const onnx::NodeProto& anchor,
                      before.input().end());
 }
 
-// Gives `change` the before and after text of `site`'s node when the step
-// restructured it; `before` is the node as it was.
 // A node as it was before a step, kept for the report's text in case the
 // step restructures it: as its bytes (a copy of the message costs several
 // times more, and most nodes join an entry listed before them and keep no
@@ -257,6 +255,8 @@ class NodeBefore {
   std::optional<onnx::NodeProto> copy_;
 };
 
+// Gives `change` the before and after text of `site`'s node when the step
+// restructured it; `before` is the node as it was.
 void KeepRestructuredText(const StepContext& step, const ir::NodeSite& site,
                           const onnx::NodeProto& before, NodeChange& change) {
   std::vector<const onnx::NodeProto*> now = step.edits.Around(site);

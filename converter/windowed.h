@@ -18,9 +18,9 @@ namespace onnxconvert::converter {
 
 // How ConvertWindowed cuts a graph.
 struct WindowOptions {
-  // Nodes parsed, converted and written at a time. (The tables a window
-  // builds stay in the processor's caches at this size: 4,096 took 15-30%
-  // longer on the bench's chains.)
+  // Nodes parsed, converted and written at a time: small enough that the
+  // tables a window builds stay in the processor's caches (larger windows
+  // run slower), large enough that a window's fixed cost is shared.
   int64_t window_nodes = 1024;
   // Graphs with fewer nodes are converted whole (Unimplemented).
   int64_t min_nodes = 16384;
