@@ -67,14 +67,11 @@ class Unpacker {
 
   bool done() const { return in_.empty(); }
 
+  // (The bytes are Pack's own, so always whole.)
   uint64_t Varint() {
     uint64_t value = 0;
-    for (int shift = 0;; shift += 7) {
-      auto byte = static_cast<uint8_t>(in_.front());
-      in_.remove_prefix(1);
-      value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) return value;
-    }
+    wire::ConsumeVarint(in_, value);
+    return value;
   }
   int Int() { return static_cast<int>(static_cast<uint32_t>(Varint())); }
   absl::string_view View() {

@@ -4,15 +4,26 @@
 
 namespace onnxconvert::wire {
 
-bool FieldReader::ReadVarint(uint64_t& value) {
+bool ConsumeVarint(absl::string_view& in, uint64_t& value) {
   value = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    if (offset_ >= data_.size()) return false;
-    uint8_t byte = static_cast<uint8_t>(data_[offset_++]);
+  size_t used = 0;
+  for (int shift = 0; shift < 64 && used < in.size(); shift += 7) {
+    const auto byte = static_cast<uint8_t>(in[used++]);
     value |= uint64_t{byte & 0x7fu} << shift;
-    if ((byte & 0x80u) == 0) return true;
+    if ((byte & 0x80u) == 0) {
+      in.remove_prefix(used);
+      return true;
+    }
   }
   return false;
+}
+
+bool FieldReader::ReadVarint(uint64_t& value) {
+  absl::string_view rest = data_.substr(offset_);
+  const size_t before = rest.size();
+  if (!ConsumeVarint(rest, value)) return false;
+  offset_ += before - rest.size();
+  return true;
 }
 
 absl::Status FieldReader::NextSlowly(Field& field, bool& found) {

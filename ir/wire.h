@@ -97,6 +97,10 @@ absl::Status ForEachLengthDelimited(absl::string_view message, Visit visit) {
 // Appends `value` as a varint.
 void AppendVarint(uint64_t value, std::string& out);
 
+// Reads a varint from the front of `in` into `value` and drops it from
+// `in`; false where `in` ends inside it or it is longer than 10 bytes.
+bool ConsumeVarint(absl::string_view& in, uint64_t& value);
+
 // Appends the tag of length-delimited field `number` and `length`.
 void AppendLengthDelimitedHeader(uint32_t number, uint64_t length, std::string& out);
 
