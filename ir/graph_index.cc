@@ -520,6 +520,17 @@ ValueSource GraphIndex::Producer(absl::string_view name) const {
   return ValueSource{};
 }
 
+ValueSource GraphIndex::ProducerOf(ValueId value) const {
+  if (value == kNoValue) return ValueSource{};
+  if (values_[value].source.is_defined()) return values_[value].source;
+  return Producer(values_[value].name);
+}
+
+absl::Span<const ValueUse> GraphIndex::ConsumersOf(ValueId value) const {
+  if (value == kNoValue) return {};
+  return absl::MakeConstSpan(values_[value].uses.data(), values_[value].uses.size());
+}
+
 const GraphIndex* GraphIndex::DefiningScope(absl::string_view name) const {
   for (const GraphIndex* scope = this; scope != nullptr; scope = scope->parent_) {
     const ValueId value = scope->Find(name);
@@ -529,9 +540,7 @@ const GraphIndex* GraphIndex::DefiningScope(absl::string_view name) const {
 }
 
 absl::Span<const ValueUse> GraphIndex::Consumers(absl::string_view name) const {
-  const ValueId value = Find(name);
-  if (value == kNoValue) return {};
-  return absl::MakeConstSpan(values_[value].uses.data(), values_[value].uses.size());
+  return ConsumersOf(Find(name));
 }
 
 ValueSource GraphIndex::InputProducer(NodeId id, int slot) const {
@@ -539,10 +548,7 @@ ValueSource GraphIndex::InputProducer(NodeId id, int slot) const {
       slot >= input_count(id)) {
     return ValueSource{};
   }
-  const ValueId value = input_values_[input_begin_[id] + slot];
-  if (value == kNoValue) return ValueSource{};
-  if (values_[value].source.is_defined()) return values_[value].source;
-  return Producer(values_[value].name);
+  return ProducerOf(input_values_[input_begin_[id] + slot]);
 }
 
 absl::Span<const ValueUse> GraphIndex::OutputConsumers(NodeId id, int slot) const {
@@ -550,9 +556,7 @@ absl::Span<const ValueUse> GraphIndex::OutputConsumers(NodeId id, int slot) cons
       slot >= output_count(id)) {
     return {};
   }
-  const ValueId value = output_values_[output_begin_[id] + slot];
-  if (value == kNoValue) return {};
-  return absl::MakeConstSpan(values_[value].uses.data(), values_[value].uses.size());
+  return ConsumersOf(output_values_[output_begin_[id] + slot]);
 }
 
 bool GraphIndex::IsGraphOutputOf(NodeId id, int slot) const {

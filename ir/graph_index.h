@@ -183,9 +183,24 @@ class GraphIndex {
 
   // ---- Values ----
 
+  // A name's number in this index, kept for the index's life (edits and
+  // Commit keep it); what the edit logs hold.
+  using ValueId = int32_t;
+  // No value (an omitted input or output).
+  static constexpr ValueId kNoValue = -1;
+
   // Where `name` is defined, as seen from this graph; kOuterScope when an
   // enclosing graph defines it.
   ValueSource Producer(absl::string_view name) const;
+  // Producer(ValueName(value)), without a lookup by name when this graph
+  // defines it.
+  ValueSource ProducerOf(ValueId value) const;
+  // Consumers(ValueName(value)), without a lookup by name.
+  absl::Span<const ValueUse> ConsumersOf(ValueId value) const;
+  // The name of `value` ("" for kNoValue); valid for the index's life.
+  absl::string_view ValueName(ValueId value) const {
+    return value == kNoValue ? absl::string_view() : values_[value].name;
+  }
   // The innermost graph (this one or an enclosing one) defining `name`, or
   // null.
   const GraphIndex* DefiningScope(absl::string_view name) const;
@@ -235,16 +250,17 @@ class GraphIndex {
   // (ir/graph_index_rewriter.h): the one graph-editing API (ir::Rewriter).
   // What follows lets a rewrite be revisited and committed.
 
-  // From now on, appends to `log` (null: stops) the names every edit
-  // touches: the inputs and outputs of nodes removed or inserted, the names
-  // SetInput and RenameUses move uses between, initializers added. For
-  // revisiting only what changed (rewrites/pass_manager.cc).
-  void set_edit_log(std::vector<std::string>* log) { edit_log_ = log; }
+  // From now on, appends to `log` (null: stops) the values every edit
+  // touches: the inputs and outputs of nodes removed or inserted, the
+  // values SetInput and RenameUses move uses between, initializers added.
+  // For revisiting only what changed (rewrites/pass_manager.cc).
+  void set_edit_log(std::vector<ValueId>* log) { edit_log_ = log; }
   // From now on, appends to `log` (null: stops) a (from, to) pair for every
-  // use an edit moves from one value to another: each SetInput (the input's
-  // name before, after) and each RenameUses. For telling edits that only
-  // forwarded values from others (rewrites/pass_manager.cc).
-  void set_move_log(std::vector<std::pair<std::string, std::string>>* log) { move_log_ = log; }
+  // use an edit moves from one value to another: each SetInput (the input
+  // before, after; kNoValue for an omitted one) and each RenameUses. For
+  // telling edits that only forwarded values from others
+  // (rewrites/pass_manager.cc).
+  void set_move_log(std::vector<std::pair<ValueId, ValueId>>* log) { move_log_ = log; }
   // True if an edit since the last Commit() may have changed the node order.
   bool HasPendingEdits() const { return order_may_change_; }
   // Rewrites the node list in one pass: the live nodes in TopologicalOrder(),
@@ -266,9 +282,6 @@ class GraphIndex {
   friend class NamePool;
   friend class GraphIndexEditor;
   friend class ir::GraphIndexRewriter;
-
-  using ValueId = int32_t;
-  static constexpr ValueId kNoValue = -1;
 
   // A value named in this graph.
   struct ValueRecord {
@@ -391,6 +404,7 @@ class GraphIndex {
                                                        bool place = true);
   void Unindex(NodeId node);
   void SetInputValue(NodeId node, int slot, absl::string_view value);
+  void SetInputValue(NodeId node, int slot, ValueId value);
   void SetGraphOutput(int position, absl::string_view value);
   absl::Status CheckRenameInSubgraphs(absl::string_view from, absl::string_view to) const;
   void RenameUsesOf(absl::string_view from, absl::string_view to, bool graph_outputs);
@@ -501,12 +515,12 @@ class GraphIndex {
   absl::flat_hash_map<NodeId, std::vector<NodeId>> inserted_after_;
   bool order_may_change_ = false;
   // See set_edit_log.
-  std::vector<std::string>* edit_log_ = nullptr;
+  std::vector<ValueId>* edit_log_ = nullptr;
   // See set_move_log.
-  std::vector<std::pair<std::string, std::string>>* move_log_ = nullptr;
+  std::vector<std::pair<ValueId, ValueId>>* move_log_ = nullptr;
   void LogNode(NodeId node);
-  void LogName(absl::string_view name) {
-    if (edit_log_ != nullptr && !name.empty()) edit_log_->emplace_back(name);
+  void LogValue(ValueId value) {
+    if (edit_log_ != nullptr && value != kNoValue) edit_log_->push_back(value);
   }
 };
 

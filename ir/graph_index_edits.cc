@@ -151,9 +151,8 @@ absl::Status GraphIndex::RemoveNode(NodeId node) {
 
 void GraphIndex::LogNode(NodeId id) {
   if (edit_log_ == nullptr) return;
-  const onnx::NodeProto& proto = node(id);
-  for (const std::string& name : proto.input()) LogName(name);
-  for (const std::string& name : proto.output()) LogName(name);
+  for (int i = input_begin_[id]; i < input_begin_[id + 1]; ++i) LogValue(input_values_[i]);
+  for (int i = output_begin_[id]; i < output_begin_[id + 1]; ++i) LogValue(output_values_[i]);
 }
 
 void GraphIndex::Unindex(NodeId node) {
@@ -208,29 +207,36 @@ absl::Status GraphIndex::SetInput(NodeId node, int slot, absl::string_view value
                  absl::StrCat(NodeLabel(node), " has ", input_count(node), " inputs, not slot ",
                               slot));
   }
-  if (edit_log_ != nullptr) {
-    LogName(this->node(node).input(slot));
-    LogName(value);
-  }
-  if (move_log_ != nullptr) move_log_->emplace_back(this->node(node).input(slot), value);
+  const ValueId before = input_values_[input_begin_[node] + slot];
   SetInputValue(node, slot, value);
+  const ValueId after = input_values_[input_begin_[node] + slot];
+  LogValue(before);
+  LogValue(after);
+  if (move_log_ != nullptr) move_log_->emplace_back(before, after);
   order_may_change_ = true;
   return absl::OkStatus();
 }
 
 void GraphIndex::SetInputValue(NodeId node, int slot, absl::string_view value) {
-  const std::string name(value);  // `value` may view the string being replaced
-  const int at = input_begin_[node] + slot;
-  if (input_values_[at] != kNoValue) RemoveUse(input_values_[at], input_use_positions_[at]);
-  nodes().Mutable(node)->set_input(slot, name);
-  if (name.empty()) {
+  if (value.empty()) {
+    const int at = input_begin_[node] + slot;
+    if (input_values_[at] != kNoValue) RemoveUse(input_values_[at], input_use_positions_[at]);
+    nodes().Mutable(node)->set_input(slot, "");
     input_values_[at] = kNoValue;
     input_use_positions_[at] = -1;
     return;
   }
-  const ValueId id = Intern(name);
-  input_values_[at] = id;
-  input_use_positions_[at] = AddUse(id, ValueUse::Input(node, slot));
+  // Interned first: `value` may view the string being replaced.
+  SetInputValue(node, slot, Intern(value));
+}
+
+void GraphIndex::SetInputValue(NodeId node, int slot, ValueId value) {
+  const int at = input_begin_[node] + slot;
+  if (input_values_[at] != kNoValue) RemoveUse(input_values_[at], input_use_positions_[at]);
+  const absl::string_view name = values_[value].name;
+  nodes().Mutable(node)->set_input(slot, name.data(), name.size());
+  input_values_[at] = value;
+  input_use_positions_[at] = AddUse(value, ValueUse::Input(node, slot));
 }
 
 void GraphIndex::SetGraphOutput(int position, absl::string_view value) {
@@ -255,10 +261,15 @@ absl::Status GraphIndex::RenameUses(absl::string_view from, absl::string_view to
   if (from_name == to_name) return absl::OkStatus();
   // Only a subgraph can refuse the rename.
   if (!subgraphs_.empty()) OC_RETURN_IF_ERROR(CheckRenameInSubgraphs(from_name, to_name));
-  LogName(from_name);
-  LogName(to_name);
-  if (move_log_ != nullptr) move_log_->emplace_back(from_name, to_name);
+  const ValueId from_value = Find(from_name);
   RenameUsesOf(from_name, to_name, /*graph_outputs=*/false);
+  // `to` has a number once a use moved to it (none: nothing moved).
+  const ValueId to_value = Find(to_name);
+  LogValue(from_value);
+  LogValue(to_value);
+  if (move_log_ != nullptr && from_value != kNoValue) {
+    move_log_->emplace_back(from_value, to_value);
+  }
   return absl::OkStatus();
 }
 
@@ -287,10 +298,13 @@ void GraphIndex::RenameUsesOf(absl::string_view from, absl::string_view to, bool
   const ValueId value = Find(from);
   if (value == kNoValue) return;
   // Renaming edits this list; walk a copy.
-  const std::vector<ValueUse> uses(values_[value].uses.begin(), values_[value].uses.end());
+  const absl::InlinedVector<ValueUse, 4> uses(values_[value].uses.begin(),
+                                              values_[value].uses.end());
+  ValueId target = kNoValue;  // interned at the first input moved
   for (const ValueUse& use : uses) {
     if (use.is_input()) {
-      SetInputValue(use.node, use.slot, to);
+      if (target == kNoValue) target = Intern(to);
+      SetInputValue(use.node, use.slot, target);
     } else if (use.is_subgraph()) {
       for (const std::unique_ptr<GraphIndex>& child : subgraphs_.at(use.node)) {
         const ValueId inner = child->Find(from);
@@ -313,7 +327,6 @@ absl::Status GraphIndex::AddInitializer(onnx::TensorProto tensor) {
   if (tensor.name().empty()) {
     return Error(absl::StatusCode::kInvalidArgument, "an initializer needs a name");
   }
-  LogName(tensor.name());
   const ValueId existing = Find(tensor.name());
   if (existing != kNoValue && values_[existing].source.is_defined()) {
     return Error(absl::StatusCode::kAlreadyExists,
@@ -323,7 +336,9 @@ absl::Status GraphIndex::AddInitializer(onnx::TensorProto tensor) {
   const int index = graph_->initializer_size();
   onnx::TensorProto* added = graph_->add_initializer();
   *added = std::move(tensor);
-  SetSource(Intern(added->name()), ValueSource{Kind::kInitializer, index, -1});
+  const ValueId value = Intern(added->name());
+  SetSource(value, ValueSource{Kind::kInitializer, index, -1});
+  LogValue(value);
   return absl::OkStatus();
 }
 

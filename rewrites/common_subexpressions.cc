@@ -226,8 +226,8 @@ absl::StatusOr<bool> ShareInitializers(const PassContext& context, GraphIndex& g
   // Sharing becomes possible only where an initializer was added or
   // gained a use since the last run.
   if (!context.focus().all() &&
-      absl::c_none_of(context.focus().touched(), [&](const std::string& name) {
-        return graph.FindInitializer(name) != nullptr;
+      absl::c_none_of(context.focus().touched(), [&](GraphIndex::ValueId value) {
+        return graph.FindInitializer(graph.ValueName(value)) != nullptr;
       })) {
     return false;
   }

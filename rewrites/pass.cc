@@ -60,10 +60,10 @@ void Focus::Resolve(size_t batch) {
     seeds_->begin.push_back(static_cast<uint32_t>(seeds_->nodes.size()));
     return;
   }
-  absl::string_view name = (*log_)[i];
-  ValueSource source = graph_->Producer(name);
+  const GraphIndex::ValueId value = (*log_)[i];
+  ValueSource source = graph_->ProducerOf(value);
   if (source.kind == ValueSource::Kind::kNodeOutput) seeds_->nodes.push_back(source.index);
-  for (const ValueUse& use : graph_->Consumers(name)) {
+  for (const ValueUse& use : graph_->ConsumersOf(value)) {
     if (use.node != kNoNode) seeds_->nodes.push_back(use.node);
   }
   seeds_->begin.push_back(static_cast<uint32_t>(seeds_->nodes.size()));
@@ -85,10 +85,10 @@ bool Focus::Visit(NodeId id) {
   for (; drained_ < log_->size(); ++drained_) {
     // Marked already in this batch (no edit in between).
     if (RecentRepeat(drained_, batch) != drained_) continue;
-    absl::string_view name = (*log_)[drained_];
-    ValueSource source = graph_->Producer(name);
+    const GraphIndex::ValueId value = (*log_)[drained_];
+    ValueSource source = graph_->ProducerOf(value);
     if (source.kind == ValueSource::Kind::kNodeOutput) Mark(source.index, reach_ - 1);
-    for (const ValueUse& use : graph_->Consumers(name)) {
+    for (const ValueUse& use : graph_->ConsumersOf(value)) {
       if (use.node != kNoNode) Mark(use.node, reach_ - 1);
     }
   }

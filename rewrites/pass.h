@@ -53,6 +53,10 @@ struct RewriteOptions {
   // instead of inferring the model again; the same rewrites either way
   // (off: for tests and measurements).
   bool refresh_inference = true;
+  // Whether a model of 16,384 nodes or more is indexed while it is
+  // inferred, and checked while its size is measured, on a second thread;
+  // the same result either way (tests compare).
+  bool second_thread = true;
   // Rules (built-in or of `rule_files`) to explain on the model as given:
   // why each matches or not at each node of its root op (rules_explain.h).
   std::vector<std::string> explain;
@@ -118,7 +122,8 @@ class Focus {
   // `facts_kept`: inference knows the same of every value as when the pass
   // last visited every node, every run since focused as this one (see
   // Within).
-  Focus(const GraphIndex& graph, const std::vector<std::string>& log, size_t from, int reach,
+  Focus(const GraphIndex& graph, const std::vector<GraphIndex::ValueId>& log, size_t from,
+        int reach,
         Seeds* seeds = nullptr, bool facts_kept = false)
       : graph_(&graph), log_(&log), seeds_(seeds), from_(from), drained_(from), reach_(reach),
         facts_kept_(facts_kept) {}
@@ -137,8 +142,8 @@ class Focus {
     if (graph_ == nullptr || !facts_kept_ || reach >= reach_) return true;
     return static_cast<size_t>(id) < marked_.size() && marked_[id] > reach_ - reach;
   }
-  // The names touched since the pass last ran (so far); empty for all().
-  absl::Span<const std::string> touched() const {
+  // The values touched since the pass last ran (so far); empty for all().
+  absl::Span<const GraphIndex::ValueId> touched() const {
     if (log_ == nullptr) return {};
     return absl::MakeConstSpan(*log_).subspan(from_);
   }
@@ -153,7 +158,7 @@ class Focus {
   size_t RecentRepeat(size_t i, size_t batch) const;
 
   const GraphIndex* graph_ = nullptr;
-  const std::vector<std::string>* log_ = nullptr;
+  const std::vector<GraphIndex::ValueId>* log_ = nullptr;
   Seeds* seeds_ = nullptr;
   size_t from_ = 0;
   size_t drained_ = 0;

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/alongside.h"
 #include "base/indent.h"
 #include "base/json_writer.h"
 #include "base/op_key.h"
@@ -146,11 +147,11 @@ void PruneFunctions(onnx::ModelProto& model, PassStats& stats) {
   if (kept < functions->size()) functions->DeleteSubrange(kept, functions->size() - kept);
 }
 
-// The worklist state of one graph: the names edits touched (the graph's
+// The worklist state of one graph: the values edits touched (the graph's
 // edit log) and, per pass, where in the log its last run started (the
 // pass visits every node when absent).
 struct GraphLog {
-  std::vector<std::string> names;
+  std::vector<GraphIndex::ValueId> values;
   std::vector<std::optional<size_t>> seen;
   Focus::Seeds seeds;  // cleared when the index commits
 };
@@ -177,9 +178,9 @@ absl::StatusOr<bool> RunPass(Pass& pass, size_t k, PassContext& context, ModelIn
       log.seen.resize(std::max(log.seen.size(), k + 1));
       const int reach = pass.Reach(context.options());
       if (log.seen[k].has_value() && reach > 0) {
-        focus = Focus(**it, log.names, *log.seen[k], reach, &log.seeds, facts_kept);
+        focus = Focus(**it, log.values, *log.seen[k], reach, &log.seeds, facts_kept);
       }
-      log.seen[k] = log.names.size();
+      log.seen[k] = log.values.size();
     }
     context.set_focus(&focus);
     absl::StatusOr<bool> ran = pass.Run(context, **it, stats);
@@ -194,30 +195,27 @@ absl::StatusOr<bool> RunPass(Pass& pass, size_t k, PassContext& context, ModelIn
   return changed;
 }
 
+// Models of this many nodes or more are indexed, and checked, on a second
+// thread while this one goes on (RewriteOptions::second_thread).
+constexpr int kAlongsideFrom = 16384;
+
+// Whether `model` is indexed and checked on a second thread.
+bool WorthAThread(const onnx::ModelProto& model, const RewriteOptions& options) {
+  return options.second_thread && model.graph().node_size() >= kAlongsideFrom;
+}
+
 // The error of a rewritten model failing strict inference with `status`.
 absl::Status StrictInferenceFailure(const absl::Status& status) {
   return absl::Status(status.code(), absl::StrCat("the rewritten model fails strict inference: ",
                                                   status.message()));
 }
 
-// The checks a rewritten model must pass.
-absl::Status Validate(const onnx::ModelProto& model, const std::string& interface,
-                      bool strict_inference) {
-  if (Interface(model.graph()) != interface) {
-    return absl::InternalError("the rewrite changed the graph's inputs or outputs");
-  }
+// The checker's verdict on a rewritten model.
+absl::Status CheckRewritten(const onnx::ModelProto& model) {
   absl::Status checked = schema::CheckModel(model).status();
-  if (!checked.ok()) {
-    return absl::Status(checked.code(),
-                        absl::StrCat("the rewritten model fails the checker: ", checked.message()));
-  }
-  if (strict_inference) {
-    schema::InferenceOptions strict;
-    strict.strict = true;
-    absl::Status inferred = schema::InferModel(model, strict).status();
-    if (!inferred.ok()) return StrictInferenceFailure(inferred);
-  }
-  return absl::OkStatus();
+  if (checked.ok()) return checked;
+  return absl::Status(checked.code(),
+                      absl::StrCat("the rewritten model fails the checker: ", checked.message()));
 }
 
 // A round's edits are refreshed in the inference when they logged fewer
@@ -235,9 +233,9 @@ void ForgetRemoved(const GraphIndex& graph, schema::MainGraphRefresher& refreshe
   }
 }
 
-// Whether `name` repeats one of the few names before it in `touched`
-// (edits log a name several times in a row).
-bool RecentlyTouched(absl::Span<const std::string> touched, size_t i) {
+// Whether `touched[i]` repeats one of the few values before it (edits log
+// a value several times in a row).
+bool RecentlyTouched(absl::Span<const GraphIndex::ValueId> touched, size_t i) {
   constexpr size_t kWindow = 4;
   for (size_t j = i > kWindow ? i - kWindow : 0; j < i; ++j) {
     if (touched[j] == touched[i]) return true;
@@ -250,7 +248,8 @@ bool RecentlyTouched(absl::Span<const std::string> touched, size_t i) {
 // a touched name, and downstream of them while an output comes out with
 // another type or other facts: `types` is then the strict inference of the
 // edited model, as InferModel would find it.
-absl::Status RefreshTypes(const GraphIndex& graph, absl::Span<const std::string> touched,
+absl::Status RefreshTypes(const GraphIndex& graph,
+                          absl::Span<const GraphIndex::ValueId> touched,
                           schema::MainGraphRefresher& refresher) {
   std::vector<bool> queued(graph.node_count(), false);
   std::priority_queue<NodeId, std::vector<NodeId>, std::greater<NodeId>> queue;
@@ -261,15 +260,15 @@ absl::Status RefreshTypes(const GraphIndex& graph, absl::Span<const std::string>
   };
   for (size_t i = 0; i < touched.size(); ++i) {
     if (RecentlyTouched(touched, i)) continue;
-    const std::string& name = touched[i];
-    ValueSource source = graph.Producer(name);
+    const absl::string_view name = graph.ValueName(touched[i]);
+    ValueSource source = graph.ProducerOf(touched[i]);
     if (source.kind == ValueSource::Kind::kInitializer) {
       if (!refresher.Known(name)) refresher.AddInitializer(*graph.FindInitializer(name));
     } else if (source.kind == ValueSource::Kind::kNodeOutput && !refresher.Known(name)) {
       push(source.index);
     }
     // Read by a node whose input may have been set to it: inferred again.
-    for (const ValueUse& use : graph.Consumers(name)) push(use.node);
+    for (const ValueUse& use : graph.ConsumersOf(touched[i])) push(use.node);
   }
   while (!queue.empty()) {
     const NodeId id = queue.top();
@@ -311,7 +310,7 @@ bool SameKnowledge(const schema::GraphTypes& types, absl::string_view a, absl::s
 struct RoundEdits {
   int node_count = 0;
   int initializer_count = 0;
-  std::vector<std::pair<std::string, std::string>> moves;
+  std::vector<std::pair<GraphIndex::ValueId, GraphIndex::ValueId>> moves;
 };
 
 // Whether the round `edits` describes only removed nodes of `graph` and
@@ -328,24 +327,41 @@ bool OnlyForwarded(const GraphIndex& graph, const RoundEdits& edits,
       graph.graph()->initializer_size() != edits.initializer_count) {
     return false;
   }
-  return absl::c_all_of(edits.moves, [&](const auto& move) {
-    return SameKnowledge(types, move.first, move.second);
-  });
+  // The lookups miss the caches on a large graph: the tables' slots of the
+  // moves a few ahead are fetched meanwhile.
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < edits.moves.size(); ++i) {
+    if (i + kAhead < edits.moves.size()) {
+      types.types.prefetch(graph.ValueName(edits.moves[i + kAhead].first));
+      types.types.prefetch(graph.ValueName(edits.moves[i + kAhead].second));
+    }
+    const auto& [from, to] = edits.moves[i];
+    if (!SameKnowledge(types, graph.ValueName(from), graph.ValueName(to))) return false;
+  }
+  return true;
 }
 
 // Forgets, in `types`, the outputs of the nodes of `graph` a round removed
 // (before the index commits it and the strings the keys view go).
 void ForgetRemovedOutputs(const GraphIndex& graph, schema::GraphTypes& types) {
+  std::vector<const std::string*> outputs;
   for (NodeId id = 0; id < graph.node_count(); ++id) {
     if (graph.IsLive(id)) continue;
     for (const std::string& output : graph.node(id).output()) {
-      if (output.empty()) continue;
-      auto type = types.types.find(output);
-      // Only entries keyed by this node's string (as ForgetOutputs).
-      if (type == types.types.end() || type->first.data() != output.data()) continue;
-      types.types.erase(type);
-      types.facts.erase(output);
+      if (!output.empty()) outputs.push_back(&output);
     }
+  }
+  // As in OnlyForwarded, the slots of the names a few ahead are fetched
+  // while each is looked up.
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (i + kAhead < outputs.size()) types.types.prefetch(*outputs[i + kAhead]);
+    const std::string& output = *outputs[i];
+    auto type = types.types.find(output);
+    // Only entries keyed by this node's string (as ForgetOutputs).
+    if (type == types.types.end() || type->first.data() != output.data()) continue;
+    types.types.erase(type);
+    types.facts.erase(output);
   }
 }
 
@@ -389,7 +405,6 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
   if (options.max_rounds < 1) return absl::InvalidArgumentError("max_rounds must be at least 1");
   RewriteReport report;
   report.profile = options.profile;
-  report.bytes_before = static_cast<int64_t>(model.ByteSizeLong());
   const std::string interface = Interface(model.graph());
   // Whether the model passes strict inference (then so must the result):
   // known from the first round's inference.
@@ -431,8 +446,27 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
     report.rounds = round;
     // The passes visit every node this round (their logs start anew).
     const bool full_visit = index == nullptr;
-    if (index == nullptr) {
-      OC_ASSIGN_OR_RETURN(index, ModelIndex::Build(&model));
+    // The index only reads the model: built beside the inference (the
+    // size's measure and inference write cached sizes, which it never reads).
+    std::optional<Alongside<absl::StatusOr<std::unique_ptr<ModelIndex>>>> building;
+    if (full_visit) {
+      building.emplace([&model] { return ModelIndex::Build(&model); },
+                       WorthAThread(model, options));
+    }
+    if (round == 1) report.bytes_before = static_cast<int64_t>(model.ByteSizeLong());
+    std::optional<absl::StatusOr<schema::InferenceResult>> inferred;
+    if (!refreshed) {
+      // Strict in every round when the model passed it: the round that
+      // changes nothing has then checked the result's inference already.
+      schema::InferenceOptions strict;
+      strict.strict = round == 1 || strict_before;
+      types.reset();
+      inferred = schema::InferModel(model, strict);
+    }
+    if (building.has_value()) {
+      OC_ASSIGN_OR_RETURN(index, building->Join());
+    }
+    if (full_visit) {
       if (round == 1) {
         std::tie(report.nodes_before, report.initializers_before) =
             CountIndexed(model, index.get());
@@ -443,23 +477,17 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
       use_logs = absl::c_none_of(index->Graphs(),
                                  [](const GraphIndex* graph) { return graph->parent() != nullptr; });
       if (use_logs) {
-        for (GraphIndex* graph : index->Graphs()) graph->set_edit_log(&logs[graph].names);
+        for (GraphIndex* graph : index->Graphs()) graph->set_edit_log(&logs[graph].values);
       }
     }
-    if (!refreshed) {
-      // Strict in every round when the model passed it: the round that
-      // changes nothing has then checked the result's inference already.
-      schema::InferenceOptions strict;
-      strict.strict = round == 1 || strict_before;
-      types.reset();
-      absl::StatusOr<schema::InferenceResult> inferred = schema::InferModel(model, strict);
+    if (inferred.has_value()) {
       if (round == 1) {
-        strict_before = inferred.ok();
-        if (!inferred.ok()) inferred = schema::InferModel(model);
-      } else if (!inferred.ok()) {
-        return StrictInferenceFailure(inferred.status());
+        strict_before = inferred->ok();
+        if (!inferred->ok()) inferred = schema::InferModel(model);
+      } else if (!inferred->ok()) {
+        return StrictInferenceFailure(inferred->status());
       }
-      OC_ASSIGN_OR_RETURN(types, std::move(inferred));
+      OC_ASSIGN_OR_RETURN(types, std::move(*inferred));
     }
     refreshed = false;
     PassContext context(model, *types, options);
@@ -473,7 +501,7 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
                            : nullptr;
     const bool may_refresh = options.refresh_inference && use_logs && strict_before &&
                              only != nullptr && round < options.max_rounds;
-    const size_t log_start = may_refresh ? logs[only].names.size() : 0;
+    const size_t log_start = may_refresh ? logs[only].values.size() : 0;
     RoundEdits edits;
     if (may_refresh) {
       edits.node_count = only->node_count();
@@ -489,11 +517,11 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
     }
     if (may_refresh) only->set_move_log(nullptr);
     std::unique_ptr<schema::MainGraphRefresher> refresher;
-    std::vector<std::string> touched;
+    std::vector<GraphIndex::ValueId> touched;
     // The round only removed nodes and forwarded values: the inference
     // holds once the removed outputs are forgotten (none inferred again).
     bool forwarded = false;
-    const size_t logged = may_refresh ? logs[only].names.size() - log_start : 0;
+    const size_t logged = may_refresh ? logs[only].values.size() - log_start : 0;
     schema::GraphTypes* main_types = nullptr;
     if (may_refresh && changed) {
       auto found = types->graphs.find(&model.graph());
@@ -504,7 +532,7 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
       forwarded = true;
     } else if (may_refresh && changed &&
                logged * kRefreshShare < static_cast<size_t>(only->live_node_count())) {
-      const std::vector<std::string>& log = logs[only].names;
+      const std::vector<GraphIndex::ValueId>& log = logs[only].values;
       touched.assign(log.begin() + log_start, log.end());
       refresher = std::make_unique<schema::MainGraphRefresher>(model, *types);
       ForgetRemoved(*only, *refresher);
@@ -541,9 +569,9 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
     if (use_logs && index != nullptr) {
       // Drops what every pass has seen already.
       for (auto& [graph, log] : logs) {
-        size_t seen = log.names.size();
+        size_t seen = log.values.size();
         for (const std::optional<size_t>& at : log.seen) seen = std::min(seen, at.value_or(0));
-        log.names.erase(log.names.begin(), log.names.begin() + seen);
+        log.values.erase(log.values.begin(), log.values.begin() + seen);
         for (std::optional<size_t>& at : log.seen) {
           if (at.has_value()) *at -= seen;
         }
@@ -551,12 +579,27 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
     }
   }
   report.passes.push_back(prune);
+  // A model no pass changed is the model given. The checker reads the
+  // result beside the size's measure (which writes only cached sizes).
+  std::optional<Alongside<absl::Status>> checking;
+  if (changed_at_all) {
+    if (Interface(model.graph()) != interface) {
+      return absl::InternalError("the rewrite changed the graph's inputs or outputs");
+    }
+    checking.emplace([&model] { return CheckRewritten(model); }, WorthAThread(model, options));
+  }
   std::tie(report.nodes_after, report.initializers_after) = CountIndexed(model, index.get());
   report.bytes_after = static_cast<int64_t>(model.ByteSizeLong());
-  // A model no pass changed is the model given. The last round's
-  // inference was of the result when that round changed nothing.
-  if (changed_at_all) {
-    OC_RETURN_IF_ERROR(Validate(model, interface, strict_before && !report.converged));
+  if (checking.has_value()) {
+    OC_RETURN_IF_ERROR(checking->Join());
+    // The last round's inference was of the result when that round
+    // changed nothing.
+    if (strict_before && !report.converged) {
+      schema::InferenceOptions strict;
+      strict.strict = true;
+      absl::Status inferred = schema::InferModel(model, strict).status();
+      if (!inferred.ok()) return StrictInferenceFailure(inferred);
+    }
   }
   return report;
 }

@@ -340,6 +340,42 @@ TEST_P(RefreshTest, RefreshedInferenceRewritesAsAWholeOne) {
 INSTANTIATE_TEST_SUITE_P(Cases, RefreshTest, ::testing::ValuesIn(kRefreshCases),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// A chain of `blocks` blocks of five nodes: an Unsqueeze and a Squeeze that
+// cancel, and two equal Relus an Add joins (merged into one): two nodes of
+// each block are left.
+std::string CancellingChain(int blocks) {
+  std::string text =
+      "<ir_version: 8, opset_import: [\"\" : 12]>\ng (float[2,3] X) => (Y) {\n";
+  std::string last = "X";
+  for (int i = 0; i < blocks; ++i) {
+    absl::StrAppend(&text, "  u", i, " = Unsqueeze<axes = [0]>(", last, ")\n", "  s", i,
+                    " = Squeeze<axes = [0]>(u", i, ")\n", "  a", i, " = Relu(s", i, ")\n", "  b",
+                    i, " = Relu(s", i, ")\n", "  c", i, " = Add(a", i, ", b", i, ")\n");
+    last = absl::StrCat("c", i);
+  }
+  return absl::StrCat(text, "  Y = Relu(", last, ")\n}");
+}
+
+// A model large enough to be indexed and checked on a second thread is
+// rewritten as on one.
+TEST(PassesTest, SecondThreadRewritesTheSame) {
+  constexpr int kBlocks = 3300;
+  absl::StatusOr<onnx::ModelProto> original = ParseModelText(CancellingChain(kBlocks));
+  ASSERT_TRUE(original.ok()) << original.status();
+  ASSERT_GE(original->graph().node_size(), 16384);
+  onnx::ModelProto threaded = *original;
+  onnx::ModelProto single = *original;
+  RewriteOptions options;
+  absl::StatusOr<RewriteReport> with = Optimize(threaded, options);
+  ASSERT_TRUE(with.ok()) << with.status();
+  options.second_thread = false;
+  absl::StatusOr<RewriteReport> without = Optimize(single, options);
+  ASSERT_TRUE(without.ok()) << without.status();
+  EXPECT_EQ(with->nodes_after, 2 * kBlocks + 1) << with->ToText();
+  EXPECT_EQ(with->ToJson(), without->ToJson());
+  EXPECT_EQ(threaded.SerializeAsString(), single.SerializeAsString());
+}
+
 // An If with a constant condition inside a branch of another If (whose
 // condition is not constant) is inlined there, reading the outer graph's X.
 TEST(PassesTest, InlinesConstantIfInASubgraph) {
