@@ -11,6 +11,8 @@
 #
 #   tools/bench-convert.sh [sizes...]     default: 10000 100000 1000000
 #   ROUNDS=5 (default)
+#   WAYS="SerializedTo13 SerializedTo21 ConvertTo13 ConvertTo21" (default;
+#   OptimizeExact is the rewriter's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bazel build -c opt //bench:convert_bench >/dev/null 2>&1
@@ -21,7 +23,7 @@ binary=bazel-bin/bench/convert_bench
 rounds=${ROUNDS:-5}
 sizes=("$@")
 [ $# -eq 0 ] && sizes=(10000 100000 1000000)
-ways=(SerializedTo13 SerializedTo21 ConvertTo13 ConvertTo21)
+read -r -a ways <<< "${WAYS:-SerializedTo13 SerializedTo21 ConvertTo13 ConvertTo21}"
 
 # The mean time per iteration of benchmark $1 at size $2, in ms.
 time_of() {
