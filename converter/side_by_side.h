@@ -1,11 +1,12 @@
 #ifndef ONNX_CONVERT_CONVERTER_SIDE_BY_SIDE_H_
 #define ONNX_CONVERT_CONVERTER_SIDE_BY_SIDE_H_
 
-// Running two pieces of the converter's work on two threads when the model is
-// large enough to gain from it.
+// When the converter runs two pieces of its work on two threads
+// (base/side_by_side.h): when the model is large enough to gain from it.
 
 #include <cstddef>
-#include <functional>
+
+#include "base/side_by_side.h"
 
 namespace onnxconvert::converter {
 
@@ -17,11 +18,6 @@ namespace onnxconvert::converter {
 // and saves time on those of a million. Windows (1,024 nodes) stay on one
 // thread.
 inline constexpr size_t kSideBySideNodes = 65536;
-
-// Runs `a` and `b`: on two threads when `parallel` and a thread can be had,
-// else one after the other. Returns once both have finished.
-void RunSideBySide(const std::function<void()>& a, const std::function<void()>& b,
-                   bool parallel);
 
 }  // namespace onnxconvert::converter
 

@@ -13,10 +13,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "base/alongside.h"
 #include "base/indent.h"
 #include "base/json_writer.h"
 #include "base/op_key.h"
+#include "base/side_by_side.h"
 #include "base/status_macros.h"
 #include "ir/graph_index.h"
 #include "rewrites/rules.h"
@@ -197,11 +197,11 @@ absl::StatusOr<bool> RunPass(Pass& pass, size_t k, PassContext& context, ModelIn
 
 // Models of this many nodes or more are indexed, and checked, on a second
 // thread while this one goes on (RewriteOptions::second_thread).
-constexpr int kAlongsideFrom = 16384;
+constexpr int kSecondThreadFrom = 16384;
 
 // Whether `model` is indexed and checked on a second thread.
 bool WorthAThread(const onnx::ModelProto& model, const RewriteOptions& options) {
-  return options.second_thread && model.graph().node_size() >= kAlongsideFrom;
+  return options.second_thread && model.graph().node_size() >= kSecondThreadFrom;
 }
 
 // The error of a rewritten model failing strict inference with `status`.
@@ -448,23 +448,25 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
     const bool full_visit = index == nullptr;
     // The index only reads the model: built beside the inference (the
     // size's measure and inference write cached sizes, which it never reads).
-    std::optional<Alongside<absl::StatusOr<std::unique_ptr<ModelIndex>>>> building;
-    if (full_visit) {
-      building.emplace([&model] { return ModelIndex::Build(&model); },
-                       WorthAThread(model, options));
-    }
-    if (round == 1) report.bytes_before = static_cast<int64_t>(model.ByteSizeLong());
+    std::optional<absl::StatusOr<std::unique_ptr<ModelIndex>>> built;
     std::optional<absl::StatusOr<schema::InferenceResult>> inferred;
-    if (!refreshed) {
-      // Strict in every round when the model passed it: the round that
-      // changes nothing has then checked the result's inference already.
-      schema::InferenceOptions strict;
-      strict.strict = round == 1 || strict_before;
-      types.reset();
-      inferred = schema::InferModel(model, strict);
-    }
-    if (building.has_value()) {
-      OC_ASSIGN_OR_RETURN(index, building->Join());
+    RunSideBySide(
+        [&] {
+          if (full_visit) built = ModelIndex::Build(&model);
+        },
+        [&] {
+          if (round == 1) report.bytes_before = static_cast<int64_t>(model.ByteSizeLong());
+          if (refreshed) return;
+          // Strict in every round when the model passed it: the round that
+          // changes nothing has then checked the result's inference already.
+          schema::InferenceOptions strict;
+          strict.strict = round == 1 || strict_before;
+          types.reset();
+          inferred = schema::InferModel(model, strict);
+        },
+        full_visit && WorthAThread(model, options));
+    if (built.has_value()) {
+      OC_ASSIGN_OR_RETURN(index, *std::move(built));
     }
     if (full_visit) {
       if (round == 1) {
@@ -581,25 +583,28 @@ absl::StatusOr<RewriteReport> Optimize(onnx::ModelProto& model, const RewriteOpt
   report.passes.push_back(prune);
   // A model no pass changed is the model given. The checker reads the
   // result beside the size's measure (which writes only cached sizes).
-  std::optional<Alongside<absl::Status>> checking;
-  if (changed_at_all) {
-    if (Interface(model.graph()) != interface) {
-      return absl::InternalError("the rewrite changed the graph's inputs or outputs");
-    }
-    checking.emplace([&model] { return CheckRewritten(model); }, WorthAThread(model, options));
+  if (changed_at_all && Interface(model.graph()) != interface) {
+    return absl::InternalError("the rewrite changed the graph's inputs or outputs");
   }
-  std::tie(report.nodes_after, report.initializers_after) = CountIndexed(model, index.get());
-  report.bytes_after = static_cast<int64_t>(model.ByteSizeLong());
-  if (checking.has_value()) {
-    OC_RETURN_IF_ERROR(checking->Join());
-    // The last round's inference was of the result when that round
-    // changed nothing.
-    if (strict_before && !report.converged) {
-      schema::InferenceOptions strict;
-      strict.strict = true;
-      absl::Status inferred = schema::InferModel(model, strict).status();
-      if (!inferred.ok()) return StrictInferenceFailure(inferred);
-    }
+  absl::Status checked;
+  RunSideBySide(
+      [&] {
+        if (changed_at_all) checked = CheckRewritten(model);
+      },
+      [&] {
+        std::tie(report.nodes_after, report.initializers_after) =
+            CountIndexed(model, index.get());
+        report.bytes_after = static_cast<int64_t>(model.ByteSizeLong());
+      },
+      changed_at_all && WorthAThread(model, options));
+  OC_RETURN_IF_ERROR(checked);
+  // The last round's inference was of the result when that round changed
+  // nothing.
+  if (changed_at_all && strict_before && !report.converged) {
+    schema::InferenceOptions strict;
+    strict.strict = true;
+    absl::Status inferred = schema::InferModel(model, strict).status();
+    if (!inferred.ok()) return StrictInferenceFailure(inferred);
   }
   return report;
 }

@@ -1,10 +1,10 @@
-#include "converter/side_by_side.h"
+#include "base/side_by_side.h"
 
 #include <exception>
 #include <system_error>
 #include <thread>
 
-namespace onnxconvert::converter {
+namespace onnxconvert {
 
 void RunSideBySide(const std::function<void()>& a, const std::function<void()>& b,
                    bool parallel) {
@@ -40,4 +40,4 @@ void RunSideBySide(const std::function<void()>& a, const std::function<void()>& 
   b();
 }
 
-}  // namespace onnxconvert::converter
+}  // namespace onnxconvert
