@@ -453,6 +453,9 @@ TEST(ServerProcessTest, DeadlineAndCancellationKillTheWorkerAndReplaceIt) {
   })) << server.Stderr();
   status = ConvertAs(server, "after", testing::TinyCnnBytes(), 17);
   EXPECT_TRUE(status.ok()) << status.error_message();
+  // That call may count as running a moment after its answer: the canceller
+  // below must see the slow call's worker running, not that one's.
+  ASSERT_TRUE(Eventually([&] { return server.RunningWorkers() == 0; }));
 
   grpc::ClientContext cancelled;
   std::thread canceller([&] {
@@ -465,7 +468,7 @@ TEST(ServerProcessTest, DeadlineAndCancellationKillTheWorkerAndReplaceIt) {
   EXPECT_TRUE(Eventually([&] {
     std::vector<pid_t> third = WorkerPids(server.pid());
     return third.size() == 1 && third != second && server.RunningWorkers() == 0;
-  }));
+  })) << server.Stderr();
   EXPECT_TRUE(ConvertAs(server, "after", testing::TinyCnnBytes(), 17).ok());
 }
 
