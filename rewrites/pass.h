@@ -93,18 +93,18 @@ struct PassStats {
 };
 
 // The nodes of one graph a pass run needs to visit (a worklist): all of
-// them, or those near a name an edit touched since the pass last ran on the
+// them, or those near a value an edit touched since the pass last ran on the
 // graph (GraphIndex::set_edit_log), found as the run goes, so the run's own
-// edits count too. Near: the producer and the consumers of the name, and
+// edits count too. Near: the producer and the consumers of the value, and
 // the nodes up to `reach` - 1 steps downstream of them (a rule's pattern
 // reaches that far up from the node it matches at).
 class Focus {
  public:
-  // The nodes near each name of a graph's edit log (its producer and its
+  // The nodes near each value of a graph's edit log (its producer and its
   // consumers), found once for every pass run of a round: node ids hold
   // until the index commits, when the manager clears it. A node found near
-  // a name stays found after an edit takes it away (an edit taking it to
-  // another name logs that name too).
+  // a value stays found after an edit takes it away (an edit taking it to
+  // another value logs that value too).
   struct Seeds {
     std::vector<uint32_t> begin = {0};  // entry i: nodes[begin[i], begin[i + 1])
     std::vector<NodeId> nodes;
@@ -118,7 +118,7 @@ class Focus {
   // Every node.
   Focus() = default;
   // The nodes near log[from...] (the log grows as the run edits); `seeds`,
-  // when given, holds what earlier runs found near the log's names.
+  // when given, holds what earlier runs found near the log's values.
   // `facts_kept`: inference knows the same of every value as when the pass
   // last visited every node, every run since focused as this one (see
   // Within).
@@ -134,7 +134,7 @@ class Focus {
   // Whether a rule reaching `reach` nodes up (at most the pass's reach)
   // must be tried at node `id`, which Visit has just accepted: when
   // inference is known unchanged since the pass last visited every node,
-  // only within `reach` - 1 steps downstream of a node near a touched name
+  // only within `reach` - 1 steps downstream of a node near a touched value
   // (the rule failed at `id` when last tried, and nothing it reads changed
   // since); else wherever Visit says (a fact changed upstream may reach
   // farther).
@@ -153,8 +153,8 @@ class Focus {
   // Finds the nodes near log entry seeds_->resolved() into seeds_; entries
   // from `batch` on are resolved together (no edit in between).
   void Resolve(size_t batch);
-  // The entry among the few before `i` (from `batch` on) naming the same
-  // value as entry i, or i (edits log a name several times in a row).
+  // The entry among the few before `i` (from `batch` on) holding the same
+  // value as entry i, or i (edits log a value several times in a row).
   size_t RecentRepeat(size_t i, size_t batch) const;
 
   const GraphIndex* graph_ = nullptr;

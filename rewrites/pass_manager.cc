@@ -219,7 +219,7 @@ absl::Status CheckRewritten(const onnx::ModelProto& model) {
 }
 
 // A round's edits are refreshed in the inference when they logged fewer
-// names than 1/kRefreshShare of the graph's nodes: a refresh reaches each
+// values than 1/kRefreshShare of the graph's nodes: a refresh reaches each
 // node it infers again at random, where inference streams through them,
 // and costs more when most nodes changed.
 constexpr size_t kRefreshShare = 2;
@@ -244,8 +244,8 @@ bool RecentlyTouched(absl::Span<const GraphIndex::ValueId> touched, size_t i) {
 }
 
 // Infers again, once the round's edits are committed, the nodes defining a
-// name the round touched that inference no longer knows, the nodes reading
-// a touched name, and downstream of them while an output comes out with
+// value the round touched that inference no longer knows, the nodes reading
+// a touched value, and downstream of them while an output comes out with
 // another type or other facts: `types` is then the strict inference of the
 // edited model, as InferModel would find it.
 absl::Status RefreshTypes(const GraphIndex& graph,
