@@ -407,7 +407,9 @@ class GraphIndex {
   void SetInputValue(NodeId node, int slot, ValueId value);
   void SetGraphOutput(int position, absl::string_view value);
   absl::Status CheckRenameInSubgraphs(absl::string_view from, absl::string_view to) const;
-  void RenameUsesOf(absl::string_view from, absl::string_view to, bool graph_outputs);
+  // Moves the uses of `value` (named `from`, kNoValue excluded) to `to`.
+  void RenameUsesOf(ValueId value, absl::string_view from, absl::string_view to,
+                    bool graph_outputs);
   void InsertBefore(NodeId node, NodeId anchor);
   // The nodes inserted before (or after) `anchor`, or null.
   const std::vector<NodeId>* InsertedAround(NodeId anchor, bool after) const;

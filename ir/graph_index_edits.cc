@@ -262,7 +262,9 @@ absl::Status GraphIndex::RenameUses(absl::string_view from, absl::string_view to
   // Only a subgraph can refuse the rename.
   if (!subgraphs_.empty()) OC_RETURN_IF_ERROR(CheckRenameInSubgraphs(from_name, to_name));
   const ValueId from_value = Find(from_name);
-  RenameUsesOf(from_name, to_name, /*graph_outputs=*/false);
+  if (from_value != kNoValue) {
+    RenameUsesOf(from_value, from_name, to_name, /*graph_outputs=*/false);
+  }
   // `to` has a number once a use moved to it (none: nothing moved).
   const ValueId to_value = Find(to_name);
   LogValue(from_value);
@@ -294,9 +296,8 @@ absl::Status GraphIndex::CheckRenameInSubgraphs(absl::string_view from,
   return absl::OkStatus();
 }
 
-void GraphIndex::RenameUsesOf(absl::string_view from, absl::string_view to, bool graph_outputs) {
-  const ValueId value = Find(from);
-  if (value == kNoValue) return;
+void GraphIndex::RenameUsesOf(ValueId value, absl::string_view from, absl::string_view to,
+                              bool graph_outputs) {
   // Renaming edits this list; walk a copy.
   const absl::InlinedVector<ValueUse, 4> uses(values_[value].uses.begin(),
                                               values_[value].uses.end());
@@ -309,7 +310,7 @@ void GraphIndex::RenameUsesOf(absl::string_view from, absl::string_view to, bool
       for (const std::unique_ptr<GraphIndex>& child : subgraphs_.at(use.node)) {
         const ValueId inner = child->Find(from);
         if (inner != kNoValue && IsFree(child->values_[inner])) {
-          child->RenameUsesOf(from, to, /*graph_outputs=*/true);
+          child->RenameUsesOf(inner, from, to, /*graph_outputs=*/true);
         }
       }
     } else if (graph_outputs) {
