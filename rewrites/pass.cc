@@ -71,25 +71,11 @@ void Focus::Resolve(size_t batch) {
 
 bool Focus::Visit(NodeId id) {
   if (graph_ == nullptr) return true;
-  if (seeds_ != nullptr) {
-    const size_t batch = seeds_->resolved();
-    for (; drained_ < log_->size(); ++drained_) {
-      while (seeds_->resolved() <= drained_) Resolve(batch);
-      for (uint32_t k = seeds_->begin[drained_]; k < seeds_->begin[drained_ + 1]; ++k) {
-        Mark(seeds_->nodes[k], reach_ - 1);
-      }
-    }
-    return id >= 0 && static_cast<size_t>(id) < marked_.size() && marked_[id] > 0;
-  }
-  const size_t batch = drained_;
+  const size_t batch = seeds_->resolved();
   for (; drained_ < log_->size(); ++drained_) {
-    // Marked already in this batch (no edit in between).
-    if (RecentRepeat(drained_, batch) != drained_) continue;
-    const GraphIndex::ValueId value = (*log_)[drained_];
-    ValueSource source = graph_->ProducerOf(value);
-    if (source.kind == ValueSource::Kind::kNodeOutput) Mark(source.index, reach_ - 1);
-    for (const ValueUse& use : graph_->ConsumersOf(value)) {
-      if (use.node != kNoNode) Mark(use.node, reach_ - 1);
+    while (seeds_->resolved() <= drained_) Resolve(batch);
+    for (uint32_t k = seeds_->begin[drained_]; k < seeds_->begin[drained_ + 1]; ++k) {
+      Mark(seeds_->nodes[k], reach_ - 1);
     }
   }
   return id >= 0 && static_cast<size_t>(id) < marked_.size() && marked_[id] > 0;

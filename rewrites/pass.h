@@ -117,15 +117,14 @@ class Focus {
 
   // Every node.
   Focus() = default;
-  // The nodes near log[from...] (the log grows as the run edits); `seeds`,
-  // when given, holds what earlier runs found near the log's values.
-  // `facts_kept`: inference knows the same of every value as when the pass
-  // last visited every node, every run since focused as this one (see
-  // Within).
+  // The nodes near log[from...] (the log grows as the run edits); `seeds`
+  // holds what earlier runs found near the log's values, and gains what
+  // this one finds. `facts_kept`: inference knows the same of every value
+  // as when the pass last visited every node, every run since focused as
+  // this one (see Within).
   Focus(const GraphIndex& graph, const std::vector<GraphIndex::ValueId>& log, size_t from,
-        int reach,
-        Seeds* seeds = nullptr, bool facts_kept = false)
-      : graph_(&graph), log_(&log), seeds_(seeds), from_(from), drained_(from), reach_(reach),
+        int reach, Seeds& seeds, bool facts_kept)
+      : graph_(&graph), log_(&log), seeds_(&seeds), from_(from), drained_(from), reach_(reach),
         facts_kept_(facts_kept) {}
 
   bool all() const { return graph_ == nullptr; }

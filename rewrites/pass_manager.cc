@@ -178,7 +178,7 @@ absl::StatusOr<bool> RunPass(Pass& pass, size_t k, PassContext& context, ModelIn
       log.seen.resize(std::max(log.seen.size(), k + 1));
       const int reach = pass.Reach(context.options());
       if (log.seen[k].has_value() && reach > 0) {
-        focus = Focus(**it, log.values, *log.seen[k], reach, &log.seeds, facts_kept);
+        focus = Focus(**it, log.values, *log.seen[k], reach, log.seeds, facts_kept);
       }
       log.seen[k] = log.values.size();
     }
