@@ -356,12 +356,7 @@ void ForgetRemovedOutputs(const GraphIndex& graph, schema::GraphTypes& types) {
   constexpr size_t kAhead = 8;
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (i + kAhead < outputs.size()) types.types.prefetch(*outputs[i + kAhead]);
-    const std::string& output = *outputs[i];
-    auto type = types.types.find(output);
-    // Only entries keyed by this node's string (as ForgetOutputs).
-    if (type == types.types.end() || type->first.data() != output.data()) continue;
-    types.types.erase(type);
-    types.facts.erase(output);
+    schema::ForgetValue(types, *outputs[i]);
   }
 }
 

@@ -291,21 +291,29 @@ MainGraphRefresher::MainGraphRefresher(const onnx::ModelProto& model, InferenceR
 
 MainGraphRefresher::~MainGraphRefresher() = default;
 
+std::optional<ForgottenValue> ForgetValue(GraphTypes& types, const std::string& name) {
+  auto type = types.types.find(name);
+  if (type == types.types.end() || type->first.data() != name.data()) return std::nullopt;
+  ForgottenValue forgotten;
+  forgotten.type = type->second;
+  types.types.erase(type);
+  if (auto fact = types.facts.find(name); fact != types.facts.end()) {
+    forgotten.facts = fact->second;
+    types.facts.erase(fact);
+  }
+  return forgotten;
+}
+
 void MainGraphRefresher::ForgetOutputs(const onnx::NodeProto& node) {
-  GraphTypes& types = state_->types;
   for (const std::string& output : node.output()) {
     if (output.empty()) continue;
-    auto type = types.types.find(output);
-    // Only entries keyed by this node's string: a name it shares with a
-    // node still defining it (an invalid graph) keeps its entry.
-    if (type == types.types.end() || type->first.data() != output.data()) continue;
+    std::optional<ForgottenValue> forgotten = ForgetValue(state_->types, output);
+    if (!forgotten.has_value()) continue;
     State::Known known;
-    known.type = type->second;
-    types.types.erase(type);
-    if (auto fact = types.facts.find(output); fact != types.facts.end()) {
-      known.facts = fact->second;
+    known.type = forgotten->type;
+    if (forgotten->facts.has_value()) {
+      known.facts = *forgotten->facts;
       known.has_facts = true;
-      types.facts.erase(fact);
     }
     state_->forgotten.try_emplace(output, known);
   }

@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,18 @@ struct GraphTypes {
   // Facts of the values that have them, by name.
   absl::flat_hash_map<absl::string_view, ValueFacts> facts;
 };
+
+// What inference knew of one value, taken out by ForgetValue.
+struct ForgottenValue {
+  const onnx::TypeProto* type = nullptr;
+  std::optional<ValueFacts> facts;
+};
+
+// Takes out of `types` what it knows of `name`, an output of a node removed
+// from the graph (its string still alive), when its entry is keyed by that
+// very string: a name it shares with a node still defining it (an invalid
+// graph) keeps its entry. nullopt when there is no such entry.
+std::optional<ForgottenValue> ForgetValue(GraphTypes& types, const std::string& name);
 
 // What inference found for a model.
 struct InferenceResult {
