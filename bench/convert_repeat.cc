@@ -1,10 +1,11 @@
-// Converts the synthetic chain model of bench/synthetic_models.h the way
+// Converts a synthetic chain model of bench/synthetic_models.h (the plain
+// chain, or with `if` the If chain) the way
 // the CLI does (ConvertBytes), or parses and serializes it (the
 // floor), a given number of times, for counting instructions under
 // callgrind (tools/bench-instructions.sh): counts do not move with the
 // machine's load as times do.
 //
-//   convert_repeat NODES TARGET_OPSET REPETITIONS    (TARGET_OPSET 0: the floor)
+//   convert_repeat NODES TARGET_OPSET REPETITIONS [if]   (TARGET_OPSET 0: the floor)
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,14 +18,17 @@
 #include "ir/model_sink.h"
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: convert_repeat NODES TARGET_OPSET REPETITIONS\n");
+  const bool if_chain = argc == 5 && std::string(argv[4]) == "if";
+  if (argc != 4 && !if_chain) {
+    std::fprintf(stderr, "usage: convert_repeat NODES TARGET_OPSET REPETITIONS [if]\n");
     return 2;
   }
   const int64_t nodes = std::atoll(argv[1]);
   const int64_t target = std::atoll(argv[2]);
   const int repetitions = std::atoi(argv[3]);
-  const std::string& bytes = onnxconvert::bench::SerializedChainModel(nodes);
+  const std::string bytes =
+      if_chain ? onnxconvert::bench::MakeIfChainModel(nodes).SerializeAsString()
+               : onnxconvert::bench::SerializedChainModel(nodes);
   size_t written = 0;
   for (int i = 0; i < repetitions; ++i) {
     if (target == 0) {

@@ -1,5 +1,6 @@
 #include "converter/constant_table.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -52,7 +53,7 @@ const onnx::TensorProto* ConstantTable::FindAt(const ir::OpIndex& index,
                                                const onnx::GraphProto* graph,
                                                absl::string_view name, int depth) {
   for (int level = 0; graph != nullptr && level <= kMaxGraphDepth; ++level) {
-    Scope& scope = ScopeOf(graph);
+    Scope& scope = ScopeOf(index, graph);
     auto found = scope.constants.find(name);
     if (found != scope.constants.end()) {
       return opaque_ != nullptr && opaque_->contains(name) ? nullptr : found->second;
@@ -109,9 +110,10 @@ const onnx::TensorProto* ConstantTable::Fold(const ir::OpIndex& index, const onn
   return asked;
 }
 
-ConstantTable::Scope& ConstantTable::ScopeOf(const onnx::GraphProto* graph) {
+ConstantTable::Scope& ConstantTable::ScopeOf(const ir::OpIndex& index,
+                                             const onnx::GraphProto* graph) {
   auto [it, inserted] = graphs_.try_emplace(graph);
-  if (inserted) Collect(*graph, it->second);
+  if (inserted) Collect(*graph, index.ParentOf(graph) == nullptr, it->second);
   return it->second;
 }
 
@@ -129,20 +131,43 @@ void ConstantTable::AddInitializers(const onnx::GraphProto* graph,
   }
 }
 
-void ConstantTable::Collect(const onnx::GraphProto& graph, Scope& scope) {
+void ConstantTable::Collect(const onnx::GraphProto& graph, bool main, Scope& scope) {
   auto& constants = scope.constants;
-  // Most nodes may fold: room for all at once rather than a doubling at a
-  // time.
-  scope.foldable.reserve(static_cast<size_t>(graph.node_size()));
   for (const onnx::TensorProto& tensor : graph.initializer()) {
     constants.try_emplace(tensor.name(), &tensor);
   }
+  // The values of this graph that are surely no constants (views of its
+  // names): a node reading one cannot fold, so it is not among the
+  // foldable ones, and its outputs are such values too.
+  absl::flat_hash_set<absl::string_view> varying;
+  for (const onnx::ValueInfoProto& input : graph.input()) {
+    if (!constants.contains(input.name())) varying.insert(input.name());
+  }
+  auto may_be_constant = [&](absl::string_view name) {
+    if (name.empty() || scope.foldable.contains(name)) return true;
+    if (varying.contains(name)) return false;
+    if (constants.contains(name)) return opaque_ == nullptr || !opaque_->contains(name);
+    // Defined outside the graph: in an enclosing one, or for the main
+    // graph, by a Constant no longer among its nodes.
+    return !main || (carried_ != nullptr && carried_->contains(name));
+  };
+  auto note_varying = [&](const onnx::NodeProto& node) {
+    for (const std::string& output : node.output()) {
+      if (!output.empty() && !constants.contains(output)) varying.insert(output);
+    }
+  };
   for (const onnx::NodeProto& node : graph.node()) {
-    if (!CanonicalDomain(node.domain()).empty()) continue;
+    if (!CanonicalDomain(node.domain()).empty()) {
+      note_varying(node);
+      continue;
+    }
     if (node.output_size() == 1 && node.op_type() == "Identity" && node.input_size() == 1) {
       // An Identity of a constant is that constant (a Constant a
       // downgrade made an initializer is passed on by one).
-      if (opaque_ != nullptr && opaque_->contains(node.input(0))) continue;
+      if (opaque_ != nullptr && opaque_->contains(node.input(0))) {
+        note_varying(node);
+        continue;
+      }
       auto found = constants.find(node.input(0));
       if (found != constants.end()) {
         // A copy: the insertion may move the entry `found` points at.
@@ -162,7 +187,11 @@ void ConstantTable::Collect(const onnx::GraphProto& graph, Scope& scope) {
       }
       continue;
     }
-    if (!MayFold(node)) continue;
+    if (!MayFold(node) ||
+        !std::all_of(node.input().begin(), node.input().end(), may_be_constant)) {
+      note_varying(node);
+      continue;
+    }
     for (const std::string& output : node.output()) {
       if (!output.empty() && !constants.contains(output)) scope.foldable.try_emplace(output, &node);
     }

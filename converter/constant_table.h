@@ -61,13 +61,15 @@ class ConstantTable {
     // Small values of Constant nodes are copies: a step may rewrite the
     // node (into an Identity of an initializer, say) while they are in use.
     absl::flat_hash_map<std::string, const onnx::TensorProto*> constants;
-    // The ai.onnx nodes that may fold, by output name; an entry is erased
-    // once its node has been tried.
+    // The ai.onnx nodes that may fold (whose inputs may all be constants),
+    // by output name; an entry is erased once its node has been tried.
     absl::flat_hash_map<std::string, const onnx::NodeProto*> foldable;
   };
 
-  Scope& ScopeOf(const onnx::GraphProto* graph);
-  void Collect(const onnx::GraphProto& graph, Scope& scope);
+  Scope& ScopeOf(const ir::OpIndex& index, const onnx::GraphProto* graph);
+  // Collects the constants and foldable nodes of `graph` (the main graph
+  // when `main`) into `scope`.
+  void Collect(const onnx::GraphProto& graph, bool main, Scope& scope);
   // Folds the node producing `name` in `graph`'s scope, if it can.
   const onnx::TensorProto* Fold(const ir::OpIndex& index, const onnx::GraphProto* graph,
                                 Scope& scope, absl::string_view name, int depth);

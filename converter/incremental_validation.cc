@@ -11,6 +11,7 @@
 #include "base/status_macros.h"
 #include "converter/side_by_side.h"
 #include "schema/checker.h"
+#include "schema/tensor_checks.h"
 
 namespace onnxconvert::converter {
 namespace {
@@ -117,13 +118,19 @@ absl::Status IncrementalValidator::CheckWiring(
 absl::Status IncrementalValidator::Validate(absl::Span<const TouchedGroup> all_groups,
                                             absl::Span<const onnx::TensorProto* const> added,
                                             schema::InferenceResult& types,
-                                            const ParentOf& parent_of) {
+                                            const ParentOf& parent_of,
+                                            absl::Span<const SubgraphInitializer> added_to_subgraphs) {
   const onnx::GraphProto& graph = model_.graph();
   // Groups in subgraphs are validated graph by graph, after the main
   // graph's (they only read values from before the step, as those do).
   std::vector<TouchedGroup> main_groups;
   std::map<const onnx::GraphProto*, std::vector<TouchedGroup>> subgraph_groups;
-  bool in_subgraphs = false;
+  std::map<const onnx::GraphProto*, std::vector<const onnx::TensorProto*>> subgraph_added;
+  for (const SubgraphInitializer& added_there : added_to_subgraphs) {
+    subgraph_groups[added_there.graph];
+    subgraph_added[added_there.graph].push_back(added_there.tensor);
+  }
+  bool in_subgraphs = !added_to_subgraphs.empty();
   for (const TouchedGroup& group : all_groups) in_subgraphs |= group.graph != &graph;
   if (in_subgraphs) {
     for (const TouchedGroup& group : all_groups) {
@@ -164,7 +171,8 @@ absl::Status IncrementalValidator::Validate(absl::Span<const TouchedGroup> all_g
   OC_RETURN_IF_ERROR(first_status);
   OC_RETURN_IF_ERROR(second_status);
   for (const auto& [subgraph, groups_there] : subgraph_groups) {
-    OC_RETURN_IF_ERROR(ValidateSubgraph(*subgraph, groups_there, types, parent_of));
+    OC_RETURN_IF_ERROR(
+        ValidateSubgraph(*subgraph, groups_there, subgraph_added[subgraph], types, parent_of));
   }
   first->Commit();
   second->Commit();
@@ -173,8 +181,16 @@ absl::Status IncrementalValidator::Validate(absl::Span<const TouchedGroup> all_g
 
 absl::Status IncrementalValidator::ValidateSubgraph(const onnx::GraphProto& graph,
                                                     absl::Span<const TouchedGroup> groups,
+                                                    absl::Span<const onnx::TensorProto* const> added,
                                                     schema::InferenceResult& types,
                                                     const ParentOf& parent_of) {
+  for (const onnx::TensorProto* tensor : added) {
+    absl::Status valid = schema::CheckTensor(*tensor);
+    if (!valid.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "initializer '", tensor->name(), "' added to a subgraph: ", valid.message()));
+    }
+  }
   // The enclosing graphs, innermost first, with their types.
   std::vector<const onnx::GraphProto*> ancestors;
   std::vector<const schema::GraphTypes*> scopes;
@@ -198,7 +214,7 @@ absl::Status IncrementalValidator::ValidateSubgraph(const onnx::GraphProto& grap
     OC_RETURN_IF_ERROR(CheckWiring(group, graph_level, scopes));
   }
   OC_ASSIGN_OR_RETURN(std::unique_ptr<schema::NodeReinferencer> reinfer,
-                      schema::NodeReinferencer::Create(model_, graph, {}, types, nullptr,
+                      schema::NodeReinferencer::Create(model_, graph, added, types, nullptr,
                                                        ancestors));
   schema::NodeChecker checker(model_);
   for (const TouchedGroup& group : groups) {

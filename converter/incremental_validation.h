@@ -33,6 +33,12 @@ struct TouchedGroup {
   absl::Span<const absl::string_view> old_outputs;
 };
 
+// An initializer a step added to a subgraph.
+struct SubgraphInitializer {
+  const onnx::GraphProto* graph;
+  const onnx::TensorProto* tensor;
+};
+
 // Infers `node` (in the graph at `path`) with `reinfer`, then checks it
 // against the types inferred, unless it repeats a node checked so before
 // (NodeReinferencer::RepeatsCheckedNode). The checker's finding comes
@@ -60,10 +66,13 @@ class IncrementalValidator {
   using ParentOf = std::function<const onnx::GraphProto*(const onnx::GraphProto*)>;
 
   // Validates after a step that touched `groups` and added the initializers
-  // `added` to the main graph; `types` is the inference before the step.
+  // `added` to the main graph and `added_to_subgraphs` to subgraphs (each
+  // checked as CheckModel checks an initializer); `types` is the inference
+  // before the step.
   absl::Status Validate(absl::Span<const TouchedGroup> groups,
                         absl::Span<const onnx::TensorProto* const> added,
-                        schema::InferenceResult& types, const ParentOf& parent_of);
+                        schema::InferenceResult& types, const ParentOf& parent_of,
+                        absl::Span<const SubgraphInitializer> added_to_subgraphs = {});
 
   // Forgets what it collected of the main graph: a step was validated
   // otherwise, and may have changed it.
@@ -90,9 +99,11 @@ class IncrementalValidator {
                               const schema::GraphTypes& main,
                               schema::NodeReinferencer& reinfer) const;
 
-  // Validates `groups`, all in subgraph `graph`, against `types`.
+  // Validates `groups`, all in subgraph `graph`, to which the step added
+  // the initializers `added`, against `types`.
   absl::Status ValidateSubgraph(const onnx::GraphProto& graph,
                                 absl::Span<const TouchedGroup> groups,
+                                absl::Span<const onnx::TensorProto* const> added,
                                 schema::InferenceResult& types, const ParentOf& parent_of);
 
   // Checks the wiring rules of `group` (the first list above) in the main

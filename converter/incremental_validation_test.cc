@@ -100,5 +100,69 @@ TEST(IncrementalValidatorTest, InsertedNodesMayFeedTheAnchorUnderNewNames) {
   EXPECT_EQ(main.at("X_copy")->tensor_type().shape().dim_size(), 2);
 }
 
+// An If whose then branch unsqueezes X at opset 12, for a step to 13.
+constexpr absl::string_view kUnsqueezeInBranch = R"(<ir_version: 8, opset_import: ["" : 12]>
+g (bool C, float[2,3] X) => (float[1,2,3] Y) {
+  Y = If <then_branch = t () => (float[1,2,3] T) { [unsqueeze] T = Unsqueeze <axes = [0]> (X) },
+          else_branch = e () => (float[1,2,3] E) { E = Unsqueeze <axes = [0]> (X) }> (C)
+})";
+
+// One behaviour: the then branch's Unsqueeze rewritten for opset 13, its
+// axes an initializer added to the branch as `axes` says.
+struct SubgraphConstantCase {
+  std::string name;
+  void (*axes)(onnx::TensorProto& tensor);
+  std::string error;  // "" when the change validates
+};
+
+TEST(IncrementalValidatorTest, ConstantsAddedToSubgraphsValidateWithTheirNodes) {
+  const SubgraphConstantCase cases[] = {
+      {"the axes as the attribute had them", [](onnx::TensorProto&) {}, ""},
+      {"other axes, another type",
+       [](onnx::TensorProto& t) { t.set_raw_data(std::string("\2\0\0\0\0\0\0\0", 8)); },
+       "dimension 0 is 2 inferred, but 1 declared"},
+      {"data of the wrong size",
+       [](onnx::TensorProto& t) { t.set_raw_data(std::string(4, '\0')); },
+       "initializer 'axes_0' added to a subgraph"},
+  };
+  for (const SubgraphConstantCase& c : cases) {
+    onnx::ModelProto model = testing::ModelFromText(kUnsqueezeInBranch);
+    schema::InferenceOptions strict;
+    strict.strict = true;
+    absl::StatusOr<schema::InferenceResult> types = schema::InferModel(model, strict);
+    ASSERT_TRUE(types.ok()) << types.status();
+    model.mutable_opset_import(0)->set_version(13);
+    onnx::GraphProto& branch = *model.mutable_graph()->mutable_node(0)->mutable_attribute(0)
+                                    ->mutable_g();
+    onnx::NodeProto& unsqueeze = *branch.mutable_node(0);
+    unsqueeze.clear_attribute();
+    unsqueeze.add_input("axes_0");
+    onnx::TensorProto& axes = *branch.add_initializer();
+    axes.set_name("axes_0");
+    axes.set_data_type(onnx::TensorProto::INT64);
+    axes.add_dims(1);
+    axes.set_raw_data(std::string(8, '\0'));
+    c.axes(axes);
+    const std::vector<absl::string_view> old_inputs = {"X"};
+    const std::vector<absl::string_view> old_outputs = {"T"};
+    const onnx::NodeProto* nodes[] = {&unsqueeze};
+    TouchedGroup group{&branch, nodes, old_inputs, old_outputs};
+    const SubgraphInitializer added[] = {{&branch, &axes}};
+    IncrementalValidator validator(model);
+    absl::Status status = validator.Validate(
+        {&group, 1}, {}, *types,
+        [&model](const onnx::GraphProto* g) {
+          return g == &model.graph() ? nullptr : &model.graph();
+        },
+        added);
+    if (c.error.empty()) {
+      EXPECT_TRUE(status.ok()) << c.name << ": " << status;
+    } else {
+      EXPECT_FALSE(status.ok()) << c.name;
+      EXPECT_TRUE(absl::StrContains(status.message(), c.error)) << c.name << ": " << status;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace onnxconvert::converter

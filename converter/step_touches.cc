@@ -38,7 +38,7 @@ const onnx::TensorProto* StepTouches::AddInitializer(onnx::GraphProto& graph,
     if (wiring_ != nullptr) wiring_->NoteInitializer(*stored);
     if (early_ != nullptr) early_->AddInitializer(stored);
   } else {
-    NeedFull("a subgraph got a constant");
+    subgraph_initializers_.push_back({&graph, stored});
   }
   return stored;
 }
@@ -53,6 +53,7 @@ StepChanges StepTouches::Collect() {
   changes.needs_full = NeedsFull();
   changes.retyped = edits_.retyped();
   changes.added = std::move(added_initializers_);
+  changes.added_to_subgraphs = std::move(subgraph_initializers_);
   changes.early = std::move(early_);
   make_early_ = nullptr;
   touchable_ = 0;
@@ -61,6 +62,7 @@ StepChanges StepTouches::Collect() {
   name_spans_.clear();
   chars_.clear();
   added_initializers_.clear();
+  subgraph_initializers_.clear();
   needs_full_.clear();
   return changes;
 }

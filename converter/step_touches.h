@@ -32,8 +32,9 @@ struct StepChanges {
   std::vector<absl::string_view> names;
   std::vector<char> chars;
 
-  // Initializers the step added to the main graph.
+  // Initializers the step added to the main graph, and to subgraphs.
   std::vector<const onnx::TensorProto*> added;
+  std::vector<SubgraphInitializer> added_to_subgraphs;
   // Why only a validation of the whole model will do ("" when the touched
   // nodes suffice): a change inside a subgraph or a function, say.
   std::string needs_full;
@@ -165,6 +166,7 @@ class StepTouches {
   std::unique_ptr<EarlyValidator> early_;
   size_t touchable_ = 0;
   std::vector<const onnx::TensorProto*> added_initializers_;
+  std::vector<SubgraphInitializer> subgraph_initializers_;
   std::string needs_full_;
 };
 

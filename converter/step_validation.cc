@@ -77,7 +77,8 @@ absl::Status ValidateStep(const onnx::ModelProto& model, const StepChanges& chan
   if (!options.full_validation && changes.needs_full.empty() && before != nullptr && early.ok()) {
     absl::Status status =
         incremental.Validate(changes.groups, changes.added, *before,
-                             [&index](const onnx::GraphProto* g) { return index.ParentOf(g); });
+                             [&index](const onnx::GraphProto* g) { return index.ParentOf(g); },
+                             changes.added_to_subgraphs);
     if (status.ok()) {
       if (changes.early != nullptr) {
         changes.early->Commit();

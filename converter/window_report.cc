@@ -235,10 +235,6 @@ StepReport StepParts::Done() && {
   report.validation = report.nodes.empty() && report.bumps.empty()
                           ? StepValidation::kUnchanged
                           : StepValidation::kIncremental;
-  if (full) {
-    report.validation = StepValidation::kOk;
-    report.nodes_validated = nodes_after;
-  }
   return std::move(report);
 }
 

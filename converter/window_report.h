@@ -80,11 +80,6 @@ struct StepParts {
   std::map<int, PackedChanges> nodes;
   // Per rank, a bump per graph, in the order the graphs come.
   std::map<int, PackedBumps> bumps;
-  // Whether some window was validated whole (as a whole conversion then
-  // validates the whole model), and the nodes of every window after the
-  // step, subgraphs' included.
-  bool full = false;
-  int64_t nodes_after = 0;
   // The entries with texts so far, per rank.
   absl::flat_hash_map<int, int> texts_of_rank;
 

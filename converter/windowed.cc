@@ -42,10 +42,6 @@ constexpr size_t kFlushBytes = 1 << 20;
 
 absl::Status NotWindowed(absl::string_view why) { return absl::UnimplementedError(why); }
 
-// Why a step asks to validate the whole model that the windows validate
-// window by window (StepTouches).
-constexpr absl::string_view kSubgraphConstant = "a subgraph got a constant";
-
 // One conversion of a model's bytes, window by window (see ConvertWindowed).
 class WindowedConversion {
  public:
@@ -489,153 +485,16 @@ class WindowedConversion {
     StepChanges changes = ApplyStep(*step, touches, edits, index, retired, constants_, graph_);
     for (const onnx::TensorProto* tensor : changes.added) added_names_.push_back(tensor);
     SetImportedOpset(*window_.mutable_opset_import(), "", to);
-    if (changes.needs_full == kSubgraphConstant) {
-      // A whole conversion validates the whole model again: the windows
-      // validate each window whole.
-      if (changes.early != nullptr) OC_RETURN_IF_ERROR(Windowless(changes.early->Finish()));
-      OC_RETURN_IF_ERROR(ValidateWindowWhole());
-      parts.full = true;
-    } else if (!step->nodes.empty() || !step->bumps.empty()) {
+    if (!step->nodes.empty() || !step->bumps.empty()) {
       absl::Status valid = ValidateStep(window_, changes, options_, index, *types_,
                                         *incremental_, *step, /*whole_model_allowed=*/false);
       if (!valid.ok()) return Windowless(valid);
     }
-    parts.nodes_after += CountNodes(*graph_, 0);
     step->milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count();
     parts.Merge(*step);
     return absl::OkStatus();
-  }
-
-  // Validates the window's nodes the steps changed after a step as
-  // CheckModel and strict inference validate a whole model, in a model of
-  // their own (the nodes lent to it) whose initializers are those they read and whose inputs the
-  // other values they read from outside, typed as inferred. The values the
-  // main graph had types for keep them; the new ones, and the subgraphs'
-  // values, take what this finds.
-  absl::Status ValidateWindowWhole() {
-    onnx::ModelProto model;
-    model.set_ir_version(window_.ir_version());
-    *model.mutable_opset_import() = window_.opset_import();
-    onnx::GraphProto& graph = *model.mutable_graph();
-    graph.set_name(graph_->name());
-    // The nodes the steps changed: touched, inserted, or holding a touched
-    // node (the others are as they were validated, reading values whose
-    // types the check below keeps).
-    absl::flat_hash_set<const onnx::NodeProto*> owners;
-    for (const onnx::NodeProto* node : touched_) {
-      auto owner = inner_owners_.find(node);
-      if (owner != inner_owners_.end()) owners.insert(owner->second);
-    }
-    std::vector<int> lent;
-    for (int i = 0; i < graph_->node_size(); ++i) {
-      const onnx::NodeProto* node = &graph_->node(i);
-      if (!originals_.contains(node) || touched_.contains(node) || owners.contains(node)) {
-        lent.push_back(i);
-      }
-    }
-    // Lent, not copied (their strings and subgraphs stay where they are).
-    for (int i : lent) graph.add_node()->Swap(graph_->mutable_node(i));
-    absl::Status status = DeclareReads(graph);
-    absl::StatusOr<schema::InferenceResult> inferred = absl::UnknownError("");
-    if (status.ok()) {
-      schema::CheckReport check = schema::CheckModel(model);
-      status = check.status();
-      if (status.ok()) inferred = InferStrictly(model);
-      if (status.ok()) status = inferred.status();
-    }
-    for (size_t k = 0; k < lent.size(); ++k) {
-      graph_->mutable_node(lent[k])->Swap(graph.mutable_node(static_cast<int>(k)));
-    }
-    if (!status.ok()) return NotWindowed(absl::StrCat("the window does not validate: ",
-                                                      status.message()));
-    schema::InferenceResult& result = *inferred;
-    const schema::GraphTypes& main = result.graphs.at(&graph);
-    for (const onnx::NodeProto& node : graph_->node()) {
-      for (const std::string& output : node.output()) {
-        if (output.empty()) continue;
-        auto found = main.types.find(output);
-        if (found == main.types.end()) continue;
-        auto known = live_->types.find(output);
-        if (known != live_->types.end()) {
-          if (!schema::SameType(*known->second, *found->second)) {
-            return NotWindowed(absl::StrCat("value '", output, "' changes type"));
-          }
-          continue;
-        }
-        live_->types.emplace(output, found->second);
-        auto facts = main.facts.find(output);
-        if (facts != main.facts.end()) live_->facts.emplace(output, facts->second);
-      }
-    }
-    for (auto& [subgraph, types] : result.graphs) {
-      if (subgraph != &graph) result_->graphs[subgraph] = std::move(types);
-    }
-    result_->kept_arenas.push_back(result.arena);
-    result_->kept_constants.push_back(std::move(result.constants));
-    return absl::OkStatus();
-  }
-
-  // Makes the values the nodes of `graph` read from outside it inputs or
-  // initializers of it.
-  absl::Status DeclareReads(onnx::GraphProto& graph) {
-    absl::flat_hash_set<absl::string_view> defined;  // views of the nodes' outputs
-    absl::flat_hash_set<std::string> declared;
-    absl::flat_hash_map<absl::string_view, const onnx::TensorProto*> initializers;
-    for (const onnx::TensorProto& tensor : graph_->initializer()) {
-      if (!headers_only_.contains(tensor.name())) initializers.emplace(tensor.name(), &tensor);
-    }
-    std::string bytes;
-    NodeNames names;
-    std::vector<absl::string_view> reads;
-    for (const onnx::NodeProto& node : graph.node()) {
-      reads.assign(node.input().begin(), node.input().end());
-      if (HasSubgraphs(node)) {
-        // What its subgraphs read too, as the windows read it from bytes.
-        bytes.clear();
-        node.AppendToString(&bytes);
-        OC_RETURN_IF_ERROR(ScanNode(bytes, names));
-        reads = names.inputs;
-      }
-      for (absl::string_view read : reads) {
-        if (read.empty() || defined.contains(read) || !declared.emplace(read).second) continue;
-        auto tensor = initializers.find(read);
-        if (tensor != initializers.end()) {
-          *graph.add_initializer() = *tensor->second;
-          continue;
-        }
-        auto type = live_->types.find(read);
-        if (type == live_->types.end()) {
-          return absl::InvalidArgumentError(absl::StrCat("'", read, "' has no type"));
-        }
-        onnx::ValueInfoProto& input = *graph.add_input();
-        input.set_name(std::string(read));
-        *input.mutable_type() = *type->second;
-      }
-      for (const std::string& output : node.output()) defined.insert(output);
-    }
-    return absl::OkStatus();
-  }
-
-  static bool HasSubgraphs(const onnx::NodeProto& node) {
-    return std::any_of(node.attribute().begin(), node.attribute().end(),
-                       [](const onnx::AttributeProto& attribute) {
-                         return attribute.has_g() || attribute.graphs_size() > 0;
-                       });
-  }
-
-  // The nodes of `graph` and of its subgraphs.
-  static int64_t CountNodes(const onnx::GraphProto& graph, int depth) {
-    int64_t count = graph.node_size();
-    if (depth > kMaxSubgraphDepth) return count;
-    for (const onnx::NodeProto& node : graph.node()) {
-      for (const onnx::AttributeProto& attribute : node.attribute()) {
-        if (attribute.has_g()) count += CountNodes(attribute.g(), depth + 1);
-        for (const onnx::GraphProto& g : attribute.graphs()) count += CountNodes(g, depth + 1);
-      }
-    }
-    return count;
   }
 
   // `status` as it ends the windowed conversion: stopping stays stopping;

@@ -42,10 +42,7 @@ struct WindowOptions {
 // with the types of the main graph's values they read, taken through every
 // step with the main graph's nodes, and written with their node (as it came
 // if no step touched a node within). A value a subgraph reads is used there
-// as if it were an input of the node holding the subgraph. When a step adds
-// a constant to a subgraph (a whole conversion then validates the whole
-// model again), each window is validated whole, and the report says so as
-// the whole conversion's does. Between windows only the types of values
+// as if it were an input of the node holding the subgraph. Between windows only the types of values
 // still to be used are kept. Besides `bytes`, memory holds one window, two
 // bits per value, a fingerprint per value while repeated names are looked
 // for, and the report.
@@ -63,10 +60,8 @@ struct WindowOptions {
 //     inserted by one step and changed by a later one, shared names or
 //     constants);
 //   - a step changes a node holding subgraphs itself, or builds subgraphs
-//     (a whole conversion validates the whole model; only a constant added
-//     to a subgraph is validated window by window);
-//   - a value a subgraph reads is not defined before the node holding it,
-//     or a window validated whole finds a value's type changed;
+//     (a whole conversion validates the whole model);
+//   - a value a subgraph reads is not defined before the node holding it;
 //   - an adapter needs the value of an initializer read as a header.
 // Other errors: Cancelled (should_stop), or the sink's.
 absl::StatusOr<ConversionReport> ConvertWindowed(absl::string_view bytes,
