@@ -1,5 +1,9 @@
 #include "base/heap_trimmer.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -15,20 +19,34 @@ void TrimHeap() {
 #endif
 }
 
+// The process's resident memory that no file backs (statm's resident less
+// shared pages), or 0 if it cannot be read.
+size_t AnonymousResidentBytes() {
+  std::FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (statm == nullptr) return 0;
+  unsigned long long size = 0, resident = 0, shared = 0;
+  int read = std::fscanf(statm, "%llu %llu %llu", &size, &resident, &shared);
+  std::fclose(statm);
+  if (read != 3 || shared > resident) return 0;
+  static const long page = sysconf(_SC_PAGESIZE);
+  return static_cast<size_t>(resident - shared) * static_cast<size_t>(page);
+}
+
 }  // namespace
 
 PeriodicHeapTrimmer::PeriodicHeapTrimmer(int64_t every_ticks, size_t slack_bytes)
-    : every_ticks_(every_ticks < 1 ? 1 : every_ticks), slack_bytes_(slack_bytes) {
-#ifdef __GLIBC__
-  free_at_start_ = mallinfo2().fordblks;
-#endif
-}
+    : every_ticks_(every_ticks < 1 ? 1 : every_ticks),
+      slack_bytes_(slack_bytes),
+      baseline_(AnonymousResidentBytes()) {}
 
 void PeriodicHeapTrimmer::Tick() {
 #ifdef __GLIBC__
-  if (++ticks_ % every_ticks_ == 0 && mallinfo2().fordblks > free_at_start_ + slack_bytes_) {
-    TrimHeap();
-  }
+  if (++ticks_ % every_ticks_ != 0) return;
+  size_t resident = AnonymousResidentBytes();
+  if (resident == 0 || resident <= baseline_ + slack_bytes_) return;
+  TrimHeap();
+  ++trims_;
+  baseline_ = AnonymousResidentBytes();
 #endif
 }
 

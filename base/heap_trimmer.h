@@ -16,22 +16,28 @@
 namespace onnxconvert {
 
 // Gives free heap memory back to the system every `every_ticks` calls of
-// Tick, when more is free than was when the trimmer was made by over
-// `slack_bytes`. What was free before (a service's heap, say) is left with
-// the heap: giving it back each time would only fault in again what the
-// work uses of it. Does nothing where the C library is not glibc.
+// Tick, when the process's anonymous resident memory (its heap and stacks,
+// not the files it maps) has grown by over `slack_bytes` since the trimmer
+// was made or last trimmed. What the heap held before (a service's, say) is
+// left with it: giving it back each time would only fault in again what the
+// work uses of it. The look costs a read of /proc/self/statm, whatever the
+// state of the heap (glibc's own count walks every free chunk). Does nothing
+// where the C library is not glibc or the file cannot be read.
 class PeriodicHeapTrimmer {
  public:
   explicit PeriodicHeapTrimmer(int64_t every_ticks = 8, size_t slack_bytes = size_t{2} << 20);
 
   // Marks one unit of work done (a window), trimming when it is time.
   void Tick();
+  // Trims done so far.
+  int64_t trims() const { return trims_; }
 
  private:
   int64_t every_ticks_;
   size_t slack_bytes_;
   int64_t ticks_ = 0;
-  size_t free_at_start_ = 0;
+  int64_t trims_ = 0;
+  size_t baseline_ = 0;  // anonymous resident bytes at the last look that trimmed
 };
 
 // Gives the heap's free memory back to the system (malloc_trim) when told

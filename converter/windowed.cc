@@ -18,6 +18,7 @@
 #include "base/heap_trimmer.h"
 #include "base/status_macros.h"
 #include "converter/incremental_validation.h"
+#include "converter/side_by_side.h"
 #include "converter/window_report.h"
 #include "converter/wire_scan.h"
 #include "converter/step_runner.h"
@@ -150,23 +151,30 @@ class WindowedConversion {
   }
 
   // Walks the nodes from the first, to reserve their names (which a fresh
-  // name must avoid) and to look for a value defined twice; then from the
-  // last to the first: where each value is used for the last time and
-  // which outputs are never used. (In this order, the fingerprints of the
-  // first walk are gone before the second fills its bits.)
+  // name must avoid) and to look for a value defined twice, and, on a
+  // second thread for large graphs, from the last to the first: where each
+  // value is used for the last time and which outputs are never used.
   absl::Status ScanNames() {
     names_.emplace(window_);
     for (const auto& input : graph_->input()) graph_level_.insert(input.name());
     for (const auto& tensor : graph_->initializer()) graph_level_.insert(tensor.name());
-    {
-      OC_ASSIGN_OR_RETURN(std::vector<uint64_t> fingerprints, ReserveNames());
-      std::sort(fingerprints.begin(), fingerprints.end());
-      if (std::adjacent_find(fingerprints.begin(), fingerprints.end()) != fingerprints.end()) {
-        return NotWindowed("two values have one name (or names that hash alike)");
-      }
-    }
-    OC_RETURN_IF_ERROR(WalkBackwards());
+    absl::Status forwards, backwards;
+    RunSideBySide([&] { backwards = WalkBackwards(); }, [&] { forwards = CheckNamesOnce(); },
+                  node_count_ >= kSideBySideNodes);
+    OC_RETURN_IF_ERROR(forwards);
+    OC_RETURN_IF_ERROR(backwards);
     std::vector<uint32_t>().swap(checkpoints_);
+    return absl::OkStatus();
+  }
+
+  // Reserves every name the nodes use; an error where a value is defined
+  // twice.
+  absl::Status CheckNamesOnce() {
+    OC_ASSIGN_OR_RETURN(std::vector<uint64_t> fingerprints, ReserveNames());
+    std::sort(fingerprints.begin(), fingerprints.end());
+    if (std::adjacent_find(fingerprints.begin(), fingerprints.end()) != fingerprints.end()) {
+      return NotWindowed("two values have one name (or names that hash alike)");
+    }
     return absl::OkStatus();
   }
 
