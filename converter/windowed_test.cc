@@ -57,13 +57,17 @@ struct ChainCase {
   int64_t window_nodes;
   // Why it is converted whole ("" for windows).
   std::string whole_reason;
+  // Every how many blocks one is inside an If (0: none).
+  int64_t if_every = 0;
 };
 
 class WindowedChainTest : public ::testing::TestWithParam<ChainCase> {};
 
 TEST_P(WindowedChainTest, SameBytesAndReportAsTheWholeConversion) {
   const ChainCase& c = GetParam();
-  std::string bytes = bench::MakeChainModel(c.nodes).SerializeAsString();
+  std::string bytes = (c.if_every > 0 ? bench::MakeIfChainModel(c.nodes, c.if_every)
+                                       : bench::MakeChainModel(c.nodes))
+                          .SerializeAsString();
   ConvertOptions options;
   options.target_opset = c.target;
   Whole whole = ConvertWhole(bytes, options);
@@ -88,6 +92,16 @@ INSTANTIATE_TEST_SUITE_P(Chains, WindowedChainTest,
                          ::testing::Values(ChainCase{500, 13, 64, ""}, ChainCase{500, 21, 7, ""},
                                            ChainCase{500, 11, 64, ""}, ChainCase{500, 7, 5, ""},
                                            ChainCase{1000, 27, 1000, ""},
+                                           // Windows read ahead, with subgraphs
+                                           // that get constants.
+                                           ChainCase{2000, 13, 64, "", 7},
+                                           ChainCase{2000, 21, 100, "", 3},
+                                           ChainCase{2000, 27, 64, "", 5},
+                                           // A downgrade changes the If nodes.
+                                           ChainCase{2000, 9, 64,
+                                                     "step 11 -> 10: the touched nodes do "
+                                                     "not show the model valid",
+                                                     5},
                                            // Unsqueeze, in the window before,
                                            // would take the axes Squeeze,
                                            // converted first, shares.
