@@ -330,14 +330,23 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
       change.to_version = next != nullptr ? next->since_version : 0;
       absl::Status status;
       bool bumped = false;  // rebound, node unchanged
-      // What the node computes when its inputs are constants, taken before
-      // an adapter changes it: the way out when the adapter refuses.
-      const onnx::TensorProto* folded = FoldedValue(step, site);
+      // What the node computes when its inputs are constants: the way out
+      // when the adapter refuses (leaving the node as it computes), looked
+      // for only then, or when it decides whether to keep the report's text
+      // (most nodes' inputs are no constants, and the search is the table's
+      // whole graph).
+      const onnx::TensorProto* folded = nullptr;
+      bool fold_tried = false;
+      auto fold = [&] {
+        if (!fold_tried) folded = FoldedValue(step, site);
+        fold_tried = true;
+        return folded;
+      };
       // The node as it was, for the report's text should the step
       // restructure it.
       before.Drop();
       if (!step.dry_run && texts_kept < kRestructuredTexts &&
-          (may_restructure || folded != nullptr)) {
+          (may_restructure || fold() != nullptr)) {
         before.Keep(*site.node);
       }
       int64_t edits_before = step.edits.edits_made();
@@ -404,8 +413,8 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
             break;
         }
       }
-      if (status.code() == absl::StatusCode::kFailedPrecondition && folded != nullptr &&
-          step.edits.edits_made() == edits_before) {
+      if (status.code() == absl::StatusCode::kFailedPrecondition &&
+          step.edits.edits_made() == edits_before && fold() != nullptr) {
         status = ReplaceByFoldedValue(step, site, *current, *folded, touched, change);
       }
       if (!status.ok()) {
