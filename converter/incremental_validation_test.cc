@@ -19,16 +19,36 @@ g (float[2,3] X) => (float[2,3] Y) {
   [abs] Y = Abs(B)
 })";
 
-// One behaviour: the Relu node changed as `edit` says (its old inputs and
-// outputs are those above), then validated on its own.
-struct Case {
+// One behaviour: a change made by `edit` to a `T` (a node, a tensor), then
+// validated.
+template <typename T>
+struct EditCase {
   std::string name;
-  void (*edit)(onnx::NodeProto& relu);
-  std::string error;  // "" when the change validates
+  void (*edit)(T&);
+  std::string error;  // "" when the change validates, else part of the error
 };
 
+// Checks `status` against what case `name` expects: OK for no `error`.
+void ExpectVerdict(const std::string& name, const absl::Status& status, const std::string& error) {
+  if (error.empty()) {
+    EXPECT_TRUE(status.ok()) << name << ": " << status;
+  } else {
+    EXPECT_FALSE(status.ok()) << name;
+    EXPECT_TRUE(absl::StrContains(status.message(), error)) << name << ": " << status;
+  }
+}
+
+// The strict inference of `model`.
+absl::StatusOr<schema::InferenceResult> StrictTypes(const onnx::ModelProto& model) {
+  schema::InferenceOptions strict;
+  strict.strict = true;
+  return schema::InferModel(model, strict);
+}
+
+// The Relu node changed as `edit` says (its old inputs and outputs are
+// those above), then validated on its own.
 TEST(IncrementalValidatorTest, TouchedNodesValidateOnlyWhenTheirWiringAndTypesHold) {
-  const Case cases[] = {
+  const EditCase<onnx::NodeProto> cases[] = {
       {"unchanged node", [](onnx::NodeProto&) {}, ""},
       {"another op, same types", [](onnx::NodeProto& n) { n.set_op_type("Sigmoid"); }, ""},
       {"reads a value defined after it",
@@ -49,11 +69,9 @@ TEST(IncrementalValidatorTest, TouchedNodesValidateOnlyWhenTheirWiringAndTypesHo
       {"breaks its op's rules",
        [](onnx::NodeProto& n) { n.add_input("X"); }, "arity"},
   };
-  for (const Case& c : cases) {
+  for (const EditCase<onnx::NodeProto>& c : cases) {
     onnx::ModelProto model = testing::ModelFromText(kChain);
-    schema::InferenceOptions strict;
-    strict.strict = true;
-    absl::StatusOr<schema::InferenceResult> types = schema::InferModel(model, strict);
+    absl::StatusOr<schema::InferenceResult> types = StrictTypes(model);
     ASSERT_TRUE(types.ok()) << types.status();
     onnx::NodeProto& relu = *model.mutable_graph()->mutable_node(0);
     const std::vector<absl::string_view> old_inputs = {"X"};
@@ -64,21 +82,14 @@ TEST(IncrementalValidatorTest, TouchedNodesValidateOnlyWhenTheirWiringAndTypesHo
     IncrementalValidator validator(model);
     absl::Status status = validator.Validate({&group, 1}, {}, *types,
                                              [](const onnx::GraphProto*) { return nullptr; });
-    if (c.error.empty()) {
-      EXPECT_TRUE(status.ok()) << c.name << ": " << status;
-    } else {
-      EXPECT_FALSE(status.ok()) << c.name;
-      EXPECT_TRUE(absl::StrContains(status.message(), c.error)) << c.name << ": " << status;
-    }
+    ExpectVerdict(c.name, status, c.error);
   }
 }
 
 // A node inserted before the anchor may feed it under a new name.
 TEST(IncrementalValidatorTest, InsertedNodesMayFeedTheAnchorUnderNewNames) {
   onnx::ModelProto model = testing::ModelFromText(kChain);
-  schema::InferenceOptions strict;
-  strict.strict = true;
-  absl::StatusOr<schema::InferenceResult> types = schema::InferModel(model, strict);
+  absl::StatusOr<schema::InferenceResult> types = StrictTypes(model);
   ASSERT_TRUE(types.ok()) << types.status();
   onnx::NodeProto inserted;
   inserted.set_op_type("Identity");
@@ -107,16 +118,10 @@ g (bool C, float[2,3] X) => (float[1,2,3] Y) {
           else_branch = e () => (float[1,2,3] E) { E = Unsqueeze <axes = [0]> (X) }> (C)
 })";
 
-// One behaviour: the then branch's Unsqueeze rewritten for opset 13, its
-// axes an initializer added to the branch as `axes` says.
-struct SubgraphConstantCase {
-  std::string name;
-  void (*axes)(onnx::TensorProto& tensor);
-  std::string error;  // "" when the change validates
-};
-
+// The then branch's Unsqueeze rewritten for opset 13, its axes an
+// initializer added to the branch as `edit` makes it.
 TEST(IncrementalValidatorTest, ConstantsAddedToSubgraphsValidateWithTheirNodes) {
-  const SubgraphConstantCase cases[] = {
+  const EditCase<onnx::TensorProto> cases[] = {
       {"the axes as the attribute had them", [](onnx::TensorProto&) {}, ""},
       {"other axes, another type",
        [](onnx::TensorProto& t) { t.set_raw_data(std::string("\2\0\0\0\0\0\0\0", 8)); },
@@ -125,11 +130,9 @@ TEST(IncrementalValidatorTest, ConstantsAddedToSubgraphsValidateWithTheirNodes) 
        [](onnx::TensorProto& t) { t.set_raw_data(std::string(4, '\0')); },
        "initializer 'axes_0' added to a subgraph"},
   };
-  for (const SubgraphConstantCase& c : cases) {
+  for (const EditCase<onnx::TensorProto>& c : cases) {
     onnx::ModelProto model = testing::ModelFromText(kUnsqueezeInBranch);
-    schema::InferenceOptions strict;
-    strict.strict = true;
-    absl::StatusOr<schema::InferenceResult> types = schema::InferModel(model, strict);
+    absl::StatusOr<schema::InferenceResult> types = StrictTypes(model);
     ASSERT_TRUE(types.ok()) << types.status();
     model.mutable_opset_import(0)->set_version(13);
     onnx::GraphProto& branch = *model.mutable_graph()->mutable_node(0)->mutable_attribute(0)
@@ -142,7 +145,7 @@ TEST(IncrementalValidatorTest, ConstantsAddedToSubgraphsValidateWithTheirNodes) 
     axes.set_data_type(onnx::TensorProto::INT64);
     axes.add_dims(1);
     axes.set_raw_data(std::string(8, '\0'));
-    c.axes(axes);
+    c.edit(axes);
     const std::vector<absl::string_view> old_inputs = {"X"};
     const std::vector<absl::string_view> old_outputs = {"T"};
     const onnx::NodeProto* nodes[] = {&unsqueeze};
@@ -155,12 +158,7 @@ TEST(IncrementalValidatorTest, ConstantsAddedToSubgraphsValidateWithTheirNodes) 
           return g == &model.graph() ? nullptr : &model.graph();
         },
         added);
-    if (c.error.empty()) {
-      EXPECT_TRUE(status.ok()) << c.name << ": " << status;
-    } else {
-      EXPECT_FALSE(status.ok()) << c.name;
-      EXPECT_TRUE(absl::StrContains(status.message(), c.error)) << c.name << ": " << status;
-    }
+    ExpectVerdict(c.name, status, c.error);
   }
 }
 
