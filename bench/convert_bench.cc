@@ -9,7 +9,9 @@
 // optimize do), optimizes (rewrites/, exact profile) and serializes,
 // against the same floor (issue 20: 3x, linear); from 16,384 nodes it
 // indexes and checks on a second thread, so its time is the wall's
-// (UseRealTime). OptimizeOneThread is the same on one thread.
+// (UseRealTime). OptimizeOneThread is the same on one thread. IfChain*
+// convert chains with blocks inside If nodes; RealModel* real models with
+// subgraphs, if the real-model cache holds them.
 //
 //   bazel run -c opt //bench:convert_bench
 //   bazel run -c opt //bench:convert_bench -- --benchmark_filter='ParseAndSerialize|Optimize'
@@ -17,6 +19,9 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -25,6 +30,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "bench/synthetic_models.h"
 #include "benchmark/benchmark.h"
 #include "google/protobuf/arena.h"
@@ -174,6 +180,63 @@ BENCHMARK(BM_IfChainTo13) OC_IF_SIZES;
 BENCHMARK(BM_IfChainTo21) OC_IF_SIZES;
 BENCHMARK(BM_IfChainArenaTo13) OC_IF_SIZES;
 BENCHMARK(BM_IfChainArenaTo21) OC_IF_SIZES;
+
+// Real models with subgraphs, from the cache tools/real-models.js fills
+// ($ONNX_REAL_MODELS, else ~/.cache/onnx-convert-real-models): converted
+// as the CLI converts them (RealModelTo), against their floor
+// (RealModelParseAndSerialize); skipped when the cache has no such model.
+// (No model of that corpus holds a Loop or a Scan.)
+struct RealModel {
+  const char* id;
+  int64_t target;
+};
+constexpr RealModel kRealModels[] = {
+    {"silero_vad_v5", 17},      // opset 16, 689 nodes, 684 of them in subgraphs of If nodes
+    {"silero_vad_legacy", 17},  // opset 16, 250 nodes, 248 in subgraphs
+};
+
+// The bytes of real model `id`, or "" when it is not in the cache.
+const std::string& RealModelBytes(const char* id) {
+  static auto* cache = new std::map<std::string, std::string>();
+  auto [it, inserted] = cache->try_emplace(id);
+  if (!inserted) return it->second;
+  const char* dir = std::getenv("ONNX_REAL_MODELS");
+  const char* home = std::getenv("HOME");
+  std::string root = dir != nullptr ? dir
+                     : home != nullptr ? std::string(home) + "/.cache/onnx-convert-real-models"
+                                       : std::string();
+  std::ifstream file(root + "/corpus/real/" + id + "/model.onnx", std::ios::binary);
+  if (file) it->second.assign(std::istreambuf_iterator<char>(file), {});
+  return it->second;
+}
+
+void BM_RealModelParseAndSerialize(benchmark::State& state) {
+  const RealModel& model = kRealModels[state.range(0)];
+  const std::string& bytes = RealModelBytes(model.id);
+  if (bytes.empty()) state.SkipWithError("not in the real-model cache");
+  state.SetLabel(model.id);
+  for (auto _ : state) ParseAndSerialize(bytes);
+}
+
+void BM_RealModelTo(benchmark::State& state) {
+  const RealModel& model = kRealModels[state.range(0)];
+  const std::string& bytes = RealModelBytes(model.id);
+  if (bytes.empty()) state.SkipWithError("not in the real-model cache");
+  state.SetLabel(absl::StrCat(model.id, " -> ", model.target));
+  for (auto _ : state) {
+    absl::Status status = ConvertSerialized(bytes, model.target);
+    if (!status.ok()) {
+      state.SkipWithError(status.ToString().c_str());
+      break;
+    }
+  }
+}
+
+#define OC_REAL_MODELS                                                                \
+  ->DenseRange(0, std::size(kRealModels) - 1)->Unit(benchmark::kMicrosecond)->MinTime(1.0) \
+      ->ComputeStatistics("min", Fastest)
+BENCHMARK(BM_RealModelParseAndSerialize) OC_REAL_MODELS;
+BENCHMARK(BM_RealModelTo) OC_REAL_MODELS;
 
 }  // namespace
 }  // namespace onnxconvert::bench
