@@ -159,6 +159,9 @@ class WindowedConversion {
     for (const auto& input : graph_->input()) graph_level_.insert(input.name());
     for (const auto& tensor : graph_->initializer()) graph_level_.insert(tensor.name());
     absl::Status forwards, backwards;
+    // Room for the bits of most graphs (an input or two and an output per
+    // node), taken here rather than grown by the second thread.
+    uses_.reserve(static_cast<size_t>(4 * node_count_));
     RunSideBySide([&] { backwards = WalkBackwards(); }, [&] { forwards = CheckNamesOnce(); },
                   node_count_ >= kSideBySideNodes);
     OC_RETURN_IF_ERROR(forwards);
