@@ -37,7 +37,7 @@ class PeriodicHeapTrimmer {
   size_t slack_bytes_;
   int64_t ticks_ = 0;
   int64_t trims_ = 0;
-  size_t baseline_ = 0;  // anonymous resident bytes at the last look that trimmed
+  size_t baseline_ = 0;  // anonymous resident bytes when made or last trimmed
 };
 
 // Gives the heap's free memory back to the system (malloc_trim) when told

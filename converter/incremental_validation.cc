@@ -121,20 +121,23 @@ absl::Status IncrementalValidator::Validate(absl::Span<const TouchedGroup> all_g
                                             const ParentOf& parent_of,
                                             absl::Span<const SubgraphInitializer> added_to_subgraphs) {
   const onnx::GraphProto& graph = model_.graph();
-  // Groups in subgraphs are validated graph by graph, after the main
-  // graph's (they only read values from before the step, as those do).
+  // Groups in subgraphs, and the initializers added there, are validated
+  // graph by graph, after the main graph's (they only read values from
+  // before the step, as those do).
+  struct SubgraphChanges {
+    std::vector<TouchedGroup> groups;
+    std::vector<const onnx::TensorProto*> added;
+  };
   std::vector<TouchedGroup> main_groups;
-  std::map<const onnx::GraphProto*, std::vector<TouchedGroup>> subgraph_groups;
-  std::map<const onnx::GraphProto*, std::vector<const onnx::TensorProto*>> subgraph_added;
+  std::map<const onnx::GraphProto*, SubgraphChanges> subgraphs;
   for (const SubgraphInitializer& added_there : added_to_subgraphs) {
-    subgraph_groups[added_there.graph];
-    subgraph_added[added_there.graph].push_back(added_there.tensor);
+    subgraphs[added_there.graph].added.push_back(added_there.tensor);
   }
   bool in_subgraphs = !added_to_subgraphs.empty();
   for (const TouchedGroup& group : all_groups) in_subgraphs |= group.graph != &graph;
   if (in_subgraphs) {
     for (const TouchedGroup& group : all_groups) {
-      (group.graph == &graph ? main_groups : subgraph_groups[group.graph]).push_back(group);
+      (group.graph == &graph ? main_groups : subgraphs[group.graph].groups).push_back(group);
     }
   }
   absl::Span<const TouchedGroup> groups = in_subgraphs ? main_groups : all_groups;
@@ -170,9 +173,9 @@ absl::Status IncrementalValidator::Validate(absl::Span<const TouchedGroup> all_g
       nodes >= kSideBySideNodes);
   OC_RETURN_IF_ERROR(first_status);
   OC_RETURN_IF_ERROR(second_status);
-  for (const auto& [subgraph, groups_there] : subgraph_groups) {
+  for (const auto& [subgraph, changes] : subgraphs) {
     OC_RETURN_IF_ERROR(
-        ValidateSubgraph(*subgraph, groups_there, subgraph_added[subgraph], types, parent_of));
+        ValidateSubgraph(*subgraph, changes.groups, changes.added, types, parent_of));
   }
   first->Commit();
   second->Commit();

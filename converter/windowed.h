@@ -42,10 +42,10 @@ struct WindowOptions {
 // with the types of the main graph's values they read, taken through every
 // step with the main graph's nodes, and written with their node (as it came
 // if no step touched a node within). A value a subgraph reads is used there
-// as if it were an input of the node holding the subgraph. Between windows only the types of values
-// still to be used are kept. Besides `bytes`, memory holds one window, two
-// bits per value, a fingerprint per value while repeated names are looked
-// for, and the report.
+// as if it were an input of the node holding the subgraph. Between windows
+// only the types of values still to be used are kept. Besides `bytes`,
+// memory holds one window, two bits per value, a fingerprint per value
+// while repeated names are looked for, and the report.
 //
 // Unimplemented, with the reason and nothing written that counts, when the
 // windows cannot be shown to convert exactly as the whole model would; the

@@ -92,8 +92,8 @@ INSTANTIATE_TEST_SUITE_P(Chains, WindowedChainTest,
                          ::testing::Values(ChainCase{500, 13, 64, ""}, ChainCase{500, 21, 7, ""},
                                            ChainCase{500, 11, 64, ""}, ChainCase{500, 7, 5, ""},
                                            ChainCase{1000, 27, 1000, ""},
-                                           // Windows read ahead, with subgraphs
-                                           // that get constants.
+                                           // If nodes whose branches get
+                                           // constants (Unsqueeze, Squeeze).
                                            ChainCase{2000, 13, 64, "", 7},
                                            ChainCase{2000, 21, 100, "", 3},
                                            ChainCase{2000, 27, 64, "", 5},
