@@ -19,7 +19,6 @@
 #include <malloc.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -31,6 +30,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "bench/real_models.h"
 #include "bench/synthetic_models.h"
 #include "benchmark/benchmark.h"
 #include "google/protobuf/arena.h"
@@ -182,7 +182,7 @@ BENCHMARK(BM_IfChainArenaTo13) OC_IF_SIZES;
 BENCHMARK(BM_IfChainArenaTo21) OC_IF_SIZES;
 
 // Real models with subgraphs, from the cache tools/real-models.js fills
-// ($ONNX_REAL_MODELS, else ~/.cache/onnx-convert-real-models): converted
+// (RealModelCorpusDir): converted
 // as the CLI converts them (RealModelTo), against their floor
 // (RealModelParseAndSerialize); skipped when the cache has no such model.
 // (No model of that corpus holds a Loop or a Scan.)
@@ -200,12 +200,7 @@ const std::string& RealModelBytes(const char* id) {
   static auto* cache = new std::map<std::string, std::string>();
   auto [it, inserted] = cache->try_emplace(id);
   if (!inserted) return it->second;
-  const char* dir = std::getenv("ONNX_REAL_MODELS");
-  const char* home = std::getenv("HOME");
-  std::string root = dir != nullptr ? dir
-                     : home != nullptr ? std::string(home) + "/.cache/onnx-convert-real-models"
-                                       : std::string();
-  std::ifstream file(root + "/corpus/real/" + id + "/model.onnx", std::ios::binary);
+  std::ifstream file(RealModelCorpusDir() + "/" + id + "/model.onnx", std::ios::binary);
   if (file) it->second.assign(std::istreambuf_iterator<char>(file), {});
   return it->second;
 }

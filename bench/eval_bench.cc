@@ -6,8 +6,9 @@
 // verification minus without), as a ratio to one evaluation. Run with
 //   bazel run -c opt //bench:eval_bench -- [CACHE_DIR] [--models=a,b]
 //       [--tsv=FILE] [benchmark flags]
-// CACHE_DIR defaults to $HOME/.cache/onnx-convert-real-models/corpus/real
-// (tools/real-models.js makes it); --tsv writes the summary table as
+// CACHE_DIR defaults to the folder tools/real-models.js makes
+// (RealModelCorpusDir: $ONNX_REAL_MODELS/corpus/real, else
+// $HOME/.cache/onnx-convert-real-models/corpus/real); --tsv writes the summary table as
 // tab-separated lines for bench/eval_vs_ort.sh.
 
 #include <malloc.h>
@@ -28,6 +29,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "bench/real_models.h"
 #include "benchmark/benchmark.h"
 #include "converter/converter.h"
 #include "eval/compare.h"
@@ -357,8 +359,7 @@ struct Args {
 
 Args TakeArgs(int& argc, char** argv) {
   Args args;
-  const char* home = std::getenv("HOME");
-  args.cache = absl::StrCat(home ? home : "", "/.cache/onnx-convert-real-models/corpus/real");
+  args.cache = RealModelCorpusDir();
   args.models.assign(std::begin(kDefaultModels), std::end(kDefaultModels));
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
