@@ -232,20 +232,14 @@ struct MainGraphRefresher::State {
     inferencer.Extend(types);
   }
 
-  // What was known of a value before it changed.
-  struct Known {
-    const onnx::TypeProto* type = nullptr;
-    ValueFacts facts;
-    bool has_facts = false;
-  };
+  // What was known of a value before it changed: what forgetting it takes
+  // out (ForgetValue).
+  using Known = ForgottenValue;
 
   Known Current(absl::string_view name) const {
     Known known;
     if (auto it = types.types.find(name); it != types.types.end()) known.type = it->second;
-    if (auto it = types.facts.find(name); it != types.facts.end()) {
-      known.facts = it->second;
-      known.has_facts = true;
-    }
+    if (auto it = types.facts.find(name); it != types.facts.end()) known.facts = it->second;
     return known;
   }
 
@@ -273,9 +267,10 @@ struct MainGraphRefresher::State {
   static bool Changed(const Known& before, const Known& after) {
     if ((before.type == nullptr) != (after.type == nullptr)) return true;
     if (before.type != nullptr && !SameType(*before.type, *after.type)) return true;
-    if (before.has_facts != after.has_facts) return true;
-    return before.has_facts && (!SameTensor(before.facts.constant, after.facts.constant) ||
-                                !SameShape(before.facts.shape_data, after.facts.shape_data));
+    if (before.facts.has_value() != after.facts.has_value()) return true;
+    return before.facts.has_value() &&
+           (!SameTensor(before.facts->constant, after.facts->constant) ||
+            !SameShape(before.facts->shape_data, after.facts->shape_data));
   }
 
   static constexpr InferenceOptions kStrict{.strict = true};
@@ -308,14 +303,7 @@ void MainGraphRefresher::ForgetOutputs(const onnx::NodeProto& node) {
   for (const std::string& output : node.output()) {
     if (output.empty()) continue;
     std::optional<ForgottenValue> forgotten = ForgetValue(state_->types, output);
-    if (!forgotten.has_value()) continue;
-    State::Known known;
-    known.type = forgotten->type;
-    if (forgotten->facts.has_value()) {
-      known.facts = *forgotten->facts;
-      known.has_facts = true;
-    }
-    state_->forgotten.try_emplace(output, known);
+    if (forgotten.has_value()) state_->forgotten.try_emplace(output, *forgotten);
   }
 }
 
