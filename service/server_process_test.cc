@@ -437,7 +437,10 @@ TEST(ServerProcessTest, CallsGoOnWhileAWorkerCrashes) {
 }
 
 TEST(ServerProcessTest, DeadlineAndCancellationKillTheWorkerAndReplaceIt) {
-  ServerProcess server("process_deadline", {"--workers=1", "--max_concurrent=1"});
+  int metrics_port = testing::FreeLoopbackPort();
+  ASSERT_NE(metrics_port, 0);
+  ServerProcess server("process_deadline", {"--workers=1", "--max_concurrent=1",
+                                            absl::StrCat("--metrics_port=", metrics_port)});
   std::vector<pid_t> first = WorkerPids(server.pid());
   ASSERT_EQ(first.size(), 1u);
   v1::ConvertRequest slow = Request(SlowerModelBytes(), 25);
@@ -453,13 +456,16 @@ TEST(ServerProcessTest, DeadlineAndCancellationKillTheWorkerAndReplaceIt) {
   })) << server.Stderr();
   status = ConvertAs(server, "after", testing::TinyCnnBytes(), 17);
   EXPECT_TRUE(status.ok()) << status.error_message();
-  // That call may count as running a moment after its answer: the canceller
-  // below must see the slow call's worker running, not that one's.
-  ASSERT_TRUE(Eventually([&] { return server.RunningWorkers() == 0; }));
 
+  // A call holds its slot (running_workers) from before its request is
+  // read: the canceller waits until the request is in, so that the cancel
+  // finds the conversion on the worker, not the upload.
   grpc::ClientContext cancelled;
   std::thread canceller([&] {
-    Eventually([&] { return server.RunningWorkers() == 1; });
+    Eventually([&] {
+      return Sample(Scrape(metrics_port), "onnx_convert_in_flight_bytes") >=
+             static_cast<double>(slow.model().size());
+    });
     cancelled.TryCancel();
   });
   status = server.Stub()->Convert(&cancelled, slow, &converted);
