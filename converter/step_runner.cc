@@ -228,11 +228,17 @@ bool Restructured(const onnx::NodeProto& before, const onnx::NodeProto& anchor,
 // text), else (bytes over protobuf's limit) as a copy.
 class NodeBefore {
  public:
-  void Keep(const onnx::NodeProto& node) {
+  // Keeps `node`, whose fields are `as_read` unless that is empty.
+  void Keep(const onnx::NodeProto& node, absl::string_view as_read) {
     bytes_.clear();
     kept_ = true;
     copy_.reset();
+    if (!as_read.empty()) {
+      kept_bytes_ = as_read;
+      return;
+    }
     if (!node.AppendToString(&bytes_)) copy_ = node;
+    kept_bytes_ = bytes_;
   }
   bool kept() const { return kept_; }
   void Drop() { kept_ = false; }
@@ -240,8 +246,9 @@ class NodeBefore {
   const onnx::NodeProto& Get() {
     if (!copy_.has_value()) {
       copy_.emplace();
-      google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(bytes_.data()),
-                                                   static_cast<int>(bytes_.size()));
+      google::protobuf::io::CodedInputStream input(
+          reinterpret_cast<const uint8_t*>(kept_bytes_.data()),
+          static_cast<int>(kept_bytes_.size()));
       // As deep as the node it was written from.
       input.SetRecursionLimit(std::numeric_limits<int>::max());
       copy_->MergePartialFromCodedStream(&input);
@@ -251,6 +258,7 @@ class NodeBefore {
 
  private:
   std::string bytes_;  // reused from node to node
+  absl::string_view kept_bytes_;  // bytes_ or the node's fields as read
   bool kept_ = false;
   std::optional<onnx::NodeProto> copy_;
 };
@@ -347,7 +355,8 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
       before.Drop();
       if (!step.dry_run && texts_kept < kRestructuredTexts &&
           (may_restructure || fold() != nullptr)) {
-        before.Keep(*site.node);
+        before.Keep(*site.node, step.node_as_read ? step.node_as_read(*site.node)
+                                                  : absl::string_view());
       }
       int64_t edits_before = step.edits.edits_made();
       bool touched = false;

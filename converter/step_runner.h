@@ -62,6 +62,10 @@ struct StepContext {
   // times kOpRanks plus the rank of the op it is converting among those
   // that change at the step.
   int64_t order = 0;
+  // The node's fields as read from the model while it is unchanged (a
+  // window's node no step touched yet), else empty; unset: always empty.
+  // Spares RunStep writing the node out to keep it as it was.
+  std::function<absl::string_view(const onnx::NodeProto&)> node_as_read;
 };
 
 // How many ops a step orders its work by at most.

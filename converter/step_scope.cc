@@ -56,7 +56,7 @@ std::string StepScope::FreshName(absl::string_view hint) {
   return step_.names.FreshName(hint);
 }
 
-absl::StatusOr<std::string> StepScope::AddConstant(onnx::TensorProto value) {
+absl::StatusOr<std::string> StepScope::AddConstant(onnx::TensorProto&& value) {
   return step_.added.Add(site_.graph, step_.names, step_.touches, *site_.node, std::move(value),
                          step_.order);
 }

@@ -37,7 +37,7 @@ class StepScope final : public ir::RewriteScope {
   std::string FreshName(absl::string_view hint) override;
   // Shares the constant with those of equal value the step added to the
   // graph; FailedPrecondition in a function body.
-  absl::StatusOr<std::string> AddConstant(onnx::TensorProto value) override;
+  absl::StatusOr<std::string> AddConstant(onnx::TensorProto&& value) override;
   // Adds the constant to the step's graph as it is named (not shared);
   // FailedPrecondition in a function body.
   absl::Status AddNamedConstant(onnx::TensorProto value) override;

@@ -489,6 +489,7 @@ class WindowedConversion {
                         options_.should_stop};
     context.step_rank = static_cast<int64_t>(s);
     context.whole_graphs = false;
+    context.node_as_read = [this](const onnx::NodeProto& node) { return NodeAsRead(node); };
     order_ = &context.order;
     absl::StatusOr<StepReport> step = RunStep(context);
     order_ = &no_order_;
@@ -506,6 +507,19 @@ class WindowedConversion {
             .count();
     parts.Merge(*step);
     return absl::OkStatus();
+  }
+
+  // The fields of the window's `node` as read, while no step touched it;
+  // else empty.
+  absl::string_view NodeAsRead(const onnx::NodeProto& node) const {
+    if (touched_.contains(&node)) return {};
+    auto original = originals_.find(&node);
+    if (original == originals_.end()) return {};
+    wire::FieldReader reader(original->second);
+    wire::Field field;
+    bool found;
+    if (!reader.Next(field, found).ok() || !found) return {};
+    return field.payload;
   }
 
   // `status` as it ends the windowed conversion: stopping stays stopping;

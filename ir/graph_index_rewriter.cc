@@ -34,7 +34,7 @@ std::string GraphIndexRewriter::Scope::FreshName(absl::string_view hint) {
   return graph_.FreshName(hint);
 }
 
-absl::StatusOr<std::string> GraphIndexRewriter::Scope::AddConstant(onnx::TensorProto value) {
+absl::StatusOr<std::string> GraphIndexRewriter::Scope::AddConstant(onnx::TensorProto&& value) {
   std::string name = FreshName(value.name().empty() ? "const" : value.name());
   value.set_name(name);
   absl::Status added = graph_.AddInitializer(std::move(value));

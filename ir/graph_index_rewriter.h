@@ -71,7 +71,7 @@ class GraphIndexRewriter {
     const onnx::TensorProto* ConstantOf(absl::string_view name) const override;
     std::optional<bool> ValueUsed(absl::string_view value) const override;
     std::string FreshName(absl::string_view hint) override;
-    absl::StatusOr<std::string> AddConstant(onnx::TensorProto value) override;
+    absl::StatusOr<std::string> AddConstant(onnx::TensorProto&& value) override;
     // Kept until Finish: the anchor still defines the name.
     absl::Status AddNamedConstant(onnx::TensorProto value) override;
     // The constants AddNamedConstant kept, moved out.

@@ -3,6 +3,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_join.h"
@@ -61,7 +62,7 @@ const Case kCases[] = {
        axes.set_data_type(onnx::TensorProto::INT64);
        axes.add_dims(1);
        axes.add_int64_data(0);
-       absl::StatusOr<std::string> name = r.AddConstant(axes);
+       absl::StatusOr<std::string> name = r.AddConstant(std::move(axes));
        ASSERT_TRUE(name.ok()) << name.status();
        ASSERT_NE(r.ConstantOf(*name), nullptr);
        r.InsertAfter(Node("after", "Identity", {"Y"}, {"Z"}));

@@ -31,7 +31,7 @@ class TestScope final : public RewriteScope {
   std::string FreshName(absl::string_view hint) override {
     return absl::StrCat(hint, "__", next_++);
   }
-  absl::StatusOr<std::string> AddConstant(onnx::TensorProto) override {
+  absl::StatusOr<std::string> AddConstant(onnx::TensorProto&&) override {
     return absl::FailedPreconditionError("no constants here");
   }
   absl::Status AddNamedConstant(onnx::TensorProto value) override {

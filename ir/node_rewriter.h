@@ -39,7 +39,7 @@ class RewriteScope {
   // See Rewriter::FreshName.
   virtual std::string FreshName(absl::string_view hint) = 0;
   // See Rewriter::AddConstant.
-  virtual absl::StatusOr<std::string> AddConstant(onnx::TensorProto value) = 0;
+  virtual absl::StatusOr<std::string> AddConstant(onnx::TensorProto&& value) = 0;
   // Adds `value` as a constant of the anchor's graph under its own name,
   // which the anchor produces until the rewrite ends (it is then removed);
   // FailedPrecondition where constants cannot be added. For
@@ -67,7 +67,7 @@ class NodeRewriter final : public Rewriter {
     return scope_.ValueUsed(value);
   }
   std::string FreshName(absl::string_view hint) override { return scope_.FreshName(hint); }
-  absl::StatusOr<std::string> AddConstant(onnx::TensorProto value) override {
+  absl::StatusOr<std::string> AddConstant(onnx::TensorProto&& value) override {
     return scope_.AddConstant(std::move(value));
   }
   onnx::NodeProto* InsertBefore(onnx::NodeProto node) override {

@@ -61,8 +61,9 @@ class Rewriter {
   virtual std::string FreshName(absl::string_view hint) = 0;
   // Adds `value` as a constant of the anchor's graph under a fresh name
   // derived from its name, and returns that name; FailedPrecondition where
-  // constants cannot be added (a function body).
-  virtual absl::StatusOr<std::string> AddConstant(onnx::TensorProto value) = 0;
+  // constants cannot be added (a function body). `value` is moved from
+  // only when it is added (not when it is an equal constant's to share).
+  virtual absl::StatusOr<std::string> AddConstant(onnx::TensorProto&& value) = 0;
   // Places `node` just before the anchor (it may compute the anchor's
   // inputs), after the nodes inserted before it so far; returns the node as
   // stored.
