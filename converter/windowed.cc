@@ -510,9 +510,10 @@ class WindowedConversion {
   }
 
   // The fields of the window's `node` as read, while no step touched it;
-  // else empty.
+  // else empty (and for a node with subgraphs, which a step may have
+  // changed within).
   absl::string_view NodeAsRead(const onnx::NodeProto& node) const {
-    if (touched_.contains(&node)) return {};
+    if (touched_.contains(&node) || captures_.contains(&node)) return {};
     auto original = originals_.find(&node);
     if (original == originals_.end()) return {};
     wire::FieldReader reader(original->second);
