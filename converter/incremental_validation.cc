@@ -23,6 +23,21 @@ constexpr size_t kLookahead = 8;
 // ahead (fewer stay in the cache).
 constexpr size_t kFetchAheadValues = 65536;
 
+// Checks the initializers a step added to `where` (a graph) as CheckModel
+// checks an initializer.
+absl::Status CheckAddedInitializers(absl::Span<const onnx::TensorProto* const> added,
+                                    absl::string_view where) {
+  for (const onnx::TensorProto* tensor : added) {
+    absl::Status valid = schema::CheckTensor(*tensor);
+    if (!valid.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat("initializer '", tensor->name(),
+                                                        "' added to ", where, ": ",
+                                                        valid.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Fetches the types of `node`'s values from `types` ahead of their use
 // (large graphs miss the cache on every value).
 void PrefetchTypes(const schema::GraphTypes& types, const onnx::NodeProto& node) {
@@ -121,6 +136,7 @@ absl::Status IncrementalValidator::Validate(absl::Span<const TouchedGroup> all_g
                                             const ParentOf& parent_of,
                                             absl::Span<const SubgraphInitializer> added_to_subgraphs) {
   const onnx::GraphProto& graph = model_.graph();
+  OC_RETURN_IF_ERROR(CheckAddedInitializers(added, "the main graph"));
   // Groups in subgraphs, and the initializers added there, are validated
   // graph by graph, after the main graph's (they only read values from
   // before the step, as those do).
@@ -187,13 +203,7 @@ absl::Status IncrementalValidator::ValidateSubgraph(const onnx::GraphProto& grap
                                                     absl::Span<const onnx::TensorProto* const> added,
                                                     schema::InferenceResult& types,
                                                     const ParentOf& parent_of) {
-  for (const onnx::TensorProto* tensor : added) {
-    absl::Status valid = schema::CheckTensor(*tensor);
-    if (!valid.ok()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "initializer '", tensor->name(), "' added to a subgraph: ", valid.message()));
-    }
-  }
+  OC_RETURN_IF_ERROR(CheckAddedInitializers(added, "a subgraph"));
   // The enclosing graphs, innermost first, with their types.
   std::vector<const onnx::GraphProto*> ancestors;
   std::vector<const schema::GraphTypes*> scopes;

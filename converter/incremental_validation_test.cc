@@ -111,6 +111,40 @@ TEST(IncrementalValidatorTest, InsertedNodesMayFeedTheAnchorUnderNewNames) {
   EXPECT_EQ(main.at("X_copy")->tensor_type().shape().dim_size(), 2);
 }
 
+// The Neg node made an Add of a constant the step added to the main graph
+// as `edit` makes it.
+TEST(IncrementalValidatorTest, ConstantsAddedToTheMainGraphValidateWithTheirNodes) {
+  const EditCase<onnx::TensorProto> cases[] = {
+      {"a row to add", [](onnx::TensorProto&) {}, ""},
+      {"data of the wrong size",
+       [](onnx::TensorProto& t) { t.set_raw_data(std::string(4, '\0')); },
+       "initializer 'c' added to the main graph"},
+  };
+  for (const EditCase<onnx::TensorProto>& c : cases) {
+    onnx::ModelProto model = testing::ModelFromText(kChain);
+    absl::StatusOr<schema::InferenceResult> types = StrictTypes(model);
+    ASSERT_TRUE(types.ok()) << types.status();
+    onnx::NodeProto& neg = *model.mutable_graph()->mutable_node(1);
+    neg.set_op_type("Add");
+    neg.add_input("c");
+    onnx::TensorProto& row = *model.mutable_graph()->add_initializer();
+    row.set_name("c");
+    row.set_data_type(onnx::TensorProto::FLOAT);
+    row.add_dims(3);
+    row.set_raw_data(std::string(12, '\0'));
+    c.edit(row);
+    const std::vector<absl::string_view> old_inputs = {"A"};
+    const std::vector<absl::string_view> old_outputs = {"B"};
+    const onnx::NodeProto* nodes[] = {&neg};
+    TouchedGroup group{&model.graph(), nodes, old_inputs, old_outputs};
+    const onnx::TensorProto* added[] = {&row};
+    IncrementalValidator validator(model);
+    absl::Status status = validator.Validate({&group, 1}, added, *types,
+                                             [](const onnx::GraphProto*) { return nullptr; });
+    ExpectVerdict(c.name, status, c.error);
+  }
+}
+
 // An If whose then branch unsqueezes X at opset 12, for a step to 13.
 constexpr absl::string_view kUnsqueezeInBranch = R"(<ir_version: 8, opset_import: ["" : 12]>
 g (bool C, float[2,3] X) => (float[1,2,3] Y) {
