@@ -104,19 +104,19 @@ absl::Status AsTensor(AdapterContext& ctx, const onnx::AttributeProto& a, Form f
                       onnx::TensorProto& value) {
   switch (form) {
     case Form::kInts:
-      value = Int64Tensor(a.ints());
+      schema::SetInt64Tensor(a.ints(), /*scalar=*/false, value);
       return absl::OkStatus();
     case Form::kIntScalar:
-      value = Int64Tensor({a.i()}, /*scalar=*/true);
+      schema::SetInt64Tensor({a.i()}, /*scalar=*/true, value);
       return absl::OkStatus();
     case Form::kIntVector:
-      value = Int64Tensor({a.i()});
+      schema::SetInt64Tensor({a.i()}, /*scalar=*/false, value);
       return absl::OkStatus();
     case Form::kFloatScalar:
-      value = FloatTensor({a.f()}, /*scalar=*/true);
+      schema::SetFloatTensor({a.f()}, /*scalar=*/true, value);
       return absl::OkStatus();
     case Form::kFloats:
-      value = FloatTensor(a.floats());
+      schema::SetFloatTensor(a.floats(), /*scalar=*/false, value);
       return absl::OkStatus();
     case Form::kLikeInput0: {
       const onnx::TypeProto* type = ctx.rewriter.TypeOf(ctx.node.input(0));

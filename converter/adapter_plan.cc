@@ -4,7 +4,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/const_init.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "adapters/adapter_helpers.h"
 #include "adapters/rewrites.h"
@@ -213,9 +216,8 @@ std::string WhyNodeMisfits(const OpSchema& to, const onnx::NodeProto& node) {
   return ParamDifference(to, to.inputs, to, to.inputs, node.input(), "input");
 }
 
-}  // namespace
-
-AdapterPlan PlanAdapter(const OpSchema& from, const OpSchema& to) {
+// The plan for from -> to, made anew.
+AdapterPlan MakePlan(const OpSchema& from, const OpSchema& to) {
   AdapterPlan plan{&from, &to,
                    Rewrites().Find(from.domain, from.name, from.since_version, to.since_version),
                    absl::StrCat(from.domain.empty() ? "" : absl::StrCat(from.domain, "."),
@@ -226,6 +228,18 @@ AdapterPlan PlanAdapter(const OpSchema& from, const OpSchema& to) {
                       !IsSemanticChange(from, to) && SameParamNames(from.inputs, to.inputs) &&
                       SameParamNames(from.outputs, to.outputs);
   return plan;
+}
+
+}  // namespace
+
+const AdapterPlan& PlanAdapter(const OpSchema& from, const OpSchema& to) {
+  static absl::Mutex mutex(absl::kConstInit);
+  static auto* plans =
+      new absl::node_hash_map<std::pair<const OpSchema*, const OpSchema*>, AdapterPlan>();
+  absl::MutexLock lock(&mutex);
+  auto [it, inserted] = plans->try_emplace({&from, &to});
+  if (inserted) it->second = MakePlan(from, to);
+  return it->second;
 }
 
 AdapterEntry FindAdapter(const AdapterPlan& plan, const onnx::NodeProto& node) {

@@ -36,8 +36,11 @@ struct AdapterPlan {
   bool rebinds_only = false;
 };
 
-// The plan for converting between two adjacent versions of an operator.
-AdapterPlan PlanAdapter(const schema::OpSchema& from, const schema::OpSchema& to);
+// The plan for converting between two adjacent versions of an operator:
+// made on the first request for the pair and kept for the process (the
+// registry never changes), so that windows ask for it at every step.
+// Thread-safe.
+const AdapterPlan& PlanAdapter(const schema::OpSchema& from, const schema::OpSchema& to);
 
 // The adapter for converting `node` between the plan's two adjacent
 // operator versions (either direction): the registered rewrite, else one

@@ -199,17 +199,36 @@ absl::Status ReplaceByFoldedValue(StepContext& step, const ir::NodeSite& site,
   return absl::OkStatus();
 }
 
-// Counts a node of `op` in `graph` only rebound from version `from` to `to`
-// among the step's bumps.
+// Counts `nodes` nodes of `op` in `graph` only rebound from version `from`
+// to `to` among the step's bumps.
 void CountBump(StepReport& report, absl::string_view graph, absl::string_view op, int from,
-               int to) {
+               int to, int nodes = 1) {
   for (auto it = report.bumps.rbegin(); it != report.bumps.rend(); ++it) {
     if (it->from_version == from && it->op == op && it->graph == graph) {
-      ++it->nodes;
+      it->nodes += nodes;
       return;
     }
   }
-  report.bumps.push_back({std::string(graph), std::string(op), from, to, 1});
+  report.bumps.push_back({std::string(graph), std::string(op), from, to, nodes});
+}
+
+// Counts `sites`, nodes of `op` only rebound from `from` to `to`, among the
+// step's bumps, a run of sites in one graph at a time; polls should_stop as
+// RunStep does.
+absl::Status CountRebound(StepContext& step, StepReport& report,
+                          absl::Span<const ir::NodeSite> sites, absl::string_view op, int from,
+                          int to) {
+  for (size_t begin = 0; begin < sites.size();) {
+    size_t end = begin;
+    for (; end < sites.size() && sites[end].path == sites[begin].path; ++end) {
+      if (step.should_stop && (++step.polled % kStopPollNodes) == 0 && step.should_stop()) {
+        return Stopped(step.domain, step.from, step.to);
+      }
+    }
+    CountBump(report, sites[begin].path, op, from, to, static_cast<int>(end - begin));
+    begin = end;
+  }
+  return absl::OkStatus();
 }
 
 // Whether `now`, the nodes standing where `before` stood, restructure it:
@@ -301,6 +320,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
   int texts_kept = 0;  // changes given their before and after text
   NodeBefore before;
   for (const OpSchema* changed : registry.ChangedAt(step.domain, boundary)) {
+    const bool texts_wanted = !step.texts_full || !step.texts_full(op_rank);
     step.order = step.step_rank * kOpRanks + op_rank++;
     absl::Span<const ir::NodeSite> sites = step.index.NodesOf(step.domain, changed->name);
     if (sites.empty()) continue;
@@ -309,12 +329,11 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     const OpSchema* next = registry.Lookup(step.domain, changed->name, step.to);
     if (current == nullptr) continue;  // the op is not valid here anyway
     if (current == next) continue;
-    std::optional<AdapterPlan> plan;
-    if (next != nullptr) plan = PlanAdapter(*current, *next);
+    const AdapterPlan* plan = next != nullptr ? &PlanAdapter(*current, *next) : nullptr;
     // A node these versions only rebind validates as it did.
-    bool validates_alike = plan.has_value() && plan->validates_alike;
+    bool validates_alike = plan != nullptr && plan->validates_alike;
     // Every node these versions only rebind is counted, not looked at.
-    bool count_only = plan.has_value() && plan->rebinds_only &&
+    bool count_only = plan != nullptr && plan->rebinds_only &&
                       !adapters::NegativeAxesMatter(*current, *next);
     if (!count_only && !step.dry_run) step.touches.Reserve(sites.size());
     // Whether a node of the op may come out restructured, for the report's
@@ -324,14 +343,14 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     const bool may_restructure = next == nullptr || plan->rewrite != nullptr ||
                                  !plan->types_widen || changed->name == "Squeeze" ||
                                  changed->name == "Unsqueeze";
+    if (count_only) {
+      OC_RETURN_IF_ERROR(CountRebound(step, report, sites, changed->name,
+                                      current->since_version, next->since_version));
+      continue;
+    }
     for (const ir::NodeSite& site : sites) {
       if (step.should_stop && (++step.polled % kStopPollNodes) == 0 && step.should_stop()) {
         return Stopped(step.domain, step.from, step.to);
-      }
-      if (count_only) {
-        CountBump(report, site.path, changed->name, current->since_version,
-                  next->since_version);
-        continue;
       }
       NodeChange change;  // named once it is kept
       change.from_version = current->since_version;
@@ -353,7 +372,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
       // The node as it was, for the report's text should the step
       // restructure it.
       before.Drop();
-      if (!step.dry_run && texts_kept < kRestructuredTexts &&
+      if (!step.dry_run && texts_wanted && texts_kept < kRestructuredTexts &&
           (may_restructure || fold() != nullptr)) {
         before.Keep(*site.node, step.node_as_read ? step.node_as_read(*site.node)
                                                   : absl::string_view());

@@ -86,6 +86,13 @@ struct StepParts {
   // Adds one window's report of the step.
   void Merge(StepReport& window);
 
+  // Whether the op of `rank` has kRestructuredTexts entries with texts:
+  // later windows' texts of it would be dropped.
+  bool TextsFull(int64_t rank) const {
+    auto it = texts_of_rank.find(static_cast<int>(rank));
+    return it != texts_of_rank.end() && it->second >= kRestructuredTexts;
+  }
+
   // The step's report, as a whole conversion orders it.
   StepReport Done() &&;
 };

@@ -144,6 +144,8 @@ TEST(WindowReportTest, TextsKeptForTheStepsFirstRestructuredNodes) {
   parts.rank_of = {{"Squeeze", 0}};
   // Each window's entries in distinct graphs, each with its texts.
   for (int w = 0; w < 3; ++w) {
+    // Later windows need keep no texts once the first kept enough.
+    EXPECT_EQ(parts.TextsFull(0), w > 0) << w;
     StepReport report;
     for (int i = 0; i < kRestructuredTexts; ++i) {
       NodeChange change = Change("g" + std::to_string(w * kRestructuredTexts + i), "n", {});

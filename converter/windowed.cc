@@ -368,9 +368,9 @@ class WindowedConversion {
       if (!node->ParseFromArray(field.payload.data(), static_cast<int>(field.payload.size()))) {
         return NotWindowed("a node does not parse");
       }
-      NoteSubgraphs(*node, *node, 0);
+      bool subgraphs = NoteSubgraphs(*node, *node, 0);
       originals_.emplace(node, field.whole);
-      NoteUses(field.payload);
+      NoteUses(field.payload, subgraphs);
       if (scanned_.subgraphs) {
         captures_[node].assign(scanned_.inputs.begin() + node->input_size(),
                                scanned_.inputs.end());
@@ -381,9 +381,10 @@ class WindowedConversion {
   }
 
   // Notes the nodes and graphs within the subgraphs of `node` (at `depth`),
-  // which the window's node `owner` holds.
-  void NoteSubgraphs(const onnx::NodeProto& node, const onnx::NodeProto& owner, int depth) {
-    if (depth > kMaxSubgraphDepth) return;  // WalkBackwards refused it
+  // which the window's node `owner` holds; whether it holds any.
+  bool NoteSubgraphs(const onnx::NodeProto& node, const onnx::NodeProto& owner, int depth) {
+    if (depth > kMaxSubgraphDepth) return true;  // WalkBackwards refused it
+    bool any = false;
     for (const onnx::AttributeProto& attribute : node.attribute()) {
       auto note = [&](const onnx::GraphProto& graph) {
         subgraphs_.push_back(&graph);
@@ -394,13 +395,16 @@ class WindowedConversion {
       };
       if (attribute.has_g()) note(attribute.g());
       for (const onnx::GraphProto& graph : attribute.graphs()) note(graph);
+      any |= attribute.has_g() || attribute.graphs_size() > 0;
     }
+    return any;
   }
 
-  // Notes the values the node `payload` uses for the last time and those it
-  // defines (views of the model's bytes).
-  void NoteUses(absl::string_view payload) {
-    ScanNode(payload, scanned_).IgnoreError();  // it parsed
+  // Notes the values the node `payload`, holding `subgraphs` or not, uses
+  // for the last time and those it defines (views of the model's bytes).
+  void NoteUses(absl::string_view payload, bool subgraphs) {
+    // It parsed.
+    (subgraphs ? ScanNode(payload, scanned_) : ScanWiring(payload, scanned_)).IgnoreError();
     for (absl::string_view input : scanned_.inputs) {
       if (uses_.back()) dying_.push_back(input);
       uses_.pop_back();
@@ -490,6 +494,7 @@ class WindowedConversion {
     context.step_rank = static_cast<int64_t>(s);
     context.whole_graphs = false;
     context.node_as_read = [this](const onnx::NodeProto& node) { return NodeAsRead(node); };
+    context.texts_full = [&parts](int64_t rank) { return parts.TextsFull(rank); };
     order_ = &context.order;
     absl::StatusOr<StepReport> step = RunStep(context);
     order_ = &no_order_;

@@ -196,7 +196,9 @@ std::optional<TensorHeader> FloatTensorHeader(absl::string_view tensor) {
   return header;
 }
 
-absl::Status ScanNode(absl::string_view node, NodeNames& names, bool all) {
+namespace {
+
+void ClearNames(NodeNames& names) {
   names.inputs.clear();
   names.outputs.clear();
   names.name = {};
@@ -204,6 +206,21 @@ absl::Status ScanNode(absl::string_view node, NodeNames& names, bool all) {
   names.subgraphs = false;
   names.refusal.clear();
   names.inner_names.clear();
+}
+
+}  // namespace
+
+absl::Status ScanWiring(absl::string_view node, NodeNames& names) {
+  ClearNames(names);
+  return wire::ForEachLengthDelimited(node, [&](const wire::Field& field) {
+    if (field.number == kNodeInput) names.inputs.push_back(field.payload);
+    if (field.number == kNodeOutput) names.outputs.push_back(field.payload);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ScanNode(absl::string_view node, NodeNames& names, bool all) {
+  ClearNames(names);
   std::vector<absl::string_view> reads;
   OC_RETURN_IF_ERROR(wire::ForEachLengthDelimited(node, [&](const wire::Field& field) {
     switch (field.number) {

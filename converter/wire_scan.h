@@ -67,6 +67,11 @@ absl::string_view NameField(absl::string_view payload, uint32_t number);
 // offset where the node is not a well-formed message.
 absl::Status ScanNode(absl::string_view node, NodeNames& names, bool all = false);
 
+// Reads the inputs and outputs of serialized `node`, known to hold no
+// subgraph, into `names` (its other fields cleared): ScanNode without
+// reading the attributes.
+absl::Status ScanWiring(absl::string_view node, NodeNames& names);
+
 // Where the first field numbered above `number` starts in `message` (its
 // size if none does): protobuf writes fields in the order of their numbers.
 size_t FirstFieldAfter(absl::string_view message, uint32_t number);

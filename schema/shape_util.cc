@@ -222,16 +222,14 @@ std::vector<V> RawValues(const std::string& raw) {
   return values;
 }
 
-// A tensor of element type `type` (1-D, or a scalar when `scalar`) holding
-// `values`, each added with `add`.
+// Makes the cleared `tensor` one of element type `type` (1-D, or a scalar
+// when `scalar`) holding `values`, each added with `add`.
 template <typename T>
-onnx::TensorProto TensorOf(int32_t type, absl::Span<const T> values, bool scalar,
-                           void (onnx::TensorProto::*add)(T)) {
-  onnx::TensorProto tensor;
+void SetTensor(int32_t type, absl::Span<const T> values, bool scalar,
+               void (onnx::TensorProto::*add)(T), onnx::TensorProto& tensor) {
   tensor.set_data_type(type);
   if (!scalar) tensor.add_dims(static_cast<int64_t>(values.size()));
   for (T v : values) (tensor.*add)(v);
-  return tensor;
 }
 
 }  // namespace
@@ -240,12 +238,24 @@ bool HoldsIntValues(int32_t data_type) {
   return data_type == onnx::TensorProto::BOOL || IsIntegerElementType(data_type);
 }
 
+void SetInt64Tensor(absl::Span<const int64_t> values, bool scalar, onnx::TensorProto& tensor) {
+  SetTensor(onnx::TensorProto::INT64, values, scalar, &onnx::TensorProto::add_int64_data, tensor);
+}
+
+void SetFloatTensor(absl::Span<const float> values, bool scalar, onnx::TensorProto& tensor) {
+  SetTensor(onnx::TensorProto::FLOAT, values, scalar, &onnx::TensorProto::add_float_data, tensor);
+}
+
 onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar) {
-  return TensorOf(onnx::TensorProto::INT64, values, scalar, &onnx::TensorProto::add_int64_data);
+  onnx::TensorProto tensor;
+  SetInt64Tensor(values, scalar, tensor);
+  return tensor;
 }
 
 onnx::TensorProto FloatTensor(absl::Span<const float> values, bool scalar) {
-  return TensorOf(onnx::TensorProto::FLOAT, values, scalar, &onnx::TensorProto::add_float_data);
+  onnx::TensorProto tensor;
+  SetFloatTensor(values, scalar, tensor);
+  return tensor;
 }
 
 std::optional<onnx::TensorProto> ShorthandTensor(const onnx::AttributeProto& attribute) {

@@ -159,6 +159,11 @@ onnx::TensorProto Int64Tensor(absl::Span<const int64_t> values, bool scalar = fa
 // A float tensor (1-D, or a scalar when `scalar`) holding `values`.
 onnx::TensorProto FloatTensor(absl::Span<const float> values, bool scalar = false);
 
+// Makes the cleared `tensor` what Int64Tensor and FloatTensor give, in its
+// own room (for a tensor reused from value to value).
+void SetInt64Tensor(absl::Span<const int64_t> values, bool scalar, onnx::TensorProto& tensor);
+void SetFloatTensor(absl::Span<const float> values, bool scalar, onnx::TensorProto& tensor);
+
 // The tensor a Constant's shorthand attribute (value_int, value_ints,
 // value_float, value_floats, value_string, value_strings) stands for, or
 // nullopt for any other attribute.
