@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "base/heap_trimmer.h"
+#include "base/radix_sort.h"
 #include "base/status_macros.h"
 #include "converter/incremental_validation.h"
 #include "converter/side_by_side.h"
@@ -174,7 +175,7 @@ class WindowedConversion {
   // twice.
   absl::Status CheckNamesOnce() {
     OC_ASSIGN_OR_RETURN(std::vector<uint64_t> fingerprints, ReserveNames());
-    std::sort(fingerprints.begin(), fingerprints.end());
+    RadixSort(fingerprints);
     if (std::adjacent_find(fingerprints.begin(), fingerprints.end()) != fingerprints.end()) {
       return NotWindowed("two values have one name (or names that hash alike)");
     }
