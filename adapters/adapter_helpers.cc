@@ -99,10 +99,15 @@ void DropDefaultedAttributes(AdapterContext& ctx) {
 void RemoveAttribute(onnx::NodeProto& node, absl::string_view name) {
   auto& attributes = *node.mutable_attribute();
   for (int i = 0; i < attributes.size(); ++i) {
-    // Freed, not kept cleared for reuse: kept, the removed attributes of a
-    // window-by-window conversion would pin heap for every window already
-    // written, growing with the model instead of with the window.
-    if (attributes[i].name() == name) attributes.DeleteSubrange(i--, 1);
+    if (attributes[i].name() != name) continue;
+    // Moved last, the others keeping their order, and cleared rather than
+    // freed: the field keeps it for the next attribute parsed into it (a
+    // window's node is parsed into again by the next window). 4% fewer
+    // instructions converting a chain of 100 k nodes to 21, for 0.4-1.3 MB
+    // more peak heap at 1 M (stop 37, bench/README.md).
+    for (int j = i; j + 1 < attributes.size(); ++j) attributes.SwapElements(j, j + 1);
+    attributes.RemoveLast();
+    --i;
   }
 }
 

@@ -569,10 +569,15 @@ class WindowedConversion {
     // (Most windows carry no constant and few names: the sets are looked
     // into only when they hold some.)
     for (absl::string_view name : dying_) {
+      // Defined here, it is neither graph-level nor carried.
+      if (defined_.erase(name) > 0) {
+        Evict(name);
+        continue;
+      }
       if (graph_level_.contains(name)) continue;
+      // Evicted first: the tables' keys may be the carried names.
       Evict(name);
       if (!carried_constants_.empty()) carried_constants_.erase(name);
-      defined_.erase(name);
       if (!carried_names_.empty()) carried_names_.erase(name);
     }
     for (const onnx::NodeProto& node : graph_->node()) {
@@ -615,7 +620,7 @@ class WindowedConversion {
 
   void Evict(absl::string_view name) {
     live_->types.erase(name);
-    live_->facts.erase(name);
+    if (!live_->facts.empty()) live_->facts.erase(name);
   }
 
   const onnx::TypeProto* Persist(const onnx::TypeProto& type) {
