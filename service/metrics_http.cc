@@ -110,7 +110,7 @@ std::vector<MetricFamily> SnapshotFamilies(const v1::MetricsResponse& snapshot) 
   families.push_back(GaugeFamily(absl::StrCat(kPrefix, "in_flight"), "Calls being handled now.",
                                  static_cast<double>(snapshot.in_flight())));
   families.push_back(GaugeFamily(absl::StrCat(kPrefix, "running_workers"),
-                                 "Model calls running, abandoned ones included.",
+                                 "Work slots held: model calls admitted (streamed ones before their upload is read) until their work ends, abandoned ones included.",
                                  static_cast<double>(snapshot.running_workers())));
   families.push_back(GaugeFamily(absl::StrCat(kPrefix, "uptime_seconds"),
                                  "Seconds since the server started.", snapshot.uptime_seconds()));
