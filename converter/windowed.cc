@@ -428,16 +428,17 @@ class WindowedConversion {
     if (!reinfer.ok()) return NotWindowed(reinfer.status().message());
     for (int i = 0; i < graph_->node_size(); ++i) {
       const onnx::NodeProto& node = graph_->node(i);
-      for (const std::string& input : node.input()) {
-        if (!input.empty() && (*reinfer)->TypeOf(input) == nullptr) {
-          return NotWindowed(absl::StrCat("input '", input, "' is not defined before its use"));
-        }
-      }
       auto captures = captures_.find(&node);
       if (captures != captures_.end()) {
         OC_RETURN_IF_ERROR(CheckSubgraphs(*graph_->mutable_node(i), captures->second, **reinfer));
       }
       absl::Status valid = InferAndCheck(*checker_, **reinfer, node, "main");
+      // (Inference looked every input up: one it found no type for is
+      // defined nowhere before the node.)
+      if (int untyped = (*reinfer)->UntypedInput(); untyped >= 0) {
+        return NotWindowed(
+            absl::StrCat("input '", node.input(untyped), "' is not defined before its use"));
+      }
       if (!valid.ok()) return NotWindowed(valid.message());
     }
     (*reinfer)->Commit();

@@ -184,6 +184,10 @@ void NodeReinferencer::AddInitializer(const onnx::TensorProto& tensor) {
   state_->inferencer->AddInitializer(tensor);
 }
 
+int NodeReinferencer::UntypedInput() const {
+  return state_->inferencer->last_untyped_input();
+}
+
 const onnx::TypeProto* NodeReinferencer::TypeOf(absl::string_view name) const {
   return state_->inferencer->FindType(name);
 }

@@ -148,6 +148,10 @@ class NodeReinferencer {
   // Stores the type of initializer `tensor`, added since.
   void AddInitializer(const onnx::TensorProto& tensor);
 
+  // The first named input of the node Infer last inferred that no type was
+  // known for (a value not defined before the node), or -1.
+  int UntypedInput() const;
+
   // The type of value `name`: as inferred here so far, else as before.
   const onnx::TypeProto* TypeOf(absl::string_view name) const;
 

@@ -45,6 +45,7 @@ class NodeContext : public InferenceContext {
     for (int i = 0; i < node.input_size(); ++i) {
       if (node.input(i).empty()) continue;
       const onnx::TypeProto* type = graph.FindType(node.input(i));
+      if (type == nullptr && untyped_input_ < 0) untyped_input_ = i;
       if (HasType(type)) inputs_[i] = type;
     }
   }
@@ -79,6 +80,8 @@ class NodeContext : public InferenceContext {
     NoteFact(i, extras);
     return extras != nullptr ? extras->shape_data : nullptr;
   }
+  // The first named input that had no type, or -1.
+  int untyped_input() const { return untyped_input_; }
   // The input types the rule sees (null: absent or unknown).
   absl::Span<const onnx::TypeProto* const> input_types() const { return inputs_; }
   // Whether the outputs follow from the op, the input types and the input
@@ -172,6 +175,7 @@ class NodeContext : public InferenceContext {
   GraphInferencer& graph_;
   mutable bool pure_ = true;
   mutable absl::InlinedVector<FactRead, 2> facts_read_;
+  int untyped_input_ = -1;
   absl::InlinedVector<const onnx::TypeProto*, 4> inputs_;
   absl::InlinedVector<const onnx::TypeProto*, 4> outputs_;  // scratch or stored
   absl::InlinedVector<onnx::TypeProto*, 4> owned_;  // the scratch type written, if any
@@ -420,6 +424,7 @@ std::string NodeLabel(const onnx::NodeProto& node, int index, const OpSchema* sc
 }
 
 absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) {
+  last_untyped_input_ = -1;
   // Named variables, not a structured binding: the lambda below captures
   // `schema`, which clang 14 (the fuzzing build) does not allow of one.
   const auto resolved = engine_.Resolve(node);
@@ -452,9 +457,15 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
   engine_.set_last_entry(nullptr);
   // Whether every output's stored type is the one the memo holds for it.
   bool stored_as_remembered = true;
-  if (schema != nullptr) {
+  if (schema == nullptr) {
+    // No context looks the inputs up: looked up here for last_untyped_input().
+    for (int i = 0; i < node.input_size() && last_untyped_input_ < 0; ++i) {
+      if (!node.input(i).empty() && FindType(node.input(i)) == nullptr) last_untyped_input_ = i;
+    }
+  } else {
     ++engine_.result().nodes_inferred;
     NodeContext& context = ctx.emplace(node, *schema, *this);
+    last_untyped_input_ = context.untyped_input();
     if (rule == nullptr) {
       ++engine_.result().ops_without_rules[schema->Label()];
     } else {

@@ -131,6 +131,9 @@ class GraphInferencer {
 
   const std::string& path() const { return path_; }
   int depth() const { return depth_; }
+  // The first named input of the node InferNode last inferred that had no
+  // type here or in an enclosing graph, or -1.
+  int last_untyped_input() const { return last_untyped_input_; }
   Engine& engine() { return engine_; }
   
   const onnx::TypeProto* Declared(absl::string_view name) const {
@@ -183,6 +186,7 @@ class GraphInferencer {
   // Resumed: the types inferred before, read under types_ and extras_
   // (which then hold only what changed).
   const GraphTypes* base_ = nullptr;
+  int last_untyped_input_ = -1;
 };
 
 // What a node's outputs follow from when its rule reads only its inputs'

@@ -222,6 +222,38 @@ g (float[2,M] X, int64[2,M] I) => (float[2,1,3] Y) {
   }
 }
 
+// Which input of the node last re-inferred had no type: the first named
+// one defined nowhere before it, for known and unknown ops alike.
+TEST(NodeReinferencerTest, UntypedInputNamesTheFirstInputWithNoType) {
+  onnx::ModelProto model = Model(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] X) => (float[2] Y) {
+  Y = Relu(X)
+})");
+  absl::StatusOr<InferenceResult> result = InferModel(model);
+  ASSERT_TRUE(result.ok()) << result.status();
+  absl::StatusOr<std::unique_ptr<NodeReinferencer>> reinfer =
+      NodeReinferencer::Create(model, model.graph(), {}, *result);
+  ASSERT_TRUE(reinfer.ok()) << reinfer.status();
+  struct Case {
+    const char* node;
+    int untyped;
+  };
+  const Case cases[] = {
+      {"A = Add(X, X)", -1},
+      {"B = Add(X, Missing)", 1},
+      {"C = Add(Missing, Other)", 0},
+      {"D = Unknown(X, Missing)", 1},
+      {"E = Relu(X)", -1},
+  };
+  for (const Case& c : cases) {
+    onnx::ModelProto one = Model(absl::StrCat(
+        R"(<ir_version: 8, opset_import: ["" : 13]> g (float[2] X) => (float[2] Z) { )", c.node,
+        " Z = Relu(X) }"));
+    (*reinfer)->Infer(one.graph().node(0)).IgnoreError();
+    EXPECT_EQ((*reinfer)->UntypedInput(), c.untyped) << c.node;
+  }
+}
+
 TEST(InferenceRulesTest, RulesCoverRealOpsWithoutOverlap) {
   int rules = 0;
   for (auto family : {ElementwiseRules(), ShapeRules(), TensorRules(), NnRules(), MiscRules()}) {
