@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -142,14 +143,16 @@ absl::Status AttributeToInput(AdapterContext& ctx) {
   const MovedAttributes& moved = ctx.TableRow<MovedAttributes>();
   for (const Slot& slot : moved.slots) {
     const onnx::AttributeProto* attribute = FindAttribute(ctx.node, slot.attribute);
-    onnx::AttributeProto written;  // the default, where absences differ
-    const schema::AttrSpec* spec = ctx.from.FindAttr(slot.attribute);
+    std::optional<onnx::AttributeProto> written;  // the default, where absences differ
+    const schema::AttrSpec* spec =
+        attribute == nullptr ? ctx.from.FindAttr(slot.attribute) : nullptr;
     if (attribute == nullptr && slot.absent_input_axis != 0 && spec != nullptr &&
         spec->has_default) {
-      written.set_name(slot.attribute);
-      written.set_type(onnx::AttributeProto::INT);
-      written.set_i(spec->default_value.i);
-      attribute = &written;
+      written.emplace();
+      written->set_name(slot.attribute);
+      written->set_type(onnx::AttributeProto::INT);
+      written->set_i(spec->default_value.i);
+      attribute = &*written;
     }
     if (attribute == nullptr) continue;  // the input's absence means the same default
     // One tensor per thread, cleared for each value: most values are equal
