@@ -391,20 +391,22 @@ const char kAbsentInput = 0;
 // a large tensor) is not remembered.
 constexpr size_t kMaxMemoAttributeBytes = 256;
 
-// The memo key of `ctx`'s node, or nullopt when it has too many outputs
-// to say which are named or too large attributes.
-std::optional<MemoKey> MemoKeyOf(const NodeContext& ctx) {
+// Makes `key` (a scratch key, its room reused) the memo key of `ctx`'s
+// node; false when the node has too many outputs to say which are named or
+// too large attributes.
+bool MemoKeyOf(const NodeContext& ctx, MemoKey& key) {
   const onnx::NodeProto& node = ctx.wiring();
-  if (node.output_size() > 64) return std::nullopt;
-  MemoKey key;
+  if (node.output_size() > 64) return false;
+  key.attributes.clear();
   for (const onnx::AttributeProto& attribute : node.attribute()) {
     size_t size = attribute.ByteSizeLong();
     // The size goes before the bytes, in at most 2 bytes under the bound.
-    if (key.attributes.size() + 2 + size > kMaxMemoAttributeBytes) return std::nullopt;
+    if (key.attributes.size() + 2 + size > kMaxMemoAttributeBytes) return false;
     wire::AppendVarint(size, key.attributes);
     wire::AppendSerialized(attribute, size, key.attributes);
   }
   key.schema = &ctx.op();
+  key.outputs = 0;
   for (int i = 0; i < node.output_size(); ++i) {
     if (!node.output(i).empty()) key.outputs |= uint64_t{1} << i;
   }
@@ -413,7 +415,7 @@ std::optional<MemoKey> MemoKeyOf(const NodeContext& ctx) {
     key.inputs[i] = node.input(i).empty() ? static_cast<const void*>(&kAbsentInput)
                                           : ctx.input_types()[i];
   }
-  return key;
+  return true;
 }
 
 std::string NodeLabel(const onnx::NodeProto& node, int index, const OpSchema* schema) {
@@ -451,7 +453,9 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
   }
   std::optional<NodeContext> ctx;
   // Set while the outputs may be remembered for nodes like this one.
-  std::optional<MemoKey> memo_key;
+  // (The engine's scratch key of this depth: a rule may infer subgraphs,
+  // whose nodes take keys of their own meanwhile.)
+  MemoKey* memo_key = nullptr;
   // The outputs remembered from a node like this one, if any.
   MemoEntry* recalled = nullptr;
   engine_.set_last_entry(nullptr);
@@ -469,19 +473,20 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
     if (rule == nullptr) {
       ++engine_.result().ops_without_rules[schema->Label()];
     } else {
-      memo_key = MemoKeyOf(context);
+      MemoKey& scratch = engine_.ScratchKey(depth_);
+      if (MemoKeyOf(context, scratch)) memo_key = &scratch;
       if (memo_key) recalled = engine_.Recall(*memo_key);
       if (recalled != nullptr && !context.SameFacts(recalled->facts)) recalled = nullptr;
       absl::Status status = recalled != nullptr ? absl::OkStatus() : rule(context);
       if (!status.ok()) {
-        memo_key.reset();
+        memo_key = nullptr;
         absl::Status failed = fail(status.message());
         if (!failed.ok()) return failed;
       }
     }
     // Element types the rule left unset follow from the type constraints.
     if (recalled == nullptr) InferFromConstraints(context);
-    if (recalled != nullptr || !context.pure()) memo_key.reset();
+    if (recalled != nullptr || !context.pure()) memo_key = nullptr;
   }
   MemoEntry remembered;
   if (memo_key) {
@@ -541,7 +546,7 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
     }
   }
   MemoEntry* entry = recalled;
-  if (memo_key) entry = engine_.Remember(*std::move(memo_key), std::move(remembered));
+  if (memo_key) entry = engine_.Remember(*memo_key, std::move(remembered));
   if (stored_as_remembered) {
     engine_.set_last_entry(entry);
     engine_.set_last_outputs(node.output_size());

@@ -297,6 +297,12 @@ class Engine {
     interned_.insert(stored);
     return stored;
   }
+  // The key for the memo lookups of nodes at nesting `depth`, its room kept
+  // from node to node (a deeper level's is another, and leaves it in place).
+  MemoKey& ScratchKey(int depth) {
+    if (scratch_keys_.size() <= static_cast<size_t>(depth)) scratch_keys_.resize(depth + 1);
+    return scratch_keys_[depth];
+  }
   // The outputs remembered for `key`, or null.
   MemoEntry* Recall(const MemoKey& key) {
     auto it = memo_.find(key);
@@ -304,9 +310,9 @@ class Engine {
   }
   // Remembers `entry` for `key`, while the table is not full: the entry
   // as stored, or null.
-  MemoEntry* Remember(MemoKey key, MemoEntry entry) {
+  MemoEntry* Remember(const MemoKey& key, MemoEntry entry) {
     if (memo_.size() >= kMaxMemo) return nullptr;
-    return &memo_.insert_or_assign(std::move(key), std::move(entry)).first->second;
+    return &memo_.insert_or_assign(key, std::move(entry)).first->second;
   }
   // The memo entry whose output types the node last inferred took, when
   // it took them all as they are stored there (else null); valid until the
@@ -352,6 +358,7 @@ class Engine {
   std::unique_ptr<char[]> scratch_block_{new char[kScratchBlockBytes]};
   google::protobuf::Arena scratch_arena_{ScratchArenaOptions(scratch_block_.get())};
   std::vector<std::vector<onnx::TypeProto*>> scratch_;
+  std::deque<MemoKey> scratch_keys_;  // deque: a deeper level keeps those above in place
   int nodes_since_reset_ = 0;
   absl::flat_hash_set<const onnx::TypeProto*, TensorTypeHash, TensorTypeEq> interned_;
   static constexpr size_t kMaxMemo = 4096;
