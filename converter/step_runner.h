@@ -65,11 +65,11 @@ struct StepContext {
   // The node's fields as read from the model while it is unchanged (a
   // window's node no step touched yet), else empty; unset: always empty.
   // Spares RunStep writing the node out to keep it as it was.
-  std::function<absl::string_view(const onnx::NodeProto&)> node_as_read;
+  std::function<absl::string_view(const onnx::NodeProto&)> node_as_read = nullptr;
   // Whether the step's report already holds kRestructuredTexts texts of
   // the op of this rank (among those that change at the step) from earlier
   // work, so that RunStep keeps no more of its nodes' texts (unset: none).
-  std::function<bool(int64_t op_rank)> texts_full;
+  std::function<bool(int64_t op_rank)> texts_full = nullptr;
 };
 
 // How many ops a step orders its work by at most.

@@ -164,7 +164,7 @@ class WindowedConversion {
     // node), taken here rather than grown by the second thread.
     uses_.reserve(static_cast<size_t>(4 * node_count_));
     RunSideBySide([&] { backwards = WalkBackwards(); }, [&] { forwards = CheckNamesOnce(); },
-                  node_count_ >= kSideBySideNodes);
+                  node_count_ >= static_cast<int64_t>(kSideBySideNodes));
     OC_RETURN_IF_ERROR(forwards);
     OC_RETURN_IF_ERROR(backwards);
     std::vector<uint32_t>().swap(checkpoints_);

@@ -1,5 +1,6 @@
 #include "schema/inference.h"
 
+#include <deque>
 #include <map>
 
 #include "absl/strings/match.h"
@@ -229,6 +230,9 @@ TEST(NodeReinferencerTest, UntypedInputNamesTheFirstInputWithNoType) {
 g (float[2] X) => (float[2] Y) {
   Y = Relu(X)
 })");
+  // The nodes re-inferred outlive the reinferencer, whose types are keyed
+  // by views of their output names.
+  std::deque<onnx::ModelProto> models;
   absl::StatusOr<InferenceResult> result = InferModel(model);
   ASSERT_TRUE(result.ok()) << result.status();
   absl::StatusOr<std::unique_ptr<NodeReinferencer>> reinfer =
@@ -246,9 +250,9 @@ g (float[2] X) => (float[2] Y) {
       {"E = Relu(X)", -1},
   };
   for (const Case& c : cases) {
-    onnx::ModelProto one = Model(absl::StrCat(
+    const onnx::ModelProto& one = models.emplace_back(Model(absl::StrCat(
         R"(<ir_version: 8, opset_import: ["" : 13]> g (float[2] X) => (float[2] Z) { )", c.node,
-        " Z = Relu(X) }"));
+        " Z = Relu(X) }")));
     (*reinfer)->Infer(one.graph().node(0)).IgnoreError();
     EXPECT_EQ((*reinfer)->UntypedInput(), c.untyped) << c.node;
   }
