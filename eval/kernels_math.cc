@@ -316,7 +316,10 @@ Outputs ClipKernel(const KernelCall& call) {
 // is one element or X's shape).
 Outputs PReluKernel(const KernelCall& call) {
   OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
-  auto [x, slope] = inputs;
+  // Named variables, not a structured binding: a lambda below captures them,
+  // which clang 14 (the fuzzing build) does not allow of one.
+  const auto x = inputs[0];
+  const auto slope = inputs[1];
   if (slope->elem_type() != x->elem_type()) return call.Error("slope's type differs from X's");
   if (call.since_version() < 7 && slope->size() != 1 && slope->dims() != x->dims()) {
     return call.Error("slope is neither one element nor X's shape");
@@ -351,7 +354,10 @@ T IntegerPower(int64_t base, uint64_t exponent) {
 // with a float exponent in double, truncated.
 Outputs PowKernel(const KernelCall& call) {
   OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
-  auto [x, y] = inputs;
+  // Named variables, not a structured binding: a lambda below captures them,
+  // which clang 14 (the fuzzing build) does not allow of one.
+  const auto x = inputs[0];
+  const auto y = inputs[1];
   if (call.since_version() < 12 && x->elem_type() != y->elem_type()) {
     return call.Error("the inputs' types differ, which this version does not allow");
   }
@@ -393,7 +399,10 @@ Outputs PowKernel(const KernelCall& call) {
 // Integer division by zero is refused.
 Outputs ModKernel(const KernelCall& call) {
   OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
-  auto [a, b] = inputs;
+  // Named variables, not a structured binding: a lambda below captures them,
+  // which clang 14 (the fuzzing build) does not allow of one.
+  const auto a = inputs[0];
+  const auto b = inputs[1];
   if (a->elem_type() != b->elem_type()) return call.Error("the inputs' types differ");
   bool fmod = call.Int("fmod", 0) != 0;
   return ForTypes<NumberTypes>(call, a->elem_type(), [&](auto v) -> Outputs {
@@ -428,7 +437,10 @@ Outputs ModKernel(const KernelCall& call) {
 // BitShift of unsigned integers; shifting by the width or more gives 0.
 Outputs BitShiftKernel(const KernelCall& call) {
   OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
-  auto [x, y] = inputs;
+  // Named variables, not a structured binding: a lambda below captures them,
+  // which clang 14 (the fuzzing build) does not allow of one.
+  const auto x = inputs[0];
+  const auto y = inputs[1];
   if (x->elem_type() != y->elem_type()) return call.Error("the inputs' types differ");
   const onnx::AttributeProto* direction = call.attribute("direction");
   if (direction == nullptr || (direction->s() != "LEFT" && direction->s() != "RIGHT")) {
@@ -451,7 +463,10 @@ Outputs BitShiftKernel(const KernelCall& call) {
 template <Bitwise kOp>
 Outputs BitwiseKernel(const KernelCall& call) {
   OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
-  auto [a, b] = inputs;
+  // Named variables, not a structured binding: a lambda below captures them,
+  // which clang 14 (the fuzzing build) does not allow of one.
+  const auto a = inputs[0];
+  const auto b = inputs[1];
   if (a->elem_type() != b->elem_type()) return call.Error("the inputs' types differ");
   return ForTypes<IntegerTypes>(call, a->elem_type(), [&](auto v) -> Outputs {
     using T = decltype(v);

@@ -357,7 +357,10 @@ Outputs TopKKernel(const KernelCall& call) {
 template <bool kProd>
 Outputs CumulativeKernel(const KernelCall& call) {
   OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<2>(call));
-  auto [x, axis_input] = inputs;
+  // Named variables, not a structured binding: a lambda below captures them,
+  // which clang 14 (the fuzzing build) does not allow of one.
+  const auto x = inputs[0];
+  const auto axis_input = inputs[1];
   if (axis_input->size() != 1) return call.Error("axis is not one integer");
   OC_ASSIGN_OR_RETURN(std::vector<int64_t> axis_value, Int64s(call, *axis_input));
   OC_ASSIGN_OR_RETURN(int64_t axis, Axis(call, axis_value[0], x->rank()));

@@ -416,7 +416,11 @@ Outputs SizeKernel(const KernelCall& call) {
 
 Outputs RangeKernel(const KernelCall& call) {
   OC_ASSIGN_OR_RETURN(auto inputs, RequiredInputs<3>(call));
-  auto [start, limit, delta] = inputs;
+  // Named variables, not a structured binding: the lambda below captures
+  // them, which clang 14 (the fuzzing build) does not allow of one.
+  const auto start = inputs[0];
+  const auto limit = inputs[1];
+  const auto delta = inputs[2];
   if (start->size() != 1 || limit->size() != 1 || delta->size() != 1 ||
       start->elem_type() != limit->elem_type() || start->elem_type() != delta->elem_type()) {
     return call.Error("expects three scalars of one type");
