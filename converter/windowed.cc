@@ -388,6 +388,7 @@ class WindowedConversion {
     bool any = false;
     for (const onnx::AttributeProto& attribute : node.attribute()) {
       auto note = [&](const onnx::GraphProto& graph) {
+        any = true;
         subgraphs_.push_back(&graph);
         for (const onnx::NodeProto& inner : graph.node()) {
           inner_owners_.emplace(&inner, &owner);
@@ -396,7 +397,6 @@ class WindowedConversion {
       };
       if (attribute.has_g()) note(attribute.g());
       for (const onnx::GraphProto& graph : attribute.graphs()) note(graph);
-      any |= attribute.has_g() || attribute.graphs_size() > 0;
     }
     return any;
   }
