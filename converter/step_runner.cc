@@ -199,6 +199,12 @@ absl::Status ReplaceByFoldedValue(StepContext& step, const ir::NodeSite& site,
   return absl::OkStatus();
 }
 
+// Whether RunStep only counts the nodes of an op whose versions `current`
+// and `next` are, as `plan` takes them: rebound, not looked at.
+bool CountsOnly(const AdapterPlan& plan, const OpSchema& current, const OpSchema& next) {
+  return plan.rebinds_only && !adapters::NegativeAxesMatter(current, next);
+}
+
 // Counts `nodes` nodes of `op` in `graph` only rebound from version `from`
 // to `to` among the step's bumps.
 void CountBump(StepReport& report, absl::string_view graph, absl::string_view op, int from,
@@ -305,6 +311,14 @@ bool SameChange(const NodeChange& kept, const NodeChange& change, absl::string_v
          kept.graph == graph && kept.adapter == change.adapter && kept.changes == change.changes;
 }
 
+bool StepOnlyRebinds(absl::string_view op, int64_t from, int64_t to) {
+  const Registry& registry = Registry::Get();
+  const OpSchema* current = registry.Lookup("", op, from);
+  const OpSchema* next = registry.Lookup("", op, to);
+  if (current == nullptr || next == nullptr) return false;
+  return current == next || CountsOnly(PlanAdapter(*current, *next), *current, *next);
+}
+
 absl::StatusOr<StepReport> RunStep(StepContext& step) {
   StepReport report;
   report.domain = std::string(step.domain);
@@ -323,7 +337,9 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     const bool texts_wanted = !step.texts_full || !step.texts_full(op_rank);
     step.order = step.step_rank * kOpRanks + op_rank++;
     absl::Span<const ir::NodeSite> sites = step.index.NodesOf(step.domain, changed->name);
-    if (sites.empty()) continue;
+    const int64_t unindexed =
+        step.unindexed_nodes && step.domain.empty() ? step.unindexed_nodes(changed->name) : 0;
+    if (sites.empty() && unindexed == 0) continue;
     // The versions on both sides of the step are the same for every node.
     const OpSchema* current = registry.Lookup(step.domain, changed->name, step.from);
     const OpSchema* next = registry.Lookup(step.domain, changed->name, step.to);
@@ -333,8 +349,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     // A node these versions only rebind validates as it did.
     bool validates_alike = plan != nullptr && plan->validates_alike;
     // Every node these versions only rebind is counted, not looked at.
-    bool count_only = plan != nullptr && plan->rebinds_only &&
-                      !adapters::NegativeAxesMatter(*current, *next);
+    bool count_only = plan != nullptr && CountsOnly(*plan, *current, *next);
     if (!count_only && !step.dry_run) step.touches.Reserve(sites.size());
     // Whether a node of the op may come out restructured, for the report's
     // text: only the op vanishing, a registered rewrite, casts (types
@@ -346,6 +361,10 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     if (count_only) {
       OC_RETURN_IF_ERROR(CountRebound(step, report, sites, changed->name,
                                       current->since_version, next->since_version));
+      if (unindexed > 0) {
+        CountBump(report, kMainGraphPath, changed->name, current->since_version,
+                  next->since_version, static_cast<int>(unindexed));
+      }
       continue;
     }
     for (const ir::NodeSite& site : sites) {

@@ -70,7 +70,19 @@ struct StepContext {
   // the op of this rank (among those that change at the step) from earlier
   // work, so that RunStep keeps no more of its nodes' texts (unset: none).
   std::function<bool(int64_t op_rank)> texts_full = nullptr;
+  // How many of the main graph's nodes of ai.onnx op `op` the index does not
+  // hold because no step but rebinds them (a window's unparsed nodes):
+  // counted among the step's bumps with the main graph's (unset: none).
+  std::function<int64_t(absl::string_view op)> unindexed_nodes = nullptr;
 };
+
+// Whether ai.onnx op `op` is valid at opset `from` and the step to `to`
+// leaves its nodes as they are: the same version, or one RunStep only
+// counts among the bumps (rebinds every node, never looks at one).
+bool StepOnlyRebinds(absl::string_view op, int64_t from, int64_t to);
+
+// The path OpIndex gives the main graph's nodes.
+inline constexpr absl::string_view kMainGraphPath = "main";
 
 // How many ops a step orders its work by at most.
 inline constexpr int64_t kOpRanks = 4096;

@@ -1,6 +1,7 @@
 #include "converter/windowed.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <deque>
 #include <map>
@@ -11,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/container/node_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -19,6 +21,7 @@
 #include "base/radix_sort.h"
 #include "base/status_macros.h"
 #include "converter/incremental_validation.h"
+#include "converter/plain_node_memo.h"
 #include "converter/side_by_side.h"
 #include "converter/window_report.h"
 #include "converter/wire_scan.h"
@@ -67,6 +70,16 @@ class WindowedConversion {
   }
 
  private:
+  // A node of the window left unparsed (see PlainOp): its fields as read.
+  struct Unparsed {
+    absl::string_view payload;
+    absl::string_view attributes;
+    const schema::OpSchema* op;
+    uint32_t first_name;  // its inputs, then outputs, in unparsed_names_
+    uint32_t inputs;
+    uint32_t outputs;
+  };
+
   absl::Status CheckOptions() const {
     if (options_.ml_target_opset) return NotWindowed("ai.onnx.ml is converted too");
     if (options_.dry_run) return NotWindowed("a dry run");
@@ -279,6 +292,11 @@ class WindowedConversion {
       headers_only_.insert(graph_->initializer(i).name());
     }
     constants_.SetOpaque(&headers_only_);
+    for (const onnx::TensorProto& tensor : graph_->initializer()) {
+      initializer_names_.insert(tensor.name());
+      initializer_tensors_.insert(&tensor);
+    }
+    plain_memo_.emplace(*result_->arena);
     checker_.emplace(window_);
     incremental_.emplace(window_);
     constants_.SetCarried(&carried_constants_);
@@ -359,20 +377,45 @@ class WindowedConversion {
     // doubling at a time, it would move every entry ~twice.)
     originals_.reserve(static_cast<size_t>(count));
     defined_.reserve(static_cast<size_t>(count));
+    unparsed_.clear();
+    unparsed_names_.clear();
+    unparsed_of_.clear();
     wire::Field field;
     bool found;
     for (int64_t i = 0; i < count;) {
       OC_RETURN_IF_ERROR(forward_->Next(field, found));
       if (!found) return absl::InternalError("fewer nodes than counted");
       if (field.number != kGraphNode || field.wire_type != wire::kLengthDelimited) continue;
+      // An empty node stands for one left unparsed.
       onnx::NodeProto* node = graph_->add_node();
+      originals_.emplace(node, field.whole);
+      if (const schema::OpSchema* op = PlainOp(field.payload)) {
+        unparsed_of_.push_back(static_cast<int32_t>(unparsed_.size()));
+        unparsed_.push_back({field.payload, plain_.attributes, op,
+                             static_cast<uint32_t>(unparsed_names_.size()),
+                             static_cast<uint32_t>(plain_.inputs.size()),
+                             static_cast<uint32_t>(plain_.outputs.size())});
+        unparsed_names_.insert(unparsed_names_.end(), plain_.inputs.begin(), plain_.inputs.end());
+        unparsed_names_.insert(unparsed_names_.end(), plain_.outputs.begin(),
+                               plain_.outputs.end());
+        NoteUses(plain_.inputs, plain_.outputs);
+        ++i;
+        continue;
+      }
+      unparsed_of_.push_back(-1);
       if (!node->ParseFromArray(field.payload.data(), static_cast<int>(field.payload.size()))) {
         return NotWindowed("a node does not parse");
       }
       bool subgraphs = NoteSubgraphs(*node, *node, 0);
-      originals_.emplace(node, field.whole);
-      NoteUses(field.payload, subgraphs);
-      if (scanned_.subgraphs) {
+      if (plain_read_ && !subgraphs) {
+        NoteUses(plain_.inputs, plain_.outputs);
+      } else {
+        // It parsed.
+        (subgraphs ? ScanNode(field.payload, scanned_) : ScanWiring(field.payload, scanned_))
+            .IgnoreError();
+        NoteUses(scanned_.inputs, scanned_.outputs);
+      }
+      if (subgraphs) {
         captures_[node].assign(scanned_.inputs.begin() + node->input_size(),
                                scanned_.inputs.end());
       }
@@ -401,16 +444,51 @@ class WindowedConversion {
     return any;
   }
 
-  // Notes the values the node `payload`, holding `subgraphs` or not, uses
-  // for the last time and those it defines (views of the model's bytes).
-  void NoteUses(absl::string_view payload, bool subgraphs) {
-    // It parsed.
-    (subgraphs ? ScanNode(payload, scanned_) : ScanWiring(payload, scanned_)).IgnoreError();
-    for (absl::string_view input : scanned_.inputs) {
+  // The schema at the source opset of serialized node `payload` (read into
+  // plain_) when it can be passed through unparsed: a plain node
+  // (ScanPlainNode) of an ai.onnx op that every step only rebinds (never a
+  // Constant, which later windows read); else null.
+  const schema::OpSchema* PlainOp(absl::string_view payload) {
+    plain_read_ = ScanPlainNode(payload, plain_);
+    if (!plain_read_) return nullptr;
+    if (!plain_.domain.empty() && plain_.domain != "ai.onnx") return nullptr;
+    if (plain_.outputs.size() > PlainNodeMemo::kMaxOutputs) return nullptr;
+    const schema::OpSchema* op = PlainSchema(plain_.op_type);
+    if (op == nullptr || plain_.attributes.empty()) return op;
+    return AttributesHoldGraphs(plain_.attributes) ? nullptr : op;
+  }
+
+  // The schema at the source opset of ai.onnx op `op_type` when its nodes
+  // may be left unparsed (see PlainOp), else null.
+  const schema::OpSchema* PlainSchema(absl::string_view op_type) {
+    for (const auto& [op, schema] : recent_plain_ops_) {
+      if (op == op_type) return schema;
+    }
+    auto it = plain_ops_.find(op_type);
+    if (it == plain_ops_.end()) it = plain_ops_.emplace(op_type, FindPlainSchema(op_type)).first;
+    recent_plain_ops_[next_plain_op_++ % recent_plain_ops_.size()] = {it->first, it->second};
+    return it->second;
+  }
+
+  const schema::OpSchema* FindPlainSchema(absl::string_view op_type) const {
+    std::string op(op_type);
+    const schema::OpSchema* schema = Registry::Get().Lookup("", op, track_.source);
+    for (const StepParts& parts : steps_) {
+      if (schema == nullptr || op == "Constant") break;
+      if (!StepOnlyRebinds(op, parts.report.from_opset, parts.report.to_opset)) schema = nullptr;
+    }
+    return schema;
+  }
+
+  // Notes the values a node reading `inputs` and defining `outputs` (views
+  // of the model's bytes) uses for the last time and those it defines.
+  void NoteUses(absl::Span<const absl::string_view> inputs,
+                absl::Span<const absl::string_view> outputs) {
+    for (absl::string_view input : inputs) {
       if (uses_.back()) dying_.push_back(input);
       uses_.pop_back();
     }
-    for (auto output = scanned_.outputs.rbegin(); output != scanned_.outputs.rend(); ++output) {
+    for (auto output = outputs.rbegin(); output != outputs.rend(); ++output) {
       bool dead = uses_.back();
       uses_.pop_back();
       if (output->empty()) continue;
@@ -426,8 +504,29 @@ class WindowedConversion {
     absl::StatusOr<std::unique_ptr<schema::NodeReinferencer>> reinfer =
         schema::NodeReinferencer::CreateInPlace(window_, *graph_, *result_);
     if (!reinfer.ok()) return NotWindowed(reinfer.status().message());
+    plain_memo_->ForgetRecent();
+    maybe_constant_.clear();
+    unparsed_counts_.clear();
+    // In a window with subgraphs every node is parsed: the steps' bumps
+    // then list the graphs in the order their nodes come.
+    const bool pass = captures_.empty();
     for (int i = 0; i < graph_->node_size(); ++i) {
       const onnx::NodeProto& node = graph_->node(i);
+      const int32_t unparsed = unparsed_of_[i];
+      bool learn = false;  // whether to remember what the node is found to be
+      if (unparsed >= 0) {
+        Passing passing = Passing::kParse;
+        if (pass) {
+          OC_ASSIGN_OR_RETURN(passing, PassUnparsed(unparsed_[unparsed]));
+        }
+        if (passing == Passing::kPassed) continue;
+        learn = passing == Passing::kParseAndLearn;
+        absl::string_view payload = unparsed_[unparsed].payload;
+        if (!graph_->mutable_node(i)->ParseFromArray(payload.data(),
+                                                     static_cast<int>(payload.size()))) {
+          return NotWindowed("a node does not parse");
+        }
+      }
       auto captures = captures_.find(&node);
       if (captures != captures_.end()) {
         OC_RETURN_IF_ERROR(CheckSubgraphs(*graph_->mutable_node(i), captures->second, **reinfer));
@@ -440,10 +539,113 @@ class WindowedConversion {
             absl::StrCat("input '", node.input(untyped), "' is not defined before its use"));
       }
       if (!valid.ok()) return NotWindowed(valid.message());
+      absl::Span<const schema::InputFact> facts;
+      if (learn && (*reinfer)->LastInferredPurely(facts) && std::all_of(
+                                                              facts.begin(), facts.end(),
+                                                              [this](const schema::InputFact& f) {
+                                                                return Lasting(f);
+                                                              })) {
+        output_types_.clear();
+        for (const std::string& output : node.output()) {
+          output_types_.push_back(output.empty() ? nullptr : (*reinfer)->TypeOf(output));
+        }
+        plain_memo_->Remember(output_types_, facts);
+      }
+      NoteConstness(node.op_type() == "Constant", node.input(), node.output());
     }
     (*reinfer)->Commit();
     index.emplace(window_, absl::flat_hash_set<std::string>{""});
     return absl::OkStatus();
+  }
+
+  // What becomes of a window's unparsed node.
+  enum class Passing {
+    kPassed,         // its outputs typed as a node alike's: it stays unparsed
+    kParse,          // parsed, checked and inferred as any node
+    kParseAndLearn,  // the same, what it is found to be remembered
+  };
+
+  // Types the outputs of `node`, unparsed, as the check and strict
+  // inference of a node alike found (PlainNodeMemo), when one was found
+  // and its outputs cannot be constants nor have declared types.
+  absl::StatusOr<Passing> PassUnparsed(const Unparsed& node) {
+    absl::Span<const absl::string_view> names(unparsed_names_);
+    absl::Span<const absl::string_view> inputs = names.subspan(node.first_name, node.inputs);
+    absl::Span<const absl::string_view> outputs =
+        names.subspan(node.first_name + node.inputs, node.outputs);
+    input_types_.clear();
+    for (absl::string_view input : inputs) {
+      if (input.empty()) {
+        input_types_.push_back(nullptr);
+        continue;
+      }
+      auto type = live_->types.find(input);
+      if (type == live_->types.end()) {
+        return NotWindowed(absl::StrCat("input '", input, "' is not defined before its use"));
+      }
+      input_types_.push_back(type->second);
+    }
+    // (A node that may fold, or whose output has a declared type, is
+    // parsed: the steps see it.)
+    if (AllMayBeConstants(inputs)) return Passing::kParse;
+    for (absl::string_view output : outputs) {
+      if (!output.empty() && live_->declared.contains(output)) return Passing::kParse;
+    }
+    const PlainNodeMemo::Entry* alike =
+        plain_memo_->Recall(*node.op, node.attributes, input_types_, outputs);
+    if (alike == nullptr) return Passing::kParseAndLearn;
+    for (const schema::InputFact& fact : alike->facts) {
+      if (!FoundAsBefore(inputs[fact.input], fact)) return Passing::kParse;
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (!outputs[i].empty()) live_->types.emplace(outputs[i], alike->types[i]);
+    }
+    ++unparsed_counts_[node.op->name];
+    return Passing::kPassed;
+  }
+
+  // Whether the value of an input an inference rule asked for, as `fact`
+  // holds it, outlives the window: unknown, or an initializer's.
+  bool Lasting(const schema::InputFact& fact) const {
+    return fact.shape_data == nullptr &&
+           (fact.constant == nullptr || initializer_tensors_.contains(fact.constant));
+  }
+
+  // Whether what is known of the value of `input` is what `fact` found.
+  bool FoundAsBefore(absl::string_view input, const schema::InputFact& fact) const {
+    const schema::ValueFacts* known = nullptr;
+    if (!input.empty() && !live_->facts.empty()) {
+      auto it = live_->facts.find(input);
+      if (it != live_->facts.end()) known = &it->second;
+    }
+    return (known != nullptr ? known->constant : nullptr) == fact.constant &&
+           (known != nullptr ? known->shape_data : nullptr) == fact.shape_data;
+  }
+
+  // Whether every one of `inputs` may be a constant (an initializer, a
+  // carried constant, or a value of the window that may be one): a node
+  // reading them may fold.
+  bool AllMayBeConstants(absl::Span<const absl::string_view> inputs) const {
+    for (absl::string_view input : inputs) {
+      if (input.empty()) continue;
+      if (!maybe_constant_.empty() && maybe_constant_.contains(input)) continue;
+      if (!carried_constants_.empty() && carried_constants_.contains(input)) continue;
+      if (initializer_names_.contains(input)) continue;
+      return false;
+    }
+    return true;
+  }
+
+  // Notes the outputs of a window's parsed node, a Constant or not, that
+  // may be constants: those of a node whose inputs all may be.
+  void NoteConstness(bool constant, const google::protobuf::RepeatedPtrField<std::string>& inputs,
+                     const google::protobuf::RepeatedPtrField<std::string>& outputs) {
+    if (!constant) {
+      for (const std::string& input : inputs) {
+        if (!AllMayBeConstants({absl::string_view(input)})) return;
+      }
+    }
+    for (const std::string& output : outputs) maybe_constant_.insert(output);
   }
 
   // Checks the subgraphs of `node`, which read `captures` from the main
@@ -497,6 +699,10 @@ class WindowedConversion {
     context.whole_graphs = false;
     context.node_as_read = [this](const onnx::NodeProto& node) { return NodeAsRead(node); };
     context.texts_full = [&parts](int64_t rank) { return parts.TextsFull(rank); };
+    context.unindexed_nodes = [this](absl::string_view op) -> int64_t {
+      auto it = unparsed_counts_.find(op);
+      return it == unparsed_counts_.end() ? 0 : it->second;
+    };
     order_ = &context.order;
     absl::StatusOr<StepReport> step = RunStep(context);
     order_ = &no_order_;
@@ -616,6 +822,10 @@ class WindowedConversion {
     decltype(inner_owners_)().swap(inner_owners_);
     decltype(dirty_)().swap(dirty_);
     decltype(defined_)().swap(defined_);
+    decltype(unparsed_)().swap(unparsed_);
+    decltype(unparsed_names_)().swap(unparsed_names_);
+    decltype(unparsed_of_)().swap(unparsed_of_);
+    decltype(maybe_constant_)().swap(maybe_constant_);
     std::string().swap(pending_);
   }
 
@@ -750,6 +960,13 @@ class WindowedConversion {
   // first (read from the back): the last use of a value, an unused output.
   std::vector<bool> uses_;
   absl::flat_hash_set<std::string> graph_level_;  // inputs and initializers
+  absl::flat_hash_set<std::string> initializer_names_;
+  absl::flat_hash_set<const onnx::TensorProto*> initializer_tensors_;
+  // Per op type, its schema at the source opset when its nodes may be left
+  // unparsed (see PlainOp), else null.
+  absl::node_hash_map<std::string, const schema::OpSchema*> plain_ops_;
+  // What the check and inference of nodes alike found, for good.
+  std::optional<PlainNodeMemo> plain_memo_;
 
   std::optional<NameGenerator> names_;
   std::optional<TypeTable> types_;
@@ -792,6 +1009,22 @@ class WindowedConversion {
   std::vector<absl::string_view> dying_;
   absl::flat_hash_set<absl::string_view> defined_;
   NodeNames scanned_;  // scratch
+  // The window's nodes left unparsed (see PlainOp), each standing as an
+  // empty node: its fields as read, by the index of its empty node (-1:
+  // a node parsed).
+  std::vector<Unparsed> unparsed_;
+  std::vector<absl::string_view> unparsed_names_;
+  std::vector<int32_t> unparsed_of_;
+  // Of the unparsed nodes whose outputs were typed, how many per op.
+  absl::flat_hash_map<absl::string_view, int64_t> unparsed_counts_;
+  // The window's values that may be constants (views of its parsed nodes).
+  absl::flat_hash_set<absl::string_view> maybe_constant_;
+  PlainNode plain_;  // scratch
+  bool plain_read_ = false;  // whether the node last read into plain_ is plain
+  // The ops PlainSchema found last (views of plain_ops_' keys).
+  std::array<std::pair<absl::string_view, const schema::OpSchema*>, 8> recent_plain_ops_{};
+  size_t next_plain_op_ = 0;
+  std::vector<const onnx::TypeProto*> input_types_, output_types_;  // scratch
   std::vector<const onnx::TensorProto*> added_names_;
   std::string pending_;  // node bytes not yet written
   // Gives the memory the windows free back to the system as they go.

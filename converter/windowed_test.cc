@@ -213,16 +213,16 @@ INSTANTIATE_TEST_SUITE_P(Cases, WindowedWholeTest,
                            return info.param.name;
                          });
 
-struct SubgraphCase {
+struct WindowsCase {
   std::string name;
   std::string model;
   std::vector<int64_t> targets;  // each converted to
   std::string error;             // why the case did not read; "" when it did
 };
 
-// A case of subgraphs.cases.
-SubgraphCase MakeSubgraphCase(const std::string& name, const Parts& parts) {
-  SubgraphCase c;
+// A case of subgraphs.cases or unparsed.cases.
+WindowsCase MakeWindowsCase(const std::string& name, const Parts& parts) {
+  WindowsCase c;
   c.name = name;
   c.error = KeysError(parts, {"model", "targets"});
   if (!c.error.empty()) return c;
@@ -233,7 +233,7 @@ SubgraphCase MakeSubgraphCase(const std::string& name, const Parts& parts) {
   return c;
 }
 
-class WindowedSubgraphTest : public ::testing::TestWithParam<SubgraphCase> {};
+class WindowedCaseFileTest : public ::testing::TestWithParam<WindowsCase> {};
 
 // Converts `bytes` with windows of each size in `windows`: each gives the
 // whole conversion's bytes and report.
@@ -264,8 +264,8 @@ void ExpectWindowsGiveTheWholeConversion(const std::string& bytes, const Convert
 // with them, to the bytes and report of the whole conversion, whatever the
 // window size (one node: every value a subgraph reads comes from an earlier
 // window).
-TEST_P(WindowedSubgraphTest, SameBytesAndReportAsTheWholeConversion) {
-  const SubgraphCase& c = GetParam();
+TEST_P(WindowedCaseFileTest, SameBytesAndReportAsTheWholeConversion) {
+  const WindowsCase& c = GetParam();
   ASSERT_EQ(c.error, "");
   std::string bytes = Serialized(c.model);
   for (int64_t target : c.targets) {
@@ -278,9 +278,16 @@ TEST_P(WindowedSubgraphTest, SameBytesAndReportAsTheWholeConversion) {
 
 // PyTorch-style control flow: If, Loop and Scan bodies of ordinary ops,
 // some of them ops a step rewrites.
-INSTANTIATE_TEST_SUITE_P(Cases, WindowedSubgraphTest,
-                         ::testing::ValuesIn(CasesOf("subgraphs.cases", MakeSubgraphCase)),
-                         [](const ::testing::TestParamInfo<SubgraphCase>& info) {
+INSTANTIATE_TEST_SUITE_P(Cases, WindowedCaseFileTest,
+                         ::testing::ValuesIn(CasesOf("subgraphs.cases", MakeWindowsCase)),
+                         [](const ::testing::TestParamInfo<WindowsCase>& info) {
+                           return info.param.name;
+                         });
+
+// Nodes every step only rebinds, passed through unparsed, among others.
+INSTANTIATE_TEST_SUITE_P(Unparsed, WindowedCaseFileTest,
+                         ::testing::ValuesIn(CasesOf("unparsed.cases", MakeWindowsCase)),
+                         [](const ::testing::TestParamInfo<WindowsCase>& info) {
                            return info.param.name;
                          });
 

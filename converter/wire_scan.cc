@@ -219,6 +219,65 @@ absl::Status ScanWiring(absl::string_view node, NodeNames& names) {
   });
 }
 
+bool AttributesHoldGraphs(absl::string_view attributes) {
+  wire::FieldReader reader(attributes);
+  wire::Field field;
+  bool found;
+  while (true) {
+    if (!reader.Next(field, found).ok()) return true;
+    if (!found) return false;
+    if (field.number != kNodeAttribute || field.wire_type != wire::kLengthDelimited) return true;
+    wire::FieldReader attribute(field.payload);
+    wire::Field inner;
+    while (true) {
+      if (!attribute.Next(inner, found).ok()) return true;
+      if (!found) break;
+      if (inner.number == kAttributeGraph || inner.number == kAttributeGraphs) return true;
+    }
+  }
+}
+
+bool ScanPlainNode(absl::string_view node, PlainNode& plain) {
+  plain.inputs.clear();
+  plain.outputs.clear();
+  plain.op_type = plain.domain = plain.attributes = {};
+  // Fields 3, 4, 6 and 7 seen (bit per number); whether the attributes
+  // have ended.
+  uint32_t seen = 0;
+  bool attributes_ended = false;
+  const char* attributes_begin = nullptr;
+  const char* attributes_end = nullptr;
+  wire::FieldReader reader(node);
+  wire::Field field;
+  bool found;
+  while (true) {
+    if (!reader.Next(field, found).ok()) return false;
+    if (!found) break;
+    if (field.wire_type != wire::kLengthDelimited || field.number > kNodeDomain) return false;
+    if (field.number == kNodeAttribute) {
+      if (attributes_ended) return false;
+      if (attributes_begin == nullptr) attributes_begin = field.whole.data();
+      attributes_end = field.whole.data() + field.whole.size();
+      continue;
+    }
+    if (attributes_begin != nullptr) attributes_ended = true;
+    switch (field.number) {
+      case kNodeInput: plain.inputs.push_back(field.payload); continue;
+      case kNodeOutput: plain.outputs.push_back(field.payload); continue;
+      case kNodeOpType: plain.op_type = field.payload; break;
+      case kNodeDomain: plain.domain = field.payload; break;
+      default: break;
+    }
+    const uint32_t bit = uint32_t{1} << field.number;
+    if ((seen & bit) != 0) return false;  // protobuf keeps the last: parsed, not plain
+    seen |= bit;
+  }
+  if (attributes_begin != nullptr) {
+    plain.attributes = absl::string_view(attributes_begin, attributes_end - attributes_begin);
+  }
+  return plain.attributes.size() <= kMaxPlainAttributeBytes;
+}
+
 absl::Status ScanNode(absl::string_view node, NodeNames& names, bool all) {
   ClearNames(names);
   std::vector<absl::string_view> reads;

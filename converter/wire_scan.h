@@ -26,6 +26,8 @@ inline constexpr uint32_t kTensorDataType = 2;
 inline constexpr uint32_t kNodeInput = 1;
 inline constexpr uint32_t kNodeOutput = 2;
 inline constexpr uint32_t kNodeName = 3;
+inline constexpr uint32_t kNodeOpType = 4;
+inline constexpr uint32_t kNodeDocString = 6;
 inline constexpr uint32_t kNodeDomain = 7;
 
 // Field numbers of subgraphs, read without parsing them.
@@ -71,6 +73,33 @@ absl::Status ScanNode(absl::string_view node, NodeNames& names, bool all = false
 // subgraph, into `names` (its other fields cleared): ScanNode without
 // reading the attributes.
 absl::Status ScanWiring(absl::string_view node, NodeNames& names);
+
+// A serialized node of the plainest kind, read without parsing it (views of
+// its bytes): what the windows need to pass it through unparsed when no
+// step changes it (see ScanPlainNode).
+struct PlainNode {
+  std::vector<absl::string_view> inputs;
+  std::vector<absl::string_view> outputs;
+  absl::string_view op_type;
+  absl::string_view domain;
+  // Its attribute fields as encoded (tags, lengths and bytes), one after
+  // the other.
+  absl::string_view attributes;
+};
+
+// The most bytes of attributes a plain node holds.
+inline constexpr size_t kMaxPlainAttributeBytes = 256;
+
+// Reads serialized `node` into `plain`; false (`plain` then meaningless)
+// unless the node is well formed, has only the fields of ONNX 1.0's
+// NodeProto (inputs, outputs, name, op type, attributes, doc string,
+// domain), each once but the repeated ones, and its attributes one after
+// the other, at most kMaxPlainAttributeBytes of them.
+bool ScanPlainNode(absl::string_view node, PlainNode& plain);
+
+// Whether attribute fields `attributes`, as encoded, hold a graph (or
+// graphs); true too where they are not well formed.
+bool AttributesHoldGraphs(absl::string_view attributes);
 
 // Where the first field numbered above `number` starts in `message` (its
 // size if none does): protobuf writes fields in the order of their numbers.

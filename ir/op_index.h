@@ -73,7 +73,9 @@ class OpIndex {
       last_indexed_ = domains_.contains(domain);
     }
     if (last_indexed_) {
-      SitesOf(domain, node.op_type()).push_back(site);
+      // (No op has an empty name: such a node stands for one kept
+      // elsewhere, as a window's unparsed nodes are.)
+      if (!node.op_type().empty()) SitesOf(domain, node.op_type()).push_back(site);
     } else {
       ++others_[absl::StrCat(domain.empty() ? "ai.onnx" : domain, ".", node.op_type())];
     }

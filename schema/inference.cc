@@ -173,6 +173,13 @@ bool NodeReinferencer::RepeatsCheckedNode() const {
          entry->checked_outputs == state_->engine.last_outputs();
 }
 
+bool NodeReinferencer::LastInferredPurely(absl::Span<const InputFact>& facts) const {
+  const MemoEntry* entry = state_->engine.last_entry();
+  if (entry == nullptr) return false;
+  facts = entry->facts;
+  return true;
+}
+
 void NodeReinferencer::NoteChecked() {
   MemoEntry* entry = state_->engine.last_entry();
   if (entry == nullptr || entry->checked) return;

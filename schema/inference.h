@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "google/protobuf/arena.h"
 #include "proto/onnx.pb.h"
 #include "schema/registry.h"
@@ -36,6 +37,15 @@ struct InferenceOptions {
 struct ValueFacts {
   const onnx::TensorProto* constant = nullptr;  // the model's or the result's
   const onnx::TensorShapeProto* shape_data = nullptr;  // in the result's arena
+};
+
+// What an inference rule found when it asked for the value of an input:
+// the input's constant and shape data (null where unknown), compared by
+// address.
+struct InputFact {
+  size_t input = 0;
+  const onnx::TensorProto* constant = nullptr;
+  const onnx::TensorShapeProto* shape_data = nullptr;
 };
 
 // Types inferred for the values of one graph.
@@ -140,6 +150,14 @@ class NodeReinferencer {
   // the same output types. A check of the node (NodeChecker::Check, which
   // reads no more than these) finds what the check of that one found.
   bool RepeatsCheckedNode() const;
+
+  // Whether the types Infer last gave the node's outputs follow from its op
+  // version, arity, attributes, which outputs it names, its input types
+  // and the input values in `facts` alone (no declared type, no fresh
+  // symbol, no value given an output): a node alike in these, its inputs'
+  // values found the same, gets the same. `facts` are what the rule asked
+  // for, as it found them (valid until the next node is inferred).
+  bool LastInferredPurely(absl::Span<const InputFact>& facts) const;
 
   // Notes that the node Infer last inferred passed the check with the
   // types inferred for it (see RepeatsCheckedNode).

@@ -210,13 +210,8 @@ struct MemoKey {
   }
 };
 
-// What a rule found when it asked for the value of an input: the input's
-// constant and shape data (null where unknown), compared by address.
-struct FactRead {
-  size_t input = 0;
-  const onnx::TensorProto* constant = nullptr;
-  const onnx::TensorShapeProto* shape_data = nullptr;
-};
+// What a rule found when it asked for the value of an input.
+using FactRead = InputFact;
 
 // The stored output types a rule gave for a MemoKey, and the input values
 // it asked for: a node like it takes these types only if its inputs' values
