@@ -47,6 +47,18 @@ constexpr size_t kFlushBytes = 1 << 20;
 
 absl::Status NotWindowed(absl::string_view why) { return absl::UnimplementedError(why); }
 
+// The lengths of a set of names, as bits: a name of a length not among them
+// is not in the set (a test cheaper than a lookup).
+class NameLengths {
+ public:
+  void Add(absl::string_view name) { bits_ |= Bit(name.size()); }
+  bool MayHold(absl::string_view name) const { return (bits_ & Bit(name.size())) != 0; }
+
+ private:
+  static uint64_t Bit(size_t length) { return uint64_t{1} << std::min<size_t>(length, 63); }
+  uint64_t bits_ = 0;
+};
+
 // One conversion of a model's bytes, window by window (see ConvertWindowed).
 class WindowedConversion {
  public:
@@ -72,6 +84,7 @@ class WindowedConversion {
  private:
   // A node of the window left unparsed (see PlainOp): its fields as read.
   struct Unparsed {
+    absl::string_view whole;  // the field, as Emit writes it
     absl::string_view payload;
     absl::string_view attributes;
     const schema::OpSchema* op;
@@ -294,8 +307,10 @@ class WindowedConversion {
     constants_.SetOpaque(&headers_only_);
     for (const onnx::TensorProto& tensor : graph_->initializer()) {
       initializer_names_.insert(tensor.name());
+      initializer_lengths_.Add(tensor.name());
       initializer_tensors_.insert(&tensor);
     }
+    for (const auto& [name, type] : live_->declared) declared_lengths_.Add(name);
     plain_memo_.emplace(*result_->arena);
     checker_.emplace(window_);
     incremental_.emplace(window_);
@@ -380,6 +395,7 @@ class WindowedConversion {
     unparsed_.clear();
     unparsed_names_.clear();
     unparsed_of_.clear();
+    passed_.clear();
     wire::Field field;
     bool found;
     for (int64_t i = 0; i < count;) {
@@ -388,10 +404,9 @@ class WindowedConversion {
       if (field.number != kGraphNode || field.wire_type != wire::kLengthDelimited) continue;
       // An empty node stands for one left unparsed.
       onnx::NodeProto* node = graph_->add_node();
-      originals_.emplace(node, field.whole);
       if (const schema::OpSchema* op = PlainOp(field.payload)) {
         unparsed_of_.push_back(static_cast<int32_t>(unparsed_.size()));
-        unparsed_.push_back({field.payload, plain_.attributes, op,
+        unparsed_.push_back({field.whole, field.payload, plain_.attributes, op,
                              static_cast<uint32_t>(unparsed_names_.size()),
                              static_cast<uint32_t>(plain_.inputs.size()),
                              static_cast<uint32_t>(plain_.outputs.size())});
@@ -403,6 +418,7 @@ class WindowedConversion {
         continue;
       }
       unparsed_of_.push_back(-1);
+      originals_.emplace(node, field.whole);
       if (!node->ParseFromArray(field.payload.data(), static_cast<int>(field.payload.size()))) {
         return NotWindowed("a node does not parse");
       }
@@ -519,8 +535,12 @@ class WindowedConversion {
         if (pass) {
           OC_ASSIGN_OR_RETURN(passing, PassUnparsed(unparsed_[unparsed]));
         }
-        if (passing == Passing::kPassed) continue;
+        if (passing == Passing::kPassed) {
+          passed_.push_back({&node, unparsed_[unparsed].whole});
+          continue;
+        }
         learn = passing == Passing::kParseAndLearn;
+        originals_.emplace(&node, unparsed_[unparsed].whole);
         absl::string_view payload = unparsed_[unparsed].payload;
         if (!graph_->mutable_node(i)->ParseFromArray(payload.data(),
                                                      static_cast<int>(payload.size()))) {
@@ -589,7 +609,9 @@ class WindowedConversion {
     // parsed: the steps see it.)
     if (AllMayBeConstants(inputs)) return Passing::kParse;
     for (absl::string_view output : outputs) {
-      if (!output.empty() && live_->declared.contains(output)) return Passing::kParse;
+      if (declared_lengths_.MayHold(output) && live_->declared.contains(output)) {
+        return Passing::kParse;
+      }
     }
     const PlainNodeMemo::Entry* alike =
         plain_memo_->Recall(*node.op, node.attributes, input_types_, outputs);
@@ -600,7 +622,7 @@ class WindowedConversion {
     for (size_t i = 0; i < outputs.size(); ++i) {
       if (!outputs[i].empty()) live_->types.emplace(outputs[i], alike->types[i]);
     }
-    ++unparsed_counts_[node.op->name];
+    CountPassed(*node.op);
     return Passing::kPassed;
   }
 
@@ -622,6 +644,17 @@ class WindowedConversion {
            (known != nullptr ? known->shape_data : nullptr) == fact.shape_data;
   }
 
+  // Counts a node of `op` passed through unparsed.
+  void CountPassed(const schema::OpSchema& op) {
+    for (auto it = unparsed_counts_.rbegin(); it != unparsed_counts_.rend(); ++it) {
+      if (it->first == &op) {
+        ++it->second;
+        return;
+      }
+    }
+    unparsed_counts_.push_back({&op, 1});
+  }
+
   // Whether every one of `inputs` may be a constant (an initializer, a
   // carried constant, or a value of the window that may be one): a node
   // reading them may fold.
@@ -630,7 +663,7 @@ class WindowedConversion {
       if (input.empty()) continue;
       if (!maybe_constant_.empty() && maybe_constant_.contains(input)) continue;
       if (!carried_constants_.empty() && carried_constants_.contains(input)) continue;
-      if (initializer_names_.contains(input)) continue;
+      if (initializer_lengths_.MayHold(input) && initializer_names_.contains(input)) continue;
       return false;
     }
     return true;
@@ -700,8 +733,10 @@ class WindowedConversion {
     context.node_as_read = [this](const onnx::NodeProto& node) { return NodeAsRead(node); };
     context.texts_full = [&parts](int64_t rank) { return parts.TextsFull(rank); };
     context.unindexed_nodes = [this](absl::string_view op) -> int64_t {
-      auto it = unparsed_counts_.find(op);
-      return it == unparsed_counts_.end() ? 0 : it->second;
+      for (const auto& [schema, count] : unparsed_counts_) {
+        if (schema->name == op) return count;
+      }
+      return int64_t{0};
     };
     order_ = &context.order;
     absl::StatusOr<StepReport> step = RunStep(context);
@@ -745,7 +780,14 @@ class WindowedConversion {
 
   // Writes the window's nodes: those no step touched as they came.
   absl::Status Emit() {
+    size_t passed = 0;
     for (const onnx::NodeProto& node : graph_->node()) {
+      if (passed < passed_.size() && passed_[passed].first == &node) {
+        absl::string_view whole = passed_[passed++].second;
+        pending_.append(whole.data(), whole.size());
+        if (pending_.size() >= kFlushBytes) OC_RETURN_IF_ERROR(Flush());
+        continue;
+      }
       auto original = originals_.find(&node);
       if (original != originals_.end() && !touched_.contains(&node) && !dirty_.contains(&node)) {
         pending_.append(original->second.data(), original->second.size());
@@ -825,6 +867,7 @@ class WindowedConversion {
     decltype(unparsed_)().swap(unparsed_);
     decltype(unparsed_names_)().swap(unparsed_names_);
     decltype(unparsed_of_)().swap(unparsed_of_);
+    decltype(passed_)().swap(passed_);
     decltype(maybe_constant_)().swap(maybe_constant_);
     std::string().swap(pending_);
   }
@@ -961,6 +1004,7 @@ class WindowedConversion {
   std::vector<bool> uses_;
   absl::flat_hash_set<std::string> graph_level_;  // inputs and initializers
   absl::flat_hash_set<std::string> initializer_names_;
+  NameLengths initializer_lengths_, declared_lengths_;
   absl::flat_hash_set<const onnx::TensorProto*> initializer_tensors_;
   // Per op type, its schema at the source opset when its nodes may be left
   // unparsed (see PlainOp), else null.
@@ -1016,7 +1060,9 @@ class WindowedConversion {
   std::vector<absl::string_view> unparsed_names_;
   std::vector<int32_t> unparsed_of_;
   // Of the unparsed nodes whose outputs were typed, how many per op.
-  absl::flat_hash_map<absl::string_view, int64_t> unparsed_counts_;
+  std::vector<std::pair<const schema::OpSchema*, int64_t>> unparsed_counts_;
+  // The nodes passed through unparsed, in order, with their fields as read.
+  std::vector<std::pair<const onnx::NodeProto*, absl::string_view>> passed_;
   // The window's values that may be constants (views of its parsed nodes).
   absl::flat_hash_set<absl::string_view> maybe_constant_;
   PlainNode plain_;  // scratch
