@@ -59,6 +59,14 @@ class NameLengths {
   uint64_t bits_ = 0;
 };
 
+// An ai.onnx op as the windows take it: its schema at the source opset
+// (null: none), and whether its nodes may be left unparsed, every step
+// only rebinding it (never a Constant, which later windows read).
+struct WindowOp {
+  const schema::OpSchema* schema = nullptr;
+  bool unparsed = false;
+};
+
 // One conversion of a model's bytes, window by window (see ConvertWindowed).
 class WindowedConversion {
  public:
@@ -82,15 +90,16 @@ class WindowedConversion {
   }
 
  private:
-  // A node of the window left unparsed (see PlainOp): its fields as read.
-  struct Unparsed {
+  // A plain node of the window (see ReadPlain) as read from the model.
+  struct WireNode {
     absl::string_view whole;  // the field, as Emit writes it
     absl::string_view payload;
     absl::string_view attributes;
     const schema::OpSchema* op;
-    uint32_t first_name;  // its inputs, then outputs, in unparsed_names_
+    uint32_t first_name;  // its inputs, then outputs, in wire_names_
     uint32_t inputs;
     uint32_t outputs;
+    bool parsed;  // else left unparsed, an empty node standing for it
   };
 
   absl::Status CheckOptions() const {
@@ -392,9 +401,9 @@ class WindowedConversion {
     // doubling at a time, it would move every entry ~twice.)
     originals_.reserve(static_cast<size_t>(count));
     defined_.reserve(static_cast<size_t>(count));
-    unparsed_.clear();
-    unparsed_names_.clear();
-    unparsed_of_.clear();
+    wire_nodes_.clear();
+    wire_names_.clear();
+    wire_node_of_.clear();
     passed_.clear();
     wire::Field field;
     bool found;
@@ -404,26 +413,22 @@ class WindowedConversion {
       if (field.number != kGraphNode || field.wire_type != wire::kLengthDelimited) continue;
       // An empty node stands for one left unparsed.
       onnx::NodeProto* node = graph_->add_node();
-      if (const schema::OpSchema* op = PlainOp(field.payload)) {
-        unparsed_of_.push_back(static_cast<int32_t>(unparsed_.size()));
-        unparsed_.push_back({field.whole, field.payload, plain_.attributes, op,
-                             static_cast<uint32_t>(unparsed_names_.size()),
-                             static_cast<uint32_t>(plain_.inputs.size()),
-                             static_cast<uint32_t>(plain_.outputs.size())});
-        unparsed_names_.insert(unparsed_names_.end(), plain_.inputs.begin(), plain_.inputs.end());
-        unparsed_names_.insert(unparsed_names_.end(), plain_.outputs.begin(),
-                               plain_.outputs.end());
+      const WindowOp op = ReadPlain(field.payload);
+      if (op.unparsed) {
+        NoteWireNode(op.schema, field, /*parsed=*/false);
         NoteUses(plain_.inputs, plain_.outputs);
         ++i;
         continue;
       }
-      unparsed_of_.push_back(-1);
+      wire_node_of_.push_back(-1);
       originals_.emplace(node, field.whole);
       if (!node->ParseFromArray(field.payload.data(), static_cast<int>(field.payload.size()))) {
         return NotWindowed("a node does not parse");
       }
       bool subgraphs = NoteSubgraphs(*node, *node, 0);
-      if (plain_read_ && !subgraphs) {
+      if (op.schema != nullptr && !subgraphs) {
+        wire_node_of_.pop_back();
+        NoteWireNode(op.schema, field, /*parsed=*/true);
         NoteUses(plain_.inputs, plain_.outputs);
       } else {
         // It parsed.
@@ -460,40 +465,53 @@ class WindowedConversion {
     return any;
   }
 
-  // The schema at the source opset of serialized node `payload` (read into
-  // plain_) when it can be passed through unparsed: a plain node
-  // (ScanPlainNode) of an ai.onnx op that every step only rebinds (never a
-  // Constant, which later windows read); else null.
-  const schema::OpSchema* PlainOp(absl::string_view payload) {
-    plain_read_ = ScanPlainNode(payload, plain_);
-    if (!plain_read_) return nullptr;
-    if (!plain_.domain.empty() && plain_.domain != "ai.onnx") return nullptr;
-    if (plain_.outputs.size() > PlainNodeMemo::kMaxOutputs) return nullptr;
-    const schema::OpSchema* op = PlainSchema(plain_.op_type);
-    if (op == nullptr || plain_.attributes.empty()) return op;
-    return AttributesHoldGraphs(plain_.attributes) ? nullptr : op;
+  // Serialized node `payload` read into plain_ (ScanPlainNode): its op as
+  // the windows take it, or none when the node is not plain, of another
+  // domain or of too many outputs. Its attributes may hold graphs when the
+  // op is not to be left unparsed.
+  WindowOp ReadPlain(absl::string_view payload) {
+    if (!ScanPlainNode(payload, plain_)) return {};
+    if (!plain_.domain.empty() && plain_.domain != "ai.onnx") return {};
+    if (plain_.outputs.size() > PlainNodeMemo::kMaxOutputs) return {};
+    WindowOp op = OpOf(plain_.op_type);
+    if (op.unparsed && !plain_.attributes.empty() && AttributesHoldGraphs(plain_.attributes)) {
+      return {};
+    }
+    return op;
   }
 
-  // The schema at the source opset of ai.onnx op `op_type` when its nodes
-  // may be left unparsed (see PlainOp), else null.
-  const schema::OpSchema* PlainSchema(absl::string_view op_type) {
-    for (const auto& [op, schema] : recent_plain_ops_) {
-      if (op == op_type) return schema;
+  // Ai.onnx op `op_type` as the windows take it.
+  WindowOp OpOf(absl::string_view op_type) {
+    for (const auto& [op, known] : recent_ops_) {
+      if (op == op_type) return known;
     }
-    auto it = plain_ops_.find(op_type);
-    if (it == plain_ops_.end()) it = plain_ops_.emplace(op_type, FindPlainSchema(op_type)).first;
-    recent_plain_ops_[next_plain_op_++ % recent_plain_ops_.size()] = {it->first, it->second};
+    auto it = window_ops_.find(op_type);
+    if (it == window_ops_.end()) it = window_ops_.emplace(op_type, FindOp(op_type)).first;
+    recent_ops_[next_recent_op_++ % recent_ops_.size()] = {it->first, it->second};
     return it->second;
   }
 
-  const schema::OpSchema* FindPlainSchema(absl::string_view op_type) const {
+  WindowOp FindOp(absl::string_view op_type) const {
     std::string op(op_type);
-    const schema::OpSchema* schema = Registry::Get().Lookup("", op, track_.source);
+    WindowOp found{Registry::Get().Lookup("", op, track_.source), op != "Constant"};
     for (const StepParts& parts : steps_) {
-      if (schema == nullptr || op == "Constant") break;
-      if (!StepOnlyRebinds(op, parts.report.from_opset, parts.report.to_opset)) schema = nullptr;
+      if (found.schema == nullptr || !found.unparsed) break;
+      found.unparsed = StepOnlyRebinds(op, parts.report.from_opset, parts.report.to_opset);
     }
-    return schema;
+    found.unparsed &= found.schema != nullptr;
+    return found;
+  }
+
+  // Notes the window's node `field`, read into plain_, of op `schema`,
+  // `parsed` or not.
+  void NoteWireNode(const schema::OpSchema* schema, const wire::Field& field, bool parsed) {
+    wire_node_of_.push_back(static_cast<int32_t>(wire_nodes_.size()));
+    wire_nodes_.push_back({field.whole, field.payload, plain_.attributes, schema,
+                           static_cast<uint32_t>(wire_names_.size()),
+                           static_cast<uint32_t>(plain_.inputs.size()),
+                           static_cast<uint32_t>(plain_.outputs.size()), parsed});
+    wire_names_.insert(wire_names_.end(), plain_.inputs.begin(), plain_.inputs.end());
+    wire_names_.insert(wire_names_.end(), plain_.outputs.begin(), plain_.outputs.end());
   }
 
   // Notes the values a node reading `inputs` and defining `outputs` (views
@@ -528,23 +546,28 @@ class WindowedConversion {
     const bool pass = captures_.empty();
     for (int i = 0; i < graph_->node_size(); ++i) {
       const onnx::NodeProto& node = graph_->node(i);
-      const int32_t unparsed = unparsed_of_[i];
+      const int32_t read = wire_node_of_[i];
       bool learn = false;  // whether to remember what the node is found to be
-      if (unparsed >= 0) {
-        Passing passing = Passing::kParse;
+      if (read >= 0) {
+        const WireNode& wired = wire_nodes_[read];
+        Typing typing = Typing::kInfer;
         if (pass) {
-          OC_ASSIGN_OR_RETURN(passing, PassUnparsed(unparsed_[unparsed]));
+          OC_ASSIGN_OR_RETURN(typing, TypeAsAlike(wired, wired.parsed ? &node : nullptr));
         }
-        if (passing == Passing::kPassed) {
-          passed_.push_back({&node, unparsed_[unparsed].whole});
+        if (typing == Typing::kAlike) {
+          // Checked and inferred as the node alike was.
+          if (wired.parsed) continue;
+          CountPassed(*wired.op);
+          passed_.push_back({&node, wired.whole});
           continue;
         }
-        learn = passing == Passing::kParseAndLearn;
-        originals_.emplace(&node, unparsed_[unparsed].whole);
-        absl::string_view payload = unparsed_[unparsed].payload;
-        if (!graph_->mutable_node(i)->ParseFromArray(payload.data(),
-                                                     static_cast<int>(payload.size()))) {
-          return NotWindowed("a node does not parse");
+        learn = typing == Typing::kInferAndLearn;
+        if (!wired.parsed) {
+          originals_.emplace(&node, wired.whole);
+          if (!graph_->mutable_node(i)->ParseFromArray(wired.payload.data(),
+                                                       static_cast<int>(wired.payload.size()))) {
+            return NotWindowed("a node does not parse");
+          }
         }
       }
       auto captures = captures_.find(&node);
@@ -578,18 +601,19 @@ class WindowedConversion {
     return absl::OkStatus();
   }
 
-  // What becomes of a window's unparsed node.
-  enum class Passing {
-    kPassed,         // its outputs typed as a node alike's: it stays unparsed
-    kParse,          // parsed, checked and inferred as any node
-    kParseAndLearn,  // the same, what it is found to be remembered
+  // How a window's plain node is checked and its outputs typed.
+  enum class Typing {
+    kAlike,          // as a node alike was: not checked or inferred again
+    kInfer,          // parsed (if it is not), checked and inferred
+    kInferAndLearn,  // the same, what it is found to be remembered
   };
 
-  // Types the outputs of `node`, unparsed, as the check and strict
-  // inference of a node alike found (PlainNodeMemo), when one was found
-  // and its outputs cannot be constants nor have declared types.
-  absl::StatusOr<Passing> PassUnparsed(const Unparsed& node) {
-    absl::Span<const absl::string_view> names(unparsed_names_);
+  // Types the outputs of `node` as the check and strict inference of a
+  // node alike found (PlainNodeMemo), when one was found and its outputs
+  // cannot be constants nor have declared types; the types are keyed by the
+  // names of `parsed`, the node parsed, if it is (as inference keys them).
+  absl::StatusOr<Typing> TypeAsAlike(const WireNode& node, const onnx::NodeProto* parsed) {
+    absl::Span<const absl::string_view> names(wire_names_);
     absl::Span<const absl::string_view> inputs = names.subspan(node.first_name, node.inputs);
     absl::Span<const absl::string_view> outputs =
         names.subspan(node.first_name + node.inputs, node.outputs);
@@ -607,23 +631,24 @@ class WindowedConversion {
     }
     // (A node that may fold, or whose output has a declared type, is
     // parsed: the steps see it.)
-    if (AllMayBeConstants(inputs)) return Passing::kParse;
+    if (AllMayBeConstants(inputs)) return Typing::kInfer;
     for (absl::string_view output : outputs) {
       if (declared_lengths_.MayHold(output) && live_->declared.contains(output)) {
-        return Passing::kParse;
+        return Typing::kInfer;
       }
     }
     const PlainNodeMemo::Entry* alike =
         plain_memo_->Recall(*node.op, node.attributes, input_types_, outputs);
-    if (alike == nullptr) return Passing::kParseAndLearn;
+    if (alike == nullptr) return Typing::kInferAndLearn;
     for (const schema::InputFact& fact : alike->facts) {
-      if (!FoundAsBefore(inputs[fact.input], fact)) return Passing::kParse;
+      if (!FoundAsBefore(inputs[fact.input], fact)) return Typing::kInfer;
     }
     for (size_t i = 0; i < outputs.size(); ++i) {
-      if (!outputs[i].empty()) live_->types.emplace(outputs[i], alike->types[i]);
+      if (outputs[i].empty()) continue;
+      absl::string_view key = parsed != nullptr ? absl::string_view(parsed->output(i)) : outputs[i];
+      live_->types.emplace(key, alike->types[i]);
     }
-    CountPassed(*node.op);
-    return Passing::kPassed;
+    return Typing::kAlike;
   }
 
   // Whether the value of an input an inference rule asked for, as `fact`
@@ -864,9 +889,9 @@ class WindowedConversion {
     decltype(inner_owners_)().swap(inner_owners_);
     decltype(dirty_)().swap(dirty_);
     decltype(defined_)().swap(defined_);
-    decltype(unparsed_)().swap(unparsed_);
-    decltype(unparsed_names_)().swap(unparsed_names_);
-    decltype(unparsed_of_)().swap(unparsed_of_);
+    decltype(wire_nodes_)().swap(wire_nodes_);
+    decltype(wire_names_)().swap(wire_names_);
+    decltype(wire_node_of_)().swap(wire_node_of_);
     decltype(passed_)().swap(passed_);
     decltype(maybe_constant_)().swap(maybe_constant_);
     std::string().swap(pending_);
@@ -1006,9 +1031,8 @@ class WindowedConversion {
   absl::flat_hash_set<std::string> initializer_names_;
   NameLengths initializer_lengths_, declared_lengths_;
   absl::flat_hash_set<const onnx::TensorProto*> initializer_tensors_;
-  // Per op type, its schema at the source opset when its nodes may be left
-  // unparsed (see PlainOp), else null.
-  absl::node_hash_map<std::string, const schema::OpSchema*> plain_ops_;
+  // The ai.onnx ops read so far, as the windows take them (see ReadPlain).
+  absl::node_hash_map<std::string, WindowOp> window_ops_;
   // What the check and inference of nodes alike found, for good.
   std::optional<PlainNodeMemo> plain_memo_;
 
@@ -1053,12 +1077,12 @@ class WindowedConversion {
   std::vector<absl::string_view> dying_;
   absl::flat_hash_set<absl::string_view> defined_;
   NodeNames scanned_;  // scratch
-  // The window's nodes left unparsed (see PlainOp), each standing as an
-  // empty node: its fields as read, by the index of its empty node (-1:
-  // a node parsed).
-  std::vector<Unparsed> unparsed_;
-  std::vector<absl::string_view> unparsed_names_;
-  std::vector<int32_t> unparsed_of_;
+  // The window's plain nodes (see ReadPlain), parsed or each standing as an
+  // empty node: their fields as read, by the index of their node (-1: a
+  // node not plain).
+  std::vector<WireNode> wire_nodes_;
+  std::vector<absl::string_view> wire_names_;
+  std::vector<int32_t> wire_node_of_;
   // Of the unparsed nodes whose outputs were typed, how many per op.
   std::vector<std::pair<const schema::OpSchema*, int64_t>> unparsed_counts_;
   // The nodes passed through unparsed, in order, with their fields as read.
@@ -1066,10 +1090,9 @@ class WindowedConversion {
   // The window's values that may be constants (views of its parsed nodes).
   absl::flat_hash_set<absl::string_view> maybe_constant_;
   PlainNode plain_;  // scratch
-  bool plain_read_ = false;  // whether the node last read into plain_ is plain
-  // The ops PlainSchema found last (views of plain_ops_' keys).
-  std::array<std::pair<absl::string_view, const schema::OpSchema*>, 8> recent_plain_ops_{};
-  size_t next_plain_op_ = 0;
+  // The ops OpOf found last (views of window_ops_' keys).
+  std::array<std::pair<absl::string_view, WindowOp>, 8> recent_ops_{};
+  size_t next_recent_op_ = 0;
   std::vector<const onnx::TypeProto*> input_types_, output_types_;  // scratch
   std::vector<const onnx::TensorProto*> added_names_;
   std::string pending_;  // node bytes not yet written

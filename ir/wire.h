@@ -34,7 +34,7 @@ class FieldReader {
   // end; an error (naming the byte offset) where the bytes are not a
   // well-formed message. Groups (wire types 3 and 4) are errors.
   absl::Status Next(Field& field, bool& found) {
-    if (ReadShortLengthDelimited(field)) {
+    if (ReadShortLengthDelimited(field) || ReadSmallVarint(field)) {
       found = true;
       return absl::OkStatus();
     }
@@ -67,6 +67,22 @@ class FieldReader {
     field.whole = absl::string_view(data_.data() + offset_, header + length);
     field.payload = absl::string_view(data_.data() + offset_ + header, length);
     offset_ += header + length;
+    return true;
+  }
+  // Reads the next field when it is a varint field of a one-byte tag and a
+  // one-byte value (an enum, a small integer); false (nothing read)
+  // otherwise.
+  bool ReadSmallVarint(Field& field) {
+    if (offset_ + 2 > data_.size()) return false;
+    const auto* at = reinterpret_cast<const uint8_t*>(data_.data() + offset_);
+    const uint8_t tag = at[0];
+    if (tag >= 0x80 || (tag & 7) != kVarint || tag < 8 || at[1] >= 0x80) return false;
+    field.number = tag >> 3;
+    field.wire_type = kVarint;
+    field.varint = at[1];
+    field.whole = absl::string_view(data_.data() + offset_, 2);
+    field.payload = {};
+    offset_ += 2;
     return true;
   }
   absl::Status NextSlowly(Field& field, bool& found);

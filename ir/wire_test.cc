@@ -76,6 +76,20 @@ INSTANTIATE_TEST_SUITE_P(Lengths, FieldReaderLengthTest,
                            return info.param.name;
                          });
 
+// Varints of every size (one byte, the most common, is read apart), as
+// protobuf wrote them.
+TEST(FieldReaderTest, ReadsVarintsOfEverySize) {
+  onnx::TensorProto tensor;
+  for (int64_t dim : {int64_t{0}, int64_t{127}, int64_t{128}, int64_t{16384}, int64_t{-1}}) {
+    tensor.add_dims(dim);
+  }
+  tensor.set_data_type(1);
+  absl::StatusOr<std::vector<std::string>> fields = ReadAll(tensor.SerializeAsString());
+  ASSERT_TRUE(fields.ok()) << fields.status();
+  EXPECT_EQ(*fields, (std::vector<std::string>{"1/0:0", "1/0:127", "1/0:128", "1/0:16384",
+                                               "1/0:18446744073709551615", "2/0:1"}));
+}
+
 struct MalformedCase {
   const char* name;
   std::string bytes;
@@ -101,7 +115,11 @@ INSTANTIATE_TEST_SUITE_P(
                       "an invalid field number at byte 0"},
         MalformedCase{"group", std::string("\x0b\x0c", 2), "wire type 3 at byte 0"},
         MalformedCase{"truncated_tag", std::string("\x08\x01\x8a", 3),
-                      "a truncated tag at byte 2"}),
+                      "a truncated tag at byte 2"},
+        MalformedCase{"varint_without_value", std::string("\x08\x01\x10", 3),
+                      "a truncated varint at byte 2"},
+        MalformedCase{"truncated_varint", std::string("\x08\x80", 2),
+                      "a truncated varint at byte 0"}),
     [](const testing::TestParamInfo<MalformedCase>& info) { return info.param.name; });
 
 }  // namespace
