@@ -219,6 +219,64 @@ absl::Status ScanWiring(absl::string_view node, NodeNames& names) {
   });
 }
 
+namespace {
+
+// Reads a varint at `at`, before `end`, into `value`; the byte after it,
+// or null where it does not end before `end` or within 10 bytes.
+const uint8_t* ReadVarint(const uint8_t* at, const uint8_t* end, uint64_t& value) {
+  value = 0;
+  for (int shift = 0; shift < 70 && at < end; shift += 7) {
+    const uint8_t byte = *at++;
+    value |= uint64_t{byte & 0x7fu} << shift;
+    if (byte < 0x80) return at;
+  }
+  return nullptr;
+}
+
+// Whether serialized attribute `payload` holds a graph (or graphs); true
+// too where it is not well formed. A loop of its own: most attributes are
+// short runs of varints, which a FieldReader reads more slowly.
+bool AttributeHoldsGraph(absl::string_view payload) {
+  const auto* at = reinterpret_cast<const uint8_t*>(payload.data());
+  const uint8_t* const end = at + payload.size();
+  while (at < end) {
+    uint64_t tag;
+    if (*at < 0x80) {
+      tag = *at++;
+    } else if ((at = ReadVarint(at, end, tag)) == nullptr) {
+      return true;
+    }
+    const uint64_t number = tag >> 3;
+    if (number == kAttributeGraph || number == kAttributeGraphs || number == 0) return true;
+    uint64_t length;
+    switch (tag & 7) {
+      case wire::kVarint:
+        if ((at = ReadVarint(at, end, length)) == nullptr) return true;
+        break;
+      case wire::kFixed64:
+        if (end - at < 8) return true;
+        at += 8;
+        break;
+      case wire::kFixed32:
+        if (end - at < 4) return true;
+        at += 4;
+        break;
+      case wire::kLengthDelimited:
+        if ((at = ReadVarint(at, end, length)) == nullptr ||
+            length > static_cast<uint64_t>(end - at)) {
+          return true;
+        }
+        at += length;
+        break;
+      default:
+        return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 bool AttributesHoldGraphs(absl::string_view attributes) {
   wire::FieldReader reader(attributes);
   wire::Field field;
@@ -227,13 +285,7 @@ bool AttributesHoldGraphs(absl::string_view attributes) {
     if (!reader.Next(field, found).ok()) return true;
     if (!found) return false;
     if (field.number != kNodeAttribute || field.wire_type != wire::kLengthDelimited) return true;
-    wire::FieldReader attribute(field.payload);
-    wire::Field inner;
-    while (true) {
-      if (!attribute.Next(inner, found).ok()) return true;
-      if (!found) break;
-      if (inner.number == kAttributeGraph || inner.number == kAttributeGraphs) return true;
-    }
+    if (AttributeHoldsGraph(field.payload)) return true;
   }
 }
 
@@ -287,7 +339,10 @@ absl::Status ScanNode(absl::string_view node, NodeNames& names, bool all) {
       case kNodeOutput: names.outputs.push_back(field.payload); break;
       case kNodeName: names.name = field.payload; break;
       case kNodeDomain: names.domain = field.payload; break;
-      case kNodeAttribute: return SubgraphReader(names, all).Attribute(field.payload, 0, reads);
+      case kNodeAttribute:
+        // (Read again, field by field, when it may hold a graph.)
+        if (!AttributeHoldsGraph(field.payload)) break;
+        return SubgraphReader(names, all).Attribute(field.payload, 0, reads);
       default: break;
     }
     return absl::OkStatus();

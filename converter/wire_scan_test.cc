@@ -107,7 +107,8 @@ class AttributesHoldGraphsTest : public ::testing::TestWithParam<GraphsCase> {};
 TEST_P(AttributesHoldGraphsTest, FindsGraphs) {
   const GraphsCase& c = GetParam();
   PlainNode plain;
-  ASSERT_TRUE(ScanPlainNode(Encoded(c.node), plain)) << "the case's node is not plain";
+  const std::string bytes = Encoded(c.node);  // what `plain` views
+  ASSERT_TRUE(ScanPlainNode(bytes, plain)) << "the case's node is not plain";
   EXPECT_EQ(AttributesHoldGraphs(plain.attributes), c.holds);
 }
 
@@ -116,6 +117,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         GraphsCase{"None", "Y = Relu(X)", false},
         GraphsCase{"Ints", "Y = Transpose <perm = [1, 0]> (X)", false},
+        GraphsCase{"NegativeInts", "Y = Unsqueeze <axes = [-1, -300]> (X)", false},
+        GraphsCase{"Float", "Y = LeakyRelu <alpha = 0.5> (X)", false},
+        GraphsCase{"String", "Y = Pad <mode = \"edge\"> (X, P)", false},
+        GraphsCase{"Tensor", "Y = Constant <value = float[2] {1.0, 2.0}> ()", false},
         GraphsCase{"Graph", "Y = If(C) <then_branch = g1 () => (float Z) { Z = Relu(X) }, "
                             "else_branch = g2 () => (float Z) { Z = Neg(X) }>",
                    true}),
@@ -129,6 +134,11 @@ TEST(AttributesHoldGraphsTest, MalformedAttributesCountAsGraphs) {
   attribute.append("abc");  // shorter than said
   EXPECT_TRUE(AttributesHoldGraphs(attribute));
   EXPECT_TRUE(AttributesHoldGraphs(WithField("", kNodeInput, "X")));
+  // An attribute cut inside a varint, a fixed32 and a length.
+  for (absl::string_view inner : {absl::string_view("\x18\x80", 2), absl::string_view("\x15\x00\x00", 3),
+                                  absl::string_view("\x22\x05" "ab", 4)}) {
+    EXPECT_TRUE(AttributesHoldGraphs(WithField("", kNodeAttribute, inner)));
+  }
 }
 
 }  // namespace
