@@ -16,10 +16,15 @@ const PlainNodeMemo::Entry* PlainNodeMemo::Recall(
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!outputs[i].empty()) scratch_.outputs |= uint64_t{1} << i;
   }
+  Last& last = last_[&op];
+  if (last.key != nullptr && *last.key == scratch_) return last.entry;
   auto it = entries_.find(scratch_);
-  if (it != entries_.end()) return &it->second;
-  missed_ = true;
-  return nullptr;
+  if (it == entries_.end()) {
+    missed_ = true;
+    return nullptr;
+  }
+  last = {&it->first, &it->second};
+  return &it->second;
 }
 
 void PlainNodeMemo::Remember(absl::Span<const onnx::TypeProto* const> output_types,

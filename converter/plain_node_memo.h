@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -86,7 +87,15 @@ class PlainNodeMemo {
   const onnx::TypeProto* Canonical(const onnx::TypeProto* type);
 
   google::protobuf::Arena& arena_;
-  absl::flat_hash_map<Key, Entry> entries_;
+  // (Nodes hold their entries' addresses: a node map.)
+  absl::node_hash_map<Key, Entry> entries_;
+  // The entry each op found last, with its key: the nodes of an op in a
+  // row are mostly alike, and a comparison costs less than a lookup.
+  struct Last {
+    const Key* key = nullptr;
+    const Entry* entry = nullptr;
+  };
+  absl::flat_hash_map<const schema::OpSchema*, Last> last_;
   Key scratch_;           // the last Recall's key
   bool missed_ = false;   // whether the last Recall found nothing
   // Canonical types by their encoding; the last few types seen, with theirs.

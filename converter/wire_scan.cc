@@ -299,28 +299,39 @@ bool ScanPlainNode(absl::string_view node, PlainNode& plain) {
   bool attributes_ended = false;
   const char* attributes_begin = nullptr;
   const char* attributes_end = nullptr;
-  wire::FieldReader reader(node);
-  wire::Field field;
-  bool found;
-  while (true) {
-    if (!reader.Next(field, found).ok()) return false;
-    if (!found) break;
-    if (field.wire_type != wire::kLengthDelimited || field.number > kNodeDomain) return false;
-    if (field.number == kNodeAttribute) {
+  // A loop of its own: every field of a plain node is length-delimited, of
+  // a one-byte tag.
+  const auto* at = reinterpret_cast<const uint8_t*>(node.data());
+  const uint8_t* const end = at + node.size();
+  while (at < end) {
+    const uint8_t* const field_begin = at;
+    const uint8_t tag = *at++;
+    const uint32_t number = tag >> 3;
+    if ((tag & 7) != wire::kLengthDelimited || number == 0 || number > kNodeDomain) return false;
+    uint64_t length;
+    if (at < end && *at < 0x80) {
+      length = *at++;
+    } else if ((at = ReadVarint(at, end, length)) == nullptr) {
+      return false;
+    }
+    if (length > static_cast<uint64_t>(end - at)) return false;
+    const absl::string_view payload(reinterpret_cast<const char*>(at), length);
+    at += length;
+    if (number == kNodeAttribute) {
       if (attributes_ended) return false;
-      if (attributes_begin == nullptr) attributes_begin = field.whole.data();
-      attributes_end = field.whole.data() + field.whole.size();
+      if (attributes_begin == nullptr) attributes_begin = reinterpret_cast<const char*>(field_begin);
+      attributes_end = reinterpret_cast<const char*>(at);
       continue;
     }
     if (attributes_begin != nullptr) attributes_ended = true;
-    switch (field.number) {
-      case kNodeInput: plain.inputs.push_back(field.payload); continue;
-      case kNodeOutput: plain.outputs.push_back(field.payload); continue;
-      case kNodeOpType: plain.op_type = field.payload; break;
-      case kNodeDomain: plain.domain = field.payload; break;
+    switch (number) {
+      case kNodeInput: plain.inputs.push_back(payload); continue;
+      case kNodeOutput: plain.outputs.push_back(payload); continue;
+      case kNodeOpType: plain.op_type = payload; break;
+      case kNodeDomain: plain.domain = payload; break;
       default: break;
     }
-    const uint32_t bit = uint32_t{1} << field.number;
+    const uint32_t bit = uint32_t{1} << number;
     if ((seen & bit) != 0) return false;  // protobuf keeps the last: parsed, not plain
     seen |= bit;
   }
