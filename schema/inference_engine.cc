@@ -526,13 +526,14 @@ absl::Status GraphInferencer::InferNode(const onnx::NodeProto& node, int index) 
       // new values, and known ones whose name now lives in another string.
       const onnx::TypeProto* before = nullptr;
       bool same_string = false;
-      if (auto it = types_->find(name); it != types_->end()) {
+      auto it = types_->empty() ? types_->end() : types_->find(name);
+      if (it != types_->end()) {
         before = it->second;
       } else if (auto known = base_->types.find(name); known != base_->types.end()) {
         before = known->second;
         same_string = known->first.data() == name.data();
       }
-      if (before != nullptr && !SameType(*before, *stored)) {
+      if (before != nullptr && before != stored && !SameType(*before, *stored)) {
         return absl::FailedPreconditionError(absl::StrCat(
             path_, " \xE2\x80\xBA ", NodeLabel(node, index, schema), ": output '", name,
             "' was ", TypeString(*before), ", now ", TypeString(*stored)));

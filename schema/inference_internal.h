@@ -98,8 +98,12 @@ class GraphInferencer {
 
   // The type of `name` here or in an enclosing graph, or null.
   const onnx::TypeProto* FindType(absl::string_view name) const {
+    // (A table that is empty, as a re-inference's overlay mostly is, is
+    // not looked into: a lookup hashes the name first.)
     for (const GraphInferencer* g = this; g != nullptr; g = g->parent_) {
-      if (auto it = g->types_->find(name); it != g->types_->end()) return it->second;
+      if (!g->types_->empty()) {
+        if (auto it = g->types_->find(name); it != g->types_->end()) return it->second;
+      }
       if (g->base_ == nullptr) continue;
       if (auto it = g->base_->types.find(name); it != g->base_->types.end()) return it->second;
     }
@@ -109,8 +113,10 @@ class GraphInferencer {
   // The extras of `name` here or in an enclosing graph, or null.
   const ValueFacts* FindExtras(absl::string_view name) const {
     for (const GraphInferencer* g = this; g != nullptr; g = g->parent_) {
-      if (auto it = g->extras_->find(name); it != g->extras_->end()) return &it->second;
-      if (g->base_ == nullptr) continue;
+      if (!g->extras_->empty()) {
+        if (auto it = g->extras_->find(name); it != g->extras_->end()) return &it->second;
+      }
+      if (g->base_ == nullptr || g->base_->facts.empty()) continue;
       if (auto it = g->base_->facts.find(name); it != g->base_->facts.end()) return &it->second;
     }
     return nullptr;
@@ -137,6 +143,7 @@ class GraphInferencer {
   Engine& engine() { return engine_; }
   
   const onnx::TypeProto* Declared(absl::string_view name) const {
+    if (declared_->empty()) return nullptr;
     auto it = declared_->find(name);
     return it == declared_->end() ? nullptr : it->second;
   }
