@@ -341,7 +341,63 @@ bool ScanPlainNode(absl::string_view node, PlainNode& plain) {
   return plain.attributes.size() <= kMaxPlainAttributeBytes;
 }
 
+namespace {
+
+// ScanNode for the most common nodes, in a loop of its own: false (`names`
+// then meaningless) unless `node` is well formed, every field of a one-byte
+// tag, and no attribute holds a graph.
+bool ScanFlatNode(absl::string_view node, NodeNames& names) {
+  const auto* at = reinterpret_cast<const uint8_t*>(node.data());
+  const uint8_t* const end = at + node.size();
+  while (at < end) {
+    const uint8_t tag = *at++;
+    const uint32_t number = tag >> 3;
+    if (tag >= 0x80 || number == 0) return false;
+    uint64_t value;
+    switch (tag & 7) {
+      case wire::kVarint:
+        if ((at = ReadVarint(at, end, value)) == nullptr) return false;
+        continue;
+      case wire::kFixed64:
+        if (end - at < 8) return false;
+        at += 8;
+        continue;
+      case wire::kFixed32:
+        if (end - at < 4) return false;
+        at += 4;
+        continue;
+      case wire::kLengthDelimited:
+        break;
+      default:
+        return false;
+    }
+    if (at < end && *at < 0x80) {
+      value = *at++;
+    } else if ((at = ReadVarint(at, end, value)) == nullptr) {
+      return false;
+    }
+    if (value > static_cast<uint64_t>(end - at)) return false;
+    const absl::string_view payload(reinterpret_cast<const char*>(at), value);
+    at += value;
+    switch (number) {
+      case kNodeInput: names.inputs.push_back(payload); break;
+      case kNodeOutput: names.outputs.push_back(payload); break;
+      case kNodeName: names.name = payload; break;
+      case kNodeDomain: names.domain = payload; break;
+      case kNodeAttribute:
+        if (AttributeHoldsGraph(payload)) return false;
+        break;
+      default: break;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::Status ScanNode(absl::string_view node, NodeNames& names, bool all) {
+  ClearNames(names);
+  if (ScanFlatNode(node, names)) return absl::OkStatus();
   ClearNames(names);
   std::vector<absl::string_view> reads;
   OC_RETURN_IF_ERROR(wire::ForEachLengthDelimited(node, [&](const wire::Field& field) {

@@ -143,3 +143,54 @@ TEST(AttributesHoldGraphsTest, MalformedAttributesCountAsGraphs) {
 
 }  // namespace
 }  // namespace onnxconvert::converter
+
+namespace onnxconvert::converter {
+namespace {
+
+struct ScanCase {
+  std::string name;
+  std::string bytes;
+  // "name domain | inputs | outputs | subgraphs", or the error.
+  std::string read;
+};
+
+std::vector<ScanCase> ScanCases() {
+  std::string relu = Encoded("[n1] Y = Relu(X)");
+  std::string unknown_varint = relu;
+  wire::AppendVarint((30 << 3) | wire::kVarint, unknown_varint);  // a two-byte tag
+  wire::AppendVarint(5, unknown_varint);
+  return {
+      {"Flat", Encoded("[n1] Y, Z = ai.onnx.Split <axis = -1> (X, \"\", S)"), "n1 ai.onnx | X,,S | Y,Z | 0"},
+      {"UnknownFields", WithField(WithField(relu, 9, "meta"), 40, "far"), "n1  | X | Y | 0"},
+      {"TwoByteTag", unknown_varint, "n1  | X | Y | 0"},
+      // The outer values a subgraph reads are inputs after the node's own.
+      {"Subgraph",
+       Encoded("[i] Y = If(C) <then_branch = g1 () => (float Z) { Z = Relu(X) }, "
+               "else_branch = g2 () => (float Z) { Z = Neg(W) }>"),
+       "i  | C,X,W | Y | 1"},
+      {"Truncated", relu.substr(0, relu.size() - 1), "error"},
+  };
+}
+
+class ScanNodeTest : public ::testing::TestWithParam<ScanCase> {};
+
+TEST_P(ScanNodeTest, ReadsNamesAndSubgraphs) {
+  const ScanCase& c = GetParam();
+  NodeNames names;
+  absl::Status status = ScanNode(c.bytes, names);
+  if (!status.ok()) {
+    EXPECT_EQ("error", c.read) << status;
+    return;
+  }
+  EXPECT_EQ(absl::StrCat(names.name, " ", names.domain, " | ", absl::StrJoin(names.inputs, ","),
+                         " | ", absl::StrJoin(names.outputs, ","), " | ", names.subgraphs),
+            c.read);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ScanNodeTest, ::testing::ValuesIn(ScanCases()),
+                         [](const ::testing::TestParamInfo<ScanCase>& info) {
+                           return info.param.name;
+                         });
+
+}  // namespace
+}  // namespace onnxconvert::converter
