@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -233,6 +234,37 @@ const uint8_t* ReadVarint(const uint8_t* at, const uint8_t* end, uint64_t& value
   return nullptr;
 }
 
+// Reads the rest of a field whose tag `tag` was read, from `at`: a
+// length-delimited field's payload into `payload` (else empty). The byte
+// after the field, or null where the field does not end before `end` or
+// has a wire type protobuf no longer writes.
+// (Inlined: the scanners call it per field.)
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const uint8_t* ReadFieldBody(const uint8_t* at,
+                                                                const uint8_t* end, uint64_t tag,
+                                                                absl::string_view& payload) {
+  payload = {};
+  uint64_t value;
+  switch (tag & 7) {
+    case wire::kVarint:
+      return ReadVarint(at, end, value);
+    case wire::kFixed64:
+      return end - at < 8 ? nullptr : at + 8;
+    case wire::kFixed32:
+      return end - at < 4 ? nullptr : at + 4;
+    case wire::kLengthDelimited:
+      if (at < end && *at < 0x80) {
+        value = *at++;
+      } else if ((at = ReadVarint(at, end, value)) == nullptr) {
+        return nullptr;
+      }
+      if (value > static_cast<uint64_t>(end - at)) return nullptr;
+      payload = absl::string_view(reinterpret_cast<const char*>(at), value);
+      return at + value;
+    default:
+      return nullptr;
+  }
+}
+
 // Whether serialized attribute `payload` holds a graph (or graphs); true
 // too where it is not well formed. A loop of its own: most attributes are
 // short runs of varints, which a FieldReader reads more slowly.
@@ -248,29 +280,8 @@ bool AttributeHoldsGraph(absl::string_view payload) {
     }
     const uint64_t number = tag >> 3;
     if (number == kAttributeGraph || number == kAttributeGraphs || number == 0) return true;
-    uint64_t length;
-    switch (tag & 7) {
-      case wire::kVarint:
-        if ((at = ReadVarint(at, end, length)) == nullptr) return true;
-        break;
-      case wire::kFixed64:
-        if (end - at < 8) return true;
-        at += 8;
-        break;
-      case wire::kFixed32:
-        if (end - at < 4) return true;
-        at += 4;
-        break;
-      case wire::kLengthDelimited:
-        if ((at = ReadVarint(at, end, length)) == nullptr ||
-            length > static_cast<uint64_t>(end - at)) {
-          return true;
-        }
-        at += length;
-        break;
-      default:
-        return true;
-    }
+    absl::string_view payload;
+    if ((at = ReadFieldBody(at, end, tag, payload)) == nullptr) return true;
   }
   return false;
 }
@@ -308,15 +319,8 @@ bool ScanPlainNode(absl::string_view node, PlainNode& plain) {
     const uint8_t tag = *at++;
     const uint32_t number = tag >> 3;
     if ((tag & 7) != wire::kLengthDelimited || number == 0 || number > kNodeDomain) return false;
-    uint64_t length;
-    if (at < end && *at < 0x80) {
-      length = *at++;
-    } else if ((at = ReadVarint(at, end, length)) == nullptr) {
-      return false;
-    }
-    if (length > static_cast<uint64_t>(end - at)) return false;
-    const absl::string_view payload(reinterpret_cast<const char*>(at), length);
-    at += length;
+    absl::string_view payload;
+    if ((at = ReadFieldBody(at, end, tag, payload)) == nullptr) return false;
     if (number == kNodeAttribute) {
       if (attributes_ended) return false;
       if (attributes_begin == nullptr) attributes_begin = reinterpret_cast<const char*>(field_begin);
@@ -353,32 +357,9 @@ bool ScanFlatNode(absl::string_view node, NodeNames& names) {
     const uint8_t tag = *at++;
     const uint32_t number = tag >> 3;
     if (tag >= 0x80 || number == 0) return false;
-    uint64_t value;
-    switch (tag & 7) {
-      case wire::kVarint:
-        if ((at = ReadVarint(at, end, value)) == nullptr) return false;
-        continue;
-      case wire::kFixed64:
-        if (end - at < 8) return false;
-        at += 8;
-        continue;
-      case wire::kFixed32:
-        if (end - at < 4) return false;
-        at += 4;
-        continue;
-      case wire::kLengthDelimited:
-        break;
-      default:
-        return false;
-    }
-    if (at < end && *at < 0x80) {
-      value = *at++;
-    } else if ((at = ReadVarint(at, end, value)) == nullptr) {
-      return false;
-    }
-    if (value > static_cast<uint64_t>(end - at)) return false;
-    const absl::string_view payload(reinterpret_cast<const char*>(at), value);
-    at += value;
+    absl::string_view payload;
+    if ((at = ReadFieldBody(at, end, tag, payload)) == nullptr) return false;
+    if ((tag & 7) != wire::kLengthDelimited) continue;
     switch (number) {
       case kNodeInput: names.inputs.push_back(payload); break;
       case kNodeOutput: names.outputs.push_back(payload); break;
