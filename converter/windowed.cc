@@ -583,11 +583,7 @@ class WindowedConversion {
       }
       if (!valid.ok()) return NotWindowed(valid.message());
       absl::Span<const schema::InputFact> facts;
-      if (learn && (*reinfer)->LastInferredPurely(facts) && std::all_of(
-                                                              facts.begin(), facts.end(),
-                                                              [this](const schema::InputFact& f) {
-                                                                return Lasting(f);
-                                                              })) {
+      if (learn && (*reinfer)->LastInferredPurely(facts) && AllLasting(facts)) {
         output_types_.clear();
         for (const std::string& output : node.output()) {
           output_types_.push_back(output.empty() ? nullptr : (*reinfer)->TypeOf(output));
@@ -651,11 +647,13 @@ class WindowedConversion {
     return Typing::kAlike;
   }
 
-  // Whether the value of an input an inference rule asked for, as `fact`
-  // holds it, outlives the window: unknown, or an initializer's.
-  bool Lasting(const schema::InputFact& fact) const {
-    return fact.shape_data == nullptr &&
-           (fact.constant == nullptr || initializer_tensors_.contains(fact.constant));
+  // Whether the values of inputs an inference rule asked for, as `facts`
+  // hold them, outlive the window: unknown, or initializers'.
+  bool AllLasting(absl::Span<const schema::InputFact> facts) const {
+    return std::all_of(facts.begin(), facts.end(), [this](const schema::InputFact& fact) {
+      return fact.shape_data == nullptr &&
+             (fact.constant == nullptr || initializer_tensors_.contains(fact.constant));
+    });
   }
 
   // Whether what is known of the value of `input` is what `fact` found.
