@@ -9,15 +9,20 @@ const PlainNodeMemo::Entry* PlainNodeMemo::Recall(
   missed_ = false;
   if (outputs.size() > kMaxOutputs) return nullptr;
   scratch_.op = &op;
-  scratch_.attributes.assign(attributes.data(), attributes.size());
   scratch_.inputs.resize(input_types.size());
   for (size_t i = 0; i < input_types.size(); ++i) scratch_.inputs[i] = Canonical(input_types[i]);
   scratch_.outputs = 0;
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!outputs[i].empty()) scratch_.outputs |= uint64_t{1} << i;
   }
+  // (The attributes are compared as they are given; copied into the key
+  // only for a lookup.)
   Last& last = last_[&op];
-  if (last.key != nullptr && *last.key == scratch_) return last.entry;
+  if (last.key != nullptr && last.key->outputs == scratch_.outputs &&
+      last.key->inputs == scratch_.inputs && last.key->attributes == attributes) {
+    return last.entry;
+  }
+  scratch_.attributes.assign(attributes.data(), attributes.size());
   auto it = entries_.find(scratch_);
   if (it == entries_.end()) {
     missed_ = true;

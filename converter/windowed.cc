@@ -510,8 +510,8 @@ class WindowedConversion {
                            static_cast<uint32_t>(wire_names_.size()),
                            static_cast<uint32_t>(plain_.inputs.size()),
                            static_cast<uint32_t>(plain_.outputs.size()), parsed});
-    wire_names_.insert(wire_names_.end(), plain_.inputs.begin(), plain_.inputs.end());
-    wire_names_.insert(wire_names_.end(), plain_.outputs.begin(), plain_.outputs.end());
+    for (absl::string_view input : plain_.inputs) wire_names_.push_back(input);
+    for (absl::string_view output : plain_.outputs) wire_names_.push_back(output);
   }
 
   // Notes the values a node reading `inputs` and defining `outputs` (views
@@ -539,6 +539,7 @@ class WindowedConversion {
         schema::NodeReinferencer::CreateInPlace(window_, *graph_, *result_);
     if (!reinfer.ok()) return NotWindowed(reinfer.status().message());
     plain_memo_->ForgetRecent();
+    recent_values_.fill({});
     maybe_constant_.clear();
     unparsed_counts_.clear();
     // In a window with subgraphs every node is parsed: the steps' bumps
@@ -619,11 +620,15 @@ class WindowedConversion {
         input_types_.push_back(nullptr);
         continue;
       }
-      auto type = live_->types.find(input);
-      if (type == live_->types.end()) {
-        return NotWindowed(absl::StrCat("input '", input, "' is not defined before its use"));
+      const onnx::TypeProto* type = RecentValue(input);
+      if (type == nullptr) {
+        auto it = live_->types.find(input);
+        if (it == live_->types.end()) {
+          return NotWindowed(absl::StrCat("input '", input, "' is not defined before its use"));
+        }
+        type = it->second;
       }
-      input_types_.push_back(type->second);
+      input_types_.push_back(type);
     }
     // (A node that may fold, or whose output has a declared type, is
     // parsed: the steps see it.)
@@ -642,9 +647,20 @@ class WindowedConversion {
     for (size_t i = 0; i < outputs.size(); ++i) {
       if (outputs[i].empty()) continue;
       absl::string_view key = parsed != nullptr ? absl::string_view(parsed->output(i)) : outputs[i];
-      live_->types.emplace(key, alike->types[i]);
+      if (live_->types.emplace(key, alike->types[i]).second) {
+        recent_values_[next_recent_value_++ % recent_values_.size()] = {outputs[i],
+                                                                         alike->types[i]};
+      }
     }
     return Typing::kAlike;
+  }
+
+  // The type of value `name` if a plain node typed it last, else null.
+  const onnx::TypeProto* RecentValue(absl::string_view name) const {
+    for (const auto& [value, type] : recent_values_) {
+      if (value == name) return type;
+    }
+    return nullptr;
   }
 
   // Whether the values of inputs an inference rule asked for, as `facts`
@@ -1092,6 +1108,11 @@ class WindowedConversion {
   std::array<std::pair<absl::string_view, WindowOp>, 8> recent_ops_{};
   size_t next_recent_op_ = 0;
   std::vector<const onnx::TypeProto*> input_types_, output_types_;  // scratch
+  // The values the window's plain nodes typed last (views of the model's
+  // bytes), with their types: a node mostly reads what the one before it
+  // wrote, found here without a lookup.
+  std::array<std::pair<absl::string_view, const onnx::TypeProto*>, 4> recent_values_{};
+  size_t next_recent_value_ = 0;
   std::vector<const onnx::TensorProto*> added_names_;
   std::string pending_;  // node bytes not yet written
   // Gives the memory the windows free back to the system as they go.
