@@ -24,6 +24,20 @@
 #include "converter/windowed.h"
 #include "ir/model_sink.h"
 
+namespace {
+
+// Converts `bytes` to opset `target` the way the CLI does, into `sink`;
+// whether it converted.
+bool ConvertInto(const std::string& bytes, int64_t target, onnxconvert::StringModelSink& sink) {
+  onnxconvert::converter::ConvertOptions options;
+  options.target_opset = target;
+  absl::StatusOr<std::optional<onnxconvert::converter::ConversionReport>> report =
+      onnxconvert::converter::ConvertBytes(bytes, options, sink);
+  return report.ok() && report->has_value();
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   bool if_chain = false;
   int64_t from = 0;
@@ -49,12 +63,8 @@ int main(int argc, char** argv) {
   std::string bytes = if_chain ? onnxconvert::bench::MakeIfChainModel(nodes).SerializeAsString()
                                : onnxconvert::bench::SerializedChainModel(nodes);
   if (from > 0) {
-    onnxconvert::converter::ConvertOptions options;
-    options.target_opset = from;
     onnxconvert::StringModelSink sink;
-    absl::StatusOr<std::optional<onnxconvert::converter::ConversionReport>> report =
-        onnxconvert::converter::ConvertBytes(bytes, options, sink);
-    if (!report.ok() || !report->has_value()) {
+    if (!ConvertInto(bytes, from, sink)) {
       std::fprintf(stderr, "the conversion to opset %lld failed\n", static_cast<long long>(from));
       return 1;
     }
@@ -76,12 +86,8 @@ int main(int argc, char** argv) {
       written += model.SerializeAsString().size();
       continue;
     }
-    onnxconvert::converter::ConvertOptions options;
-    options.target_opset = target;
     onnxconvert::StringModelSink sink;
-    absl::StatusOr<std::optional<onnxconvert::converter::ConversionReport>> report =
-        onnxconvert::converter::ConvertBytes(bytes, options, sink);
-    if (!report.ok() || !report->has_value()) {
+    if (!ConvertInto(bytes, target, sink)) {
       std::fprintf(stderr, "the conversion was left to the caller or failed\n");
       return 1;
     }
