@@ -337,9 +337,10 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
     const bool texts_wanted = !step.texts_full || !step.texts_full(op_rank);
     step.order = step.step_rank * kOpRanks + op_rank++;
     absl::Span<const ir::NodeSite> sites = step.index.NodesOf(step.domain, changed->name);
-    const int64_t unindexed =
-        step.unindexed_nodes && step.domain.empty() ? step.unindexed_nodes(changed->name) : 0;
-    if (sites.empty() && unindexed == 0) continue;
+    const UnindexedNodes unindexed = step.unindexed_nodes && step.domain.empty()
+                                         ? step.unindexed_nodes(changed->name)
+                                         : UnindexedNodes{};
+    if (sites.empty() && unindexed.count == 0) continue;
     // The versions on both sides of the step are the same for every node.
     const OpSchema* current = registry.Lookup(step.domain, changed->name, step.from);
     const OpSchema* next = registry.Lookup(step.domain, changed->name, step.to);
@@ -359,12 +360,15 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
                                  !plan->types_widen || changed->name == "Squeeze" ||
                                  changed->name == "Unsqueeze";
     if (count_only) {
+      auto count_unindexed = [&] {
+        if (unindexed.count == 0) return;
+        CountBump(report, kMainGraphPath, changed->name, current->since_version,
+                  next->since_version, static_cast<int>(unindexed.count));
+      };
+      if (unindexed.before_subgraphs) count_unindexed();
       OC_RETURN_IF_ERROR(CountRebound(step, report, sites, changed->name,
                                       current->since_version, next->since_version));
-      if (unindexed > 0) {
-        CountBump(report, kMainGraphPath, changed->name, current->since_version,
-                  next->since_version, static_cast<int>(unindexed));
-      }
+      if (!unindexed.before_subgraphs) count_unindexed();
       continue;
     }
     for (const ir::NodeSite& site : sites) {

@@ -34,6 +34,16 @@
 
 namespace onnxconvert::converter {
 
+// Nodes of one op of the main graph the index does not hold (see
+// StepContext::unindexed_nodes).
+struct UnindexedNodes {
+  int64_t count = 0;
+  // Whether the first of them comes before the first node of the op within
+  // a subgraph, in the order the index holds nodes: the main graph's bump
+  // is then listed first.
+  bool before_subgraphs = true;
+};
+
 // What one step works with.
 struct StepContext {
   ir::OpIndex& index;
@@ -70,10 +80,10 @@ struct StepContext {
   // the op of this rank (among those that change at the step) from earlier
   // work, so that RunStep keeps no more of its nodes' texts (unset: none).
   std::function<bool(int64_t op_rank)> texts_full = nullptr;
-  // How many of the main graph's nodes of ai.onnx op `op` the index does not
-  // hold because no step but rebinds them (a window's unparsed nodes):
-  // counted among the step's bumps with the main graph's (unset: none).
-  std::function<int64_t(absl::string_view op)> unindexed_nodes = nullptr;
+  // The main graph's nodes of ai.onnx op `op` the index does not hold
+  // because no step but rebinds them (a window's unparsed nodes): counted
+  // among the step's bumps with the main graph's (unset: none).
+  std::function<UnindexedNodes(absl::string_view op)> unindexed_nodes = nullptr;
 };
 
 // Whether ai.onnx op `op` is valid at opset `from` and the step to `to`

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "base/heap_trimmer.h"
+#include "base/op_key.h"
 #include "base/radix_sort.h"
 #include "base/status_macros.h"
 #include "converter/incremental_validation.h"
@@ -542,23 +543,22 @@ class WindowedConversion {
     recent_values_.fill({});
     maybe_constant_.clear();
     unparsed_counts_.clear();
-    // In a window with subgraphs every node is parsed: the steps' bumps
-    // then list the graphs in the order their nodes come.
-    const bool pass = captures_.empty();
+    subgraph_ops_.clear();
+    for (int i = 0; i < graph_->node_size(); ++i) {
+      const onnx::NodeProto& node = graph_->node(i);
+      if (captures_.contains(&node)) NoteSubgraphOps(node, i, 0);
+    }
     for (int i = 0; i < graph_->node_size(); ++i) {
       const onnx::NodeProto& node = graph_->node(i);
       const int32_t read = wire_node_of_[i];
       bool learn = false;  // whether to remember what the node is found to be
       if (read >= 0) {
         const WireNode& wired = wire_nodes_[read];
-        Typing typing = Typing::kInfer;
-        if (pass) {
-          OC_ASSIGN_OR_RETURN(typing, TypeAsAlike(wired, wired.parsed ? &node : nullptr));
-        }
+        OC_ASSIGN_OR_RETURN(Typing typing, TypeAsAlike(wired, wired.parsed ? &node : nullptr));
         if (typing == Typing::kAlike) {
           // Checked and inferred as the node alike was.
           if (wired.parsed) continue;
-          CountPassed(*wired.op);
+          CountPassed(*wired.op, i);
           passed_.push_back({&node, wired.whole});
           continue;
         }
@@ -683,15 +683,45 @@ class WindowedConversion {
            (known != nullptr ? known->shape_data : nullptr) == fact.shape_data;
   }
 
-  // Counts a node of `op` passed through unparsed.
-  void CountPassed(const schema::OpSchema& op) {
+  // Counts a node of `op` passed through unparsed, the window's node
+  // `position`.
+  void CountPassed(const schema::OpSchema& op, int position) {
     for (auto it = unparsed_counts_.rbegin(); it != unparsed_counts_.rend(); ++it) {
-      if (it->first == &op) {
-        ++it->second;
+      if (it->op == &op) {
+        ++it->count;
         return;
       }
     }
-    unparsed_counts_.push_back({&op, 1});
+    unparsed_counts_.push_back({&op, 1, position});
+  }
+
+  // Notes the ai.onnx ops of the nodes within the subgraphs of `node` (at
+  // `depth`), held by the window's node `position`, where none came before.
+  void NoteSubgraphOps(const onnx::NodeProto& node, int position, int depth) {
+    if (depth > kMaxSubgraphDepth) return;
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      auto note = [&](const onnx::GraphProto& graph) {
+        for (const onnx::NodeProto& inner : graph.node()) {
+          if (CanonicalDomain(inner.domain()).empty()) {
+            subgraph_ops_.try_emplace(inner.op_type(), position);
+          }
+          NoteSubgraphOps(inner, position, depth + 1);
+        }
+      };
+      if (attribute.has_g()) note(attribute.g());
+      for (const onnx::GraphProto& graph : attribute.graphs()) note(graph);
+    }
+  }
+
+  // The nodes of ai.onnx op `op` passed through unparsed in the window, for
+  // RunStep.
+  UnindexedNodes UnparsedOf(absl::string_view op) const {
+    for (const UnparsedCount& unparsed : unparsed_counts_) {
+      if (unparsed.op->name != op) continue;
+      auto within = subgraph_ops_.find(op);
+      return {unparsed.count, within == subgraph_ops_.end() || unparsed.first < within->second};
+    }
+    return {};
   }
 
   // Whether every one of `inputs` may be a constant (an initializer, a
@@ -771,12 +801,7 @@ class WindowedConversion {
     context.whole_graphs = false;
     context.node_as_read = [this](const onnx::NodeProto& node) { return NodeAsRead(node); };
     context.texts_full = [&parts](int64_t rank) { return parts.TextsFull(rank); };
-    context.unindexed_nodes = [this](absl::string_view op) -> int64_t {
-      for (const auto& [schema, count] : unparsed_counts_) {
-        if (schema->name == op) return count;
-      }
-      return int64_t{0};
-    };
+    context.unindexed_nodes = [this](absl::string_view op) { return UnparsedOf(op); };
     order_ = &context.order;
     absl::StatusOr<StepReport> step = RunStep(context);
     order_ = &no_order_;
@@ -1097,8 +1122,17 @@ class WindowedConversion {
   std::vector<WireNode> wire_nodes_;
   std::vector<absl::string_view> wire_names_;
   std::vector<int32_t> wire_node_of_;
-  // Of the unparsed nodes whose outputs were typed, how many per op.
-  std::vector<std::pair<const schema::OpSchema*, int64_t>> unparsed_counts_;
+  // Of the unparsed nodes whose outputs were typed, how many per op, and
+  // the position of the first in the window.
+  struct UnparsedCount {
+    const schema::OpSchema* op;
+    int64_t count;
+    int first;
+  };
+  std::vector<UnparsedCount> unparsed_counts_;
+  // The ai.onnx ops of the window's subgraph nodes, by the position of the
+  // first window node holding one.
+  absl::flat_hash_map<absl::string_view, int> subgraph_ops_;
   // The nodes passed through unparsed, in order, with their fields as read.
   std::vector<std::pair<const onnx::NodeProto*, absl::string_view>> passed_;
   // The window's values that may be constants (views of its parsed nodes).

@@ -42,9 +42,9 @@ struct WindowOptions {
 // with the types of the main graph's values they read, taken through every
 // step with the main graph's nodes, and written with their node (as it came
 // if no step touched a node within). A value a subgraph reads is used there
-// as if it were an input of the node holding the subgraph. A node of an op
-// every step only rebinds, in a window without subgraphs, is not parsed at
-// all when a node alike (op, attributes as encoded, input types and the
+// as if it were an input of the node holding the subgraph. A node of the
+// main graph of an op every step only rebinds is not parsed at all when a
+// node alike (op, attributes as encoded, input types and the
 // input values its inference asked for) checked and inferred before: its
 // outputs take that node's types, and its bytes are written as they came
 // (see plain_node_memo.h); one that may fold or whose outputs have declared
