@@ -406,6 +406,7 @@ class WindowedConversion {
     wire_names_.clear();
     wire_node_of_.clear();
     passed_.clear();
+    subgraph_ops_.clear();
     wire::Field field;
     bool found;
     for (int64_t i = 0; i < count;) {
@@ -426,7 +427,7 @@ class WindowedConversion {
       if (!node->ParseFromArray(field.payload.data(), static_cast<int>(field.payload.size()))) {
         return NotWindowed("a node does not parse");
       }
-      bool subgraphs = NoteSubgraphs(*node, *node, 0);
+      bool subgraphs = NoteSubgraphs(*node, *node, graph_->node_size() - 1, 0);
       if (op.schema != nullptr && !subgraphs) {
         wire_node_of_.pop_back();
         NoteWireNode(op.schema, field, /*parsed=*/true);
@@ -447,8 +448,10 @@ class WindowedConversion {
   }
 
   // Notes the nodes and graphs within the subgraphs of `node` (at `depth`),
-  // which the window's node `owner` holds; whether it holds any.
-  bool NoteSubgraphs(const onnx::NodeProto& node, const onnx::NodeProto& owner, int depth) {
+  // which the window's node `owner`, at `position`, holds, and the ai.onnx
+  // ops of those nodes where none came before; whether it holds any.
+  bool NoteSubgraphs(const onnx::NodeProto& node, const onnx::NodeProto& owner, int position,
+                     int depth) {
     if (depth > kMaxSubgraphDepth) return true;  // WalkBackwards refused it
     bool any = false;
     for (const onnx::AttributeProto& attribute : node.attribute()) {
@@ -457,7 +460,10 @@ class WindowedConversion {
         subgraphs_.push_back(&graph);
         for (const onnx::NodeProto& inner : graph.node()) {
           inner_owners_.emplace(&inner, &owner);
-          NoteSubgraphs(inner, owner, depth + 1);
+          if (CanonicalDomain(inner.domain()).empty()) {
+            subgraph_ops_.try_emplace(inner.op_type(), position);
+          }
+          NoteSubgraphs(inner, owner, position, depth + 1);
         }
       };
       if (attribute.has_g()) note(attribute.g());
@@ -543,11 +549,6 @@ class WindowedConversion {
     recent_values_.fill({});
     maybe_constant_.clear();
     unparsed_counts_.clear();
-    subgraph_ops_.clear();
-    for (int i = 0; i < graph_->node_size(); ++i) {
-      const onnx::NodeProto& node = graph_->node(i);
-      if (captures_.contains(&node)) NoteSubgraphOps(node, i, 0);
-    }
     for (int i = 0; i < graph_->node_size(); ++i) {
       const onnx::NodeProto& node = graph_->node(i);
       const int32_t read = wire_node_of_[i];
@@ -693,24 +694,6 @@ class WindowedConversion {
       }
     }
     unparsed_counts_.push_back({&op, 1, position});
-  }
-
-  // Notes the ai.onnx ops of the nodes within the subgraphs of `node` (at
-  // `depth`), held by the window's node `position`, where none came before.
-  void NoteSubgraphOps(const onnx::NodeProto& node, int position, int depth) {
-    if (depth > kMaxSubgraphDepth) return;
-    for (const onnx::AttributeProto& attribute : node.attribute()) {
-      auto note = [&](const onnx::GraphProto& graph) {
-        for (const onnx::NodeProto& inner : graph.node()) {
-          if (CanonicalDomain(inner.domain()).empty()) {
-            subgraph_ops_.try_emplace(inner.op_type(), position);
-          }
-          NoteSubgraphOps(inner, position, depth + 1);
-        }
-      };
-      if (attribute.has_g()) note(attribute.g());
-      for (const onnx::GraphProto& graph : attribute.graphs()) note(graph);
-    }
   }
 
   // The nodes of ai.onnx op `op` passed through unparsed in the window, for
