@@ -222,18 +222,6 @@ absl::Status ScanWiring(absl::string_view node, NodeNames& names) {
 
 namespace {
 
-// Reads a varint at `at`, before `end`, into `value`; the byte after it,
-// or null where it does not end before `end` or within 10 bytes.
-const uint8_t* ReadVarint(const uint8_t* at, const uint8_t* end, uint64_t& value) {
-  value = 0;
-  for (int shift = 0; shift < 70 && at < end; shift += 7) {
-    const uint8_t byte = *at++;
-    value |= uint64_t{byte & 0x7fu} << shift;
-    if (byte < 0x80) return at;
-  }
-  return nullptr;
-}
-
 // Reads the rest of a field whose tag `tag` was read, from `at`: a
 // length-delimited field's payload into `payload` (else empty). The byte
 // after the field, or null where the field does not end before `end` or
@@ -246,7 +234,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const uint8_t* ReadFieldBody(const uint8_t* 
   uint64_t value;
   switch (tag & 7) {
     case wire::kVarint:
-      return ReadVarint(at, end, value);
+      return wire::ReadVarint(at, end, value);
     case wire::kFixed64:
       return end - at < 8 ? nullptr : at + 8;
     case wire::kFixed32:
@@ -254,7 +242,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const uint8_t* ReadFieldBody(const uint8_t* 
     case wire::kLengthDelimited:
       if (at < end && *at < 0x80) {
         value = *at++;
-      } else if ((at = ReadVarint(at, end, value)) == nullptr) {
+      } else if ((at = wire::ReadVarint(at, end, value)) == nullptr) {
         return nullptr;
       }
       if (value > static_cast<uint64_t>(end - at)) return nullptr;
@@ -275,7 +263,7 @@ bool AttributeHoldsGraph(absl::string_view payload) {
     uint64_t tag;
     if (*at < 0x80) {
       tag = *at++;
-    } else if ((at = ReadVarint(at, end, tag)) == nullptr) {
+    } else if ((at = wire::ReadVarint(at, end, tag)) == nullptr) {
       return true;
     }
     const uint64_t number = tag >> 3;

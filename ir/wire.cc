@@ -5,17 +5,11 @@
 namespace onnxconvert::wire {
 
 bool ConsumeVarint(absl::string_view& in, uint64_t& value) {
-  value = 0;
-  size_t used = 0;
-  for (int shift = 0; shift < 64 && used < in.size(); shift += 7) {
-    const auto byte = static_cast<uint8_t>(in[used++]);
-    value |= uint64_t{byte & 0x7fu} << shift;
-    if ((byte & 0x80u) == 0) {
-      in.remove_prefix(used);
-      return true;
-    }
-  }
-  return false;
+  const auto* begin = reinterpret_cast<const uint8_t*>(in.data());
+  const uint8_t* after = ReadVarint(begin, begin + in.size(), value);
+  if (after == nullptr) return false;
+  in.remove_prefix(after - begin);
+  return true;
 }
 
 bool FieldReader::ReadVarint(uint64_t& value) {

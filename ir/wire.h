@@ -113,6 +113,18 @@ absl::Status ForEachLengthDelimited(absl::string_view message, Visit visit) {
 // Appends `value` as a varint.
 void AppendVarint(uint64_t value, std::string& out);
 
+// Reads a varint at `at`, before `end`, into `value`: the byte after it,
+// or null where it does not end before `end` or within 10 bytes.
+inline const uint8_t* ReadVarint(const uint8_t* at, const uint8_t* end, uint64_t& value) {
+  value = 0;
+  for (int shift = 0; shift < 64 && at < end; shift += 7) {
+    const uint8_t byte = *at++;
+    value |= uint64_t{byte & 0x7fu} << shift;
+    if (byte < 0x80) return at;
+  }
+  return nullptr;
+}
+
 // Reads a varint from the front of `in` into `value` and drops it from
 // `in`; false where `in` ends inside it or it is longer than 10 bytes.
 bool ConsumeVarint(absl::string_view& in, uint64_t& value);
