@@ -49,6 +49,22 @@ const onnx::TensorProto* ConstantTable::Find(const ir::OpIndex& index, const onn
   return FindAt(index, graph, name, 0);
 }
 
+const onnx::TensorProto* ConstantTable::FindInFunction(const ir::NodeList& nodes,
+                                                       absl::string_view name) {
+  for (const onnx::NodeProto& node : nodes) {
+    if (node.output_size() != 1 || node.output(0) != name) continue;
+    if (node.op_type() != "Constant" || !CanonicalDomain(node.domain()).empty()) return nullptr;
+    // A value the function's caller gives (an attribute reference) is none.
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (!attribute.ref_attr_name().empty()) return nullptr;
+    }
+    const onnx::TensorProto* value = ConstantNodeValue(node, owned_);
+    // A copy: a step may rewrite the node while it is in use.
+    return value == nullptr ? nullptr : &owned_.emplace_back(*value);
+  }
+  return nullptr;
+}
+
 const onnx::TensorProto* ConstantTable::FindAt(const ir::OpIndex& index,
                                                const onnx::GraphProto* graph,
                                                absl::string_view name, int depth) {

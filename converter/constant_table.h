@@ -38,6 +38,10 @@ class ConstantTable {
   // graph's (the outer scope).
   const onnx::TensorProto* Find(const ir::OpIndex& index, const onnx::GraphProto* graph,
                                 absl::string_view name);
+  // The value of the Constant node among `nodes`, a function body, that
+  // defines `name`, or null (a function body holds no initializers, and
+  // its values are not folded).
+  const onnx::TensorProto* FindInFunction(const ir::NodeList& nodes, absl::string_view name);
   // The ai.onnx opset the graphs' nodes bind at, for folding; 0 turns
   // folding off (values folded before stay known).
   void SetOpset(int64_t opset) { opset_ = opset; }

@@ -120,6 +120,7 @@ absl::StatusOr<ConversionReport> ConvertSteps(onnx::ModelProto& converted,
   Imports imports_after;
   ir::Retired retired;
   for (const auto& [op, count] : index->others()) report.untouched_ops.emplace_back(op, count);
+  int64_t step_rank = 0;  // the step's place in the conversion
   for (const Track& track : tracks) {
     int64_t direction = track.target > track.source ? 1 : -1;
     for (int64_t from = track.source; from != track.target; from += direction) {
@@ -134,6 +135,7 @@ absl::StatusOr<ConversionReport> ConvertSteps(onnx::ModelProto& converted,
       StepContext context{*index, types, *names, edits, touches, constants, added, track.domain,
                           from, to, options.dry_run, options.expand_functions,
                           !options.no_casts, options.should_stop};
+      context.step_rank = step_rank++;
       absl::StatusOr<StepReport> step = RunStep(context);
       if (!step.ok()) return step.status();
       if (!options.dry_run) {

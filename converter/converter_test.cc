@@ -332,6 +332,53 @@ Twice (I) => (O) {
   EXPECT_EQ(result->model.functions_size(), 1);  // kept, not inlined
 }
 
+// An adapter inside a function body that needs a constant input gets a
+// Constant node before its node (a function holds no initializers), and
+// one that needs a constant reads it from a Constant node of the body.
+struct FunctionBodyCase {
+  std::string name;
+  int64_t from;
+  int64_t to;
+  std::string body;      // the function's nodes
+  std::string expected;  // the converted function, as printed
+};
+
+class FunctionBodyTest : public ::testing::TestWithParam<FunctionBodyCase> {};
+
+TEST_P(FunctionBodyTest, ConstantsLiveInTheBody) {
+  const FunctionBodyCase& c = GetParam();
+  onnx::ModelProto model = Model(absl::StrCat(
+      "<ir_version: 8, opset_import: [\"\" : ", c.from, ", \"local\" : 1]>\n",
+      "g (float[2,3] X) => (float[2,3] Y) { Y = local.F(X) }\n",
+      "<domain: \"local\", opset_import: [\"\" : ", c.from, "]>\n", "F (I) => (O) {\n",
+      c.body, "}\n"));
+  absl::StatusOr<ConversionResult> result = ConvertModel(model, To(c.to));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(PrintFunctionText(result->model.functions(0)), c.expected);
+  EXPECT_EQ(result->report.steps[0].validation, StepValidation::kIncremental);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, FunctionBodyTest,
+    ::testing::Values(
+        FunctionBodyCase{"AxesUp", 12, 13,
+                         "  U = Unsqueeze <axes = [0]> (I)\n  O = Squeeze <axes = [0]> (U)\n",
+                         "<\n  domain: \"local\",\n  opset_import: [\"\" : 13]\n>\n"
+                         "F (I) => (O) {\n"
+                         "  Unsqueeze__0 = Constant <value = int64[1] {0}> ()\n"
+                         "  U = Unsqueeze(I, Unsqueeze__0)\n"
+                         "  Squeeze__0 = Constant <value = int64[1] {0}> ()\n"
+                         "  O = Squeeze(U, Squeeze__0)\n}\n"},
+        FunctionBodyCase{"AxesDown", 13, 12,
+                         "  Z = Constant <value = int64[1] {0}> ()\n"
+                         "  U = Unsqueeze(I, Z)\n  O = Squeeze(U, Z)\n",
+                         "<\n  domain: \"local\",\n  opset_import: [\"\" : 12]\n>\n"
+                         "F (I) => (O) {\n"
+                         "  Z = Constant <value = int64[1] {0}> ()\n"
+                         "  U = Unsqueeze <axes = [0]> (I)\n"
+                         "  O = Squeeze <axes = [0]> (U)\n}\n"}),
+    [](const ::testing::TestParamInfo<FunctionBodyCase>& info) { return info.param.name; });
+
 TEST(ConverterTest, MinIrVersionForOpset) {
   const std::pair<int64_t, int64_t> cases[] = {{1, 3}, {8, 3}, {9, 4}, {11, 6}, {13, 7},
                                                {15, 8}, {18, 8}, {20, 9}, {21, 10}, {27, 13}};

@@ -180,8 +180,8 @@ absl::Status ReplaceByFoldedValue(StepContext& step, const ir::NodeSite& site,
   if (!touched) step.touches.Touch(site);
   onnx::TensorProto tensor = value;
   OC_ASSIGN_OR_RETURN(std::string name,
-                      step.added.Add(site.graph, step.names, step.touches, *site.node,
-                                     std::move(tensor), step.order));
+                      step.added.Add(site, step.names, step.touches, std::move(tensor),
+                                     step.order));
   onnx::NodeProto& node = *site.node;
   std::string output = node.output(0);
   node.clear_attribute();
@@ -528,7 +528,7 @@ void AddStep(StepReport step, ConversionReport& report) {
 // initializers it added: Constant nodes changed, inserted or retyped, or a
 // change outside what the step can list node by node.
 bool ChangesConstants(const StepReport& step, const StepChanges& changes) {
-  if (!changes.needs_full.empty() || changes.retyped) return true;
+  if (!changes.needs_full.empty() || changes.functions_changed || changes.retyped) return true;
   for (const NodeChange& node : step.nodes) {
     if (node.op == "Constant") return true;
   }

@@ -40,6 +40,7 @@ const onnx::TypeProto* StepScope::TypeOf(absl::string_view value) const {
 }
 
 const onnx::TensorProto* StepScope::ConstantOf(absl::string_view name) const {
+  if (site_.graph == nullptr) return step_.constants.FindInFunction(*site_.list, name);
   return step_.constants.Find(step_.index, site_.graph, name);
 }
 
@@ -57,7 +58,7 @@ std::string StepScope::FreshName(absl::string_view hint) {
 }
 
 absl::StatusOr<std::string> StepScope::AddConstant(onnx::TensorProto&& value) {
-  return step_.added.Add(site_.graph, step_.names, step_.touches, *site_.node, std::move(value),
+  return step_.added.Add(site_, step_.names, step_.touches, std::move(value),
                          step_.order);
 }
 

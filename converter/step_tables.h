@@ -61,24 +61,32 @@ class TypeTable {
 };
 
 
-// The constants adapters add: one initializer per distinct small value and
-// graph (a thousand Unsqueeze nodes moving axes = [0] to an input share
-// one), under fresh names.
+// The constants adapters add, under fresh names: one initializer per
+// distinct small value, graph and piece of work (a thousand Unsqueeze nodes
+// moving axes = [0] to an input share one; the Squeeze nodes of the step
+// share another, so that which op comes first in the graph does not name
+// it); in a function body, which holds no initializers, a Constant node
+// before the node that reads it.
 class AddedConstants {
  public:
-  absl::StatusOr<std::string> Add(onnx::GraphProto* graph, NameGenerator& names,
-                                  StepTouches& touches, const onnx::NodeProto& node,
-                                  onnx::TensorProto&& value, int64_t order = 0) {
-    if (graph == nullptr) {
-      return absl::FailedPreconditionError(
-          "a constant input would be needed inside a function body (not supported yet)");
+  // The name of `value` for the node at `site`, work of order `order`
+  // (StepContext::order).
+  absl::StatusOr<std::string> Add(const ir::NodeSite& site, NameGenerator& names,
+                                  StepTouches& touches, onnx::TensorProto&& value,
+                                  int64_t order = 0) {
+    const onnx::NodeProto& node = *site.node;
+    if (site.graph == nullptr) {
+      std::string name = names.FreshName(node.name().empty() ? node.op_type() : node.name());
+      touches.AddConstantNode(site, name, std::move(value));
+      return name;
     }
+    onnx::GraphProto* graph = site.graph;
     value.clear_name();
     size_t bytes = value.ByteSizeLong();
     bool shareable = bytes <= kShareableBytes;
     Shared& shared = added_[graph];
     if (shareable) {
-      key_.clear();  // reuses the buffer
+      key_.assign(reinterpret_cast<const char*>(&order), sizeof order);  // reuses the buffer
       wire::AppendSerialized(value, bytes, key_);
       auto it = shared.find(key_);
       if (it != shared.end()) {

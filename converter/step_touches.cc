@@ -43,6 +43,19 @@ const onnx::TensorProto* StepTouches::AddInitializer(onnx::GraphProto& graph,
   return stored;
 }
 
+void StepTouches::AddConstantNode(const ir::NodeSite& site, std::string name,
+                                  onnx::TensorProto tensor) {
+  onnx::NodeProto node;
+  node.set_op_type("Constant");
+  node.add_output(std::move(name));
+  onnx::AttributeProto& value = *node.add_attribute();
+  value.set_name("value");
+  value.set_type(onnx::AttributeProto::TENSOR);
+  tensor.clear_name();
+  *value.mutable_t() = std::move(tensor);
+  edits_.InsertBefore(site, std::move(node));
+}
+
 std::string StepTouches::NeedsFull() const {
   if (!needs_full_.empty()) return needs_full_;
   return edits_.built_subgraphs() ? "a subgraph was built" : "";
@@ -57,8 +70,10 @@ StepChanges StepTouches::Collect() {
   changes.early = std::move(early_);
   make_early_ = nullptr;
   touchable_ = 0;
+  changes.functions_changed = !function_sites_.empty();
   if (changes.needs_full.empty()) CollectGroups(changes);
   touched_sites_.clear();
+  function_sites_.clear();
   name_spans_.clear();
   chars_.clear();
   added_initializers_.clear();
@@ -78,6 +93,8 @@ void StepTouches::CollectGroups(StepChanges& changes) {
     if (!touched.early) sides += edits_.AppendAround(SiteOf(touched), changes.nodes);
     extents.emplace_back(begin, changes.nodes.size());
   }
+  std::vector<const onnx::NodeProto*> in_functions;
+  for (const ir::NodeSite& site : function_sites_) sides += edits_.AppendAround(site, in_functions);
   // Views, made once the storage no longer grows (moving a vector keeps
   // its buffer).
   changes.names.reserve(name_spans_.size());
@@ -99,6 +116,7 @@ void StepTouches::CollectGroups(StepChanges& changes) {
   if (!removed.empty()) {
     absl::flat_hash_set<const onnx::NodeProto*> touched;
     for (const TouchedSite& site : touched_sites_) touched.insert(site.node);
+    for (const ir::NodeSite& site : function_sites_) touched.insert(site.node);
     for (const onnx::NodeProto* node : removed) {
       if (!touched.contains(node)) changes.needs_full = "a node was removed unnoted";
     }

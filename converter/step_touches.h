@@ -36,8 +36,11 @@ struct StepChanges {
   std::vector<const onnx::TensorProto*> added;
   std::vector<SubgraphInitializer> added_to_subgraphs;
   // Why only a validation of the whole model will do ("" when the touched
-  // nodes suffice): a change inside a subgraph or a function, say.
+  // nodes suffice): a node with subgraphs changed, say.
   std::string needs_full;
+  // Whether some function body changed: the functions are checked again
+  // (schema::CheckFunctions), the touched nodes of the graphs one by one.
+  bool functions_changed = false;
   // The nodes rewritten in place and validated while the step went on (not
   // among `groups`), if the step validated any early.
   std::unique_ptr<EarlyValidator> early;
@@ -60,7 +63,8 @@ class StepTouches {
   void Touch(const ir::NodeSite& site) {
     if (touched_log_ != nullptr) touched_log_->insert(site.node);
     if (site.graph == nullptr) {
-      NeedFull("a node of a function changed");
+      // (Its insertions are counted with the others'.)
+      function_sites_.push_back(site);
       return;
     }
     for (const onnx::AttributeProto& attribute : site.node->attribute()) {
@@ -109,6 +113,9 @@ class StepTouches {
   }
   // Adds `tensor` to `graph`'s initializers (an edit of the step).
   const onnx::TensorProto* AddInitializer(onnx::GraphProto& graph, onnx::TensorProto tensor);
+  // Inserts a Constant node of value `tensor` defining `name` before the
+  // node of `site`, a touched node of a function body (an edit of the step).
+  void AddConstantNode(const ir::NodeSite& site, std::string name, onnx::TensorProto tensor);
 
   // What the step changed: call before its edits are applied. Forgets the
   // step.
@@ -157,6 +164,8 @@ class StepTouches {
   const onnx::GraphProto* main_;
   absl::flat_hash_set<const onnx::NodeProto*>* touched_log_ = nullptr;
   std::vector<TouchedSite> touched_sites_;
+  // The function nodes touched (their names not kept: not validated apart).
+  std::vector<ir::NodeSite> function_sites_;
   std::vector<std::pair<size_t, size_t>> name_spans_;  // (offset, size) in chars_
   std::vector<char> chars_;
   // Early validation: armed for the step, started once it touches enough.

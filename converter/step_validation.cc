@@ -62,6 +62,14 @@ absl::Status CompareTypes(const onnx::ModelProto& model, const schema::Inference
   return absl::OkStatus();
 }
 
+// Checks the functions of `model` after `step` changed some (an error
+// leaves the step to the whole model's validation, which names it).
+absl::Status CheckFunctionsAfter(const onnx::ModelProto& model, StepReport& step) {
+  schema::CheckReport report = schema::CheckFunctions(model);
+  step.nodes_validated += report.nodes_checked;
+  return report.status();
+}
+
 }  // namespace
 
 // Validates the model after a step: the nodes the step touched when that
@@ -79,6 +87,7 @@ absl::Status ValidateStep(const onnx::ModelProto& model, const StepChanges& chan
         incremental.Validate(changes.groups, changes.added, *before,
                              [&index](const onnx::GraphProto* g) { return index.ParentOf(g); },
                              changes.added_to_subgraphs);
+    if (status.ok() && changes.functions_changed) status = CheckFunctionsAfter(model, step);
     if (status.ok()) {
       if (changes.early != nullptr) {
         changes.early->Commit();

@@ -137,7 +137,9 @@ class WindowedConversion {
     if (!has_graph) return NotWindowed("the model has no graph");
     if (graph_payload_.size() > UINT32_MAX) return NotWindowed("the graph is over 4 GiB");
     if (!window_.ParseFromString(shell)) return NotWindowed("the model does not parse");
-    if (window_.functions_size() > 0) return NotWindowed("the model has functions");
+    for (const onnx::FunctionProto& function : window_.functions()) {
+      local_functions_.insert(OpKey(function.domain(), function.name()));
+    }
     if (window_.training_info_size() > 0) return NotWindowed("the model has training graphs");
     std::string rest;
     wire::FieldReader graph(graph_payload_);
@@ -239,7 +241,7 @@ class WindowedConversion {
       }
       for (auto payload = stretch.rbegin(); payload != stretch.rend(); ++payload) {
         if (!ScanNode(*payload, node).ok()) return NotWindowed("a node does not parse");
-        if (!node.domain.empty() && node.domain != "ai.onnx") {
+        if (!node.domain.empty() && node.domain != "ai.onnx" && !CallsLocalFunction(node)) {
           return NotWindowed(absl::StrCat("a node of domain '", node.domain, "'"));
         }
         if (!node.refusal.empty()) return NotWindowed(node.refusal);
@@ -252,6 +254,11 @@ class WindowedConversion {
       }
     }
     return absl::OkStatus();
+  }
+
+  // Whether `node` calls one of the model's functions.
+  bool CallsLocalFunction(const NodeNames& node) const {
+    return !local_functions_.empty() && local_functions_.contains(OpKey(node.domain, node.op_type));
   }
 
   // Reserves every name the nodes use; the fingerprint of every value they
@@ -358,6 +365,8 @@ class WindowedConversion {
 
   // Parses, validates, converts and writes nodes [begin, end).
   absl::Status ConvertWindow(int64_t begin, int64_t end) {
+    // The function bodies are converted once, with the last window.
+    with_functions_ = end == node_count_ && window_.functions_size() > 0;
     *window_.mutable_opset_import() = source_imports_;
     constants_.Clear();
     OC_RETURN_IF_ERROR(ParseWindow(end - begin));
@@ -372,8 +381,14 @@ class WindowedConversion {
       for (size_t s = 0; s < steps_.size(); ++s) {
         OC_RETURN_IF_ERROR(RunWindowStep(s, index, edits, touches, retired));
       }
+      absl::flat_hash_set<const onnx::NodeProto*> in_functions;
+      if (with_functions_) {
+        for (const onnx::FunctionProto& function : window_.functions()) {
+          for (const onnx::NodeProto& node : function.node()) in_functions.insert(&node);
+        }
+      }
       for (const onnx::NodeProto* node : touched_) {
-        if (originals_.contains(node)) continue;
+        if (originals_.contains(node) || in_functions.contains(node)) continue;
         // A node of a subgraph changes the window's node holding it.
         auto owner = inner_owners_.find(node);
         if (owner == inner_owners_.end()) {
@@ -595,7 +610,8 @@ class WindowedConversion {
       NoteConstness(node.op_type() == "Constant", node.input(), node.output());
     }
     (*reinfer)->Commit();
-    index.emplace(window_, absl::flat_hash_set<std::string>{""});
+    index.emplace(window_, absl::flat_hash_set<std::string>{""}, with_functions_);
+    for (const auto& [op, count] : index->others()) untouched_ops_[op] += count;
     return absl::OkStatus();
   }
 
@@ -792,6 +808,11 @@ class WindowedConversion {
     StepChanges changes = ApplyStep(*step, touches, edits, index, retired, constants_, graph_);
     for (const onnx::TensorProto* tensor : changes.added) added_names_.push_back(tensor);
     SetImportedOpset(*window_.mutable_opset_import(), "", to);
+    if (with_functions_) {
+      for (auto& function : *window_.mutable_functions()) {
+        SetImportedOpset(*function.mutable_opset_import(), "", to);
+      }
+    }
     if (!step->nodes.empty() || !step->bumps.empty()) {
       absl::Status valid = ValidateStep(window_, changes, options_, index, *types_,
                                         *incremental_, *step, /*whole_model_allowed=*/false);
@@ -991,6 +1012,7 @@ class WindowedConversion {
     int64_t ir = TargetIrVersion(options_, report_.source_ir_version, report_.target_opset);
     window_.set_ir_version(ir);
     report_.target_ir_version = ir;
+    for (const auto& [op, count] : untouched_ops_) report_.untouched_ops.emplace_back(op, count);
     ReleaseWindow();
     for (StepParts& parts : steps_) AddStep(std::move(parts).Done(), report_);
     // The graph's fields but its nodes, with the initializers read as
@@ -1053,6 +1075,13 @@ class WindowedConversion {
   absl::flat_hash_set<std::string> initializer_names_;
   NameLengths initializer_lengths_, declared_lengths_;
   absl::flat_hash_set<const onnx::TensorProto*> initializer_tensors_;
+  // The model's functions (OpKey of domain and name), and whether the
+  // window converts their bodies (the last does).
+  absl::flat_hash_set<std::string> local_functions_;
+  bool with_functions_ = false;
+  // How many nodes of each op of other domains the windows left as they are
+  // (calls of the functions, say), as the report lists them.
+  std::map<std::string, int> untouched_ops_;
   // The ai.onnx ops read so far, as the windows take them (see ReadPlain).
   absl::node_hash_map<std::string, WindowOp> window_ops_;
   // What the check and inference of nodes alike found, for good.

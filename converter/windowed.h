@@ -48,7 +48,11 @@ struct WindowOptions {
 // input values its inference asked for) checked and inferred before: its
 // outputs take that node's types, and its bytes are written as they came
 // (see plain_node_memo.h); one that may fold or whose outputs have declared
-// types is parsed. Between windows
+// types is parsed. A call of one of the model's functions is a node of its
+// window like any other (inference does not see into the function: its
+// outputs have the types the graph declares, if any); the function bodies
+// are taken through every step once, with the last window, so that the
+// report lists their nodes after the main graph's. Between windows
 // only the types of values still to be used are kept. Besides `bytes`,
 // memory holds one window, two bits per value, a fingerprint per value
 // while repeated names are looked for, and the report.
@@ -56,8 +60,9 @@ struct WindowOptions {
 // Unimplemented, with the reason and nothing written that counts, when the
 // windows cannot be shown to convert exactly as the whole model would; the
 // caller then converts the model whole. That is so when:
-//   - the model has functions, training graphs, nodes of other domains
-//     (in subgraphs too), sparse initializers (in subgraphs too), subgraphs
+//   - the model has training graphs, nodes of other domains than ai.onnx
+//     and its functions' (in subgraphs, calls of its functions too), sparse
+//     initializers (in subgraphs too), subgraphs
 //     nested over 32 deep, or external data;
 //   - the options ask for ai.onnx.ml, a dry run or whole-model validation;
 //   - the model or a step does not validate node by node, or a step refuses

@@ -203,6 +203,7 @@ void ClearNames(NodeNames& names) {
   names.inputs.clear();
   names.outputs.clear();
   names.name = {};
+  names.op_type = {};
   names.domain = {};
   names.subgraphs = false;
   names.refusal.clear();
@@ -352,6 +353,7 @@ bool ScanFlatNode(absl::string_view node, NodeNames& names) {
       case kNodeInput: names.inputs.push_back(payload); break;
       case kNodeOutput: names.outputs.push_back(payload); break;
       case kNodeName: names.name = payload; break;
+      case kNodeOpType: names.op_type = payload; break;
       case kNodeDomain: names.domain = payload; break;
       case kNodeAttribute:
         if (AttributeHoldsGraph(payload)) return false;
@@ -374,6 +376,7 @@ absl::Status ScanNode(absl::string_view node, NodeNames& names, bool all) {
       case kNodeInput: names.inputs.push_back(field.payload); break;
       case kNodeOutput: names.outputs.push_back(field.payload); break;
       case kNodeName: names.name = field.payload; break;
+      case kNodeOpType: names.op_type = field.payload; break;
       case kNodeDomain: names.domain = field.payload; break;
       case kNodeAttribute:
         // (Read again, field by field, when it may hold a graph.)

@@ -52,6 +52,7 @@ struct NodeNames {
   std::vector<absl::string_view> inputs;
   std::vector<absl::string_view> outputs;
   absl::string_view name;
+  absl::string_view op_type;  // ScanNode's
   absl::string_view domain;
   // Whether the node has subgraphs.
   bool subgraphs = false;

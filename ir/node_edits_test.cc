@@ -1,6 +1,7 @@
 #include "ir/node_edits.h"
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -253,6 +254,27 @@ TEST(OpIndexTest, KnowsSubgraphPathsAndParents) {
   EXPECT_EQ(m->path, "main/then_branch of 'if' (If)");
   EXPECT_EQ(index.ParentOf(m->graph), &model->graph());
   EXPECT_EQ(index.ParentOf(&model->graph()), nullptr);
+}
+
+// Function bodies are indexed under their function's path; left out, their
+// nodes are neither indexed nor counted.
+TEST(OpIndexTest, IndexesFunctionBodiesUnlessLeftOut) {
+  absl::StatusOr<onnx::ModelProto> model = ParseModelText(R"(
+<ir_version: 8, opset_import: ["" : 13, "local" : 1]>
+g (float[2] X) => (float[2] Y) { Y = local.F(X) }
+<domain: "local", opset_import: ["" : 13, "local" : 1]>
+F (I) => (O) { T = Relu(I) O = local.G(T) }
+<domain: "local", opset_import: ["" : 13]>
+G (I) => (O) { O = Relu(I) })");
+  ASSERT_TRUE(model.ok()) << model.status();
+  OpIndex with(*model, {""});
+  ASSERT_EQ(with.NodesOf("", "Relu").size(), 2u);
+  EXPECT_EQ(with.NodesOf("", "Relu")[0].path, "function 'local.F'");
+  EXPECT_EQ(with.NodesOf("", "Relu")[0].graph, nullptr);
+  EXPECT_EQ(with.others(), (std::map<std::string, int>{{"local.F", 1}, {"local.G", 1}}));
+  OpIndex without(*model, {""}, /*with_functions=*/false);
+  EXPECT_TRUE(without.NodesOf("", "Relu").empty());
+  EXPECT_EQ(without.others(), (std::map<std::string, int>{{"local.F", 1}}));
 }
 
 // The nodes inserted around an anchor taken out of the batch, for a driver

@@ -42,10 +42,13 @@ struct NodeSite {
 class OpIndex {
  public:
   // Indexes the nodes of `domains` (canonical names); the others are only
-  // counted. Only reads `model` while it is built.
-  OpIndex(onnx::ModelProto& model, absl::flat_hash_set<std::string> domains)
+  // counted. The nodes of the model's function bodies too, unless not
+  // `with_functions`. Only reads `model` while it is built.
+  OpIndex(onnx::ModelProto& model, absl::flat_hash_set<std::string> domains,
+          bool with_functions = true)
       : domains_(std::move(domains)) {
     if (model.has_graph()) AddGraph(*Mutable(model.graph()), "main", 0);
+    if (!with_functions) return;
     for (const onnx::FunctionProto& function : model.functions()) {
       absl::string_view path =
           Intern(absl::StrCat("function '", function.domain(), ".", function.name(), "'"));

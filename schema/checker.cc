@@ -230,10 +230,22 @@ class Checker {
     } else {
       CheckGraph(model_.graph(), "main", nullptr, opsets, 0, /*in_function=*/false);
     }
+    CheckFunctions(opsets);
+    CheckTrainingGraphs(opsets);
+  }
+
+  // The model's functions alone (see schema::CheckFunctions).
+  void RunFunctions() { CheckFunctions(ImportOpsets(model_.opset_import(), "model")); }
+
+ private:
+  void CheckFunctions(const OpsetMap& model_opsets) {
     for (const onnx::FunctionProto& function : model_.functions()) {
-      CheckFunction(function, opsets);
+      CheckFunction(function, model_opsets);
     }
     CheckFunctionCalls();
+  }
+
+  void CheckTrainingGraphs(const OpsetMap& opsets) {
     for (int i = 0; i < model_.training_info_size(); ++i) {
       const auto& info = model_.training_info(i);
       if (info.has_initialization()) {
@@ -247,7 +259,6 @@ class Checker {
     }
   }
 
- private:
   void Report(CheckCode code, const std::string& path, const std::string& node,
               std::string message, bool warning = false) {
     report_.issues.push_back({code, warning, path, node, std::move(message)});
@@ -866,6 +877,12 @@ absl::Status CheckReport::status() const {
 CheckReport CheckModel(const onnx::ModelProto& model, const CheckOptions& options) {
   CheckReport report;
   Checker(model, report, options).Run();
+  return report;
+}
+
+CheckReport CheckFunctions(const onnx::ModelProto& model) {
+  CheckReport report;
+  Checker(model, report).RunFunctions();
   return report;
 }
 

@@ -87,6 +87,12 @@ struct CheckOptions {
 // every issue instead of stopping at the first.
 CheckReport CheckModel(const onnx::ModelProto& model, const CheckOptions& options = {});
 
+// Checks the model's local functions as CheckModel does (their nodes
+// against the opsets they and the model import, and that they do not call
+// themselves), and nothing else of the model: what a step that changed
+// only function bodies, besides nodes validated one by one, needs checked.
+CheckReport CheckFunctions(const onnx::ModelProto& model);
+
 // Checks single nodes of one model as CheckModel checks each node, so that
 // a change to a few nodes is validated without checking the whole model
 // again. The model's opset imports are read once, when it is built.

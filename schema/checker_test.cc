@@ -249,6 +249,35 @@ Twice (A) => (B) {
   EXPECT_EQ(report.functions_checked, 1);
 }
 
+// CheckFunctions finds in the functions what CheckModel finds there, and
+// nothing of the graphs.
+TEST(CheckerTest, CheckFunctionsChecksTheFunctionsAlone) {
+  onnx::ModelProto model = Model(R"(
+<ir_version: 8, opset_import: ["" : 13, "local" : 1]>
+g (float X) => (float Y) {
+  Y = Add(X, Undefined)
+}
+<domain: "local", opset_import: ["" : 13]>
+Twice (A) => (B) {
+  [bad] B = Gelu(A)
+}
+<domain: "local", opset_import: ["" : 13, "local" : 1]>
+Loops (A) => (B) {
+  B = local.Loops(A)
+})");
+  CheckReport report = CheckFunctions(model);
+  std::vector<std::string> found;
+  for (const CheckIssue& issue : report.issues) found.push_back(CheckCodeName(issue.code));
+  EXPECT_EQ(found, (std::vector<std::string>{"unknown-operator", "function-cycle"}));
+  EXPECT_EQ(report.functions_checked, 2);
+  EXPECT_EQ(report.nodes_checked, 2);
+  EXPECT_EQ(report.issues[0].path, "function 'local.Twice'");
+  CheckReport whole = CheckModel(model);
+  ASSERT_EQ(whole.issues.size(), 3u);
+  EXPECT_EQ(whole.issues[1].ToString(), report.issues[0].ToString());
+  EXPECT_EQ(whole.issues[2].ToString(), report.issues[1].ToString());
+}
+
 // Every model of the corpus passes the checker at its own opset.
 TEST(CheckerTest, EveryCorpusModelPasses) {
   absl::StatusOr<std::vector<testing::CorpusCase>> cases = testing::ListCorpusCases();
