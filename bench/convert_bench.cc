@@ -135,20 +135,32 @@ BENCHMARK(BM_OptimizeOneThread) OC_SIZES->MinTime(2.0);
 // The chain with every 100th block inside an If (issue 23): the floor, and
 // ConvertBytes window by window (IfChainTo*) or, as before the windows took
 // subgraphs, whole on an arena (IfChainArenaTo*).
-const std::string& SerializedIfChainModel(int64_t nodes) {
-  static auto* cache = new std::map<int64_t, std::string>();
-  auto [it, inserted] = cache->try_emplace(nodes);
-  if (inserted) it->second = MakeIfChainModel(nodes).SerializeAsString();
+// The same for the chain with every 100th block a call of a model-local
+// function (CallChain*).
+enum class Held { kInIf, kInCall };
+
+const std::string& SerializedHeldChainModel(int64_t nodes, Held held) {
+  static auto* cache = new std::map<std::pair<int64_t, Held>, std::string>();
+  auto [it, inserted] = cache->try_emplace({nodes, held});
+  if (inserted) {
+    it->second = (held == Held::kInIf ? MakeIfChainModel(nodes) : MakeCallChainModel(nodes))
+                     .SerializeAsString();
+  }
   return it->second;
 }
 
 void BM_IfChainParseAndSerialize(benchmark::State& state) {
-  const std::string& bytes = SerializedIfChainModel(state.range(0));
+  const std::string& bytes = SerializedHeldChainModel(state.range(0), Held::kInIf);
   for (auto _ : state) ParseAndSerialize(bytes);
 }
 
-void ConvertIfChain(benchmark::State& state, int64_t target, bool windows) {
-  const std::string& bytes = SerializedIfChainModel(state.range(0));
+void BM_CallChainParseAndSerialize(benchmark::State& state) {
+  const std::string& bytes = SerializedHeldChainModel(state.range(0), Held::kInCall);
+  for (auto _ : state) ParseAndSerialize(bytes);
+}
+
+void ConvertHeldChain(benchmark::State& state, Held held, int64_t target, bool windows) {
+  const std::string& bytes = SerializedHeldChainModel(state.range(0), held);
   converter::ConvertOptions options;
   options.target_opset = target;
   converter::WindowOptions window_options;
@@ -167,10 +179,19 @@ void ConvertIfChain(benchmark::State& state, int64_t target, bool windows) {
   }
 }
 
-void BM_IfChainTo13(benchmark::State& state) { ConvertIfChain(state, 13, true); }
-void BM_IfChainTo21(benchmark::State& state) { ConvertIfChain(state, 21, true); }
-void BM_IfChainArenaTo13(benchmark::State& state) { ConvertIfChain(state, 13, false); }
-void BM_IfChainArenaTo21(benchmark::State& state) { ConvertIfChain(state, 21, false); }
+void BM_IfChainTo13(benchmark::State& state) { ConvertHeldChain(state, Held::kInIf, 13, true); }
+void BM_IfChainTo21(benchmark::State& state) { ConvertHeldChain(state, Held::kInIf, 21, true); }
+void BM_IfChainArenaTo13(benchmark::State& state) {
+  ConvertHeldChain(state, Held::kInIf, 13, false);
+}
+void BM_IfChainArenaTo21(benchmark::State& state) {
+  ConvertHeldChain(state, Held::kInIf, 21, false);
+}
+void BM_CallChainTo13(benchmark::State& state) { ConvertHeldChain(state, Held::kInCall, 13, true); }
+void BM_CallChainTo21(benchmark::State& state) { ConvertHeldChain(state, Held::kInCall, 21, true); }
+void BM_CallChainArenaTo13(benchmark::State& state) {
+  ConvertHeldChain(state, Held::kInCall, 13, false);
+}
 
 #define OC_IF_SIZES                                                      \
   ->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)->MinTime(2.0) \
@@ -180,6 +201,10 @@ BENCHMARK(BM_IfChainTo13) OC_IF_SIZES;
 BENCHMARK(BM_IfChainTo21) OC_IF_SIZES;
 BENCHMARK(BM_IfChainArenaTo13) OC_IF_SIZES;
 BENCHMARK(BM_IfChainArenaTo21) OC_IF_SIZES;
+BENCHMARK(BM_CallChainParseAndSerialize) OC_IF_SIZES;
+BENCHMARK(BM_CallChainTo13) OC_IF_SIZES;
+BENCHMARK(BM_CallChainTo21) OC_IF_SIZES;
+BENCHMARK(BM_CallChainArenaTo13) OC_IF_SIZES;
 
 // Real models with subgraphs, from the cache tools/real-models.js fills
 // (RealModelCorpusDir): converted

@@ -5,6 +5,8 @@
 //   bazel run -c opt //bench:convert_memory -- 1000000 21
 //   bazel run -c opt //bench:convert_memory -- 20000 21 500   (500 MB of weights too)
 //   bazel run -c opt //bench:convert_memory -- 1000000 21 if  (every 100th block in an If)
+//   bazel run -c opt //bench:convert_memory -- 1000000 21 fn  (every 100th block a call of
+//                                                              a model-local function)
 //
 // Two ways are measured, each in its own process:
 //  - whole: the file read into memory, parsed into a ModelProto, converted
@@ -12,9 +14,9 @@
 //  - windowed: the file mapped into memory and converted from its bytes
 //    (ConvertBytes: window by window from 16,384 nodes, whole on an
 //    arena below) to an output file, as `onnx-convert convert` does.
-//  - arena (the If chain only): ConvertBytes with no windows, whole on an
-//    arena, as before the windows took subgraphs;
-//  - optimize (not for the If chain): `onnx-convert optimize` (exact):
+//  - arena (the If and call chains only): ConvertBytes with no windows,
+//    whole on an arena, as before the windows took subgraphs and functions;
+//  - optimize (not for those chains): `onnx-convert optimize` (exact):
 //    LoadModelInto onto an arena (a streamed parse), rewrites::Optimize,
 //    SaveModel (streamed to the file).
 // Each peak counts everything the process holds above what it held before
@@ -174,11 +176,14 @@ int main(int argc, char** argv) {
     // Write the chain (with `weights_mb` of weights besides, if given), then
     // measure each way in a fresh process.
     bool if_chain = argc > 3 && std::strcmp(argv[3], "if") == 0;
-    int64_t weights_mb = argc > 3 && !if_chain ? std::atoll(argv[3]) : 0;
-    std::string path = std::string("/tmp/onnx-convert-") + (if_chain ? "ifchain-" : "chain-") +
+    bool call_chain = argc > 3 && std::strcmp(argv[3], "fn") == 0;
+    int64_t weights_mb = argc > 3 && !if_chain && !call_chain ? std::atoll(argv[3]) : 0;
+    std::string path = std::string("/tmp/onnx-convert-") +
+                       (if_chain ? "ifchain-" : call_chain ? "callchain-" : "chain-") +
                        std::to_string(nodes) + ".onnx";
-    onnx::ModelProto model = if_chain ? onnxconvert::bench::MakeIfChainModel(nodes)
-                                      : onnxconvert::bench::MakeChainModel(nodes);
+    onnx::ModelProto model = if_chain     ? onnxconvert::bench::MakeIfChainModel(nodes)
+                             : call_chain ? onnxconvert::bench::MakeCallChainModel(nodes)
+                                          : onnxconvert::bench::MakeChainModel(nodes);
     if (weights_mb > 0) {
       onnx::TensorProto* weights = model.mutable_graph()->add_initializer();
       weights->set_name("weights");
@@ -203,7 +208,7 @@ int main(int argc, char** argv) {
     if (length <= 0) return 1;
     self[length] = '\0';
     std::vector<const char*> ways = {"whole", "windowed", "optimize"};
-    if (if_chain) ways = {"whole", "arena", "windowed"};
+    if (if_chain || call_chain) ways = {"whole", "arena", "windowed"};
     for (const char* way : ways) {
       std::string command = std::string(self) + " " + argv[1] + " " + argv[2] + " " +
                             path + " " + way;

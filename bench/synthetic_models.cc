@@ -63,12 +63,43 @@ void AddIfBlock(onnx::GraphProto& graph, const std::string& p, const std::string
   SetType(else_graph.add_output(), p + "_else_out");
 }
 
-// The chain of `blocks` blocks, every `every`-th (0: none) inside an If.
-onnx::ModelProto MakeChain(int64_t blocks, int64_t every) {
+// Block `p` from `input` to `output` as a call of the function local.Block
+// (MakeBlockFunction), the output typed by the graph.
+void AddCallBlock(onnx::GraphProto& graph, const std::string& p, const std::string& input,
+                  const std::string& output) {
+  AddNode(graph, "Block", p + "_call", {input, "W", "B"}, output)->set_domain("local");
+  SetType(graph.add_value_info(), output);
+}
+
+// The function local.Block(X, W, B) => (Y): the five nodes of a block.
+void AddBlockFunction(onnx::ModelProto& model) {
+  onnx::FunctionProto& function = *model.add_functions();
+  function.set_domain("local");
+  function.set_name("Block");
+  for (const char* input : {"x", "W", "B"}) function.add_input(input);
+  function.add_output("y");
+  function.add_opset_import()->set_version(12);
+  onnx::GraphProto body;
+  AddBlock(body, "f", "x", "y");
+  *function.mutable_node() = std::move(*body.mutable_node());
+}
+
+// How a chain holds some of its blocks.
+enum class Held { kInline, kInIf, kInCall };
+
+// The chain of `blocks` blocks, every `every`-th (0: none) held as `held`
+// says.
+onnx::ModelProto MakeChain(int64_t blocks, int64_t every, Held held = Held::kInIf) {
   onnx::ModelProto model;
-  model.set_ir_version(7);
+  model.set_ir_version(held == Held::kInCall ? 8 : 7);
   model.set_producer_name("onnx-convert-bench");
   model.add_opset_import()->set_version(12);
+  if (held == Held::kInCall) {
+    onnx::OperatorSetIdProto& local = *model.add_opset_import();
+    local.set_domain("local");
+    local.set_version(1);
+    AddBlockFunction(model);
+  }
   onnx::GraphProto& graph = *model.mutable_graph();
   graph.set_name("chain");
   for (const char* name : {"W", "B"}) {
@@ -80,7 +111,7 @@ onnx::ModelProto MakeChain(int64_t blocks, int64_t every) {
     tensor->set_raw_data(std::string(4 * (name[0] == 'W' ? 256 : 16), '\0'));
   }
   SetType(graph.add_input(), "x0");
-  if (every > 0) {
+  if (every > 0 && held == Held::kInIf) {
     onnx::ValueInfoProto* cond = graph.add_input();
     cond->set_name("c");
     cond->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
@@ -91,7 +122,7 @@ onnx::ModelProto MakeChain(int64_t blocks, int64_t every) {
     std::string p = absl::StrCat("b", b);
     std::string next = absl::StrCat("x", b + 1);
     if (every > 0 && b % every == every - 1) {
-      AddIfBlock(graph, p, current, next);
+      (held == Held::kInIf ? AddIfBlock : AddCallBlock)(graph, p, current, next);
     } else {
       AddBlock(graph, p, current, next);
     }
@@ -111,6 +142,12 @@ onnx::ModelProto MakeIfChainModel(int64_t nodes, int64_t every) {
   // An If block holds 7 nodes where a plain one has 5.
   int64_t blocks = std::max<int64_t>(1, nodes * every / (5 * every + 2));
   return MakeChain(blocks, every);
+}
+
+onnx::ModelProto MakeCallChainModel(int64_t nodes, int64_t every) {
+  // A block of the function's stands for its 5 nodes in 1 call.
+  int64_t blocks = std::max<int64_t>(1, nodes * every / (5 * every - 4));
+  return MakeChain(blocks, every, Held::kInCall);
 }
 
 const std::string& SerializedChainModel(int64_t nodes) {

@@ -22,6 +22,12 @@ onnx::ModelProto MakeChainModel(int64_t nodes);
 // `nodes` nodes, those of the branches included.
 onnx::ModelProto MakeIfChainModel(int64_t nodes, int64_t every = 100);
 
+// MakeChainModel(nodes) with every `every`-th block a call of the
+// model-local function local.Block, which holds the block's five nodes (on
+// inputs x, W and B); the calls' outputs typed in the graph's value_info,
+// as exporters write them. About `nodes` nodes in the graph.
+onnx::ModelProto MakeCallChainModel(int64_t nodes, int64_t every = 100);
+
 // MakeChainModel(nodes), serialized; built once per size and kept.
 const std::string& SerializedChainModel(int64_t nodes);
 

@@ -309,6 +309,19 @@ TEST(WindowedTest, IfChainsGoThroughTheWindows) {
   }
 }
 
+// The chain of the benchmarks with every 10th block a call of a model-local
+// function: the calls go through the windows, the function body is
+// converted once.
+TEST(WindowedTest, CallChainsGoThroughTheWindows) {
+  std::string bytes = bench::MakeCallChainModel(2000, 10).SerializeAsString();
+  for (int64_t target : {13, 21, 11}) {
+    SCOPED_TRACE(absl::StrCat("to ", target));
+    ConvertOptions options;
+    options.target_opset = target;
+    ExpectWindowsGiveTheWholeConversion(bytes, options, {7, 64, 1000});
+  }
+}
+
 // Unnamed nodes share a fresh-name prefix (their op), so that a later
 // window's earlier step would take a name first: left whole.
 TEST(WindowedTest, SharedPrefixesInAnotherOrderAreLeftWhole) {
