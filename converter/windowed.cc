@@ -19,11 +19,10 @@
 #include "absl/types/span.h"
 #include "base/heap_trimmer.h"
 #include "base/op_key.h"
-#include "base/radix_sort.h"
 #include "base/status_macros.h"
 #include "converter/incremental_validation.h"
+#include "converter/name_walk.h"
 #include "converter/plain_node_memo.h"
-#include "converter/side_by_side.h"
 #include "converter/window_report.h"
 #include "converter/wire_scan.h"
 #include "converter/step_runner.h"
@@ -39,9 +38,6 @@ namespace onnxconvert::converter {
 namespace {
 
 using schema::Registry;
-
-// How many nodes apart WalkBackwards finds its way back in.
-constexpr size_t kCheckpointNodes = 256;
 
 // Bytes of node fields gathered before they are handed to the sink.
 constexpr size_t kFlushBytes = 1 << 20;
@@ -189,105 +185,20 @@ class WindowedConversion {
     return absl::OkStatus();
   }
 
-  // Walks the nodes from the first, to reserve their names (which a fresh
-  // name must avoid) and to look for a value defined twice, and, on a
-  // second thread for large graphs, from the last to the first: where each
-  // value is used for the last time and which outputs are never used.
+  // Reserves the nodes' names, looks for a value defined twice, and notes
+  // where each value is used for the last time (WalkNames).
   absl::Status ScanNames() {
     names_.emplace(window_);
     for (const auto& input : graph_->input()) graph_level_.insert(input.name());
     for (const auto& tensor : graph_->initializer()) graph_level_.insert(tensor.name());
-    absl::Status forwards, backwards;
-    // Room for the bits of most graphs (an input or two and an output per
-    // node), taken here rather than grown by the second thread.
-    uses_.reserve(static_cast<size_t>(4 * node_count_));
-    RunSideBySide([&] { backwards = WalkBackwards(); }, [&] { forwards = CheckNamesOnce(); },
-                  node_count_ >= static_cast<int64_t>(kSideBySideNodes));
-    OC_RETURN_IF_ERROR(forwards);
-    OC_RETURN_IF_ERROR(backwards);
+    WalkedGraph walked{graph_payload_, checkpoints_, node_count_, &graph_level_, {},
+                       &local_functions_};
+    for (const auto& output : graph_->output()) walked.outputs.push_back(output.name());
+    absl::StatusOr<std::vector<bool>> uses = WalkNames(walked, *names_);
+    if (!uses.ok()) return NotWindowed(uses.status().message());
+    uses_ = *std::move(uses);
     std::vector<uint32_t>().swap(checkpoints_);
     return absl::OkStatus();
-  }
-
-  // Reserves every name the nodes use; an error where a value is defined
-  // twice.
-  absl::Status CheckNamesOnce() {
-    OC_ASSIGN_OR_RETURN(std::vector<uint64_t> fingerprints, ReserveNames());
-    RadixSort(fingerprints);
-    if (std::adjacent_find(fingerprints.begin(), fingerprints.end()) != fingerprints.end()) {
-      return NotWindowed("two values have one name (or names that hash alike)");
-    }
-    return absl::OkStatus();
-  }
-
-  // The last uses and unused outputs, from the last node to the first.
-  absl::Status WalkBackwards() {
-    absl::flat_hash_set<absl::string_view> live;
-    for (const auto& output : graph_->output()) live.insert(output.name());
-    NodeNames node;
-    wire::Field field;
-    bool found;
-    // The nodes of one checkpoint's stretch, read forwards, walked backwards.
-    std::vector<absl::string_view> stretch;
-    for (int64_t c = static_cast<int64_t>(checkpoints_.size()) - 1; c >= 0; --c) {
-      stretch.clear();
-      wire::FieldReader reader(graph_payload_.substr(checkpoints_[c]));
-      while (stretch.size() < kCheckpointNodes) {
-        OC_RETURN_IF_ERROR(reader.Next(field, found));
-        if (!found) break;
-        if (field.number == kGraphNode && field.wire_type == wire::kLengthDelimited) {
-          stretch.push_back(field.payload);
-        }
-      }
-      for (auto payload = stretch.rbegin(); payload != stretch.rend(); ++payload) {
-        if (!ScanNode(*payload, node).ok()) return NotWindowed("a node does not parse");
-        if (!node.domain.empty() && node.domain != "ai.onnx" && !CallsLocalFunction(node)) {
-          return NotWindowed(absl::StrCat("a node of domain '", node.domain, "'"));
-        }
-        if (!node.refusal.empty()) return NotWindowed(node.refusal);
-        for (absl::string_view output : node.outputs) {
-          uses_.push_back(output.empty() || !live.erase(output));
-        }
-        for (auto input = node.inputs.rbegin(); input != node.inputs.rend(); ++input) {
-          uses_.push_back(!input->empty() && live.insert(*input).second);
-        }
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  // Whether `node` calls one of the model's functions.
-  bool CallsLocalFunction(const NodeNames& node) const {
-    return !local_functions_.empty() && local_functions_.contains(OpKey(node.domain, node.op_type));
-  }
-
-  // Reserves every name the nodes use; the fingerprint of every value they
-  // define (an error where one is a graph input or initializer).
-  absl::StatusOr<std::vector<uint64_t>> ReserveNames() {
-    std::vector<uint64_t> fingerprints;
-    fingerprints.reserve(node_count_);
-    NodeNames node;
-    wire::FieldReader reader(graph_payload_);
-    wire::Field field;
-    bool found;
-    while (true) {
-      OC_RETURN_IF_ERROR(reader.Next(field, found));
-      if (!found) break;
-      if (field.number != kGraphNode || field.wire_type != wire::kLengthDelimited) continue;
-      if (!ScanNode(field.payload, node, /*all=*/true).ok()) {
-        return NotWindowed("a node does not parse");
-      }
-      names_->Reserve(node.name);
-      for (absl::string_view name : node.inner_names) names_->Reserve(name);
-      for (absl::string_view output : node.outputs) {
-        if (output.empty()) continue;
-        names_->Reserve(output);
-        fingerprints.push_back(wire::Fingerprint(output));
-        if (graph_level_.contains(output)) return NotWindowed("a value is defined twice");
-      }
-      for (absl::string_view input : node.inputs) names_->Reserve(input);
-    }
-    return fingerprints;
   }
 
   // Checks and infers what the graph declares; sets up the steps.
@@ -467,7 +378,7 @@ class WindowedConversion {
   // ops of those nodes where none came before; whether it holds any.
   bool NoteSubgraphs(const onnx::NodeProto& node, const onnx::NodeProto& owner, int position,
                      int depth) {
-    if (depth > kMaxSubgraphDepth) return true;  // WalkBackwards refused it
+    if (depth > kMaxSubgraphDepth) return true;  // WalkNames refused it
     bool any = false;
     for (const onnx::AttributeProto& attribute : node.attribute()) {
       auto note = [&](const onnx::GraphProto& graph) {
@@ -1057,7 +968,7 @@ class WindowedConversion {
   onnx::GraphProto* graph_ = nullptr;
   absl::string_view graph_payload_;
   // Where every kCheckpointNodes-th node starts in graph_payload_, until
-  // WalkBackwards is done.
+  // WalkNames is done.
   std::vector<uint32_t> checkpoints_;
   int64_t node_count_ = 0;
   int original_initializers_ = 0;
