@@ -21,16 +21,17 @@
 #include "base/op_key.h"
 #include "base/status_macros.h"
 #include "converter/incremental_validation.h"
+#include "converter/model_shell.h"
 #include "converter/name_walk.h"
+#include "converter/window_ops.h"
 #include "converter/plain_node_memo.h"
 #include "converter/window_report.h"
 #include "converter/wire_scan.h"
 #include "converter/step_runner.h"
+#include "converter/subgraph_check.h"
 #include "converter/step_validation.h"
 #include "converter/tracks.h"
 #include "google/protobuf/arena.h"
-#include "ir/model_io.h"
-#include "ir/model_scan.h"
 #include "ir/wire.h"
 #include "schema/checker.h"
 
@@ -56,14 +57,6 @@ class NameLengths {
   uint64_t bits_ = 0;
 };
 
-// An ai.onnx op as the windows take it: its schema at the source opset
-// (null: none), and whether its nodes may be left unparsed, every step
-// only rebinding it (never a Constant, which later windows read).
-struct WindowOp {
-  const schema::OpSchema* schema = nullptr;
-  bool unparsed = false;
-};
-
 // One conversion of a model's bytes, window by window (see ConvertWindowed).
 class WindowedConversion {
  public:
@@ -87,7 +80,7 @@ class WindowedConversion {
   }
 
  private:
-  // A plain node of the window (see ReadPlain) as read from the model.
+  // A plain node of the window (see WindowOps::Read) as read from the model.
   struct WireNode {
     absl::string_view whole;  // the field, as Emit writes it
     absl::string_view payload;
@@ -254,7 +247,9 @@ class WindowedConversion {
     report_.target_opset = track_.target;
     report_.source_ir_version = window_.ir_version();
     int64_t direction = track_.target > track_.source ? 1 : -1;
+    std::vector<std::pair<int64_t, int64_t>> steps;
     for (int64_t from = track_.source; from != track_.target; from += direction) {
+      steps.emplace_back(from, from + direction);
       StepParts& parts = steps_.emplace_back();
       parts.report.from_opset = from;
       parts.report.to_opset = from + direction;
@@ -264,6 +259,7 @@ class WindowedConversion {
         parts.rank_of.try_emplace(op->name, rank++);
       }
     }
+    ops_.emplace(track_.source, std::move(steps));
     names_->Observe([this](absl::string_view prefix) {
       int64_t order = *order_;
       auto [it, inserted] = prefix_orders_.try_emplace(prefix, order);
@@ -341,7 +337,7 @@ class WindowedConversion {
       if (field.number != kGraphNode || field.wire_type != wire::kLengthDelimited) continue;
       // An empty node stands for one left unparsed.
       onnx::NodeProto* node = graph_->add_node();
-      const WindowOp op = ReadPlain(field.payload);
+      const WindowOp op = ops_->Read(field.payload, plain_);
       if (op.unparsed) {
         NoteWireNode(op.schema, field, /*parsed=*/false);
         NoteUses(plain_.inputs, plain_.outputs);
@@ -396,43 +392,6 @@ class WindowedConversion {
       for (const onnx::GraphProto& graph : attribute.graphs()) note(graph);
     }
     return any;
-  }
-
-  // Serialized node `payload` read into plain_ (ScanPlainNode): its op as
-  // the windows take it, or none when the node is not plain, of another
-  // domain or of too many outputs. Its attributes may hold graphs when the
-  // op is not to be left unparsed.
-  WindowOp ReadPlain(absl::string_view payload) {
-    if (!ScanPlainNode(payload, plain_)) return {};
-    if (!plain_.domain.empty() && plain_.domain != "ai.onnx") return {};
-    if (plain_.outputs.size() > PlainNodeMemo::kMaxOutputs) return {};
-    WindowOp op = OpOf(plain_.op_type);
-    if (op.unparsed && !plain_.attributes.empty() && AttributesHoldGraphs(plain_.attributes)) {
-      return {};
-    }
-    return op;
-  }
-
-  // Ai.onnx op `op_type` as the windows take it.
-  WindowOp OpOf(absl::string_view op_type) {
-    for (const auto& [op, known] : recent_ops_) {
-      if (op == op_type) return known;
-    }
-    auto it = window_ops_.find(op_type);
-    if (it == window_ops_.end()) it = window_ops_.emplace(op_type, FindOp(op_type)).first;
-    recent_ops_[next_recent_op_++ % recent_ops_.size()] = {it->first, it->second};
-    return it->second;
-  }
-
-  WindowOp FindOp(absl::string_view op_type) const {
-    std::string op(op_type);
-    WindowOp found{Registry::Get().Lookup("", op, track_.source), op != "Constant"};
-    for (const StepParts& parts : steps_) {
-      if (found.schema == nullptr || !found.unparsed) break;
-      found.unparsed = StepOnlyRebinds(op, parts.report.from_opset, parts.report.to_opset);
-    }
-    found.unparsed &= found.schema != nullptr;
-    return found;
   }
 
   // Notes the window's node `field`, read into plain_, of op `schema`,
@@ -500,7 +459,11 @@ class WindowedConversion {
       }
       auto captures = captures_.find(&node);
       if (captures != captures_.end()) {
-        OC_RETURN_IF_ERROR(CheckSubgraphs(*graph_->mutable_node(i), captures->second, **reinfer));
+        const schema::NodeReinferencer& types = **reinfer;
+        OC_RETURN_IF_ERROR(CheckNodeApart(window_, *graph_->mutable_node(i), captures->second,
+                                          [&types](absl::string_view name) {
+                                            return types.TypeOf(name);
+                                          }));
       }
       absl::Status valid = InferAndCheck(*checker_, **reinfer, node, "main");
       // (Inference looked every input up: one it found no type for is
@@ -658,43 +621,6 @@ class WindowedConversion {
       }
     }
     for (const std::string& output : outputs) maybe_constant_.insert(output);
-  }
-
-  // Checks the subgraphs of `node`, which read `captures` from the main
-  // graph, as the whole model's check would: the node is checked in a model
-  // of its own whose inputs are the values it reads, typed as inferred.
-  absl::Status CheckSubgraphs(onnx::NodeProto& node, absl::Span<const absl::string_view> captures,
-                              const schema::NodeReinferencer& reinfer) {
-    onnx::ModelProto model;
-    model.set_ir_version(window_.ir_version());
-    *model.mutable_opset_import() = window_.opset_import();
-    onnx::GraphProto& graph = *model.mutable_graph();
-    graph.set_name(graph_->name());
-    absl::flat_hash_set<absl::string_view> declared;
-    auto declare = [&](absl::string_view name) -> absl::Status {
-      if (name.empty() || !declared.insert(name).second) return absl::OkStatus();
-      const onnx::TypeProto* type = reinfer.TypeOf(name);
-      if (type == nullptr) {
-        return NotWindowed(absl::StrCat("'", name, "', read in a subgraph of node '", node.name(),
-                                        "', is not defined before its use"));
-      }
-      onnx::ValueInfoProto& input = *graph.add_input();
-      input.set_name(std::string(name));
-      *input.mutable_type() = *type;
-      return absl::OkStatus();
-    };
-    for (const std::string& input : node.input()) OC_RETURN_IF_ERROR(declare(input));
-    for (absl::string_view capture : captures) OC_RETURN_IF_ERROR(declare(capture));
-    // The node is lent to the model, not copied.
-    graph.add_node()->Swap(&node);
-    schema::CheckReport check = schema::CheckModel(model);
-    node.Swap(graph.mutable_node(0));
-    for (const schema::CheckIssue& issue : check.issues) {
-      if (!issue.is_warning) {
-        return NotWindowed(absl::StrCat("the model does not check: ", issue.ToString()));
-      }
-    }
-    return absl::OkStatus();
   }
 
   absl::Status RunWindowStep(size_t s, ir::OpIndex& index, ir::NodeEdits& edits,
@@ -926,35 +852,8 @@ class WindowedConversion {
     for (const auto& [op, count] : untouched_ops_) report_.untouched_ops.emplace_back(op, count);
     ReleaseWindow();
     for (StepParts& parts : steps_) AddStep(std::move(parts).Done(), report_);
-    // The graph's fields but its nodes, with the initializers read as
-    // headers written as they came.
-    std::unique_ptr<onnx::GraphProto> graph(window_.release_graph());
-    graph->mutable_node()->Clear();
-    google::protobuf::RepeatedPtrField<onnx::TensorProto> tensors;
-    tensors.Swap(graph->mutable_initializer());
-    std::string others = graph->SerializeAsString();
-    std::deque<std::string> encoded;
-    std::vector<absl::string_view> graph_rest;
-    absl::string_view rest(others);
-    size_t split = FirstFieldAfter(rest, kGraphInitializer);
-    graph_rest.push_back(rest.substr(0, split));
-    for (int i = 0; i < tensors.size(); ++i) {
-      if (i < original_initializers_ && !initializer_bytes_[i].empty()) {
-        graph_rest.push_back(initializer_bytes_[i]);
-        continue;
-      }
-      std::string& bytes = encoded.emplace_back();
-      wire::AppendMessageField(kGraphInitializer, tensors[i], bytes);
-      graph_rest.push_back(bytes);
-    }
-    graph_rest.push_back(rest.substr(split));
-    std::string model = window_.SerializeAsString();
-    graph->mutable_initializer()->Swap(&tensors);
-    window_.set_allocated_graph(graph.release());
-    // The graph goes where protobuf puts field 7: after fields 1 to 6.
-    absl::string_view all(model);
-    size_t graph_at = FirstFieldAfter(all, kModelGraph);
-    return out_.Finish(all.substr(0, graph_at), graph_rest, all.substr(graph_at));
+    // (ReleaseWindow left the graph without nodes.)
+    return FinishAroundNodes(window_, initializer_bytes_, out_);
   }
 
   absl::string_view bytes_;
@@ -993,8 +892,8 @@ class WindowedConversion {
   // How many nodes of each op of other domains the windows left as they are
   // (calls of the functions, say), as the report lists them.
   std::map<std::string, int> untouched_ops_;
-  // The ai.onnx ops read so far, as the windows take them (see ReadPlain).
-  absl::node_hash_map<std::string, WindowOp> window_ops_;
+  // The ai.onnx ops read so far, as the windows take them.
+  std::optional<WindowOps> ops_;
   // What the check and inference of nodes alike found, for good.
   std::optional<PlainNodeMemo> plain_memo_;
 
@@ -1039,7 +938,7 @@ class WindowedConversion {
   std::vector<absl::string_view> dying_;
   absl::flat_hash_set<absl::string_view> defined_;
   NodeNames scanned_;  // scratch
-  // The window's plain nodes (see ReadPlain), parsed or each standing as an
+  // The window's plain nodes (see WindowOps::Read), parsed or each standing as an
   // empty node: their fields as read, by the index of their node (-1: a
   // node not plain).
   std::vector<WireNode> wire_nodes_;
@@ -1061,9 +960,6 @@ class WindowedConversion {
   // The window's values that may be constants (views of its parsed nodes).
   absl::flat_hash_set<absl::string_view> maybe_constant_;
   PlainNode plain_;  // scratch
-  // The ops OpOf found last (views of window_ops_' keys).
-  std::array<std::pair<absl::string_view, WindowOp>, 8> recent_ops_{};
-  size_t next_recent_op_ = 0;
   std::vector<const onnx::TypeProto*> input_types_, output_types_;  // scratch
   // The values the window's plain nodes typed last (views of the model's
   // bytes), with their types: a node mostly reads what the one before it
@@ -1082,46 +978,6 @@ absl::StatusOr<ConversionReport> ConvertWindowed(absl::string_view bytes,
                                                  const ConvertOptions& options, ModelSink& out,
                                                  const WindowOptions& windows) {
   return WindowedConversion(bytes, options, windows, out).Run();
-}
-
-namespace {
-
-// `bytes` parsed onto `arena`, or null when they do not parse. On an arena
-// the parse and the conversion allocate from its blocks and the model is
-// freed at once, rather than message by message.
-onnx::ModelProto* ParseOnArena(absl::string_view bytes, google::protobuf::Arena& arena) {
-  auto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-  if (!model->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return nullptr;
-  return model;
-}
-
-}  // namespace
-
-absl::StatusOr<std::optional<ConversionReport>> ConvertBytes(absl::string_view bytes,
-                                                             const ConvertOptions& options,
-                                                             ModelSink& out,
-                                                             const WindowOptions& windows,
-                                                             std::string* whole_reason) {
-  if (whole_reason != nullptr) whole_reason->clear();
-  // Verification evaluates whole models: ConvertModel does it.
-  if (VerifyRequested(options)) return std::nullopt;
-  absl::StatusOr<ConversionReport> windowed = ConvertWindowed(bytes, options, out, windows);
-  if (windowed.ok()) return *std::move(windowed);
-  if (windowed.status().code() != absl::StatusCode::kUnimplemented) return windowed.status();
-  if (whole_reason != nullptr) *whole_reason = std::string(windowed.status().message());
-  if (options.dry_run) return std::nullopt;
-  google::protobuf::Arena arena(ModelArenaOptions());
-  onnx::ModelProto* model = ParseOnArena(bytes, arena);
-  if (model == nullptr) return std::nullopt;
-  ModelScan scan = ScanModel(*model);
-  if (scan.external_tensors || KeepsWireError(*model, scan)) return std::nullopt;
-  absl::StatusOr<ConversionReport> report = ConvertModelInPlace(*model, options);
-  if (!report.ok()) {
-    if (report.status().code() == absl::StatusCode::kCancelled) return report.status();
-    return std::nullopt;
-  }
-  OC_RETURN_IF_ERROR(out.WriteWhole(*model));
-  return *std::move(report);
 }
 
 }  // namespace onnxconvert::converter
