@@ -296,12 +296,12 @@ class WindowedConversion {
       }
       for (const onnx::NodeProto* node : touched_) {
         if (originals_.contains(node) || in_functions.contains(node)) continue;
-        // A node of a subgraph changes the window's node holding it.
+        // A node of a subgraph changes the window's node holding it. (A
+        // node a step inserted is written as it ends up, whatever changed
+        // it; inserted into a subgraph, around a node whose change made its
+        // owner dirty.)
         auto owner = inner_owners_.find(node);
-        if (owner == inner_owners_.end()) {
-          return NotWindowed("a node one step inserted is changed by a later one");
-        }
-        dirty_.insert(owner->second);
+        if (owner != inner_owners_.end()) dirty_.insert(owner->second);
       }
       if (out_of_order_ || added_.out_of_order()) {
         return NotWindowed("a name or constant would be shared in another order");

@@ -67,9 +67,8 @@ struct WindowOptions {
 //   - the options ask for ai.onnx.ml, a dry run or whole-model validation;
 //   - the model or a step does not validate node by node, or a step refuses
 //     a node (the whole conversion then says why);
-//   - work of later windows would come first in a whole conversion (nodes
-//     inserted by one step and changed by a later one, shared names or
-//     constants);
+//   - work of later windows would come first in a whole conversion (fresh
+//     names or constants shared in another order);
 //   - a step changes a node holding subgraphs itself, or builds subgraphs
 //     (a whole conversion validates the whole model);
 //   - a value a subgraph reads is not defined before the node holding it;

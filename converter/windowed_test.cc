@@ -297,6 +297,13 @@ INSTANTIATE_TEST_SUITE_P(Functions, WindowedCaseFileTest,
                            return info.param.name;
                          });
 
+// Nodes a step inserts and a later one changes.
+INSTANTIATE_TEST_SUITE_P(Inserted, WindowedCaseFileTest,
+                         ::testing::ValuesIn(CasesOf("inserted.cases", MakeWindowsCase)),
+                         [](const ::testing::TestParamInfo<WindowsCase>& info) {
+                           return info.param.name;
+                         });
+
 // The If-wrapped chain of the benchmarks: every 100th block of the chain
 // in an If, converted in windows of many sizes.
 TEST(WindowedTest, IfChainsGoThroughTheWindows) {
