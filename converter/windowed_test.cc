@@ -275,34 +275,31 @@ TEST_P(WindowedCaseFileTest, SameBytesAndReportAsTheWholeConversion) {
   }
 }
 
+// A case file's case's test name: the case's.
+std::string WindowsCaseName(const ::testing::TestParamInfo<WindowsCase>& info) {
+  return info.param.name;
+}
+
 // PyTorch-style control flow: If, Loop and Scan bodies of ordinary ops,
 // some of them ops a step rewrites.
 INSTANTIATE_TEST_SUITE_P(Cases, WindowedCaseFileTest,
                          ::testing::ValuesIn(CasesOf("subgraphs.cases", MakeWindowsCase)),
-                         [](const ::testing::TestParamInfo<WindowsCase>& info) {
-                           return info.param.name;
-                         });
+                         WindowsCaseName);
 
 // Nodes every step only rebinds, passed through unparsed, among others.
 INSTANTIATE_TEST_SUITE_P(Unparsed, WindowedCaseFileTest,
                          ::testing::ValuesIn(CasesOf("unparsed.cases", MakeWindowsCase)),
-                         [](const ::testing::TestParamInfo<WindowsCase>& info) {
-                           return info.param.name;
-                         });
+                         WindowsCaseName);
 
 // Calls of model-local functions, whose bodies are converted once.
 INSTANTIATE_TEST_SUITE_P(Functions, WindowedCaseFileTest,
                          ::testing::ValuesIn(CasesOf("functions.cases", MakeWindowsCase)),
-                         [](const ::testing::TestParamInfo<WindowsCase>& info) {
-                           return info.param.name;
-                         });
+                         WindowsCaseName);
 
 // Nodes a step inserts and a later one changes.
 INSTANTIATE_TEST_SUITE_P(Inserted, WindowedCaseFileTest,
                          ::testing::ValuesIn(CasesOf("inserted.cases", MakeWindowsCase)),
-                         [](const ::testing::TestParamInfo<WindowsCase>& info) {
-                           return info.param.name;
-                         });
+                         WindowsCaseName);
 
 // The If-wrapped chain of the benchmarks: every 100th block of the chain
 // in an If, converted in windows of many sizes.
