@@ -23,14 +23,14 @@
 #include "converter/incremental_validation.h"
 #include "converter/model_shell.h"
 #include "converter/name_walk.h"
-#include "converter/window_ops.h"
 #include "converter/plain_node_memo.h"
+#include "converter/step_runner.h"
+#include "converter/step_validation.h"
+#include "converter/subgraph_check.h"
+#include "converter/tracks.h"
+#include "converter/window_ops.h"
 #include "converter/window_report.h"
 #include "converter/wire_scan.h"
-#include "converter/step_runner.h"
-#include "converter/subgraph_check.h"
-#include "converter/step_validation.h"
-#include "converter/tracks.h"
 #include "google/protobuf/arena.h"
 #include "ir/wire.h"
 #include "schema/checker.h"
@@ -288,18 +288,12 @@ class WindowedConversion {
       for (size_t s = 0; s < steps_.size(); ++s) {
         OC_RETURN_IF_ERROR(RunWindowStep(s, index, edits, touches, retired));
       }
-      absl::flat_hash_set<const onnx::NodeProto*> in_functions;
-      if (with_functions_) {
-        for (const onnx::FunctionProto& function : window_.functions()) {
-          for (const onnx::NodeProto& node : function.node()) in_functions.insert(&node);
-        }
-      }
       for (const onnx::NodeProto* node : touched_) {
-        if (originals_.contains(node) || in_functions.contains(node)) continue;
+        if (originals_.contains(node)) continue;
         // A node of a subgraph changes the window's node holding it. (A
         // node a step inserted is written as it ends up, whatever changed
         // it; inserted into a subgraph, around a node whose change made its
-        // owner dirty.)
+        // owner dirty. The functions are written whole, at the end.)
         auto owner = inner_owners_.find(node);
         if (owner != inner_owners_.end()) dirty_.insert(owner->second);
       }
