@@ -99,7 +99,7 @@ absl::Status IncrementalValidator::CheckWiring(
   absl::InlinedVector<absl::string_view, 4> produced;
   for (const onnx::NodeProto* node : group.nodes) {
     for (const onnx::AttributeProto& attribute : node->attribute()) {
-      if (attribute.has_g() || attribute.graphs_size() > 0) {
+      if (!group.rebound && (attribute.has_g() || attribute.graphs_size() > 0)) {
         return absl::FailedPreconditionError(absl::StrCat(Label(*node), " has subgraphs"));
       }
     }

@@ -31,6 +31,9 @@ struct TouchedGroup {
   // The anchor's inputs and outputs before the step.
   absl::Span<const absl::string_view> old_inputs;
   absl::Span<const absl::string_view> old_outputs;
+  // Whether the group is its anchor alone, only bound to another version of
+  // its op (StepTouches::Touch): a node with subgraphs may be one.
+  bool rebound = false;
 };
 
 // An initializer a step added to a subgraph.

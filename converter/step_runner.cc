@@ -448,7 +448,7 @@ absl::StatusOr<StepReport> RunStep(StepContext& step) {
             if (!status.ok()) break;
             bumped = change.changes.empty();
             if (!step.dry_run && !touched && (!bumped || !validates_alike)) {
-              step.touches.Touch(site);
+              step.touches.Touch(site, /*rebound=*/true);
             }
             if (!bumped) {
               change.changes.push_back({adapters::ChangeKind::kVersionBump,

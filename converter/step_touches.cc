@@ -109,7 +109,7 @@ void StepTouches::CollectGroups(StepChanges& changes) {
     changes.groups.push_back(
         {touched.graph, nodes.subspan(extents[i].first, extents[i].second - extents[i].first),
          names.subspan(touched.first_name, touched.inputs),
-         names.subspan(touched.first_name + touched.inputs, touched.outputs)});
+         names.subspan(touched.first_name + touched.inputs, touched.outputs), touched.rebound});
   }
   // Insertions around a node no one noted would go unchecked.
   std::vector<const onnx::NodeProto*> removed = edits_.Removed();

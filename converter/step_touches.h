@@ -60,7 +60,11 @@ class StepTouches {
 
   // Notes that the step changes `site`'s node (or what is around it), before
   // it does: its inputs and outputs as they are now. Once per node and step.
-  void Touch(const ir::NodeSite& site) {
+  // `rebound`: the step only binds the node to another version of its op
+  // (its attributes put in their canonical form, say), nothing around it
+  // and nothing within its subgraphs: a node with subgraphs is then
+  // validated as any other, its subgraphs inferred again with it.
+  void Touch(const ir::NodeSite& site, bool rebound = false) {
     if (touched_log_ != nullptr) touched_log_->insert(site.node);
     if (site.graph == nullptr) {
       // (Its insertions are counted with the others'.)
@@ -68,7 +72,7 @@ class StepTouches {
       return;
     }
     for (const onnx::AttributeProto& attribute : site.node->attribute()) {
-      if (attribute.has_g() || attribute.graphs_size() > 0) {
+      if (!rebound && (attribute.has_g() || attribute.graphs_size() > 0)) {
         NeedFull("a node with subgraphs changed");
         return;
       }
@@ -80,6 +84,7 @@ class StepTouches {
     touched.first_name = name_spans_.size();
     touched.inputs = site.node->input_size();
     touched.outputs = site.node->output_size();
+    touched.rebound = rebound;
     for (const std::string& input : site.node->input()) KeepName(input);
     for (const std::string& output : site.node->output()) KeepName(output);
   }
@@ -131,6 +136,7 @@ class StepTouches {
     int inputs;
     int outputs;
     bool early = false;  // validated early, on its own
+    bool rebound = false;  // see Touch
   };
 
   // A node with more inputs and outputs than this is validated after the

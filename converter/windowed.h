@@ -69,8 +69,9 @@ struct WindowOptions {
 //     a node (the whole conversion then says why);
 //   - work of later windows would come first in a whole conversion (fresh
 //     names or constants shared in another order);
-//   - a step changes a node holding subgraphs itself, or builds subgraphs
-//     (a whole conversion validates the whole model);
+//   - a step rewrites a node holding subgraphs (more than binding it to
+//     another version of its op), or builds subgraphs (a whole conversion
+//     validates the whole model);
 //   - a value a subgraph reads is not defined before the node holding it;
 //   - an adapter needs the value of an initializer read as a header.
 // Other errors: Cancelled (should_stop), or the sink's.

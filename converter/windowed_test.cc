@@ -326,6 +326,25 @@ TEST(WindowedTest, CallChainsGoThroughTheWindows) {
   }
 }
 
+// The If and call chains exported at 21 and taken down to the opsets older
+// runtimes accept: the Unsqueeze and Squeeze nodes take their axes as
+// attributes again, in the If branches and in the function body too.
+TEST(WindowedTest, ChainsWithSubgraphsAndFunctionsGoDownThroughTheWindows) {
+  for (const onnx::ModelProto& source :
+       {bench::MakeIfChainModel(2000, 10), bench::MakeCallChainModel(2000, 10)}) {
+    ConvertOptions up;
+    up.target_opset = 21;
+    std::string at21 = ConvertWhole(source.SerializeAsString(), up).bytes;
+    ASSERT_FALSE(at21.empty());
+    for (int64_t target : {17, 13, 11}) {
+      SCOPED_TRACE(absl::StrCat("to ", target));
+      ConvertOptions options;
+      options.target_opset = target;
+      ExpectWindowsGiveTheWholeConversion(at21, options, {7, 64, 1000});
+    }
+  }
+}
+
 // Unnamed nodes share a fresh-name prefix (their op), so that a later
 // window's earlier step would take a name first: left whole.
 TEST(WindowedTest, SharedPrefixesInAnotherOrderAreLeftWhole) {
