@@ -1,16 +1,17 @@
 // Converts a synthetic chain model of bench/synthetic_models.h (the plain
-// chain, or with `if` the If chain) the way
+// chain, with `if` the If chain, with `fn` the call chain) the way
 // the CLI does (ConvertBytes), or parses and serializes it (the
 // floor), a given number of times, for counting instructions under
 // callgrind (tools/bench-instructions.sh): counts do not move with the
 // machine's load as times do.
 //
-//   convert_repeat NODES TARGET_OPSET REPETITIONS [if] [from=OPSET]
+//   convert_repeat NODES TARGET_OPSET REPETITIONS [if|fn] [from=OPSET]
 //
 // TARGET_OPSET 0: the floor. from=OPSET: the chain converted to OPSET
 // first (not timed), e.g. from=14 with target 15, a step no node of the
 // chain changes at. Prints the bytes written, the fastest time and the
-// model's bytes per second at it.
+// model's bytes per second at it, and why the windows left the model whole
+// if they did.
 
 #include <chrono>
 #include <cstdio>
@@ -27,25 +28,29 @@
 namespace {
 
 // Converts `bytes` to opset `target` the way the CLI does, into `sink`;
-// whether it converted.
-bool ConvertInto(const std::string& bytes, int64_t target, onnxconvert::StringModelSink& sink) {
+// whether it converted. `whole` gets why the windows left it whole ("": they
+// did not).
+bool ConvertInto(const std::string& bytes, int64_t target, onnxconvert::StringModelSink& sink,
+                 std::string& whole) {
   onnxconvert::converter::ConvertOptions options;
   options.target_opset = target;
   absl::StatusOr<std::optional<onnxconvert::converter::ConversionReport>> report =
-      onnxconvert::converter::ConvertBytes(bytes, options, sink);
+      onnxconvert::converter::ConvertBytes(bytes, options, sink, {}, &whole);
   return report.ok() && report->has_value();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool if_chain = false;
+  bool if_chain = false, call_chain = false;
   int64_t from = 0;
   bool usage = argc < 4;
   for (int i = 4; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "if") {
       if_chain = true;
+    } else if (arg == "fn") {
+      call_chain = true;
     } else if (arg.rfind("from=", 0) == 0) {
       from = std::atoll(arg.c_str() + 5);
     } else {
@@ -54,17 +59,20 @@ int main(int argc, char** argv) {
   }
   if (usage) {
     std::fprintf(stderr,
-                 "usage: convert_repeat NODES TARGET_OPSET REPETITIONS [if] [from=OPSET]\n");
+                 "usage: convert_repeat NODES TARGET_OPSET REPETITIONS [if|fn] [from=OPSET]\n");
     return 2;
   }
   const int64_t nodes = std::atoll(argv[1]);
   const int64_t target = std::atoll(argv[2]);
   const int repetitions = std::atoi(argv[3]);
-  std::string bytes = if_chain ? onnxconvert::bench::MakeIfChainModel(nodes).SerializeAsString()
-                               : onnxconvert::bench::SerializedChainModel(nodes);
+  std::string bytes =
+      if_chain     ? onnxconvert::bench::MakeIfChainModel(nodes).SerializeAsString()
+      : call_chain ? onnxconvert::bench::MakeCallChainModel(nodes).SerializeAsString()
+                   : onnxconvert::bench::SerializedChainModel(nodes);
+  std::string whole;
   if (from > 0) {
     onnxconvert::StringModelSink sink;
-    if (!ConvertInto(bytes, from, sink)) {
+    if (!ConvertInto(bytes, from, sink, whole)) {
       std::fprintf(stderr, "the conversion to opset %lld failed\n", static_cast<long long>(from));
       return 1;
     }
@@ -87,13 +95,14 @@ int main(int argc, char** argv) {
       continue;
     }
     onnxconvert::StringModelSink sink;
-    if (!ConvertInto(bytes, target, sink)) {
+    if (!ConvertInto(bytes, target, sink, whole)) {
       std::fprintf(stderr, "the conversion was left to the caller or failed\n");
       return 1;
     }
     written += sink.bytes().size();
   }
-  std::printf("%zu bytes written, fastest %.1f ms, %.0f MB/s of the model\n", written,
-              fastest_ms, static_cast<double>(bytes.size()) / 1e3 / fastest_ms);
+  std::printf("%zu bytes written, fastest %.1f ms, %.0f MB/s of the model%s%s\n", written,
+              fastest_ms, static_cast<double>(bytes.size()) / 1e3 / fastest_ms,
+              whole.empty() ? "" : "; converted whole: ", whole.c_str());
   return 0;
 }
