@@ -89,8 +89,9 @@ CheckReport CheckModel(const onnx::ModelProto& model, const CheckOptions& option
 
 // Checks the model's local functions as CheckModel does (their nodes
 // against the opsets they and the model import, and that they do not call
-// themselves), and nothing else of the model: what a step that changed
-// only function bodies, besides nodes validated one by one, needs checked.
+// themselves), and of the rest of the model only its opset imports: what a
+// step that changed function bodies needs checked besides the graphs'
+// nodes it validates one by one.
 CheckReport CheckFunctions(const onnx::ModelProto& model);
 
 // Checks single nodes of one model as CheckModel checks each node, so that
