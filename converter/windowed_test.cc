@@ -301,11 +301,11 @@ INSTANTIATE_TEST_SUITE_P(Inserted, WindowedCaseFileTest,
                          ::testing::ValuesIn(CasesOf("inserted.cases", MakeWindowsCase)),
                          WindowsCaseName);
 
-// The If-wrapped chain of the benchmarks: every 100th block of the chain
-// in an If, converted in windows of many sizes.
-TEST(WindowedTest, IfChainsGoThroughTheWindows) {
-  std::string bytes = bench::MakeIfChainModel(2000, 10).SerializeAsString();
-  for (int64_t target : {13, 21}) {
+// Converts `bytes` to each of `targets` in windows of 7, 64 and 1000 nodes:
+// each gives the whole conversion's bytes and report.
+void ExpectEachTargetThroughTheWindows(const std::string& bytes,
+                                       std::initializer_list<int64_t> targets) {
+  for (int64_t target : targets) {
     SCOPED_TRACE(absl::StrCat("to ", target));
     ConvertOptions options;
     options.target_opset = target;
@@ -313,17 +313,19 @@ TEST(WindowedTest, IfChainsGoThroughTheWindows) {
   }
 }
 
+// The If-wrapped chain of the benchmarks: every 100th block of the chain
+// in an If, converted in windows of many sizes.
+TEST(WindowedTest, IfChainsGoThroughTheWindows) {
+  ExpectEachTargetThroughTheWindows(bench::MakeIfChainModel(2000, 10).SerializeAsString(),
+                                    {13, 21});
+}
+
 // The chain of the benchmarks with every 10th block a call of a model-local
 // function: the calls go through the windows, the function body is
 // converted once.
 TEST(WindowedTest, CallChainsGoThroughTheWindows) {
-  std::string bytes = bench::MakeCallChainModel(2000, 10).SerializeAsString();
-  for (int64_t target : {13, 21, 11}) {
-    SCOPED_TRACE(absl::StrCat("to ", target));
-    ConvertOptions options;
-    options.target_opset = target;
-    ExpectWindowsGiveTheWholeConversion(bytes, options, {7, 64, 1000});
-  }
+  ExpectEachTargetThroughTheWindows(bench::MakeCallChainModel(2000, 10).SerializeAsString(),
+                                    {13, 21, 11});
 }
 
 // The If and call chains exported at 21 and taken down to the opsets older
@@ -336,12 +338,7 @@ TEST(WindowedTest, ChainsWithSubgraphsAndFunctionsGoDownThroughTheWindows) {
     up.target_opset = 21;
     std::string at21 = ConvertWhole(source.SerializeAsString(), up).bytes;
     ASSERT_FALSE(at21.empty());
-    for (int64_t target : {17, 13, 11}) {
-      SCOPED_TRACE(absl::StrCat("to ", target));
-      ConvertOptions options;
-      options.target_opset = target;
-      ExpectWindowsGiveTheWholeConversion(at21, options, {7, 64, 1000});
-    }
+    ExpectEachTargetThroughTheWindows(at21, {17, 13, 11});
   }
 }
 
