@@ -137,30 +137,25 @@ BENCHMARK(BM_OptimizeOneThread) OC_SIZES->MinTime(2.0);
 // subgraphs, whole on an arena (IfChainArenaTo*).
 // The same for the chain with every 100th block a call of a model-local
 // function (CallChain*).
-enum class Held { kInIf, kInCall };
-
-const std::string& SerializedHeldChainModel(int64_t nodes, Held held) {
-  static auto* cache = new std::map<std::pair<int64_t, Held>, std::string>();
-  auto [it, inserted] = cache->try_emplace({nodes, held});
-  if (inserted) {
-    it->second = (held == Held::kInIf ? MakeIfChainModel(nodes) : MakeCallChainModel(nodes))
-                     .SerializeAsString();
-  }
+const std::string& SerializedHeldChainModel(int64_t nodes, ChainKind kind) {
+  static auto* cache = new std::map<std::pair<int64_t, ChainKind>, std::string>();
+  auto [it, inserted] = cache->try_emplace({nodes, kind});
+  if (inserted) it->second = MakeChainModelOf(kind, nodes).SerializeAsString();
   return it->second;
 }
 
 void BM_IfChainParseAndSerialize(benchmark::State& state) {
-  const std::string& bytes = SerializedHeldChainModel(state.range(0), Held::kInIf);
+  const std::string& bytes = SerializedHeldChainModel(state.range(0), ChainKind::kIf);
   for (auto _ : state) ParseAndSerialize(bytes);
 }
 
 void BM_CallChainParseAndSerialize(benchmark::State& state) {
-  const std::string& bytes = SerializedHeldChainModel(state.range(0), Held::kInCall);
+  const std::string& bytes = SerializedHeldChainModel(state.range(0), ChainKind::kCall);
   for (auto _ : state) ParseAndSerialize(bytes);
 }
 
-void ConvertHeldChain(benchmark::State& state, Held held, int64_t target, bool windows) {
-  const std::string& bytes = SerializedHeldChainModel(state.range(0), held);
+void ConvertHeldChain(benchmark::State& state, ChainKind kind, int64_t target, bool windows) {
+  const std::string& bytes = SerializedHeldChainModel(state.range(0), kind);
   converter::ConvertOptions options;
   options.target_opset = target;
   converter::WindowOptions window_options;
@@ -179,18 +174,22 @@ void ConvertHeldChain(benchmark::State& state, Held held, int64_t target, bool w
   }
 }
 
-void BM_IfChainTo13(benchmark::State& state) { ConvertHeldChain(state, Held::kInIf, 13, true); }
-void BM_IfChainTo21(benchmark::State& state) { ConvertHeldChain(state, Held::kInIf, 21, true); }
+void BM_IfChainTo13(benchmark::State& state) { ConvertHeldChain(state, ChainKind::kIf, 13, true); }
+void BM_IfChainTo21(benchmark::State& state) { ConvertHeldChain(state, ChainKind::kIf, 21, true); }
 void BM_IfChainArenaTo13(benchmark::State& state) {
-  ConvertHeldChain(state, Held::kInIf, 13, false);
+  ConvertHeldChain(state, ChainKind::kIf, 13, false);
 }
 void BM_IfChainArenaTo21(benchmark::State& state) {
-  ConvertHeldChain(state, Held::kInIf, 21, false);
+  ConvertHeldChain(state, ChainKind::kIf, 21, false);
 }
-void BM_CallChainTo13(benchmark::State& state) { ConvertHeldChain(state, Held::kInCall, 13, true); }
-void BM_CallChainTo21(benchmark::State& state) { ConvertHeldChain(state, Held::kInCall, 21, true); }
+void BM_CallChainTo13(benchmark::State& state) {
+  ConvertHeldChain(state, ChainKind::kCall, 13, true);
+}
+void BM_CallChainTo21(benchmark::State& state) {
+  ConvertHeldChain(state, ChainKind::kCall, 21, true);
+}
 void BM_CallChainArenaTo13(benchmark::State& state) {
-  ConvertHeldChain(state, Held::kInCall, 13, false);
+  ConvertHeldChain(state, ChainKind::kCall, 13, false);
 }
 
 #define OC_IF_SIZES                                                      \

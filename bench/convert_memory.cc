@@ -36,6 +36,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -177,15 +178,17 @@ int main(int argc, char** argv) {
   if (argc != 5) {
     // Write the chain (with `weights_mb` of weights besides, if given), then
     // measure each way in a fresh process.
-    bool if_chain = argc > 3 && std::strcmp(argv[3], "if") == 0;
-    bool call_chain = argc > 3 && std::strcmp(argv[3], "fn") == 0;
-    int64_t weights_mb = argc > 3 && !if_chain && !call_chain ? std::atoll(argv[3]) : 0;
+    using onnxconvert::bench::ChainKind;
+    std::optional<ChainKind> named =
+        argc > 3 ? onnxconvert::bench::ChainKindNamed(argv[3]) : std::nullopt;
+    ChainKind kind = named.value_or(ChainKind::kPlain);
+    int64_t weights_mb = argc > 3 && !named ? std::atoll(argv[3]) : 0;
     std::string path = std::string("/tmp/onnx-convert-") +
-                       (if_chain ? "ifchain-" : call_chain ? "callchain-" : "chain-") +
+                       (kind == ChainKind::kIf     ? "ifchain-"
+                        : kind == ChainKind::kCall ? "callchain-"
+                                                   : "chain-") +
                        std::to_string(nodes) + ".onnx";
-    onnx::ModelProto model = if_chain     ? onnxconvert::bench::MakeIfChainModel(nodes)
-                             : call_chain ? onnxconvert::bench::MakeCallChainModel(nodes)
-                                          : onnxconvert::bench::MakeChainModel(nodes);
+    onnx::ModelProto model = onnxconvert::bench::MakeChainModelOf(kind, nodes);
     if (weights_mb > 0) {
       onnx::TensorProto* weights = model.mutable_graph()->add_initializer();
       weights->set_name("weights");
@@ -221,7 +224,7 @@ int main(int argc, char** argv) {
     if (length <= 0) return 1;
     self[length] = '\0';
     std::vector<const char*> ways = {"whole", "windowed", "optimize"};
-    if (if_chain || call_chain) ways = {"whole", "arena", "windowed"};
+    if (named) ways = {"whole", "arena", "windowed"};
     for (const char* way : ways) {
       std::string command = std::string(self) + " " + argv[1] + " " + argv[2] + " " +
                             path + " " + way;

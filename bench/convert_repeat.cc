@@ -42,15 +42,13 @@ bool ConvertInto(const std::string& bytes, int64_t target, onnxconvert::StringMo
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool if_chain = false, call_chain = false;
+  auto kind = onnxconvert::bench::ChainKind::kPlain;
   int64_t from = 0;
   bool usage = argc < 4;
   for (int i = 4; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "if") {
-      if_chain = true;
-    } else if (arg == "fn") {
-      call_chain = true;
+    if (auto named = onnxconvert::bench::ChainKindNamed(arg)) {
+      kind = *named;
     } else if (arg.rfind("from=", 0) == 0) {
       from = std::atoll(arg.c_str() + 5);
     } else {
@@ -65,10 +63,7 @@ int main(int argc, char** argv) {
   const int64_t nodes = std::atoll(argv[1]);
   const int64_t target = std::atoll(argv[2]);
   const int repetitions = std::atoi(argv[3]);
-  std::string bytes =
-      if_chain     ? onnxconvert::bench::MakeIfChainModel(nodes).SerializeAsString()
-      : call_chain ? onnxconvert::bench::MakeCallChainModel(nodes).SerializeAsString()
-                   : onnxconvert::bench::SerializedChainModel(nodes);
+  std::string bytes = onnxconvert::bench::MakeChainModelOf(kind, nodes).SerializeAsString();
   std::string whole;
   if (from > 0) {
     onnxconvert::StringModelSink sink;

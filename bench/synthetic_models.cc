@@ -84,17 +84,14 @@ void AddBlockFunction(onnx::ModelProto& model) {
   *function.mutable_node() = std::move(*body.mutable_node());
 }
 
-// How a chain holds some of its blocks.
-enum class Held { kInline, kInIf, kInCall };
-
-// The chain of `blocks` blocks, every `every`-th (0: none) held as `held`
+// The chain of `blocks` blocks, every `every`-th (0: none) held as `kind`
 // says.
-onnx::ModelProto MakeChain(int64_t blocks, int64_t every, Held held = Held::kInIf) {
+onnx::ModelProto MakeChain(int64_t blocks, int64_t every, ChainKind kind) {
   onnx::ModelProto model;
-  model.set_ir_version(held == Held::kInCall ? 8 : 7);
+  model.set_ir_version(kind == ChainKind::kCall ? 8 : 7);
   model.set_producer_name("onnx-convert-bench");
   model.add_opset_import()->set_version(12);
-  if (held == Held::kInCall) {
+  if (kind == ChainKind::kCall) {
     onnx::OperatorSetIdProto& local = *model.add_opset_import();
     local.set_domain("local");
     local.set_version(1);
@@ -111,7 +108,7 @@ onnx::ModelProto MakeChain(int64_t blocks, int64_t every, Held held = Held::kInI
     tensor->set_raw_data(std::string(4 * (name[0] == 'W' ? 256 : 16), '\0'));
   }
   SetType(graph.add_input(), "x0");
-  if (every > 0 && held == Held::kInIf) {
+  if (every > 0 && kind == ChainKind::kIf) {
     onnx::ValueInfoProto* cond = graph.add_input();
     cond->set_name("c");
     cond->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
@@ -122,7 +119,7 @@ onnx::ModelProto MakeChain(int64_t blocks, int64_t every, Held held = Held::kInI
     std::string p = absl::StrCat("b", b);
     std::string next = absl::StrCat("x", b + 1);
     if (every > 0 && b % every == every - 1) {
-      (held == Held::kInIf ? AddIfBlock : AddCallBlock)(graph, p, current, next);
+      (kind == ChainKind::kIf ? AddIfBlock : AddCallBlock)(graph, p, current, next);
     } else {
       AddBlock(graph, p, current, next);
     }
@@ -135,19 +132,34 @@ onnx::ModelProto MakeChain(int64_t blocks, int64_t every, Held held = Held::kInI
 }  // namespace
 
 onnx::ModelProto MakeChainModel(int64_t nodes) {
-  return MakeChain(std::max<int64_t>(1, nodes / 5), 0);
+  return MakeChain(std::max<int64_t>(1, nodes / 5), 0, ChainKind::kPlain);
 }
 
 onnx::ModelProto MakeIfChainModel(int64_t nodes, int64_t every) {
   // An If block holds 7 nodes where a plain one has 5.
   int64_t blocks = std::max<int64_t>(1, nodes * every / (5 * every + 2));
-  return MakeChain(blocks, every);
+  return MakeChain(blocks, every, ChainKind::kIf);
 }
 
 onnx::ModelProto MakeCallChainModel(int64_t nodes, int64_t every) {
   // A block of the function's stands for its 5 nodes in 1 call.
   int64_t blocks = std::max<int64_t>(1, nodes * every / (5 * every - 4));
-  return MakeChain(blocks, every, Held::kInCall);
+  return MakeChain(blocks, every, ChainKind::kCall);
+}
+
+onnx::ModelProto MakeChainModelOf(ChainKind kind, int64_t nodes) {
+  switch (kind) {
+    case ChainKind::kIf: return MakeIfChainModel(nodes);
+    case ChainKind::kCall: return MakeCallChainModel(nodes);
+    case ChainKind::kPlain: break;
+  }
+  return MakeChainModel(nodes);
+}
+
+std::optional<ChainKind> ChainKindNamed(absl::string_view arg) {
+  if (arg == "if") return ChainKind::kIf;
+  if (arg == "fn") return ChainKind::kCall;
+  return std::nullopt;
 }
 
 const std::string& SerializedChainModel(int64_t nodes) {

@@ -5,8 +5,10 @@
 // large model without a file on disk.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "proto/onnx.pb.h"
 
 namespace onnxconvert::bench {
@@ -27,6 +29,19 @@ onnx::ModelProto MakeIfChainModel(int64_t nodes, int64_t every = 100);
 // inputs x, W and B); the calls' outputs typed in the graph's value_info,
 // as exporters write them. About `nodes` nodes in the graph.
 onnx::ModelProto MakeCallChainModel(int64_t nodes, int64_t every = 100);
+
+// The chains above, by what holds every 100th block.
+enum class ChainKind {
+  kPlain,  // MakeChainModel
+  kIf,     // MakeIfChainModel
+  kCall,   // MakeCallChainModel
+};
+
+// The chain of `kind` of about `nodes` nodes.
+onnx::ModelProto MakeChainModelOf(ChainKind kind, int64_t nodes);
+
+// The kind a benchmark's argument names: "if", "fn"; none for another.
+std::optional<ChainKind> ChainKindNamed(absl::string_view arg);
 
 // MakeChainModel(nodes), serialized; built once per size and kept.
 const std::string& SerializedChainModel(int64_t nodes);
