@@ -74,9 +74,11 @@ class AddedConstants {
   absl::StatusOr<std::string> Add(const ir::NodeSite& site, NameGenerator& names,
                                   StepTouches& touches, onnx::TensorProto&& value,
                                   int64_t order = 0) {
+    // Fresh names take the node's name, or its op's.
     const onnx::NodeProto& node = *site.node;
+    const std::string& hint = node.name().empty() ? node.op_type() : node.name();
     if (site.graph == nullptr) {
-      std::string name = names.FreshName(node.name().empty() ? node.op_type() : node.name());
+      std::string name = names.FreshName(hint);
       touches.AddConstantNode(site, name, std::move(value));
       return name;
     }
@@ -96,7 +98,7 @@ class AddedConstants {
         return it->second.name;
       }
     }
-    std::string name = names.FreshName(node.name().empty() ? node.op_type() : node.name());
+    std::string name = names.FreshName(hint);
     value.set_name(name);
     touches.AddInitializer(*graph, std::move(value));
     if (shareable) shared.emplace(key_, Created{name, order});
