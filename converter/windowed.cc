@@ -42,6 +42,8 @@ using schema::Registry;
 
 // Bytes of node fields gathered before they are handed to the sink.
 constexpr size_t kFlushBytes = 1 << 20;
+// Runs of node fields as read at least this long go to the sink as they lie.
+constexpr size_t kDirectRunBytes = 64 << 10;
 
 absl::Status NotWindowed(absl::string_view why) { return absl::UnimplementedError(why); }
 
@@ -677,16 +679,24 @@ class WindowedConversion {
     return NotWindowed(status.message());
   }
 
-  // Writes the window's nodes: those no step touched as they came.
+  // Writes the window's nodes: those no step touched as they came, a run
+  // of nodes passed unparsed that lie in a row in the model with one copy.
   absl::Status Emit() {
     size_t passed = 0;
+    absl::string_view run;
     for (const onnx::NodeProto& node : graph_->node()) {
       if (passed < passed_.size() && passed_[passed].first == &node) {
         absl::string_view whole = passed_[passed++].second;
-        pending_.append(whole.data(), whole.size());
-        if (pending_.size() >= kFlushBytes) OC_RETURN_IF_ERROR(Flush());
+        if (run.data() + run.size() == whole.data()) {
+          run = absl::string_view(run.data(), run.size() + whole.size());
+        } else {
+          OC_RETURN_IF_ERROR(WriteRun(run));
+          run = whole;
+        }
         continue;
       }
+      OC_RETURN_IF_ERROR(WriteRun(run));
+      run = {};
       auto original = originals_.find(&node);
       if (original != originals_.end() && !touched_.contains(&node) && !dirty_.contains(&node)) {
         pending_.append(original->second.data(), original->second.size());
@@ -695,10 +705,22 @@ class WindowedConversion {
       }
       if (pending_.size() >= kFlushBytes) OC_RETURN_IF_ERROR(Flush());
     }
-    return absl::OkStatus();
+    return WriteRun(run);
+  }
+
+  // Writes `run`, node fields as read, after the bytes pending: a short run
+  // is gathered with them, a long one handed to the sink as it lies.
+  absl::Status WriteRun(absl::string_view run) {
+    if (run.size() < kDirectRunBytes) {
+      pending_.append(run.data(), run.size());
+      return pending_.size() >= kFlushBytes ? Flush() : absl::OkStatus();
+    }
+    OC_RETURN_IF_ERROR(Flush());
+    return out_.AppendNodes(run);
   }
 
   absl::Status Flush() {
+    if (pending_.empty()) return absl::OkStatus();
     absl::Status status = out_.AppendNodes(pending_);
     pending_.clear();
     return status;

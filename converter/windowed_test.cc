@@ -59,6 +59,8 @@ struct ChainCase {
   std::string whole_reason;
   // Every how many blocks one is inside an If (0: none).
   int64_t if_every = 0;
+  // The opset the chain is converted to first (0: as made, at 12).
+  int64_t from = 0;
 };
 
 class WindowedChainTest : public ::testing::TestWithParam<ChainCase> {};
@@ -69,6 +71,10 @@ TEST_P(WindowedChainTest, SameBytesAndReportAsTheWholeConversion) {
                                        : bench::MakeChainModel(c.nodes))
                           .SerializeAsString();
   ConvertOptions options;
+  if (c.from > 0) {
+    options.target_opset = c.from;
+    bytes = ConvertWhole(bytes, options).bytes;
+  }
   options.target_opset = c.target;
   Whole whole = ConvertWhole(bytes, options);
   StringModelSink sink;
@@ -92,6 +98,11 @@ INSTANTIATE_TEST_SUITE_P(Chains, WindowedChainTest,
                          ::testing::Values(ChainCase{500, 13, 64, ""}, ChainCase{500, 21, 7, ""},
                                            ChainCase{500, 11, 64, ""}, ChainCase{500, 7, 5, ""},
                                            ChainCase{1000, 27, 1000, ""},
+                                           // Steps no node changes at: the
+                                           // window's nodes are written as
+                                           // runs of the model's bytes.
+                                           ChainCase{5000, 15, 5000, "", 0, 14},
+                                           ChainCase{5000, 17, 1500, "", 0, 14},
                                            // If nodes whose branches get
                                            // constants (Unsqueeze, Squeeze).
                                            ChainCase{2000, 13, 64, "", 7},
