@@ -56,11 +56,27 @@ absl::Status CheckNamesOnce(const WalkedGraph& graph, NameGenerator& names) {
   return absl::OkStatus();
 }
 
-// Whether `node` is of ai.onnx or calls one of the model's functions.
-bool OfTakenDomain(const WalkedGraph& graph, const NodeNames& node) {
-  if (node.domain.empty() || node.domain == "ai.onnx") return true;
+// Whether a node of `domain` and `op_type` is of ai.onnx or calls one of
+// the model's functions.
+bool OfTakenDomain(const WalkedGraph& graph, absl::string_view domain,
+                   absl::string_view op_type) {
+  if (domain.empty() || domain == "ai.onnx") return true;
   return graph.functions != nullptr && !graph.functions->empty() &&
-         graph.functions->contains(OpKey(node.domain, node.op_type));
+         graph.functions->contains(OpKey(domain, op_type));
+}
+
+// Why the windows cannot take `node` ("" when they can).
+std::string Refusal(const WalkedGraph& graph, const NodeNames& node) {
+  if (!OfTakenDomain(graph, node.domain, node.op_type)) {
+    return absl::StrCat("a node of domain '", node.domain, "'");
+  }
+  if (!node.refusal.empty()) return node.refusal;
+  for (const auto& [domain, op_type] : node.inner_other_ops) {
+    if (!OfTakenDomain(graph, domain, op_type)) {
+      return absl::StrCat("a node of domain '", domain, "' in a subgraph");
+    }
+  }
+  return "";
 }
 
 // The last uses and unused outputs, from the last node to the first, into
@@ -85,10 +101,7 @@ absl::Status WalkBackwards(const WalkedGraph& graph, std::vector<bool>& uses) {
     }
     for (auto payload = stretch.rbegin(); payload != stretch.rend(); ++payload) {
       if (!ScanNode(*payload, node).ok()) return Refused("a node does not parse");
-      if (!OfTakenDomain(graph, node)) {
-        return Refused(absl::StrCat("a node of domain '", node.domain, "'"));
-      }
-      if (!node.refusal.empty()) return Refused(node.refusal);
+      if (std::string why = Refusal(graph, node); !why.empty()) return Refused(why);
       for (absl::string_view output : node.outputs) {
         uses.push_back(output.empty() || !live.erase(output));
       }

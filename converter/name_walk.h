@@ -48,7 +48,8 @@ struct WalkedGraph {
 // Unimplemented, saying why, for what the windows cannot take: a value
 // defined twice (or two names that hash alike), a node that does not parse,
 // a node of a domain other than ai.onnx and the functions', a node whose
-// subgraphs the windows refuse (NodeNames::refusal).
+// subgraphs the windows refuse (NodeNames::refusal, or a node of another
+// domain within them).
 absl::StatusOr<std::vector<bool>> WalkNames(const WalkedGraph& graph, NameGenerator& names);
 
 }  // namespace onnxconvert::converter

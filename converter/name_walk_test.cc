@@ -125,7 +125,28 @@ INSTANTIATE_TEST_SUITE_P(
         WalkCase{"OtherDomains",
                  R"(<ir_version: 8, opset_import: ["" : 13, "com.vendor" : 1]>
                     g (float[4] X) => (float[4] Y) { A = com.vendor.F(X) Y = Relu(A) })",
-                 "", "a node of domain 'com.vendor'"}),
+                 "", "a node of domain 'com.vendor'"},
+        // A call of the model's functions within a subgraph is taken; a
+        // node of another domain there is refused.
+        WalkCase{"CallsWithinSubgraphs",
+                 R"(<ir_version: 8, opset_import: ["" : 13, "local" : 1]>
+                    g (bool C) => (float[4] Y) {
+                      Y = If(C) <then_branch = t () => (float[4] A) {
+                                   K = Constant <value = float[4] {1, 2, 3, 4}> ()
+                                   A = local.F(K) },
+                                 else_branch = e () => (float[4] B) {
+                                   B = Constant <value = float[4] {4, 3, 2, 1}> () }> }
+                    <domain: "local", opset_import: ["" : 13]>
+                    F (I) => (O) { O = Neg(I) })",
+                 "1 0"},
+        WalkCase{"OtherDomainsWithinSubgraphs",
+                 R"(<ir_version: 8, opset_import: ["" : 13, "local" : 1, "com.vendor" : 1]>
+                    g (bool C, float[4] X) => (float[4] Y) {
+                      Y = If(C) <then_branch = t () => (float[4] A) { A = local.F(X) },
+                                 else_branch = e () => (float[4] B) { B = com.vendor.F(X) }> }
+                    <domain: "local", opset_import: ["" : 13]>
+                    F (I) => (O) { O = Neg(I) })",
+                 "", "a node of domain 'com.vendor' in a subgraph"}),
     [](const ::testing::TestParamInfo<WalkCase>& info) { return info.param.name; });
 
 // Every name the nodes hold, subgraphs' too, is reserved: no fresh name

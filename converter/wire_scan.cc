@@ -103,22 +103,21 @@ class SubgraphReader {
                     absl::flat_hash_set<absl::string_view>& defined,
                     std::vector<absl::string_view>& reads) {
     std::vector<absl::string_view> outputs;
+    absl::string_view op_type, domain;
     OC_RETURN_IF_ERROR(wire::ForEachLengthDelimited(payload, [&](const wire::Field& field) {
       switch (field.number) {
         case kNodeInput: reads.push_back(field.payload); break;
         case kNodeOutput: outputs.push_back(field.payload); break;
         case kNodeName: break;
-        case kNodeDomain:
-          if (!field.payload.empty() && field.payload != "ai.onnx") {
-            names_.refusal = absl::StrCat("a node of domain '", field.payload, "' in a subgraph");
-          }
-          return absl::OkStatus();
+        case kNodeOpType: op_type = field.payload; return absl::OkStatus();
+        case kNodeDomain: domain = field.payload; return absl::OkStatus();
         case kNodeAttribute: return Attribute(field.payload, depth, reads);
         default: return absl::OkStatus();
       }
       if (all_) names_.inner_names.push_back(field.payload);
       return absl::OkStatus();
     }));
+    if (!domain.empty() && domain != "ai.onnx") names_.inner_other_ops.emplace_back(domain, op_type);
     for (absl::string_view output : outputs) defined.insert(output);
     return absl::OkStatus();
   }
@@ -207,6 +206,7 @@ void ClearNames(NodeNames& names) {
   names.domain = {};
   names.subgraphs = false;
   names.refusal.clear();
+  names.inner_other_ops.clear();
   names.inner_names.clear();
 }
 

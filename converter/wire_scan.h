@@ -58,6 +58,10 @@ struct NodeNames {
   bool subgraphs = false;
   // Why its subgraphs cannot go through the windows ("" when they can).
   std::string refusal;
+  // The domain and op type of each node of its subgraphs of a domain other
+  // than ai.onnx (calls of the model's functions, or nodes the windows
+  // refuse).
+  std::vector<std::pair<absl::string_view, absl::string_view>> inner_other_ops;
   // Every name its subgraphs hold, when asked for (ScanNode's `all`).
   std::vector<absl::string_view> inner_names;
 };
