@@ -5,6 +5,7 @@
 //   bazel run -c opt //bench:convert_memory -- 1000000 21
 //   bazel run -c opt //bench:convert_memory -- 20000 21 500   (500 MB of weights too)
 //   bazel run -c opt //bench:convert_memory -- 1000000 21 if  (every 100th block in an If)
+//   bazel run -c opt //bench:convert_memory -- 1000000 21 loop  (... the body of a Loop)
 //   bazel run -c opt //bench:convert_memory -- 1000000 21 fn  (every 100th block a call of
 //                                                              a model-local function)
 //   FROM=21 bazel-bin/bench/convert_memory 1000000 17 if     (the chain converted to 21
@@ -185,6 +186,7 @@ int main(int argc, char** argv) {
     int64_t weights_mb = argc > 3 && !named ? std::atoll(argv[3]) : 0;
     std::string path = std::string("/tmp/onnx-convert-") +
                        (kind == ChainKind::kIf     ? "ifchain-"
+                        : kind == ChainKind::kLoop ? "loopchain-"
                         : kind == ChainKind::kCall ? "callchain-"
                                                    : "chain-") +
                        std::to_string(nodes) + ".onnx";

@@ -1,11 +1,11 @@
 // Converts a synthetic chain model of bench/synthetic_models.h (the plain
-// chain, with `if` the If chain, with `fn` the call chain) the way
+// chain, with `if` the If chain, `loop` the Loop chain, `fn` the call chain) the way
 // the CLI does (ConvertBytes), or parses and serializes it (the
 // floor), a given number of times, for counting instructions under
 // callgrind (tools/bench-instructions.sh): counts do not move with the
 // machine's load as times do.
 //
-//   convert_repeat NODES TARGET_OPSET REPETITIONS [if|fn] [from=OPSET]
+//   convert_repeat NODES TARGET_OPSET REPETITIONS [if|loop|fn] [from=OPSET]
 //
 // TARGET_OPSET 0: the floor. from=OPSET: the chain converted to OPSET
 // first (not timed), e.g. from=14 with target 15, a step no node of the
@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   }
   if (usage) {
     std::fprintf(stderr,
-                 "usage: convert_repeat NODES TARGET_OPSET REPETITIONS [if|fn] [from=OPSET]\n");
+                 "usage: convert_repeat NODES TARGET_OPSET REPETITIONS [if|loop|fn] [from=OPSET]\n");
     return 2;
   }
   const int64_t nodes = std::atoll(argv[1]);

@@ -63,6 +63,33 @@ void AddIfBlock(onnx::GraphProto& graph, const std::string& p, const std::string
   SetType(else_graph.add_output(), p + "_else_out");
 }
 
+// Sets `value` to scalar `name` of element type `type`.
+void SetScalarType(onnx::ValueInfoProto* value, const std::string& name,
+                   onnx::TensorProto::DataType type) {
+  value->set_name(name);
+  value->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+  value->mutable_type()->mutable_tensor_type()->mutable_shape();
+}
+
+// Block `p` from `input` to `output` as the body of a Loop of "n"
+// iterations (the graph's int64 input), carrying the chain's value.
+void AddLoopBlock(onnx::GraphProto& graph, const std::string& p, const std::string& input,
+                  const std::string& output) {
+  onnx::NodeProto* node = AddNode(graph, "Loop", p + "_loop", {"n", "", input}, output);
+  onnx::AttributeProto* body_attribute = node->add_attribute();
+  body_attribute->set_name("body");
+  body_attribute->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto& body = *body_attribute->mutable_g();
+  body.set_name(p + "_body");
+  SetScalarType(body.add_input(), p + "_i", onnx::TensorProto::INT64);
+  SetScalarType(body.add_input(), p + "_c", onnx::TensorProto::BOOL);
+  SetType(body.add_input(), p + "_x");
+  AddNode(body, "Identity", p + "_keep", {p + "_c"}, p + "_c_out");
+  AddBlock(body, p + "_l", p + "_x", p + "_y");
+  SetScalarType(body.add_output(), p + "_c_out", onnx::TensorProto::BOOL);
+  SetType(body.add_output(), p + "_y");
+}
+
 // Block `p` from `input` to `output` as a call of the function local.Block
 // (MakeBlockFunction), the output typed by the graph.
 void AddCallBlock(onnx::GraphProto& graph, const std::string& p, const std::string& input,
@@ -82,6 +109,20 @@ void AddBlockFunction(onnx::ModelProto& model) {
   onnx::GraphProto body;
   AddBlock(body, "f", "x", "y");
   *function.mutable_node() = std::move(*body.mutable_node());
+}
+
+using AddBlockFn = void (*)(onnx::GraphProto&, const std::string&, const std::string&,
+                           const std::string&);
+
+// What adds a block held as `kind` says.
+AddBlockFn BlockHolder(ChainKind kind) {
+  switch (kind) {
+    case ChainKind::kIf: return AddIfBlock;
+    case ChainKind::kLoop: return AddLoopBlock;
+    case ChainKind::kCall: return AddCallBlock;
+    case ChainKind::kPlain: break;
+  }
+  return AddBlock;
 }
 
 // The chain of `blocks` blocks, every `every`-th (0: none) held as `kind`
@@ -109,17 +150,17 @@ onnx::ModelProto MakeChain(int64_t blocks, int64_t every, ChainKind kind) {
   }
   SetType(graph.add_input(), "x0");
   if (every > 0 && kind == ChainKind::kIf) {
-    onnx::ValueInfoProto* cond = graph.add_input();
-    cond->set_name("c");
-    cond->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
-    cond->mutable_type()->mutable_tensor_type()->mutable_shape();
+    SetScalarType(graph.add_input(), "c", onnx::TensorProto::BOOL);
+  }
+  if (every > 0 && kind == ChainKind::kLoop) {
+    SetScalarType(graph.add_input(), "n", onnx::TensorProto::INT64);
   }
   std::string current = "x0";
   for (int64_t b = 0; b < blocks; ++b) {
     std::string p = absl::StrCat("b", b);
     std::string next = absl::StrCat("x", b + 1);
     if (every > 0 && b % every == every - 1) {
-      (kind == ChainKind::kIf ? AddIfBlock : AddCallBlock)(graph, p, current, next);
+      BlockHolder(kind)(graph, p, current, next);
     } else {
       AddBlock(graph, p, current, next);
     }
@@ -141,6 +182,12 @@ onnx::ModelProto MakeIfChainModel(int64_t nodes, int64_t every) {
   return MakeChain(blocks, every, ChainKind::kIf);
 }
 
+onnx::ModelProto MakeLoopChainModel(int64_t nodes, int64_t every) {
+  // A Loop block holds 7 nodes where a plain one has 5.
+  int64_t blocks = std::max<int64_t>(1, nodes * every / (5 * every + 2));
+  return MakeChain(blocks, every, ChainKind::kLoop);
+}
+
 onnx::ModelProto MakeCallChainModel(int64_t nodes, int64_t every) {
   // A block of the function's stands for its 5 nodes in 1 call.
   int64_t blocks = std::max<int64_t>(1, nodes * every / (5 * every - 4));
@@ -150,6 +197,7 @@ onnx::ModelProto MakeCallChainModel(int64_t nodes, int64_t every) {
 onnx::ModelProto MakeChainModelOf(ChainKind kind, int64_t nodes) {
   switch (kind) {
     case ChainKind::kIf: return MakeIfChainModel(nodes);
+    case ChainKind::kLoop: return MakeLoopChainModel(nodes);
     case ChainKind::kCall: return MakeCallChainModel(nodes);
     case ChainKind::kPlain: break;
   }
@@ -158,6 +206,7 @@ onnx::ModelProto MakeChainModelOf(ChainKind kind, int64_t nodes) {
 
 std::optional<ChainKind> ChainKindNamed(absl::string_view arg) {
   if (arg == "if") return ChainKind::kIf;
+  if (arg == "loop") return ChainKind::kLoop;
   if (arg == "fn") return ChainKind::kCall;
   return std::nullopt;
 }

@@ -24,6 +24,12 @@ onnx::ModelProto MakeChainModel(int64_t nodes);
 // `nodes` nodes, those of the branches included.
 onnx::ModelProto MakeIfChainModel(int64_t nodes, int64_t every = 100);
 
+// MakeChainModel(nodes) with every `every`-th block the body of a Loop of
+// "n" iterations (the int64 graph input) carrying the chain's value (the
+// body reads the weight and bias from the main graph), as exporters write
+// recurrent models. About `nodes` nodes, those of the bodies included.
+onnx::ModelProto MakeLoopChainModel(int64_t nodes, int64_t every = 100);
+
 // MakeChainModel(nodes) with every `every`-th block a call of the
 // model-local function local.Block, which holds the block's five nodes (on
 // inputs x, W and B); the calls' outputs typed in the graph's value_info,
@@ -34,13 +40,15 @@ onnx::ModelProto MakeCallChainModel(int64_t nodes, int64_t every = 100);
 enum class ChainKind {
   kPlain,  // MakeChainModel
   kIf,     // MakeIfChainModel
+  kLoop,   // MakeLoopChainModel
   kCall,   // MakeCallChainModel
 };
 
 // The chain of `kind` of about `nodes` nodes.
 onnx::ModelProto MakeChainModelOf(ChainKind kind, int64_t nodes);
 
-// The kind a benchmark's argument names: "if", "fn"; none for another.
+// The kind a benchmark's argument names: "if", "loop", "fn"; none for
+// another.
 std::optional<ChainKind> ChainKindNamed(absl::string_view arg);
 
 // MakeChainModel(nodes), serialized; built once per size and kept.

@@ -331,6 +331,13 @@ TEST(WindowedTest, IfChainsGoThroughTheWindows) {
                                     {13, 21});
 }
 
+// The Loop-wrapped chain of the benchmarks: every 10th block the body of a
+// Loop, going up and down.
+TEST(WindowedTest, LoopChainsGoThroughTheWindows) {
+  ExpectEachTargetThroughTheWindows(bench::MakeLoopChainModel(2000, 10).SerializeAsString(),
+                                    {13, 21, 11});
+}
+
 // The chain of the benchmarks with every 10th block a call of a model-local
 // function: the calls go through the windows, the function body is
 // converted once.
@@ -344,7 +351,8 @@ TEST(WindowedTest, CallChainsGoThroughTheWindows) {
 // attributes again, in the If branches and in the function body too.
 TEST(WindowedTest, ChainsWithSubgraphsAndFunctionsGoDownThroughTheWindows) {
   for (const onnx::ModelProto& source :
-       {bench::MakeIfChainModel(2000, 10), bench::MakeCallChainModel(2000, 10)}) {
+       {bench::MakeIfChainModel(2000, 10), bench::MakeCallChainModel(2000, 10),
+        bench::MakeLoopChainModel(2000, 10)}) {
     ConvertOptions up;
     up.target_opset = 21;
     std::string at21 = ConvertWhole(source.SerializeAsString(), up).bytes;
