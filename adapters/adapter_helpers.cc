@@ -131,7 +131,14 @@ absl::Status CheckTypesAllowed(AdapterContext& ctx) {
       if (actual.empty()) continue;
       const TypeConstraint* constraint = ctx.to.FindConstraint(formal->type_str);
       absl::Span<const absl::string_view> allowed_types = ctx.to.AllowedTypes(*formal);
-      if (std::find(allowed_types.begin(), allowed_types.end(), actual) == allowed_types.end()) {
+      // (A tensor's element type is looked up as a bit, not among the
+      // strings: a Loop's constraint lists some 60 types.)
+      int32_t elem = type->has_tensor_type() ? type->tensor_type().elem_type() : 0;
+      bool allowed = elem > 0 && elem < 64
+                         ? ((schema::TensorElemMask(allowed_types) >> elem) & 1) != 0
+                         : std::find(allowed_types.begin(), allowed_types.end(), actual) !=
+                               allowed_types.end();
+      if (!allowed) {
         return absl::FailedPreconditionError(absl::StrCat(
             "'", values[i], "' is ", actual, ", which ", ctx.to.Label(), " does not allow for ",
             formal->type_str,

@@ -719,21 +719,6 @@ class Checker {
     }
   }
 
-  // Bit i set if tensor element type i is allowed by `types` (the allowed
-  // type strings of a constraint, or one concrete type string). Cached.
-  uint64_t TensorMask(absl::Span<const absl::string_view> types) {
-    auto [it, inserted] = tensor_masks_.try_emplace(types.data(), 0);
-    if (inserted) {
-      for (absl::string_view t : types) {
-        absl::StatusOr<onnx::TypeProto> parsed = ParseTypeString(t);
-        if (parsed.ok() && parsed->has_tensor_type()) {
-          it->second |= uint64_t{1} << parsed->tensor_type().elem_type();
-        }
-      }
-    }
-    return it->second;
-  }
-
   // Checks the types `scope` gives the node's values (TypeOf(name)) against
   // the type constraints.
   template <typename TypeSource>
@@ -759,7 +744,7 @@ class Checker {
       bool ok;
       std::string other;  // the type string of a type other than a tensor
       if (is_tensor) {
-        ok = (TensorMask(allowed) >> elem) & 1;
+        ok = (TensorElemMask(allowed) >> elem) & 1;
       } else {
         other = TypeString(*type);
         if (other.empty()) return;
@@ -839,7 +824,6 @@ class Checker {
   };
   std::array<Resolved, 8> resolved_;
   size_t next_resolved_ = 0;
-  absl::flat_hash_map<const absl::string_view*, uint64_t> tensor_masks_;
 };
 
 }  // namespace

@@ -2,9 +2,11 @@
 
 #include <chrono>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "ir/text_parser.h"
+#include "schema/type_strings.h"
 
 namespace onnxconvert::schema {
 namespace {
@@ -127,6 +129,31 @@ TEST(RegistryTest, SchemasAreSortedAndUnique) {
     auto key = [](const OpSchema& s) { return std::tie(s.domain, s.name, s.since_version); };
     EXPECT_LT(key(all[i - 1]), key(all[i])) << all[i].Label();
   }
+}
+
+// The element types a constraint allows, as bits, agree with its type
+// strings, for every formal parameter of every version.
+TEST(RegistryTest, TensorElemMasksAgreeWithTheTypeStrings) {
+  int checked = 0;
+  for (const OpSchema& op : Registry::Get().All()) {
+    for (absl::Span<const FormalParam> formals : {op.inputs, op.outputs}) {
+      for (const FormalParam& formal : formals) {
+        absl::Span<const absl::string_view> allowed = op.AllowedTypes(formal);
+        uint64_t mask = TensorElemMask(allowed);
+        EXPECT_EQ(TensorElemMask(allowed), mask) << op.Label();
+        for (int32_t elem = 1; elem < 64; ++elem) {
+          onnx::TypeProto type;
+          type.mutable_tensor_type()->set_elem_type(elem);
+          std::string text = TypeString(type);
+          bool listed = !text.empty() && absl::c_linear_search(allowed, text);
+          ASSERT_EQ(((mask >> elem) & 1) != 0, listed)
+              << op.Label() << " " << formal.name << " " << elem;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 100000);
 }
 
 }  // namespace

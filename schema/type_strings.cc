@@ -1,5 +1,6 @@
 #include "schema/type_strings.h"
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -90,6 +91,19 @@ absl::StatusOr<onnx::TypeProto> ParseTypeString(absl::string_view text) {
     return absl::InvalidArgumentError(absl::StrCat("unknown type string '", text, "'"));
   }
   return type;
+}
+
+uint64_t TensorElemMask(absl::Span<const absl::string_view> types) {
+  thread_local absl::flat_hash_map<const absl::string_view*, uint64_t> masks;
+  auto [it, inserted] = masks.try_emplace(types.data(), 0);
+  if (inserted) {
+    for (absl::string_view t : types) {
+      absl::StatusOr<onnx::TypeProto> parsed = ParseTypeString(t);
+      int32_t elem = parsed.ok() && parsed->has_tensor_type() ? parsed->tensor_type().elem_type() : 0;
+      if (elem > 0 && elem < 64) it->second |= uint64_t{1} << elem;
+    }
+  }
+  return it->second;
 }
 
 }  // namespace onnxconvert::schema

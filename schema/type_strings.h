@@ -4,10 +4,12 @@
 // The spec's type strings ("tensor(float)", "seq(tensor(int64))", ...) to
 // and from TypeProtos, for matching type constraints and writing messages.
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "proto/onnx.pb.h"
 
 namespace onnxconvert::schema {
@@ -19,6 +21,12 @@ std::string TypeString(const onnx::TypeProto& type);
 
 // Parses a spec type string into a TypeProto without shapes.
 absl::StatusOr<onnx::TypeProto> ParseTypeString(absl::string_view text);
+
+// Bit i set when "tensor(<element type i>)" is among the type strings
+// `types`. Remembered per thread by the strings' address, which must be
+// storage that lives, unchanged, as long as the process: the registry's
+// (OpSchema::AllowedTypes).
+uint64_t TensorElemMask(absl::Span<const absl::string_view> types);
 
 }  // namespace onnxconvert::schema
 
