@@ -5,11 +5,11 @@
 // callgrind (tools/bench-instructions.sh): counts do not move with the
 // machine's load as times do.
 //
-//   convert_repeat NODES TARGET_OPSET REPETITIONS [if|loop|fn] [from=OPSET]
+//   convert_repeat NODES TARGET_OPSET REPETITIONS [if|loop|fn] [from=OPSET] [window=NODES]
 //
 // TARGET_OPSET 0: the floor. from=OPSET: the chain converted to OPSET
 // first (not timed), e.g. from=14 with target 15, a step no node of the
-// chain changes at. Prints the bytes written, the fastest time and the
+// chain changes at. window=NODES: the windows' size (WindowOptions). Prints the bytes written, the fastest time and the
 // model's bytes per second at it, and why the windows left the model whole
 // if they did.
 
@@ -30,12 +30,13 @@ namespace {
 // Converts `bytes` to opset `target` the way the CLI does, into `sink`;
 // whether it converted. `whole` gets why the windows left it whole ("": they
 // did not).
-bool ConvertInto(const std::string& bytes, int64_t target, onnxconvert::StringModelSink& sink,
-                 std::string& whole) {
+bool ConvertInto(const std::string& bytes, int64_t target,
+                 const onnxconvert::converter::WindowOptions& windows,
+                 onnxconvert::StringModelSink& sink, std::string& whole) {
   onnxconvert::converter::ConvertOptions options;
   options.target_opset = target;
   absl::StatusOr<std::optional<onnxconvert::converter::ConversionReport>> report =
-      onnxconvert::converter::ConvertBytes(bytes, options, sink, {}, &whole);
+      onnxconvert::converter::ConvertBytes(bytes, options, sink, windows, &whole);
   return report.ok() && report->has_value();
 }
 
@@ -44,6 +45,7 @@ bool ConvertInto(const std::string& bytes, int64_t target, onnxconvert::StringMo
 int main(int argc, char** argv) {
   auto kind = onnxconvert::bench::ChainKind::kPlain;
   int64_t from = 0;
+  onnxconvert::converter::WindowOptions windows;
   bool usage = argc < 4;
   for (int i = 4; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -51,13 +53,16 @@ int main(int argc, char** argv) {
       kind = *named;
     } else if (arg.rfind("from=", 0) == 0) {
       from = std::atoll(arg.c_str() + 5);
+    } else if (arg.rfind("window=", 0) == 0) {
+      windows.window_nodes = std::atoll(arg.c_str() + 7);
     } else {
       usage = true;
     }
   }
   if (usage) {
     std::fprintf(stderr,
-                 "usage: convert_repeat NODES TARGET_OPSET REPETITIONS [if|loop|fn] [from=OPSET]\n");
+                 "usage: convert_repeat NODES TARGET_OPSET REPETITIONS [if|loop|fn] [from=OPSET] "
+                 "[window=NODES]\n");
     return 2;
   }
   const int64_t nodes = std::atoll(argv[1]);
@@ -67,7 +72,7 @@ int main(int argc, char** argv) {
   std::string whole;
   if (from > 0) {
     onnxconvert::StringModelSink sink;
-    if (!ConvertInto(bytes, from, sink, whole)) {
+    if (!ConvertInto(bytes, from, {}, sink, whole)) {
       std::fprintf(stderr, "the conversion to opset %lld failed\n", static_cast<long long>(from));
       return 1;
     }
@@ -90,7 +95,7 @@ int main(int argc, char** argv) {
       continue;
     }
     onnxconvert::StringModelSink sink;
-    if (!ConvertInto(bytes, target, sink, whole)) {
+    if (!ConvertInto(bytes, target, windows, sink, whole)) {
       std::fprintf(stderr, "the conversion was left to the caller or failed\n");
       return 1;
     }

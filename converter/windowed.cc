@@ -186,6 +186,7 @@ class WindowedConversion {
     names_.emplace(window_);
     for (const auto& input : graph_->input()) graph_level_.insert(input.name());
     for (const auto& tensor : graph_->initializer()) graph_level_.insert(tensor.name());
+    for (const std::string& name : graph_level_) graph_level_lengths_.Add(name);
     WalkedGraph walked{graph_payload_, checkpoints_, node_count_, &graph_level_, {},
                        &local_functions_};
     for (const auto& output : graph_->output()) walked.outputs.push_back(output.name());
@@ -336,7 +337,7 @@ class WindowedConversion {
       const WindowOp op = ops_->Read(field.payload, plain_);
       if (op.unparsed) {
         NoteWireNode(op.schema, field, /*parsed=*/false);
-        NoteUses(plain_.inputs, plain_.outputs);
+        NoteUses(plain_.inputs, plain_.outputs, /*parsed=*/false);
         ++i;
         continue;
       }
@@ -349,12 +350,12 @@ class WindowedConversion {
       if (op.schema != nullptr && !subgraphs) {
         wire_node_of_.pop_back();
         NoteWireNode(op.schema, field, /*parsed=*/true);
-        NoteUses(plain_.inputs, plain_.outputs);
+        NoteUses(plain_.inputs, plain_.outputs, /*parsed=*/true);
       } else {
         // It parsed.
         (subgraphs ? ScanNode(field.payload, scanned_) : ScanWiring(field.payload, scanned_))
             .IgnoreError();
-        NoteUses(scanned_.inputs, scanned_.outputs);
+        NoteUses(scanned_.inputs, scanned_.outputs, /*parsed=*/true);
       }
       if (subgraphs) {
         captures_[node].assign(scanned_.inputs.begin() + node->input_size(),
@@ -403,9 +404,12 @@ class WindowedConversion {
   }
 
   // Notes the values a node reading `inputs` and defining `outputs` (views
-  // of the model's bytes) uses for the last time and those it defines.
+  // of the model's bytes) uses for the last time and, when it is `parsed`,
+  // those it defines. (The values of a node left unparsed are keyed by the
+  // model's bytes, with types that outlive the window: nothing is kept of
+  // them when the window is forgotten, unless ValidateWindow parses it.)
   void NoteUses(absl::Span<const absl::string_view> inputs,
-                absl::Span<const absl::string_view> outputs) {
+                absl::Span<const absl::string_view> outputs, bool parsed) {
     for (absl::string_view input : inputs) {
       if (uses_.back()) dying_.push_back(input);
       uses_.pop_back();
@@ -414,8 +418,8 @@ class WindowedConversion {
       bool dead = uses_.back();
       uses_.pop_back();
       if (output->empty()) continue;
-      defined_.insert(*output);
-      if (dead) dying_.push_back(*output);
+      if (parsed) defined_.insert(*output);
+      if (dead) (parsed ? dying_ : dying_unparsed_).push_back(*output);
     }
   }
 
@@ -450,6 +454,11 @@ class WindowedConversion {
           if (!graph_->mutable_node(i)->ParseFromArray(wired.payload.data(),
                                                        static_cast<int>(wired.payload.size()))) {
             return NotWindowed("a node does not parse");
+          }
+          // Typed by inference, keyed by the node's names: kept as a
+          // parsed node's.
+          for (const std::string& output : node.output()) {
+            if (!output.empty()) defined_.insert(output);
           }
         }
       }
@@ -738,13 +747,17 @@ class WindowedConversion {
     }
     // (Most windows carry no constant and few names: the sets are looked
     // into only when they hold some.)
+    for (absl::string_view name : dying_unparsed_) {
+      if (!defined_.empty()) defined_.erase(name);
+      Evict(name);
+    }
     for (absl::string_view name : dying_) {
       // Defined here, it is neither graph-level nor carried.
-      if (defined_.erase(name) > 0) {
+      if (!defined_.empty() && defined_.erase(name) > 0) {
         Evict(name);
         continue;
       }
-      if (graph_level_.contains(name)) continue;
+      if (graph_level_lengths_.MayHold(name) && graph_level_.contains(name)) continue;
       // Evicted first: the tables' keys may be the carried names.
       Evict(name);
       if (!carried_constants_.empty()) carried_constants_.erase(name);
@@ -770,6 +783,7 @@ class WindowedConversion {
     result_->kept_arenas.clear();
     result_->kept_constants.clear();
     dying_.clear();
+    dying_unparsed_.clear();
     defined_.clear();
     added_names_.clear();
   }
@@ -898,6 +912,7 @@ class WindowedConversion {
   // first (read from the back): the last use of a value, an unused output.
   std::vector<bool> uses_;
   absl::flat_hash_set<std::string> graph_level_;  // inputs and initializers
+  NameLengths graph_level_lengths_;
   absl::flat_hash_set<std::string> initializer_names_;
   NameLengths initializer_lengths_, declared_lengths_;
   absl::flat_hash_set<const onnx::TensorProto*> initializer_tensors_;
@@ -952,6 +967,8 @@ class WindowedConversion {
   // Values last used, or never used, here; values the window's nodes
   // define as they came (views of the model's bytes).
   std::vector<absl::string_view> dying_;
+  // Outputs of nodes left unparsed used for the last time, or never, here.
+  std::vector<absl::string_view> dying_unparsed_;
   absl::flat_hash_set<absl::string_view> defined_;
   NodeNames scanned_;  // scratch
   // The window's plain nodes (see WindowOps::Read), parsed or each standing as an
