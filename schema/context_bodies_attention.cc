@@ -79,6 +79,14 @@ struct AttentionHeads {
   bool has_past = false;
 };
 
+// OK when `q_heads` query heads share `kv_heads` key/value heads in equal
+// groups (both counts positive).
+absl::Status CheckHeads(int64_t q_heads, int64_t kv_heads) {
+  if (q_heads > 0 && kv_heads > 0 && q_heads % kv_heads == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(q_heads, " query heads cannot share ", kv_heads, " key/value heads evenly"));
+}
+
 // Splits 3-D Q, K, V [B, L, heads * size] into heads (the heads counts come
 // from q_num_heads and kv_num_heads; 4-D inputs give them as axis 1), and
 // puts the past keys and values before K and V.
@@ -106,10 +114,7 @@ absl::StatusOr<AttentionHeads> SplitAttentionHeads(Body& b, const Call& call, in
     h.q_len = call.Dim(kQ, 2);
     kv_len = call.Dim(kK, 2);
   }
-  if (h.kv_heads <= 0 || h.q_heads % h.kv_heads != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(h.q_heads, " query heads cannot share ",
-                                                   h.kv_heads, " key/value heads evenly"));
-  }
+  OC_RETURN_IF_ERROR(CheckHeads(h.q_heads, h.kv_heads));
   if (call.Has(kPastKey) != call.Has(kPastValue)) {
     return absl::FailedPreconditionError(
         "past_key and past_value must be given together; the node gives one");
@@ -472,10 +477,7 @@ absl::StatusOr<std::string> LinearAttentionBody(const Call& call) {
   OC_ASSIGN_OR_RETURN(int32_t t, call.ElemType(kQuery));
   OC_ASSIGN_OR_RETURN(int64_t q_heads, call.NeedInt("q_num_heads"));
   OC_ASSIGN_OR_RETURN(int64_t kv_heads, call.NeedInt("kv_num_heads"));
-  if (kv_heads <= 0 || q_heads % kv_heads != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(q_heads, " query heads cannot share ", kv_heads, " key/value heads evenly"));
-  }
+  OC_RETURN_IF_ERROR(CheckHeads(q_heads, kv_heads));
   const UpdateRule* rule = nullptr;
   std::string rule_name = call.String("update_rule");
   for (const UpdateRule& r : kUpdateRules) {
