@@ -74,9 +74,13 @@ class NamePool {
   }
   // Adds a model whose names count as used.
   void AddModel(const onnx::ModelProto* model) { models_.push_back(model); }
-  // Records `name` as used (once the names are collected).
+  // Records `name` as used (once the names are collected). (Looked up
+  // first: a name noted again, as a shared constant's at each use, is not
+  // copied.)
   void Note(absl::string_view name) {
-    if (collected_ && graph_index_internal::EndsInNumber(name)) taken_.insert(std::string(name));
+    if (collected_ && graph_index_internal::EndsInNumber(name) && !taken_.contains(name)) {
+      taken_.emplace(name);
+    }
   }
   // A name "<prefix>__<n>" not used yet, reserved.
   std::string Fresh(absl::string_view prefix) {
