@@ -9,9 +9,10 @@
 // optimize do), optimizes (rewrites/, exact profile) and serializes,
 // against the same floor (issue 20: 3x, linear); from 16,384 nodes it
 // indexes and checks on a second thread, so its time is the wall's
-// (UseRealTime). OptimizeOneThread is the same on one thread. IfChain*
-// convert chains with blocks inside If nodes; RealModel* real models with
-// subgraphs, if the real-model cache holds them.
+// (UseRealTime). OptimizeOneThread is the same on one thread. IfChain*,
+// LoopChain* and CallChain* convert chains with blocks inside If nodes,
+// Loop bodies and calls of a model-local function; RealModel* real models
+// with subgraphs, if the real-model cache holds them.
 //
 //   bazel run -c opt //bench:convert_bench
 //   bazel run -c opt //bench:convert_bench -- --benchmark_filter='ParseAndSerialize|Optimize'
@@ -145,18 +146,8 @@ const std::string& SerializedHeldChainModel(int64_t nodes, ChainKind kind) {
   return it->second;
 }
 
-void BM_IfChainParseAndSerialize(benchmark::State& state) {
-  const std::string& bytes = SerializedHeldChainModel(state.range(0), ChainKind::kIf);
-  for (auto _ : state) ParseAndSerialize(bytes);
-}
-
-void BM_LoopChainParseAndSerialize(benchmark::State& state) {
-  const std::string& bytes = SerializedHeldChainModel(state.range(0), ChainKind::kLoop);
-  for (auto _ : state) ParseAndSerialize(bytes);
-}
-
-void BM_CallChainParseAndSerialize(benchmark::State& state) {
-  const std::string& bytes = SerializedHeldChainModel(state.range(0), ChainKind::kCall);
+void ParseAndSerializeHeldChain(benchmark::State& state, ChainKind kind) {
+  const std::string& bytes = SerializedHeldChainModel(state.range(0), kind);
   for (auto _ : state) ParseAndSerialize(bytes);
 }
 
@@ -180,49 +171,47 @@ void ConvertHeldChain(benchmark::State& state, ChainKind kind, int64_t target, b
   }
 }
 
-void BM_IfChainTo13(benchmark::State& state) { ConvertHeldChain(state, ChainKind::kIf, 13, true); }
-void BM_IfChainTo21(benchmark::State& state) { ConvertHeldChain(state, ChainKind::kIf, 21, true); }
-void BM_IfChainArenaTo13(benchmark::State& state) {
-  ConvertHeldChain(state, ChainKind::kIf, 13, false);
-}
-void BM_IfChainArenaTo21(benchmark::State& state) {
-  ConvertHeldChain(state, ChainKind::kIf, 21, false);
-}
-void BM_LoopChainTo13(benchmark::State& state) {
-  ConvertHeldChain(state, ChainKind::kLoop, 13, true);
-}
-void BM_LoopChainTo21(benchmark::State& state) {
-  ConvertHeldChain(state, ChainKind::kLoop, 21, true);
-}
-void BM_LoopChainArenaTo13(benchmark::State& state) {
-  ConvertHeldChain(state, ChainKind::kLoop, 13, false);
-}
-void BM_CallChainTo13(benchmark::State& state) {
-  ConvertHeldChain(state, ChainKind::kCall, 13, true);
-}
-void BM_CallChainTo21(benchmark::State& state) {
-  ConvertHeldChain(state, ChainKind::kCall, 21, true);
-}
-void BM_CallChainArenaTo13(benchmark::State& state) {
-  ConvertHeldChain(state, ChainKind::kCall, 13, false);
+// The chains holding every 100th block, each as BM_<name>ParseAndSerialize,
+// BM_<name>To13 and To21 (window by window), and BM_<name>ArenaTo<N> (whole
+// on an arena) for the targets in `arena`.
+struct HeldChain {
+  const char* name;
+  ChainKind kind;
+  std::vector<int64_t> arena;
+};
+
+benchmark::internal::Benchmark* AtHeldSizes(benchmark::internal::Benchmark* benchmark) {
+  return benchmark->Arg(100000)
+      ->Arg(1000000)
+      ->Unit(benchmark::kMillisecond)
+      ->MinTime(2.0)
+      ->ComputeStatistics("min", Fastest);
 }
 
-#define OC_IF_SIZES                                                      \
-  ->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)->MinTime(2.0) \
-      ->ComputeStatistics("min", Fastest)
-BENCHMARK(BM_IfChainParseAndSerialize) OC_IF_SIZES;
-BENCHMARK(BM_IfChainTo13) OC_IF_SIZES;
-BENCHMARK(BM_IfChainTo21) OC_IF_SIZES;
-BENCHMARK(BM_IfChainArenaTo13) OC_IF_SIZES;
-BENCHMARK(BM_IfChainArenaTo21) OC_IF_SIZES;
-BENCHMARK(BM_LoopChainParseAndSerialize) OC_IF_SIZES;
-BENCHMARK(BM_LoopChainTo13) OC_IF_SIZES;
-BENCHMARK(BM_LoopChainTo21) OC_IF_SIZES;
-BENCHMARK(BM_LoopChainArenaTo13) OC_IF_SIZES;
-BENCHMARK(BM_CallChainParseAndSerialize) OC_IF_SIZES;
-BENCHMARK(BM_CallChainTo13) OC_IF_SIZES;
-BENCHMARK(BM_CallChainTo21) OC_IF_SIZES;
-BENCHMARK(BM_CallChainArenaTo13) OC_IF_SIZES;
+const bool kHeldChainsRegistered = [] {
+  const HeldChain chains[] = {{"IfChain", ChainKind::kIf, {13, 21}},
+                              {"LoopChain", ChainKind::kLoop, {13}},
+                              {"CallChain", ChainKind::kCall, {13}}};
+  for (const HeldChain& chain : chains) {
+    ChainKind kind = chain.kind;
+    AtHeldSizes(benchmark::RegisterBenchmark(
+        absl::StrCat("BM_", chain.name, "ParseAndSerialize").c_str(),
+        [kind](benchmark::State& state) { ParseAndSerializeHeldChain(state, kind); }));
+    for (int64_t target : {13, 21}) {
+      AtHeldSizes(benchmark::RegisterBenchmark(
+          absl::StrCat("BM_", chain.name, "To", target).c_str(),
+          [kind, target](benchmark::State& state) { ConvertHeldChain(state, kind, target, true); }));
+    }
+    for (int64_t target : chain.arena) {
+      AtHeldSizes(benchmark::RegisterBenchmark(
+          absl::StrCat("BM_", chain.name, "ArenaTo", target).c_str(),
+          [kind, target](benchmark::State& state) {
+            ConvertHeldChain(state, kind, target, false);
+          }));
+    }
+  }
+  return true;
+}();
 
 // Real models with subgraphs, from the cache tools/real-models.js fills
 // (RealModelCorpusDir): converted
