@@ -200,7 +200,9 @@ const bool kHeldChainsRegistered = [] {
     for (int64_t target : {13, 21}) {
       AtHeldSizes(benchmark::RegisterBenchmark(
           absl::StrCat("BM_", chain.name, "To", target).c_str(),
-          [kind, target](benchmark::State& state) { ConvertHeldChain(state, kind, target, true); }));
+          [kind, target](benchmark::State& state) {
+            ConvertHeldChain(state, kind, target, true);
+          }));
     }
     for (int64_t target : chain.arena) {
       AtHeldSizes(benchmark::RegisterBenchmark(

@@ -1,7 +1,7 @@
 // Converts a synthetic chain model of bench/synthetic_models.h (the plain
-// chain, with `if` the If chain, `loop` the Loop chain, `fn` the call chain) the way
-// the CLI does (ConvertBytes), or parses and serializes it (the
-// floor), a given number of times, for counting instructions under
+// chain, with `if` the If chain, `loop` the Loop chain, `fn` the call
+// chain) the way the CLI does (ConvertBytes), or parses and serializes it
+// (the floor), a given number of times, for counting instructions under
 // callgrind (tools/bench-instructions.sh): counts do not move with the
 // machine's load as times do.
 //
@@ -9,9 +9,9 @@
 //
 // TARGET_OPSET 0: the floor. from=OPSET: the chain converted to OPSET
 // first (not timed), e.g. from=14 with target 15, a step no node of the
-// chain changes at. window=NODES: the windows' size (WindowOptions). Prints the bytes written, the fastest time and the
-// model's bytes per second at it, and why the windows left the model whole
-// if they did.
+// chain changes at. window=NODES: the windows' size (WindowOptions).
+// Prints the bytes written, the fastest time and the model's bytes per
+// second at it, and why the windows left the model whole if they did.
 
 #include <chrono>
 #include <cstdio>

@@ -964,8 +964,8 @@ class WindowedConversion {
   absl::flat_hash_map<const onnx::NodeProto*, const onnx::NodeProto*> inner_owners_;
   std::vector<const onnx::GraphProto*> subgraphs_;
   absl::flat_hash_set<const onnx::NodeProto*> dirty_;
-  // Values last used, or never used, here; values the window's nodes
-  // define as they came (views of the model's bytes).
+  // Values last used, or never used, here; values the window's parsed
+  // nodes define as they came (views of the model's bytes).
   std::vector<absl::string_view> dying_;
   // Outputs of nodes left unparsed used for the last time, or never, here.
   std::vector<absl::string_view> dying_unparsed_;

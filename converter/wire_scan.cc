@@ -117,7 +117,9 @@ class SubgraphReader {
       if (all_) names_.inner_names.push_back(field.payload);
       return absl::OkStatus();
     }));
-    if (!domain.empty() && domain != "ai.onnx") names_.inner_other_ops.emplace_back(domain, op_type);
+    if (!domain.empty() && domain != "ai.onnx") {
+      names_.inner_other_ops.emplace_back(domain, op_type);
+    }
     for (absl::string_view output : outputs) defined.insert(output);
     return absl::OkStatus();
   }
