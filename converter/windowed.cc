@@ -23,6 +23,7 @@
 #include "converter/incremental_validation.h"
 #include "converter/model_shell.h"
 #include "converter/name_walk.h"
+#include "converter/node_writer.h"
 #include "converter/plain_node_memo.h"
 #include "converter/step_runner.h"
 #include "converter/step_validation.h"
@@ -39,11 +40,6 @@ namespace onnxconvert::converter {
 namespace {
 
 using schema::Registry;
-
-// Bytes of node fields gathered before they are handed to the sink.
-constexpr size_t kFlushBytes = 1 << 20;
-// Runs of node fields as read at least this long go to the sink as they lie.
-constexpr size_t kDirectRunBytes = 64 << 10;
 
 absl::Status NotWindowed(absl::string_view why) { return absl::UnimplementedError(why); }
 
@@ -688,51 +684,23 @@ class WindowedConversion {
     return NotWindowed(status.message());
   }
 
-  // Writes the window's nodes: those no step touched as they came, a run
-  // of nodes passed unparsed that lie in a row in the model with one copy.
+  // Writes the window's nodes: those no step touched as they came (runs of
+  // them as they lie in the model), the others encoded anew.
   absl::Status Emit() {
     size_t passed = 0;
-    absl::string_view run;
     for (const onnx::NodeProto& node : graph_->node()) {
       if (passed < passed_.size() && passed_[passed].first == &node) {
-        absl::string_view whole = passed_[passed++].second;
-        if (run.data() + run.size() == whole.data()) {
-          run = absl::string_view(run.data(), run.size() + whole.size());
-        } else {
-          OC_RETURN_IF_ERROR(WriteRun(run));
-          run = whole;
-        }
+        OC_RETURN_IF_ERROR(writer_.AddAsRead(passed_[passed++].second));
         continue;
       }
-      OC_RETURN_IF_ERROR(WriteRun(run));
-      run = {};
       auto original = originals_.find(&node);
       if (original != originals_.end() && !touched_.contains(&node) && !dirty_.contains(&node)) {
-        pending_.append(original->second.data(), original->second.size());
+        OC_RETURN_IF_ERROR(writer_.AddAsRead(original->second));
       } else {
-        wire::AppendMessageField(kGraphNode, node, pending_);
+        OC_RETURN_IF_ERROR(writer_.AddEncoded(node));
       }
-      if (pending_.size() >= kFlushBytes) OC_RETURN_IF_ERROR(Flush());
     }
-    return WriteRun(run);
-  }
-
-  // Writes `run`, node fields as read, after the bytes pending: a short run
-  // is gathered with them, a long one handed to the sink as it lies.
-  absl::Status WriteRun(absl::string_view run) {
-    if (run.size() < kDirectRunBytes) {
-      pending_.append(run.data(), run.size());
-      return pending_.size() >= kFlushBytes ? Flush() : absl::OkStatus();
-    }
-    OC_RETURN_IF_ERROR(Flush());
-    return out_.AppendNodes(run);
-  }
-
-  absl::Status Flush() {
-    if (pending_.empty()) return absl::OkStatus();
-    absl::Status status = out_.AppendNodes(pending_);
-    pending_.clear();
-    return status;
+    return absl::OkStatus();
   }
 
   // Forgets what later windows will not read: the types of values used for
@@ -804,7 +772,7 @@ class WindowedConversion {
     decltype(wire_node_of_)().swap(wire_node_of_);
     decltype(passed_)().swap(passed_);
     decltype(maybe_constant_)().swap(maybe_constant_);
-    std::string().swap(pending_);
+    writer_.Release();
   }
 
   void Evict(absl::string_view name) {
@@ -852,7 +820,7 @@ class WindowedConversion {
   }
 
   absl::Status Finish() {
-    OC_RETURN_IF_ERROR(Flush());
+    OC_RETURN_IF_ERROR(writer_.Flush());
     for (const auto& output : graph_->output()) {
       if (!live_->types.contains(output.name())) {
         return NotWindowed(absl::StrCat("graph output '", output.name(), "' is not defined"));
@@ -1000,7 +968,7 @@ class WindowedConversion {
   std::array<std::pair<absl::string_view, const onnx::TypeProto*>, 4> recent_values_{};
   size_t next_recent_value_ = 0;
   std::vector<const onnx::TensorProto*> added_names_;
-  std::string pending_;  // node bytes not yet written
+  NodeFieldWriter writer_{out_};
   // Gives the memory the windows free back to the system as they go.
   PeriodicHeapTrimmer heap_;
 };
