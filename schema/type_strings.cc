@@ -1,5 +1,7 @@
 #include "schema/type_strings.h"
 
+#include <utility>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -94,12 +96,15 @@ absl::StatusOr<onnx::TypeProto> ParseTypeString(absl::string_view text) {
 }
 
 uint64_t TensorElemMask(absl::Span<const absl::string_view> types) {
-  thread_local absl::flat_hash_map<const absl::string_view*, uint64_t> masks;
-  auto [it, inserted] = masks.try_emplace(types.data(), 0);
+  // (Keyed by where the strings start and how many there are: the
+  // registry's constraints are spans of one array.)
+  thread_local absl::flat_hash_map<std::pair<const absl::string_view*, size_t>, uint64_t> masks;
+  auto [it, inserted] = masks.try_emplace(std::make_pair(types.data(), types.size()), 0);
   if (inserted) {
     for (absl::string_view t : types) {
       absl::StatusOr<onnx::TypeProto> parsed = ParseTypeString(t);
-      int32_t elem = parsed.ok() && parsed->has_tensor_type() ? parsed->tensor_type().elem_type() : 0;
+      if (!parsed.ok() || !parsed->has_tensor_type()) continue;
+      int32_t elem = parsed->tensor_type().elem_type();
       if (elem > 0 && elem < 64) it->second |= uint64_t{1} << elem;
     }
   }

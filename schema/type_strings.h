@@ -23,9 +23,9 @@ std::string TypeString(const onnx::TypeProto& type);
 absl::StatusOr<onnx::TypeProto> ParseTypeString(absl::string_view text);
 
 // Bit i set when "tensor(<element type i>)" is among the type strings
-// `types`. Remembered per thread by the strings' address, which must be
-// storage that lives, unchanged, as long as the process: the registry's
-// (OpSchema::AllowedTypes).
+// `types`. Remembered per thread by the strings' address and count: they
+// must be storage that lives, unchanged, as long as the process, the
+// registry's (OpSchema::AllowedTypes).
 uint64_t TensorElemMask(absl::Span<const absl::string_view> types);
 
 }  // namespace onnxconvert::schema
