@@ -78,25 +78,35 @@ absl::Status FlattenedAxes(AdapterContext& ctx, int64_t axis) {
   return absl::OkStatus();
 }
 
+// The rank of input `name`, or -1 when its type does not give it.
+int64_t RankOf(AdapterContext& ctx, const std::string& name) {
+  const onnx::TypeProto* type = ctx.rewriter.TypeOf(name);
+  if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) return -1;
+  return type->tensor_type().shape().dim_size();
+}
+
 }  // namespace
 
 absl::Status SoftmaxAxisSemantics(AdapterContext& ctx) {
-  const onnx::TypeProto* type = ctx.rewriter.TypeOf(ctx.node.input(0));
-  if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the rank of input '", ctx.node.input(0),
-                     "' is unknown, so whether its axis semantics match cannot be decided"));
-  }
-  int64_t rank = type->tensor_type().shape().dim_size();
+  const bool down = ctx.to.since_version < ctx.from.since_version;
+  int64_t rank = RankOf(ctx, ctx.node.input(0));
   int64_t axis = AxisOf(ctx);
-  int64_t normalized = axis < 0 ? axis + rank : axis;
-  if (normalized < 0 || normalized >= rank) {
+  if (rank < 0 && axis != -1) {
+    // Axis -1 is the last at any rank. Another axis: an upgrade flattens at
+    // it, which needs no rank (Flatten takes negative axes too); a downgrade
+    // would have to move it last, which does.
+    if (!down) return FlattenedAxes(ctx, axis);
+    return absl::FailedPreconditionError(
+        absl::StrCat("the rank of input '", ctx.node.input(0), "' is unknown, so axis ", axis,
+                     " cannot be moved last for the earlier version"));
+  }
+  int64_t normalized = rank < 0 ? -1 : axis < 0 ? axis + rank : axis;
+  if (rank >= 0 && (normalized < 0 || normalized >= rank)) {
     return absl::FailedPreconditionError(
         absl::StrCat("axis ", axis, " is out of range for rank ", rank));
   }
-  if (normalized != rank - 1) {
-    return ctx.to.since_version < ctx.from.since_version ? AxisLastByTranspose(ctx, normalized, rank)
-                                                         : FlattenedAxes(ctx, normalized);
+  if (rank >= 0 && normalized != rank - 1) {
+    return down ? AxisLastByTranspose(ctx, normalized, rank) : FlattenedAxes(ctx, normalized);
   }
   // Both versions default to different axes; spell it out when it was left
   // to the default, so the meaning cannot shift.

@@ -156,7 +156,10 @@ void ConvertHeldChain(benchmark::State& state, ChainKind kind, int64_t target, b
   converter::ConvertOptions options;
   options.target_opset = target;
   converter::WindowOptions window_options;
-  if (!windows) window_options.min_nodes = std::numeric_limits<int64_t>::max();
+  if (!windows) {
+    window_options.min_nodes = std::numeric_limits<int64_t>::max();
+    window_options.min_bytes = std::numeric_limits<int64_t>::max();
+  }
   for (auto _ : state) {
     StringModelSink sink;
     std::string why;

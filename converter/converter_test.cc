@@ -210,10 +210,10 @@ std::vector<RefusalCase> Refusals() {
        "step 20 -> 21: main \xE2\x80\xBA node 'gn' (GroupNormalization-18): input 'S' is not a "
        "float constant, so it cannot be rewritten per channel"},
       {"softmax_axis_of_unknown_rank",
-       "<ir_version: 7, opset_import: [\"\" : 12]>\n"
+       "<ir_version: 7, opset_import: [\"\" : 13]>\n"
        "g (float X) => (float Y) { [sm] Y = Softmax <axis = 1> (X) }",
-       13, absl::StatusCode::kFailedPrecondition,
-       "step 12 -> 13: main \xE2\x80\xBA node 'sm' (Softmax-11): the rank of input 'X' is unknown"},
+       12, absl::StatusCode::kFailedPrecondition,
+       "step 13 -> 12: main \xE2\x80\xBA node 'sm' (Softmax-13): the rank of input 'X' is unknown"},
       {"before_introduction",
        "<ir_version: 8, opset_import: [\"\" : 14]>\n"
        "g (float[2,2] X) => (float[2,2] Y) { [trilu] Y = Trilu(X) }",

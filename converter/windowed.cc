@@ -155,9 +155,10 @@ class WindowedConversion {
       }
       rest.append(field.whole.data(), field.whole.size());
     }
-    if (node_count_ < windows_.min_nodes) {
+    if (node_count_ < windows_.min_nodes &&
+        static_cast<int64_t>(bytes_.size()) < windows_.min_bytes) {
       return NotWindowed(absl::StrCat("the graph has ", node_count_, " nodes, fewer than ",
-                                      windows_.min_nodes));
+                                      windows_.min_nodes, ", in ", bytes_.size(), " bytes"));
     }
     graph_ = window_.mutable_graph();
     if (!graph_->ParseFromString(rest)) return NotWindowed("the graph does not parse");

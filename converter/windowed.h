@@ -22,8 +22,11 @@ struct WindowOptions {
   // tables a window builds stay in the processor's caches (larger windows
   // run slower), large enough that a window's fixed cost is shared.
   int64_t window_nodes = 1024;
-  // Graphs with fewer nodes are converted whole (Unimplemented).
+  // Graphs with fewer nodes are converted whole (Unimplemented), unless
+  // the model has at least `min_bytes`: its weights are then written as
+  // they came rather than parsed and held twice.
   int64_t min_nodes = 16384;
+  int64_t min_bytes = 16 << 20;
   // Floating-point initializers of at least this many bytes are read as
   // headers (name, type, dims): their data is written out as it came, never
   // parsed or held, and the adapters see no value for them (a conversion

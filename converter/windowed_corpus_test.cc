@@ -59,6 +59,7 @@ TEST(WindowedCorpusTest, WindowsConvertAsTheWholeModel) {
         WindowOptions windows;
         windows.window_nodes = std::max<int64_t>(window, 1);
         windows.min_nodes = window == 0 ? std::numeric_limits<int64_t>::max() : 1;
+        if (window == 0) windows.min_bytes = std::numeric_limits<int64_t>::max();
         windows.header_only_bytes = 1;  // every floating-point initializer
         StringModelSink sink;
         std::string why;

@@ -444,6 +444,32 @@ TEST(WindowedTest, LargeWeightsAreCopiedNotParsed) {
   EXPECT_FALSE(why.empty());
 }
 
+// A graph of few nodes goes through the windows when the model is large in
+// bytes (its weights, as a detection model's): they are written as they
+// came, not parsed into a whole model beside the file's bytes.
+TEST(WindowedTest, FewNodesWithLargeWeightsGoThroughTheWindows) {
+  onnx::ModelProto model = bench::MakeChainModel(20);
+  model.mutable_graph()->mutable_initializer(0)->set_raw_data(std::string(4 * 256, '\1'));
+  std::string bytes = model.SerializeAsString();
+  ConvertOptions options;
+  options.target_opset = 21;
+  Whole whole = ConvertWhole(bytes, options);
+  WindowOptions windows;
+  windows.window_nodes = 8;
+  windows.header_only_bytes = 1000;
+  windows.min_bytes = static_cast<int64_t>(bytes.size());
+  StringModelSink sink;
+  absl::StatusOr<ConversionReport> report = ConvertWindowed(bytes, options, sink, windows);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(UntimedJson(*report), whole.report);
+  EXPECT_TRUE(sink.bytes() == whole.bytes);
+  windows.min_bytes = static_cast<int64_t>(bytes.size()) + 1;
+  absl::StatusOr<ConversionReport> left = ConvertWindowed(bytes, options, sink, windows);
+  EXPECT_EQ(left.status().code(), absl::StatusCode::kUnimplemented) << left.status();
+  EXPECT_NE(left.status().message().find("fewer than 16384, in"), std::string::npos)
+      << left.status();
+}
+
 // An initializer read as a header is checked against the sizes of its data
 // in the file, however they are encoded: the windows take the models the
 // whole conversion takes and leave it those it refuses, for the same reason.
