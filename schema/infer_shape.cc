@@ -486,9 +486,14 @@ absl::Status Expand(InferenceContext& ctx) {
 absl::Status Tile(InferenceContext& ctx) {
   std::optional<std::vector<int64_t>> repeats = KnownInts(ctx, 1);
   const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
-  if (!repeats || shape == nullptr || static_cast<int>(repeats->size()) != shape->dim_size()) {
+  if (shape == nullptr) return absl::OkStatus();
+  if (!repeats) {
+    // Repeats known only at run time: the rank is the input's still.
+    onnx::TensorShapeProto* out = OutputShape(ctx);
+    for (int i = 0; i < shape->dim_size(); ++i) AddUnknownDim(out);
     return absl::OkStatus();
   }
+  if (static_cast<int>(repeats->size()) != shape->dim_size()) return absl::OkStatus();
   for (int64_t repeat : *repeats) OC_RETURN_IF_ERROR(CheckSize(repeat, "a repeat"));
   onnx::TensorShapeProto* out = OutputShape(ctx);
   for (int i = 0; i < shape->dim_size(); ++i) {

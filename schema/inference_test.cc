@@ -116,7 +116,15 @@ INSTANTIATE_TEST_SUITE_P(
         InferCase{"slice_of_constant_bounds",
                   "g (float[10,4] X) => (Y) <int64[1] b = {2}, int64[1] e = {-1}> {\n"
                   "  Y = Slice(X, b, e)\n}",
-                  "Y", "float[7,4]"}),
+                  "Y", "float[7,4]"},
+        // Repeats known only at run time: the rank is known still (SSD's
+        // anchor generator tiles by a computed shape, then concatenates at
+        // axis -1, which a downgrade below 11 must count from the front).
+        InferCase{"tile_by_repeats_of_unknown_value",
+                  "g (float[6,2] X, int64[2] r) => (Y) { Y = Tile(X, r) }", "Y", "float[?,?]"},
+        InferCase{"tile_by_known_repeats",
+                  "g (float[6,N] X) => (Y) <int64[2] r = {2, 1}> { Y = Tile(X, r) }", "Y",
+                  "float[12,N]"}),
     [](const ::testing::TestParamInfo<InferCase>& info) { return info.param.name; });
 
 struct StrictCase {
