@@ -183,8 +183,9 @@ absl::Status RoiAlignPixelMode(AdapterContext& ctx) {
   std::string value = mode != nullptr ? mode->s() : "half_pixel";
   if (value != "output_half_pixel") {
     return absl::FailedPreconditionError(
-        absl::StrCat(kName, " is ", value, mode != nullptr ? "" : " (the default)", ", and ",
-                     ctx.to.Label(), " does only what 'output_half_pixel' does"));
+        absl::StrCat(kName, " is ", value, mode != nullptr ? "" : " (the default)", ", which ",
+                     ctx.to.Label(), " cannot express: it does only what 'output_half_pixel' "
+                     "does (no shift, and regions at least 1 wide)"));
   }
   RemoveAttribute(ctx.node, kName);
   ctx.changes.push_back(

@@ -111,6 +111,11 @@ bool DropoutKeepsAll(const AdapterContext& ctx) {
          std::all_of(values->begin(), values->end(), [](double v) { return v == 0.0; });
 }
 
+// Whether `form` is an integer attribute's.
+bool IntForm(Form form) {
+  return form == Form::kInts || form == Form::kIntScalar || form == Form::kIntVector;
+}
+
 // Sets `value` (empty) to the attribute's value as a tensor in the form the
 // input takes.
 absl::Status AsTensor(AdapterContext& ctx, const onnx::AttributeProto& a, Form form,
@@ -311,18 +316,29 @@ absl::Status InputToAttribute(AdapterContext& ctx) {
     // A copy: the input is deleted below.
     const std::string name = ctx.node.input(slot.input);
     const onnx::TensorProto* value = ctx.rewriter.ConstantOf(name);
+    onnx::TensorProto from_shapes;  // the value the static shapes give, if used
+    if (value == nullptr && IntForm(slot.form)) {
+      if (std::optional<std::vector<int64_t>> ints = ctx.rewriter.StaticInts(name)) {
+        schema::SetInt64Tensor(*ints, slot.form == Form::kIntScalar, from_shapes);
+        value = &from_shapes;
+      }
+    }
     if (value == nullptr) {
       return absl::FailedPreconditionError(absl::StrCat(
           "input '", name, "' (", slot.attribute, ") is not a constant, and ", ctx.to.Label(),
-          " needs it as an attribute"));
+          " needs it as an attribute (where the graph's static shapes decide it, "
+          "`onnx-convert optimize` folds it to one first)"));
     }
     onnx::AttributeProto attribute;
     absl::Status status = SetFromTensor(*value, slot, attribute);
     if (!status.ok()) return status;
     *ctx.node.add_attribute() = std::move(attribute);
     first_moved = std::min(first_moved, slot.input);
-    ctx.changes.push_back({ChangeKind::kInputToAttribute,
-                           absl::StrCat("input '", name, "' moved to attribute ", slot.attribute)});
+    ctx.changes.push_back(
+        {ChangeKind::kInputToAttribute,
+         absl::StrCat("input '", name, "' moved to attribute ", slot.attribute,
+                      value == &from_shapes ? ": its value follows from the graph's static shapes"
+                                            : "")});
   }
   if (first_moved < ctx.node.input_size()) {
     ctx.node.mutable_input()->DeleteSubrange(first_moved, ctx.node.input_size() - first_moved);

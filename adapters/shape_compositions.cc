@@ -50,10 +50,11 @@ std::vector<int64_t> SliceIndices(int64_t dim, int64_t start, int64_t end, int64
 }  // namespace
 
 absl::Status SliceStepsByGather(AdapterContext& ctx) {
+  // A constant's values, or those the graph's static shapes decide.
   auto ints = [&](int i) -> std::optional<std::vector<int64_t>> {
     if (!Given(ctx, i)) return std::nullopt;
     const TensorProto* value = ctx.rewriter.ConstantOf(ctx.node.input(i));
-    return value == nullptr ? std::nullopt : IntValues(*value);
+    return value == nullptr ? ctx.rewriter.StaticInts(ctx.node.input(i)) : IntValues(*value);
   };
   std::optional<std::vector<int64_t>> steps = ints(4);
   if (!steps) {

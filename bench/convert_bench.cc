@@ -222,8 +222,8 @@ const bool kHeldChainsRegistered = [] {
 // (RealModelCorpusDir): converted
 // as the CLI converts them (RealModelTo), against their floor
 // (RealModelParseAndSerialize); skipped when the cache has no such model.
-// (No model of that corpus holds a Loop or a Scan: none of the npm
-// packages searched ships one; LoopChain* stands for them.)
+// The models with a Loop are torchvision's detection models as Debian's
+// PyTorch exports them (tools/install-deps.sh --torch; skipped without).
 struct RealModel {
   const char* id;
   int64_t target;
@@ -231,6 +231,10 @@ struct RealModel {
 constexpr RealModel kRealModels[] = {
     {"silero_vad_v5", 17},      // opset 16, 689 nodes, 684 of them in subgraphs of If nodes
     {"silero_vad_legacy", 17},  // opset 16, 250 nodes, 248 in subgraphs
+    // opset 11, 178 MB (weights), 2,368 nodes: a Loop of 130 nodes, 22 If branches
+    {"tv_maskrcnn_op11", 13},
+    {"tv_maskrcnn_op11", 21},
+    {"tv_keypointrcnn_op11", 21},  // opset 11, 237 MB, 2,278 nodes: a Loop of 89 nodes
 };
 
 // The bytes of real model `id`, or "" when it is not in the cache.

@@ -11,6 +11,7 @@
 //   FROM=21 bazel-bin/bench/convert_memory 1000000 17 if     (the chain converted to 21
 //                                                              first, then measured to 17)
 //   KEEP=1 bazel-bin/bench/convert_memory 100000 13 loop      (the model file is kept in /tmp)
+//   bazel-bin/bench/convert_memory MODEL.onnx 21              (a model file, e.g. a real one)
 //
 // Two ways are measured, each in its own process:
 //  - whole: the file read into memory, parsed into a ModelProto, converted
@@ -43,6 +44,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "bench/synthetic_models.h"
 #include "converter/converter.h"
 #include "converter/windowed.h"
@@ -177,6 +179,18 @@ int OptimizeWay(const char* path) {
 int main(int argc, char** argv) {
   int64_t nodes = argc > 1 ? std::atoll(argv[1]) : 100000;
   int64_t target = argc > 2 ? std::atoll(argv[2]) : 13;
+  if (argc == 3 && absl::EndsWith(argv[1], ".onnx")) {
+    // A model file of one's own (a real model): measured as it is.
+    char self[4096];
+    ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (length <= 0) return 1;
+    self[length] = '\0';
+    for (const char* way : {"whole", "windowed"}) {
+      std::string command = std::string(self) + " 0 " + argv[2] + " " + argv[1] + " " + way;
+      if (std::system(command.c_str()) != 0) return 1;
+    }
+    return 0;
+  }
   if (argc != 5) {
     // Write the chain (with `weights_mb` of weights besides, if given), then
     // measure each way in a fresh process.

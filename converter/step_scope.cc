@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "schema/shape_util.h"
 
 namespace onnxconvert::converter {
 namespace {
@@ -51,6 +52,22 @@ std::optional<bool> StepScope::ValueUsed(absl::string_view value) const {
   }
   if (site_.graph == nullptr) return std::nullopt;
   return ReadsValue(*site_.graph, value);
+}
+
+std::optional<std::vector<int64_t>> StepScope::StaticInts(absl::string_view name) const {
+  if (!step_.whole_graphs) {
+    if (!unanswered_.has_value()) unanswered_ = std::string(name);
+    return std::nullopt;
+  }
+  const onnx::GraphProto* graph = site_.graph;
+  for (int depth = 0; graph != nullptr && depth <= kMaxGraphDepth; ++depth) {
+    if (const schema::ValueFacts* facts = step_.types.FactsOf(graph, name)) {
+      return schema::KnownInts(facts->constant, facts->shape_data);
+    }
+    if (step_.types.TypeOf(graph, name) != nullptr) return std::nullopt;  // defined here
+    graph = step_.index.ParentOf(graph);
+  }
+  return std::nullopt;
 }
 
 std::string StepScope::FreshName(absl::string_view hint) {

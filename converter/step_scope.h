@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -34,6 +35,9 @@ class StepScope final : public ir::RewriteScope {
   // Nullopt in a function body, and in a window of a large graph (which
   // Unanswered then reports).
   std::optional<bool> ValueUsed(absl::string_view value) const override;
+  // From the step's inference of the graphs (nullopt in a function body, and
+  // in a window of a large graph, which Unanswered then reports).
+  std::optional<std::vector<int64_t>> StaticInts(absl::string_view name) const override;
   std::string FreshName(absl::string_view hint) override;
   // Shares the constant with those of equal value the step added to the
   // graph; FailedPrecondition in a function body.

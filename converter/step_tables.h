@@ -38,6 +38,14 @@ class TypeTable {
     auto it = g->second.types.find(name);
     return it == g->second.types.end() ? nullptr : it->second;
   }
+  // What inference knows of `name`'s value in `graph` besides its type, or
+  // null.
+  const schema::ValueFacts* FactsOf(const onnx::GraphProto* graph, absl::string_view name) const {
+    if (TypeOf(graph, name) == nullptr) return nullptr;  // infers when first asked
+    const schema::GraphTypes& types = (*result_)->graphs.at(graph);
+    auto it = types.facts.find(name);
+    return it == types.facts.end() ? nullptr : &it->second;
+  }
   // Uses `result`, inferred (strictly, if `strict`) for the model as it is
   // now.
   void Reset(std::unique_ptr<Result> result, bool strict) {

@@ -36,6 +36,11 @@ class RewriteScope {
   virtual const onnx::TensorProto* ConstantOf(absl::string_view name) const = 0;
   // See Rewriter::ValueUsed.
   virtual std::optional<bool> ValueUsed(absl::string_view value) const = 0;
+  // See Rewriter::StaticInts; none by default.
+  virtual std::optional<std::vector<int64_t>> StaticInts(
+      [[maybe_unused]] absl::string_view name) const {
+    return std::nullopt;
+  }
   // See Rewriter::FreshName.
   virtual std::string FreshName(absl::string_view hint) = 0;
   // See Rewriter::AddConstant.
@@ -65,6 +70,9 @@ class NodeRewriter final : public Rewriter {
   }
   std::optional<bool> ValueUsed(absl::string_view value) const override {
     return scope_.ValueUsed(value);
+  }
+  std::optional<std::vector<int64_t>> StaticInts(absl::string_view name) const override {
+    return scope_.StaticInts(name);
   }
   std::string FreshName(absl::string_view hint) override { return scope_.FreshName(hint); }
   absl::StatusOr<std::string> AddConstant(onnx::TensorProto&& value) override {

@@ -22,6 +22,7 @@
 // (ir/graph_index_rewriter.h). Passes and rules change a GraphIndex only
 // this way; its own edit methods are internal to ir/.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,6 +54,15 @@ class Rewriter {
   // `value`, or the graph gives it as an output; nullopt when it cannot be
   // told (a function body, a window of a large graph).
   virtual std::optional<bool> ValueUsed(absl::string_view value) const = 0;
+  // The int64 elements of `name` when inference knows them all though no
+  // constant holds them: a shape computation on the graph's static dims
+  // (Shape of a value of known dims, then Gather, Mul, Concat, ...);
+  // nullopt otherwise, and where it cannot be told (a function body, a
+  // window of a large graph).
+  virtual std::optional<std::vector<int64_t>> StaticInts(
+      [[maybe_unused]] absl::string_view name) const {
+    return std::nullopt;
+  }
 
   // ---- Edits ----
 

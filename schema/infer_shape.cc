@@ -105,7 +105,10 @@ constexpr int kAll = 1000;
 
 absl::Status Shape(InferenceContext& ctx) {
   const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
-  if (shape == nullptr) return absl::OkStatus();
+  if (shape == nullptr) {
+    AddUnknownDim(OutputShape(ctx));  // 1-D whatever the input's rank
+    return absl::OkStatus();
+  }
   int64_t rank = shape->dim_size();
   int64_t start = ctx.AttrInt("start", 0);
   int64_t end = ctx.AttrInt("end", rank);
@@ -472,10 +475,33 @@ absl::Status Slice(InferenceContext& ctx) {
   return absl::OkStatus();
 }
 
+// Expand to a shape known only at run time whose length is known: the
+// output's rank is the larger of the two, and an input dim other than 1
+// is the output's (the shape's dim there is 1 or that dim).
+void ExpandRank(InferenceContext& ctx, const onnx::TensorShapeProto& shape) {
+  const onnx::TensorShapeProto* length = InputShape(ctx, 1);
+  if (length == nullptr || length->dim_size() != 1 || !length->dim(0).has_dim_value()) return;
+  int64_t rank = std::max<int64_t>(shape.dim_size(), length->dim(0).dim_value());
+  onnx::TensorShapeProto* out = OutputShape(ctx);
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t from_input = i - (rank - shape.dim_size());
+    if (from_input >= 0 && shape.dim(from_input).has_dim_value() &&
+        shape.dim(from_input).dim_value() != 1) {
+      *out->add_dim() = shape.dim(from_input);
+    } else {
+      AddUnknownDim(out);
+    }
+  }
+}
+
 absl::Status Expand(InferenceContext& ctx) {
   std::optional<onnx::TensorShapeProto> target = DimsValue(ctx, 1);
   const onnx::TensorShapeProto* shape = InputShape(ctx, 0);
-  if (!target || shape == nullptr) return absl::OkStatus();
+  if (shape == nullptr) return absl::OkStatus();
+  if (!target) {
+    ExpandRank(ctx, *shape);
+    return absl::OkStatus();
+  }
   OC_RETURN_IF_ERROR(CheckSizes(*target, "the shape"));
   absl::StatusOr<onnx::TensorShapeProto> result = BroadcastShapes({shape, &*target});
   if (!result.ok()) return result.status();

@@ -122,6 +122,13 @@ INSTANTIATE_TEST_SUITE_P(
         // axis -1, which a downgrade below 11 must count from the front).
         InferCase{"tile_by_repeats_of_unknown_value",
                   "g (float[6,2] X, int64[2] r) => (Y) { Y = Tile(X, r) }", "Y", "float[?,?]"},
+        InferCase{"expand_to_a_shape_of_unknown_value",
+                  "g (float[1,1,768] X, int64[3] s) => (Y) { Y = Expand(X, s) }", "Y",
+                  "float[?,?,768]"},
+        InferCase{"expand_to_a_longer_shape_of_unknown_value",
+                  "g (float[5] X, int64[2] s) => (Y) { Y = Expand(X, s) }", "Y", "float[?,5]"},
+        InferCase{"shape_of_unknown_rank", "g (float X) => (Y) { Y = Shape(X) }", "Y",
+                  "int64[?]"},
         InferCase{"tile_by_known_repeats",
                   "g (float[6,N] X) => (Y) <int64[2] r = {2, 1}> { Y = Tile(X, r) }", "Y",
                   "float[12,N]"}),

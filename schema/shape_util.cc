@@ -346,12 +346,16 @@ absl::StatusOr<std::vector<double>> FloatValues(const onnx::TensorProto& tensor)
 
 std::optional<std::vector<int64_t>> KnownInts(InferenceContext& ctx, size_t i) {
   if (!ctx.HasInput(i)) return std::nullopt;
-  const onnx::TensorProto* constant = ctx.InputConstant(i);
+  return KnownInts(ctx.InputConstant(i), ctx.InputShapeData(i));
+}
+
+std::optional<std::vector<int64_t>> KnownInts(const onnx::TensorProto* constant,
+                                              const onnx::TensorShapeProto* data) {
   if (constant != nullptr && HoldsIntValues(constant->data_type())) {
     absl::StatusOr<std::vector<int64_t>> values = IntValues(*constant);
     if (values.ok()) return *std::move(values);
   }
-  if (const onnx::TensorShapeProto* data = ctx.InputShapeData(i)) {
+  if (data != nullptr) {
     std::vector<int64_t> values;
     for (const auto& dim : data->dim()) {
       if (!dim.has_dim_value()) return std::nullopt;

