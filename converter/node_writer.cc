@@ -18,6 +18,7 @@ absl::Status NodeFieldWriter::AddAsRead(absl::string_view whole) {
 
 absl::Status NodeFieldWriter::AddEncoded(const onnx::NodeProto& node) {
   OC_RETURN_IF_ERROR(EndRun());
+  Reserve();
   wire::AppendMessageField(kGraphNode, node, block_);
   return block_.size() >= kBlockBytes ? WriteBlock() : absl::OkStatus();
 }
@@ -31,6 +32,7 @@ absl::Status NodeFieldWriter::EndRun() {
   absl::string_view run = run_;
   run_ = {};
   if (run.size() < kDirectRunBytes) {
+    Reserve();
     block_.append(run.data(), run.size());
     return block_.size() >= kBlockBytes ? WriteBlock() : absl::OkStatus();
   }
