@@ -2,7 +2,7 @@
 // from opset 12 to 13 and to 21, against protobuf parse + serialize of the
 // same model (the floor): bytes in, converted bytes out. ConvertTo* parse
 // the model, convert it whole and serialize it; SerializedTo* convert the
-// bytes with ConvertBytes (window by window from 16,384 nodes,
+// bytes with ConvertBytes (window by window from 1,024 nodes,
 // whole on an arena below), as the CLI and the service do.
 // tools/bench-convert.sh runs them in turn, one process each.
 // OptimizeExact parses (onto an arena, as the CLI's and the service's

@@ -17,7 +17,7 @@
 //  - whole: the file read into memory, parsed into a ModelProto, converted
 //    (ConvertModel) and serialized; the parsed model alone is reported too;
 //  - windowed: the file mapped into memory and converted from its bytes
-//    (ConvertBytes: window by window from 16,384 nodes, whole on an
+//    (ConvertBytes: window by window from 1,024 nodes, whole on an
 //    arena below) to an output file, as `onnx-convert convert` does.
 //  - arena (the If and call chains only): ConvertBytes with no windows,
 //    whole on an arena, as before the windows took subgraphs and functions;

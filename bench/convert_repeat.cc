@@ -6,10 +6,12 @@
 // machine's load as times do.
 //
 //   convert_repeat NODES TARGET_OPSET REPETITIONS [if|loop|fn] [from=OPSET] [window=NODES]
+//                  [min=NODES]
 //
 // TARGET_OPSET 0: the floor. from=OPSET: the chain converted to OPSET
 // first (not timed), e.g. from=14 with target 15, a step no node of the
-// chain changes at. window=NODES: the windows' size (WindowOptions).
+// chain changes at. window=NODES: the windows' size (WindowOptions);
+// min=NODES: the fewest nodes of a graph the windows take (min_nodes).
 // Prints the bytes written, the fastest time and the model's bytes per
 // second at it, and why the windows left the model whole if they did.
 
@@ -55,6 +57,8 @@ int main(int argc, char** argv) {
       from = std::atoll(arg.c_str() + 5);
     } else if (arg.rfind("window=", 0) == 0) {
       windows.window_nodes = std::atoll(arg.c_str() + 7);
+    } else if (arg.rfind("min=", 0) == 0) {
+      windows.min_nodes = std::atoll(arg.c_str() + 4);
     } else {
       usage = true;
     }
@@ -62,7 +66,7 @@ int main(int argc, char** argv) {
   if (usage) {
     std::fprintf(stderr,
                  "usage: convert_repeat NODES TARGET_OPSET REPETITIONS [if|loop|fn] [from=OPSET] "
-                 "[window=NODES]\n");
+                 "[window=NODES] [min=NODES]\n");
     return 2;
   }
   const int64_t nodes = std::atoll(argv[1]);

@@ -24,8 +24,9 @@ struct WindowOptions {
   int64_t window_nodes = 1024;
   // Graphs with fewer nodes are converted whole (Unimplemented), unless
   // the model has at least `min_bytes`: its weights are then written as
-  // they came rather than parsed and held twice.
-  int64_t min_nodes = 16384;
+  // they came rather than parsed and held twice. (From 1,000 nodes the
+  // windows run fewer instructions than a whole conversion: bench/README.md.)
+  int64_t min_nodes = 1024;
   int64_t min_bytes = 16 << 20;
   // Floating-point initializers of at least this many bytes are read as
   // headers (name, type, dims): their data is written out as it came, never

@@ -466,7 +466,7 @@ TEST(WindowedTest, FewNodesWithLargeWeightsGoThroughTheWindows) {
   windows.min_bytes = static_cast<int64_t>(bytes.size()) + 1;
   absl::StatusOr<ConversionReport> left = ConvertWindowed(bytes, options, sink, windows);
   EXPECT_EQ(left.status().code(), absl::StatusCode::kUnimplemented) << left.status();
-  EXPECT_NE(left.status().message().find("fewer than 16384, in"), std::string::npos)
+  EXPECT_NE(left.status().message().find("fewer than 1024, in"), std::string::npos)
       << left.status();
 }
 
