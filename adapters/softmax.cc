@@ -78,13 +78,6 @@ absl::Status FlattenedAxes(AdapterContext& ctx, int64_t axis) {
   return absl::OkStatus();
 }
 
-// The rank of input `name`, or -1 when its type does not give it.
-int64_t RankOf(AdapterContext& ctx, const std::string& name) {
-  const onnx::TypeProto* type = ctx.rewriter.TypeOf(name);
-  if (type == nullptr || !type->has_tensor_type() || !type->tensor_type().has_shape()) return -1;
-  return type->tensor_type().shape().dim_size();
-}
-
 }  // namespace
 
 absl::Status SoftmaxAxisSemantics(AdapterContext& ctx) {

@@ -174,6 +174,13 @@ int OptimizeWay(const char* path) {
   return 0;
 }
 
+// This program's path, to run a way in a fresh process of its own.
+std::string SelfPath() {
+  char self[4096];
+  ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  return std::string(self, length > 0 ? length : 0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -181,12 +188,8 @@ int main(int argc, char** argv) {
   int64_t target = argc > 2 ? std::atoll(argv[2]) : 13;
   if (argc == 3 && absl::EndsWith(argv[1], ".onnx")) {
     // A model file of one's own (a real model): measured as it is.
-    char self[4096];
-    ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (length <= 0) return 1;
-    self[length] = '\0';
     for (const char* way : {"whole", "windowed"}) {
-      std::string command = std::string(self) + " 0 " + argv[2] + " " + argv[1] + " " + way;
+      std::string command = SelfPath() + " 0 " + argv[2] + " " + argv[1] + " " + way;
       if (std::system(command.c_str()) != 0) return 1;
     }
     return 0;
@@ -236,15 +239,10 @@ int main(int argc, char** argv) {
     }
     std::ofstream(path, std::ios::binary) << model.SerializeAsString();
     model.Clear();
-    char self[4096];
-    ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (length <= 0) return 1;
-    self[length] = '\0';
     std::vector<const char*> ways = {"whole", "windowed", "optimize"};
     if (named) ways = {"whole", "arena", "windowed"};
     for (const char* way : ways) {
-      std::string command = std::string(self) + " " + argv[1] + " " + argv[2] + " " +
-                            path + " " + way;
+      std::string command = SelfPath() + " " + argv[1] + " " + argv[2] + " " + path + " " + way;
       if (std::system(command.c_str()) != 0) return 1;
     }
     if (std::getenv("KEEP") == nullptr) std::remove(path.c_str());
