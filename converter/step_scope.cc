@@ -30,14 +30,18 @@ bool ReadsValue(const onnx::GraphProto& graph, absl::string_view value) {
 
 }  // namespace
 
-const onnx::TypeProto* StepScope::TypeOf(absl::string_view value) const {
+StepScope::Typed StepScope::TypedIn(absl::string_view value) const {
   // The anchor's graph, else an enclosing graph (the outer scope).
   const onnx::GraphProto* graph = site_.graph;
   for (int depth = 0; graph != nullptr && depth <= kMaxGraphDepth; ++depth) {
-    if (const onnx::TypeProto* type = step_.types.TypeOf(graph, value)) return type;
+    if (const onnx::TypeProto* type = step_.types.TypeOf(graph, value)) return {graph, type};
     graph = step_.index.ParentOf(graph);
   }
-  return nullptr;
+  return {};
+}
+
+const onnx::TypeProto* StepScope::TypeOf(absl::string_view value) const {
+  return TypedIn(value).type;
 }
 
 const onnx::TensorProto* StepScope::ConstantOf(absl::string_view name) const {
@@ -59,15 +63,9 @@ std::optional<std::vector<int64_t>> StepScope::StaticInts(absl::string_view name
     if (!unanswered_.has_value()) unanswered_ = std::string(name);
     return std::nullopt;
   }
-  const onnx::GraphProto* graph = site_.graph;
-  for (int depth = 0; graph != nullptr && depth <= kMaxGraphDepth; ++depth) {
-    if (const schema::ValueFacts* facts = step_.types.FactsOf(graph, name)) {
-      return schema::KnownInts(facts->constant, facts->shape_data);
-    }
-    if (step_.types.TypeOf(graph, name) != nullptr) return std::nullopt;  // defined here
-    graph = step_.index.ParentOf(graph);
-  }
-  return std::nullopt;
+  const schema::ValueFacts* facts = step_.types.FactsOf(TypedIn(name).graph, name);
+  if (facts == nullptr) return std::nullopt;
+  return schema::KnownInts(facts->constant, facts->shape_data);
 }
 
 std::string StepScope::FreshName(absl::string_view hint) {

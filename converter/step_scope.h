@@ -53,6 +53,14 @@ class StepScope final : public ir::RewriteScope {
   absl::Status Unanswered() const;
 
  private:
+  // The graph, the anchor's or an enclosing one, whose types know `value`,
+  // and its type there; nulls when none does.
+  struct Typed {
+    const onnx::GraphProto* graph = nullptr;
+    const onnx::TypeProto* type = nullptr;
+  };
+  Typed TypedIn(absl::string_view value) const;
+
   StepContext& step_;
   const ir::NodeSite site_;
   // The first value ValueUsed could not tell about for want of the whole
