@@ -8,6 +8,15 @@ PACKAGES="python3-grpcio python3-protobuf python3-onnx bazel-bootstrap bazel-pla
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libeigen3-dev prometheus-cpp-dev \
   chromium"
 
+# Installs the Debian packages named, as root or through sudo.
+apt_install() {
+  echo "installing: $*" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
 missing=""
 for pkg in $PACKAGES; do
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed"; then
@@ -16,11 +25,8 @@ for pkg in $PACKAGES; do
 done
 
 if [ -n "$missing" ]; then
-  echo "installing:$missing" >&2
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  # shellcheck disable=SC2086  # one word per package
+  apt_install $missing
 fi
 
 # ONNX Runtime for the conformance test (tests/conformance), a test tool
@@ -28,11 +34,7 @@ fi
 # tools/ort/package-lock.json. Its CPU build ships inside the package, so
 # ONNXRUNTIME_NODE_INSTALL=skip keeps its install script from downloading.
 if ! command -v node >/dev/null 2>&1; then
-  echo "installing: nodejs npm" >&2
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+  apt_install nodejs npm
 fi
 
 ort_dir="$(dirname "$0")/ort"
@@ -49,12 +51,7 @@ for arg in "$@"; do
   if [ "$arg" = "--torch" ]; then torch=1; fi
 done
 if [ "$torch" = "1" ] && ! /usr/bin/python3 -c "import torch, torchvision" >/dev/null 2>&1; then
-  echo "installing: python3-torch python3-torchvision" >&2
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-    python3-torch python3-torchvision >/dev/null
+  apt_install python3-torch python3-torchvision
 fi
 
 # The real-model corpus of the conformance test (tests/conformance:
