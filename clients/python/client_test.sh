@@ -1,5 +1,5 @@
 #!/bin/sh
-# Starts two servers on free loopback ports and calls every RPC through the
+# Starts three servers on loopback ports they choose and calls every RPC through the
 # Python client, comparing with the CLI's local runs: Convert (unary and,
 # past a small unary limit, ConvertStream) byte-identical to `convert`;
 # ConvertStream with uploaded external data identical to `convert
@@ -17,22 +17,22 @@ work="${TEST_TMPDIR:-$(mktemp -d)}"
 free_port() {
   /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
-start_server() {  # PORT LOG [FLAG...]: starts a server, waits until it listens
-  port_="$1"; log_="$2"; shift 2
-  "$server" --port "$port_" --workers 1 "$@" 2>"$log_" &
+start_server() {  # LOG [FLAG...]: starts a server on a port of its choosing (--port 0),
+  # waits until it says where it listens; sets $started_port and $started_pid
+  log_="$1"; shift
+  "$server" --port 0 --workers 1 "$@" 2>"$log_" &
+  started_pid=$!
   i=0
-  until /usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', $port_), 1)" 2>/dev/null; do
+  until started_port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log_") &&
+        [ -n "$started_port" ]; do
     i=$((i + 1)); [ $i -lt 100 ] || { echo "server did not start"; cat "$log_"; exit 1; }
     sleep 0.1
   done
 }
-port=$(free_port)
-port2=$(free_port)
-start_server "$port" "$work/server.log"; pid=$!
-start_server "$port2" "$work/server2.log"; pid2=$!
+start_server "$work/server.log"; port=$started_port; pid=$started_pid
+start_server "$work/server2.log"; port2=$started_port; pid2=$started_pid
 # One model call at a time: a stalled upload makes the next call RESOURCE_EXHAUSTED.
-port3=$(free_port)
-start_server "$port3" "$work/server3.log" --max_concurrent 1; pid3=$!
+start_server "$work/server3.log" --max_concurrent 1; port3=$started_port; pid3=$started_pid
 trap 'kill $pid $pid2 $pid3 2>/dev/null || true' EXIT
 
 /usr/bin/python3 "$client_dir/example_convert.py" --server "127.0.0.1:$port" \
