@@ -14,8 +14,20 @@ server="$1"; cli="$2"; model="$3"
 here="$(cd "$(dirname "$0")" && pwd)"
 client_dir="$(dirname "$(readlink -f "$here/example_convert.py")")"
 work="${TEST_TMPDIR:-$(mktemp -d)}"
-free_port() {
-  /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+dead_port() {  # a free loopback port from below the kernel's ephemeral range, which
+  # nothing else in the run binds (servers here listen on --port 0)
+  /usr/bin/python3 -c '
+import random, socket
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+while True:
+    port = random.randrange(10000, low)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port)); print(port); break
+    except OSError:
+        pass
+    finally:
+        s.close()'
 }
 start_server() {  # LOG [FLAG...]: starts a server on a port of its choosing (--port 0),
   # waits until it says where it listens; sets $started_port and $started_pid
@@ -60,7 +72,7 @@ EOF
 "$cli" parse "$work/gelu.txt" -o "$work/gelu.onnx"
 
 WORK="$work" MODEL="$model" CLIENT_DIR="$client_dir" PORT="$port" PORT2="$port2" PORT3="$port3" \
-  DEAD="$(free_port)" /usr/bin/python3 - <<'PY'
+  DEAD="$(dead_port)" /usr/bin/python3 - <<'PY'
 import filecmp, json, os, sys
 sys.path.insert(0, os.environ["CLIENT_DIR"])
 import grpc
