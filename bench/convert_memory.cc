@@ -94,28 +94,22 @@ int Whole(const char* path, int64_t target) {
 
 int Windowed(const char* path, int64_t target, bool windows) {
   double before = PeakBytes();
-  int fd = open(path, O_RDONLY);
-  struct stat info;
-  if (fd < 0 || fstat(fd, &info) != 0) {
-    std::perror(path);
-    return 1;
-  }
-  size_t size = info.st_size;
-  void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  if (mapped == MAP_FAILED) {
-    std::perror("mmap");
+  absl::StatusOr<onnxconvert::MappedFile> file = onnxconvert::MappedFile::Open(path);
+  if (!file.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(file.status().message()).c_str());
     return 1;
   }
   onnxconvert::converter::ConvertOptions options;
   options.target_opset = target;
   std::string out_path = std::string(path) + ".converted";
-  onnxconvert::FileModelSink sink(out_path);
+  // As the CLI writes it: pieces passed through as they came are copied
+  // from the model's file by the kernel.
+  onnxconvert::FileModelSink sink(out_path, /*durable=*/true, &*file);
   std::string why;
   onnxconvert::converter::WindowOptions window_options;
   if (!windows) window_options.min_nodes = window_options.min_bytes = INT64_MAX;
   auto report = onnxconvert::converter::ConvertBytes(
-      absl::string_view(static_cast<const char*>(mapped), size), options, sink, window_options,
-      &why);
+      file->bytes(), options, sink, window_options, &why);
   if (!report.ok() || !report->has_value()) {
     std::fprintf(stderr, "%s\n",
                  report.ok() ? "the model is left to a whole conversion of its own "
@@ -124,12 +118,11 @@ int Windowed(const char* path, int64_t target, bool windows) {
     return 1;
   }
   double peak = PeakBytes();
+  const double size = static_cast<double>(file->bytes().size());
   std::printf("%s: model %.1f MB; peak %.1f MB (%.2fx the bytes)%s%s\n",
               windows ? "windowed" : "arena   ", size / 1e6,
               (peak - before) / 1e6, (peak - before) / size,
               why.empty() ? "" : "; whole: ", why.c_str());
-  munmap(mapped, size);
-  close(fd);
   std::remove(out_path.c_str());
   return 0;
 }

@@ -1,8 +1,12 @@
 #include "cli/engine.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <system_error>
 
 #include "absl/strings/match.h"
@@ -33,17 +37,40 @@ class Local final : public Engine {
       const converter::ConvertOptions& options) override {
     absl::StatusOr<MappedFile> file = MappedFile::Open(path);
     if (!file.ok()) return std::nullopt;  // loading it says why
-    FileModelSink sink(output);
+    FileModelSink sink(output, /*durable=*/true, &*file);
     return converter::ConvertBytes(file->bytes(), options, sink);
   }
 };
+
+// Whether the model file at `path` may keep tensors in external files: it
+// holds the bytes "location", which every external_data entry's key is
+// (an error reading it counts as yes). Reads the file a block at a time.
+bool MayKeepExternalData(const std::string& path) {
+  constexpr std::string_view kKey = "location";
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return true;
+  std::string block(1 << 20, '\0');
+  size_t kept = 0;  // the end of the previous block, for a key across two
+  bool found = false;
+  for (size_t got; !found && (got = std::fread(block.data() + kept, 1,
+                                                block.size() - kept, file)) > 0;) {
+    std::string_view text(block.data(), kept + got);
+    found = text.find(kKey) != std::string_view::npos;
+    kept = std::min(text.size(), kKey.size() - 1);
+    std::memmove(block.data(), text.data() + text.size() - kept, kept);
+  }
+  bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  return found || failed;
+}
 
 // Sends the model as its serialized bytes (a lossless round trip), named by
 // its path so that errors read as they do locally.
 class Remote final : public Engine {
  public:
   Remote(const std::string& target, const service::ClientOptions& options)
-      : client_(service::Client::Connect(target, options)) {}
+      : client_(service::Client::Connect(target, options)),
+        unary_limit_bytes_(options.unary_limit_bytes) {}
 
   absl::StatusOr<ModelSummary> Inspect(const LoadedModel& model) override {
     return client_->Inspect(model.model.SerializeAsString(), model.path);
@@ -55,9 +82,29 @@ class Remote final : public Engine {
       LoadedModel& model, const converter::ConvertOptions& options) override {
     return client_->Convert(model.model.SerializeAsString(), model.path, options);
   }
+  // A model too large for one message goes from its file to the server and
+  // back to `output` a chunk at a time, never held whole here, unless it
+  // may keep external data (Convert copies that beside the output). A model
+  // the server refuses is left to Convert, which reports it as a local run
+  // does; errors reaching the server are returned.
+  absl::StatusOr<std::optional<converter::ConversionReport>> ConvertFile(
+      const std::string& path, const std::string& output,
+      const converter::ConvertOptions& options) override {
+    std::error_code error;
+    uintmax_t size = std::filesystem::file_size(path, error);
+    if (error || static_cast<int64_t>(size) <= unary_limit_bytes_ ||
+        MayKeepExternalData(path)) {
+      return std::nullopt;
+    }
+    absl::StatusOr<converter::ConversionReport> report =
+        client_->ConvertFile(path, path, output, options);
+    if (!report.ok() && !service::IsInfrastructureError(report.status())) return std::nullopt;
+    return report;
+  }
 
  private:
   std::unique_ptr<service::Client> client_;
+  int64_t unary_limit_bytes_;
 };
 
 }  // namespace

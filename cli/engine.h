@@ -37,9 +37,11 @@ class Engine {
   virtual absl::StatusOr<converter::ConversionResult> Convert(
       LoadedModel& model, const converter::ConvertOptions& options) = 0;
   // Converts the model file at `path` to `output` without holding the model
-  // parsed, a window of nodes at a time (converter::ConvertWindowed): the
-  // report, or nullopt when the model is for Convert to convert whole
-  // (nothing was written then). Only the local engine converts this way.
+  // parsed: the report, or nullopt when the model is for Convert to convert
+  // whole (nothing was written then). The local engine converts a window of
+  // nodes at a time (converter::ConvertBytes); the remote one streams a
+  // model too large for one message to the server and the converted model
+  // back, a chunk at a time.
   virtual absl::StatusOr<std::optional<converter::ConversionReport>> ConvertFile(
       const std::string& /*path*/, const std::string& /*output*/,
       const converter::ConvertOptions& /*options*/) {

@@ -157,6 +157,61 @@ TEST_F(RemoteCliTest, ExternalDataGoesWhereALocalRunPutsIt) {
   EXPECT_EQ(ReadTestFile(Path("remote/m.onnx.data")).substr(0, 16), std::string(16, '\x02'));
 }
 
+// `model` with an initializer `name` of `bytes` bytes no node reads.
+onnx::ModelProto WithLargeInitializer(onnx::ModelProto model, const std::string& name,
+                                      size_t bytes) {
+  onnx::TensorProto* tensor = model.mutable_graph()->add_initializer();
+  tensor->set_name(name);
+  tensor->set_data_type(onnx::TensorProto::FLOAT);
+  tensor->add_dims(static_cast<int64_t>(bytes / 4));
+  tensor->set_raw_data(std::string(bytes, '\x01'));
+  return model;
+}
+
+// Models past the client's 32 MiB unary limit go from their file to the
+// server and back to the output a chunk at a time (never held whole by the
+// client), unless they may keep external data (the bytes "location": the
+// output's data file is then copied as a local run copies it); a model the
+// server refuses fails as a local run fails. Output, report and exit code
+// are a local run's every time.
+TEST_F(RemoteCliTest, LargeModelsConvertAsALocalRunConvertsThem) {
+  constexpr size_t kLarge = 33 << 20;
+  struct Case {
+    const char* name;
+    std::string model;  // m.onnx; beside it, w.bin (16 bytes)
+    int exit_code;
+  };
+  const Case cases[] = {
+      {"streamed",
+       WithLargeInitializer(service::testing::UnsqueezeChain(50), "big", kLarge)
+           .SerializeAsString(),
+       0},
+      {"external_data",
+       WithLargeInitializer(service::testing::ExternalDataModel("w.bin"), "big", kLarge)
+           .SerializeAsString(),
+       0},
+      {"malformed", "\x0a\xff" + std::string(kLarge, '\x01'), kExitInvalidModel},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    fs::path dir = dir_ / c.name;
+    for (const char* sub : {"in", "local", "remote"}) fs::create_directories(dir / sub);
+    WriteTestFile(dir / "in/w.bin", std::string(16, '\x02'));
+    WriteTestFile(dir / "in/m.onnx", c.model);
+    auto path = [&](const char* name) { return (dir / name).string(); };
+    auto [local, remote] =
+        Both({"convert", path("in/m.onnx"), "-o", path("local/m.onnx"), "--to", "14"},
+             {"convert", path("in/m.onnx"), "-o", path("remote/m.onnx"), "--to", "14"});
+    ExpectSameRun(local, remote, c.name);
+    EXPECT_EQ(remote.exit_code, c.exit_code) << remote.err;
+    EXPECT_EQ(fs::exists(path("remote/m.onnx")), c.exit_code == 0);
+    EXPECT_FALSE(fs::exists(path("remote/m.onnx.partial")));
+    if (c.exit_code != 0) continue;
+    EXPECT_EQ(ReadTestFile(path("remote/m.onnx")), ReadTestFile(path("local/m.onnx")));
+    EXPECT_EQ(fs::exists(path("remote/m.onnx.data")), fs::exists(path("local/m.onnx.data")));
+  }
+}
+
 TEST_F(RemoteCliTest, UnreachableServerIsAnIoErrorNamingIt) {
   Result result = RunCli({"--server", "127.0.0.1:1", "check", "examples/tiny_cnn.onnx"});
   EXPECT_EQ(result.exit_code, kExitUsageOrIo);

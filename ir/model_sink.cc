@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -17,6 +18,9 @@ namespace {
 
 // The ModelProto field number of the graph.
 constexpr uint32_t kGraphField = 7;
+
+// Pieces at least this large are copied from a source file by the kernel.
+constexpr size_t kKernelCopyMinBytes = 64 << 10;
 
 // The largest message protobuf parses.
 constexpr uint64_t kMaxModelBytes = (uint64_t{1} << 31) - 1;
@@ -121,9 +125,7 @@ absl::Status FileModelSink::Finish(absl::string_view head,
   }
   std::FILE* out = std::fopen(partial.c_str(), "wb");
   if (out == nullptr) return Error("create", partial);
-  auto write = [&](absl::string_view bytes) {
-    return std::fwrite(bytes.data(), 1, bytes.size(), out) == bytes.size();
-  };
+  auto write = [&](absl::string_view bytes) { return Write(out, bytes); };
   bool ok = write(header);
   if (ok && nodes_ != nullptr) {
     // The node bytes are copied file to file by the kernel.
@@ -138,10 +140,30 @@ absl::Status FileModelSink::Finish(absl::string_view head,
   }
   for (absl::string_view piece : graph_rest) ok = ok && write(piece);
   ok = ok && write(tail);
-  ok = ok && std::fflush(out) == 0 && ::fsync(fileno(out)) == 0;
+  ok = ok && std::fflush(out) == 0 && (!durable_ || ::fsync(fileno(out)) == 0);
   ok = (std::fclose(out) == 0) && ok;
   DropNodes();
   return Commit(ok);
+}
+
+bool FileModelSink::Write(std::FILE* out, absl::string_view bytes) const {
+  int64_t offset = source_ == nullptr || bytes.size() < kKernelCopyMinBytes
+                       ? -1
+                       : source_->OffsetOf(bytes);
+  if (offset >= 0 && std::fflush(out) == 0) {
+    loff_t from = offset;
+    size_t left = bytes.size();
+    while (left > 0) {
+      ssize_t copied = copy_file_range(source_->fd(), &from, fileno(out), nullptr, left, 0);
+      if (copied <= 0) break;
+      left -= static_cast<size_t>(copied);
+    }
+    if (left == 0) return true;
+    // The kernel cannot copy between these files (or stopped): the rest
+    // is written from memory.
+    bytes.remove_prefix(bytes.size() - left);
+  }
+  return std::fwrite(bytes.data(), 1, bytes.size(), out) == bytes.size();
 }
 
 absl::Status FileModelSink::WriteWhole(const onnx::ModelProto& model) {
@@ -149,7 +171,7 @@ absl::Status FileModelSink::WriteWhole(const onnx::ModelProto& model) {
   std::string partial = path_ + ".partial";
   int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return Error("create", partial);
-  bool ok = model.SerializeToFileDescriptor(fd) && ::fsync(fd) == 0;
+  bool ok = model.SerializeToFileDescriptor(fd) && (!durable_ || ::fsync(fd) == 0);
   ok = (::close(fd) == 0) && ok;
   return Commit(ok);
 }
@@ -166,7 +188,7 @@ absl::Status FileModelSink::Commit(bool written) {
 }
 
 absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return absl::NotFoundError(absl::StrCat("cannot open '", path, "': ", std::strerror(errno)));
   }
@@ -177,16 +199,27 @@ absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
   }
   size_t size = static_cast<size_t>(info.st_size);
   void* data = size == 0 ? nullptr : ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
   if (data == MAP_FAILED) {
+    int error = errno;
+    ::close(fd);
     return absl::ResourceExhaustedError(
-        absl::StrCat("cannot map '", path, "': ", std::strerror(errno)));
+        absl::StrCat("cannot map '", path, "': ", std::strerror(error)));
   }
-  return MappedFile(data, size);
+  return MappedFile(data, size, fd);
 }
 
 MappedFile::~MappedFile() {
   if (data_ != nullptr) ::munmap(data_, size_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int64_t MappedFile::OffsetOf(absl::string_view piece) const {
+  auto begin = reinterpret_cast<uintptr_t>(data_);
+  auto at = reinterpret_cast<uintptr_t>(piece.data());
+  if (data_ == nullptr || at < begin || at - begin > size_ || piece.size() > size_ - (at - begin)) {
+    return -1;
+  }
+  return static_cast<int64_t>(at - begin);
 }
 
 }  // namespace onnxconvert

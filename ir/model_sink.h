@@ -58,14 +58,49 @@ class StringModelSink : public ModelSink {
   std::string model_;
 };
 
+// A file's bytes mapped read-only into memory: pages are read as they are
+// touched, and the system may drop them again (they are the file's).
+class MappedFile {
+ public:
+  // Maps the file at `path`; an error names it.
+  static absl::StatusOr<MappedFile> Open(const std::string& path);
+  MappedFile(MappedFile&& other) noexcept
+      : data_(other.data_), size_(other.size_), fd_(other.fd_) {
+    other.data_ = nullptr;
+    other.size_ = 0;
+    other.fd_ = -1;
+  }
+  MappedFile& operator=(MappedFile&&) = delete;
+  ~MappedFile();
+
+  absl::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
+  // The file, open for reading.
+  int fd() const { return fd_; }
+  // Where `piece` starts in the file when it lies wholly within bytes(),
+  // else -1.
+  int64_t OffsetOf(absl::string_view piece) const;
+
+ private:
+  MappedFile(void* data, size_t size, int fd) : data_(data), size_(size), fd_(fd) {}
+  void* data_;
+  size_t size_;
+  int fd_;
+};
+
 // Writes the model to a file: the node bytes go to "<path>.nodes.partial"
 // as they come (so that they are not held in memory), the model to
 // "<path>.partial", which is synced and renamed to `path` once complete.
 // Nothing is left at `path` unless the model is complete. A model over
-// protobuf's 2 GiB is refused (ResourceExhausted).
+// protobuf's 2 GiB is refused (ResourceExhausted). Not `durable`: the file
+// is not synced (scratch space, such as the service's work folder). With a
+// `source`, large pieces of the model that lie in it (the fields a
+// conversion passes through as they came, such as weights) are copied file
+// to file by the kernel, never read into this process.
 class FileModelSink : public ModelSink {
  public:
-  explicit FileModelSink(std::string path) : path_(std::move(path)) {}
+  explicit FileModelSink(std::string path, bool durable = true,
+                         const MappedFile* source = nullptr)
+      : path_(std::move(path)), durable_(durable), source_(source) {}
   ~FileModelSink() override;
   FileModelSink(const FileModelSink&) = delete;
   FileModelSink& operator=(const FileModelSink&) = delete;
@@ -82,30 +117,14 @@ class FileModelSink : public ModelSink {
   // removes it; the error names the file.
   absl::Status Commit(bool written);
 
+  // Writes `bytes` to `out`, copying them from source_ when they lie there.
+  bool Write(std::FILE* out, absl::string_view bytes) const;
+
   std::string path_;
+  bool durable_;
+  const MappedFile* source_;
   std::FILE* nodes_ = nullptr;
   int64_t node_bytes_ = 0;
-};
-
-// A file's bytes mapped read-only into memory: pages are read as they are
-// touched, and the system may drop them again (they are the file's).
-class MappedFile {
- public:
-  // Maps the file at `path`; an error names it.
-  static absl::StatusOr<MappedFile> Open(const std::string& path);
-  MappedFile(MappedFile&& other) noexcept : data_(other.data_), size_(other.size_) {
-    other.data_ = nullptr;
-    other.size_ = 0;
-  }
-  MappedFile& operator=(MappedFile&&) = delete;
-  ~MappedFile();
-
-  absl::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
-
- private:
-  MappedFile(void* data, size_t size) : data_(data), size_(size) {}
-  void* data_;
-  size_t size_;
 };
 
 }  // namespace onnxconvert

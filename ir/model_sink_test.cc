@@ -1,11 +1,13 @@
 #include "ir/model_sink.h"
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 #include "proto/onnx.pb.h"
+#include "tests/test_files.h"
 
 namespace onnxconvert {
 namespace {
@@ -65,6 +67,81 @@ INSTANTIATE_TEST_SUITE_P(
                       // Room reserved: the model is built in place.
                       SinkCase{"told", 1 << 10}),
     [](const ::testing::TestParamInfo<SinkCase>& info) { return info.param.name; });
+
+// The offset in a mapped file of a piece of its bytes, and -1 for a piece
+// reaching past it or lying elsewhere.
+TEST(MappedFileTest, OffsetOfAPieceWithinItsBytes) {
+  std::filesystem::path dir = testing::FreshTestDir("mapped_offset");
+  testing::WriteTestFile(dir / "ten", "0123456789");
+  absl::StatusOr<MappedFile> file = MappedFile::Open((dir / "ten").string());
+  ASSERT_TRUE(file.ok()) << file.status();
+  absl::string_view bytes = file->bytes();
+  std::string elsewhere = "0123";
+  struct Case {
+    absl::string_view piece;
+    int64_t offset;
+  };
+  const Case cases[] = {
+      {bytes, 0},         {bytes.substr(3, 4), 3}, {bytes.substr(10), 10},
+      {absl::string_view(bytes.data() + 8, 3), -1}, {elsewhere, -1},
+  };
+  for (const Case& c : cases) EXPECT_EQ(file->OffsetOf(c.piece), c.offset) << c.piece;
+}
+
+// FileModelSink writes the model a whole serialization gives, whether the
+// pieces around the nodes come from memory or lie in its source file
+// (copied by the kernel when large: here a 100 KiB initializer).
+TEST(FileModelSinkTest, PiecesFromTheSourceFileAreWrittenAsTheyCame) {
+  onnx::ModelProto model = SmallModel();
+  onnx::TensorProto* weight = model.mutable_graph()->add_initializer();
+  weight->set_name("W");
+  weight->set_data_type(onnx::TensorProto::FLOAT);
+  weight->add_dims(25600);
+  weight->set_raw_data(std::string(102400, '\x3f'));
+  onnx::ModelProto head;
+  head.set_ir_version(model.ir_version());
+  onnx::ModelProto tail;
+  *tail.mutable_opset_import() = model.opset_import();
+  onnx::GraphProto initializer;
+  *initializer.add_initializer() = *weight;
+  onnx::GraphProto name;
+  name.set_name(model.graph().name());
+  std::string initializer_field = initializer.SerializeAsString();
+  std::string name_field = name.SerializeAsString();
+
+  std::filesystem::path dir = testing::FreshTestDir("file_sink_source");
+  // The source: other bytes, then the initializer's field as it came.
+  testing::WriteTestFile(dir / "source", "other bytes" + initializer_field);
+  absl::StatusOr<MappedFile> source = MappedFile::Open((dir / "source").string());
+  ASSERT_TRUE(source.ok()) << source.status();
+  absl::string_view mapped_field = source->bytes().substr(11);
+  ASSERT_EQ(mapped_field, initializer_field);
+
+  struct Case {
+    const char* name;
+    const MappedFile* source;
+    absl::string_view field;  // the initializer's field: mapped or in memory
+  };
+  const Case cases[] = {
+      {"no_source", nullptr, initializer_field},
+      {"field_in_source", &*source, mapped_field},
+      {"field_elsewhere", &*source, initializer_field},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::string out = (dir / c.name).string();
+    FileModelSink sink(out, /*durable=*/false, c.source);
+    for (const onnx::NodeProto& node : model.graph().node()) {
+      onnx::GraphProto one;
+      *one.add_node() = node;
+      ASSERT_TRUE(sink.AppendNodes(one.SerializeAsString()).ok());
+    }
+    std::vector<absl::string_view> graph_rest = {name_field, c.field};
+    ASSERT_TRUE(
+        sink.Finish(head.SerializeAsString(), graph_rest, tail.SerializeAsString()).ok());
+    EXPECT_EQ(testing::ReadTestFile(out), model.SerializeAsString());
+  }
+}
 
 }  // namespace
 }  // namespace onnxconvert

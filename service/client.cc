@@ -3,10 +3,14 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <limits>
 #include <optional>
+#include <system_error>
 
 #include "absl/status/status.h"
 #include "absl/strings/cord.h"
@@ -87,7 +91,59 @@ absl::Duration RetryDelay(const grpc::Status& status, int retry) {
   return std::min(absl::Milliseconds(100) * (1 << std::min(retry, 5)), absl::Seconds(2));
 }
 
-using Stream = grpc::ClientReaderWriter<v1::ConvertStreamRequest, v1::ConvertStreamResponse>;
+using Stream = Client::Stream;
+
+// A file written a chunk at a time to "<path>.partial" and renamed to
+// `path` by Commit once whole: nothing is left at `path` unless the file is
+// complete (the partial file is removed if this is destroyed first).
+class ChunkFile {
+ public:
+  explicit ChunkFile(std::string path) : path_(std::move(path)), partial_(path_ + ".partial") {}
+  ~ChunkFile() {
+    if (file_ != nullptr) {
+      std::fclose(file_);
+      std::remove(partial_.c_str());
+    }
+  }
+  ChunkFile(const ChunkFile&) = delete;
+  ChunkFile& operator=(const ChunkFile&) = delete;
+
+  // Appends `data`; an error names the file.
+  absl::Status Append(std::string_view data) {
+    OC_RETURN_IF_ERROR(Open());
+    if (std::fwrite(data.data(), 1, data.size(), file_) != data.size()) return Error("write");
+    return absl::OkStatus();
+  }
+  // Syncs the file and renames it to its path; an error names the file.
+  absl::Status Commit() {
+    OC_RETURN_IF_ERROR(Open());
+    bool written = std::fflush(file_) == 0 && ::fsync(fileno(file_)) == 0;
+    written = std::fclose(file_) == 0 && written;
+    file_ = nullptr;
+    if (!written || std::rename(partial_.c_str(), path_.c_str()) != 0) {
+      absl::Status error = Error(written ? "rename" : "write");
+      std::remove(partial_.c_str());
+      return error;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status Open() {
+    if (file_ == nullptr && (file_ = std::fopen(partial_.c_str(), "wb")) == nullptr) {
+      return Error("create");
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Error(absl::string_view what) const {
+    return absl::UnavailableError(
+        absl::StrCat("cannot ", what, " '", partial_, "': ", std::strerror(errno)));
+  }
+
+  std::string path_;
+  std::string partial_;
+  std::FILE* file_ = nullptr;
+};
 
 // Writes `bytes` as chunks named `name`.
 bool WriteChunks(Stream& stream, const std::string& name, std::string_view bytes,
@@ -303,17 +359,68 @@ absl::StatusOr<v1::StreamResult> Client::ConvertStreamed(
     const v1::StreamHeader& header, const std::string& bytes,
     const std::vector<std::pair<std::string, std::string>>& external_files,
     absl::FunctionRef<absl::Status(const v1::Chunk&)> sink) {
+  return ConvertStreamedWith(
+      header, static_cast<int64_t>(bytes.size()),
+      [&](Stream& stream) -> absl::StatusOr<bool> {
+        return WriteChunks(stream, "", bytes, options_.chunk_bytes);
+      },
+      external_files, sink);
+}
+
+absl::StatusOr<converter::ConversionReport> Client::ConvertFile(
+    const std::string& path, const std::string& name, const std::string& output,
+    const converter::ConvertOptions& options) {
+  std::error_code error;
+  uintmax_t size = std::filesystem::file_size(path, error);
+  if (error) return absl::NotFoundError(absl::StrCat(path, ": ", error.message()));
+  v1::StreamHeader header;
+  header.set_model_name(name);
+  *header.mutable_options() = OptionsToProto(options);
+  header.set_external_data(v1::EXTERNAL_DATA_KEPT_BY_CLIENT);
+  header.set_report_message_only(true);
+  OC_ASSIGN_OR_RETURN(v1::StreamResult result,
+                      ConvertStreamedWith(
+                          header, static_cast<int64_t>(size),
+                          [&](Stream& stream) {
+                            return WriteFileChunks(stream, "", path, options_.chunk_bytes);
+                          },
+                          {}, [&](const v1::Chunk&) { return absl::OkStatus(); }, output));
+  return ReportFromProto(result.report());
+}
+
+absl::StatusOr<v1::StreamResult> Client::ConvertStreamedWith(
+    const v1::StreamHeader& header, int64_t model_bytes,
+    absl::FunctionRef<absl::StatusOr<bool>(Stream&)> write_model,
+    const std::vector<std::pair<std::string, std::string>>& external_files,
+    absl::FunctionRef<absl::Status(const v1::Chunk&)> sink, const std::string& model_output) {
   for (int attempt = 1;; ++attempt) {
     bool retryable = false;
-    absl::StatusOr<v1::StreamResult> result =
-        ConvertStreamOnce(header, bytes, external_files, sink, retryable);
+    std::optional<ChunkFile> model_file;
+    if (!model_output.empty()) model_file.emplace(model_output);
+    absl::StatusOr<v1::StreamResult> result = ConvertStreamOnce(
+        header, model_bytes, write_model, external_files,
+        [&](const v1::Chunk& chunk) {
+          if (!model_file) return sink(chunk);
+          if (!chunk.name().empty()) {
+            return Infrastructure(absl::DataLossError(
+                absl::StrCat("server ", target_, ": sent a file '", chunk.name(),
+                             "' beside the model it was to convert alone")));
+          }
+          return model_file->Append(chunk.data());
+        },
+        retryable);
+    if (result.ok() && model_file) {
+      absl::Status committed = model_file->Commit();
+      if (!committed.ok()) return committed;
+    }
     if (result.ok() || !retryable || attempt >= options_.max_attempts) return result;
     absl::SleepFor(RetryDelay(grpc::Status(grpc::StatusCode::UNAVAILABLE, ""), attempt - 1));
   }
 }
 
 absl::StatusOr<v1::StreamResult> Client::ConvertStreamOnce(
-    const v1::StreamHeader& header, const std::string& bytes,
+    const v1::StreamHeader& header, int64_t model_bytes,
+    absl::FunctionRef<absl::StatusOr<bool>(Stream&)> write_model,
     const std::vector<std::pair<std::string, std::string>>& external_files,
     absl::FunctionRef<absl::Status(const v1::Chunk&)> sink, bool& retryable) {
   grpc::ClientContext context;
@@ -322,12 +429,13 @@ absl::StatusOr<v1::StreamResult> Client::ConvertStreamOnce(
   v1::ConvertStreamRequest first;
   *first.mutable_header() = header;
   // The server charges its budgets for the model before the upload.
-  first.mutable_header()->set_model_bytes(static_cast<int64_t>(bytes.size()));
-  bool open = stream->Write(first) && WriteChunks(*stream, "", bytes, options_.chunk_bytes);
-  for (size_t i = 0; open && i < external_files.size(); ++i) {
-    absl::StatusOr<bool> written = WriteFileChunks(*stream, external_files[i].first,
-                                                   external_files[i].second,
-                                                   options_.chunk_bytes);
+  first.mutable_header()->set_model_bytes(model_bytes);
+  bool open = stream->Write(first);
+  for (size_t i = 0; open && i <= external_files.size(); ++i) {
+    absl::StatusOr<bool> written =
+        i == 0 ? write_model(*stream)
+               : WriteFileChunks(*stream, external_files[i - 1].first,
+                                 external_files[i - 1].second, options_.chunk_bytes);
     if (!written.ok()) {
       context.TryCancel();
       stream->Finish();

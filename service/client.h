@@ -101,8 +101,20 @@ class Client {
       const std::vector<std::pair<std::string, std::string>>& external_files,
       absl::FunctionRef<absl::Status(const v1::Chunk&)> sink);
 
+  // Converts the model file at `path` (called `name`) through ConvertStream,
+  // any external data kept here (references come back unchanged), and
+  // writes the converted model to `output` (nothing is left there unless it
+  // is complete): the report. Neither model is held whole in memory: both
+  // go a chunk at a time.
+  absl::StatusOr<converter::ConversionReport> ConvertFile(
+      const std::string& path, const std::string& name, const std::string& output,
+      const converter::ConvertOptions& options);
+
   // The server's capabilities.
   absl::StatusOr<v1::CapabilitiesResponse> Capabilities();
+
+  // A ConvertStream call as the client sees it.
+  using Stream = grpc::ClientReaderWriter<v1::ConvertStreamRequest, v1::ConvertStreamResponse>;
   // The server's metrics.
   absl::StatusOr<v1::MetricsResponse> Metrics();
 
@@ -117,8 +129,20 @@ class Client {
   absl::Status CallOnModel(
       const std::string& bytes, const std::string& name,
       absl::FunctionRef<grpc::Status(grpc::ClientContext&, const v1::ModelRequest&)> rpc) const;
+  // ConvertStream with retries: sends the header (declaring `model_bytes`),
+  // the model by `write_model` (false: the stream broke) and the external
+  // files; every chunk of the answer goes to `sink`, or, with a
+  // `model_output` path, the model to that file (and no other file is
+  // expected).
+  absl::StatusOr<v1::StreamResult> ConvertStreamedWith(
+      const v1::StreamHeader& header, int64_t model_bytes,
+      absl::FunctionRef<absl::StatusOr<bool>(Stream&)> write_model,
+      const std::vector<std::pair<std::string, std::string>>& external_files,
+      absl::FunctionRef<absl::Status(const v1::Chunk&)> sink,
+      const std::string& model_output = "");
   absl::StatusOr<v1::StreamResult> ConvertStreamOnce(
-      const v1::StreamHeader& header, const std::string& bytes,
+      const v1::StreamHeader& header, int64_t model_bytes,
+      absl::FunctionRef<absl::StatusOr<bool>(Stream&)> write_model,
       const std::vector<std::pair<std::string, std::string>>& external_files,
       absl::FunctionRef<absl::Status(const v1::Chunk&)> sink, bool& retryable);
   absl::StatusOr<v1::ConvertResponse> ConvertUnary(const std::string& bytes,

@@ -87,27 +87,47 @@ TEST(ModelTasksTest, ErrorsComeBackWithTheirCodeAndMessage) {
   EXPECT_TRUE(absl::StartsWith(answer.status().message(), "cnn.onnx: ")) << answer.status();
 }
 
+// A ConvertStream task converts the workspace's model and its answer
+// comes back through the memory files: the model sent from the output file
+// when the worker wrote one (ConvertBytes always does), from the answer's
+// bytes when a whole conversion kept it in memory (a model whose external
+// data the client keeps).
 TEST(ModelTasksTest, StreamTaskConvertsTheWorkspacesModel) {
-  std::string parent = onnxconvert::testing::FreshTestDir("tasks_stream").string();
-  absl::StatusOr<std::unique_ptr<StreamWorkspace>> workspace =
-      StreamWorkspace::Create(parent, "cnn.onnx", UploadLimits());
-  ASSERT_TRUE(workspace.ok()) << workspace.status();
-  ASSERT_TRUE((*workspace)->Append("", testing::TinyCnnBytes()).ok());
-  ASSERT_TRUE((*workspace)->FinishUpload().ok());
-  ModelTask task = Task(CallKind::kConvertStream, 21);
-  task.workspace = *std::move(workspace);
-  for (v1::ExternalData external : {v1::EXTERNAL_DATA_UPLOADED, v1::EXTERNAL_DATA_KEPT_BY_CLIENT}) {
-    task.header.set_external_data(external);
+  struct Case {
+    const char* name;
+    std::string model;
+    v1::ExternalData external;
+    bool in_memory;
+  };
+  const Case cases[] = {
+      {"uploaded", testing::TinyCnnBytes(), v1::EXTERNAL_DATA_UPLOADED, false},
+      {"kept_by_client", testing::TinyCnnBytes(), v1::EXTERNAL_DATA_KEPT_BY_CLIENT, false},
+      {"external_data_kept_by_client",
+       testing::ExternalDataModel("w.bin").SerializeAsString(),
+       v1::EXTERNAL_DATA_KEPT_BY_CLIENT, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::string parent = onnxconvert::testing::FreshTestDir(c.name).string();
+    absl::StatusOr<std::unique_ptr<StreamWorkspace>> workspace =
+        StreamWorkspace::Create(parent, "cnn.onnx", UploadLimits());
+    ASSERT_TRUE(workspace.ok()) << workspace.status();
+    ASSERT_TRUE((*workspace)->Append("", c.model).ok());
+    ASSERT_TRUE((*workspace)->FinishUpload().ok());
+    ModelTask task = Task(CallKind::kConvertStream, 21);
+    task.workspace = *std::move(workspace);
+    task.header.set_external_data(c.external);
     absl::StatusOr<ModelAnswer> answer = ThroughMemoryFiles(task, "");
     ASSERT_TRUE(answer.ok()) << answer.status();
     const StreamOutput& output = std::get<StreamOutput>(*answer);
     EXPECT_EQ(output.result.report().target_opset(), 21);
     ASSERT_GE(output.result.files_size(), 1);
-    EXPECT_EQ(output.model_in_memory, external == v1::EXTERNAL_DATA_KEPT_BY_CLIENT);
+    EXPECT_EQ(output.model_in_memory, c.in_memory);
     int64_t size =
         output.model_in_memory
             ? static_cast<int64_t>(output.model_bytes.size())
             : static_cast<int64_t>(std::filesystem::file_size(task.workspace->output_model_path()));
+    EXPECT_GT(size, 0);
     EXPECT_EQ(output.result.files(0).size(), size);
   }
 }

@@ -233,28 +233,24 @@ absl::Status SendModel(const onnx::ModelProto& model, const StreamWorkspace& wor
   return SendOutputFiles(workspace, output);
 }
 
-// Converts the uploaded model from its file window by window, into the
-// output directory (`uploaded`) or memory: false when it is for the whole
-// conversion to convert.
+// Converts the uploaded model from its file window by window into the
+// output directory, sent from there: false when it is for the whole
+// conversion to convert. The model is held neither parsed nor whole in
+// memory (a model the windows take has no external data, so the output
+// directory then holds the model alone, whatever the header's external
+// data mode).
 absl::StatusOr<bool> ConvertUploadedInWindows(const StreamWorkspace& workspace,
                                               const converter::ConvertOptions& options,
-                                              bool uploaded, int64_t max_model_bytes,
-                                              ReportForms forms, StreamOutput& output) {
+                                              int64_t max_model_bytes, ReportForms forms,
+                                              StreamOutput& output) {
   absl::StatusOr<MappedFile> file = MappedFile::Open(workspace.input_model_path());
   if (!file.ok() || static_cast<int64_t>(file->bytes().size()) > max_model_bytes) return false;
-  StringModelSink memory;
-  FileModelSink disk(workspace.output_model_path());
-  ModelSink& sink = uploaded ? static_cast<ModelSink&>(disk) : memory;
+  FileModelSink disk(workspace.output_model_path(), /*durable=*/false, &*file);
   OC_ASSIGN_OR_RETURN(std::optional<converter::ConversionReport> report,
-                      converter::ConvertBytes(file->bytes(), options, sink,
-                                                                    ServiceWindows()));
+                      converter::ConvertBytes(file->bytes(), options, disk, ServiceWindows()));
   if (!report) return false;
   SetReport(*report, forms, output.result);
-  if (uploaded) {
-    OC_RETURN_IF_ERROR(SendOutputFiles(workspace, output));
-  } else {
-    SendFromMemory(memory.TakeBytes(), output);
-  }
+  OC_RETURN_IF_ERROR(SendOutputFiles(workspace, output));
   return true;
 }
 
@@ -287,7 +283,6 @@ absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspa
   StreamOutput output;
   v1::Timings& timings = *output.result.mutable_timings();
   const std::string name = ModelNameOf(header);
-  bool uploaded = header.external_data() == v1::EXTERNAL_DATA_UPLOADED;
   converter::ConvertOptions options = OptionsFromProto(header.options());
   if (should_stop) options.should_stop = should_stop;
   ReportForms forms =
@@ -295,7 +290,7 @@ absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspa
   if (!options.dry_run && !header.has_external_data_threshold()) {
     // A large model converts from its file, window by window.
     absl::StatusOr<bool> windowed =
-        ConvertUploadedInWindows(workspace, options, uploaded, max_model_bytes, forms, output);
+        ConvertUploadedInWindows(workspace, options, max_model_bytes, forms, output);
     if (!windowed.ok()) return workspace.Relabel(windowed.status(), name);
     if (*windowed) {
       timings.set_convert_ms(clock.Lap());

@@ -4,6 +4,7 @@
 #include "service/service.h"
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -67,6 +68,55 @@ TEST_F(ServiceTest, ConvertOverLoopbackPortAndStreamGiveTheSameBytes) {
             LocalConvert(testing::TinyCnnBytes(), 21).model.SerializeAsString());
   EXPECT_EQ(Count("ConvertStream", "OK"), 1);
   EXPECT_EQ(Count("Convert", "OK"), 1);
+}
+
+// Client::ConvertFile streams a model file to the server and the converted
+// model back to a file, a chunk at a time each way: the bytes a local
+// conversion writes, whether the server converts the model whole (the tiny
+// CNN) or window by window (a chain of 1,200 pairs, past the service's
+// 1,024-node windows); a model the server refuses leaves no file behind.
+TEST_F(ServiceTest, ConvertFileStreamsFromAFileToAFile) {
+  Start();
+  struct Case {
+    const char* name;
+    std::string bytes;
+    int64_t target;
+    const char* error;  // "" when it converts
+  };
+  const Case cases[] = {
+      {"tiny_cnn", testing::TinyCnnBytes(), 21, ""},
+      {"chain", testing::UnsqueezeChain(1200).SerializeAsString(), 13, ""},
+      {"malformed", "\x0a\xff", 13, "malformed.onnx"},
+  };
+  ClientOptions small_chunks;
+  small_chunks.chunk_bytes = 1000;
+  std::unique_ptr<Client> client = InProcessClient(small_chunks);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::filesystem::path dir = onnxconvert::testing::FreshTestDir(c.name);
+    std::string in = (dir / absl::StrCat(c.name, ".onnx")).string();
+    std::string out = (dir / "out.onnx").string();
+    onnxconvert::testing::WriteTestFile(in, c.bytes);
+    converter::ConvertOptions options;
+    options.target_opset = c.target;
+    absl::StatusOr<converter::ConversionReport> report =
+        client->ConvertFile(in, in, out, options);
+    if (*c.error != '\0') {
+      ASSERT_FALSE(report.ok());
+      EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument) << report.status();
+      EXPECT_TRUE(absl::StrContains(report.status().message(), c.error)) << report.status();
+      EXPECT_FALSE(std::filesystem::exists(out));
+      EXPECT_FALSE(std::filesystem::exists(out + ".partial"));
+      continue;
+    }
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_EQ(report->target_opset, c.target);
+    EXPECT_GT(report->nodes_converted, 0);
+    converter::ConversionResult local = LocalConvert(c.bytes, c.target);
+    EXPECT_EQ(onnxconvert::testing::ReadTestFile(out), local.model.SerializeAsString());
+    EXPECT_EQ(report->nodes_converted, local.report.nodes_converted);
+    EXPECT_FALSE(std::filesystem::exists(out + ".partial"));
+  }
 }
 
 TEST_F(ServiceTest, StreamCarriesExternalDataBothWays) {
