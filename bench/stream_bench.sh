@@ -84,3 +84,31 @@ PY
 python_stream "Python stream, all back" 0
 python_stream "Python stream, data kept" 1
 python_stream "Python stream, data local" local
+
+# A model with its weights inside (INSIDE_MIB MiB, default 256) through
+# --server, on a fresh server: the CLI streams it from its file and the
+# converted model back to the output, and neither the server nor its worker
+# holds it whole (the worker's peak is the largest of its worker processes').
+inside_mib=${INSIDE_MIB:-256}
+kill "$server" 2>/dev/null; wait "$server" 2>/dev/null || true
+mkdir -p "$dir/inside/local" "$dir/inside/remote" "$dir/inside/work"
+"$make_model" "$dir/inside/model.onnx" "$inside_mib" inside
+bytes=$(stat -c %s "$dir/inside/model.onnx")
+echo "model with its weights inside: $bytes bytes"
+sync
+/usr/bin/time -f "%e %M %U %S" -o "$dir/t" "$cli_bin" convert "$dir/inside/model.onnx" \
+  -o "$dir/inside/local/model.onnx" --to 13 >/dev/null
+report "local CLI, weights inside" "$dir/t"
+"$server_bin" --port=0 --work_dir="$dir/inside/work" --log_requests=false 2>"$dir/stderr2" &
+server=$!
+for _ in $(seq 500); do grep -qs "listening on" "$dir/stderr2" && break; sleep 0.01; done
+port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$dir/stderr2")
+sync
+/usr/bin/time -f "%e %M %U %S" -o "$dir/t" "$cli_bin" --server "127.0.0.1:$port" convert \
+  "$dir/inside/model.onnx" -o "$dir/inside/remote/model.onnx" --to 13 >/dev/null
+report "CLI --server, weights inside" "$dir/t"
+workers=$(for zygote in $(pgrep -P "$server"); do pgrep -P "$zygote"; done)
+worker_peak=$(for pid in $workers; do awk '/^VmHWM:/ {print $2}' "/proc/$pid/status"; done |
+              sort -n | tail -n 1)
+echo "  server: peak RSS $(hwm) MB; worker: peak RSS $(( ${worker_peak:-0} / 1024 )) MB"
+cmp -s "$dir/inside/local/model.onnx" "$dir/inside/remote/model.onnx" || echo "  MODEL DIFFERS"
