@@ -378,13 +378,24 @@ absl::StatusOr<converter::ConversionReport> Client::ConvertFile(
   *header.mutable_options() = OptionsToProto(options);
   header.set_external_data(v1::EXTERNAL_DATA_KEPT_BY_CLIENT);
   header.set_report_message_only(true);
+  // (A call is tried again only when nothing of its answer arrived: the
+  // file holds one attempt's chunks.)
+  ChunkFile model_file(output);
   OC_ASSIGN_OR_RETURN(v1::StreamResult result,
                       ConvertStreamedWith(
                           header, static_cast<int64_t>(size),
                           [&](Stream& stream) {
                             return WriteFileChunks(stream, "", path, options_.chunk_bytes);
                           },
-                          {}, [&](const v1::Chunk&) { return absl::OkStatus(); }, output));
+                          {}, [&](const v1::Chunk& chunk) {
+                            if (!chunk.name().empty()) {
+                              return Infrastructure(absl::DataLossError(absl::StrCat(
+                                  "server ", target_, ": sent a file '", chunk.name(),
+                                  "' beside the model it was to convert alone")));
+                            }
+                            return model_file.Append(chunk.data());
+                          }));
+  OC_RETURN_IF_ERROR(model_file.Commit());
   return ReportFromProto(result.report());
 }
 
@@ -392,27 +403,11 @@ absl::StatusOr<v1::StreamResult> Client::ConvertStreamedWith(
     const v1::StreamHeader& header, int64_t model_bytes,
     absl::FunctionRef<absl::StatusOr<bool>(Stream&)> write_model,
     const std::vector<std::pair<std::string, std::string>>& external_files,
-    absl::FunctionRef<absl::Status(const v1::Chunk&)> sink, const std::string& model_output) {
+    absl::FunctionRef<absl::Status(const v1::Chunk&)> sink) {
   for (int attempt = 1;; ++attempt) {
     bool retryable = false;
-    std::optional<ChunkFile> model_file;
-    if (!model_output.empty()) model_file.emplace(model_output);
-    absl::StatusOr<v1::StreamResult> result = ConvertStreamOnce(
-        header, model_bytes, write_model, external_files,
-        [&](const v1::Chunk& chunk) {
-          if (!model_file) return sink(chunk);
-          if (!chunk.name().empty()) {
-            return Infrastructure(absl::DataLossError(
-                absl::StrCat("server ", target_, ": sent a file '", chunk.name(),
-                             "' beside the model it was to convert alone")));
-          }
-          return model_file->Append(chunk.data());
-        },
-        retryable);
-    if (result.ok() && model_file) {
-      absl::Status committed = model_file->Commit();
-      if (!committed.ok()) return committed;
-    }
+    absl::StatusOr<v1::StreamResult> result =
+        ConvertStreamOnce(header, model_bytes, write_model, external_files, sink, retryable);
     if (result.ok() || !retryable || attempt >= options_.max_attempts) return result;
     absl::SleepFor(RetryDelay(grpc::Status(grpc::StatusCode::UNAVAILABLE, ""), attempt - 1));
   }

@@ -131,15 +131,13 @@ class Client {
       absl::FunctionRef<grpc::Status(grpc::ClientContext&, const v1::ModelRequest&)> rpc) const;
   // ConvertStream with retries: sends the header (declaring `model_bytes`),
   // the model by `write_model` (false: the stream broke) and the external
-  // files; every chunk of the answer goes to `sink`, or, with a
-  // `model_output` path, the model to that file (and no other file is
-  // expected).
+  // files; every chunk of the answer goes to `sink`. Tries again only a
+  // call of which no chunk reached `sink`.
   absl::StatusOr<v1::StreamResult> ConvertStreamedWith(
       const v1::StreamHeader& header, int64_t model_bytes,
       absl::FunctionRef<absl::StatusOr<bool>(Stream&)> write_model,
       const std::vector<std::pair<std::string, std::string>>& external_files,
-      absl::FunctionRef<absl::Status(const v1::Chunk&)> sink,
-      const std::string& model_output = "");
+      absl::FunctionRef<absl::Status(const v1::Chunk&)> sink);
   absl::StatusOr<v1::StreamResult> ConvertStreamOnce(
       const v1::StreamHeader& header, int64_t model_bytes,
       absl::FunctionRef<absl::StatusOr<bool>(Stream&)> write_model,
