@@ -43,10 +43,11 @@ class Local final : public Engine {
 };
 
 // Whether the model file at `path` may keep tensors in external files: it
-// holds the bytes "location", which every external_data entry's key is
-// (an error reading it counts as yes). Reads the file a block at a time.
+// holds the bytes of a string field 1 "location", as protobuf encodes the
+// key of every external_data entry (an error reading it counts as yes).
+// Reads the file a block at a time.
 bool MayKeepExternalData(const std::string& path) {
-  constexpr std::string_view kKey = "location";
+  constexpr std::string_view kKey("\x0a\x08location", 10);
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) return true;
   std::string block(1 << 20, '\0');
