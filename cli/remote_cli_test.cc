@@ -170,10 +170,10 @@ onnx::ModelProto WithLargeInitializer(onnx::ModelProto model, const std::string&
 
 // Models past the client's 32 MiB unary limit go from their file to the
 // server and back to the output a chunk at a time (never held whole by the
-// client), unless they may keep external data (their bytes hold an external_data key "location": the
-// output's data file is then copied as a local run copies it); a model the
-// server refuses fails as a local run fails. Output, report and exit code
-// are a local run's every time.
+// client), unless they may keep external data (their bytes hold an
+// external_data key "location": the output's data file is then copied as
+// a local run copies it); a model the server refuses fails as a local run
+// fails. Output, report and exit code are a local run's every time.
 TEST_F(RemoteCliTest, LargeModelsConvertAsALocalRunConvertsThem) {
   constexpr size_t kLarge = 33 << 20;
   struct Case {
