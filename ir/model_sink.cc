@@ -125,6 +125,7 @@ absl::Status FileModelSink::Finish(absl::string_view head,
   }
   std::FILE* out = std::fopen(partial.c_str(), "wb");
   if (out == nullptr) return Error("create", partial);
+  copied_.clear();
   auto write = [&](absl::string_view bytes) { return Write(out, bytes); };
   bool ok = write(header);
   if (ok && nodes_ != nullptr) {
@@ -146,11 +147,12 @@ absl::Status FileModelSink::Finish(absl::string_view head,
   return Commit(ok);
 }
 
-bool FileModelSink::Write(std::FILE* out, absl::string_view bytes) const {
+bool FileModelSink::Write(std::FILE* out, absl::string_view bytes) {
   int64_t offset = source_ == nullptr || bytes.size() < kKernelCopyMinBytes
                        ? -1
                        : source_->OffsetOf(bytes);
-  if (offset >= 0 && std::fflush(out) == 0) {
+  off_t at = offset >= 0 && std::fflush(out) == 0 ? ::lseek(fileno(out), 0, SEEK_CUR) : -1;
+  if (at >= 0) {
     loff_t from = offset;
     size_t left = bytes.size();
     while (left > 0) {
@@ -158,7 +160,10 @@ bool FileModelSink::Write(std::FILE* out, absl::string_view bytes) const {
       if (copied <= 0) break;
       left -= static_cast<size_t>(copied);
     }
-    if (left == 0) return true;
+    if (left == 0) {
+      copied_.push_back({at, offset, static_cast<int64_t>(bytes.size())});
+      return true;
+    }
     // The kernel cannot copy between these files (or stopped): the rest
     // is written from memory.
     bytes.remove_prefix(bytes.size() - left);
@@ -168,6 +173,7 @@ bool FileModelSink::Write(std::FILE* out, absl::string_view bytes) const {
 
 absl::Status FileModelSink::WriteWhole(const onnx::ModelProto& model) {
   DropNodes();
+  copied_.clear();
   std::string partial = path_ + ".partial";
   int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return Error("create", partial);

@@ -5,7 +5,9 @@
 // graph's node fields first, as they come, then the rest around them.
 
 #include <cstdio>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -110,6 +112,16 @@ class FileModelSink : public ModelSink {
                       absl::string_view tail) override;
   absl::Status WriteWhole(const onnx::ModelProto& model) override;
 
+  // A piece of the written model that was copied from the source file.
+  struct CopiedPiece {
+    int64_t offset;         // in the written model
+    int64_t source_offset;  // in the source
+    int64_t length;
+  };
+  // The pieces of the model written last that were copied from the
+  // source, in order.
+  const std::vector<CopiedPiece>& copied() const { return copied_; }
+
  private:
   absl::Status Error(absl::string_view what, const std::string& file) const;
   void DropNodes();
@@ -117,12 +129,14 @@ class FileModelSink : public ModelSink {
   // removes it; the error names the file.
   absl::Status Commit(bool written);
 
-  // Writes `bytes` to `out`, copying them from source_ when they lie there.
-  bool Write(std::FILE* out, absl::string_view bytes) const;
+  // Writes `bytes` to `out`, copying them from source_ when they lie there
+  // (noted in copied_).
+  bool Write(std::FILE* out, absl::string_view bytes);
 
   std::string path_;
   bool durable_;
   const MappedFile* source_;
+  std::vector<CopiedPiece> copied_;
   std::FILE* nodes_ = nullptr;
   int64_t node_bytes_ = 0;
 };

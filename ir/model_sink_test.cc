@@ -90,7 +90,8 @@ TEST(MappedFileTest, OffsetOfAPieceWithinItsBytes) {
 
 // FileModelSink writes the model a whole serialization gives, whether the
 // pieces around the nodes come from memory or lie in its source file
-// (copied by the kernel when large: here a 100 KiB initializer).
+// (copied by the kernel when large: here a 100 KiB initializer, then listed
+// by copied()).
 TEST(FileModelSinkTest, PiecesFromTheSourceFileAreWrittenAsTheyCame) {
   onnx::ModelProto model = SmallModel();
   onnx::TensorProto* weight = model.mutable_graph()->add_initializer();
@@ -139,7 +140,18 @@ TEST(FileModelSinkTest, PiecesFromTheSourceFileAreWrittenAsTheyCame) {
     std::vector<absl::string_view> graph_rest = {name_field, c.field};
     ASSERT_TRUE(
         sink.Finish(head.SerializeAsString(), graph_rest, tail.SerializeAsString()).ok());
-    EXPECT_EQ(testing::ReadTestFile(out), model.SerializeAsString());
+    std::string expected = model.SerializeAsString();
+    EXPECT_EQ(testing::ReadTestFile(out), expected);
+    // The pieces copied from the source are listed where they stand.
+    std::vector<FileModelSink::CopiedPiece> copied = sink.copied();
+    if (c.field.data() != mapped_field.data()) {
+      EXPECT_TRUE(copied.empty());
+      continue;
+    }
+    ASSERT_EQ(copied.size(), 1u);
+    EXPECT_EQ(copied[0].offset, static_cast<int64_t>(expected.find(initializer_field)));
+    EXPECT_EQ(copied[0].source_offset, 11);
+    EXPECT_EQ(copied[0].length, static_cast<int64_t>(initializer_field.size()));
   }
 }
 

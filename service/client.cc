@@ -1,13 +1,14 @@
 #include "service/client.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <system_error>
@@ -95,7 +96,8 @@ using Stream = Client::Stream;
 
 // A file written a chunk at a time to "<path>.partial" and renamed to
 // `path` by Commit once whole: nothing is left at `path` unless the file is
-// complete (the partial file is removed if this is destroyed first).
+// complete (the partial file is removed if this is destroyed first). Ranges
+// of it may be copied from another file instead of received.
 class ChunkFile {
  public:
   explicit ChunkFile(std::string path) : path_(std::move(path)), partial_(path_ + ".partial") {}
@@ -108,15 +110,36 @@ class ChunkFile {
   ChunkFile(const ChunkFile&) = delete;
   ChunkFile& operator=(const ChunkFile&) = delete;
 
-  // Appends `data`; an error names the file.
+  // The ranges of the file (in order, not overlapping) to copy from the
+  // file open as `source` (of `source_size` bytes) where they fall: set
+  // before the first Append. A range that does not fit is an error then.
+  void CopyRanges(int source, int64_t source_size, std::vector<v1::UploadRange> ranges) {
+    source_ = source;
+    source_size_ = source_size;
+    ranges_ = std::move(ranges);
+  }
+  // Appends `data` (and the ranges that fall before and within it); an
+  // error names the file.
   absl::Status Append(std::string_view data) {
     OC_RETURN_IF_ERROR(Open());
-    if (std::fwrite(data.data(), 1, data.size(), file_) != data.size()) return Error("write");
-    return absl::OkStatus();
+    while (true) {
+      OC_RETURN_IF_ERROR(CopyRangesHere());
+      if (data.empty()) return absl::OkStatus();
+      size_t take = data.size();
+      if (next_range_ < ranges_.size()) {
+        take = std::min<int64_t>(take, ranges_[next_range_].offset() - written_);
+      }
+      if (std::fwrite(data.data(), 1, take, file_) != take) return Error("write");
+      written_ += static_cast<int64_t>(take);
+      data.remove_prefix(take);
+    }
   }
-  // Syncs the file and renames it to its path; an error names the file.
+  // Copies the ranges left, syncs the file and renames it to its path; an
+  // error names the file.
   absl::Status Commit() {
     OC_RETURN_IF_ERROR(Open());
+    OC_RETURN_IF_ERROR(CopyRangesHere());
+    if (next_range_ < ranges_.size()) return BadRange();
     bool written = std::fflush(file_) == 0 && ::fsync(fileno(file_)) == 0;
     written = std::fclose(file_) == 0 && written;
     file_ = nullptr;
@@ -135,6 +158,45 @@ class ChunkFile {
     }
     return absl::OkStatus();
   }
+  // Copies the ranges that start where the file ends, by the kernel
+  // (copy_file_range) or else through memory.
+  absl::Status CopyRangesHere() {
+    while (next_range_ < ranges_.size() && ranges_[next_range_].offset() <= written_) {
+      const v1::UploadRange& range = ranges_[next_range_];
+      if (range.offset() != written_ || range.length() < 0 || range.upload_offset() < 0 ||
+          range.upload_offset() > source_size_ - range.length()) {
+        return BadRange();
+      }
+      if (std::fflush(file_) != 0) return Error("write");
+      loff_t from = range.upload_offset();
+      int64_t left = range.length();
+      while (left > 0) {
+        ssize_t copied = copy_file_range(source_, &from, fileno(file_), nullptr,
+                                         static_cast<size_t>(left), 0);
+        if (copied <= 0) break;
+        left -= copied;
+      }
+      std::string buffer;
+      while (left > 0) {  // the kernel could not copy: through memory
+        buffer.resize(static_cast<size_t>(std::min<int64_t>(left, 1 << 20)));
+        ssize_t got = pread(source_, buffer.data(), buffer.size(), from);
+        if (got <= 0) return Error("copy into");
+        if (std::fwrite(buffer.data(), 1, static_cast<size_t>(got), file_) !=
+            static_cast<size_t>(got)) {
+          return Error("write");
+        }
+        from += got;
+        left -= got;
+      }
+      written_ += range.length();
+      ++next_range_;
+    }
+    return absl::OkStatus();
+  }
+  absl::Status BadRange() const {
+    return Infrastructure(absl::DataLossError(absl::StrCat(
+        "the server's ranges of the uploaded model do not fit '", path_, "'")));
+  }
   absl::Status Error(absl::string_view what) const {
     return absl::UnavailableError(
         absl::StrCat("cannot ", what, " '", partial_, "': ", std::strerror(errno)));
@@ -143,6 +205,11 @@ class ChunkFile {
   std::string path_;
   std::string partial_;
   std::FILE* file_ = nullptr;
+  int64_t written_ = 0;
+  int source_ = -1;
+  int64_t source_size_ = 0;
+  std::vector<v1::UploadRange> ranges_;
+  size_t next_range_ = 0;
 };
 
 // Writes `bytes` as chunks named `name`.
@@ -370,44 +437,59 @@ absl::StatusOr<v1::StreamResult> Client::ConvertStreamed(
 absl::StatusOr<converter::ConversionReport> Client::ConvertFile(
     const std::string& path, const std::string& name, const std::string& output,
     const converter::ConvertOptions& options) {
-  std::error_code error;
-  uintmax_t size = std::filesystem::file_size(path, error);
-  if (error) return absl::NotFoundError(absl::StrCat(path, ": ", error.message()));
+  int source = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat info;
+  if (source < 0 || fstat(source, &info) != 0) {
+    if (source >= 0) close(source);
+    return absl::NotFoundError(absl::StrCat(path, ": cannot read the file"));
+  }
   v1::StreamHeader header;
   header.set_model_name(name);
   *header.mutable_options() = OptionsToProto(options);
   header.set_external_data(v1::EXTERNAL_DATA_KEPT_BY_CLIENT);
   header.set_report_message_only(true);
+  // Weights passed through as they came are copied here from the model's
+  // file, not downloaded.
+  header.set_client_copies_model_ranges(true);
   // (A call is tried again only when nothing of its answer arrived: the
-  // file holds one attempt's chunks.)
+  // file holds one attempt's answer.)
   ChunkFile model_file(output);
-  OC_ASSIGN_OR_RETURN(v1::StreamResult result,
-                      ConvertStreamedWith(
-                          header, static_cast<int64_t>(size),
-                          [&](Stream& stream) {
-                            return WriteFileChunks(stream, "", path, options_.chunk_bytes);
-                          },
-                          {}, [&](const v1::Chunk& chunk) {
-                            if (!chunk.name().empty()) {
-                              return Infrastructure(absl::DataLossError(absl::StrCat(
-                                  "server ", target_, ": sent a file '", chunk.name(),
-                                  "' beside the model it was to convert alone")));
-                            }
-                            return model_file.Append(chunk.data());
-                          }));
-  OC_RETURN_IF_ERROR(model_file.Commit());
-  return ReportFromProto(result.report());
+  absl::StatusOr<v1::StreamResult> result = ConvertStreamedWith(
+      header, static_cast<int64_t>(info.st_size),
+      [&](Stream& stream) { return WriteFileChunks(stream, "", path, options_.chunk_bytes); },
+      {},
+      [&](const v1::Chunk& chunk) {
+        if (!chunk.name().empty()) {
+          return Infrastructure(absl::DataLossError(
+              absl::StrCat("server ", target_, ": sent a file '", chunk.name(),
+                           "' beside the model it was to convert alone")));
+        }
+        return model_file.Append(chunk.data());
+      },
+      [&](const v1::StreamResult& answer) {
+        if (answer.files_size() > 0) {
+          model_file.CopyRanges(source, static_cast<int64_t>(info.st_size),
+                                {answer.files(0).from_upload().begin(),
+                                 answer.files(0).from_upload().end()});
+        }
+        return absl::OkStatus();
+      });
+  absl::Status committed = result.ok() ? model_file.Commit() : result.status();
+  close(source);
+  OC_RETURN_IF_ERROR(committed);
+  return ReportFromProto(result->report());
 }
 
 absl::StatusOr<v1::StreamResult> Client::ConvertStreamedWith(
     const v1::StreamHeader& header, int64_t model_bytes,
     absl::FunctionRef<absl::StatusOr<bool>(Stream&)> write_model,
     const std::vector<std::pair<std::string, std::string>>& external_files,
-    absl::FunctionRef<absl::Status(const v1::Chunk&)> sink) {
+    absl::FunctionRef<absl::Status(const v1::Chunk&)> sink,
+    const std::function<absl::Status(const v1::StreamResult&)>& on_result) {
   for (int attempt = 1;; ++attempt) {
     bool retryable = false;
-    absl::StatusOr<v1::StreamResult> result =
-        ConvertStreamOnce(header, model_bytes, write_model, external_files, sink, retryable);
+    absl::StatusOr<v1::StreamResult> result = ConvertStreamOnce(
+        header, model_bytes, write_model, external_files, sink, on_result, retryable);
     if (result.ok() || !retryable || attempt >= options_.max_attempts) return result;
     absl::SleepFor(RetryDelay(grpc::Status(grpc::StatusCode::UNAVAILABLE, ""), attempt - 1));
   }
@@ -417,7 +499,8 @@ absl::StatusOr<v1::StreamResult> Client::ConvertStreamOnce(
     const v1::StreamHeader& header, int64_t model_bytes,
     absl::FunctionRef<absl::StatusOr<bool>(Stream&)> write_model,
     const std::vector<std::pair<std::string, std::string>>& external_files,
-    absl::FunctionRef<absl::Status(const v1::Chunk&)> sink, bool& retryable) {
+    absl::FunctionRef<absl::Status(const v1::Chunk&)> sink,
+    const std::function<absl::Status(const v1::StreamResult&)>& on_result, bool& retryable) {
   grpc::ClientContext context;
   Prepare(context);
   std::unique_ptr<Stream> stream = stub_->ConvertStream(&context);
@@ -447,6 +530,10 @@ absl::StatusOr<v1::StreamResult> Client::ConvertStreamOnce(
     answered = true;
     if (message.has_result()) {
       result = std::move(*message.mutable_result());
+      if (on_result && sunk.ok()) {
+        sunk = on_result(*result);
+        if (!sunk.ok()) context.TryCancel();
+      }
     } else if (sunk.ok()) {
       sunk = sink(message.chunk());
       if (!sunk.ok()) context.TryCancel();

@@ -6,6 +6,7 @@
 // the CLI's remote engine, the status tool and the service tests.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -131,18 +132,21 @@ class Client {
       absl::FunctionRef<grpc::Status(grpc::ClientContext&, const v1::ModelRequest&)> rpc) const;
   // ConvertStream with retries: sends the header (declaring `model_bytes`),
   // the model by `write_model` (false: the stream broke) and the external
-  // files; every chunk of the answer goes to `sink`. Tries again only a
-  // call of which no chunk reached `sink`.
+  // files; the result goes to `on_result` (if set) before any chunk, every
+  // chunk of the answer to `sink`. Tries again only a call of which
+  // nothing of the answer arrived.
   absl::StatusOr<v1::StreamResult> ConvertStreamedWith(
       const v1::StreamHeader& header, int64_t model_bytes,
       absl::FunctionRef<absl::StatusOr<bool>(Stream&)> write_model,
       const std::vector<std::pair<std::string, std::string>>& external_files,
-      absl::FunctionRef<absl::Status(const v1::Chunk&)> sink);
+      absl::FunctionRef<absl::Status(const v1::Chunk&)> sink,
+      const std::function<absl::Status(const v1::StreamResult&)>& on_result = nullptr);
   absl::StatusOr<v1::StreamResult> ConvertStreamOnce(
       const v1::StreamHeader& header, int64_t model_bytes,
       absl::FunctionRef<absl::StatusOr<bool>(Stream&)> write_model,
       const std::vector<std::pair<std::string, std::string>>& external_files,
-      absl::FunctionRef<absl::Status(const v1::Chunk&)> sink, bool& retryable);
+      absl::FunctionRef<absl::Status(const v1::Chunk&)> sink,
+      const std::function<absl::Status(const v1::StreamResult&)>& on_result, bool& retryable);
   absl::StatusOr<v1::ConvertResponse> ConvertUnary(const std::string& bytes,
                                                    const std::string& name,
                                                    const converter::ConvertOptions& options);

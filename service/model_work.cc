@@ -238,11 +238,12 @@ absl::Status SendModel(const onnx::ModelProto& model, const StreamWorkspace& wor
 // conversion to convert. The model is held neither parsed nor whole in
 // memory (a model the windows take has no external data, so the output
 // directory then holds the model alone, whatever the header's external
-// data mode).
+// data mode). With `copies_for_client`, the pieces of the output copied
+// from the upload are listed for the client to write from its own copy.
 absl::StatusOr<bool> ConvertUploadedInWindows(const StreamWorkspace& workspace,
                                               const converter::ConvertOptions& options,
                                               int64_t max_model_bytes, ReportForms forms,
-                                              StreamOutput& output) {
+                                              bool copies_for_client, StreamOutput& output) {
   absl::StatusOr<MappedFile> file = MappedFile::Open(workspace.input_model_path());
   if (!file.ok() || static_cast<int64_t>(file->bytes().size()) > max_model_bytes) return false;
   FileModelSink disk(workspace.output_model_path(), /*durable=*/false, &*file);
@@ -251,6 +252,15 @@ absl::StatusOr<bool> ConvertUploadedInWindows(const StreamWorkspace& workspace,
   if (!report) return false;
   SetReport(*report, forms, output.result);
   OC_RETURN_IF_ERROR(SendOutputFiles(workspace, output));
+  if (copies_for_client) {
+    v1::FileInfo& model = *output.result.mutable_files(0);
+    for (const FileModelSink::CopiedPiece& piece : disk.copied()) {
+      v1::UploadRange& range = *model.add_from_upload();
+      range.set_offset(piece.offset);
+      range.set_upload_offset(piece.source_offset);
+      range.set_length(piece.length);
+    }
+  }
   return true;
 }
 
@@ -290,7 +300,8 @@ absl::StatusOr<StreamOutput> ConvertUploadedModel(const StreamWorkspace& workspa
   if (!options.dry_run && !header.has_external_data_threshold()) {
     // A large model converts from its file, window by window.
     absl::StatusOr<bool> windowed =
-        ConvertUploadedInWindows(workspace, options, max_model_bytes, forms, output);
+        ConvertUploadedInWindows(workspace, options, max_model_bytes, forms,
+                                 header.client_copies_model_ranges(), output);
     if (!windowed.ok()) return workspace.Relabel(windowed.status(), name);
     if (*windowed) {
       timings.set_convert_ms(clock.Lap());

@@ -114,7 +114,7 @@ void MarkKeptUploads(const StreamWorkspace& workspace, v1::StreamResult& result)
 }
 
 // Sends the result, then every output file as chunks (but those the
-// result names same_as_upload).
+// result names same_as_upload, and the ranges it lists from_upload).
 absl::Status SendOutput(const StreamOutput& output, const StreamWorkspace& workspace,
                         int64_t chunk_bytes,
                         grpc::ServerReaderWriter<v1::ConvertStreamResponse,
@@ -147,7 +147,13 @@ absl::Status SendOutput(const StreamOutput& output, const StreamWorkspace& works
         OC_RETURN_IF_ERROR(send(piece));
       }
     } else {
-      OC_RETURN_IF_ERROR(workspace.ReadOutput(file.name(), chunk_bytes, send));
+      // The ranges the client writes from its upload are not sent.
+      std::vector<StreamWorkspace::ByteRange> skip;
+      skip.reserve(file.from_upload_size());
+      for (const v1::UploadRange& range : file.from_upload()) {
+        skip.push_back({range.offset(), range.length()});
+      }
+      OC_RETURN_IF_ERROR(workspace.ReadOutput(file.name(), chunk_bytes, send, skip));
     }
   }
   return absl::OkStatus();

@@ -5,9 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <system_error>
 
@@ -239,20 +238,40 @@ absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> StreamWorkspace::Ou
   return files;
 }
 
-absl::Status StreamWorkspace::ReadOutput(
-    const std::string& name, int64_t chunk_bytes,
-    absl::FunctionRef<absl::Status(std::string&)> sink) const {
+absl::Status StreamWorkspace::ReadOutput(const std::string& name, int64_t chunk_bytes,
+                                         absl::FunctionRef<absl::Status(std::string&)> sink,
+                                         absl::Span<const ByteRange> skip) const {
   std::string path = absl::StrCat(out_dir_, "/", name.empty() ? model_file_ : name);
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return absl::InternalError(absl::StrCat(Label(name), ": output cannot be read"));
   posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  struct stat info;
+  int64_t size = fstat(fd, &info) == 0 ? static_cast<int64_t>(info.st_size) : 0;
   absl::Status status;
   std::string piece;
+  int64_t at = 0;
+  size_t next_skip = 0;
   while (status.ok()) {
-    piece.resize(static_cast<size_t>(chunk_bytes));
+    int64_t end = at + chunk_bytes;  // of this chunk, unless a range or the file ends first
+    if (next_skip < skip.size()) {
+      const ByteRange& range = skip[next_skip];
+      if (range.offset < at || range.length < 0 || range.length > size - range.offset) {
+        status = absl::InternalError(
+            absl::StrCat(Label(name), ": ranges to skip out of order or past the end"));
+        break;
+      }
+      if (range.offset == at) {
+        at += range.length;
+        ++next_skip;
+        continue;
+      }
+      end = std::min(end, range.offset);
+    }
+    piece.resize(static_cast<size_t>(end - at));
     size_t got = 0;
-    while (got < piece.size()) {  // a full chunk unless the file ends
-      ssize_t read_now = read(fd, piece.data() + got, piece.size() - got);
+    while (got < piece.size()) {  // the whole chunk unless the file ends
+      ssize_t read_now = pread(fd, piece.data() + got, piece.size() - got,
+                               static_cast<off_t>(at + static_cast<int64_t>(got)));
       if (read_now < 0 && errno == EINTR) continue;
       if (read_now < 0) {
         status = absl::InternalError(absl::StrCat(Label(name), ": output read failed"));
@@ -262,6 +281,7 @@ absl::Status StreamWorkspace::ReadOutput(
     }
     if (!status.ok() || got == 0) break;
     piece.resize(got);
+    at += static_cast<int64_t>(got);
     status = sink(piece);
   }
   close(fd);

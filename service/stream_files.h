@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 namespace onnxconvert::service {
 
@@ -87,12 +88,20 @@ class StreamWorkspace {
   // The output files, model first (named ""), then every other file of
   // `out/` by its path relative to it, sorted, with their sizes.
   absl::StatusOr<std::vector<std::pair<std::string, int64_t>>> OutputFiles() const;
+  // A byte range of a file: `length` bytes from `offset`.
+  struct ByteRange {
+    int64_t offset;
+    int64_t length;
+  };
   // Feeds the output file `name` (as OutputFiles names it) to `sink` in
   // chunks of at most `chunk_bytes`, each read straight into the string
   // passed; the sink may take that string's contents (swap it into a
-  // message) and leave any string in its place.
+  // message) and leave any string in its place. The ranges of `skip`
+  // (in order, not overlapping) are left out; no chunk spans the start of
+  // one. A range past the file's end is Internal.
   absl::Status ReadOutput(const std::string& name, int64_t chunk_bytes,
-                          absl::FunctionRef<absl::Status(std::string&)> sink) const;
+                          absl::FunctionRef<absl::Status(std::string&)> sink,
+                          absl::Span<const ByteRange> skip = {}) const;
 
   // Replaces this workspace's paths in `status`'s message: the model's by
   // `model_name`, other files' by their names relative to the model, so

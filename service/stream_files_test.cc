@@ -90,6 +90,46 @@ TEST(StreamWorkspaceTest, ReadOutputsSinkMayTakeEachChunksString) {
   EXPECT_EQ(taken, (std::vector<std::string>{"0123", "4567", "89"}));
 }
 
+// ReadOutput leaves the ranges to skip out, and no chunk spans the start
+// of one; ranges out of order or past the file's end are Internal.
+TEST(StreamWorkspaceTest, ReadOutputSkipsRanges) {
+  using Range = StreamWorkspace::ByteRange;
+  struct Case {
+    const char* name;
+    std::vector<Range> skip;
+    std::vector<std::string> chunks;  // empty: an Internal error
+  };
+  const Case cases[] = {
+      {"none", {}, {"0123", "4567", "89"}},
+      {"inside", {{2, 3}}, {"01", "5678", "9"}},
+      {"first_and_last", {{0, 2}, {8, 2}}, {"2345", "67"}},
+      {"adjacent", {{1, 1}, {2, 1}}, {"0", "3456", "789"}},
+      {"whole", {{0, 10}}, {}},
+      {"past_the_end", {{8, 4}}, {}},
+      {"out_of_order", {{6, 1}, {2, 1}}, {}},
+  };
+  auto workspace = Workspace("ws_skip");
+  onnxconvert::testing::WriteTestFile(workspace->output_model_path(), "0123456789");
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<std::string> chunks;
+    absl::Status status = workspace->ReadOutput(
+        "", 4,
+        [&](std::string& piece) {
+          chunks.push_back(piece);
+          return absl::OkStatus();
+        },
+        c.skip);
+    bool whole = std::string_view(c.name) == "whole";
+    if (c.chunks.empty() && !whole) {
+      EXPECT_EQ(status.code(), absl::StatusCode::kInternal) << status;
+      continue;
+    }
+    EXPECT_TRUE(status.ok()) << status;
+    EXPECT_EQ(chunks, c.chunks);
+  }
+}
+
 TEST(StreamWorkspaceTest, UploadWithoutModelBytesIsInvalid) {
   auto workspace = Workspace("ws_empty");
   ASSERT_TRUE(workspace->Append("w.bin", "1").ok());

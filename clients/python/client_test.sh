@@ -71,9 +71,9 @@ g (float[N] x) => (float[N] y) {
 EOF
 "$cli" parse "$work/gelu.txt" -o "$work/gelu.onnx"
 
-WORK="$work" MODEL="$model" CLIENT_DIR="$client_dir" PORT="$port" PORT2="$port2" PORT3="$port3" \
+CLI="$cli" WORK="$work" MODEL="$model" CLIENT_DIR="$client_dir" PORT="$port" PORT2="$port2" PORT3="$port3" \
   DEAD="$(dead_port)" /usr/bin/python3 - <<'PY'
-import filecmp, json, os, sys
+import filecmp, json, os, subprocess, sys
 sys.path.insert(0, os.environ["CLIENT_DIR"])
 import grpc
 import onnx_convert_client as c
@@ -126,6 +126,54 @@ small = c.Client(f"127.0.0.1:{port}", unary_limit_bytes=100, chunk_bytes=97)
 converted, report_json = small.convert(model, 17)
 assert converted == local and json.loads(report_json)["target_opset"] == 17
 assert small.rewrite(local, profile="exact").model == rewritten.model
+
+# A model with its weights inside (the tiny CNN and an unused 16 MiB
+# initializer: past the windows' 16 MiB): the weights the conversion passes
+# through as they came are written from the client's own copy of the model
+# (the result lists them), not downloaded; to a folder or to memory, from a
+# file or from bytes, the bytes the CLI writes locally.
+def varint(n):
+    out = bytearray()
+    while True:
+        low, n = n & 0x7F, n >> 7
+        out.append(low | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+def read_varint(data, at):
+    n = shift = 0
+    while True:
+        n |= (data[at] & 0x7F) << shift
+        shift, at = shift + 7, at + 1
+        if not data[at - 1] & 0x80:
+            return n, at
+def field(number, payload):
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+big = (varint(1 << 3) + varint(4 << 20) + varint(2 << 3) + varint(1) + field(8, b"big")
+       + field(9, bytes([1]) * (16 << 20)))
+weights, at = bytearray(), 0
+while at < len(model):
+    key, after_key = read_varint(model, at)
+    end = {0: lambda: read_varint(model, after_key)[1], 1: lambda: after_key + 8,
+           5: lambda: after_key + 4, 2: lambda: sum(read_varint(model, after_key))}[key & 7]()
+    if key == (7 << 3 | 2):  # the graph: its initializers get "big"
+        length, start = read_varint(model, after_key)
+        weights += field(7, model[start:end] + field(5, big))
+    else:
+        weights += model[at:end]
+    at = end
+weights = bytes(weights)
+with open(f"{work}/weights.onnx", "wb") as f:
+    f.write(weights)
+subprocess.run([os.environ["CLI"], "convert", f"{work}/weights.onnx", "-o",
+                f"{work}/weights_local.onnx", "--to", "17"], check=True, stdout=subprocess.DEVNULL)
+expected = read(f"{work}/weights_local.onnx")
+for source in (f"{work}/weights.onnx", weights):
+    to_folder = client.convert_stream(source, 17, name="weights.onnx",
+                                      out_dir=f"{work}/weights_remote")
+    ranges = to_folder.result.files[0].from_upload
+    assert sum(r.length for r in ranges) >= 16 << 20, ranges
+    assert read(f"{work}/weights_remote/weights.onnx") == expected, "folder output differs"
+    assert client.convert_stream(source, 17, name="weights.onnx").files[""] == expected
 
 # ConvertStream with uploaded external data, written to a folder: the
 # files `convert --external-data-threshold` writes.

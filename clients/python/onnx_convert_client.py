@@ -225,6 +225,71 @@ def _size_of(source):
     return os.path.getsize(source)
 
 
+class _ModelRanges:
+    """Writes the output model's chunks, with the ranges of it the server
+    left to the client (its FileInfo.from_upload: pieces of the uploaded
+    model, unchanged) filled in from `model` (bytes or a path) where they
+    fall; `emit` takes each piece of the output in order."""
+
+    def __init__(self, ranges, model, emit, target):
+        self.ranges = list(ranges)
+        self.next = 0
+        self.written = 0
+        self.emit = emit
+        self.target = target
+        self.in_memory = isinstance(model, (bytes, bytearray, memoryview))
+        self.model = memoryview(model) if self.in_memory else open(model, "rb")
+        self.size = len(self.model) if self.in_memory else os.fstat(self.model.fileno()).st_size
+
+    def write(self, data):
+        data = memoryview(data)
+        while True:
+            self._fill()
+            if not data:
+                return
+            take = len(data)
+            if self.next < len(self.ranges):
+                take = min(take, self.ranges[self.next].offset - self.written)
+            self.emit(data[:take])
+            self.written += take
+            data = data[take:]
+
+    def finish(self):
+        try:
+            self._fill()
+            if self.next < len(self.ranges):
+                self._bad()
+        finally:
+            self.close()
+
+    def close(self):
+        if not self.in_memory:
+            self.model.close()
+
+    def _fill(self):
+        while self.next < len(self.ranges) and self.ranges[self.next].offset <= self.written:
+            r = self.ranges[self.next]
+            if (r.offset != self.written or r.length < 0 or r.upload_offset < 0
+                    or r.upload_offset + r.length > self.size):
+                self._bad()
+            at, end = r.upload_offset, r.upload_offset + r.length
+            while at < end:
+                n = min(end - at, 1 << 20)
+                piece = (self.model[at:at + n] if self.in_memory
+                         else os.pread(self.model.fileno(), n, at))
+                if not piece:
+                    self._bad()
+                self.emit(piece)
+                at += len(piece)
+            self.written += r.length
+            self.next += 1
+
+    def _bad(self):
+        raise ConversionError(grpc.StatusCode.DATA_LOSS,
+                              f"server {self.target}: its ranges of the uploaded model do "
+                              f"not fit the model")
+
+
 class _CopiesAhead:
     """Copies uploaded files (local paths) to temporary files in out_dir on
     a thread while the upload runs, so that an output file the server then
@@ -464,6 +529,10 @@ class Client:
         # the flag sends it anyway).
         header.client_keeps_identical_data = (not keep_external_data and
                                               self.keep_identical_data)
+        # Pieces of the output model that are pieces of the upload (weights
+        # passed through as they came) are written here from `model`, not
+        # downloaded.
+        header.client_copies_model_ranges = True
         if external_data_threshold is not None:
             header.external_data_threshold = external_data_threshold
         # The server charges its budgets for the model before the upload.
@@ -503,29 +572,46 @@ class Client:
         """Runs the streamed call: uploads, then takes the result into
         `output` and writes the files the stream carries."""
         open_files = {}
+        ranges = None  # the model's ranges the server left to this client
+
+        def emit_to(name):
+            """Where the bytes of output file `name` go, in order."""
+            if out_dir is None:
+                return output.files.setdefault(name, bytearray()).extend
+            if name not in open_files:
+                path = os.path.join(out_dir, _safe_location(name) if name else model_file)
+                os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+                open_files[name] = open(path, "wb")
+                output.files[name] = path
+            return open_files[name].write
+
         call = method(self._chunks(header, model, external_files), timeout=self.timeout,
                       metadata=self._metadata(request_id))
         try:
             for message in call:
                 if message.HasField("result"):
                     output.result = message.result
+                    listed = [r for info in message.result.files if not info.name
+                              for r in info.from_upload]
+                    if listed:
+                        ranges = _ModelRanges(listed, model, emit_to(""), self.target)
                     continue
                 name = message.chunk.name
-                if out_dir is None:
-                    output.files.setdefault(name, bytearray()).extend(message.chunk.data)
-                    continue
-                if name not in open_files:
-                    path = os.path.join(out_dir, _safe_location(name) if name else model_file)
-                    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-                    open_files[name] = open(path, "wb")
-                    output.files[name] = path
-                open_files[name].write(message.chunk.data)
+                if ranges is not None and not name:
+                    ranges.write(message.chunk.data)
+                else:
+                    emit_to(name)(message.chunk.data)
+            if ranges is not None:
+                ranges.finish()
+                ranges = None
         except grpc.RpcError as error:
             raise ConversionError.from_rpc(error) from None
         except BaseException:
             call.cancel()
             raise
         finally:
+            if ranges is not None:
+                ranges.close()
             for f in open_files.values():
                 f.close()
         if output.result is None:
