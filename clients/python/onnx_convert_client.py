@@ -457,7 +457,9 @@ class Client:
         with `out_dir` the model (named as `name`'s last component) and its
         data files are written there, else kept in memory. A data file the
         server finds identical to an upload is not downloaded but written
-        from the local file (see the Client's keep_identical_data)."""
+        from the local file (see the Client's keep_identical_data); pieces of
+        the output model that are pieces of `model` (weights passed through
+        as they came) are written from `model`, not downloaded."""
         header = pb.StreamHeader(model_name=name,
                                  options=_convert_options(target_opset, **options))
         return self._stream(self.stub.ConvertStream, header, model, external_files,
