@@ -35,15 +35,21 @@ report() {
   awk -v l="$1" -v s="$secs" -v k="$kib" -v b="$bytes" -v c="$(echo "$user + $sys" | bc)" \
     'BEGIN {printf "%-26s %6.2f s %6.0f MB/s  client: peak RSS %4.0f MB, CPU %5.2f s\n", l, s, b / s / 1e6, k / 1024, c}'
 }
-sync
-/usr/bin/time -f "%e %M %U %S" -o "$dir/t" "$cli_bin" convert "$dir/model.onnx" \
-  -o "$dir/local/model.onnx" --to 13 >/dev/null
-report "local CLI (floor)" "$dir/t"
-
-"$server_bin" --port=0 --work_dir="$dir/work" --log_requests=false 2>"$dir/stderr" &
-server=$!
-for _ in $(seq 500); do grep -qs "listening on" "$dir/stderr" && break; sleep 0.01; done
-port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$dir/stderr")
+# Converts MODEL to OUT locally (-> 13), reported as LABEL.
+local_run() {
+  sync
+  /usr/bin/time -f "%e %M %U %S" -o "$dir/t" "$cli_bin" convert "$2" -o "$3" --to 13 >/dev/null
+  report "$1" "$dir/t"
+}
+# Starts a server with its work folder in DIR; sets $server and $port.
+start_server() {
+  "$server_bin" --port=0 --work_dir="$1" --log_requests=false 2>"$1.stderr" &
+  server=$!
+  for _ in $(seq 500); do grep -qs "listening on" "$1.stderr" && break; sleep 0.01; done
+  port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$1.stderr")
+}
+local_run "local CLI (floor)" "$dir/model.onnx" "$dir/local/model.onnx"
+start_server "$dir/work"
 hwm() { awk '/^VmHWM:/ {printf "%.0f", $2 / 1024}' /proc/$server/status; }
 cpu() { awk -v t="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / t}' /proc/$server/stat; }
 
@@ -95,14 +101,8 @@ mkdir -p "$dir/inside/local" "$dir/inside/remote" "$dir/inside/work"
 "$make_model" "$dir/inside/model.onnx" "$inside_mib" inside
 bytes=$(stat -c %s "$dir/inside/model.onnx")
 echo "model with its weights inside: $bytes bytes"
-sync
-/usr/bin/time -f "%e %M %U %S" -o "$dir/t" "$cli_bin" convert "$dir/inside/model.onnx" \
-  -o "$dir/inside/local/model.onnx" --to 13 >/dev/null
-report "local CLI, weights inside" "$dir/t"
-"$server_bin" --port=0 --work_dir="$dir/inside/work" --log_requests=false 2>"$dir/stderr2" &
-server=$!
-for _ in $(seq 500); do grep -qs "listening on" "$dir/stderr2" && break; sleep 0.01; done
-port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$dir/stderr2")
+local_run "local CLI, weights inside" "$dir/inside/model.onnx" "$dir/inside/local/model.onnx"
+start_server "$dir/inside/work"
 sync
 /usr/bin/time -f "%e %M %U %S" -o "$dir/t" "$cli_bin" --server "127.0.0.1:$port" convert \
   "$dir/inside/model.onnx" -o "$dir/inside/remote/model.onnx" --to 13 >/dev/null
