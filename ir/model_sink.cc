@@ -147,19 +147,32 @@ absl::Status FileModelSink::Finish(absl::string_view head,
   return Commit(ok);
 }
 
+size_t CopyBetweenFiles(int from, int64_t offset, int to, size_t length) {
+  loff_t at = offset;
+  size_t left = length;
+  while (left > 0) {
+    ssize_t copied = copy_file_range(from, &at, to, nullptr, left, 0);
+    if (copied <= 0) break;
+    left -= static_cast<size_t>(copied);
+  }
+  // Between file systems (copy_file_range's EXDEV) sendfile still copies in
+  // the kernel.
+  off_t sent_from = at;
+  while (left > 0) {
+    ssize_t sent = sendfile(to, from, &sent_from, left);
+    if (sent <= 0) break;
+    left -= static_cast<size_t>(sent);
+  }
+  return left;
+}
+
 bool FileModelSink::Write(std::FILE* out, absl::string_view bytes) {
   int64_t offset = source_ == nullptr || bytes.size() < kKernelCopyMinBytes
                        ? -1
                        : source_->OffsetOf(bytes);
   off_t at = offset >= 0 && std::fflush(out) == 0 ? ::lseek(fileno(out), 0, SEEK_CUR) : -1;
   if (at >= 0) {
-    loff_t from = offset;
-    size_t left = bytes.size();
-    while (left > 0) {
-      ssize_t copied = copy_file_range(source_->fd(), &from, fileno(out), nullptr, left, 0);
-      if (copied <= 0) break;
-      left -= static_cast<size_t>(copied);
-    }
+    size_t left = CopyBetweenFiles(source_->fd(), offset, fileno(out), bytes.size());
     if (left == 0) {
       copied_.push_back({at, offset, static_cast<int64_t>(bytes.size())});
       return true;

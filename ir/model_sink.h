@@ -60,6 +60,11 @@ class StringModelSink : public ModelSink {
   std::string model_;
 };
 
+// Copies `length` bytes of the file open as `from`, from `offset`, to the
+// file open as `to` at its position, in the kernel (copy_file_range, else
+// sendfile): the bytes left uncopied (0 when all were).
+size_t CopyBetweenFiles(int from, int64_t offset, int to, size_t length);
+
 // A file's bytes mapped read-only into memory: pages are read as they are
 // touched, and the system may drop them again (they are the file's).
 class MappedFile {

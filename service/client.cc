@@ -22,6 +22,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "proto/rpc_status.pb.h"
 #include "ir/model_io.h"
+#include "ir/model_sink.h"
 #include "service/admission.h"
 #include "service/grpc_status.h"
 #include "service/report_proto.h"
@@ -158,8 +159,8 @@ class ChunkFile {
     }
     return absl::OkStatus();
   }
-  // Copies the ranges that start where the file ends, by the kernel
-  // (copy_file_range) or else through memory.
+  // Copies the ranges that start where the file ends, by the kernel or
+  // else through memory.
   absl::Status CopyRangesHere() {
     while (next_range_ < ranges_.size() && ranges_[next_range_].offset() <= written_) {
       const v1::UploadRange& range = ranges_[next_range_];
@@ -168,14 +169,9 @@ class ChunkFile {
         return BadRange();
       }
       if (std::fflush(file_) != 0) return Error("write");
-      loff_t from = range.upload_offset();
-      int64_t left = range.length();
-      while (left > 0) {
-        ssize_t copied = copy_file_range(source_, &from, fileno(file_), nullptr,
-                                         static_cast<size_t>(left), 0);
-        if (copied <= 0) break;
-        left -= copied;
-      }
+      auto left = static_cast<int64_t>(CopyBetweenFiles(
+          source_, range.upload_offset(), fileno(file_), static_cast<size_t>(range.length())));
+      int64_t from = range.upload_offset() + range.length() - left;
       std::string buffer;
       while (left > 0) {  // the kernel could not copy: through memory
         buffer.resize(static_cast<size_t>(std::min<int64_t>(left, 1 << 20)));
