@@ -108,6 +108,8 @@ int Windowed(const char* path, int64_t target, bool windows) {
   std::string why;
   onnxconvert::converter::WindowOptions window_options;
   if (!windows) window_options.min_nodes = window_options.min_bytes = INT64_MAX;
+  // As the CLI converts it: the pages passes leave behind are dropped.
+  window_options.release = [&](absl::string_view piece) { file->Release(piece); };
   auto report = onnxconvert::converter::ConvertBytes(
       file->bytes(), options, sink, window_options, &why);
   if (!report.ok() || !report->has_value()) {

@@ -38,7 +38,9 @@ class Local final : public Engine {
     absl::StatusOr<MappedFile> file = MappedFile::Open(path);
     if (!file.ok()) return std::nullopt;  // loading it says why
     FileModelSink sink(output, /*durable=*/true, &*file);
-    return converter::ConvertBytes(file->bytes(), options, sink);
+    converter::WindowOptions windows;
+    windows.release = [&](absl::string_view piece) { file->Release(piece); };
+    return converter::ConvertBytes(file->bytes(), options, sink, windows);
   }
 };
 

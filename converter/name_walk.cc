@@ -8,6 +8,7 @@
 #include "base/op_key.h"
 #include "base/radix_sort.h"
 #include "base/status_macros.h"
+#include "converter/bytes_behind.h"
 #include "converter/side_by_side.h"
 #include "converter/wire_scan.h"
 #include "ir/wire.h"
@@ -27,9 +28,11 @@ absl::StatusOr<std::vector<uint64_t>> ReserveNames(const WalkedGraph& graph,
   wire::FieldReader reader(graph.payload);
   wire::Field field;
   bool found;
+  BytesBehind behind(graph.release, graph.payload.data());
   while (true) {
     OC_RETURN_IF_ERROR(reader.Next(field, found));
     if (!found) break;
+    behind.Forwards(field.whole.data());
     if (field.number != kGraphNode || field.wire_type != wire::kLengthDelimited) continue;
     if (!ScanNode(field.payload, node, /*all=*/true).ok()) return Refused("a node does not parse");
     names.Reserve(node.name);
@@ -88,6 +91,7 @@ absl::Status WalkBackwards(const WalkedGraph& graph, std::vector<bool>& uses) {
   bool found;
   // The nodes of one checkpoint's stretch, read forwards, walked backwards.
   std::vector<absl::string_view> stretch;
+  BytesBehind behind(graph.release, graph.payload.data() + graph.payload.size());
   for (auto checkpoint = graph.checkpoints.rbegin(); checkpoint != graph.checkpoints.rend();
        ++checkpoint) {
     stretch.clear();
@@ -109,6 +113,7 @@ absl::Status WalkBackwards(const WalkedGraph& graph, std::vector<bool>& uses) {
         uses.push_back(!input->empty() && live.insert(*input).second);
       }
     }
+    behind.Backwards(graph.payload.data() + *checkpoint);
   }
   return absl::OkStatus();
 }

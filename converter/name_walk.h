@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,8 @@ struct WalkedGraph {
   // OpKey(domain, name) of the model's functions: their calls are nodes
   // like any other; a node of another domain is refused.
   const absl::flat_hash_set<std::string>* functions = nullptr;
+  // What each walk leaves behind goes here (WindowOptions::release), if set.
+  const std::function<void(absl::string_view)>* release = nullptr;
 };
 
 // Walks the nodes of `graph` from the first, reserving in `names` every

@@ -20,6 +20,7 @@
 #include "base/heap_trimmer.h"
 #include "base/op_key.h"
 #include "base/status_macros.h"
+#include "converter/bytes_behind.h"
 #include "converter/incremental_validation.h"
 #include "converter/model_shell.h"
 #include "converter/name_walk.h"
@@ -69,9 +70,11 @@ class WindowedConversion {
     OC_RETURN_IF_ERROR(Prepare());
     out_.Expect(bytes_.size());
     forward_.emplace(graph_payload_);
+    BytesBehind behind(&windows_.release, graph_payload_.data());
     for (int64_t begin = 0; begin < node_count_; begin += windows_.window_nodes) {
       OC_RETURN_IF_ERROR(
           ConvertWindow(begin, std::min(node_count_, begin + windows_.window_nodes)));
+      behind.Forwards(graph_payload_.data() + forward_->offset());
     }
     OC_RETURN_IF_ERROR(Finish());
     return std::move(report_);
@@ -130,9 +133,11 @@ class WindowedConversion {
     if (window_.training_info_size() > 0) return NotWindowed("the model has training graphs");
     std::string rest;
     wire::FieldReader graph(graph_payload_);
+    BytesBehind behind(&windows_.release, graph_payload_.data());
     while (true) {
       if (!graph.Next(field, found).ok()) return NotWindowed("the graph does not parse");
       if (!found) break;
+      behind.Forwards(field.whole.data());
       if (field.number == kGraphNode && field.wire_type == wire::kLengthDelimited) {
         if (node_count_ % kCheckpointNodes == 0) {
           checkpoints_.push_back(static_cast<uint32_t>(field.whole.data() - graph_payload_.data()));
@@ -184,8 +189,8 @@ class WindowedConversion {
     for (const auto& input : graph_->input()) graph_level_.insert(input.name());
     for (const auto& tensor : graph_->initializer()) graph_level_.insert(tensor.name());
     for (const std::string& name : graph_level_) graph_level_lengths_.Add(name);
-    WalkedGraph walked{graph_payload_, checkpoints_, node_count_, &graph_level_, {},
-                       &local_functions_};
+    WalkedGraph walked{graph_payload_, checkpoints_,       node_count_,       &graph_level_,
+                       {},             &local_functions_, &windows_.release};
     for (const auto& output : graph_->output()) walked.outputs.push_back(output.name());
     absl::StatusOr<std::vector<bool>> uses = WalkNames(walked, *names_);
     if (!uses.ok()) return NotWindowed(uses.status().message());

@@ -6,6 +6,7 @@
 // converts a large graph window by window without holding it parsed.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -33,6 +34,12 @@ struct WindowOptions {
   // parsed or held, and the adapters see no value for them (a conversion
   // that needs one is left whole).
   int64_t header_only_bytes = 64 << 10;
+  // If set, given pieces of the bytes that a pass over the main graph's
+  // nodes (a walk, the windows) has left behind, a few MiB at a time: a
+  // caller whose bytes map a file drops their pages from memory
+  // (MappedFile::Release), so that a node-heavy model is never resident
+  // whole. Later passes read them again (from the page cache).
+  std::function<void(absl::string_view)> release;
 };
 
 // Converts the serialized model `bytes` as ConvertModel converts it, to the

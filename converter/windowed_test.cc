@@ -324,6 +324,46 @@ void ExpectEachTargetThroughTheWindows(const std::string& bytes,
   }
 }
 
+// WindowOptions::release is handed pieces of the model's bytes that the
+// passes over the nodes (the split, both walks, the windows) have left
+// behind, a MiB or more each, together more than the graph's bytes; the
+// conversion is the same with it, whether the pieces' pages are dropped or
+// not (the CLI and the server drop them: MappedFile::Release).
+TEST(WindowedTest, PassesHandOverTheBytesTheyLeaveBehind) {
+  struct Case {
+    const char* name;
+    onnx::ModelProto model;
+    int64_t target;
+  };
+  const Case cases[] = {
+      {"chain", bench::MakeChainModel(60000), 21},
+      {"if_chain", bench::MakeIfChainModel(60000, 100), 13},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::string bytes = c.model.SerializeAsString();
+    ASSERT_GT(bytes.size(), size_t{2} << 20);
+    ConvertOptions options;
+    options.target_opset = c.target;
+    std::vector<absl::string_view> pieces;
+    WindowOptions windows = SmallWindows(1024);
+    windows.release = [&](absl::string_view piece) { pieces.push_back(piece); };
+    StringModelSink with_release;
+    StringModelSink without;
+    ASSERT_TRUE(ConvertBytesOrError(bytes, options, with_release, windows).ok());
+    ASSERT_TRUE(ConvertBytesOrError(bytes, options, without, SmallWindows(1024)).ok());
+    EXPECT_TRUE(with_release.bytes() == without.bytes());
+    size_t released = 0;
+    for (absl::string_view piece : pieces) {
+      EXPECT_GE(piece.size(), size_t{1} << 20);
+      EXPECT_GE(piece.data(), bytes.data());
+      EXPECT_LE(piece.data() + piece.size(), bytes.data() + bytes.size());
+      released += piece.size();
+    }
+    EXPECT_GT(released, bytes.size());
+  }
+}
+
 // The If-wrapped chain of the benchmarks: every 100th block of the chain
 // in an If, converted in windows of many sizes.
 TEST(WindowedTest, IfChainsGoThroughTheWindows) {

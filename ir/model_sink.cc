@@ -232,6 +232,15 @@ MappedFile::~MappedFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+void MappedFile::Release(absl::string_view piece) const {
+  if (OffsetOf(piece) < 0) return;
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto at = reinterpret_cast<uintptr_t>(piece.data());
+  const uintptr_t begin = (at + page - 1) / page * page;
+  const uintptr_t end = (at + piece.size()) / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 int64_t MappedFile::OffsetOf(absl::string_view piece) const {
   auto begin = reinterpret_cast<uintptr_t>(data_);
   auto at = reinterpret_cast<uintptr_t>(piece.data());

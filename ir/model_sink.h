@@ -86,6 +86,9 @@ class MappedFile {
   // Where `piece` starts in the file when it lies wholly within bytes(),
   // else -1.
   int64_t OffsetOf(absl::string_view piece) const;
+  // Drops the whole pages within `piece` (a piece of bytes()) from this
+  // process's memory; they are read from the file again if touched.
+  void Release(absl::string_view piece) const;
 
  private:
   MappedFile(void* data, size_t size, int fd) : data_(data), size_(size), fd_(fd) {}

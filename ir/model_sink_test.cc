@@ -88,6 +88,27 @@ TEST(MappedFileTest, OffsetOfAPieceWithinItsBytes) {
   for (const Case& c : cases) EXPECT_EQ(file->OffsetOf(c.piece), c.offset) << c.piece;
 }
 
+// Release drops the pages of a piece of the mapping, which read the same
+// afterwards (from the file); a piece not of the mapping is left alone.
+TEST(MappedFileTest, ReleasedPagesReadTheSameAgain) {
+  std::filesystem::path dir = testing::FreshTestDir("mapped_release");
+  std::string content;
+  for (int i = 0; i < 5 * 4096; ++i) content.push_back(static_cast<char>('a' + i % 26));
+  testing::WriteTestFile(dir / "pages", content);
+  absl::StatusOr<MappedFile> file = MappedFile::Open((dir / "pages").string());
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_EQ(file->bytes(), content);
+  std::string elsewhere = content;
+  const absl::string_view pieces[] = {file->bytes().substr(100, 3 * 4096),
+                                      file->bytes(), file->bytes().substr(4096, 10),
+                                      elsewhere};
+  for (absl::string_view piece : pieces) {
+    file->Release(piece);
+    EXPECT_EQ(file->bytes(), content);
+  }
+  EXPECT_EQ(elsewhere, content);
+}
+
 // FileModelSink writes the model a whole serialization gives, whether the
 // pieces around the nodes come from memory or lie in its source file
 // (copied by the kernel when large: here a 100 KiB initializer, then listed

@@ -247,8 +247,10 @@ absl::StatusOr<bool> ConvertUploadedInWindows(const StreamWorkspace& workspace,
   absl::StatusOr<MappedFile> file = MappedFile::Open(workspace.input_model_path());
   if (!file.ok() || static_cast<int64_t>(file->bytes().size()) > max_model_bytes) return false;
   FileModelSink disk(workspace.output_model_path(), /*durable=*/false, &*file);
+  converter::WindowOptions windows = ServiceWindows();
+  windows.release = [&](absl::string_view piece) { file->Release(piece); };
   OC_ASSIGN_OR_RETURN(std::optional<converter::ConversionReport> report,
-                      converter::ConvertBytes(file->bytes(), options, disk, ServiceWindows()));
+                      converter::ConvertBytes(file->bytes(), options, disk, windows));
   if (!report) return false;
   SetReport(*report, forms, output.result);
   OC_RETURN_IF_ERROR(SendOutputFiles(workspace, output));
