@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -147,7 +148,7 @@ absl::Status FileModelSink::Finish(absl::string_view head,
   return Commit(ok);
 }
 
-size_t CopyBetweenFiles(int from, int64_t offset, int to, size_t length) {
+bool CopyBetweenFiles(int from, int64_t offset, int to, size_t length) {
   loff_t at = offset;
   size_t left = length;
   while (left > 0) {
@@ -163,25 +164,35 @@ size_t CopyBetweenFiles(int from, int64_t offset, int to, size_t length) {
     if (sent <= 0) break;
     left -= static_cast<size_t>(sent);
   }
-  return left;
+  // Neither can: through memory.
+  std::string buffer;
+  while (left > 0) {
+    buffer.resize(std::min<size_t>(left, 1 << 20));
+    ssize_t got = ::pread(from, buffer.data(), buffer.size(), sent_from);
+    if (got <= 0) return false;
+    for (ssize_t put = 0; put < got;) {
+      ssize_t wrote = ::write(to, buffer.data() + put, static_cast<size_t>(got - put));
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote <= 0) return false;
+      put += wrote;
+    }
+    sent_from += got;
+    left -= static_cast<size_t>(got);
+  }
+  return true;
 }
 
 bool FileModelSink::Write(std::FILE* out, absl::string_view bytes) {
   int64_t offset = source_ == nullptr || bytes.size() < kKernelCopyMinBytes
                        ? -1
                        : source_->OffsetOf(bytes);
-  off_t at = offset >= 0 && std::fflush(out) == 0 ? ::lseek(fileno(out), 0, SEEK_CUR) : -1;
-  if (at >= 0) {
-    size_t left = CopyBetweenFiles(source_->fd(), offset, fileno(out), bytes.size());
-    if (left == 0) {
-      copied_.push_back({at, offset, static_cast<int64_t>(bytes.size())});
-      return true;
-    }
-    // The kernel cannot copy between these files (or stopped): the rest
-    // is written from memory.
-    bytes.remove_prefix(bytes.size() - left);
+  if (offset < 0) return std::fwrite(bytes.data(), 1, bytes.size(), out) == bytes.size();
+  off_t at = std::fflush(out) == 0 ? ::lseek(fileno(out), 0, SEEK_CUR) : -1;
+  if (at < 0 || !CopyBetweenFiles(source_->fd(), offset, fileno(out), bytes.size())) {
+    return false;
   }
-  return std::fwrite(bytes.data(), 1, bytes.size(), out) == bytes.size();
+  copied_.push_back({at, offset, static_cast<int64_t>(bytes.size())});
+  return true;
 }
 
 absl::Status FileModelSink::WriteWhole(const onnx::ModelProto& model) {

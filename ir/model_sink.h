@@ -61,9 +61,10 @@ class StringModelSink : public ModelSink {
 };
 
 // Copies `length` bytes of the file open as `from`, from `offset`, to the
-// file open as `to` at its position, in the kernel (copy_file_range, else
-// sendfile): the bytes left uncopied (0 when all were).
-size_t CopyBetweenFiles(int from, int64_t offset, int to, size_t length);
+// file open as `to` at its position: in the kernel (copy_file_range, else
+// sendfile between file systems), else through memory. False on an I/O
+// error or where `from` ends first.
+bool CopyBetweenFiles(int from, int64_t offset, int to, size_t length);
 
 // A file's bytes mapped read-only into memory: pages are read as they are
 // touched, and the system may drop them again (they are the file's).

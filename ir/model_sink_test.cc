@@ -1,5 +1,8 @@
 #include "ir/model_sink.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -86,6 +89,44 @@ TEST(MappedFileTest, OffsetOfAPieceWithinItsBytes) {
       {absl::string_view(bytes.data() + 8, 3), -1}, {elsewhere, -1},
   };
   for (const Case& c : cases) EXPECT_EQ(file->OffsetOf(c.piece), c.offset) << c.piece;
+}
+
+// CopyBetweenFiles copies a piece of one file to the end of another: in
+// the kernel, or through memory where the kernel refuses (a target opened
+// for appending); a piece past the source's end is false.
+TEST(CopyBetweenFilesTest, CopiesInTheKernelOrThroughMemory) {
+  std::filesystem::path dir = testing::FreshTestDir("copy_between_files");
+  std::string content(300000, '\0');
+  for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>(i * 7 % 251);
+  testing::WriteTestFile(dir / "from", content);
+  struct Case {
+    const char* name;
+    int flags;  // of the target, besides O_WRONLY | O_CREAT | O_TRUNC
+    int64_t offset;
+    size_t length;
+    bool copied;
+  };
+  const Case cases[] = {
+      {"kernel", 0, 1000, 200000, true},
+      {"through_memory", O_APPEND, 1000, 200000, true},
+      {"whole", 0, 0, 300000, true},
+      {"past_the_end", 0, 200000, 200000, false},
+  };
+  int from = ::open((dir / "from").c_str(), O_RDONLY);
+  ASSERT_GE(from, 0);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::string path = (dir / c.name).string();
+    int to = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | c.flags, 0644);
+    ASSERT_GE(to, 0);
+    ASSERT_EQ(::write(to, "head", 4), 4);
+    EXPECT_EQ(CopyBetweenFiles(from, c.offset, to, c.length), c.copied);
+    ::close(to);
+    if (c.copied) {
+      EXPECT_TRUE(testing::ReadTestFile(path) == "head" + content.substr(c.offset, c.length));
+    }
+  }
+  ::close(from);
 }
 
 // Release drops the pages of a piece of the mapping, which read the same

@@ -159,8 +159,7 @@ class ChunkFile {
     }
     return absl::OkStatus();
   }
-  // Copies the ranges that start where the file ends, by the kernel or
-  // else through memory.
+  // Copies the ranges that start where the file ends (CopyBetweenFiles).
   absl::Status CopyRangesHere() {
     while (next_range_ < ranges_.size() && ranges_[next_range_].offset() <= written_) {
       const v1::UploadRange& range = ranges_[next_range_];
@@ -168,21 +167,10 @@ class ChunkFile {
           range.upload_offset() > source_size_ - range.length()) {
         return BadRange();
       }
-      if (std::fflush(file_) != 0) return Error("write");
-      auto left = static_cast<int64_t>(CopyBetweenFiles(
-          source_, range.upload_offset(), fileno(file_), static_cast<size_t>(range.length())));
-      int64_t from = range.upload_offset() + range.length() - left;
-      std::string buffer;
-      while (left > 0) {  // the kernel could not copy: through memory
-        buffer.resize(static_cast<size_t>(std::min<int64_t>(left, 1 << 20)));
-        ssize_t got = pread(source_, buffer.data(), buffer.size(), from);
-        if (got <= 0) return Error("copy into");
-        if (std::fwrite(buffer.data(), 1, static_cast<size_t>(got), file_) !=
-            static_cast<size_t>(got)) {
-          return Error("write");
-        }
-        from += got;
-        left -= got;
+      if (std::fflush(file_) != 0 ||
+          !CopyBetweenFiles(source_, range.upload_offset(), fileno(file_),
+                            static_cast<size_t>(range.length()))) {
+        return Error("copy into");
       }
       written_ += range.length();
       ++next_range_;

@@ -72,6 +72,9 @@ bool IsInfrastructureError(const absl::Status& status);
 // Thread-safe.
 class Client {
  public:
+  // A ConvertStream call as the client sees it.
+  using Stream = grpc::ClientReaderWriter<v1::ConvertStreamRequest, v1::ConvertStreamResponse>;
+
   // A client of the server(s) at `target` (any gRPC target, see
   // CreateChannel); connects on first use.
   static std::unique_ptr<Client> Connect(const std::string& target,
@@ -113,9 +116,6 @@ class Client {
 
   // The server's capabilities.
   absl::StatusOr<v1::CapabilitiesResponse> Capabilities();
-
-  // A ConvertStream call as the client sees it.
-  using Stream = grpc::ClientReaderWriter<v1::ConvertStreamRequest, v1::ConvertStreamResponse>;
   // The server's metrics.
   absl::StatusOr<v1::MetricsResponse> Metrics();
 

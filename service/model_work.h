@@ -63,8 +63,9 @@ absl::StatusOr<v1::RewriteResponse> RewriteModelBytes(std::string_view bytes,
 // The outcome of a streamed conversion.
 struct StreamOutput {
   v1::StreamResult result;  // report and the files to send, model first
-  // With EXTERNAL_DATA_KEPT_BY_CLIENT the model is sent from here; otherwise
-  // the files are in the workspace's output directory.
+  // The model, when a whole conversion of a model whose external data the
+  // client keeps left it in memory (model_in_memory); otherwise the files
+  // are in the workspace's output directory.
   std::string model_bytes;
   bool model_in_memory = false;
 };
